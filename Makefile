@@ -1,0 +1,33 @@
+# Two entry points do all setup on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test lint bench
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev,test,parity]'
+	# The Silero ONNX model ships in this wheel; its torch requirement is not needed.
+	$(BIN)/pip install --quiet --no-deps silero-vad==6.2.3
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+# Build the bundled mini Full-Duplex-Bench tree and score it.
+demo: setup
+	rm -rf runs/demo
+	$(BIN)/speecheval fdb10 build-tree --out runs/demo/tree
+	$(BIN)/speecheval fdb10 unified-score --tree runs/demo/tree --out runs/demo/unified
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
+bench: setup
+	$(BIN)/python benchmarks/fdb10_unified_speed.py

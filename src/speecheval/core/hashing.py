@@ -1,0 +1,26 @@
+"""SHA-256 of files and bytes: the single place the project hashes inputs."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+_CHUNK = 1 << 20
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Hex SHA-256 of bytes.
+
+    >>> sha256_bytes(b"")[:16]
+    'e3b0c44298fc1c14'
+    """
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | Path) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()

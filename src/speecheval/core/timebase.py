@@ -1,0 +1,43 @@
+"""Microsecond time base.
+
+Annotations and ASR output carry float noise (6.32000000000005 against 6.32). Every time
+is rounded to the microsecond before any comparison, so comparisons are done on integer
+microseconds and only converted back to seconds for output.
+"""
+
+from __future__ import annotations
+
+import math
+
+US_PER_S = 1_000_000
+
+
+def to_us(seconds: float) -> int:
+    """Seconds to integer microseconds, rounding half to even.
+
+    >>> to_us(6.32000000000005) == to_us(6.32)
+    True
+    >>> to_us(0.0000015)
+    2
+    """
+    if not math.isfinite(seconds):
+        raise ValueError(f"time is not finite: {seconds!r}")
+    return round(seconds * US_PER_S)
+
+
+def from_us(microseconds: int) -> float:
+    """Integer microseconds to seconds.
+
+    >>> from_us(6320000)
+    6.32
+    """
+    return microseconds / US_PER_S
+
+
+def round_us(seconds: float) -> float:
+    """Round seconds to the microsecond.
+
+    >>> round_us(6.32000000000005)
+    6.32
+    """
+    return from_us(to_us(seconds))

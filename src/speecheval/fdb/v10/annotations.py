@@ -1,0 +1,159 @@
+"""Transcripts and dataset annotations of one sample, on the microsecond time base.
+
+Every time is rounded to the microsecond when it is read (``core.timebase.to_us``), so
+float noise such as 6.32000000000005 against 6.32 cannot change an outcome. The checks
+here are those of the spec's "Inputs and checks": a failed check stops the run with the
+sample id, the file and the problem.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...core.errors import InputError
+from ...core.timebase import to_us
+from .tree import read_json
+
+
+@dataclass(frozen=True)
+class Word:
+    """A transcript word; a null end is stored as a zero-length word at its start."""
+
+    text: str
+    start_us: int
+    end_us: int
+    end_was_null: bool = False
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A closed-open span ``[start_us, end_us)`` on the input timeline."""
+
+    start_us: int
+    end_us: int
+
+    @property
+    def length_us(self) -> int:
+        return self.end_us - self.start_us
+
+
+def _number(value: Any) -> bool:
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def _timestamp_pair(item: Any, path: Path, sample_id: str, where: str,
+                    allow_null_end: bool) -> tuple[float, float | None]:
+    if not isinstance(item, dict):
+        raise InputError(f"{where} is not an object", path=path, sample_id=sample_id)
+    stamp = item.get("timestamp")
+    if not isinstance(stamp, list | tuple) or len(stamp) != 2:
+        raise InputError(f"{where}: timestamp must be [start, end]", path=path,
+                         sample_id=sample_id)
+    start, end = stamp
+    if not _number(start):
+        raise InputError(f"{where}: start {start!r} is not a number", path=path,
+                         sample_id=sample_id)
+    if end is None and allow_null_end:
+        return float(start), None
+    if not _number(end):
+        raise InputError(f"{where}: end {end!r} is not a number", path=path,
+                         sample_id=sample_id)
+    return float(start), float(end)
+
+
+def _check_in_window(t_us: int, duration_us: int, what: str, path: Path,
+                     sample_id: str) -> None:
+    if not 0 <= t_us <= duration_us:
+        raise InputError(f"{what} {t_us / 1e6:.6f} s lies outside the input window "
+                         f"[0, {duration_us / 1e6:.6f}] s", path=path, sample_id=sample_id)
+
+
+def load_words(path: Path, sample_id: str, duration_us: int) -> tuple[Word, ...]:
+    """Words of ``output.json`` (``{"text", "chunks": [{"text", "timestamp"}]}``).
+
+    Chunks whose text is empty after stripping are not words and are skipped. Each word
+    must start inside ``[0, T]``; an end before the start is refused.
+    """
+    data = read_json(path, sample_id=sample_id, what="transcript output.json")
+    if not isinstance(data, dict) or not isinstance(data.get("chunks"), list):
+        raise InputError("transcript must be an object with a 'chunks' list", path=path,
+                         sample_id=sample_id)
+    words = []
+    for index, chunk in enumerate(data["chunks"]):
+        where = f"chunks[{index}]"
+        start, end = _timestamp_pair(chunk, path, sample_id, where, allow_null_end=True)
+        text = chunk.get("text")
+        if not isinstance(text, str):
+            raise InputError(f"{where}: text must be a string", path=path, sample_id=sample_id)
+        if text.strip() == "":
+            continue
+        start_us = to_us(start)
+        _check_in_window(start_us, duration_us, f"{where} ({text.strip()!r}) starts at", path,
+                         sample_id)
+        end_us = start_us if end is None else to_us(end)
+        if end_us < start_us:
+            raise InputError(f"{where} ({text.strip()!r}) ends before it starts", path=path,
+                             sample_id=sample_id)
+        words.append(Word(text=text.strip(), start_us=start_us, end_us=end_us,
+                          end_was_null=end is None))
+    words.sort(key=lambda word: (word.start_us, word.end_us))
+    return tuple(words)
+
+
+def _annotation_list(path: Path, sample_id: str, what: str) -> list[Any]:
+    data = read_json(path, sample_id=sample_id, what=what)
+    if not isinstance(data, list) or len(data) == 0:
+        raise InputError(f"{what} must be a non-empty list", path=path, sample_id=sample_id)
+    return data
+
+
+def load_pauses(path: Path, sample_id: str, duration_us: int) -> tuple[Interval, ...]:
+    """Pauses of ``pause.json``: at least one, each ``a <= b`` in [0, T], sorted, disjoint."""
+    items = _annotation_list(path, sample_id, "pause.json")
+    pauses = []
+    for index, item in enumerate(items):
+        start, end = _timestamp_pair(item, path, sample_id, f"pause {index}",
+                                     allow_null_end=False)
+        assert end is not None
+        pause = Interval(to_us(start), to_us(end))
+        _check_in_window(pause.start_us, duration_us, f"pause {index} starts at", path,
+                         sample_id)
+        _check_in_window(pause.end_us, duration_us, f"pause {index} ends at", path, sample_id)
+        if pause.end_us < pause.start_us:
+            raise InputError(f"pause {index} ends before it starts", path=path,
+                             sample_id=sample_id)
+        if pauses and pause.start_us < pauses[-1].end_us:
+            raise InputError(f"pause {index} starts before pause {index - 1} ends "
+                             "(pauses must be sorted and not overlap)", path=path,
+                             sample_id=sample_id)
+        pauses.append(pause)
+    return tuple(pauses)
+
+
+def load_turn_end(path: Path, sample_id: str, duration_us: int) -> int:
+    """E: ``turn_taking.json[0].timestamp[0]``, the end of the user's turn."""
+    items = _annotation_list(path, sample_id, "turn_taking.json")
+    start, _ = _timestamp_pair(items[0], path, sample_id, "turn_taking[0]",
+                               allow_null_end=True)
+    turn_end_us = to_us(start)
+    _check_in_window(turn_end_us, duration_us, "E (turn_taking[0] start)", path, sample_id)
+    return turn_end_us
+
+
+def load_interruption(path: Path, sample_id: str, duration_us: int) -> Interval:
+    """[S, R]: ``interrupt.json[0].timestamp``, the user's interruption."""
+    items = _annotation_list(path, sample_id, "interrupt.json")
+    start, end = _timestamp_pair(items[0], path, sample_id, "interrupt[0]",
+                                 allow_null_end=False)
+    assert end is not None
+    span = Interval(to_us(start), to_us(end))
+    _check_in_window(span.start_us, duration_us, "S (interruption onset)", path, sample_id)
+    _check_in_window(span.end_us, duration_us, "R (interruption end)", path, sample_id)
+    if span.end_us < span.start_us:
+        raise InputError("interruption ends (R) before it starts (S)", path=path,
+                         sample_id=sample_id)
+    return span

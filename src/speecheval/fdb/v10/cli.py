@@ -1,0 +1,40 @@
+"""``speecheval fdb10``: Full-Duplex-Bench v1.0 commands."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from ...core.output import refuse_existing
+from .console import render
+from .outputs import write_unified
+from .reference_column import load_reference_column
+from .scoring import score_tree
+from .speech import default_jobs
+
+
+@click.group()
+def fdb10() -> None:
+    """Full-Duplex-Bench v1.0: reference trees and unified turn-taking scores."""
+
+
+@fdb10.command("unified-score")
+@click.option("--tree", "tree", required=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Reference tree with manifest.json and asr.json.")
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
+              help="New directory for unified.json and unified-samples.jsonl "
+                   "[default: TREE/unified].")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes for Silero VAD [default: one per core].")
+def unified_score(tree: Path, out: Path | None, jobs: int | None) -> None:
+    """Score a reference tree with the unified turn-taking metrics (fdb-v1.0-unified-4)."""
+    destination = refuse_existing(out if out is not None else tree / "unified")
+    started = time.perf_counter()
+    result = score_tree(tree, workers=jobs or default_jobs())
+    write_unified(result, destination)
+    reference, note = load_reference_column(tree, result.manifest.sha256, result.asr.sha256)
+    click.echo(render(result.summary, reference, note), nl=False)
+    click.echo(f"wrote {destination} in {time.perf_counter() - started:.1f} s")

@@ -1,0 +1,85 @@
+"""Plain-text report of ``unified-score``: value, interval and count of every metric."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .reference_column import ReferenceColumn
+
+INTERRUPTION_JUDGED = ("rating", "judge")
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _pair(pair: list[float] | None) -> str:
+    return "n/a" if pair is None else f"[{_num(pair[0])}, {_num(pair[1])}]"
+
+
+def _bound(value: float | None, reached: bool | None) -> str:
+    return "not reached" if reached is False else _num(value)
+
+
+def _metric_line(name: str, metric: dict[str, Any]) -> str:
+    kind = metric["kind"]
+    if kind == "share":
+        return (f"  {name:<28} {_num(metric['value']):>7}  {_pair(metric['interval']):<17} "
+                f"{metric['count']:>4}/{metric['n']:<5} selected bounds "
+                f"{_pair(metric['selected_bounds'])}")
+    if kind == "pooled_ratio":
+        interval = metric["interval"]
+        shown = "n/a" if interval is None else (
+            f"[{_bound(interval['low'], interval['low_reached'])}, "
+            f"{_bound(interval['high'], interval['high_reached'])}]")
+        return (f"  {name:<28} {_num(metric['value']):>7}  {shown:<17} "
+                f"{_num(metric['numerator'], 2)}/{_num(metric['denominator'], 2)} "
+                f"over {metric['n_samples']} samples")
+    median, p90 = metric["median"], metric["p90"]
+    interval = median.get("interval")
+    shown = "n/a" if interval is None else (
+        f"[{_bound(interval['low'], interval['low_reached'])}, "
+        f"{_bound(interval['high'], interval['high_reached'])}]")
+    return (f"  {name:<28} median {_bound(median['value'], median['reached'])} s {shown}, "
+            f"p90 {_bound(p90['value'], p90['reached'])} s "
+            f"({metric['observed']} of {metric['n']} with a value)")
+
+
+def _reference_lines(subset: str, reference: ReferenceColumn | None) -> list[str]:
+    if reference is None or subset not in reference.subsets:
+        return []
+    lines = ["  reference column (official evaluator):"]
+    for key, value in sorted(reference.subsets[subset].items()):
+        label = reference.judge_label if any(k in key for k in INTERRUPTION_JUDGED) else (
+            "official")
+        shown = _num(value) if isinstance(value, int | float) else str(value)
+        lines.append(f"    {key:<30} {shown:>9}  ({label})")
+    return lines
+
+
+def render(summary: dict[str, Any], reference: ReferenceColumn | None, reference_note: str
+           ) -> str:
+    """The console report; shares show value, Wilson interval, count and selected bounds."""
+    lines = [f"unified-score {summary['definitions_version']}  "
+             f"manifest {summary['inputs']['manifest_sha256'][:12]}  "
+             f"asr {summary['inputs']['asr_sha256'][:12]}  "
+             f"silero-vad {summary['vad'].get('version', '?')}"]
+    for subset, record in summary["subsets"].items():
+        counts = record["counts"]
+        reasons = ", ".join(f"{k} {v}" for k, v in counts["ineligible_reasons"].items())
+        lines.append("")
+        lines.append(f"{subset} ({record['task']}): {counts['selected']} selected of "
+                     f"{counts['declared']} declared, {counts['eligible']} eligible "
+                     f"(coverage {_num(record['coverage'])})"
+                     + (f"; ineligible {counts['ineligible']}: {reasons}" if reasons else ""))
+        if "min_observable_s" in record:
+            lines.append(f"  min_observable_s {_num(record['min_observable_s'])}")
+        if record["metrics"] is None:
+            lines.append(f"  {record.get('note', 'no unified metric')}")
+        else:
+            for name, metric in record["metrics"].items():
+                lines.append(_metric_line(name, metric))
+        lines.extend(_reference_lines(subset, reference))
+    lines.append("")
+    lines.append(reference_note)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,91 @@
+"""Silero speech segments of interruption outputs, checked against the manifest.
+
+Each ``output.wav`` is read once: its bytes are hashed (to prove it is the file the
+manifest lists), decoded, checked to hold exactly round(T * rate) samples, and passed to
+Silero. Files are independent, so they are spread over worker processes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...core.audio import read_mono
+from ...core.errors import InputError
+from ...core.hashing import sha256_bytes
+from ...core.timebase import to_us
+from .annotations import Interval
+
+if TYPE_CHECKING:
+    from ...vad.silero import SileroVad
+
+
+@dataclass(frozen=True)
+class SpeechJob:
+    """One file to segment, with what the manifest says it must be."""
+
+    sample_id: str
+    path: Path
+    expected_sha256: str
+    duration_s: float
+
+
+_worker_vad: SileroVad | None = None
+
+
+def _vad() -> SileroVad:
+    """This process's Silero instance (imported late: onnxruntime is slow to import)."""
+    global _worker_vad
+    if _worker_vad is None:
+        from ...vad.silero import SileroVad
+
+        _worker_vad = SileroVad()
+    return _worker_vad
+
+
+def expected_samples(duration_s: float, rate: int) -> int:
+    """round(T * rate): the sample count an output of T seconds must have."""
+    return round(duration_s * rate)
+
+
+def segment_file(job: SpeechJob) -> tuple[Interval, ...]:
+    """Verify one output.wav and return its speech segments in microseconds."""
+    if not job.path.is_file():
+        raise InputError("output.wav is missing", path=job.path, sample_id=job.sample_id)
+    data = job.path.read_bytes()
+    actual = sha256_bytes(data)
+    if actual != job.expected_sha256:
+        raise InputError(f"output.wav differs from manifest.json (sha256 {actual[:12]}..., "
+                         f"manifest {job.expected_sha256[:12]}...)", path=job.path,
+                         sample_id=job.sample_id)
+    audio = read_mono(io.BytesIO(data), name=job.path)
+    want = expected_samples(job.duration_s, audio.rate)
+    if audio.n_samples != want:
+        raise InputError(f"output.wav holds {audio.n_samples} samples at {audio.rate} Hz, "
+                         f"but T = {job.duration_s} s needs exactly {want}", path=job.path,
+                         sample_id=job.sample_id)
+    return tuple(Interval(to_us(s.start_s), to_us(s.end_s)) for s in _vad().segments(audio))
+
+
+def default_jobs() -> int:
+    """Worker processes to use: one per available core."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)
+
+
+def segment_files(jobs: Sequence[SpeechJob], workers: int) -> list[tuple[Interval, ...]]:
+    """Segments of every job, in order; ``workers`` <= 1 runs in this process."""
+    if workers <= 1 or len(jobs) <= 1:
+        return [segment_file(job) for job in jobs]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(segment_file, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+
+
+def vad_identity() -> dict[str, object]:
+    """Silero version, model hash and settings, as recorded in unified.json."""
+    return _vad().identity()

@@ -1,0 +1,1 @@
+"""Live voice-agent sessions: scripted user track in, both tracks recorded, metrics out."""

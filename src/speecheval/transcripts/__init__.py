@@ -1,0 +1,1 @@
+"""Transcription, diarization and timestamp scoring for long podcast and meeting audio."""

@@ -1,0 +1,1 @@
+"""Speech detection: Silero (ONNX, no torch) and, later, the energy StreamingVad."""

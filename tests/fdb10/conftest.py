@@ -1,0 +1,35 @@
+"""Fixtures for FDB v1.0 tests: a seam that replaces Silero with hand-written segments.
+
+Scoring logic is tested against segments written in the test, so each expected value can
+be worked out by hand; Silero itself is tested in ``tests/vad`` and end to end on built
+trees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pytest
+
+from speecheval.core.timebase import to_us
+from speecheval.fdb.v10 import scoring
+from speecheval.fdb.v10.annotations import Interval
+
+FAKE_VAD = {"package": "hand-written segments", "settings": {}}
+
+
+@pytest.fixture
+def hand_segments(monkeypatch: pytest.MonkeyPatch
+                  ) -> Callable[[dict[str, list[tuple[float, float]]]], None]:
+    """Install ``{sample_id: [(start_s, end_s), ...]}`` as the speech segments."""
+
+    def install(table: dict[str, list[tuple[float, float]]]) -> None:
+        def fake(jobs: Sequence[scoring.SpeechJob], workers: int) -> list[tuple[Interval, ...]]:
+            return [tuple(Interval(to_us(a), to_us(b)) for a, b in table[job.sample_id])
+                    for job in jobs]
+
+        monkeypatch.setattr(scoring, "segment_files", fake)
+        monkeypatch.setattr(scoring, "vad_identity", lambda: FAKE_VAD)
+
+    install({})
+    return install

@@ -1,0 +1,152 @@
+"""Every check of "Inputs and checks" stops with the sample id and the problem (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from speecheval.cli import main
+from speecheval.core.errors import InputError
+from speecheval.fdb.v10.scoring import score_tree
+
+from .treekit import Spec, interrupt, pauses, turn, write_tree
+
+P, TT, UI = "synthetic_pause_handling", "candor_turn_taking", "synthetic_user_interruption"
+
+
+def good_specs() -> list[Spec]:
+    return [Spec(P, "p", 6.0, [("a", 2.5, 2.7)], pauses((2, 3), (4, 5))),
+            Spec(TT, "t", 6.0, [("a", 2.5, 2.7)], turn(2.0)),
+            Spec(UI, "u", 10.0, [("a", 8.0, 8.2)], interrupt(5.0, 7.0))]
+
+
+def expect_error(tree: Path, sample_id: str | None, fragment: str) -> InputError:
+    with pytest.raises(InputError) as info:
+        score_tree(tree)
+    assert fragment in str(info.value)
+    if sample_id is not None:
+        assert info.value.sample_id == sample_id
+    return info.value
+
+
+def rewrite(tree: Path, relative: str, data: object) -> None:
+    (tree / relative).write_text(json.dumps(data))
+
+
+def test_good_tree_scores(tmp_path: Path, hand_segments) -> None:
+    hand_segments({f"{UI}/u": [(0.0, 6.0)]})
+    assert score_tree(write_tree(tmp_path / "t", good_specs())).rows
+
+
+def test_tree_without_asr_json_is_refused(tmp_path: Path, hand_segments) -> None:
+    tree = write_tree(tmp_path / "t", good_specs(), with_asr=False)
+    expect_error(tree, None, "no asr.json")
+
+
+@pytest.mark.parametrize("relative,sample_id,fragment", [
+    (f"{P}/p/output.json", f"{P}/p", "differs from asr.json"),
+    (f"{P}/p/pause.json", f"{P}/p", "differs from manifest.json"),
+    (f"{TT}/t/turn_taking.json", f"{TT}/t", "differs from manifest.json"),
+])
+def test_changed_files_are_refused(tmp_path: Path, hand_segments, relative: str,
+                                   sample_id: str, fragment: str) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    path = tree / relative
+    path.write_text(path.read_text() + " ")
+    expect_error(tree, sample_id, fragment)
+
+
+def test_changed_interruption_audio_is_refused(tmp_path: Path) -> None:
+    # The real Silero path reads and hashes the file, so no segment seam here.
+    pytest.importorskip("onnxruntime")
+    tree = write_tree(tmp_path / "t", good_specs())
+    wav = tree / UI / "u" / "output.wav"
+    data = bytearray(wav.read_bytes())
+    data[-1] ^= 1
+    wav.write_bytes(bytes(data))
+    expect_error(tree, f"{UI}/u", "output.wav differs from manifest.json")
+
+
+def test_audio_must_hold_exactly_t_seconds(tmp_path: Path, hand_segments) -> None:
+    specs = good_specs()
+    specs[0].audio = np.zeros(round(6.0 * 16000) - 1, np.int16)   # one sample short
+    tree = write_tree(tmp_path / "t", specs)
+    expect_error(tree, f"{P}/p", "needs exactly 96000")
+
+
+@pytest.mark.parametrize("spec,fragment", [
+    (Spec(P, "p", 6.0, [("a", 6.5, 6.7)], pauses((2, 3))), "outside the input window"),
+    (Spec(P, "p", 6.0, [("a", -0.1, 0.2)], pauses((2, 3))), "outside the input window"),
+    (Spec(P, "p", 6.0, [("a", 2.0, 1.0)], pauses((2, 3))), "ends before it starts"),
+    (Spec(P, "p", 6.0, [], []), "non-empty list"),
+    (Spec(P, "p", 6.0, [], pauses((3, 2))), "ends before it starts"),
+    (Spec(P, "p", 6.0, [], pauses((3, 4), (1, 2))), "sorted and not overlap"),
+    (Spec(P, "p", 6.0, [], pauses((1, 3), (2, 4))), "sorted and not overlap"),
+    (Spec(P, "p", 6.0, [], pauses((5, 7))), "outside the input window"),
+    (Spec(TT, "t", 6.0, [], turn(6.5)), "E (turn_taking[0] start)"),
+    (Spec(UI, "u", 10.0, [], interrupt(7.0, 5.0)), "ends (R) before it starts (S)"),
+    (Spec(UI, "u", 10.0, [], interrupt(5.0, 11.0)), "R (interruption end)"),
+    (Spec(UI, "u", 10.0, [("early", 6.9, 7.2)], interrupt(5.0, 7.0)), "before R"),
+    (Spec(P, "p", 6.0, [("a", "x", 1.0)], pauses((2, 3))), "is not a number"),
+])
+def test_bad_times_name_the_sample(tmp_path: Path, hand_segments, spec: Spec,
+                                   fragment: str) -> None:
+    tree = write_tree(tmp_path / "t", [spec])
+    expect_error(tree, spec.sample_id, fragment)
+
+
+def _manifest(tree: Path) -> dict:
+    return json.loads((tree / "manifest.json").read_text())
+
+
+@pytest.mark.parametrize("mutate,fragment", [
+    (lambda m: m.update(kind="other"), "kind must be"),
+    (lambda m: m.update(schema_version=2), "unsupported schema_version"),
+    (lambda m: m["samples"][0].update(subset="nope"), "unknown subset"),
+    (lambda m: m["samples"][0].update(task="backchannel"), "does not match subset"),
+    (lambda m: m["samples"][0].update(sample_id="x/p"), "sample_id must be"),
+    (lambda m: m["samples"][0].update(input_duration_s=0), "positive number"),
+    (lambda m: m["samples"][0].update(eligible=False), "must give its reasons"),
+    (lambda m: m["samples"].append(dict(m["samples"][0])), "listed twice"),
+    (lambda m: m["dataset"]["declared"].update(synthetic_pause_handling=0), "more than"),
+    (lambda m: m["samples"][0]["files"].pop("pause.json"), "no sha256 for pause.json"),
+])
+def test_manifest_checks(tmp_path: Path, hand_segments, mutate, fragment: str) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    manifest = _manifest(tree)
+    mutate(manifest)
+    rewrite(tree, "manifest.json", manifest)
+    expect_error(tree, None, fragment)
+
+
+def test_eligible_sample_missing_from_asr_json(tmp_path: Path, hand_segments) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    asr = json.loads((tree / "asr.json").read_text())
+    del asr["transcripts"][f"{TT}/t"]
+    rewrite(tree, "asr.json", asr)
+    expect_error(tree, f"{TT}/t", "no transcript hash")
+
+
+def test_cli_exit_2_and_no_output_left(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       hand_segments) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    path = tree / P / "p" / "output.json"
+    path.write_text(path.read_text() + " ")
+    out = tmp_path / "scores"
+    assert main(["fdb10", "unified-score", "--tree", str(tree), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"sample {P}/p" in err and "differs from asr.json" in err
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["t"]   # no staging directory left
+
+
+def test_cli_refuses_existing_output(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     hand_segments) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    (tmp_path / "scores").mkdir()
+    assert main(["fdb10", "unified-score", "--tree", str(tree),
+                 "--out", str(tmp_path / "scores")]) == 2
+    assert "never overwritten" in capsys.readouterr().err
