@@ -1,0 +1,39 @@
+"""Canonical JSON and atomic, new-only outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from speecheval.core.canonical_json import dumps, dumps_line
+from speecheval.core.errors import InputError
+from speecheval.core.output import atomic_write_text, new_output_dir
+
+
+def test_same_data_same_bytes_whatever_the_key_order() -> None:
+    assert dumps({"b": 1, "a": [0.1 + 0.2]}) == dumps({"a": [0.30000000000000004], "b": 1})
+    assert dumps({"x": 6.32000000000005}) == '{\n  "x": 6.32\n}\n'
+
+
+def test_missing_values_must_be_null() -> None:
+    with pytest.raises(ValueError, match="use null"):
+        dumps_line({"x": float("nan")})
+    with pytest.raises(ValueError):
+        dumps_line({"x": float("inf")})
+
+
+def test_new_output_dir_leaves_nothing_on_failure(tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    with pytest.raises(RuntimeError), new_output_dir(target) as staging:
+        (staging / "half.json").write_text("{")
+        raise RuntimeError("boom")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_output_dir_refuses_existing(tmp_path: Path) -> None:
+    with new_output_dir(tmp_path / "out") as staging:
+        atomic_write_text(staging / "a.txt", "x")
+    assert (tmp_path / "out" / "a.txt").read_text() == "x"
+    with pytest.raises(InputError, match="never overwritten"), new_output_dir(tmp_path / "out"):
+        pass

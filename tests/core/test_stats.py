@@ -1,0 +1,80 @@
+"""Statistics shared by every benchmark."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from speecheval.core.stats import (
+    bootstrap_quantile,
+    bootstrap_ratio,
+    quantile_rank,
+    rank_quantile,
+    resample_indices,
+    wilson_interval,
+)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 200])
+def test_wilson_endpoints_are_exact_at_the_extremes(n: int) -> None:
+    assert wilson_interval(0, n)[0] == 0.0   # exactly, not 1e-17
+    assert wilson_interval(n, n)[1] == 1.0
+
+
+def test_wilson_matches_the_closed_form() -> None:
+    # 1 of 2: p = 0.5, z^2 = 3.841459; centre = (0.5 + 0.960365) / 2.920729 = 0.5;
+    # half = 1.959964 * sqrt(0.125 + 0.240091) / 2.920729 = 1.184265 / 2.920729 = 0.405469
+    low, high = wilson_interval(1, 2)
+    assert low == pytest.approx(0.5 - 0.405469, abs=1e-6)
+    assert high == pytest.approx(0.5 + 0.405469, abs=1e-6)
+    assert wilson_interval(0, 0) is None
+
+
+def test_wilson_agrees_with_scipy() -> None:
+    stats = pytest.importorskip("scipy.stats")
+    for k, n in [(3, 10), (17, 119), (1, 200)]:
+        ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+        assert wilson_interval(k, n) == pytest.approx((ci.low, ci.high), abs=1e-12)
+
+
+def test_quantile_rule_has_no_interpolation() -> None:
+    values = [5.0, 1.0, 3.0, 2.0]
+    # N = 4: median rank ceil(2) = 2 -> 2.0; p90 rank ceil(3.6) = 4 -> 5.0
+    assert rank_quantile(values, 0.5) == 2.0
+    assert rank_quantile(values, 0.9) == 5.0
+    assert quantile_rank(0.9, 10) == 9           # 0.9 * 10 = 9 exactly
+    assert quantile_rank(0.975, 2000) == 1950
+
+
+def test_bootstrap_is_deterministic_and_resamples_whole_samples() -> None:
+    values = np.array([0.2, 0.4, 0.9, np.inf, 1.3])
+    first = bootstrap_quantile(values, 0.5)
+    assert first == bootstrap_quantile(values, 0.5)
+    # Independent recomputation with a plain loop over the same index matrix.
+    indices = resample_indices(5)
+    medians = sorted(sorted(values[row])[2] for row in indices)
+    assert first is not None
+    assert first.low == medians[49] and first.resamples_used == 2000   # ceil(0.025*2000)
+    expected_high = medians[1949]
+    assert (first.high is None) == np.isinf(expected_high)
+    if first.high is not None:
+        assert first.high == expected_high
+
+
+def test_bootstrap_ratio_skips_resamples_without_pause_time() -> None:
+    # Sample 0 has no pause time; a resample drawing only sample 0 has no ratio.
+    num, den = [0.0, 1.0], [0.0, 2.0]
+    interval = bootstrap_ratio(num, den)
+    indices = resample_indices(2)
+    all_zero = int(np.sum((indices == 0).all(axis=1)))
+    assert 0 < all_zero < 2000
+    assert interval is not None and interval.resamples_used == 2000 - all_zero
+    # Every defined resample has ratio 0.5 (sum of num over sum of den scales together).
+    assert interval.low == interval.high == 0.5
+
+
+def test_bootstrap_of_nothing() -> None:
+    assert bootstrap_ratio([], []) is None
+    assert bootstrap_quantile([], 0.5) is None
+    interval = bootstrap_ratio([0.0], [0.0])
+    assert interval is not None and interval.resamples_used == 0 and interval.low is None
