@@ -38,3 +38,17 @@ def unified_score(tree: Path, out: Path | None, jobs: int | None) -> None:
     reference, note = load_reference_column(tree, result.manifest.sha256, result.asr.sha256)
     click.echo(render(result.summary, reference, note), nl=False)
     click.echo(f"wrote {destination} in {time.perf_counter() - started:.1f} s")
+
+
+@fdb10.command("show")
+@click.option("--tree", "tree", required=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Reference tree with manifest.json and asr.json.")
+@click.argument("sample_id")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
+              help="Picture to write: FILE.png or FILE.svg.")
+def show(tree: Path, sample_id: str, out: Path) -> None:
+    """Draw one sample's timeline: speech, words, annotation and the outcome."""
+    from .show import render_timeline
+
+    click.echo(f"wrote {render_timeline(tree, sample_id, out)}")

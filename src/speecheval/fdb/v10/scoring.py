@@ -274,6 +274,31 @@ def _subset_interruption(selected: list[ManifestSample],
     return metrics
 
 
+SampleScore = PauseSample | tt.TurnTakingSample | intr.InterruptionSample
+
+
+def score_sample(sample: LoadedSample, segments: tuple[Interval, ...]) -> SampleScore:
+    """Per-sample quantities of one eligible sample (``segments`` only for interruption)."""
+    if sample.entry.task == PAUSE_HANDLING:
+        return score_pause_sample(sample.words, sample.pauses, sample.duration_us)
+    if sample.entry.task == SMOOTH_TURN_TAKING:
+        assert sample.turn_end_us is not None
+        return tt.score_turn_taking_sample(sample.words, sample.turn_end_us)
+    assert sample.interruption is not None
+    return intr.score_interruption_sample(segments, sample.words, sample.interruption,
+                                          sample.duration_us)
+
+
+def sample_row(sample: LoadedSample, score: SampleScore, segments: tuple[Interval, ...]
+               ) -> dict[str, Any]:
+    """The task-specific part of the sample's ``unified-samples.jsonl`` row."""
+    if isinstance(score, PauseSample):
+        return _pause_row(score, len(sample.words))
+    if isinstance(score, tt.TurnTakingSample):
+        return _turn_row(score, sample.duration_us)
+    return _interruption_row(score, segments)
+
+
 def _min_observable(loaded: list[LoadedSample], reference: Callable[[LoadedSample], int]
                     ) -> float | None:
     horizons = [s.duration_us - reference(s) for s in loaded]
@@ -301,6 +326,7 @@ def score_tree(tree: Path, *, workers: int = 1) -> UnifiedResult:
     timings.vad = time.perf_counter() - started
 
     started = time.perf_counter()
+    scored = {sid: score_sample(s, segments.get(sid, ())) for sid, s in loaded.items()}
     rows: list[dict[str, Any]] = []
     subsets: dict[str, Any] = {}
     for subset, task in SUBSET_TASKS.items():
@@ -314,32 +340,15 @@ def score_tree(tree: Path, *, workers: int = 1) -> UnifiedResult:
                          if selected else None),
         }
         subset_loaded = [loaded[e.sample_id] for e in selected if e.sample_id in loaded]
+        subset_scored: list[Any] = [scored[s.entry.sample_id] for s in subset_loaded]
         if task == PAUSE_HANDLING:
-            scored_pause = [score_pause_sample(s.words, s.pauses, s.duration_us)
-                            for s in subset_loaded]
-            per_sample: dict[str, dict[str, Any]] = {
-                s.entry.sample_id: _pause_row(p, len(s.words))
-                for s, p in zip(subset_loaded, scored_pause, strict=True)}
-            record["metrics"] = _subset_pause(selected, scored_pause)
+            record["metrics"] = _subset_pause(selected, subset_scored)
         elif task == SMOOTH_TURN_TAKING:
-            scored_turn = [tt.score_turn_taking_sample(s.words, s.turn_end_us or 0)
-                           for s in subset_loaded]
-            per_sample = {s.entry.sample_id: _turn_row(t, s.duration_us)
-                          for s, t in zip(subset_loaded, scored_turn, strict=True)}
-            record["metrics"] = _subset_turn_taking(selected, scored_turn)
+            record["metrics"] = _subset_turn_taking(selected, subset_scored)
             record["min_observable_s"] = _min_observable(
                 subset_loaded, lambda s: s.turn_end_us or 0)
         elif task == USER_INTERRUPTION:
-            scored_int = []
-            per_sample = {}
-            for s in subset_loaded:
-                assert s.interruption is not None
-                sample_segments = segments[s.entry.sample_id]
-                result = intr.score_interruption_sample(sample_segments, s.words,
-                                                        s.interruption, s.duration_us)
-                scored_int.append(result)
-                per_sample[s.entry.sample_id] = _interruption_row(result, sample_segments)
-            record["metrics"] = _subset_interruption(selected, scored_int)
+            record["metrics"] = _subset_interruption(selected, subset_scored)
             record["min_observable_s"] = _min_observable(
                 subset_loaded, lambda s: s.interruption.end_us if s.interruption else 0)
         else:
@@ -351,7 +360,9 @@ def score_tree(tree: Path, *, workers: int = 1) -> UnifiedResult:
         subsets[subset] = record
         for entry in selected:
             row = _base_row(entry)
-            row.update(per_sample.get(entry.sample_id, {}))
+            if entry.sample_id in scored:
+                row.update(sample_row(loaded[entry.sample_id], scored[entry.sample_id],
+                                      segments.get(entry.sample_id, ())))
             rows.append(row)
     timings.statistics = time.perf_counter() - started
 
