@@ -114,7 +114,7 @@ def _annotation_list(path: Path, sample_id: str, what: str) -> list[Any]:
 def load_pauses(path: Path, sample_id: str, duration_us: int) -> tuple[Interval, ...]:
     """Pauses of ``pause.json``: at least one, each ``a <= b`` in [0, T], sorted, disjoint."""
     items = _annotation_list(path, sample_id, "pause.json")
-    pauses = []
+    pauses: list[Interval] = []
     for index, item in enumerate(items):
         start, end = _timestamp_pair(item, path, sample_id, f"pause {index}",
                                      allow_null_end=False)

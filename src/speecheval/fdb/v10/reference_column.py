@@ -45,7 +45,7 @@ def load_reference_column(tree: Path, manifest_sha256: str, asr_sha256: str
         return None, f"reference column left out: {path} is not valid JSON ({exc})"
     if not isinstance(data, dict) or data.get("kind") != SUMMARY_KIND:
         return None, f"reference column left out: {path} is not a {SUMMARY_KIND} file"
-    inputs = data.get("inputs") if isinstance(data.get("inputs"), dict) else {}
+    inputs: dict[str, Any] = data["inputs"] if isinstance(data.get("inputs"), dict) else {}
     changed = [name for name, key, ours in (
         ("manifest.json", "manifest_sha256", manifest_sha256),
         ("asr.json", "asr_sha256", asr_sha256)) if inputs.get(key) != ours]
@@ -55,7 +55,7 @@ def load_reference_column(tree: Path, manifest_sha256: str, asr_sha256: str
     subsets = data.get("subsets")
     if not isinstance(subsets, dict):
         return None, f"reference column left out: {path} has no subsets object"
-    judge = data.get("judge") if isinstance(data.get("judge"), dict) else {}
+    judge: dict[str, Any] = data["judge"] if isinstance(data.get("judge"), dict) else {}
     official = judge.get("official", True) is True
     label = "official" if official else f"judge {judge.get('model', 'unknown model')}"
     return (ReferenceColumn({k: v for k, v in subsets.items() if isinstance(v, dict)}, label),

@@ -1,0 +1,96 @@
+"""The console report, the reference column and byte-identical reruns."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from speecheval.cli import main
+from speecheval.core.hashing import sha256_file
+
+from .treekit import Spec, interrupt, pauses, turn, write_tree
+
+P, TT, UI = "synthetic_pause_handling", "candor_turn_taking", "synthetic_user_interruption"
+
+
+@pytest.fixture
+def tree(tmp_path: Path, hand_segments) -> Path:
+    hand_segments({f"{UI}/u": [(0.0, 5.5), (8.0, 9.0)]})
+    return write_tree(tmp_path / "tree", [
+        Spec(P, "p", 6.0, [("a", 2.5, 2.7)], pauses((2, 3), (4, 5))),
+        Spec(TT, "t", 6.0, [("a", 2.5, 2.7)], turn(2.0)),
+        Spec(TT, "t2", 6.0, [], turn(2.0), eligible=False, reasons=["pacing"]),
+        Spec(UI, "u", 10.0, [("a", 8.0, 8.2)], interrupt(5.0, 7.0)),
+    ])
+
+
+def summary(tree: Path, **changes: object) -> None:
+    data = {"kind": "fdb-v1.0-reference-summary", "schema_version": 1,
+            "inputs": {"manifest_sha256": sha256_file(tree / "manifest.json"),
+                       "asr_sha256": sha256_file(tree / "asr.json")},
+            "judge": {"model": "gpt-4o-2024-08-06", "official": True},
+            "subsets": {TT: {"take_over_rate": 1.0, "latency_s": 0.5},
+                        UI: {"take_over_rate": 1.0, "mean_rating": 4.0}}}
+    data.update(changes)
+    (tree / "summary.json").write_text(json.dumps(data))
+
+
+def run(tree: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["fdb10", "unified-score", "--tree", str(tree), "--out", str(out),
+                 "--jobs", "1"]) == 0
+    return capsys.readouterr().out
+
+
+def test_rerun_writes_identical_bytes(tree: Path, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    run(tree, tmp_path / "a", capsys)
+    run(tree, tmp_path / "b", capsys)
+    for name in ("unified.json", "unified-samples.jsonl"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    data = json.loads((tmp_path / "a" / "unified.json").read_text())
+    assert data["definitions_version"] == "fdb-v1.0-unified-4"
+    assert data["inputs"]["manifest_sha256"] == sha256_file(tree / "manifest.json")
+    assert data["inputs"]["asr_sha256"] == sha256_file(tree / "asr.json")
+    rows = (tmp_path / "a" / "unified-samples.jsonl").read_text().splitlines()
+    # one row per selected sample of the scored subsets, ineligible ones included
+    assert [json.loads(r)["sample_id"] for r in rows] == [
+        f"{P}/p", f"{TT}/t", f"{TT}/t2", f"{UI}/u"]
+
+
+def test_report_lines(tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(tree, tmp_path / "a", capsys)
+    # turn-taking: t responds at 0.5 s; t2 ineligible -> 1 of 1, bounds [1/2, 2/2]
+    assert "candor_turn_taking (smooth_turn_taking): 2 selected of 119 declared, 1 eligible" \
+        in out
+    assert "ineligible 1: pacing 1" in out
+    line = next(x for x in out.splitlines() if x.strip().startswith("response_rate_1s")
+                and "1/1" in x)
+    assert "[0.500, 1.000]" in line          # selected bounds
+    assert "reference column: none" in out
+
+
+def test_reference_column_when_hashes_match(tree: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    summary(tree)
+    out = run(tree, tmp_path / "a", capsys)
+    assert "reference column (official evaluator):" in out
+    assert "mean_rating" in out and "(official)" in out
+
+
+def test_non_official_judge_is_labelled_by_model(tree: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    summary(tree, judge={"model": "qwen2.5-7b-instruct", "official": False})
+    out = run(tree, tmp_path / "a", capsys)
+    rating = next(x for x in out.splitlines() if "mean_rating" in x)
+    assert "judge qwen2.5-7b-instruct" in rating
+
+
+def test_reference_column_left_out_when_an_input_changed(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary(tree, inputs={"manifest_sha256": sha256_file(tree / "manifest.json"),
+                          "asr_sha256": "0" * 64})
+    out = run(tree, tmp_path / "a", capsys)
+    assert "summary.json was made from a different asr.json" in out
+    assert "reference column (official evaluator):" not in out
