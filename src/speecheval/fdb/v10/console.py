@@ -13,12 +13,17 @@ def _num(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
+def _amount(value: float) -> str:
+    """Counts print as integers, seconds with two decimals."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+
+
 def _pair(pair: list[float] | None) -> str:
     return "n/a" if pair is None else f"[{_num(pair[0])}, {_num(pair[1])}]"
 
 
-def _bound(value: float | None, reached: bool | None) -> str:
-    return "not reached" if reached is False else _num(value)
+def _bound(value: float | None, reached: bool | None, unit: str = "") -> str:
+    return "not reached" if reached is False else _num(value) + unit
 
 
 def _metric_line(name: str, metric: dict[str, Any]) -> str:
@@ -33,15 +38,15 @@ def _metric_line(name: str, metric: dict[str, Any]) -> str:
             f"[{_bound(interval['low'], interval['low_reached'])}, "
             f"{_bound(interval['high'], interval['high_reached'])}]")
         return (f"  {name:<28} {_num(metric['value']):>7}  {shown:<17} "
-                f"{_num(metric['numerator'], 2)}/{_num(metric['denominator'], 2)} "
+                f"{_amount(metric['numerator'])}/{_amount(metric['denominator'])} "
                 f"over {metric['n_samples']} samples")
     median, p90 = metric["median"], metric["p90"]
     interval = median.get("interval")
     shown = "n/a" if interval is None else (
         f"[{_bound(interval['low'], interval['low_reached'])}, "
         f"{_bound(interval['high'], interval['high_reached'])}]")
-    return (f"  {name:<28} median {_bound(median['value'], median['reached'])} s {shown}, "
-            f"p90 {_bound(p90['value'], p90['reached'])} s "
+    return (f"  {name:<28} median {_bound(median['value'], median['reached'], ' s')} {shown}, "
+            f"p90 {_bound(p90['value'], p90['reached'], ' s')} "
             f"({metric['observed']} of {metric['n']} with a value)")
 
 
