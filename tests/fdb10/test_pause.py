@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from speecheval.core.stats import resample_indices
 from speecheval.core.timebase import to_us
 from speecheval.fdb.v10.annotations import Interval, Word
 from speecheval.fdb.v10.pause import score_pause_sample
@@ -117,3 +118,22 @@ def test_subset_metrics(tmp_path: Path, hand_segments: object) -> None:
     assert ineligible == {"sample_id": f"{SUB}/s5", "subset": SUB,
                           "task": "pause_handling", "eligible": False,
                           "input_duration_s": 5.0, "reasons": ["capture_error"]}
+
+
+def test_bootstrap_resample_without_pause_time_is_skipped(tmp_path: Path,
+                                                          hand_segments: object) -> None:
+    # z1, z2: a zero-length pause [3, 3] (no pause time); w: pause [2, 3) half covered.
+    # A resample drawing only z1 and z2 has no pause time and no ratio: skipped.
+    # P(a resample has no w) = (2/3)^3 = 0.296, so about 593 of 2000 are skipped.
+    tree = write_tree(tmp_path / "t", [
+        Spec(SUB, "z1", 5.0, [], pauses((3, 3))),
+        Spec(SUB, "z2", 5.0, [], pauses((3, 3))),
+        Spec(SUB, "w", 5.0, [("a", 2.5, 3.0)], pauses((2, 3))),
+    ])
+    metric = score_tree(tree).summary["subsets"][SUB]["metrics"]["intrusion_s_per_pause_s"]
+    assert metric["value"] == pytest.approx(0.5)       # 0.5 s covered of 1.0 s
+    used = metric["interval"]["resamples_used"]
+    without_w = int((resample_indices(3) != 2).all(axis=1).sum())
+    assert used == 2000 - without_w and 500 < without_w < 700
+    # Every defined resample contains w, whose ratio is 0.5; z1/z2 add nothing.
+    assert metric["interval"]["low"] == metric["interval"]["high"] == pytest.approx(0.5)
