@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ...core.output import refuse_existing
+from .cli_build import build_tree
 from .console import render
 from .outputs import write_unified
 from .reference_column import load_reference_column
@@ -18,6 +19,9 @@ from .speech import default_jobs
 @click.group()
 def fdb10() -> None:
     """Full-Duplex-Bench v1.0: reference trees and unified turn-taking scores."""
+
+
+fdb10.add_command(build_tree)
 
 
 @fdb10.command("unified-score")
