@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import click
 
+from .diarization.cli import der
+from .text.cli import cp, wer
+
 
 @click.group()
 def transcripts() -> None:
     """Score transcripts, speaker attribution and timestamps (WER/CER/MER, DER/JER, cpWER)."""
+
+
+transcripts.add_command(der)
+transcripts.add_command(cp)
+transcripts.add_command(wer)

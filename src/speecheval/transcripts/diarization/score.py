@@ -1,0 +1,164 @@
+"""Score a diarization hypothesis against a reference, file by file, over an explicit UEM.
+
+The main protocol (spec §diarization): collar ±0.25 s around every reference boundary
+(pyannote.metrics would call this ``collar=0.5``), overlapping speech included, the
+overlap-excluded variant in md-eval's ``-1`` sense and overlap-only DER reported beside
+it with the same speaker mapping, JER as dscore defines it, and the speaker count error.
+The LattifAI parity track (:func:`score_lattifai_parity`) uses LattifAI's collar,
+pyannote's total width 0.2 s, i.e. ±0.1 s, and pyannote's mapping region; its results
+carry ``track="lattifai_parity"`` and cannot be added to main-track results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...core.errors import InputError
+from ...core.timebase import to_us
+from ..formats.rttm import RTTM, RttmTurn
+from ..formats.uem import UEM
+from .metrics import (
+    cooccurrence,
+    der_components,
+    jer_components,
+    optimal_mapping,
+    speakers_present,
+)
+from .partition import partition
+from .result import (
+    DiarizationScore,
+    DiarizationUnsupported,
+    MappingRegion,
+    SpeakerCount,
+    Track,
+)
+from .turns import speaker_turns
+
+MAIN_COLLAR_S = 0.25
+LATTIFAI_COLLAR_S = 0.1  # LattifAI runs pyannote.metrics with collar=0.2 (total width)
+
+NO_SPEAKERS = "the system gives no speaker attribution"
+
+FileScores = dict[str, DiarizationScore]
+
+
+def default_uem(ref: RTTM, hyp: RTTM | None) -> UEM:
+    """``[0, last turn end over reference and hypothesis]`` for every file in either.
+
+    Used when no UEM is given and the audio duration is unknown: it scores everything
+    either side annotated, from the start of the recording (unlike md-eval, which starts
+    at the first reference turn, and dscore, which starts at the first turn of either).
+    """
+    ends: dict[str, float] = {}
+    for turn in ref.turns + (() if hyp is None else hyp.turns):
+        ends[turn.file_id] = max(ends.get(turn.file_id, 0.0), turn.end)
+    return UEM.from_regions({key: ((0.0, end),) for key, end in ends.items()})
+
+
+def score_files(ref: RTTM, hyp: RTTM | None, uem: UEM, *, collar_s: float = MAIN_COLLAR_S,
+                track: Track = "main", mapping_region: MappingRegion = "uem",
+                ) -> FileScores | DiarizationUnsupported:
+    """Score every file of ``uem``; ``sum(result.values())`` is the corpus total.
+
+    ``hyp`` is ``None`` (or has only ``<NA>`` speakers) for a system without speaker
+    attribution: the result is :class:`DiarizationUnsupported`, never a DER of 0.
+    Every file in ``ref`` or ``hyp`` must have a UEM region, so no annotated speech is
+    silently left out of the denominator.
+    """
+    if collar_s < 0:
+        raise InputError(f"collar must be non-negative, got {collar_s}")
+    file_ids = uem.file_ids()
+    if not file_ids:
+        raise InputError("the UEM names no file, so nothing can be scored", path=uem.path)
+    _check_labels(ref, role="reference")
+    unsupported = _unsupported_reason(hyp)
+    if hyp is None or unsupported is not None:
+        return DiarizationUnsupported(file_ids=file_ids, reason=unsupported or NO_SPEAKERS)
+    _check_covered(ref, uem)
+    _check_covered(hyp, uem)
+    ref_files, hyp_files = ref.by_file(), hyp.by_file()
+    return {
+        file_id: score_file(file_id, ref_files.get(file_id, ()), hyp_files.get(file_id, ()),
+                            uem.regions(file_id), collar_s=collar_s, track=track,
+                            mapping_region=mapping_region)
+        for file_id in file_ids
+    }
+
+
+def total(files: FileScores) -> DiarizationScore:
+    """The corpus total of per-file scores (at least one file)."""
+    scores = list(files.values())
+    if not scores:
+        raise ValueError("no file scores to add up")
+    return sum(scores[1:], scores[0])
+
+
+def score_lattifai_parity(ref: RTTM, hyp: RTTM | None,
+                          uem: UEM) -> FileScores | DiarizationUnsupported:
+    """The LattifAI parity track: ±0.1 s collar, mapping over the UEM minus collars."""
+    return score_files(ref, hyp, uem, collar_s=LATTIFAI_COLLAR_S, track="lattifai_parity",
+                       mapping_region="uem_minus_collar")
+
+
+def score_file(file_id: str, ref_turns: Sequence[RttmTurn], hyp_turns: Sequence[RttmTurn],
+               regions: Sequence[tuple[float, float]], *, collar_s: float, track: Track,
+               mapping_region: MappingRegion) -> DiarizationScore:
+    """All diarization quantities of one file over its merged UEM ``regions``."""
+    ref, hyp = speaker_turns(ref_turns), speaker_turns(hyp_turns)
+    collar_us = to_us(collar_s)
+    uem_us = np.array([[to_us(start), to_us(end)] for start, end in regions],
+                      dtype=np.int64).reshape(-1, 2)
+    part = partition(ref, hyp, uem_us, collar_us)
+    scored = part.in_uem & ~part.in_collar
+    single = part.n_ref < 2
+    mapping_mask = part.in_uem if mapping_region == "uem" else scored
+    pairs = optimal_mapping(cooccurrence(part, mapping_mask))
+    uem_weights = np.where(part.in_uem, part.durations, 0)
+    n_ref = speakers_present(part.ref_active, uem_weights)
+    n_hyp = speakers_present(part.hyp_active, uem_weights)
+    return DiarizationScore(
+        track=track, collar_us=collar_us, mapping_region=mapping_region, file_ids=(file_id,),
+        overlap_included=der_components(part, scored, pairs),
+        overlap_excluded=der_components(part, scored & single, pairs),
+        overlap_only=der_components(part, scored & ~single, pairs),
+        jer=jer_components(part, scored),
+        jer_overlap_excluded=jer_components(part, scored & single),
+        speaker_count=SpeakerCount(files=1, exact_files=int(n_ref == n_hyp),
+                                   abs_error_sum=abs(n_hyp - n_ref),
+                                   signed_error_sum=n_hyp - n_ref,
+                                   ref_speakers=n_ref, hyp_speakers=n_hyp),
+        ref_turns=ref.counts, hyp_turns=hyp.counts,
+        mapping=tuple((file_id, ref.labels[i], hyp.labels[j]) for i, j in zip(*pairs,
+                                                                             strict=True)),
+    )
+
+
+def _check_labels(rttm: RTTM, role: str) -> None:
+    """A reference must name the speaker of every turn."""
+    for turn in rttm.turns:
+        if not turn.has_speaker:
+            raise InputError(f"line {turn.line}: {role} turn in file {turn.file_id!r} has no "
+                             "speaker name (<NA>)", path=rttm.path)
+
+
+def _unsupported_reason(hyp: RTTM | None) -> str | None:
+    """Why the system has no speaker attribution, or None; mixed labelling is an error."""
+    if hyp is None:
+        return NO_SPEAKERS
+    labelled = [turn.has_speaker for turn in hyp.turns]
+    if labelled and not any(labelled):
+        return "every system turn has the speaker name <NA> (no speaker attribution)"
+    _check_labels(hyp, role="system")
+    return None
+
+
+def _check_covered(rttm: RTTM, uem: UEM) -> None:
+    """Every annotated file must have a scoring region."""
+    covered = set(uem.file_ids())
+    for turn in rttm.turns:
+        if turn.file_id not in covered:
+            where = f" {uem.path}" if uem.path else ""
+            raise InputError(f"line {turn.line}: file {turn.file_id!r} has no scoring region "
+                             f"in the UEM{where}", path=rttm.path)

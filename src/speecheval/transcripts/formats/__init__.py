@@ -1,0 +1,1 @@
+"""Readers and writers for transcript and diarization file formats, one module per format."""

@@ -1,0 +1,39 @@
+"""Shared plumbing of the transcript format modules: reading text, writing new files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...core.decimal_seconds import parse_seconds
+from ...core.errors import InputError
+from ...core.output import atomic_write_text, refuse_existing
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """UTF-8 text of ``path`` (a BOM is dropped); unreadable input is an InputError."""
+    try:
+        return Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {what} file: {exc}", path=path) from exc
+
+
+def write_new(path: str | Path, text: str) -> None:
+    """Write ``text`` to a path that must not exist yet, atomically."""
+    atomic_write_text(refuse_existing(path), text)
+
+
+def seconds(text: str, field: str, where: str, path: str | None) -> float:
+    """Parse a time field, or raise an InputError naming the file, ``where`` (``line 3``)
+    and the field."""
+    try:
+        return parse_seconds(text)
+    except ValueError as exc:
+        raise InputError(f"{where}: {field}: {exc}", path=path) from None
+
+
+def span(start: float, end: float, where: str, path: str | None) -> None:
+    """Refuse a negative start or an end before the start."""
+    if start < 0:
+        raise InputError(f"{where}: negative start time {start}", path=path)
+    if end < start:
+        raise InputError(f"{where}: end time {end} is before start time {start}", path=path)

@@ -1,0 +1,40 @@
+"""The segment record that every transcript format reads into and writes from.
+
+One type for STM, CTM, SegLST, SRT, WebVTT, TextGrid and raw tagged output keeps the
+scorers format-blind: a reader's only job is to produce these, with times in float
+seconds on the input timeline, ``None`` where the format has no such field.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A stretch of transcript: who (``speaker``), when (``start``/``end``), what (``words``).
+
+    ``line`` is where the segment came from, kept for error messages and not compared.
+
+    >>> Segment("rec", "A", 1.0, 0.5, "hi")
+    Traceback (most recent call last):
+    ...
+    ValueError: segment end 0.5 is before its start 1.0
+    """
+
+    session_id: str
+    speaker: str | None
+    start: float | None
+    end: float | None
+    words: str
+    channel: str = "1"
+    line: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        for name in ("start", "end"):
+            value = getattr(self, name)
+            if value is not None and not math.isfinite(value):
+                raise ValueError(f"segment {name} is not finite: {value!r}")
+        if self.start is not None and self.end is not None and self.end < self.start:
+            raise ValueError(f"segment end {self.end} is before its start {self.start}")

@@ -1,0 +1,106 @@
+"""SRT subtitles: numbered cues with ``HH:MM:SS,mmm --> HH:MM:SS,mmm`` and text lines.
+
+SRT has no session or speaker field: the session id is given by the caller, and a
+leading ``[S01]`` tag in the cue text is read as the speaker (and written that way).
+Multi-line cue text is joined with spaces.
+
+>>> doc = ("1\\n00:00:01,000 --> 00:00:02,500\\n[S01] hello\\nthere\\n\\n"
+...        "2\\n00:00:03,000 --> 00:00:04,000\\nbye\\n")
+>>> segs = SRT.parse(doc, session_id="ep1").segments
+>>> [(s.speaker, s.start, s.end, s.words) for s in segs]
+[('S01', 1.0, 2.5, 'hello there'), (None, 3.0, 4.0, 'bye')]
+>>> print(SRT(segs).dumps(), end="")
+1
+00:00:01,000 --> 00:00:02,500
+[S01] hello there
+<BLANKLINE>
+2
+00:00:03,000 --> 00:00:04,000
+bye
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...core.errors import InputError
+from ._io import read_text, span, write_new
+from .segment import Segment
+from .subtitles import format_clock, parse_clock, split_speaker
+
+_TIMING = re.compile(r"^\s*(\S+)\s*-->\s*(\S+)")
+
+
+@dataclass(frozen=True)
+class SRT:
+    """Cues of an SRT file as segments, in file order."""
+
+    segments: tuple[Segment, ...]
+
+    def __init__(self, segments: tuple[Segment, ...] | list[Segment]) -> None:
+        object.__setattr__(self, "segments", tuple(segments))
+
+    @classmethod
+    def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> SRT:
+        """Parse SRT text; a bad cue raises InputError naming the path and line.
+
+        >>> doc = "1\\n00:00:01,000 -> 00:00:02,000\\nhi\\n"
+        >>> SRT.parse(doc, "s", path="a.srt")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        speecheval.core.errors.InputError: a.srt: line 2: expected 'start --> end', found ...
+        """
+        where = None if path is None else str(path)
+        lines = text.splitlines()
+        segments = []
+        index = 0
+        while index < len(lines):
+            if not lines[index].strip():
+                index += 1
+                continue
+            if not lines[index].strip().isdigit():
+                raise InputError(f"line {index + 1}: expected a cue number, found "
+                                 f"{lines[index].strip()!r}", path=where)
+            timing_line = index + 2
+            if index + 1 >= len(lines):
+                raise InputError(f"line {timing_line}: cue has no timing line", path=where)
+            match = _TIMING.match(lines[index + 1])
+            if match is None:
+                raise InputError(f"line {timing_line}: expected 'start --> end', found "
+                                 f"{lines[index + 1].strip()!r}", path=where)
+            try:
+                start, end = parse_clock(match.group(1)), parse_clock(match.group(2))
+            except ValueError as exc:
+                raise InputError(f"line {timing_line}: {exc}", path=where) from None
+            span(start, end, f"line {timing_line}", where)
+            index += 2
+            body = []
+            while index < len(lines) and lines[index].strip():
+                body.append(lines[index].strip())
+                index += 1
+            speaker, words = split_speaker(" ".join(body))
+            segments.append(Segment(session_id=session_id, speaker=speaker, start=start,
+                                    end=end, words=words, line=timing_line))
+        return cls(segments)
+
+    @classmethod
+    def load(cls, path: str | Path, session_id: str | None = None) -> SRT:
+        """Read an SRT file; the session id defaults to the file name without suffix."""
+        return cls.parse(read_text(path, "SRT"), session_id or Path(path).stem, path=path)
+
+    def dumps(self) -> str:
+        """SRT text; cues are numbered from 1 in segment order."""
+        cues = []
+        for number, seg in enumerate(self.segments, start=1):
+            if seg.start is None or seg.end is None:
+                raise ValueError(f"SRT needs times for every segment: {seg!r}")
+            prefix = f"[{seg.speaker}] " if seg.speaker is not None else ""
+            cues.append(f"{number}\n{format_clock(seg.start, ',')} --> "
+                        f"{format_clock(seg.end, ',')}\n{prefix}{seg.words}\n")
+        return "\n".join(cues)
+
+    def dump(self, path: str | Path) -> None:
+        """Write to a new file (never overwrites), atomically."""
+        write_new(path, self.dumps())

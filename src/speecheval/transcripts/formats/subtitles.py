@@ -1,0 +1,49 @@
+"""Timestamps and speaker prefixes shared by the SRT and WebVTT modules."""
+
+from __future__ import annotations
+
+import re
+
+from ...core.timebase import US_PER_S, to_us
+
+_CLOCK = re.compile(r"^(?:(\d+):)?([0-5]\d):([0-5]\d)[.,](\d{3})$")
+SPEAKER_PREFIX = re.compile(r"^\[([^\]\s]+)\]\s*")
+
+
+def parse_clock(text: str) -> float:
+    """``HH:MM:SS,mmm`` / ``MM:SS.mmm`` to seconds; ``ValueError`` names bad text.
+
+    >>> parse_clock("01:02:03,450"), parse_clock("02:03.045")
+    (3723.45, 123.045)
+    """
+    match = _CLOCK.match(text.strip())
+    if match is None:
+        raise ValueError(f"not a subtitle timestamp: {text!r}")
+    hours, minutes, secs, millis = match.groups()
+    total_ms = ((int(hours or 0) * 60 + int(minutes)) * 60 + int(secs)) * 1000 + int(millis)
+    return total_ms / 1000
+
+
+def format_clock(seconds: float, separator: str) -> str:
+    """Seconds to ``HH:MM:SS<sep>mmm``, rounded to the millisecond.
+
+    >>> format_clock(3723.4504, ","), format_clock(0.0005, ".")
+    ('01:02:03,450', '00:00:00.000')
+    """
+    millis = round(to_us(seconds) * 1000 / US_PER_S)
+    secs, ms = divmod(millis, 1000)
+    minutes, sec = divmod(secs, 60)
+    hours, minute = divmod(minutes, 60)
+    return f"{hours:02d}:{minute:02d}:{sec:02d}{separator}{ms:03d}"
+
+
+def split_speaker(text: str) -> tuple[str | None, str]:
+    """A leading ``[S01]`` tag is the speaker (the raw-output convention), else ``None``.
+
+    >>> split_speaker("[S01] hello"), split_speaker("hello")
+    (('S01', 'hello'), (None, 'hello'))
+    """
+    match = SPEAKER_PREFIX.match(text)
+    if match is None:
+        return None, text
+    return match.group(1), text[match.end():]

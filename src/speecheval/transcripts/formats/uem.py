@@ -1,0 +1,134 @@
+"""UEM (un-partitioned evaluation map): the scoring regions of each file.
+
+Every diarization score here is computed over an explicit scoring region, so the
+denominator is always visible. A UEM line names a file, a channel and one region::
+
+    <file> <chnl> <tbeg> <tend>
+
+A file may have several lines (several regions); one UEM may hold many files.
+Overlapping or touching regions of one file are merged when the regions are read out
+with :meth:`UEM.regions`, as md-eval does when it builds its evaluation partition.
+
+>>> uem = UEM.parse("rec 1 0 15\\nrec 1 25 30.4\\n; comment\\nother 1 4.5 13.24\\n")
+>>> uem.regions("rec")
+((0.0, 15.0), (25.0, 30.4))
+>>> print(uem.dumps(), end="")
+rec 1 0.000 15.000
+rec 1 25.000 30.400
+other 1 4.500 13.240
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...core.decimal_seconds import format_seconds, parse_seconds
+from ...core.errors import InputError
+from ._io import read_text, write_new
+
+_FIELDS = 4
+
+
+@dataclass(frozen=True)
+class UemSegment:
+    """One scoring region ``[start, end]`` of ``file_id``; ``line`` is for messages only."""
+
+    file_id: str
+    start: float
+    end: float
+    channel: str = "1"
+    line: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.end < self.start:
+            raise ValueError(f"UEM region must satisfy 0 <= start <= end: {self!r}")
+
+    def to_line(self) -> str:
+        """The region as one UEM line without a newline."""
+        return " ".join([self.file_id, self.channel, format_seconds(self.start),
+                         format_seconds(self.end)])
+
+
+@dataclass(frozen=True)
+class UEM:
+    """Scoring regions, in file order."""
+
+    segments: tuple[UemSegment, ...]
+    path: str | None = None
+
+    @classmethod
+    def parse(cls, text: str, path: str | Path | None = None) -> UEM:
+        """Parse UEM text; a malformed line raises :class:`InputError` naming path and line.
+
+        >>> UEM.parse("rec 1 5 4", path="a.uem")
+        Traceback (most recent call last):
+        ...
+        speecheval.core.errors.InputError: a.uem: line 1: region end 4 is before its start 5
+        """
+        where = None if path is None else str(path)
+        segments: list[UemSegment] = []
+        for number, raw in enumerate(text.splitlines(), start=1):
+            stripped = raw.strip()
+            if not stripped or stripped[0] in "#;":
+                continue
+            fields = stripped.split()
+            if len(fields) != _FIELDS:
+                raise InputError(f"line {number}: UEM line needs {_FIELDS} fields "
+                                 f"(file channel start end), found {len(fields)}", path=where)
+            try:
+                start = parse_seconds(fields[2])
+                end = parse_seconds(fields[3])
+            except ValueError as exc:
+                raise InputError(f"line {number}: {exc}", path=where) from None
+            if start < 0:
+                raise InputError(f"line {number}: negative region start {fields[2]}",
+                                 path=where)
+            if end < start:
+                raise InputError(f"line {number}: region end {fields[3]} is before its start "
+                                 f"{fields[2]}", path=where)
+            segments.append(UemSegment(file_id=fields[0], channel=fields[1], start=start,
+                                       end=end, line=number))
+        return cls(tuple(segments), path=where)
+
+    @classmethod
+    def load(cls, path: str | Path) -> UEM:
+        """Read and parse a UEM file (UTF-8, a BOM is dropped)."""
+        return cls.parse(read_text(path, "UEM"), path=path)
+
+    @classmethod
+    def from_regions(cls, regions: dict[str, tuple[tuple[float, float], ...]]) -> UEM:
+        """Build a UEM from ``{file_id: ((start, end), ...)}`` (files in sorted order).
+
+        >>> UEM.from_regions({"b": ((0.0, 2.0),), "a": ((1.0, 3.0),)}).file_ids()
+        ('a', 'b')
+        """
+        return cls(tuple(UemSegment(file_id=key, start=start, end=end)
+                         for key in sorted(regions) for start, end in regions[key]))
+
+    def dumps(self) -> str:
+        """UEM text, one region per line, newline-terminated."""
+        return "".join(segment.to_line() + "\n" for segment in self.segments)
+
+    def dump(self, path: str | Path) -> None:
+        """Write to a new file (never overwrites), atomically."""
+        write_new(path, self.dumps())
+
+    def file_ids(self) -> tuple[str, ...]:
+        """File ids in sorted order."""
+        return tuple(sorted({segment.file_id for segment in self.segments}))
+
+    def regions(self, file_id: str) -> tuple[tuple[float, float], ...]:
+        """Sorted, merged ``(start, end)`` regions of one file; empty if the file is absent.
+
+        >>> UEM.parse("f 1 2 4\\nf 1 0 1\\nf 1 3 5\\nf 1 5 6").regions("f")
+        ((0.0, 1.0), (2.0, 6.0))
+        """
+        spans = sorted((s.start, s.end) for s in self.segments if s.file_id == file_id)
+        merged: list[tuple[float, float]] = []
+        for start, end in spans:
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        return tuple(merged)

@@ -1,0 +1,110 @@
+"""WebVTT subtitles: a ``WEBVTT`` header, then cues ``start --> end [settings]`` and text.
+
+Cue identifiers, settings, ``NOTE``/``STYLE``/``REGION`` blocks are skipped. The speaker is
+the voice span ``<v Name>`` (or a leading ``[S01]`` tag); other markup tags are removed
+from the words. The session id is given by the caller.
+
+>>> doc = ("WEBVTT\\n\\nc1\\n00:01.000 --> 00:02.500 align:start\\n<v S01>hello</v>\\n\\n"
+...        "NOTE x\\n\\n00:03.000 --> 00:04.000\\n<i>bye</i>\\n")
+>>> segs = WebVTT.parse(doc, session_id="ep1").segments
+>>> [(s.speaker, s.start, s.end, s.words) for s in segs]
+[('S01', 1.0, 2.5, 'hello'), (None, 3.0, 4.0, 'bye')]
+>>> print(WebVTT(segs[:1]).dumps(), end="")
+WEBVTT
+<BLANKLINE>
+00:00:01.000 --> 00:00:02.500
+<v S01>hello
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...core.errors import InputError
+from ._io import read_text, span, write_new
+from .segment import Segment
+from .subtitles import format_clock, parse_clock, split_speaker
+
+_TIMING = re.compile(r"^\s*(\S+)\s+-->\s+(\S+)")
+_VOICE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]+)>")
+_TAG = re.compile(r"<[^>]*>")
+_SKIPPED_BLOCKS = ("NOTE", "STYLE", "REGION")
+
+
+@dataclass(frozen=True)
+class WebVTT:
+    """Cues of a WebVTT file as segments, in file order."""
+
+    segments: tuple[Segment, ...]
+
+    def __init__(self, segments: tuple[Segment, ...] | list[Segment]) -> None:
+        object.__setattr__(self, "segments", tuple(segments))
+
+    @classmethod
+    def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> WebVTT:
+        """Parse WebVTT text; errors name the path and line.
+
+        >>> WebVTT.parse("00:01.000 --> 00:02.000\\nhi\\n", "s", path="a.vtt")
+        Traceback (most recent call last):
+        ...
+        speecheval.core.errors.InputError: a.vtt: line 1: a WebVTT file must start with 'WEBVTT'
+        """
+        where = None if path is None else str(path)
+        lines = text.splitlines()
+        if not lines or not lines[0].startswith("WEBVTT"):
+            raise InputError("line 1: a WebVTT file must start with 'WEBVTT'", path=where)
+        blocks: list[tuple[int, list[str]]] = []
+        current: list[str] = []
+        for number, line in enumerate(lines[1:], start=2):
+            if line.strip():
+                if not current:
+                    blocks.append((number, current))
+                current.append(line.strip())
+            else:
+                current = []
+        segments = []
+        for first_line, block in blocks:
+            if block[0].split(" ", 1)[0] in _SKIPPED_BLOCKS:
+                continue
+            offset = 0 if "-->" in block[0] else 1
+            timing_line = first_line + offset
+            match = _TIMING.match(block[offset]) if offset < len(block) else None
+            if match is None:
+                raise InputError(f"line {timing_line}: expected 'start --> end'", path=where)
+            try:
+                start, end = parse_clock(match.group(1)), parse_clock(match.group(2))
+            except ValueError as exc:
+                raise InputError(f"line {timing_line}: {exc}", path=where) from None
+            span(start, end, f"line {timing_line}", where)
+            body = " ".join(block[offset + 1:])
+            voice = _VOICE.search(body)
+            speaker = voice.group(1).strip() if voice else None
+            words = html.unescape(_TAG.sub("", body)).strip()
+            if speaker is None:
+                speaker, words = split_speaker(words)
+            segments.append(Segment(session_id=session_id, speaker=speaker, start=start,
+                                    end=end, words=" ".join(words.split()), line=timing_line))
+        return cls(segments)
+
+    @classmethod
+    def load(cls, path: str | Path, session_id: str | None = None) -> WebVTT:
+        """Read a WebVTT file; the session id defaults to the file name without suffix."""
+        return cls.parse(read_text(path, "WebVTT"), session_id or Path(path).stem, path=path)
+
+    def dumps(self) -> str:
+        """WebVTT text with ``<v speaker>`` voice spans; words are HTML-escaped."""
+        cues = ["WEBVTT\n"]
+        for seg in self.segments:
+            if seg.start is None or seg.end is None:
+                raise ValueError(f"WebVTT needs times for every segment: {seg!r}")
+            voice = f"<v {seg.speaker}>" if seg.speaker is not None else ""
+            cues.append(f"{format_clock(seg.start, '.')} --> {format_clock(seg.end, '.')}\n"
+                        f"{voice}{html.escape(seg.words, quote=False)}\n")
+        return "\n".join(cues)
+
+    def dump(self, path: str | Path) -> None:
+        """Write to a new file (never overwrites), atomically."""
+        write_new(path, self.dumps())

@@ -1,0 +1,164 @@
+"""``speecheval transcripts cp`` and ``wer``: one-pair transcription scoring, like meeteval's.
+
+Both print a Kaldi-style summary line, or with ``--json`` one canonical JSON object whose
+keys name the quantities (rates as fractions). Bad input is an
+:class:`~speecheval.core.errors.InputError` (exit 2) and nothing is printed to stdout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ...core.canonical_json import dumps
+from ...core.errors import InputError
+from ..formats.seglst import SegLST
+from ..formats.segment import Segment
+from ..formats.stm import STM
+from ..formats.uem import UEM
+from .counts import ErrorCounts
+from .cp import cp_error_rate, filter_by_uem
+from .rates import text_error_counts
+from .tokenize import UNITS, Unit
+
+_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+_RATE_NAMES = {"word": "wer", "char": "cer", "mixed": "mer"}
+
+
+def load_segments(path: Path) -> tuple[Segment, ...]:
+    """STM (``.stm``) or SegLST (``.json``) segments, chosen by the file suffix."""
+    suffix = path.suffix.lower()
+    if suffix == ".stm":
+        return STM.load(path).segments
+    if suffix == ".json":
+        return SegLST.load(path).segments
+    raise InputError("unknown transcript format: expected .stm (STM) or .json (SegLST)",
+                     path=path)
+
+
+def _speaker_check(segments: Sequence[Segment], path: Path, side: str) -> bool:
+    """True when every segment has a speaker, False when none has; mixed is an error."""
+    missing = [seg for seg in segments if seg.speaker is None]
+    if missing and len(missing) < len(segments):
+        where = "" if missing[0].line is None else f" (entry {missing[0].line})"
+        raise InputError(f"some {side} segments have a speaker and some do not{where}",
+                         path=path)
+    return not missing
+
+
+def summary_line(name: str, counts: ErrorCounts) -> str:
+    """``%WER 12.34 [ 123 / 997, 40 ins, 50 del, 33 sub ]`` (``-`` when undefined).
+
+    >>> summary_line("WER", ErrorCounts(33, 50, 40, 997, 987))
+    '%WER 12.34 [ 123 / 997, 40 ins, 50 del, 33 sub ]'
+    """
+    rate = "-" if counts.error_rate is None else f"{100 * counts.error_rate:.2f}"
+    return (f"%{name} {rate} [ {counts.errors} / {counts.reference_tokens}, "
+            f"{counts.insertions} ins, {counts.deletions} del, {counts.substitutions} sub ]")
+
+
+@click.command("cp")
+@click.option("--ref", "ref_path", type=_FILE, required=True, help="Reference: STM or SegLST.")
+@click.option("--hyp", "hyp_path", type=_FILE, required=True, help="Hypothesis: STM or SegLST.")
+@click.option("--unit", type=click.Choice(["word", "char"]), default="word", show_default=True,
+              help="word: cpWER; char: cpCER.")
+@click.option("--uem", "uem_path", type=_FILE, default=None,
+              help="Keep only segments touching a UEM region of their session (meeteval's "
+                   "rule: partly inside is inside; sessions without a region kept whole).")
+@click.option("--no-normalize", is_flag=True,
+              help="Split on whitespace only, without NFKC/case folding/punctuation removal "
+                   "(meeteval's tokens; for parity checks, not the main protocol).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def cp(ref_path: Path, hyp_path: Path, unit: Unit, uem_path: Path | None, no_normalize: bool,
+       as_json: bool) -> None:
+    """cpWER / cpCER of HYP against REF: per-speaker text, optimal speaker assignment."""
+    ref, hyp = load_segments(ref_path), load_segments(hyp_path)
+    rate_key = "cpwer" if unit == "word" else "cpcer"
+    if not _speaker_check(ref, ref_path, "reference"):
+        raise InputError("the reference has no speaker labels; cp scoring needs them",
+                         path=ref_path)
+    if not _speaker_check(hyp, hyp_path, "hypothesis"):
+        payload: dict[str, Any] = {"status": "unsupported", rate_key: None,
+                                   "reason": "hypothesis has no speaker attribution"}
+        click.echo(dumps(payload) if as_json else
+                   f"unsupported: {payload['reason']} (no {rate_key})", nl=not as_json)
+        return
+    if uem_path is not None:
+        uem = UEM.load(uem_path)
+        regions = {file_id: uem.regions(file_id) for file_id in uem.file_ids()}
+        try:
+            ref, hyp = tuple(filter_by_uem(ref, regions)), tuple(filter_by_uem(hyp, regions))
+        except ValueError as exc:
+            raise InputError(str(exc), path=uem_path) from None
+    result = cp_error_rate(ref, hyp, unit, normalise=not no_normalize)
+    if as_json:
+        payload = {"status": "scored", "unit": unit, "normalized": not no_normalize,
+                   "uem": None if uem_path is None else str(uem_path),
+                   **result.to_dict(rate_key)}
+        click.echo(dumps(payload), nl=False)
+        return
+    click.echo(f"{summary_line('cp' + rate_key[2:].upper(), result.counts)} "
+               f"missed speakers {result.missed_speakers}, "
+               f"false-alarm speakers {result.false_alarm_speakers}")
+
+
+def _kaldi_text(path: Path) -> dict[str, str]:
+    """``<utterance id> <text>`` lines; duplicate ids are an error."""
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read text file: {exc}", path=path) from exc
+    texts: dict[str, str] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        key, _, text = line.strip().partition(" ")
+        if key in texts:
+            raise InputError(f"line {number}: duplicate utterance id {key!r}", path=path)
+        texts[key] = text
+    return texts
+
+
+@click.command("wer")
+@click.option("--ref", "ref_path", type=_FILE, required=True,
+              help="Reference text: '<id> <text>' lines (or one text with --whole-file).")
+@click.option("--hyp", "hyp_path", type=_FILE, required=True, help="Hypothesis text, same form.")
+@click.option("--unit", type=click.Choice(list(UNITS)), default="word", show_default=True,
+              help="word: WER; char: CER; mixed: MER (code-switching, not jiwer's mer).")
+@click.option("--whole-file", is_flag=True, help="Compare each file as one text, without ids.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def wer(ref_path: Path, hyp_path: Path, unit: Unit, whole_file: bool, as_json: bool) -> None:
+    """WER / CER / MER of HYP against REF, summed over utterances (corpus value).
+
+    An utterance missing from HYP is scored as empty (all deletions); an id only in HYP
+    has no reference and is an error.
+    """
+    if whole_file:
+        refs = {"": _kaldi_text_whole(ref_path)}
+        hyps = {"": _kaldi_text_whole(hyp_path)}
+    else:
+        refs, hyps = _kaldi_text(ref_path), _kaldi_text(hyp_path)
+    extra = sorted(set(hyps) - set(refs))
+    if extra:
+        raise InputError(f"utterance {extra[0]!r} has no reference ({len(extra)} such ids)",
+                         path=hyp_path)
+    per_utt = {key: text_error_counts(refs[key], hyps.get(key, ""), unit) for key in refs}
+    total = sum(per_utt.values(), ErrorCounts.zero())
+    name = _RATE_NAMES[unit]
+    if as_json:
+        payload = {"unit": unit, name: total.error_rate, **total.to_dict(),
+                   "utterances": len(per_utt),
+                   "missing_hypotheses": sum(1 for key in refs if key not in hyps)}
+        click.echo(dumps(payload), nl=False)
+        return
+    click.echo(summary_line(name.upper(), total))
+
+
+def _kaldi_text_whole(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read text file: {exc}", path=path) from exc

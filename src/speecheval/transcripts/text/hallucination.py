@@ -1,0 +1,75 @@
+"""Output on silence, music and low-speech samples (spec: 归一化与指标).
+
+On such samples the right transcript is (nearly) empty, so an error rate has no
+denominator. Two numbers replace it: the share of samples where the system wrote any
+character at all, and hallucinated characters per second of audio (characters counted as
+CER tokens after normalisation, so punctuation and spaces do not count).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .normalize import normalize
+from .tokenize import char_tokens
+
+
+@dataclass(frozen=True)
+class HallucinationCounts:
+    """Samples, samples with non-empty output, output characters and audio seconds.
+
+    >>> total = sum([hallucination("嗯嗯。", 2.0), hallucination(" ... ", 3.0)])
+    >>> total.nonempty_rate, total.chars_per_second
+    (0.5, 0.4)
+    """
+
+    samples: int
+    nonempty_samples: int
+    characters: int
+    duration_s: float
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.nonempty_samples <= self.samples or self.characters < 0:
+            raise ValueError(f"inconsistent hallucination counts: {self!r}")
+        if not math.isfinite(self.duration_s) or self.duration_s < 0:
+            raise ValueError(f"duration must be finite and non-negative: {self.duration_s!r}")
+        if (self.characters > 0) != (self.nonempty_samples > 0):
+            raise ValueError(f"characters and non-empty samples disagree: {self!r}")
+
+    @property
+    def nonempty_rate(self) -> float | None:
+        """Share of samples with any output character; ``None`` with no samples."""
+        return self.nonempty_samples / self.samples if self.samples else None
+
+    @property
+    def chars_per_second(self) -> float | None:
+        """Output characters per second of audio; ``None`` with no audio."""
+        return self.characters / self.duration_s if self.duration_s > 0 else None
+
+    def __add__(self, other: HallucinationCounts) -> HallucinationCounts:
+        if not isinstance(other, HallucinationCounts):
+            return NotImplemented
+        return HallucinationCounts(self.samples + other.samples,
+                                   self.nonempty_samples + other.nonempty_samples,
+                                   self.characters + other.characters,
+                                   self.duration_s + other.duration_s)
+
+    def __radd__(self, other: object) -> HallucinationCounts:
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
+            return self
+        return NotImplemented
+
+    def to_dict(self) -> dict[str, Any]:
+        """Counts and rates by name."""
+        return {"samples": self.samples, "nonempty_samples": self.nonempty_samples,
+                "nonempty_output_rate": self.nonempty_rate, "characters": self.characters,
+                "duration_s": self.duration_s,
+                "hallucinated_chars_per_second": self.chars_per_second}
+
+
+def hallucination(hypothesis: str, duration_s: float) -> HallucinationCounts:
+    """Counts for one silence/music/low-speech sample of ``duration_s`` seconds."""
+    chars = len(char_tokens(normalize(hypothesis)))
+    return HallucinationCounts(1, int(chars > 0), chars, duration_s)

@@ -1,0 +1,61 @@
+"""Precision, recall and F1 from match counts, shared by punctuation, numbers and terms."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class MatchCounts:
+    """``matched`` items out of ``reference`` and ``hypothesis`` items; adds for a corpus.
+
+    >>> m = MatchCounts(matched=3, reference=4, hypothesis=6) + MatchCounts(1, 1, 2)
+    >>> m.precision, m.recall, m.f1
+    (0.5, 0.8, 0.6153846153846154)
+    >>> MatchCounts(0, 0, 0).f1 is None
+    True
+    """
+
+    matched: int
+    reference: int
+    hypothesis: int
+
+    def __post_init__(self) -> None:
+        if min(self.matched, self.reference, self.hypothesis) < 0:
+            raise ValueError(f"counts must be non-negative: {self!r}")
+        if self.matched > min(self.reference, self.hypothesis):
+            raise ValueError(f"more matches than items on one side: {self!r}")
+
+    @property
+    def precision(self) -> float | None:
+        """Matched / hypothesis items; ``None`` when the hypothesis has none."""
+        return self.matched / self.hypothesis if self.hypothesis else None
+
+    @property
+    def recall(self) -> float | None:
+        """Matched / reference items; ``None`` when the reference has none."""
+        return self.matched / self.reference if self.reference else None
+
+    @property
+    def f1(self) -> float | None:
+        """2M / (R + H); ``None`` when both sides are empty (nothing to score)."""
+        total = self.reference + self.hypothesis
+        return 2 * self.matched / total if total else None
+
+    def __add__(self, other: MatchCounts) -> MatchCounts:
+        if not isinstance(other, MatchCounts):
+            return NotImplemented
+        return MatchCounts(self.matched + other.matched, self.reference + other.reference,
+                           self.hypothesis + other.hypothesis)
+
+    def __radd__(self, other: object) -> MatchCounts:
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
+            return self
+        return NotImplemented
+
+    def to_dict(self) -> dict[str, Any]:
+        """Counts and rates by name."""
+        return {"matched": self.matched, "reference": self.reference,
+                "hypothesis": self.hypothesis, "precision": self.precision,
+                "recall": self.recall, "f1": self.f1}

@@ -1,0 +1,130 @@
+"""``speecheval transcripts der``: JSON keys, table, default UEM, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from speecheval.cli import main
+
+REF = """\
+SPEAKER a 1 0 4 <NA> <NA> A <NA> <NA>
+SPEAKER a 1 3 3 <NA> <NA> B <NA> <NA>
+SPEAKER b 1 0 10 <NA> <NA> A <NA> <NA>
+"""
+HYP = """\
+SPEAKER a 1 0 3.5 <NA> <NA> X <NA> <NA>
+SPEAKER a 1 3.5 2.5 <NA> <NA> Y <NA> <NA>
+SPEAKER b 1 2 10 <NA> <NA> X <NA> <NA>
+"""
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Path, Path]:
+    ref, hyp = tmp_path / "ref.rttm", tmp_path / "hyp.rttm"
+    ref.write_text(REF)
+    hyp.write_text(HYP)
+    return ref, hyp
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["transcripts", "der", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_total_and_per_file(pair: tuple[Path, Path],
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    ref, hyp = pair
+    code, out, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--collar", "0", "--json"],
+                       capsys)
+    assert code == 0
+    data = json.loads(out)
+    # Default UEM: a [0,6], b [0,12]. a: scored 7, missed 1 (two reference speakers over
+    # [3,4], one system speaker). b: A [0,10] vs X [2,12]: missed 2, false alarm 2.
+    # Total: scored 17, errors 5 -> DER 5/17.
+    assert (data["scored"], data["missed"], data["false_alarm"], data["confusion"]) == (
+        17.0, 3.0, 2.0, 0.0)
+    assert data["der"] == round(5 / 17, 9)
+    assert data["files"]["a"]["der"] == round(1 / 7, 9)
+    assert data["files"]["b"]["der"] == 0.4
+    assert data["overlap_only"]["scored"] == 2.0 and data["overlap_only"]["missed"] == 1.0
+    assert data["overlap_excluded"]["scored"] == 15.0
+    assert data["regions"] == "all" and data["collar"] == 0.0
+    assert data["uem"].startswith("default: [0, last turn end")
+    assert data["speaker_count"]["reference_speakers"] == 3
+    assert data["jer_definition"].startswith("dscore")
+    assert "lattifai_parity" not in data
+    # Same inputs, same bytes.
+    assert run(["--ref", str(ref), "--hyp", str(hyp), "--collar", "0", "--json"],
+               capsys)[1] == out
+
+
+def test_exclude_overlap_and_parity_track(pair: tuple[Path, Path], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    ref, hyp = pair
+    uem = tmp_path / "x.uem"
+    uem.write_text("a 1 0 6\nb 1 0 12\n")
+    code, out, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--uem", str(uem),
+                        "--exclude-overlap", "--lattifai-parity", "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["regions"] == "exclude_overlap"
+    assert data["der"] == data["overlap_excluded"]["der"]
+    assert data["collar"] == 0.25 and data["uem"] == str(uem)
+    parity = data["lattifai_parity"]
+    assert parity["track"] == "lattifai_parity" and parity["collar"] == 0.1
+    assert data["track"] == "main"
+
+
+def test_table_output(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    ref, hyp = pair
+    code, out, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--collar", "0",
+                        "--lattifai-parity"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("DER main protocol: collar +-0 s, overlap included")
+    total = next(line for line in lines if line.startswith("TOTAL"))
+    assert total.split()[1:6] == ["17.000", "3.000", "2.000", "0.000", "29.41%"]
+    assert any(line.startswith("LattifAI parity track (separate)") for line in lines)
+
+
+def test_unsupported_system(pair: tuple[Path, Path], tmp_path: Path,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    ref, _ = pair
+    hyp = tmp_path / "nospk.rttm"
+    hyp.write_text("SPEAKER a 1 0 4 <NA> <NA> <NA> <NA> <NA>\n")
+    code, out, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["status"] == "unsupported" and data["der"] is None and data["jer"] is None
+
+
+def test_bad_line_is_exit_2_with_file_and_line(pair: tuple[Path, Path], tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    ref, _ = pair
+    hyp = tmp_path / "bad.rttm"
+    hyp.write_text("SPEAKER a 1 0 4 <NA> <NA> X <NA> <NA>\nSPEAKER a 1 x 1 <NA> <NA> X <NA>\n")
+    code, out, err = run(["--ref", str(ref), "--hyp", str(hyp), "--json"], capsys)
+    assert code == 2
+    assert out == ""
+    assert f"{hyp}: line 2: bad onset" in err
+
+
+def test_file_missing_from_uem_is_exit_2(pair: tuple[Path, Path], tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    ref, hyp = pair
+    uem = tmp_path / "a_only.uem"
+    uem.write_text("a 1 0 6\n")
+    code, out, err = run(["--ref", str(ref), "--hyp", str(hyp), "--uem", str(uem)], capsys)
+    assert code == 2 and out == ""
+    assert "file 'b' has no scoring region" in err
+
+
+def test_negative_collar_is_usage_error(pair: tuple[Path, Path],
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    ref, hyp = pair
+    code, out, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--collar", "-1"], capsys)
+    assert code == 2 and out == ""

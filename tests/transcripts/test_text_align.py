@@ -1,0 +1,117 @@
+"""Edit alignment: against an independent dynamic programme and against jiwer."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from text_reference import reference_distance
+
+from speecheval.transcripts.text.align import count_errors, distance, edit_path, encode_pair
+from speecheval.transcripts.text.counts import ErrorCounts
+from speecheval.transcripts.text.rates import text_error_counts
+
+
+def random_pair(rng: random.Random) -> tuple[list[str], list[str]]:
+    alphabet = "abcde"
+    ref = [rng.choice(alphabet) for _ in range(rng.randrange(0, 15))]
+    hyp = [rng.choice(alphabet) for _ in range(rng.randrange(0, 15))]
+    return ref, hyp
+
+
+def test_distance_and_path_match_textbook_dp() -> None:
+    rng = random.Random(4)
+    for _ in range(400):
+        ref, hyp = random_pair(rng)
+        a, b = encode_pair(ref, hyp)
+        expected = reference_distance(ref, hyp)
+        counts = count_errors(a, b)
+        assert distance(a, b) == expected
+        assert counts.errors == expected
+        path = edit_path(a, b)
+        assert path.counts().errors == expected
+        # The path visits every token of each side exactly once, in order.
+        assert path.ref_index[path.ref_index >= 0].tolist() == list(range(len(ref)))
+        assert path.hyp_index[path.hyp_index >= 0].tolist() == list(range(len(hyp)))
+        # Exact matches really are equal tokens.
+        for i, j in path.matched_pairs():
+            assert ref[i] == hyp[j]
+
+
+def test_kitten_sitting_by_hand() -> None:
+    # kitten -> sitting: k->s, e->i substitutions, g inserted: S=2, D=0, I=1, N=6.
+    assert count_errors("kitten", "sitting") == ErrorCounts(2, 0, 1, 6, 7)
+
+
+def test_cutoff_caps_distance() -> None:
+    # distance("abcdef", "") is 6; with cutoff 2 the kernel reports 3 (= cutoff + 1).
+    assert distance("abcdef", "", cutoff=2) == 3
+    assert distance("abcdef", "abcdef", cutoff=0) == 0
+
+
+def test_empty_sequences() -> None:
+    path = edit_path("", "")
+    assert path.ref_index.size == 0 and path.counts() == ErrorCounts.zero()
+    assert count_errors("", "xy") == ErrorCounts(0, 0, 2, 0, 2)
+
+
+def test_sum_gives_corpus_micro() -> None:
+    # Sample 1: 1 error over 4 tokens; sample 2: 3 errors over 1 token.
+    # Corpus micro = (1 + 3) / (4 + 1) = 0.8, not the sample mean (0.25 + 3) / 2.
+    a = text_error_counts("a b c d", "a b c x", "word")
+    b = text_error_counts("z", "y w v", "word")
+    total = sum([a, b])
+    assert isinstance(total, ErrorCounts)
+    assert total.error_rate == pytest.approx(0.8)
+
+
+def test_counts_invariants_refuse_bad_values() -> None:
+    with pytest.raises(ValueError, match="non-negative"):
+        ErrorCounts(-1, 0, 0, 0, 0)
+    with pytest.raises(ValueError, match="substitutions"):
+        ErrorCounts(3, 0, 0, 2, 2)
+
+
+def test_agrees_with_jiwer_on_random_word_pairs() -> None:
+    jiwer = pytest.importorskip("jiwer", reason="jiwer is a test-only comparison tool")
+    rng = random.Random(11)
+    words = ["alpha", "beta", "gamma", "delta", "eps"]
+    for _ in range(200):
+        ref = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 12)))
+        hyp = " ".join(rng.choice(words) for _ in range(rng.randrange(0, 12)))
+        ours = text_error_counts(ref, hyp, "word")
+        theirs = jiwer.process_words(ref, hyp) if hyp else None
+        if theirs is None:  # jiwer refuses an empty hypothesis string; all deletions
+            assert ours.deletions == len(ref.split())
+            continue
+        assert ours.errors == theirs.substitutions + theirs.deletions + theirs.insertions
+        assert (ours.substitutions, ours.deletions, ours.insertions) == (
+            theirs.substitutions, theirs.deletions, theirs.insertions)
+
+
+def test_agrees_with_jiwer_cer_on_chinese() -> None:
+    jiwer = pytest.importorskip("jiwer", reason="jiwer is a test-only comparison tool")
+    rng = random.Random(5)
+    chars = "我们你他好的是不了在"
+    for _ in range(200):
+        ref = "".join(rng.choice(chars) for _ in range(rng.randrange(1, 20)))
+        hyp = "".join(rng.choice(chars) for _ in range(rng.randrange(1, 20)))
+        ours = text_error_counts(ref, hyp, "char")
+        assert ours.error_rate == pytest.approx(jiwer.cer(ref, hyp))
+
+
+def test_path_arrays_are_int64() -> None:
+    path = edit_path(*encode_pair(["a", "b"], ["b"]))
+    assert path.ref_index.dtype == np.int64 and path.equal.dtype == np.bool_
+
+
+def test_documented_differences_from_jiwer_defaults() -> None:
+    jiwer = pytest.importorskip("jiwer", reason="jiwer is a test-only comparison tool")
+    # jiwer counts the space as a character: "ab cd" -> "abcd" is 1 deletion over 5 = 0.2.
+    # Our CER tokens exclude whitespace: a b c d on both sides, 0 errors.
+    assert jiwer.cer("ab cd", "abcd") == pytest.approx(0.2)
+    assert text_error_counts("ab cd", "abcd", "char").errors == 0
+    # jiwer does not normalise: "Hello," vs "hello" is a substitution (1 of 2 words).
+    assert jiwer.wer("Hello, world", "hello world") == pytest.approx(0.5)
+    assert text_error_counts("Hello, world", "hello world", "word").errors == 0

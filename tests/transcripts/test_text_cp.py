@@ -1,0 +1,184 @@
+"""cpWER/cpCER: hand cases, brute force, meeteval on random cases, meeteval's fixtures."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+
+import pytest
+from text_reference import reference_distance
+
+from speecheval.transcripts.formats.seglst import SegLST
+from speecheval.transcripts.formats.segment import Segment
+from speecheval.transcripts.formats.stm import STM
+from speecheval.transcripts.formats.uem import UEM
+from speecheval.transcripts.text.align import Vocabulary
+from speecheval.transcripts.text.bounds import lower_bounds
+from speecheval.transcripts.text.counts import ErrorCounts
+from speecheval.transcripts.text.cp import (
+    CpResult,
+    cp_error_counts,
+    cp_error_rate,
+    filter_by_uem,
+)
+
+
+def brute_force_cp(ref: dict[str, list[str]], hyp: dict[str, list[str]]) -> int:
+    """Minimum over every pairing (padding with empty speakers), textbook distances."""
+    refs, hyps = list(ref.values()), list(hyp.values())
+    size = max(len(refs), len(hyps))
+    refs += [[]] * (size - len(refs))
+    hyps += [[]] * (size - len(hyps))
+    return min(sum(reference_distance(refs[i], hyps[p[i]]) for i in range(size))
+               for p in itertools.permutations(range(size)))
+
+
+def test_hand_chinese_cpcer_swapped_labels() -> None:
+    # Reference A: 你好吗 (3), B: 我很好 (3). Hypothesis labels are swapped and one char is
+    # wrong: X = 我很号, Y = 你好吗. Pairing A-Y (0) and B-X (好->号, 1 sub): 1 / 6.
+    result = cp_error_rate(
+        [Segment("s", "A", 0, 1, "你好吗？"), Segment("s", "B", 1, 2, "我很好。")],
+        [Segment("s", "X", 0, 1, "我很号"), Segment("s", "Y", 1, 2, "你好吗")], "char")
+    assert result.counts == ErrorCounts(1, 0, 0, 6, 6)
+    assert result.error_rate == pytest.approx(1 / 6)
+    assert {(p.reference_speaker, p.hypothesis_speaker) for p in result.assignment} == {
+        ("A", "Y"), ("B", "X")}
+
+
+def test_more_hypothesis_speakers_than_reference() -> None:
+    # Reference: one speaker "a b c d". Hypothesis splits it over three speakers:
+    # X = "a b", Y = "c d", Z = "e". Best: A-X (2 deletions), Y and Z false alarms
+    # (2 + 1 insertions). Errors 5 over 4 tokens; 0 missed, 2 false-alarm speakers.
+    result = cp_error_counts({"A": list("abcd")}, {"X": list("ab"), "Y": list("cd"),
+                                                   "Z": ["e"]})
+    assert (result.counts.deletions, result.counts.insertions) == (2, 3)
+    assert result.counts.errors == 5 and result.counts.reference_tokens == 4
+    assert (result.missed_speakers, result.false_alarm_speakers) == (0, 2)
+
+
+def test_more_reference_speakers_than_hypothesis() -> None:
+    # Reference A = "x y", B = "z"; hypothesis has one speaker "x y z".
+    # A-H costs 1 (insert z) + B missed costs 1: total 2; B-H would cost 2 + 2 = 4.
+    result = cp_error_counts({"A": ["x", "y"], "B": ["z"]}, {"H": ["x", "y", "z"]})
+    assert result.counts.errors == 2
+    assert (result.missed_speakers, result.false_alarm_speakers) == (1, 0)
+
+
+def test_empty_hypothesis_and_empty_reference() -> None:
+    missed = cp_error_counts({"A": ["a", "b"]}, {})
+    assert missed.counts == ErrorCounts(0, 2, 0, 2, 0) and missed.missed_speakers == 1
+    fa = cp_error_counts({}, {"X": ["a"]})
+    assert fa.counts == ErrorCounts(0, 0, 1, 0, 1) and fa.error_rate is None
+    assert cp_error_counts({}, {}) == CpResult.zero()
+
+
+def test_sessions_sum_and_one_sided_session_counted() -> None:
+    # Session s1 scores 0 errors over 2; s2 exists only in the reference: 1 deletion.
+    ref = [Segment("s1", "A", 0, 1, "a b"), Segment("s2", "A", 0, 1, "c")]
+    hyp = [Segment("s1", "Z", 0, 1, "a b")]
+    result = cp_error_rate(ref, hyp, "word")
+    assert result.counts == ErrorCounts(0, 1, 0, 3, 2)
+    assert result.missed_speakers == 1
+
+
+def test_segments_concatenated_in_time_order() -> None:
+    # Written out of order; by start time A says "one two", so "one two" matches exactly.
+    ref = [Segment("s", "A", 5, 6, "two"), Segment("s", "A", 0, 1, "one")]
+    hyp = [Segment("s", "B", 0, 6, "one two")]
+    assert cp_error_rate(ref, hyp, "word").counts.errors == 0
+
+
+def test_pruned_matrix_equals_brute_force() -> None:
+    rng = random.Random(3)
+    for _ in range(60):
+        refs = {f"r{k}": [rng.choice("abc") for _ in range(rng.randrange(0, 9))]
+                for k in range(rng.randrange(1, 4))}
+        hyps = {f"h{k}": [rng.choice("abc") for _ in range(rng.randrange(0, 9))]
+                for k in range(rng.randrange(0, 5))}
+        assert cp_error_counts(refs, hyps).counts.errors == brute_force_cp(refs, hyps)
+
+
+def test_lower_bounds_never_exceed_distance() -> None:
+    rng = random.Random(9)
+    for _ in range(100):
+        vocab = Vocabulary()
+        refs = [vocab.encode([rng.choice("abcd") for _ in range(rng.randrange(0, 12))])
+                for _ in range(3)]
+        hyps = [vocab.encode([rng.choice("abcd") for _ in range(rng.randrange(0, 12))])
+                for _ in range(3)]
+        bounds = lower_bounds(refs, hyps, max(len(vocab), 1))
+        for i, ref in enumerate(refs):
+            for j, hyp in enumerate(hyps):
+                assert 0 <= bounds[i, j] <= reference_distance(list(ref), list(hyp))
+
+
+def test_pruning_many_speakers_with_unrelated_texts() -> None:
+    # Six speakers with distinct vocabularies, hypothesis labels rotated and one token
+    # wrong per speaker: the optimum pairs each speaker with its rotated label, 6 errors.
+    rng = random.Random(2)
+    refs = {f"r{k}": [f"w{k}_{rng.randrange(40)}" for _ in range(60)] for k in range(6)}
+    hyps = {f"h{(k + 2) % 6}": v[:-1] + ["oops"] for k, v in enumerate(refs.values())}
+    result = cp_error_counts(refs, hyps)
+    assert result.counts == ErrorCounts(6, 0, 0, 360, 360)
+    assert {(p.reference_speaker, p.hypothesis_speaker) for p in result.assignment} == {
+        (f"r{k}", f"h{(k + 2) % 6}") for k in range(6)}
+
+
+def test_agrees_with_meeteval_on_random_cases() -> None:
+    cp_module = pytest.importorskip("meeteval.wer.wer.cp",
+                                    reason="meeteval is a test-only comparison tool")
+    rng = random.Random(7)
+    words = ["hello", "world", "good", "day", "yes", "no"]
+    for _ in range(40):
+        refs = {f"R{k}": " ".join(rng.choice(words) for _ in range(rng.randrange(1, 10)))
+                for k in range(rng.randrange(1, 4))}
+        hyps = {f"H{k}": " ".join(rng.choice(words) for _ in range(rng.randrange(0, 10)))
+                for k in range(rng.randrange(1, 5))}
+        theirs = cp_module.cp_word_error_rate(refs, hyps)
+        ours = cp_error_counts({k: v.split() for k, v in refs.items()},
+                               {k: v.split() for k, v in hyps.items()})
+        assert ours.counts.errors == theirs.errors
+        assert ours.counts.reference_tokens == theirs.length
+        assert ours.missed_speakers == theirs.missed_speaker
+        assert ours.false_alarm_speakers == theirs.falarm_speaker
+
+
+def _meeteval_files(fixtures_dir: Path) -> Path:
+    folder = fixtures_dir / "meeteval-examples"
+    if not folder.is_dir():
+        pytest.skip(f"meeteval examples not found at {folder}")
+    return folder
+
+
+@pytest.mark.parametrize("normalise", [True, False])
+def test_meeteval_fixture_stm(fixtures_dir: Path, normalise: bool) -> None:
+    # PROVENANCE.md: cpWER ref.stm vs hyp.stm = 25 errors / 92 words (8 ins, 15 del, 2 sub).
+    folder = _meeteval_files(fixtures_dir)
+    result = cp_error_rate(STM.load(folder / "ref.stm").segments,
+                           STM.load(folder / "hyp.stm").segments, "word", normalise=normalise)
+    assert result.counts.errors == 25 and result.counts.reference_tokens == 92
+    assert (result.counts.insertions, result.counts.deletions,
+            result.counts.substitutions) == (8, 15, 2)
+    # recordingB: reference Alice only, hypothesis Alice and Bob: one false-alarm speaker.
+    assert (result.missed_speakers, result.false_alarm_speakers) == (0, 1)
+
+
+def test_meeteval_fixture_seglst(fixtures_dir: Path) -> None:
+    folder = _meeteval_files(fixtures_dir)
+    result = cp_error_rate(SegLST.load(folder / "ref.seglst.json").segments,
+                           SegLST.load(folder / "hyp.seglst.json").segments, "word")
+    assert (result.counts.errors, result.counts.reference_tokens) == (25, 92)
+
+
+def test_meeteval_fixture_with_uem(fixtures_dir: Path) -> None:
+    # PROVENANCE.md: with uem.uem, 25 / 61. The UEM keeps recordingA [1, 4.5]: the segment
+    # 5-6 (31 words, identical in ref and hyp) is dropped whole, 92 - 31 = 61; the 1-1
+    # segment touches the region's start and is kept (meeteval's inclusive rule).
+    folder = _meeteval_files(fixtures_dir)
+    uem = UEM.load(folder / "uem.uem")
+    regions = {f: uem.regions(f) for f in uem.file_ids()}
+    ref = filter_by_uem(STM.load(folder / "ref.stm").segments, regions)
+    hyp = filter_by_uem(STM.load(folder / "hyp.stm").segments, regions)
+    result = cp_error_rate(ref, hyp, "word")
+    assert (result.counts.errors, result.counts.reference_tokens) == (25, 61)

@@ -1,0 +1,136 @@
+"""Transcript formats: parse, dump, round trips, and errors that name file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from speecheval.core.errors import InputError
+from speecheval.transcripts.formats.ctm import CTM
+from speecheval.transcripts.formats.raw_tagged import RawTagged
+from speecheval.transcripts.formats.seglst import SegLST
+from speecheval.transcripts.formats.segment import Segment
+from speecheval.transcripts.formats.srt import SRT
+from speecheval.transcripts.formats.stm import STM
+from speecheval.transcripts.formats.textgrid import TextGrid
+from speecheval.transcripts.formats.webvtt import WebVTT
+
+SEGMENTS = (
+    Segment("ep1", "S01", 0.0, 1.25, "大家好，欢迎收听"),
+    Segment("ep1", "S02", 1.5, 3.0, 'say "hi" & <go>'),
+    Segment("ep1", "S01", 3.0, 4.000001, "ok"),
+)
+
+
+def _plain(segments: tuple[Segment, ...]) -> list[tuple[str | None, float | None,
+                                                        float | None, str]]:
+    return [(s.speaker, s.start, s.end, s.words) for s in segments]
+
+
+def test_stm_roundtrip(tmp_path: Path) -> None:
+    path = tmp_path / "a.stm"
+    STM(SEGMENTS).dump(path)
+    assert _plain(STM.load(path).segments) == _plain(SEGMENTS)
+    with pytest.raises(InputError, match="already exists"):
+        STM(SEGMENTS).dump(path)
+
+
+def test_seglst_roundtrip_and_bytes_stable() -> None:
+    text = SegLST(SEGMENTS).dumps()
+    again = SegLST.parse(text)
+    assert _plain(again.segments) == _plain(SEGMENTS)
+    assert again.dumps() == text
+
+
+def test_textgrid_roundtrip_and_gap_intervals() -> None:
+    text = TextGrid(SEGMENTS).dumps()
+    # Tier S01 holds [0, 1.25] text, gap [1.25, 3.0], [3.0, 4.000001]: 3 intervals.
+    assert "intervals: size = 3" in text
+    back = TextGrid.parse(text, "ep1").segments
+    assert sorted(_plain(back)) == sorted(_plain(SEGMENTS))
+
+
+def test_textgrid_short_format() -> None:
+    short = ('File type = "ooTextFile"\nObject class = "TextGrid"\n\n0\n2\n<exists>\n1\n'
+             '"IntervalTier"\n"A"\n0\n2\n2\n0\n1\n"he said ""hi"""\n1\n2\n""\n')
+    assert _plain(TextGrid.parse(short, "x").segments) == [("A", 0.0, 1.0, 'he said "hi"')]
+
+
+def test_textgrid_refuses_overlap_within_speaker() -> None:
+    with pytest.raises(ValueError, match="overlapping"):
+        TextGrid([Segment("e", "A", 0, 2, "a"), Segment("e", "A", 1, 3, "b")]).dumps()
+
+
+def test_srt_and_webvtt_roundtrip_to_the_millisecond() -> None:
+    # Subtitle clocks hold milliseconds: 4.000001 s is written as 00:00:04,000.
+    expected = [(s.speaker, s.start, round(s.end or 0, 3), s.words) for s in SEGMENTS]
+    assert _plain(SRT.parse(SRT(SEGMENTS).dumps(), "ep1").segments) == expected
+    assert _plain(WebVTT.parse(WebVTT(SEGMENTS).dumps(), "ep1").segments) == expected
+
+
+def test_ctm_roundtrip() -> None:
+    words = (Segment("r", None, 0.5, 0.75, "hello"), Segment("r", None, 1.0, 1.5, "world"))
+    assert _plain(CTM.parse(CTM(words).dumps()).segments) == _plain(words)
+    with pytest.raises(ValueError, match="one word"):
+        CTM([Segment("r", None, 0, 1, "two words")]).dumps()
+
+
+def test_raw_tagged_roundtrip_and_rules() -> None:
+    # Angle-bracket text is an event tag in raw output, so "<go>" does not survive.
+    back = RawTagged.parse(RawTagged(SEGMENTS).dumps(), "ep1").segments
+    assert back[1].words == 'say "hi" &'
+    assert _plain(back[:1] + back[2:]) == _plain(SEGMENTS[:1] + SEGMENTS[2:])
+    # A speaker change without a time closes the open segment with no end time; the
+    # next segment has no start; speakers carry over; events are removed.
+    text = "[0][S01]a b[S02]c <music> d[4.5] e"
+    assert _plain(RawTagged.parse(text, "x").segments) == [
+        ("S01", 0.0, None, "a b"), ("S02", None, 4.5, "c d"), ("S02", 4.5, None, "e")]
+
+
+def test_raw_tagged_untimed_text() -> None:
+    assert _plain(RawTagged.parse("just text", "x").segments) == [(None, None, None,
+                                                                   "just text")]
+
+
+@pytest.mark.parametrize(("loader", "content", "message"), [
+    (STM.load, "rec 1 A 0 1 ok\nrec 1 A 2\n", "line 2: STM line needs at least 5"),
+    (STM.load, "rec 1 A 3 1 ok\n", "line 1: end time 1.0 is before start time 3.0"),
+    (CTM.load, "rec 1 0 0.1 hi 0.5 extra\n", "line 1: CTM line needs 5 or 6"),
+    (CTM.load, "rec 1 0 0.1 hi high\n", "line 1: confidence 'high' is not a number"),
+    (SegLST.load, '[{"session_id": "r", "words": "x", "start_time": "a"}]',
+     "segment 0: start_time: not a number"),
+    (SegLST.load, '{"session_id": "r"}', "JSON array"),
+    (SegLST.load, "[1,", "line 1: not valid JSON"),
+    (SRT.load, "1\n00:00:01,000 --> 00:00:00,500\nhi\n", "line 2: end time 0.5 is before"),
+    (SRT.load, "x\n", "line 1: expected a cue number"),
+    (WebVTT.load, "WEBVTT\n\n00:01.000 --> 0:1\nhi\n", "line 3: not a subtitle timestamp"),
+    (TextGrid.load, 'File type = "ooTextFile"\nObject class = "TextGrid"\n0\n', "ends early"),
+    (RawTagged.load, "[2][S01]a\n[1]", "line 2: segment 'a' ends at 1.0 before"),
+])
+def test_errors_name_file_and_place(tmp_path: Path, loader: object, content: str,
+                                    message: str) -> None:
+    path = tmp_path / "input.txt"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        loader(path)  # type: ignore[operator]
+    assert str(path) in str(info.value)
+    assert message in str(info.value)
+
+
+def test_unreadable_file_is_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "bad.stm"
+    path.write_bytes(b"\xff\xfe\xfa")
+    with pytest.raises(InputError, match="cannot read STM file"):
+        STM.load(path)
+
+
+def test_meeteval_examples_parse(fixtures_dir: Path) -> None:
+    folder = fixtures_dir / "meeteval-examples"
+    stm = STM.load(folder / "ref.stm").segments
+    # 7 lines; the third (Bob, 2-3) has an empty transcript.
+    assert len(stm) == 7 and stm[2].words == "" and stm[2].speaker == "Bob"
+    seglst = SegLST.load(folder / "hyp.seglst.json").segments
+    assert (seglst[1].start, seglst[1].end) == (1.0, 2.5)
+    ctm = CTM.load(folder / "hyp1.ctm").segments
+    assert ctm[0].words == "Effort" and ctm[-1].start == 80.0
