@@ -69,7 +69,8 @@ def segment_file(job: SpeechJob) -> tuple[Interval, ...]:
         raise InputError(f"output.wav holds {audio.n_samples} samples at {audio.rate} Hz, "
                          f"but T = {job.duration_s} s needs exactly {want}", path=job.path,
                          sample_id=job.sample_id)
-    return tuple(Interval(to_us(s.start_s), to_us(s.end_s)) for s in _vad().segments(audio))
+    return tuple(Interval(to_us(s.start_s), to_us(s.end_s))
+                 for s in _vad().segments(audio, path=job.path))
 
 
 def default_jobs() -> int:

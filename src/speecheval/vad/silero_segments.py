@@ -1,0 +1,150 @@
+"""Silero's rule for turning per-window speech probabilities into speech segments.
+
+This is the state machine of ``silero_vad.get_speech_timestamps`` (6.2.3), rewritten
+without torch so the scorer can run it on onnxruntime output. It is kept quirk for quirk,
+because the FDB v1.0 spec defines speech as what that function returns:
+
+- a window at or above ``threshold`` starts speech; while in speech, a window below
+  ``neg_threshold`` (default ``threshold - 0.15``, at least 0.01) starts a tentative end,
+  which becomes final once the silence lasts ``min_silence`` samples, measured from the
+  start of the first silent window to the start of the current one;
+- a segment is kept only if it is *longer* than ``min_speech`` samples; speech still open
+  at the end of the file ends at the file's last sample;
+- the optional maximum segment length cuts at the longest (or, by choice, the last)
+  silence seen inside the segment;
+- padding widens segments by ``speech_pad`` samples, splitting gaps shorter than twice
+  the padding between neighbours.
+
+Positions are sample indices at the model rate (8 or 16 kHz): window ``i`` starts at
+``i * window``. Thresholds compare Python floats, as Silero does after ``.item()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SegmentRule:
+    """The state machine's parameters in samples at the model rate (floats, as in Silero)."""
+
+    window: int
+    threshold: float
+    neg_threshold: float
+    min_speech: float
+    min_silence: float
+    max_speech: float
+    min_silence_at_max_speech: float
+    use_max_possible_silence: bool
+    speech_pad: float
+
+
+def speech_segments(probs: Sequence[float], rule: SegmentRule,
+                    n_samples: int) -> list[tuple[int, int]]:
+    """Speech segments as ``(start, end)`` sample indices, padded as the rule says.
+
+    ``n_samples`` is the length of the audio the probabilities came from.
+
+    >>> rule = SegmentRule(window=512, threshold=0.5, neg_threshold=0.35, min_speech=4000.0,
+    ...                    min_silence=1600.0, max_speech=float("inf"),
+    ...                    min_silence_at_max_speech=1568.0, use_max_possible_silence=True,
+    ...                    speech_pad=0.0)
+    >>> speech_segments([0.0] + [0.9] * 10 + [0.0] * 5, rule, 16 * 512)
+    [(512, 5632)]
+    """
+    return _pad(_raw_segments(probs, rule, n_samples), rule.speech_pad, n_samples)
+
+
+def _raw_segments(probs: Sequence[float], rule: SegmentRule,
+                  n_samples: int) -> list[list[int]]:
+    """Unpadded segments; mirrors the main loop of Silero's state machine."""
+    segments: list[list[int]] = []
+    start: int | None = None  # start of the open segment (Silero's ``current_speech``)
+    triggered = False
+    temp_end = 0  # start of the current run of silence inside speech; 0 means none
+    prev_end = next_start = 0  # last usable cut for the legacy maximum-length rule
+    possible_ends: list[tuple[int, int]] = []  # (silence start, silence length)
+
+    for index, prob in enumerate(probs):
+        position = rule.window * index
+        speech = prob >= rule.threshold
+
+        if speech and temp_end:
+            silence = position - temp_end
+            if silence > rule.min_silence_at_max_speech:
+                possible_ends.append((temp_end, silence))
+            temp_end = 0
+            if next_start < prev_end:
+                next_start = position
+
+        if speech and not triggered:
+            triggered = True
+            start = position
+            continue
+
+        if triggered and start is not None and position - start > rule.max_speech:
+            if rule.use_max_possible_silence and possible_ends:
+                cut, length = max(possible_ends, key=lambda end: end[1])
+                segments.append([start, cut])
+                # Speech reopens where that silence ended. Silero guards this with
+                # ``next_start < prev_end + cur_sample``, which always holds: the silence
+                # ended at or before the current window and the cut is a positive index.
+                start = cut + length
+                prev_end = next_start = temp_end = 0
+                possible_ends = []
+            elif prev_end:
+                segments.append([start, prev_end])
+                if next_start < prev_end:
+                    start = None
+                    triggered = False
+                else:
+                    start = next_start
+                prev_end = next_start = temp_end = 0
+                possible_ends = []
+            else:
+                segments.append([start, position])
+                start = None
+                prev_end = next_start = temp_end = 0
+                triggered = False
+                possible_ends = []
+                continue
+
+        if prob < rule.neg_threshold and triggered:
+            if not temp_end:
+                temp_end = position
+            silence_now = position - temp_end
+            if (not rule.use_max_possible_silence
+                    and silence_now > rule.min_silence_at_max_speech):
+                prev_end = temp_end
+            if silence_now < rule.min_silence:
+                continue
+            if start is not None and temp_end - start > rule.min_speech:
+                segments.append([start, temp_end])
+            start = None
+            prev_end = next_start = temp_end = 0
+            triggered = False
+            possible_ends = []
+
+    if start is not None and n_samples - start > rule.min_speech:
+        segments.append([start, n_samples])
+    return segments
+
+
+def _pad(segments: list[list[int]], pad: float, n_samples: int) -> list[tuple[int, int]]:
+    """Widen segments by ``pad`` samples; a gap under ``2 * pad`` is split between its sides."""
+    for index, segment in enumerate(segments):
+        if index == 0:
+            segment[0] = int(max(0, segment[0] - pad))
+        if index == len(segments) - 1:
+            segment[1] = int(min(n_samples, segment[1] + pad))
+            continue
+        following = segments[index + 1]
+        gap = following[0] - segment[1]
+        if gap < 2 * pad:
+            segment[1] += gap // 2
+            following[0] = int(max(0, following[0] - gap // 2))
+        else:
+            segment[1] = int(min(n_samples, segment[1] + pad))
+            following[0] = int(max(0, following[0] - pad))
+    return [(start, end) for start, end in segments]
