@@ -32,7 +32,8 @@ app.add_command(transcripts)
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (usage errors are exit 2, as click does)."""
     try:
-        app.main(args=argv, prog_name="speecheval", standalone_mode=False)
+        # Without standalone mode click returns ctx.exit()'s code instead of exiting.
+        result = app.main(args=argv, prog_name="speecheval", standalone_mode=False)
     except SpeechEvalError as exc:
         click.echo(f"error: {exc}", err=True)
         return exc.exit_code
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         return EXIT_BAD_INPUT
-    return 0
+    return result if isinstance(result, int) else 0
 
 
 if __name__ == "__main__":

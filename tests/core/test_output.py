@@ -37,3 +37,14 @@ def test_new_output_dir_refuses_existing(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "a.txt").read_text() == "x"
     with pytest.raises(InputError, match="never overwritten"), new_output_dir(tmp_path / "out"):
         pass
+
+
+def test_atomic_files_get_ordinary_permissions(tmp_path: Path) -> None:
+    import os
+
+    mask = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / "a.txt", "x")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o644   # 0666 & ~022

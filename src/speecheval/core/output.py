@@ -17,6 +17,13 @@ from pathlib import Path
 from .errors import InputError
 
 
+def _file_mode() -> int:
+    """Permissions a plain ``open()`` would give a new file under the current umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory."""
     target = Path(path)
@@ -27,6 +34,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp_name, _file_mode())  # mkstemp creates 0600; outputs are for sharing
         os.replace(tmp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
