@@ -16,11 +16,12 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# Build the bundled mini Full-Duplex-Bench tree and score it.
+# Build the bundled mini Full-Duplex-Bench tree, score it, and draw one sample's timeline.
 demo: setup
 	rm -rf runs/demo
 	$(BIN)/speecheval fdb10 build-tree --out runs/demo/tree
 	$(BIN)/speecheval fdb10 unified-score --tree runs/demo/tree --out runs/demo/unified
+	$(BIN)/speecheval fdb10 show --tree runs/demo/tree synthetic_user_interruption/10 --out runs/demo/interruption-10.png
 
 test: setup
 	$(BIN)/python -m pytest -q
