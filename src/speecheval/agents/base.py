@@ -64,7 +64,12 @@ class AgentTransport(Protocol):
     def events(self) -> AsyncIterator[AgentEvent]: ...
 
     async def report_played(self, played_ms: int) -> None:
-        """Tell the agent how much of its current reply was actually played (truncate)."""
+        """Tell the agent how much of its current reply was actually played (truncate).
+
+        ``played_ms`` is the playback position counted over all agent audio received on
+        this connection (played or later dropped); a transport that tracks replies maps
+        it to the reply that was playing and the milliseconds of it that were heard.
+        """
         ...
 
     async def end_input(self) -> None: ...

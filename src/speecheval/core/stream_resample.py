@@ -43,8 +43,9 @@ class StreamResampler:
         self.identity = self.up == self.down == 1
         factor = max(self.up, self.down)
         taps = 2 * _HALF_ZERO_CROSSINGS * factor + 1
-        self._taps = (firwin(taps, 1.0 / factor, window=("kaiser", _KAISER_BETA))
-                      * self.up).astype(np.float64)
+        self._taps = np.ones(1) if self.identity else (
+            firwin(taps, 1.0 / factor, window=("kaiser", _KAISER_BETA)) * self.up)
+        taps = self._taps.size
         self._state = np.zeros(taps - 1, dtype=np.float64)
         self._phase = 0  # index, in the current upsampled chunk, of the next output sample
         self.delay_s = (taps - 1) / 2 / (rate_in * self.up)

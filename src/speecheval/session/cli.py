@@ -1,10 +1,155 @@
-"""``speecheval session``: run, validate and serve live voice-agent sessions."""
+"""``speecheval session``: run and validate live voice-agent sessions.
+
+Exit codes: 0 every assertion passed, 1 an assertion failed, 2 a scenario or usage
+error, 3 the agent failed (the run directory is still written, with the reason).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
+from pathlib import Path
+from typing import Any
+
 import click
+import yaml
+
+from ..core.errors import EXIT_CHECKS_FAILED, InputError, SpeechEvalError, SystemUnderTestError
+from .bench import (
+    MOCK,
+    RunResult,
+    agent_name,
+    evaluate,
+    merged_options,
+    mock_factory,
+    plugin_factory,
+    run_virtual_sessions,
+)
+from .recording import SessionRecording
+from .report_md import summary_rows
+from .run_output import write_run
+from .scenario import Scenario, load_scenario
+from .synth import render_turns
+from .timeline_plan import fixed_schedule
+
+
+class AssertionsFailed(SpeechEvalError):
+    """The run completed and was reported, but an assertion failed (exit 1)."""
+
+    exit_code = EXIT_CHECKS_FAILED
 
 
 @click.group()
 def session() -> None:
     """Play a scripted user track into a voice agent and measure the conversation."""
+
+
+def parse_options(pairs: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, str]]:
+    """``-o key=value`` pairs: values parsed as YAML (for the mock), and as raw strings."""
+    parsed: dict[str, Any] = {}
+    raw: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"-o expects key=value, got {pair!r}")
+        key = key.strip()
+        raw[key] = value
+        try:
+            parsed[key] = yaml.safe_load(value) if value else ""
+        except yaml.YAMLError as exc:
+            raise InputError(f"-o {key}: value {value!r} is not valid YAML: {exc}") from exc
+    return parsed, raw
+
+
+@session.command("validate")
+@click.argument("scenarios", nargs=-1, required=True,
+                type=click.Path(path_type=Path, dir_okay=False))
+def validate(scenarios: tuple[Path, ...]) -> None:
+    """Check scenario files without running them (audio is rendered, options checked)."""
+    for path in scenarios:
+        scenario = load_scenario(path)
+        if agent_name(scenario, None) == MOCK:
+            mock_factory(scenario, dict(scenario.agent.options), set())
+        render_turns(scenario)
+        click.echo(f"ok {path}: {scenario.name}, {len(scenario.turns)} turns")
+
+
+@session.command("run")
+@click.argument("scenario_path", metavar="SCENARIO",
+                type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--agent", "agent", default=None, metavar="NAME|module:Class",
+              help="Agent to run (default: the scenario's adapter type, usually mock).")
+@click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="Agent option (repeatable); values are parsed as YAML for the mock.")
+@click.option("-n", "--repeat", default=1, show_default=True,
+              type=click.IntRange(min=1), help="Number of sessions.")
+@click.option("--realtime", is_flag=True,
+              help="Use the real clock (a module:Class agent is then a transport).")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
+              help="New run directory (must not exist).")
+def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], repeat: int,
+        realtime: bool, out: Path) -> None:
+    """Run SCENARIO against an agent and write recordings and reports to --out."""
+    scenario = load_scenario(scenario_path)
+    name = agent_name(scenario, agent)
+    parsed, raw = parse_options(option_pairs)
+    options = merged_options(scenario, name, parsed)
+    if name == MOCK and not realtime:
+        make = mock_factory(scenario, options, set(parsed))
+        result = evaluate(scenario, name, options, "virtual",
+                          run_virtual_sessions(scenario, make, repeat))
+    elif ":" in name and not realtime and _is_virtual(plugin_factory(name, options)(0)):
+        result = evaluate(scenario, name, options, "virtual",
+                          run_virtual_sessions(scenario, plugin_factory(name, options), repeat))
+    elif name == MOCK:
+        raise InputError("the mock agent runs on the virtual clock only; --realtime needs a "
+                         "transport agent such as pcm-websocket")
+    else:
+        transport_options = {**{k: str(v) for k, v in merged_options(scenario, name, {}).items()},
+                             **raw}
+        result = evaluate(scenario, name, transport_options, "real",
+                          _run_real_clock(scenario, name, transport_options, repeat))
+    write_run(result, out)
+    _print_summary(result, out)
+    if result.faulted:
+        reasons = "; ".join(sorted({r.fault for r in result.recordings if r.fault}))
+        raise SystemUnderTestError(f"agent {name} failed: {reasons} (report in {out})")
+    if not result.passed:
+        failed = [a.key for a in result.assertions if not a.passed]
+        raise AssertionsFailed(f"assertion(s) failed: {', '.join(failed)} (report in {out})")
+
+
+def _is_virtual(agent: object) -> bool:
+    return callable(getattr(agent, "process", None)) and callable(getattr(agent, "start", None))
+
+
+def _run_real_clock(scenario: Scenario, name: str, options: dict[str, str],
+                    repeat: int) -> list[SessionRecording]:
+    """Sessions over a transport on the real clock (needs the agents registry)."""
+    try:
+        registry = importlib.import_module("speecheval.agents.registry")
+        realtime = importlib.import_module("speecheval.session.realtime")
+    except ImportError as exc:
+        raise InputError(f"agent {name} is not available ({exc})") from exc
+    transports = [registry.open_transport(name, options)]  # checks name and options first
+    plan = fixed_schedule(scenario, render_turns(scenario))
+    recordings = []
+    for index in range(repeat):
+        transport = transports[0] if index == 0 else registry.open_transport(name, options)
+        recording = asyncio.run(realtime.run_realtime(
+            transport, plan.user, scenario.sample_rate, frame_ms=round(scenario.frame_ms),
+            tail_ms=round(scenario.tail_ms), max_duration_ms=round(scenario.max_duration_ms)))
+        recordings.append(plan.attach(recording))
+    return recordings
+
+
+def _print_summary(result: RunResult, out: Path) -> None:
+    click.echo(f"scenario {result.scenario.name}: agent {result.agent}, {result.clock} clock, "
+               f"{len(result.sessions)} session(s)")
+    for label, value in summary_rows(result.summary):
+        click.echo(f"  {label:<32} {value}")
+    for assertion in result.assertions:
+        verdict = "PASS" if assertion.passed else "FAIL"
+        actual = "missing" if assertion.actual is None else f"{assertion.actual:g}"
+        click.echo(f"  {verdict} {assertion.key} limit {assertion.limit:g} (actual {actual})")
+    click.echo(f"{'PASS' if result.passed else 'FAIL'}; reports in {out}")

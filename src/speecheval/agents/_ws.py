@@ -1,0 +1,142 @@
+"""WebSocket plumbing shared by the socket transports: connecting, close reasons, options.
+
+Every transport turns a broken connection into one readable sentence (``agent dropped
+the connection without a close frame``) because that sentence ends up as the session's
+fault in the report; nobody should need a traceback to learn what the agent did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from ..core.errors import InputError, SystemUnderTestError
+
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+async def open_websocket(url: str, *, headers: Mapping[str, str] | None = None,
+                         timeout_s: float, ping_interval_s: float,
+                         ping_timeout_s: float) -> ClientConnection:
+    """Open a client connection or raise SystemUnderTestError naming the (redacted) URL.
+
+    Compression is off: PCM barely compresses and deflate costs CPU on the send path,
+    which is the path whose lateness we measure. Keepalive pings double as stall
+    detection: an agent that stops reading its socket stops answering pings, and it
+    will not answer a close handshake either, so that wait is as short as a ping's.
+    """
+    try:
+        host = urlsplit(url).hostname
+    except ValueError as exc:
+        raise InputError(f"bad agent url: {exc}") from exc
+    try:
+        return await asyncio.wait_for(
+            connect(url, additional_headers=dict(headers or {}), max_size=None,
+                    compression=None, ping_interval=ping_interval_s,
+                    ping_timeout=ping_timeout_s, close_timeout=ping_timeout_s,
+                    open_timeout=timeout_s,
+                    proxy=None if host in _LOOPBACK else True),
+            timeout=timeout_s)
+    except InvalidURI as exc:
+        raise InputError(f"bad agent url {redact_url(url)!r}: {exc}") from exc
+    except (OSError, TimeoutError, InvalidHandshake) as exc:
+        detail = str(exc) or type(exc).__name__
+        raise SystemUnderTestError(f"cannot connect to {redact_url(url)}: {detail}") from exc
+
+
+def close_reason(exc: ConnectionClosed) -> str:
+    """Say in words how the connection ended, for the session's fault."""
+    if exc.rcvd is not None:
+        reason = f": {exc.rcvd.reason}" if exc.rcvd.reason else ""
+        return f"agent closed the connection (code {exc.rcvd.code}{reason})"
+    if exc.sent is not None and exc.sent.reason == "keepalive ping timeout":
+        return "agent stalled: it stopped answering keepalive pings"
+    return "agent dropped the connection without a close frame"
+
+
+def redact_url(url: str) -> str:
+    """Drop credentials and the query string, which often carry tokens.
+
+    >>> redact_url("wss://user:secret@host:9/v1/realtime?token=abc")
+    'wss://host:9/v1/realtime'
+    """
+    parts = urlsplit(url)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def api_key_from_env(variable: str, transport: str) -> str | None:
+    """Read the API key from the named environment variable; '' means no key at all.
+
+    The key is only ever placed in a request header; callers must not store it anywhere
+    that reaches an event, a log or a report.
+    """
+    if not variable:
+        return None
+    key = os.environ.get(variable)
+    if not key:
+        raise InputError(f"{transport}: environment variable {variable} is not set "
+                         "(set it, or pass -o api_key_env= for an agent without a key)")
+    return key
+
+
+def parse_json_object(text: str) -> dict[str, Any] | str:
+    """Parse one JSON text message; return the object, or a fault reason if it is not one."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"malformed JSON from agent ({exc.msg} at char {exc.pos}): {text[:60]!r}"
+    if not isinstance(data, dict):
+        return f"agent sent a JSON {type(data).__name__}, expected an object: {text[:60]!r}"
+    return data
+
+
+class Options:
+    """String options of one transport, checked against the keys it knows.
+
+    Unknown keys are errors (a typo like ``-o modle=...`` must not be silently ignored).
+    """
+
+    def __init__(self, transport: str, given: Mapping[str, str], known: Mapping[str, str]):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise InputError(f"{transport}: unknown option(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(known))}")
+        self.transport = transport
+        self.values = {**known, **given}
+
+    def text(self, key: str) -> str:
+        return self.values[key]
+
+    def number(self, key: str) -> float:
+        try:
+            value = float(self.values[key])
+        except ValueError as exc:
+            raise InputError(f"{self.transport}: option {key}={self.values[key]!r} "
+                             "is not a number") from exc
+        if value < 0:
+            raise InputError(f"{self.transport}: option {key} must not be negative")
+        return value
+
+    def integer(self, key: str) -> int | None:
+        """A positive integer, or None for an empty value."""
+        raw = self.values[key]
+        if raw == "":
+            return None
+        if not raw.isdigit() or int(raw) <= 0:
+            raise InputError(f"{self.transport}: option {key}={raw!r} "
+                             "is not a positive integer")
+        return int(raw)
+
+    def required(self, key: str) -> str:
+        value = self.values[key]
+        if not value:
+            raise InputError(f"{self.transport}: option {key} is required (-o {key}=...)")
+        return value

@@ -1,0 +1,401 @@
+"""Local reference agents on 127.0.0.1, speaking the three wire protocols.
+
+``kind`` is ``turn`` (replies after a silence, can be interrupted) or ``duplex``
+(continuous output, for ``native-realtime``). ``protocol`` is ``pcm-websocket``,
+``openai-realtime`` or ``native-realtime``. Fault modes (option ``fault``) make the
+agent misbehave ``fault_after_ms`` of heard audio into the session, so tests and demos
+can check that every failure ends as a recorded fault with a reason:
+
+``disconnect``   drop the TCP connection without a close frame;
+``malformed``    send a text message that is not JSON;
+``error``        send the protocol's error event;
+``stall``        stop reading and writing, keeping the connection open;
+``wrong-rate``   declare and send audio at twice the expected sample rate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from ...core.errors import InputError
+from .policy import Action, Pacing, TurnPolicy, TurnSettings
+from .voice import reply_audio
+
+KINDS = ("turn", "duplex")
+PROTOCOLS = ("pcm-websocket", "openai-realtime", "native-realtime")
+FAULTS = ("", "disconnect", "malformed", "error", "stall", "wrong-rate")
+OPENAI_RATE = 24000
+BURST_DELTA_MS = 100
+CLOSE_TIMEOUT_S = 1.0  # shutting down must not wait 10 s for a stalled connection
+
+DEFAULTS: dict[str, str] = {
+    "sample_rate": "16000",
+    "threshold_db": "-45",
+    "endpoint_silence_ms": "300",
+    "response_delay_ms": "200",
+    "barge_in_min_ms": "100",
+    "interrupt_reaction_ms": "100",
+    "interruptible": "true",
+    "reply_text": "Sure, I can help you with that right away.",
+    "reply_ms": "",
+    "voice": "auto",
+    "transcripts": "",
+    "pacing": "",
+    "fault": "",
+    "fault_after_ms": "500",
+}
+
+
+@dataclass
+class AgentConfig:
+    """Parsed options of a local agent."""
+
+    kind: str
+    protocol: str
+    sample_rate: int
+    settings: TurnSettings
+    reply_texts: list[str]
+    reply_ms: int | None
+    voice: str
+    transcripts: list[str]
+    pacing: Pacing
+    fault: str
+    fault_after_ms: int
+
+    @classmethod
+    def parse(cls, kind: str, protocol: str, options: Mapping[str, str]) -> AgentConfig:
+        where = f"local agent ({kind}, {protocol})"
+        if kind not in KINDS:
+            raise InputError(f"local agent kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        if protocol not in PROTOCOLS:
+            raise InputError(f"local agent protocol must be one of {', '.join(PROTOCOLS)}, "
+                             f"got {protocol!r}")
+        allowed = {("turn", "pcm-websocket"), ("turn", "openai-realtime"),
+                   ("duplex", "native-realtime")}
+        if (kind, protocol) not in allowed:
+            raise InputError(f"{where}: this combination is not available; use turn with "
+                             "pcm-websocket or openai-realtime, duplex with native-realtime")
+        unknown = sorted(set(options) - set(DEFAULTS))
+        if unknown:
+            raise InputError(f"{where}: unknown option(s) {', '.join(unknown)}")
+        raw = {**DEFAULTS, **options}
+        try:
+            settings = TurnSettings(
+                threshold_db=float(raw["threshold_db"]),
+                endpoint_silence_ms=int(raw["endpoint_silence_ms"]),
+                response_delay_ms=int(raw["response_delay_ms"]),
+                barge_in_min_ms=int(raw["barge_in_min_ms"]),
+                interrupt_reaction_ms=int(raw["interrupt_reaction_ms"]),
+                interruptible=_boolean(raw["interruptible"]))
+            sample_rate = int(raw["sample_rate"])
+            reply_ms = int(raw["reply_ms"]) if raw["reply_ms"] else None
+            fault_after_ms = int(raw["fault_after_ms"])
+        except ValueError as exc:
+            raise InputError(f"{where}: bad option value: {exc}") from exc
+        if raw["fault"] not in FAULTS:
+            raise InputError(f"{where}: fault must be one of {', '.join(FAULTS[1:])}, "
+                             f"got {raw['fault']!r}")
+        if raw["voice"] not in ("auto", "espeak", "synthetic"):
+            raise InputError(f"{where}: voice must be auto, espeak or synthetic")
+        default_pacing = {"pcm-websocket": "paced", "openai-realtime": "burst",
+                          "native-realtime": "duplex"}[protocol]
+        pacing = raw["pacing"] or default_pacing
+        if pacing not in ("paced", "burst", "duplex"):
+            raise InputError(f"{where}: pacing must be paced, burst or duplex")
+        return cls(kind=kind, protocol=protocol, sample_rate=sample_rate, settings=settings,
+                   reply_texts=[t for t in raw["reply_text"].split("|") if t],
+                   reply_ms=reply_ms, voice=raw["voice"],
+                   transcripts=[t for t in raw["transcripts"].split("|") if t],
+                   pacing=pacing,  # type: ignore[arg-type]
+                   fault=raw["fault"], fault_after_ms=fault_after_ms)
+
+
+@dataclass
+class AgentLog:
+    """What the agent received, for tests: control events and whether a key came along."""
+
+    controls: list[dict[str, Any]] = field(default_factory=list)
+    appends: list[tuple[float, int]] = field(default_factory=list)  # (loop time, bytes)
+    headers: list[dict[str, str]] = field(default_factory=list)  # without Authorization
+    connections: int = 0
+    authorized: list[bool] = field(default_factory=list)
+
+
+class LocalAgentServer:
+    """A running local agent: ``async with LocalAgentServer(...) as agent: agent.url``."""
+
+    def __init__(self, kind: str, protocol: str, options: Mapping[str, str] | None = None,
+                 host: str = "127.0.0.1", port: int = 0) -> None:
+        self.config = AgentConfig.parse(kind, protocol, dict(options or {}))
+        self.host = host
+        self.port = port
+        self.log = AgentLog()
+        self._replies: dict[int, list[np.ndarray[Any, np.dtype[np.int16]]]] = {}
+        self._server: Server | None = None
+        self.url = ""
+
+    async def __aenter__(self) -> LocalAgentServer:
+        self._server = await serve(self._handle, self.host, self.port, compression=None,
+                                   max_size=None, close_timeout=CLOSE_TIMEOUT_S)
+        host, port = next(iter(self._server.sockets)).getsockname()[:2]
+        path = "/v1/realtime" if self.config.protocol != "pcm-websocket" else ""
+        self.url = f"ws://{host}:{port}{path}"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    def replies(self, rate: int) -> list[np.ndarray[Any, np.dtype[np.int16]]]:
+        """Reply audio at ``rate``, rendered once per rate."""
+        if rate not in self._replies:
+            cfg = self.config
+            self._replies[rate] = [reply_audio(text, rate, cfg.voice, cfg.reply_ms)
+                                   for text in cfg.reply_texts]
+        return self._replies[rate]
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        self.log.connections += 1
+        headers = ws.request.headers if ws.request is not None else None
+        self.log.authorized.append(bool(headers and headers.get("Authorization")))
+        self.log.headers.append({} if headers is None else {
+            name: value for name, value in headers.raw_items()
+            if name.lower() != "authorization"})
+        handler = {"pcm-websocket": _PcmSession, "openai-realtime": _OpenAISession,
+                   "native-realtime": _NativeSession}[self.config.protocol]
+        with contextlib.suppress(ConnectionClosed):
+            await handler(self, ws).run()
+
+
+class _AgentSession:
+    """One connection: decode input, run the policy, encode actions, inject faults."""
+
+    def __init__(self, server: LocalAgentServer, ws: ServerConnection) -> None:
+        self.server = server
+        self.config = server.config
+        self.ws = ws
+        self.rate = self.config.sample_rate
+        self.policy: TurnPolicy | None = None
+        self.fault_done = False
+
+    def start_policy(self, rate: int) -> None:
+        self.rate = rate
+        out_rate = rate * 2 if self.config.fault == "wrong-rate" else rate
+        self.policy = TurnPolicy(rate, self.config.settings, self.server.replies(out_rate),
+                                 self.config.transcripts, self.config.pacing)
+
+    async def hear(self, pcm: np.ndarray[Any, np.dtype[np.int16]]) -> bool:
+        """Run the policy on heard audio; return False once a fault ended the session."""
+        assert self.policy is not None
+        actions = self.policy.feed(pcm)
+        if (self.config.fault and self.config.fault != "wrong-rate"
+                and self.policy.heard_ms >= self.config.fault_after_ms):
+            await self.inject_fault()
+            return False
+        await self.act(actions)
+        return True
+
+    async def inject_fault(self) -> None:
+        fault = self.config.fault
+        if fault == "disconnect":
+            self.ws.transport.abort()
+        elif fault == "malformed":
+            await self.ws.send("{this is not json")
+        elif fault == "error":
+            await self.ws.send(json.dumps(self.error_event()))
+        elif fault == "stall":
+            await self.ws.wait_closed()
+
+    def error_event(self) -> dict[str, Any]:
+        return {"type": "error", "error": {"type": "server_error", "code": "simulated",
+                                           "message": "simulated agent failure"}}
+
+    async def run(self) -> None:
+        raise NotImplementedError
+
+    async def act(self, actions: list[Action]) -> None:
+        raise NotImplementedError
+
+
+class _PcmSession(_AgentSession):
+    async def run(self) -> None:
+        self.start_policy(self.rate)
+        await self.ws.send(json.dumps({"type": "format", "sample_rate": self.out_rate()}))
+        async for message in self.ws:
+            if isinstance(message, str):
+                self.on_text(message)
+            elif not await self.hear(np.frombuffer(message, dtype="<i2").astype(np.int16)):
+                return
+
+    def out_rate(self) -> int:
+        return self.rate * 2 if self.config.fault == "wrong-rate" else self.rate
+
+    def on_text(self, message: str) -> None:
+        with contextlib.suppress(json.JSONDecodeError):
+            data = json.loads(message)
+            self.server.log.controls.append(data)
+            if isinstance(data, dict) and isinstance(data.get("sample_rate"), int):
+                self.start_policy(data["sample_rate"])
+
+    def error_event(self) -> dict[str, Any]:
+        return {"type": "error", "message": "simulated agent failure"}
+
+    async def act(self, actions: list[Action]) -> None:
+        audio = [a.pcm for a in actions if a.kind == "audio" and a.pcm is not None]
+        for action in actions:
+            if action.kind == "transcript":
+                await self.ws.send(json.dumps({"type": "transcript", "role": "user",
+                                               "text": action.text, "final": True}))
+            elif action.kind == "interrupted":
+                await self.ws.send(json.dumps({"type": "clear"}))
+        if audio:
+            await self.ws.send(np.concatenate(audio).astype("<i2").tobytes())
+
+
+class _RealtimeSession(_AgentSession):
+    """Shared by the OpenAI-style and native protocols: JSON events, base64 audio."""
+
+    ga = True
+
+    async def run(self) -> None:
+        await self.send({"type": "session.created", "session": self.session_view()})
+        async for message in self.ws:
+            if isinstance(message, bytes):
+                continue
+            data = json.loads(message)
+            kind = data.get("type")
+            if kind == "input_audio_buffer.append":
+                wire = base64.b64decode(data["audio"])
+                self.server.log.appends.append((asyncio.get_running_loop().time(), len(wire)))
+                pcm = np.frombuffer(wire, dtype="<i2")
+                if self.policy is None:
+                    self.start_policy(self.rate)
+                if not await self.hear(pcm.astype(np.int16)):
+                    return
+            else:
+                self.server.log.controls.append(data)
+                if await self.on_control(kind, data):
+                    return
+
+    async def on_control(self, kind: str, data: dict[str, Any]) -> bool:
+        """Handle a client event; return True when the session should end."""
+        if kind == "session.update":
+            session = data.get("session") or {}
+            self.ga = "audio" in session
+            self.configure(session)
+            await self.send({"type": "session.updated", "session": self.session_view()})
+        return False
+
+    def configure(self, session: dict[str, Any]) -> None:
+        self.start_policy(self.rate)
+
+    def session_view(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def out_rate(self) -> int:
+        return self.rate * 2 if self.config.fault == "wrong-rate" else self.rate
+
+    async def send(self, event: dict[str, Any]) -> None:
+        """Send, ignoring a client that is closing: its last events are still read."""
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(json.dumps(event))
+
+    def audio_delta(self, turn: int, pcm: np.ndarray[Any, np.dtype[np.int16]]) -> dict[str, Any]:
+        name = "response.output_audio.delta" if self.ga else "response.audio.delta"
+        return {"type": name, "response_id": f"resp_{turn}", "item_id": f"item_agent_{turn}",
+                "output_index": 0, "content_index": 0,
+                "delta": base64.b64encode(pcm.astype("<i2").tobytes()).decode("ascii")}
+
+
+class _OpenAISession(_RealtimeSession):
+    def __init__(self, server: LocalAgentServer, ws: ServerConnection) -> None:
+        super().__init__(server, ws)
+        self.rate = OPENAI_RATE
+
+    def session_view(self) -> dict[str, Any]:
+        if self.ga:
+            fmt = {"type": "audio/pcm", "rate": self.out_rate()}
+            return {"type": "realtime", "audio": {"input": {"format": {"type": "audio/pcm",
+                                                                       "rate": self.rate}},
+                                                  "output": {"format": fmt}}}
+        return {"input_audio_format": "pcm16",
+                "output_audio_format": "g711_ulaw" if self.config.fault == "wrong-rate"
+                else "pcm16"}
+
+    async def on_control(self, kind: str, data: dict[str, Any]) -> bool:
+        if kind == "conversation.item.truncate":
+            await self.send({"type": "conversation.item.truncated",
+                             "item_id": data.get("item_id"), "content_index": 0,
+                             "audio_end_ms": data.get("audio_end_ms")})
+            return False
+        return await super().on_control(kind, data)
+
+    async def act(self, actions: list[Action]) -> None:
+        for action in actions:
+            if action.kind == "speech_started":
+                await self.send({"type": "input_audio_buffer.speech_started",
+                                 "audio_start_ms": action.at_ms,
+                                 "item_id": f"item_user_{action.turn}"})
+            elif action.kind == "transcript":
+                await self.send({"type": "conversation.item.input_audio_transcription"
+                                 ".completed", "item_id": f"item_user_{action.turn}",
+                                 "content_index": 0, "transcript": action.text})
+            elif action.kind == "reply_start":
+                await self.send({"type": "response.created",
+                                 "response": {"id": f"resp_{action.turn}"}})
+            elif action.kind == "audio" and action.pcm is not None:
+                step = self.out_rate() * BURST_DELTA_MS // 1000
+                for start in range(0, action.pcm.size, step):
+                    await self.send(self.audio_delta(action.turn,
+                                                     action.pcm[start : start + step]))
+            elif action.kind in ("reply_end", "interrupted"):
+                status = "completed" if action.kind == "reply_end" else "cancelled"
+                await self.send({"type": "response.done",
+                                 "response": {"id": f"resp_{action.turn}", "status": status}})
+
+
+class _NativeSession(_RealtimeSession):
+    def configure(self, session: dict[str, Any]) -> None:
+        if isinstance(session.get("sample_rate"), int):
+            self.rate = session["sample_rate"]
+        self.start_policy(self.rate)
+
+    def session_view(self) -> dict[str, Any]:
+        return {"input_audio_format": "pcm16", "output_audio_format": "pcm16",
+                "sample_rate": self.out_rate(), "turn_detection": None}
+
+    async def on_control(self, kind: str, data: dict[str, Any]) -> bool:
+        if kind in ("input_audio_buffer.end", "input_audio_buffer.commit"):
+            await self.ws.close(1000, "end of input")
+            return True
+        return await super().on_control(kind, data)
+
+    async def act(self, actions: list[Action]) -> None:
+        audio = [a.pcm for a in actions if a.kind == "audio" and a.pcm is not None]
+        for action in actions:
+            if action.kind == "transcript":
+                await self.send({"type": "conversation.item.input_audio_transcription"
+                                 ".completed", "item_id": f"item_user_{action.turn}",
+                                 "content_index": 0, "transcript": action.text})
+        if audio:
+            await self.send(self.audio_delta(actions[-1].turn, np.concatenate(audio)))
+
+
+def _boolean(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("true", "1", "yes", "on"):
+        return True
+    if lowered in ("false", "0", "no", "off"):
+        return False
+    raise ValueError(f"not a boolean: {text!r}")

@@ -1,0 +1,279 @@
+"""The ``mock`` agent: a deterministic in-process voice agent on the virtual clock.
+
+It exists to check the whole session pipeline offline (runner, detector, metrics,
+reports) against behaviour that is known in advance, and to demonstrate failure modes
+on purpose: slow replies, talking over the caller, ignoring barge-in, stopping for a
+cough, answering a door slam. Its numbers describe its settings, never a real product.
+
+Behaviour, one user frame at a time (a frame is loud when its RMS is at or above
+``threshold_db``):
+
+* listening: loud frames add to the current user turn; once it has lasted
+  ``min_turn_ms`` it is a turn (shorter bursts are noise and are forgotten after
+  ``endpoint_silence_ms`` of quiet). After ``endpoint_silence_ms`` of quiet following a
+  turn, it reports the next fixture transcript and waits ``response_delay_ms`` plus a
+  seeded jitter in [0, ``jitter_ms``). With ``talk_over_ms`` set it starts replying that
+  long after the user's onset even if the user is still talking.
+* speaking: a reply of ``lead_in_ms`` quiet audio (``lead_in_level_db``) and then
+  ``response_ms`` of speech-shaped audio, sent in packets of ``packet_ms`` (default: one
+  frame) as playback needs them. If ``interruptible`` and the user has been talking over
+  it for ``barge_in_min_ms`` (gaps under ``BARGE_IN_GAP_MS`` between words count as
+  talking), it stops ``interrupt_reaction_ms`` later, sends a clear (unless
+  ``send_clear`` is false) and treats the interruption as a new user turn.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from typing import Any, Literal, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..core.synthetic_signals import FADE_MS, db_to_amplitude, samples_for_ms, speech_shaped
+from .base import AgentEvent, AudioOut, Clear, Transcript
+
+_EPS_S = 1e-9
+# Quiet gaps shorter than this (between words) do not reset the barge-in count.
+BARGE_IN_GAP_MS = 100.0
+_TAKE_MS = 30000.0  # the mock's voice is cut from one 30 s take
+
+
+@lru_cache(maxsize=16)
+def _voice_take(rate: int, level_db: float, seed: int) -> NDArray[np.float32]:
+    take = speech_shaped(_TAKE_MS, rate, level_db, seed)
+    take.setflags(write=False)
+    return take
+
+
+class VirtualClockAgent(Protocol):
+    """An agent driven frame by frame on the virtual clock (no sockets, no waiting).
+
+    ``process`` gets the user frame that starts at ``t_s`` and returns what the agent
+    sends in reply at that instant; audio is placed on the agent track at ``t_s``.
+    """
+
+    def start(self, sample_rate: int) -> None: ...
+
+    def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]: ...
+
+
+class MockOptionError(ValueError):
+    """An option the mock does not know, or a value it cannot use; names the option."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        self.key = key
+        self.problem = problem
+        super().__init__(f"mock agent option {key!r}: {problem}")
+
+
+@dataclass(frozen=True)
+class MockSettings:
+    """The mock's knobs (milliseconds and dBFS); names shared with voicebench's mock."""
+
+    endpoint_silence_ms: float = 300.0
+    response_delay_ms: float = 400.0
+    jitter_ms: float = 0.0
+    response_ms: float = 1500.0
+    greeting_ms: float = 0.0
+    level_db: float = -20.0
+    threshold_db: float = -45.0
+    interruptible: bool = True
+    barge_in_min_ms: float = 100.0
+    interrupt_reaction_ms: float = 150.0
+    transcripts: tuple[str, ...] = ()
+    seed: int = 0
+    min_turn_ms: float = 0.0
+    talk_over_ms: float | None = None
+    lead_in_ms: float = 0.0
+    lead_in_level_db: float = -60.0
+    packet_ms: float | None = None
+    send_clear: bool = True
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> MockSettings:
+        """Settings from scenario/CLI options; unknown keys and bad values are refused."""
+        kinds = {f.name: f.type for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in options.items():
+            if key not in kinds:
+                raise MockOptionError(key, f"unknown option; known options are "
+                                           f"{', '.join(sorted(kinds))}")
+            values[key] = _coerce(key, str(kinds[key]), value)
+        return cls(**values)
+
+
+def _coerce(key: str, kind: str, value: Any) -> Any:
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise MockOptionError(key, f"must be true or false, got {value!r}")
+        return value
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise MockOptionError(key, f"must be a whole number >= 0, got {value!r}")
+        return value
+    if kind == "tuple[str, ...]":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise MockOptionError(key, f"must be a list of strings, got {value!r}")
+        return tuple(value)
+    if value is None and kind.endswith("| None"):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise MockOptionError(key, f"must be a number, got {value!r}")
+    if not key.endswith("_db") and value < 0:
+        raise MockOptionError(key, f"must not be negative, got {value!r}")
+    if key == "packet_ms" and value <= 0:
+        raise MockOptionError(key, f"must be positive, got {value!r}")
+    return float(value)
+
+
+class MockAgent:
+    """The mock's state machine; see the module docstring for its behaviour."""
+
+    def __init__(self, settings: MockSettings | None = None) -> None:
+        self.settings = settings or MockSettings()
+        self._rate = 0
+        self._rng = np.random.default_rng(self.settings.seed)
+        self._state: Literal["listening", "waiting", "speaking"] = "listening"
+        self._turn_ms = 0.0  # loud time in the current user turn (listening)
+        self._heard = False  # the current user turn is long enough to answer
+        self._onset_s: float | None = None
+        self._quiet_ms = 0.0
+        self._respond_at = 0.0
+        self._replies = 0
+        self._turns = 0  # user turns ended so far (indexes the fixture transcripts)
+        self._reply = np.zeros(0, dtype=np.int16)
+        self._reply_start = 0.0
+        self._sent = 0
+        self._overlap_ms = 0.0
+        self._overlap_gap_ms = 0.0
+        self._stop_at: float | None = None
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    def start(self, sample_rate: int) -> None:
+        self._rate = sample_rate
+        if self.settings.greeting_ms > 0:
+            self._begin_reply(0.0, self.settings.greeting_ms)
+
+    def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]:
+        if self._rate == 0:
+            raise RuntimeError("MockAgent.process called before start")
+        cfg = self.settings
+        frame_ms = frame.size * 1000.0 / self._rate
+        loud = _level_db(frame) >= cfg.threshold_db
+        out: list[AgentEvent] = []
+        if self._state != "speaking":
+            self._listen(loud, frame_ms, t_s, out)
+        if self._state == "waiting" and t_s + _EPS_S >= self._respond_at:
+            self._begin_reply(t_s, cfg.response_ms)
+        if self._state == "speaking":
+            self._speak(loud, frame_ms, t_s, out)
+        return out
+
+    def _listen(self, loud: bool, frame_ms: float, t_s: float, out: list[AgentEvent]) -> None:
+        cfg = self.settings
+        if loud:
+            if self._state == "waiting":  # the caller went on talking: not the end after all
+                self._state = "listening"
+            if self._onset_s is None:
+                self._onset_s = t_s
+            self._turn_ms += frame_ms
+            self._quiet_ms = 0.0
+            self._heard = self._heard or self._turn_ms + _EPS_S >= cfg.min_turn_ms
+        else:
+            self._quiet_ms += frame_ms
+        endpoint = self._quiet_ms + _EPS_S >= cfg.endpoint_silence_ms
+        talk_over = (cfg.talk_over_ms is not None and self._heard and self._onset_s is not None
+                     and t_s + _EPS_S >= self._onset_s + cfg.talk_over_ms / 1000.0)
+        if self._state == "listening" and self._heard and (endpoint or talk_over):
+            self._end_user_turn(out)
+            jitter = float(self._rng.uniform(0.0, cfg.jitter_ms)) if cfg.jitter_ms else 0.0
+            delay_s = 0.0 if talk_over else (cfg.response_delay_ms + jitter) / 1000.0
+            self._respond_at = t_s + frame_ms / 1000.0 * (not talk_over) + delay_s
+            self._state = "waiting"
+        elif endpoint and not self._heard:
+            self._turn_ms = 0.0  # a burst too short to be a turn: forget it
+            self._onset_s = None
+
+    def _end_user_turn(self, out: list[AgentEvent]) -> None:
+        if self._turns < len(self.settings.transcripts):
+            out.append(Transcript(role="user", text=self.settings.transcripts[self._turns],
+                                  final=True))
+        self._turns += 1
+        self._heard = False
+        self._turn_ms = 0.0
+        self._onset_s = None
+
+    def _begin_reply(self, t_s: float, speech_ms: float) -> None:
+        cfg = self.settings
+        lead = samples_for_ms(cfg.lead_in_ms, self._rate)
+        lead_in = np.full(lead, db_to_amplitude(cfg.lead_in_level_db), dtype=np.float32)
+        lead_in[1::2] *= -1.0  # a square wave at half the rate: quiet but not silent
+        reply = np.concatenate([lead_in, self._voice(speech_ms)])
+        self._reply = np.round(np.clip(reply, -1.0, 32767 / 32768) * 32768).astype(np.int16)
+        self._replies += 1
+        self._reply_start = t_s
+        self._sent = 0
+        self._overlap_ms = 0.0
+        self._overlap_gap_ms = 0.0
+        self._stop_at = None
+        self._state = "speaking"
+
+    def _voice(self, speech_ms: float) -> NDArray[np.float32]:
+        """Reply audio: a slice of one long speech-shaped take, starting where the seed and
+        the reply number say, so that replies differ but the take is generated once."""
+        n = samples_for_ms(speech_ms, self._rate)
+        take = _voice_take(self._rate, self.settings.level_db, self.settings.seed)
+        start = (self._replies * 7919 * self._rate // 1000) % take.size
+        picked = np.take(take, np.arange(start, start + n), mode="wrap").astype(np.float64)
+        fade = min(samples_for_ms(FADE_MS, self._rate), n // 2)
+        if fade:
+            ramp = np.linspace(0.0, 1.0, fade)
+            picked[:fade] *= ramp
+            picked[n - fade:] *= ramp[::-1]
+        return picked.astype(np.float32)
+
+    def _speak(self, loud: bool, frame_ms: float, t_s: float, out: list[AgentEvent]) -> None:
+        cfg = self.settings
+        if loud:
+            self._overlap_ms += frame_ms + (self._overlap_gap_ms if self._overlap_ms else 0.0)
+            self._overlap_gap_ms = 0.0
+        elif self._overlap_ms:
+            self._overlap_gap_ms += frame_ms
+            if self._overlap_gap_ms + _EPS_S >= BARGE_IN_GAP_MS:
+                self._overlap_ms, self._overlap_gap_ms = 0.0, 0.0
+        if (cfg.interruptible and self._stop_at is None
+                and self._overlap_ms + _EPS_S >= cfg.barge_in_min_ms):
+            self._stop_at = t_s + (frame_ms + cfg.interrupt_reaction_ms) / 1000.0
+            self._heard, self._turn_ms, self._quiet_ms = True, self._overlap_ms, 0.0
+        if self._stop_at is not None and t_s + _EPS_S >= self._stop_at:
+            if cfg.send_clear:
+                out.append(Clear())
+            self._state = "listening"
+            return
+        frame_end = round((t_s - self._reply_start) * self._rate) + samples_for_ms(frame_ms,
+                                                                                   self._rate)
+        packet = samples_for_ms(cfg.packet_ms, self._rate) if cfg.packet_ms else 0
+        while self._sent < min(frame_end, self._reply.size):
+            size = packet or frame_end - self._sent
+            chunk = self._reply[self._sent:self._sent + size]
+            out.append(AudioOut(chunk.astype("<i2").tobytes()))
+            self._sent += chunk.size
+        if frame_end >= self._reply.size:
+            self._state = "listening"
+            self._quiet_ms = 0.0
+
+
+def _level_db(frame: NDArray[np.int16]) -> float:
+    """RMS level of an int16 frame in dBFS (-inf for digital silence)."""
+    if frame.size == 0:
+        return -math.inf
+    wide = frame.astype(np.int64)
+    energy = float(wide @ wide)  # exact: int16 squares summed in int64
+    mean_square = energy / (frame.size * 32768.0 ** 2)
+    return 10.0 * math.log10(mean_square) if mean_square > 0 else -math.inf

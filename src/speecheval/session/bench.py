@@ -1,0 +1,115 @@
+"""Run a scenario N times on the virtual clock and evaluate recordings into one result.
+
+The real-clock runner produces the same :class:`SessionRecording`, so
+:func:`evaluate` is shared: whichever clock recorded the sessions, metrics, summary,
+assertions and reports are computed the same way.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..agents.mock import MockAgent, MockOptionError, MockSettings, VirtualClockAgent
+from ..core.errors import InputError
+from .metrics import SessionMetrics, analyze
+from .recording import SessionRecording
+from .scenario import Scenario
+from .summary import AssertionResult, check_assertions, session_passes, summarize
+from .synth import render_turns
+from .virtual_runner import run_virtual
+
+MOCK = "mock"
+# voicebench names its PCM-over-WebSocket adapter "websocket".
+AGENT_ALIASES = {"websocket": "pcm-websocket"}
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything a report needs about one ``session run``."""
+
+    scenario: Scenario
+    agent: str
+    options: dict[str, Any]
+    clock: str
+    recordings: list[SessionRecording]
+    sessions: list[SessionMetrics]
+    session_passed: list[bool]
+    summary: dict[str, Any]
+    assertions: list[AssertionResult]
+
+    @property
+    def passed(self) -> bool:
+        return all(result.passed for result in self.assertions)
+
+    @property
+    def faulted(self) -> bool:
+        return any(recording.fault is not None for recording in self.recordings)
+
+
+def agent_name(scenario: Scenario, requested: str | None) -> str:
+    """The agent to run: ``--agent`` if given, else the scenario's, with aliases resolved."""
+    name = requested or scenario.agent.type
+    return AGENT_ALIASES.get(name, name)
+
+
+def merged_options(scenario: Scenario, name: str, cli: dict[str, Any]) -> dict[str, Any]:
+    """Scenario options (when the scenario names the same agent) overridden by ``-o``."""
+    same = AGENT_ALIASES.get(scenario.agent.type, scenario.agent.type) == name
+    return {**(scenario.agent.options if same else {}), **cli}
+
+
+def mock_factory(scenario: Scenario, options: dict[str, Any],
+                 cli_keys: set[str]) -> Callable[[int], VirtualClockAgent]:
+    """Mock agents for session 0, 1, ...; session k uses seed ``seed + k``."""
+    try:
+        settings = MockSettings.from_options(options)
+    except MockOptionError as exc:
+        if exc.key in cli_keys:
+            raise InputError(f"-o {exc.key}: {exc.problem}") from exc
+        line = scenario.agent.option_lines.get(exc.key, scenario.agent.line)
+        raise InputError(f"adapter.options.{exc.key} (line {line}): {exc.problem}",
+                         path=scenario.path) from exc
+
+    def make(index: int) -> VirtualClockAgent:
+        return MockAgent(MockSettings.from_options({**options, "seed": settings.seed + index}))
+
+    return make
+
+
+def plugin_factory(spec: str, options: dict[str, Any]) -> Callable[[int], Any]:
+    """``module:Class`` constructed with the options as keyword arguments."""
+    module_name, _, class_name = spec.partition(":")
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError) as exc:
+        raise InputError(f"--agent {spec}: cannot load {class_name!r} from module "
+                         f"{module_name!r}: {exc}") from exc
+
+    def make(index: int) -> Any:
+        try:
+            return cls(**options)
+        except TypeError as exc:
+            raise InputError(f"--agent {spec}: bad options {sorted(options)}: {exc}") from exc
+
+    return make
+
+
+def run_virtual_sessions(scenario: Scenario, make_agent: Callable[[int], VirtualClockAgent],
+                         repeat: int) -> list[SessionRecording]:
+    """``repeat`` sessions on the virtual clock, the turn audio rendered once."""
+    clips = render_turns(scenario)
+    return [run_virtual(scenario, clips, make_agent(index)) for index in range(repeat)]
+
+
+def evaluate(scenario: Scenario, agent: str, options: dict[str, Any], clock: str,
+             recordings: list[SessionRecording]) -> RunResult:
+    """Metrics per session, the summary over all of them, and the assertions."""
+    sessions = [analyze(recording, scenario) for recording in recordings]
+    passed = [session_passes(session, scenario.assertions) for session in sessions]
+    summary = summarize(sessions, passed)
+    return RunResult(scenario=scenario, agent=agent, options=options, clock=clock,
+                     recordings=recordings, sessions=sessions, session_passed=passed,
+                     summary=summary, assertions=check_assertions(summary, scenario.assertions))

@@ -1,0 +1,35 @@
+"""Write a session's recording where people can listen to it.
+
+``user.wav`` and ``agent.wav`` are the two mono tracks, ``session.wav`` puts the user on
+the left and the agent on the right, and ``events.jsonl`` is the event log, one canonical
+JSON object per line, so a failed turn can be heard and traced.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..core.audio import write_wav
+from ..core.canonical_json import dumps_lines
+from ..core.output import atomic_write_text
+from .recording import SessionRecording
+
+USER_WAV = "user.wav"
+AGENT_WAV = "agent.wav"
+SESSION_WAV = "session.wav"
+EVENTS_JSONL = "events.jsonl"
+
+
+def write_recording(recording: SessionRecording, directory: Path) -> None:
+    """Write the four files into ``directory`` (created if needed)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    n = max(recording.user.size, recording.agent.size)
+    stereo = np.zeros((n, 2), dtype=np.int16)
+    stereo[:recording.user.size, 0] = recording.user
+    stereo[:recording.agent.size, 1] = recording.agent
+    write_wav(directory / USER_WAV, recording.user, recording.sample_rate)
+    write_wav(directory / AGENT_WAV, recording.agent, recording.sample_rate)
+    write_wav(directory / SESSION_WAV, stereo, recording.sample_rate)
+    atomic_write_text(directory / EVENTS_JSONL, dumps_lines(recording.events))

@@ -1,0 +1,104 @@
+"""The Markdown report: the summary, the assertions and every turn, for people."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_NONE = "-"
+
+
+def fmt(value: Any, unit: str = "") -> str:
+    """A cell: ``-`` for a missing value, yes/no for flags, ms values to 0.1.
+
+    >>> fmt(None), fmt(True), fmt(712.04, " ms"), fmt(0.25)
+    ('-', 'yes', '712.0 ms', '0.25')
+    """
+    if value is None:
+        return _NONE
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.1f}{unit}" if unit else f"{value:.4g}"
+    return f"{value}{unit}"
+
+
+def _share(share: dict[str, Any]) -> str:
+    if share["rate"] is None:
+        return f"{share['count']}/{share['n']}"
+    low, high = share["ci95"]
+    return (f"{share['count']}/{share['n']} ({100 * share['rate']:.0f}%, 95% CI "
+            f"{100 * low:.0f}-{100 * high:.0f}%)")
+
+
+def _dist(d: dict[str, Any]) -> str:
+    return (f"n={d['count']}, min {fmt(d['min'])}, p50 {fmt(d['p50'])}, p90 {fmt(d['p90'])}, "
+            f"max {fmt(d['max'])}, mean {fmt(d['mean'])}")
+
+
+def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, value) rows shared by the Markdown and HTML reports."""
+    rows = [("Sessions", str(summary["sessions"]))]
+    if "session_pass" in summary:
+        rows.append(("Sessions passed", _share(summary["session_pass"])))
+    rows += [
+        ("Turns passed", _share(summary["turns"])),
+        ("Turns not played", str(summary["not_played_turns"])),
+        ("Response latency (ms)", _dist(summary["response_latency_ms"])),
+        ("Time to first audio (ms)", _dist(summary["ttfa_ms"])),
+        ("Missed responses", str(summary["missed_responses"])),
+        ("Talk-over replies", str(summary["talk_overs"])),
+        ("Barge-in success", _share(summary["barge_in"])),
+        ("Barge-in stop time, VAD (ms)", _dist(summary["barge_in_stop_ms"])),
+        ("Barge-in stop time, clear (ms)", _dist(summary["clear_stop_ms"])),
+        ("False barge-ins", f"{summary['false_barge_ins']} of {summary['noise_turns']}"),
+        ("Spurious responses", f"{summary['spurious_responses']} of {summary['noise_turns']}"),
+        ("Mean WER", f"{fmt(summary['wer']['mean'])} (n={summary['wer']['count']})"),
+        ("Overlap / talk-over (ms)",
+         f"{fmt(summary['overlap_ms'])} / {fmt(summary['talk_over_ms'])}"),
+        ("Truncated / faulted sessions",
+         f"{summary['truncated_sessions']} / {summary['faulted_sessions']}"),
+    ]
+    return rows
+
+
+TURN_HEADER = ["Turn", "Expect", "Trigger", "Response", "TTFA", "Stop (VAD)", "Stop (clear)",
+               "WER", "Result", "Notes"]
+
+
+def turn_cells(turn: dict[str, Any]) -> list[str]:
+    return [turn["id"], turn["expect"], turn["trigger"],
+            fmt(turn["response_latency_ms"], " ms"), fmt(turn["ttfa_ms"], " ms"),
+            fmt(turn["stop_ms"], " ms"), fmt(turn["clear_stop_ms"], " ms"), fmt(turn["wer"]),
+            "pass" if turn["passed"] else "FAIL", "; ".join(turn["notes"])]
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+    return [line(header), line(["---"] * len(header))] + [line(r) for r in rows]
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The whole report as Markdown."""
+    sc = report["scenario"]
+    lines = [f"# Session report: {sc['name']}", "",
+             f"Agent `{report['agent']['name']}`, {report['clock']} clock, "
+             f"{report['summary']['sessions']} session(s). Result: "
+             f"**{'PASS' if report['passed'] else 'FAIL'}**.", "", "## Summary", ""]
+    lines += _table(["Metric", "Value"], [list(r) for r in summary_rows(report["summary"])])
+    lines += ["", "## Assertions", ""]
+    if report["assertions"]:
+        lines += _table(["Assertion", "Limit", "Actual", "Result"],
+                        [[a["key"], fmt(a["limit"]), fmt(a["actual"]),
+                          "pass" if a["passed"] else "FAIL"] for a in report["assertions"]])
+    else:
+        lines.append("The scenario has no assertions.")
+    for session in report["sessions"]:
+        lines += ["", f"## Session {session['index']} ({session['dir']})", "",
+                  f"Duration {session['duration_s']:.2f} s; user speech "
+                  f"{fmt(session['user_speech_ms'])} ms, agent speech "
+                  f"{fmt(session['agent_speech_ms'])} ms, overlap {fmt(session['overlap_ms'])} "
+                  f"ms, talk-over {fmt(session['talk_over_ms'])} ms; truncated: "
+                  f"{fmt(session['truncated'])}; fault: {session['fault'] or 'none'}.", ""]
+        lines += _table(TURN_HEADER, [turn_cells(t) for t in session["turns"]])
+    return "\n".join(lines) + "\n"

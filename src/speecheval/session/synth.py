@@ -1,0 +1,127 @@
+"""Render a turn's audio at the session rate: a WAV file or a synthesized signal.
+
+Speech is real synthesized speech from espeak-ng (run as a subprocess), so that agents
+with speech recognizers and neural VADs react to it like to a caller. When a scenario
+sets ``duration_ms`` for speech (voicebench files do), the speaking rate is chosen so the
+utterance fills about that long, and the clip is then cut or padded to exactly that
+length, because turn timing in such files is written against the declared duration.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..core.audio import read_mono, resample
+from ..core.errors import InputError
+from ..core.synthetic_signals import (
+    FADE_MS,
+    db_to_amplitude,
+    samples_for_ms,
+    tone,
+    white_noise,
+)
+from .scenario import DEFAULT_SYNTH_MS, AudioSpec, Scenario, Turn
+
+DEFAULT_SAY = "Hello, this is a scripted test caller speaking."
+ESPEAK_WPM = 175
+ESPEAK_MIN_WPM = 80
+ESPEAK_MAX_WPM = 450
+# Samples quieter than this fraction of the peak count as espeak's leading/trailing silence.
+_TRIM_FRACTION = 0.01
+
+
+def render_turns(scenario: Scenario) -> list[NDArray[np.float32]]:
+    """Every turn's clip at the scenario rate, as float32 in [-1, 1]."""
+    return [render_turn(turn, scenario) for turn in scenario.turns]
+
+
+def render_turn(turn: Turn, scenario: Scenario) -> NDArray[np.float32]:
+    """One turn's clip; file problems are InputErrors naming the turn and the file."""
+    spec = turn.audio
+    rate = scenario.sample_rate
+    if spec.file is not None:
+        audio = read_mono(spec.file)
+        return resample(audio.samples, audio.rate, rate)
+    if spec.synth == "speech":
+        text = spec.say or turn.text or DEFAULT_SAY
+        return _speech(text, spec, rate, scenario.path, turn.id)
+    duration = spec.duration_ms if spec.duration_ms is not None else DEFAULT_SYNTH_MS
+    if spec.synth == "tone":
+        return tone(duration, rate, spec.freq_hz, spec.level_db)
+    if spec.synth == "noise":
+        return white_noise(duration, rate, spec.level_db, spec.seed)
+    return np.zeros(samples_for_ms(duration, rate), dtype=np.float32)
+
+
+def _speech(text: str, spec: AudioSpec, rate: int, scenario_path: Path,
+            turn_id: str) -> NDArray[np.float32]:
+    natural = _espeak(text, spec.voice, ESPEAK_WPM, scenario_path, turn_id)
+    clip, clip_rate = natural
+    if spec.duration_ms is not None:
+        natural_ms = clip.size * 1000.0 / clip_rate
+        wpm = round(ESPEAK_WPM * natural_ms / spec.duration_ms)
+        wpm = min(ESPEAK_MAX_WPM, max(ESPEAK_MIN_WPM, wpm))
+        if wpm != ESPEAK_WPM:
+            clip, clip_rate = _espeak(text, spec.voice, wpm, scenario_path, turn_id)
+    out = resample(clip, clip_rate, rate).astype(np.float64)
+    rms = float(np.sqrt(np.mean(np.square(out)))) if out.size else 0.0
+    if rms > 0:
+        out *= db_to_amplitude(spec.level_db) / rms
+    if spec.duration_ms is not None:
+        out = _fit(out, samples_for_ms(spec.duration_ms, rate), rate)
+    return np.clip(out, -1.0, 1.0).astype(np.float32)
+
+
+def _fit(signal: NDArray[np.float64], n: int, rate: int) -> NDArray[np.float64]:
+    """Cut (with a short fade-out) or zero-pad ``signal`` to exactly ``n`` samples."""
+    if signal.size <= n:
+        return np.concatenate([signal, np.zeros(n - signal.size)])
+    out = signal[:n].copy()
+    fade = min(samples_for_ms(FADE_MS, rate), n)
+    if fade:
+        out[n - fade:] *= np.linspace(1.0, 0.0, fade)
+    return out
+
+
+def _espeak(text: str, voice: str, wpm: int, scenario_path: Path,
+            turn_id: str) -> tuple[NDArray[np.float32], int]:
+    try:
+        return _espeak_cached(text, voice, wpm)
+    except _SynthFailure as exc:
+        raise InputError(str(exc), path=scenario_path, sample_id=f"turn {turn_id}") from exc
+
+
+class _SynthFailure(Exception):
+    pass
+
+
+@lru_cache(maxsize=256)
+def _espeak_cached(text: str, voice: str, wpm: int) -> tuple[NDArray[np.float32], int]:
+    """espeak-ng output with leading and trailing silence trimmed (cached per process)."""
+    exe = shutil.which("espeak-ng")
+    if exe is None:
+        raise _SynthFailure("synthesized speech needs espeak-ng, which is not installed "
+                            "(apt-get install espeak-ng), or use an audio file")
+    with tempfile.TemporaryDirectory(prefix="speecheval-espeak-") as tmp:
+        wav = Path(tmp) / "say.wav"
+        result = subprocess.run([exe, "-v", voice, "-s", str(wpm), "-w", str(wav), "--", text],
+                                capture_output=True, text=True, timeout=60, check=False)
+        if result.returncode != 0 or not wav.is_file():
+            detail = " ".join(result.stderr.split()) or f"exit status {result.returncode}"
+            raise _SynthFailure(f"espeak-ng could not speak with voice {voice!r}: {detail}")
+        audio = read_mono(wav)
+    samples = audio.samples
+    loud = np.flatnonzero(np.abs(samples) > _TRIM_FRACTION * float(np.max(np.abs(samples),
+                                                                           initial=0.0)))
+    if loud.size == 0:
+        raise _SynthFailure(f"espeak-ng produced silence for {text!r}")
+    trimmed = samples[loud[0]:loud[-1] + 1].copy()
+    trimmed.setflags(write=False)
+    return trimmed, audio.rate

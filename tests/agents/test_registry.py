@@ -1,0 +1,104 @@
+"""Finding transports by name or module:Class, and option checking."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from speecheval.agents.local import LocalAgentServer
+from speecheval.agents.native_realtime import NativeRealtimeTransport
+from speecheval.agents.openai_realtime import OpenAIRealtimeTransport
+from speecheval.agents.pcm_websocket import PcmWebSocketTransport
+from speecheval.agents.registry import open_transport, start_local_agent
+from speecheval.core.errors import InputError
+from speecheval.session.realtime import run_realtime
+from speecheval.session.recording import SessionRecording
+
+from .helpers import RATE, track
+
+
+@pytest.mark.parametrize(("name", "cls"), [("pcm-websocket", PcmWebSocketTransport),
+                                           ("openai-realtime", OpenAIRealtimeTransport),
+                                           ("native-realtime", NativeRealtimeTransport)])
+def test_builtin_names(name: str, cls: type) -> None:
+    assert isinstance(open_transport(name, {"url": "ws://127.0.0.1:1/x"}), cls)
+
+
+def test_unknown_option_is_named() -> None:
+    with pytest.raises(InputError, match="unknown option.*modle"):
+        open_transport("openai-realtime", {"modle": "x"})
+
+
+def test_missing_url_is_an_error() -> None:
+    with pytest.raises(InputError, match="option url is required"):
+        open_transport("pcm-websocket", {})
+
+
+@pytest.mark.parametrize("name", ["no-such-agent", "nosuchmodule_xyz:Agent",
+                                  "tests.agents.custom_transport:Missing"])
+def test_unknown_agents_are_errors(name: str) -> None:
+    with pytest.raises(InputError):
+        open_transport(name, {})
+
+
+def test_custom_module_class_runs_in_the_realtime_runner() -> None:
+    transport = open_transport("tests.agents.custom_transport:EchoTransport",
+                               {"delay_ms": "100"})
+    user = track(("speech", 300), ("silence", 300))
+    recording = asyncio.run(run_realtime(transport, user, RATE, frame_ms=20, tail_ms=0))
+    assert recording.fault is None
+    # the echo of frame [0, 20) arrives ~100 ms later and plays from there
+    onset = int(np.flatnonzero(recording.agent)[0]) * 1000 / RATE
+    assert 100 <= onset < 160
+    assert len(recording.send_lateness_ms) == 30  # 600 ms in 20 ms frames
+
+
+def test_connection_refused_is_a_recorded_fault() -> None:
+    async def run() -> SessionRecording:
+        async with start_local_agent("turn", "pcm-websocket", {}) as url:
+            pass  # the agent is gone once the block ends
+        transport = open_transport("pcm-websocket", {"url": url, "connect_timeout_s": "2"})
+        return await run_realtime(transport, np.zeros(320, np.int16), RATE)
+
+    recording = asyncio.run(run())
+    assert recording.fault is not None and recording.fault.startswith("cannot connect to ws://")
+    assert recording.user.size == 0 and recording.agent.size == 0
+
+
+@pytest.mark.parametrize(("kind", "protocol", "options", "message"), [
+    ("turn", "native-realtime", {}, "combination"),
+    ("turn", "pcm-websocket", {"fault": "explode"}, "fault must be one of"),
+    ("turn", "pcm-websocket", {"colour": "red"}, "unknown option"),
+])
+def test_local_agent_rejects_bad_settings(kind: str, protocol: str, options: dict[str, str],
+                                          message: str) -> None:
+    async def run() -> None:
+        async with start_local_agent(kind, protocol, options):
+            pass
+
+    with pytest.raises(InputError, match=message):
+        asyncio.run(run())
+
+
+def test_pcm_headers_and_start_message_must_be_json_objects() -> None:
+    with pytest.raises(InputError, match="headers is not JSON"):
+        open_transport("pcm-websocket", {"url": "ws://x", "headers": "{'a': 1}"})
+    with pytest.raises(InputError, match="start_message must be a JSON object"):
+        open_transport("pcm-websocket", {"url": "ws://x", "start_message": "[1]"})
+    transport = open_transport("pcm-websocket", {"url": "ws://x",
+                                                 "headers": '{"X-Token": "secret-9"}'})
+    assert isinstance(transport, PcmWebSocketTransport)
+    assert "secret-9" not in repr(transport.describe())
+
+
+def test_pcm_headers_reach_the_agent() -> None:
+    async def run() -> list[dict[str, str]]:
+        async with LocalAgentServer("turn", "pcm-websocket", {"voice": "synthetic"}) as agent:
+            transport = open_transport("pcm-websocket", {"url": agent.url,
+                                                         "headers": '{"X-Session": "abc"}'})
+            await run_realtime(transport, np.zeros(320, np.int16), RATE, tail_ms=0)
+            return agent.log.headers
+
+    assert asyncio.run(run())[0]["X-Session"] == "abc"

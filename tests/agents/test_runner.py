@@ -1,0 +1,60 @@
+"""run_realtime's frame schedule, duration cap and argument checks (in-process echo agent)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from speecheval.core.errors import InputError
+from speecheval.session.realtime import run_realtime
+
+from .custom_transport import EchoTransport
+from .helpers import RATE, track
+
+
+def test_duration_cap_truncates_the_session() -> None:
+    user = track(("speech", 1000))
+    recording = asyncio.run(run_realtime(EchoTransport("0"), user, RATE, frame_ms=20,
+                                         tail_ms=500, max_duration_ms=410))
+    # 410 ms allows 20 whole 20 ms frames (400 ms); the rest of the track is not sent
+    assert recording.user.size == RATE * 400 // 1000
+    np.testing.assert_array_equal(recording.user, user[: recording.user.size])
+    assert len(recording.send_lateness_ms) == 20
+    assert recording.fault is None
+
+
+def test_track_is_padded_to_whole_frames_then_the_tail_follows() -> None:
+    user = track(("speech", 105))  # 1680 samples: 5.25 frames of 320
+    recording = asyncio.run(run_realtime(EchoTransport("0"), user, RATE, frame_ms=20,
+                                         tail_ms=50))
+    # 6 frames of track (the last zero-padded) + ceil(50 / 20) = 3 tail frames = 9 frames
+    assert recording.user.size == 9 * 320
+    assert not recording.user[user.size :].any()
+    assert [e["type"] for e in recording.events][-1] == "input_end"
+
+
+def test_frames_leave_on_the_absolute_schedule() -> None:
+    recording = asyncio.run(run_realtime(EchoTransport("0"), np.zeros(RATE, np.int16), RATE,
+                                         frame_ms=20, tail_ms=0))
+    lateness = np.asarray(recording.send_lateness_ms)
+    assert lateness.size == 50
+    # the runner aims 0.5 ms early (timer grid), so no frame can leave earlier than that
+    assert lateness.min() >= -0.5 - 1e-6
+    # an echo agent delivers each frame back: the agent track is the user track, delayed
+    assert recording.agent.size == recording.user.size
+
+
+@pytest.mark.parametrize(("rate", "frame_ms", "match"), [(16000, 0, "frame_ms=0"),
+                                                         (22050, 10, "frame_ms=10")])
+def test_frame_that_is_not_whole_samples_is_refused(rate: int, frame_ms: int,
+                                                    match: str) -> None:
+    with pytest.raises(InputError, match=match):
+        asyncio.run(run_realtime(EchoTransport("0"), np.zeros(100, np.int16), rate,
+                                 frame_ms=frame_ms))
+
+
+def test_stereo_track_is_refused() -> None:
+    with pytest.raises(InputError, match="mono"):
+        asyncio.run(run_realtime(EchoTransport("0"), np.zeros((100, 2), np.int16), RATE))

@@ -1,0 +1,208 @@
+"""``speecheval session run/validate``: exit codes, run directory, determinism, reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from speecheval.agents.base import AgentEvent, AudioOut
+from speecheval.cli import main
+from speecheval.core.audio import read_mono
+
+from .helpers import require_espeak, voicebench_examples, write_scenario
+
+QUICK = """
+name: quick
+adapter:
+  type: mock
+  options: {response_ms: 800, transcripts: ["hello there"]}
+turns:
+  - id: hi
+    audio: {synth: tone, duration_ms: 600}
+    text: "Hello there."
+  - id: more
+    audio: {synth: tone, duration_ms: 400}
+    start: {after: agent_speech_end, delay_ms: 300}
+assert:
+  p90_response_latency_ms: 1000
+"""
+
+
+def run_cli(*args: str) -> int:
+    return main(["session", *args])
+
+
+def test_run_writes_the_run_directory(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert run_cli("run", str(write_scenario(tmp_path, QUICK)), "--out", str(out)) == 0
+    session = out / "sessions" / "001"
+    for name in ("user.wav", "agent.wav", "session.wav", "events.jsonl"):
+        assert (session / name).is_file(), name
+    report = json.loads((out / "report.json").read_text())
+    assert report["schema"] == "speecheval.session.report" and report["schema_version"] == 1
+    assert report["passed"] is True and report["clock"] == "virtual"
+    turns = report["sessions"][0]["turns"]
+    assert [t["id"] for t in turns] == ["hi", "more"]
+    assert turns[0]["wer"] == 0.0
+    user = read_mono(session / "user.wav")
+    agent = read_mono(session / "agent.wav")
+    assert user.n_samples == agent.n_samples
+    assert report["sessions"][0]["duration_s"] == user.n_samples / 16000
+    events = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in events if e["type"] == "turn"] == ["turn", "turn"]
+    html = (out / "report.html").read_text()
+    assert "<svg" in html and 'src="sessions/001/session.wav"' in html and "<script" not in html
+    markdown = (out / "report.md").read_text()
+    assert "| hi | respond |" in markdown and "p90_response_latency_ms" in markdown
+
+
+def test_same_inputs_same_bytes(tmp_path: Path) -> None:
+    scenario = write_scenario(tmp_path, QUICK)
+    for name in ("a", "b"):
+        assert run_cli("run", str(scenario), "-n", "2", "--out", str(tmp_path / name)) == 0
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*")
+                   if p.is_file())
+    assert len(files) == 3 + 2 * 4
+    for rel in files:
+        assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+
+
+def test_failed_assertion_exits_1_and_keeps_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code = run_cli("run", str(write_scenario(tmp_path, QUICK)), "-o", "response_delay_ms=900",
+                   "--out", str(out))
+    assert code == 1
+    report = json.loads((out / "report.json").read_text())
+    assert report["passed"] is False
+    assert report["agent"]["options"]["response_delay_ms"] == 900
+
+
+def test_repeats_report_the_pass_rate(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    scenario = write_scenario(tmp_path, QUICK.replace("p90_response_latency_ms: 1000",
+                                                      "min_session_pass_rate: 1.0"))
+    assert run_cli("run", str(scenario), "-n", "3", "--out", str(out)) == 0
+    summary = json.loads((out / "report.json").read_text())["summary"]
+    assert summary["session_pass"]["count"] == 3 and summary["session_pass"]["n"] == 3
+    low, high = summary["session_pass"]["ci95"]
+    # Wilson 95% for 3 of 3: high is exactly 1; low = centre - half with z^2 = 3.8415:
+    # centre = (1 + 0.6402) / 2.2805 = 0.7193, half = 1.96 * sqrt(0 + 0.1067) / 2.2805 =
+    # 0.2807 -> 0.4385
+    assert high == 1.0 and round(low, 3) == 0.439
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["-o", "nonsense_knob=1"], "-o nonsense_knob: unknown option"),
+    (["-o", "novalue"], "-o expects key=value"),
+    (["--agent", "carrier-pigeon"], "carrier-pigeon"),
+    (["--agent", "no_such_module:Agent"], "cannot load 'Agent'"),
+])
+def test_usage_errors_exit_2_without_output(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            args: list[str], message: str) -> None:
+    out = tmp_path / "run"
+    code = run_cli("run", str(write_scenario(tmp_path, QUICK)), *args, "--out", str(out))
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists() and not list(tmp_path.glob(".run.*"))
+
+
+def test_bad_scenario_exits_2_naming_the_line(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_scenario(tmp_path, QUICK.replace("response_ms: 800", "respnse_ms: 800"))
+    assert run_cli("validate", str(path)) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "adapter.options.respnse_ms (line 4)" in err
+    assert run_cli("run", str(path), "--out", str(tmp_path / "run")) == 2
+
+
+def test_existing_output_is_never_overwritten(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    assert run_cli("run", str(write_scenario(tmp_path, QUICK)), "--out", str(out)) == 2
+    assert "never overwritten" in capsys.readouterr().err
+
+
+def test_validate_voicebench_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    require_espeak()
+    folder = voicebench_examples()
+    paths = sorted(str(p) for p in folder.glob("*.yaml"))
+    assert len(paths) == 2
+    assert run_cli("validate", *paths) == 0
+    assert capsys.readouterr().out.count("ok ") == 2
+
+
+def test_voicebench_websocket_example_runs_on_the_mock(tmp_path: Path) -> None:
+    # the file names voicebench's websocket adapter; --agent mock runs the same turns here
+    require_espeak()
+    path = voicebench_examples() / "websocket.yaml"
+    out = tmp_path / "run"
+    assert run_cli("run", str(path), "--agent", "mock", "--out", str(out)) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert [t["passed"] for t in report["sessions"][0]["turns"]] == [True, True]
+
+
+class EchoAgent:
+    """A plug-in virtual-clock agent: repeats the user's frames 1 s later."""
+
+    def __init__(self, delay_frames: int = 50) -> None:
+        self.delay = delay_frames
+        self.frames: list[bytes] = []
+
+    def start(self, sample_rate: int) -> None:
+        self.rate = sample_rate
+
+    def process(self, frame: np.ndarray, t_s: float) -> list[AgentEvent]:
+        self.frames.append(frame.astype("<i2").tobytes())
+        if len(self.frames) > self.delay:
+            return [AudioOut(self.frames[-1 - self.delay])]
+        return []
+
+
+def test_module_class_agent_on_the_virtual_clock(tmp_path: Path) -> None:
+    body = "name: echo\nturns:\n  - audio: {synth: tone, duration_ms: 400}\n"
+    out = tmp_path / "run"
+    code = run_cli("run", str(write_scenario(tmp_path, body)), "--agent",
+                   f"{__name__}:EchoAgent", "-o", "delay_frames=40", "--out", str(out))
+    assert code == 0
+    (t,) = json.loads((out / "report.json").read_text())["sessions"][0]["turns"]
+    # 40 frames of 20 ms: the echo of the 0.5-0.9 s tone starts at 1.3 s, 400 ms after
+    assert t["response_latency_ms"] == 400.0
+
+
+def test_example_scenarios_validate_and_pass(tmp_path: Path) -> None:
+    require_espeak()
+    examples = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
+    paths = sorted(examples.glob("*.yaml"))
+    assert paths, examples
+    for path in paths:
+        assert run_cli("validate", str(path)) == 0, path
+        assert run_cli("run", str(path), "--out", str(tmp_path / path.stem)) == 0, path
+
+
+class CrashingAgent(EchoAgent):
+    """Answers like EchoAgent, then fails half a second into the session."""
+
+    def process(self, frame: np.ndarray, t_s: float) -> list[AgentEvent]:
+        if t_s >= 0.5:
+            raise ConnectionResetError("peer went away")
+        return super().process(frame, t_s)
+
+
+def test_agent_failure_exits_3_with_the_reason_in_the_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = "name: crash\nturns:\n  - audio: {synth: tone, duration_ms: 400}\n"
+    out = tmp_path / "run"
+    code = run_cli("run", str(write_scenario(tmp_path, body)), "--agent",
+                   f"{__name__}:CrashingAgent", "--out", str(out))
+    assert code == 3
+    assert "peer went away" in capsys.readouterr().err
+    report = json.loads((out / "report.json").read_text())
+    session = report["sessions"][0]
+    assert session["fault"] == "agent raised ConnectionResetError: peer went away"
+    assert session["passed"] is False and report["summary"]["faulted_sessions"] == 1
+    (turn,) = session["turns"]
+    assert turn["passed"] is False and turn["start_s"] == 0.5

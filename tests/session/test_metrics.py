@@ -1,0 +1,206 @@
+"""Turn and session metrics on hand-built recordings whose answers are worked out by hand.
+
+Speech is a -20 dBFS square wave between 10 ms frame boundaries, so the detector's
+segments are exactly the spans written here; every expected value below is plain
+arithmetic on those spans.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from speecheval.core.errors import InputError
+from speecheval.session.metrics import analyze
+from speecheval.session.recording import SessionRecording
+from speecheval.session.scenario import Scenario, load_scenario
+
+from .helpers import write_scenario
+
+RATE = 16000
+LOUD = round(0.1 * 32768)  # -20 dBFS square wave
+
+
+def tracks(spans: list[tuple[float, float]], duration: float) -> np.ndarray:
+    out = np.zeros(round(duration * RATE), dtype=np.int16)
+    for a, b in spans:
+        lo, hi = round(a * RATE), round(b * RATE)
+        out[lo:hi] = np.where(np.arange(hi - lo) % 2 == 0, LOUD, -LOUD)
+    return out
+
+
+def turn(index: int, start: float, end: float, turn_id: str | None = None) -> dict[str, Any]:
+    return {"type": "turn", "t_ms": start * 1000, "end_ms": end * 1000,
+            "turn": turn_id or f"t{index}", "index": index, "trigger": "session_start"}
+
+
+def packets(start: float, end: float, level: float | None = -20.0) -> list[dict[str, Any]]:
+    """One 20 ms agent packet event per frame in [start, end)."""
+    return [{"type": "audio", "t_ms": round(t * 1000, 3), "samples": 320, "level_dbfs": level,
+             "placed_ms": round(t * 1000, 3)}
+            for t in np.arange(round(start * 50), round(end * 50)) / 50]
+
+
+def record(user: list[tuple[float, float]], agent: list[tuple[float, float]],
+           events: list[dict[str, Any]], duration: float = 4.0) -> SessionRecording:
+    ordered = sorted(events, key=lambda e: e["t_ms"])
+    return SessionRecording(sample_rate=RATE, user=tracks(user, duration),
+                            agent=tracks(agent, duration), events=ordered)
+
+
+def scenario(tmp_path: Path, turns: str, extra: str = "") -> Scenario:
+    return load_scenario(write_scenario(tmp_path, f"name: hand\n{extra}turns:\n{turns}"))
+
+
+RESPOND = "  - {id: t0, audio: {synth: tone}, text: 'book a table for two'}\n"
+
+
+def test_response_latency_and_ttfa(tmp_path: Path) -> None:
+    # user speaks 0.5-1.5 s; the agent answers 2.0-3.0 s: latency 2.0 - 1.5 = 500 ms.
+    # Its first packets (1.8-2.0 s) are quiet (-60 dBFS, above the -70 floor, below the
+    # VAD threshold), so the first audio arrives 300 ms after the offset; a -80 dBFS packet
+    # at 1.6 s is below the floor and does not count.
+    events = ([turn(0, 0.5, 1.5)] + packets(1.6, 1.62, -80.0) + packets(1.8, 2.0, -60.0)
+              + packets(2.0, 3.0))
+    result = analyze(record([(0.5, 1.5)], [(2.0, 3.0)], events), scenario(tmp_path, RESPOND))
+    (t,) = result.turns
+    assert (t.user_onset_s, t.user_offset_s) == (0.5, 1.5)
+    assert t.response_latency_ms == 500.0 and t.ttfa_ms == 300.0
+    assert t.responded and t.talk_over is False and t.passed
+    assert t.wer is None and "no final user transcript" in t.notes[0]
+    assert result.duration_s == 4.0
+    assert (result.user_speech_ms, result.agent_speech_ms, result.overlap_ms) == (
+        1000.0, 1000.0, 0.0)
+
+
+def test_ttfa_excludes_packets_of_an_earlier_agent_segment(tmp_path: Path) -> None:
+    # The agent was already talking (0.0-1.7 s) when the user spoke (0.5-1.5 s). Its reply
+    # starts at 2.2 s. Packets up to 1.7 s belong to the earlier segment, so the first
+    # packet of the reply is the one at 2.2 s: TTFA 700 ms (not 0 ms, the packet at 1.5 s).
+    events = [turn(0, 0.5, 1.5)] + packets(0.0, 1.7) + packets(2.2, 3.0)
+    result = analyze(record([(0.5, 1.5)], [(0.0, 1.7), (2.2, 3.0)], events),
+                     scenario(tmp_path, RESPOND))
+    (t,) = result.turns
+    assert t.response_latency_ms == 700.0 and t.ttfa_ms == 700.0
+    # overlap: the user's 0.5-1.5 s lies inside the agent's 0.0-1.7 s: 1000 ms, and it is
+    # a respond turn, so all of it is talk-over time
+    assert result.overlap_ms == 1000.0 and result.talk_over_ms == 1000.0
+
+
+def test_talk_over_reply_has_negative_latency_and_no_ttfa(tmp_path: Path) -> None:
+    # the agent starts at 1.2 s while the user speaks until 1.5 s: latency -300 ms
+    events = [turn(0, 0.5, 1.5)] + packets(1.2, 2.5)
+    result = analyze(record([(0.5, 1.5)], [(1.2, 2.5)], events), scenario(tmp_path, RESPOND))
+    (t,) = result.turns
+    assert t.response_latency_ms == -300.0 and t.talk_over is True and t.ttfa_ms is None
+    assert result.talk_over_ms == 300.0 and result.overlap_ms == 300.0
+
+
+def test_missed_response_after_the_timeout(tmp_path: Path) -> None:
+    # response_timeout_ms 1000: the reply at 2.6 s is 1100 ms after the 1.5 s offset
+    body = "  - {id: t0, audio: {synth: tone}, response_timeout_ms: 1000}\n"
+    events = [turn(0, 0.5, 1.5)] + packets(2.6, 3.0)
+    (t,) = analyze(record([(0.5, 1.5)], [(2.6, 3.0)], events), scenario(tmp_path, body)).turns
+    assert t.responded is False and t.response_latency_ms is None and not t.passed
+    assert "within 1000 ms" in t.notes[0]
+
+
+STOP = "  - {id: b, audio: {synth: tone}, expect: stop, max_stop_ms: 400}\n"
+
+
+def test_barge_in_stop_time_vad_and_clear(tmp_path: Path) -> None:
+    # agent talks 0.0-1.3 s; the user interrupts at 1.0 s; the agent's clear came at 1.25 s.
+    # VAD stop time 1.3 - 1.0 = 300 ms <= 400: pass; clear-based stop time 250 ms.
+    events = [turn(0, 1.0, 1.6, "b"), {"type": "clear", "t_ms": 1250.0}] + packets(0.0, 1.3)
+    result = analyze(record([(1.0, 1.6)], [(0.0, 1.3)], events), scenario(tmp_path, STOP))
+    (t,) = result.turns
+    assert (t.stop_ms, t.clear_stop_ms, t.stopped, t.passed) == (300.0, 250.0, True, True)
+    strict = STOP.replace("400", "200")
+    (t,) = analyze(record([(1.0, 1.6)], [(0.0, 1.3)], events), scenario(tmp_path, strict)).turns
+    assert (t.stop_ms, t.stopped, t.passed) == (300.0, False, False)
+    assert "more than max_stop_ms 200" in t.notes[0]
+
+
+def test_barge_in_without_agent_speech_fails_with_a_note(tmp_path: Path) -> None:
+    events = [turn(0, 1.0, 1.6, "b")]
+    (t,) = analyze(record([(1.0, 1.6)], [], events), scenario(tmp_path, STOP)).turns
+    assert not t.passed and t.stop_ms is None and t.stopped is None
+    assert "not talking at the user's onset" in t.notes[0]
+
+
+def test_barge_in_never_stopped_is_not_reported(tmp_path: Path) -> None:
+    events = [turn(0, 1.0, 1.6, "b")] + packets(0.0, 4.0)
+    (t,) = analyze(record([(1.0, 1.6)], [(0.0, 4.0)], events), scenario(tmp_path, STOP)).turns
+    assert t.stop_ms is None and t.stopped is False and not t.passed
+    assert "never stopped" in t.notes[0]
+
+
+NOISE = "  - {id: n, audio: {synth: noise}, expect: ignore, max_stop_ms: 500}\n"
+
+
+@pytest.mark.parametrize(("agent", "false_barge_in", "spurious", "passed"), [
+    ([(0.0, 1.3)], True, False, False),   # stopped 300 ms after the noise's onset
+    ([(0.0, 3.0)], False, False, True),   # kept talking 2000 ms > 500 ms
+    ([(1.6, 2.5)], False, True, False),   # was silent, started 400 ms after the noise ended
+    ([], False, False, True),             # stayed silent
+])
+def test_noise_turns(tmp_path: Path, agent: list[tuple[float, float]], false_barge_in: bool,
+                     spurious: bool, passed: bool) -> None:
+    events = [turn(0, 1.0, 1.2, "n")]
+    (t,) = analyze(record([(1.0, 1.2)], agent, events), scenario(tmp_path, NOISE)).turns
+    assert (t.false_barge_in, t.spurious_response, t.passed) == (false_barge_in, spurious, passed)
+
+
+def test_wer_joins_final_user_transcripts_of_the_window(tmp_path: Path) -> None:
+    # reference "book a table for two" (5 words); hypothesis "Book a table, for you!"
+    # -> 1 substitution (two -> you): WER 1/5. The partial and the agent transcript and
+    # the one from before the window are ignored.
+    events = [turn(0, 0.5, 1.5), *packets(2.0, 2.5),
+              {"type": "transcript", "t_ms": 100.0, "role": "user", "text": "hello",
+               "final": True},
+              {"type": "transcript", "t_ms": 1600.0, "role": "user", "text": "book a",
+               "final": True},
+              {"type": "transcript", "t_ms": 1650.0, "role": "user", "text": "book a ta",
+               "final": False},
+              {"type": "transcript", "t_ms": 1700.0, "role": "user", "text": "table, for you!",
+               "final": True},
+              {"type": "transcript", "t_ms": 2100.0, "role": "agent", "text": "sure",
+               "final": True}]
+    (t,) = analyze(record([(0.5, 1.5)], [(2.0, 2.5)], events), scenario(tmp_path, RESPOND)).turns
+    assert t.transcript == "book a table, for you!"
+    assert t.wer == pytest.approx(0.2)
+
+
+def test_windows_split_speech_between_turns_and_unplayed_turns(tmp_path: Path) -> None:
+    body = ("  - {id: a, audio: {synth: tone}}\n  - {id: b, audio: {synth: tone}}\n"
+            "  - {id: c, audio: {synth: tone}}\n")
+    events = ([turn(0, 0.5, 1.0, "a"), turn(1, 2.0, 2.5, "b")] + packets(1.3, 1.8)
+              + packets(2.9, 3.4) + [{"type": "truncated", "t_ms": 4000.0}])
+    result = analyze(record([(0.5, 1.0), (2.0, 2.5)], [(1.3, 1.8), (2.9, 3.4)], events),
+                     scenario(tmp_path, body))
+    a, b, c = result.turns
+    assert (a.response_latency_ms, a.end_s) == (300.0, 2.0)  # 1.3 - 1.0; window ends at b
+    assert (b.user_onset_s, b.response_latency_ms, b.end_s) == (2.0, 400.0, 4.0)
+    assert c.trigger == "not_played" and c.start_s is None and not c.passed
+    assert "max_duration_ms" in c.notes[0]
+    assert result.truncated
+
+
+def test_no_user_speech_in_the_window(tmp_path: Path) -> None:
+    (t,) = analyze(record([], [], [turn(0, 0.5, 1.5)]), scenario(tmp_path, RESPOND)).turns
+    assert t.user_onset_s is None and t.responded is None and not t.passed
+    assert "no user speech" in t.notes[0]
+
+
+def test_rate_mismatch_and_malformed_events_are_refused(tmp_path: Path) -> None:
+    sc = scenario(tmp_path, RESPOND)
+    wrong = SessionRecording(sample_rate=8000, user=np.zeros(8000, np.int16),
+                             agent=np.zeros(8000, np.int16))
+    with pytest.raises(InputError, match="8000 Hz does not match the scenario's 16000 Hz"):
+        analyze(wrong, sc)
+    bad = record([], [], [{"type": "turn", "t_ms": 500.0, "turn": "t0", "index": 0}])
+    with pytest.raises(InputError, match="'end_ms' is missing"):
+        analyze(bad, sc)

@@ -1,0 +1,115 @@
+"""Scenario files: the strict schema, its error messages, and voicebench compatibility."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from speecheval.core.errors import InputError
+from speecheval.session.scenario import load_scenario
+
+from .helpers import voicebench_examples, write_scenario
+
+MINIMAL = """
+name: tiny
+turns:
+  - audio: {synth: tone, duration_ms: 300}
+"""
+
+
+def test_defaults_match_the_documented_ones(tmp_path: Path) -> None:
+    scenario = load_scenario(write_scenario(tmp_path, MINIMAL + """
+  - audio: {synth: silence}
+    expect: ignore
+"""))
+    assert (scenario.sample_rate, scenario.frame_ms, scenario.tail_ms) == (16000, 20.0, 3000.0)
+    assert scenario.max_duration_ms == 120000.0
+    first, second = scenario.turns
+    assert (first.id, first.start.after, first.start.delay_ms) == ("turn-1", "session_start", 500)
+    assert (second.id, second.start.after, second.start.delay_ms) == (
+        "turn-2", "agent_speech_end", 0)
+    assert (first.expect, first.response_timeout_ms, first.max_stop_ms) == (
+        "respond", 5000.0, 1000.0)
+    assert second.expect == "ignore"
+    assert scenario.user_vad.settings.threshold_db == -45.0
+    assert scenario.agent.type == "mock"
+
+
+def test_unknown_key_names_file_key_and_line(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, """
+        name: typo
+        turns:
+          - id: one
+            audio: {synth: tone}
+            start: {after: session_start, dealy_ms: 100}
+        """)
+    with pytest.raises(InputError) as info:
+        load_scenario(path)
+    message = str(info.value)
+    assert str(path) in message
+    assert "turns[0].start.dealy_ms (line 5)" in message
+    assert "unknown key" in message
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("name: x\nturns:\n  - audio: {synth: hum}\n", "turns[0].audio.synth (line 3): must be one of"),
+    ("name: x\nframe_ms: fast\nturns:\n  - audio: {synth: tone}\n",
+     "frame_ms (line 2): must be a number"),
+    ("name: x\nsample_rate: 4000\nturns:\n  - audio: {synth: tone}\n",
+     "sample_rate (line 2): must be >= 8000"),
+    ("name: x\nturns:\n  - audio: {synth: tone}\n    expect: maybe\n",
+     "turns[0].expect (line 4): must be one of respond, stop, ignore"),
+    ("name: x\nturns: []\n", "turns (line 2): must be a non-empty list"),
+    ("turns:\n  - audio: {synth: tone}\n", "name (line 1): is required"),
+    ("name: x\nturns:\n  - audio: {synth: tone, file: a.wav}\n",
+     "turns[0].audio (line 3): set exactly one of 'file' or 'synth'"),
+    ("name: x\nassert: {max_latency: 3}\nturns:\n  - audio: {synth: tone}\n",
+     "assert.max_latency (line 2): unknown key"),
+    ("name: x\nvad: {agent: {threshold_db: loud}}\nturns:\n  - audio: {synth: tone}\n",
+     "vad.agent.threshold_db (line 2): must be a number"),
+    ("name: x\nname: y\nturns:\n  - audio: {synth: tone}\n", "duplicate key 'name'"),
+    ("name: x\nturns:\n  - {id: a, audio: {synth: tone}}\n  - {id: a, audio: {synth: tone}}\n",
+     "turns[1].id (line 4): duplicate turn id 'a' (first used on line 3)"),
+    ("name: [unclosed\n", "invalid YAML"),
+])
+def test_bad_values_are_named(tmp_path: Path, body: str, expected: str) -> None:
+    path = write_scenario(tmp_path, body)
+    with pytest.raises(InputError) as info:
+        load_scenario(path)
+    assert expected in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_missing_audio_file_is_named(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, """
+        name: files
+        turns:
+          - audio: {file: audio/hello.wav}
+        """)
+    with pytest.raises(InputError) as info:
+        load_scenario(path)
+    assert "turns[0].audio.file (line 3)" in str(info.value)
+    assert str(tmp_path / "audio" / "hello.wav") in str(info.value)
+
+
+def test_missing_scenario_file() -> None:
+    with pytest.raises(InputError, match="cannot read scenario"):
+        load_scenario("/nonexistent/scenario.yaml")
+
+
+def test_voicebench_examples_validate() -> None:
+    folder = voicebench_examples()
+    conversation = load_scenario(folder / "mock-conversation.yaml")
+    assert [t.id for t in conversation.turns] == [
+        "opening", "answer-date", "barge-in", "cough", "confirm"]
+    assert [t.expect for t in conversation.turns] == [
+        "respond", "respond", "stop", "ignore", "respond"]
+    assert conversation.turns[2].start.after == "agent_speech_start"
+    assert conversation.turns[2].start.delay_ms == 900
+    assert conversation.agent.options["interrupt_reaction_ms"] == 120
+    assert conversation.assertions["max_barge_in_stop_ms"] == 400
+    websocket = load_scenario(folder / "websocket.yaml")
+    assert websocket.agent.type == "websocket"
+    assert websocket.turns[1].max_stop_ms == 600
+    assert websocket.turns[0].response_timeout_ms == 4000

@@ -1,0 +1,167 @@
+"""Side by side with voicebench 0.2.0 (PyPI): the same recording, the same metrics.
+
+Each case records a session with our runner and mock, then hands the very same tracks,
+turn windows, packets and transcripts to voicebench's own ``metrics.analyze``. Wherever
+voicebench defines a metric the way the spec does, the two values must agree within one
+analysis frame (10 ms). voicebench is a test-only dependency.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from speecheval.agents.mock import MockAgent, MockSettings
+from speecheval.session.metrics import analyze
+from speecheval.session.recording import SessionRecording
+from speecheval.session.scenario import load_scenario
+from speecheval.session.synth import render_turns
+from speecheval.session.virtual_runner import run_virtual
+
+from .helpers import require_espeak, voicebench_examples, write_scenario
+
+vb_metrics = pytest.importorskip("voicebench.metrics")
+vb_runner = pytest.importorskip("voicebench.runner")
+vb_scenario = pytest.importorskip("voicebench.scenario")
+vb_base = pytest.importorskip("voicebench.adapters.base")
+
+FRAME_MS = 10.0
+FLOOR_DB = -70.0
+
+NOISY = """
+name: noisy-caller
+description: a talk-over, a barge-in, a cough while the agent talks and one in silence
+adapter:
+  type: mock
+  options: {response_ms: 2000, barge_in_min_ms: 150, transcripts: ["what time do you open"]}
+defaults: {response_timeout_ms: 3000, max_stop_ms: 500}
+turns:
+  - id: ask
+    audio: {synth: speech, duration_ms: 1400}
+    text: "What time do you open?"
+  - id: cut
+    audio: {synth: speech, duration_ms: 900, seed: 1}
+    start: {after: agent_speech_start, delay_ms: 500}
+    expect: stop
+  - id: cough
+    audio: {synth: noise, duration_ms: 200, level_db: -22}
+    start: {after: agent_speech_start, delay_ms: 300}
+    expect: ignore
+  - id: slam
+    audio: {synth: noise, duration_ms: 150, level_db: -15, seed: 2}
+    start: {after: agent_speech_end, delay_ms: 800}
+    expect: ignore
+"""
+
+
+def to_voicebench(recording: SessionRecording, path: Path) -> Any:
+    """voicebench's SessionRecord for our recording of the scenario at ``path``."""
+    scenario = vb_scenario.load_scenario(path)
+    windows, packets, clears, transcripts = [], [], [], []
+    truncated = False
+    for event in recording.events:
+        t = event["t_ms"] / 1000.0
+        if event["type"] == "turn":
+            trigger = "timeout" if event["trigger"] == "timeout" else "anchor"
+            windows.append(vb_runner.TurnWindow(scenario.turns[event["index"]], t,
+                                                event["end_ms"] / 1000.0, trigger))
+        elif event["type"] == "audio" and event["level_dbfs"] is not None:
+            if event["level_dbfs"] > FLOOR_DB:
+                packets.append(vb_runner.Packet(t, event["level_dbfs"],
+                                                event["samples"] / recording.sample_rate))
+        elif event["type"] == "clear":
+            clears.append(t)
+        elif event["type"] == "transcript":
+            transcripts.append(vb_base.Transcript(event["role"], event["text"], t,
+                                                  event["final"]))
+        elif event["type"] == "truncated":
+            truncated = True
+    return vb_runner.SessionRecord(
+        scenario=scenario, adapter={"type": "mock"}, clock="virtual",
+        user_track=recording.user.astype(np.float32) / 32768,
+        agent_track=recording.agent.astype(np.float32) / 32768,
+        windows=windows, packets=packets, clears=clears, transcripts=transcripts,
+        truncated=truncated)
+
+
+def record(path: Path, **overrides: Any) -> SessionRecording:
+    require_espeak()
+    scenario = load_scenario(path)
+    options = {**scenario.agent.options, **overrides}
+    return run_virtual(scenario, render_turns(scenario), MockAgent(MockSettings.from_options(
+        options)))
+
+
+def close(ours: float | None, theirs: float | None) -> bool:
+    if ours is None or theirs is None:
+        return ours is None and theirs is None
+    return abs(ours - theirs) <= FRAME_MS + 1e-6
+
+
+def compare(path: Path, recording: SessionRecording) -> int:
+    """Assert agreement metric by metric; return how many numeric values were compared."""
+    ours = analyze(recording, load_scenario(path))
+    theirs = vb_metrics.analyze(to_voicebench(recording, path))
+    compared = 0
+    for name in ("user_speech_ms", "agent_speech_ms", "overlap_ms", "talk_over_ms"):
+        assert close(getattr(ours, name), getattr(theirs, name)), name
+        compared += 1
+    assert ours.truncated == theirs.truncated
+    assert len(ours.turns) == len(theirs.turns)
+    for mine, other in zip(ours.turns, theirs.turns, strict=True):
+        where = f"{path.name} turn {mine.id}"
+        assert mine.id == other.id
+        for a, b in ((mine.user_onset_s, other.user_onset_s),
+                     (mine.user_offset_s, other.user_offset_s)):
+            assert close(None if a is None else a * 1000, None if b is None else b * 1000), where
+        pairs = [(mine.response_latency_ms, other.response_latency_ms),
+                 (mine.ttfa_ms, other.ttfa_ms), (mine.stop_ms, other.stop_latency_ms)]
+        for a, b in pairs:
+            assert close(a, b), (where, a, b)
+            compared += a is not None
+        if mine.expect == "ignore" and mine.user_onset_s is not None:
+            assert mine.false_barge_in == other.false_barge_in, where
+            assert mine.spurious_response == other.spurious_response, where
+        if mine.expect == "respond" and mine.user_onset_s is not None:
+            assert bool(mine.talk_over) == other.talk_over, where
+            assert mine.responded == other.responded, where
+        if mine.expect == "stop" and mine.stopped is not None:
+            assert mine.stopped == other.stopped, where
+        assert (mine.wer is None) == (other.wer is None), where
+        if mine.wer is not None:
+            assert mine.wer == pytest.approx(other.wer, abs=1e-4)
+        assert mine.passed == other.passed, where
+    return compared
+
+
+@pytest.mark.parametrize("overrides", [
+    {},
+    {"interruptible": False},
+    {"response_delay_ms": 900, "jitter_ms": 0},
+])
+def test_agreement_on_voicebench_example(overrides: dict[str, Any]) -> None:
+    path = voicebench_examples() / "mock-conversation.yaml"
+    assert compare(path, record(path, **overrides)) >= 8
+
+
+@pytest.mark.parametrize("overrides", [
+    {},
+    {"talk_over_ms": 700},
+    {"lead_in_ms": 240, "packet_ms": 120},
+    {"min_turn_ms": 400, "barge_in_min_ms": 400},
+])
+def test_agreement_on_talk_over_barge_in_and_noise(tmp_path: Path,
+                                                   overrides: dict[str, Any]) -> None:
+    path = write_scenario(tmp_path, NOISY)
+    assert compare(path, record(path, **overrides)) >= 6
+
+
+def test_agreement_on_a_truncated_session(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, NOISY.replace("name: noisy-caller",
+                                                  "name: cut-short\nmax_duration_ms: 4000"))
+    recording = record(path)
+    assert any(event["type"] == "truncated" for event in recording.events)
+    compare(path, recording)
