@@ -71,14 +71,25 @@ def test_fixed_timing_scenario_on_the_real_clock(tmp_path: Path, agent_url: str)
     assert '"type":"turn"' in events and '"type":"audio"' in events
 
 
-def test_agent_anchored_turns_are_refused_on_the_real_clock(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_agent_anchored_turn_starts_live_on_the_real_clock(tmp_path: Path,
+                                                           agent_url: str) -> None:
+    # The second turn waits for the agent's reply to start, then barges in 300 ms later:
+    # on the real clock the scheduler sees the reply through the played agent audio.
     body = SCENARIO + """
-  - id: more
-    audio: {synth: tone, duration_ms: 300}
-    start: {after: agent_speech_end}
+  - id: barge
+    audio: {synth: tone, duration_ms: 600, freq_hz: 500}
+    start: {after: agent_speech_start, delay_ms: 300, timeout_ms: 8000}
 """
+    out = tmp_path / "run"
     code = main(["session", "run", str(write_scenario(tmp_path, body)), "--agent",
-                 "pcm-websocket", "-o", "url=ws://127.0.0.1:9", "--out", str(tmp_path / "o")])
-    assert code == 2
-    assert "turn more (line 8) starts on agent_speech_end" in capsys.readouterr().err
+                 "pcm-websocket", "-o", f"url={agent_url}", "--out", str(out)])
+    report = json.loads((out / "report.json").read_text())
+    assert report["sessions"][0]["fault"] is None
+    ask, barge = report["sessions"][0]["turns"]
+    assert barge["trigger"] == "agent_speech_start"
+    # The reply starts at ask's end (1.0 s) + its latency; the barge-in is the first frame
+    # boundary at or after that onset + 0.3 s. Both are read off the same recording, so
+    # the only slack is one 20 ms frame (plus the detector's 10 ms analysis frame).
+    onset_s = 1.0 + ask["response_latency_ms"] / 1000.0
+    assert onset_s + 0.3 - 0.01 <= barge["start_s"] <= onset_s + 0.3 + 0.03
+    assert code in (0, 1)

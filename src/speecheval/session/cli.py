@@ -7,13 +7,15 @@ error, 3 the agent failed (the run directory is still written, with the reason).
 from __future__ import annotations
 
 import asyncio
-import importlib
+import json
 from pathlib import Path
 from typing import Any
 
 import click
 import yaml
 
+from ..agents import registry
+from ..agents.local.server import KINDS, PROTOCOLS, serve_until_cancelled
 from ..core.errors import EXIT_CHECKS_FAILED, InputError, SpeechEvalError, SystemUnderTestError
 from .bench import (
     MOCK,
@@ -25,12 +27,14 @@ from .bench import (
     plugin_factory,
     run_virtual_sessions,
 )
+from .realtime import run_realtime
 from .recording import SessionRecording
 from .report_md import summary_rows
 from .run_output import write_run
 from .scenario import Scenario, load_scenario
 from .synth import render_turns
-from .timeline_plan import fixed_schedule
+from .turn_schedule import ScriptFeed
+from .virtual_runner import to_int16
 
 
 class AssertionsFailed(SpeechEvalError):
@@ -105,8 +109,8 @@ def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], r
         raise InputError("the mock agent runs on the virtual clock only; --realtime needs a "
                          "transport agent such as pcm-websocket")
     else:
-        transport_options = {**{k: str(v) for k, v in merged_options(scenario, name, {}).items()},
-                             **raw}
+        transport_options = {**{k: _option_text(v)
+                                for k, v in merged_options(scenario, name, {}).items()}, **raw}
         result = evaluate(scenario, name, transport_options, "real",
                           _run_real_clock(scenario, name, transport_options, repeat))
     write_run(result, out)
@@ -119,27 +123,52 @@ def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], r
         raise AssertionsFailed(f"assertion(s) failed: {', '.join(failed)} (report in {out})")
 
 
+@session.command("mock-server")
+@click.option("--kind", type=click.Choice(KINDS), default="turn", show_default=True,
+              help="turn: answers after the user falls silent and can be interrupted; "
+                   "duplex: a continuous full-duplex agent.")
+@click.option("--protocol", type=click.Choice(PROTOCOLS), default="pcm-websocket",
+              show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="0 picks a free port.")
+@click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="Local agent option (repeatable): reply timing, voice, fault mode; "
+                   "see docs/agents.md.")
+def mock_server(kind: str, protocol: str, host: str, port: int,
+                option_pairs: tuple[str, ...]) -> None:
+    """Serve a local reference agent until Ctrl-C, printing its URL."""
+    _, raw = parse_options(option_pairs)
+    try:
+        asyncio.run(serve_until_cancelled(kind, protocol, raw, host=host, port=port))
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+
+
 def _is_virtual(agent: object) -> bool:
     return callable(getattr(agent, "process", None)) and callable(getattr(agent, "start", None))
 
 
+def _option_text(value: Any) -> str:
+    """A scenario option as the transports take it: maps and lists as JSON, else text."""
+    return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else str(value)
+
+
 def _run_real_clock(scenario: Scenario, name: str, options: dict[str, str],
                     repeat: int) -> list[SessionRecording]:
-    """Sessions over a transport on the real clock (needs the agents registry)."""
-    try:
-        registry = importlib.import_module("speecheval.agents.registry")
-        realtime = importlib.import_module("speecheval.session.realtime")
-    except ImportError as exc:
-        raise InputError(f"agent {name} is not available ({exc})") from exc
+    """Sessions over a transport on the real clock; turns start live, as on the virtual one."""
     transports = [registry.open_transport(name, options)]  # checks name and options first
-    plan = fixed_schedule(scenario, render_turns(scenario))
+    clips = [to_int16(clip) for clip in render_turns(scenario)]
+    frame_ms = round(scenario.frame_ms)
+    frame = scenario.sample_rate * frame_ms // 1000
     recordings = []
     for index in range(repeat):
         transport = transports[0] if index == 0 else registry.open_transport(name, options)
-        recording = asyncio.run(realtime.run_realtime(
-            transport, plan.user, scenario.sample_rate, frame_ms=round(scenario.frame_ms),
+        feed = ScriptFeed(scenario, clips, frame)
+        recording = asyncio.run(run_realtime(
+            transport, feed, scenario.sample_rate, frame_ms=frame_ms,
             tail_ms=round(scenario.tail_ms), max_duration_ms=round(scenario.max_duration_ms)))
-        recordings.append(plan.attach(recording))
+        recordings.append(feed.attach(recording))
     return recordings
 
 

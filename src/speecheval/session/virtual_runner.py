@@ -17,7 +17,6 @@ one, the agent is silent and its buffer is empty, or when ``max_duration_ms`` is
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from typing import Any
 
 import numpy as np
@@ -26,10 +25,10 @@ from numpy.typing import NDArray
 from ..agents.base import AudioOut, Clear, Transcript
 from ..agents.mock import MockAgent, VirtualClockAgent
 from ..core.synthetic_signals import samples_for_ms
-from ..vad.streaming import StreamingVad
 from . import events as ev
 from .recording import SessionRecording
-from .scenario import Scenario, Turn
+from .scenario import Scenario
+from .turn_schedule import TurnScheduler
 
 _EPS_S = 1e-9
 
@@ -67,24 +66,6 @@ def level_dbfs(pcm: NDArray[np.int16]) -> float | None:
     return round(10.0 * math.log10(mean_square), 2) if mean_square > 0 else None
 
 
-class _Anchors:
-    """Agent speech boundaries seen so far, for turns that start on the agent's speech."""
-
-    def __init__(self) -> None:
-        self.onsets: list[float] = []
-        self.offsets: list[float] = []
-
-    def time(self, turn: Turn, prev_end: float, waiting_since: float) -> float | None:
-        after = turn.start.after
-        if after == "session_start":
-            return 0.0
-        if after == "previous_turn_end":
-            return prev_end
-        times = self.onsets if after == "agent_speech_start" else self.offsets
-        k = bisect_left(times, waiting_since - _EPS_S)
-        return times[k] if k < len(times) else None
-
-
 def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
                 agent: VirtualClockAgent) -> SessionRecording:
     """Play ``clips`` (one per turn, at the scenario rate) into ``agent``; record it all."""
@@ -94,14 +75,11 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
     pcm_clips = [to_int16(clip) for clip in clips]
     user = _Track(max_samples + frame)
     agent_track = _Track(max_samples + frame)
-    vad = StreamingVad(rate, scenario.agent_vad.settings)
-    anchors = _Anchors()
+    schedule = TurnScheduler(scenario, pcm_clips)
     log: list[dict[str, Any]] = [{"type": ev.SESSION, "t_ms": 0.0, "sample_rate": rate,
                                   "frame_ms": scenario.frame_ms, "clock": "virtual"}]
     playout = 0
     vad_pos = 0
-    next_turn = 0
-    prev_end = 0.0
     fault: str | None = None
     tail_s = scenario.tail_ms / 1000.0
     agent.start(rate)
@@ -110,26 +88,15 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
         pos = i * frame
         t = pos / rate
         if pos >= max_samples:
-            if next_turn < len(scenario.turns):
+            if not schedule.finished:
                 log.append({"type": ev.TRUNCATED, "t_ms": t * 1000.0})
             break
-        if next_turn < len(scenario.turns) and t + _EPS_S >= prev_end:
-            turn = scenario.turns[next_turn]
-            vad_pos = _catch_up(vad, agent_track, vad_pos, pos, anchors)
-            anchor = anchors.time(turn, prev_end, prev_end)
-            trigger = ""
-            if anchor is not None and t + _EPS_S >= anchor + turn.start.delay_ms / 1000.0:
-                trigger = turn.start.after
-            elif t + _EPS_S >= prev_end + turn.start.timeout_ms / 1000.0:
-                trigger = ev.TRIGGER_TIMEOUT
-            if trigger:
-                clip = pcm_clips[next_turn]
+        if not schedule.finished and t + _EPS_S >= schedule.prev_end_s:
+            vad_pos = _catch_up(schedule, agent_track, vad_pos, pos)
+            clip = schedule.due(pos)
+            if clip is not None:
                 user.write(pos, clip)
-                prev_end = (pos + clip.size) / rate
-                log.append({"type": ev.TURN, "t_ms": t * 1000.0, "turn": turn.id,
-                            "index": next_turn, "trigger": trigger,
-                            "end_ms": prev_end * 1000.0})
-                next_turn += 1
+                log.append(schedule.events[-1])
         try:
             sent = user.view(pos, pos + frame)[:]
             sent.flags.writeable = False  # the agent gets a read-only view, not a copy
@@ -145,9 +112,9 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
             playout = _handle(reply, pos, rate, playout, agent_track, log)
         i += 1
         end = i * frame
-        if next_turn >= len(scenario.turns) and end / rate + _EPS_S >= prev_end + tail_s:
-            vad_pos = _catch_up(vad, agent_track, vad_pos, end, anchors)
-            if not vad.speaking and playout <= end:
+        if schedule.finished and end / rate + _EPS_S >= schedule.prev_end_s + tail_s:
+            vad_pos = _catch_up(schedule, agent_track, vad_pos, end)
+            if not schedule.vad.speaking and playout <= end:
                 break
     end = i * frame
     log.append({"type": ev.END, "t_ms": end * 1000.0 / rate})
@@ -156,8 +123,7 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
                             send_lateness_ms=[0.0] * i, fault=fault)
 
 
-def _catch_up(vad: StreamingVad, track: _Track, vad_pos: int, pos: int,
-              anchors: _Anchors) -> int:
+def _catch_up(schedule: TurnScheduler, track: _Track, vad_pos: int, pos: int) -> int:
     """Feed the agent audio played up to ``pos`` to the detector; return the new position.
 
     The detector is fed only when a decision needs it (a turn waiting on the agent's
@@ -166,9 +132,7 @@ def _catch_up(vad: StreamingVad, track: _Track, vad_pos: int, pos: int,
     for a fraction of the cost.
     """
     if pos > vad_pos:
-        for boundary in vad.push(track.view(vad_pos, pos)):
-            (anchors.onsets if boundary.kind == "onset" else anchors.offsets).append(
-                boundary.time_s)
+        schedule.observe_agent(track.view(vad_pos, pos))
     return max(pos, vad_pos)
 
 

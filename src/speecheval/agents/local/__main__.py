@@ -12,13 +12,7 @@ import sys
 import click
 
 from ...core.errors import SpeechEvalError
-from .server import LocalAgentServer
-
-
-async def _serve(kind: str, protocol: str, options: dict[str, str], port: int) -> None:
-    async with LocalAgentServer(kind, protocol, options, port=port) as agent:
-        print(agent.url, flush=True)
-        await asyncio.Future()
+from .server import serve_until_cancelled
 
 
 @click.command()
@@ -33,7 +27,7 @@ def main(kind: str, protocol: str, pairs: tuple[str, ...], port: int) -> None:
         raise click.BadParameter(f"expected KEY=VALUE, got {bad[0]!r}", param_hint="-o")
     options = dict(pair.split("=", 1) for pair in pairs)
     try:
-        asyncio.run(_serve(kind, protocol, options, port))
+        asyncio.run(serve_until_cancelled(kind, protocol, options, port=port))
     except SpeechEvalError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)

@@ -399,3 +399,11 @@ def _boolean(text: str) -> bool:
     if lowered in ("false", "0", "no", "off"):
         return False
     raise ValueError(f"not a boolean: {text!r}")
+
+
+async def serve_until_cancelled(kind: str, protocol: str, options: Mapping[str, str],
+                                host: str = "127.0.0.1", port: int = 0) -> None:
+    """Serve a local agent and print its URL (flushed, for a parent process) until cancelled."""
+    async with LocalAgentServer(kind, protocol, options, host=host, port=port) as agent:
+        print(agent.url, flush=True)
+        await asyncio.Future()

@@ -1,0 +1,128 @@
+"""When each scripted user turn starts: one decision shared by both clocks.
+
+A turn starts at the first frame boundary at or after its anchor plus its delay, where the
+anchor is the session start, the end of the previous turn, or the next agent speech onset
+or offset seen after the previous turn ended (found by a :class:`StreamingVad` fed with the
+agent audio as it plays). A turn whose agent anchor never comes starts at its timeout.
+
+The virtual-clock runner asks the scheduler at every frame; on the real clock,
+:class:`ScriptFeed` wraps it as the live user feed of ``run_realtime``, so the same
+scenario plays the same way against the mock and against a socket transport.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..vad.streaming import StreamingVad
+from . import events as ev
+from .recording import SessionRecording
+from .scenario import Scenario, Turn
+
+_EPS_S = 1e-9
+
+
+class TurnScheduler:
+    """Starts turns in order from the agent speech observed so far; logs a ``turn`` event each.
+
+    ``observe_agent`` must receive the agent track contiguously from sample 0, and only
+    audio that has already played (a later clear cannot remove it).
+    """
+
+    def __init__(self, scenario: Scenario, clips: list[NDArray[np.int16]]) -> None:
+        self.turns = scenario.turns
+        self.clips = clips
+        self.rate = scenario.sample_rate
+        self.vad = StreamingVad(self.rate, scenario.agent_vad.settings)
+        self.onsets: list[float] = []
+        self.offsets: list[float] = []
+        self.next_turn = 0
+        self.prev_end_s = 0.0
+        self.events: list[dict[str, Any]] = []
+
+    @property
+    def finished(self) -> bool:
+        """Every turn has started."""
+        return self.next_turn >= len(self.turns)
+
+    def observe_agent(self, played: NDArray[np.int16]) -> None:
+        """Feed agent audio that has played since the last call to the speech detector."""
+        if played.size:
+            for boundary in self.vad.push(played):
+                (self.onsets if boundary.kind == "onset" else self.offsets).append(
+                    boundary.time_s)
+
+    def _anchor(self, turn: Turn) -> float | None:
+        after = turn.start.after
+        if after == "session_start":
+            return 0.0
+        if after == "previous_turn_end":
+            return self.prev_end_s
+        times = self.onsets if after == "agent_speech_start" else self.offsets
+        k = bisect_left(times, self.prev_end_s - _EPS_S)
+        return times[k] if k < len(times) else None
+
+    def due(self, pos: int) -> NDArray[np.int16] | None:
+        """The clip of the turn that starts at sample ``pos``, if one does (and log it)."""
+        t = pos / self.rate
+        if self.finished or t + _EPS_S < self.prev_end_s:
+            return None
+        turn = self.turns[self.next_turn]
+        anchor = self._anchor(turn)
+        trigger: str
+        if anchor is not None and t + _EPS_S >= anchor + turn.start.delay_ms / 1000.0:
+            trigger = turn.start.after
+        elif t + _EPS_S >= self.prev_end_s + turn.start.timeout_ms / 1000.0:
+            trigger = ev.TRIGGER_TIMEOUT
+        else:
+            return None
+        clip = self.clips[self.next_turn]
+        self.prev_end_s = (pos + clip.size) / self.rate
+        self.events.append({"type": ev.TURN, "t_ms": t * 1000.0, "turn": turn.id,
+                            "index": self.next_turn, "trigger": trigger,
+                            "end_ms": self.prev_end_s * 1000.0})
+        self.next_turn += 1
+        return clip
+
+
+class ScriptFeed:
+    """The scenario's user track, made frame by frame on the real clock (a ``UserFeed``).
+
+    Frames are silence until a turn is due; the script is over (``None``) once the last
+    turn has been sent in full, and the runner's tail follows.
+    """
+
+    def __init__(self, scenario: Scenario, clips: list[NDArray[np.int16]], frame: int) -> None:
+        self.scheduler = TurnScheduler(scenario, clips)
+        self.frame = frame
+        self.pending = np.zeros(0, dtype=np.int16)
+
+    def next_frame(self, index: int,
+                   agent_played: NDArray[np.int16]) -> NDArray[np.int16] | None:
+        self.scheduler.observe_agent(agent_played)
+        if self.pending.size == 0:
+            clip = self.scheduler.due(index * self.frame)
+            if clip is None and self.scheduler.finished:
+                return None
+            if clip is not None:
+                self.pending = clip
+        out = np.zeros(self.frame, dtype=np.int16)
+        take = min(self.frame, self.pending.size)
+        out[:take] = self.pending[:take]
+        self.pending = self.pending[take:]
+        return out
+
+    def attach(self, recording: SessionRecording) -> SessionRecording:
+        """The recording with the turn events merged in, and ``truncated`` if turns never
+        started before the session ended (not after a fault, which says why itself)."""
+        extra: list[dict[str, Any]] = list(self.scheduler.events)
+        if not self.scheduler.finished and recording.fault is None:
+            extra.append({"type": ev.TRUNCATED,
+                          "t_ms": recording.user.size * 1000.0 / recording.sample_rate})
+        merged = sorted([*recording.events, *extra], key=lambda event: float(event["t_ms"]))
+        return replace(recording, events=merged)

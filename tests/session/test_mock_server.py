@@ -1,0 +1,51 @@
+"""``speecheval session mock-server`` serves a local agent that a session can run against."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from speecheval.cli import main
+
+from .helpers import write_scenario
+
+SCENARIO = """
+name: against-mock-server
+tail_ms: 2000
+turns:
+  - audio: {synth: tone, duration_ms: 600, freq_hz: 300}
+    start: {after: session_start, delay_ms: 100}
+"""
+
+
+def test_mock_server_serves_a_session(tmp_path: Path) -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "speecheval", "session", "mock-server", "--port", "0",
+         "-o", "endpoint_silence_ms=300"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        assert url.startswith("ws://127.0.0.1:"), server.stderr.read() if server.stderr else ""
+        out = tmp_path / "run"
+        code = main(["session", "run", str(write_scenario(tmp_path, SCENARIO)), "--agent",
+                     "pcm-websocket", "-o", f"url={url}", "--out", str(out)])
+        report = json.loads((out / "report.json").read_text())
+        assert code == 0, report["sessions"][0]["fault"]
+        (turn,) = report["sessions"][0]["turns"]
+        assert turn["responded"] is True
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_mock_server_rejects_a_bad_option(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "speecheval", "session", "mock-server", "--port", "0",
+         "-o", "fault=explode"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "fault" in result.stderr
