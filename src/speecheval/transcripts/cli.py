@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .diarization.cli import der
+from .score.cli import score
 from .text.cli import cp, wer
 
 
@@ -16,3 +17,4 @@ def transcripts() -> None:
 transcripts.add_command(der)
 transcripts.add_command(cp)
 transcripts.add_command(wer)
+transcripts.add_command(score)

@@ -1,0 +1,121 @@
+"""Result maturity levels (spec: 结果成熟度门槛), computed from the evidence, never declared.
+
+Per scenario:
+
+- ``pipeline_smoke``: one sample. It proves only that the pipeline runs; no ranking.
+- ``exploratory``: fewer than 3 samples, or fewer than 2 independent sources and fewer
+  than 2 independent speakers, or reference leakage not ruled out: per-sample facts only.
+- ``scenario_qualified``: at least 3 samples, at least 2 independent sources or speakers,
+  and declared free of reference leakage: comparisons inside the scenario are allowed.
+
+For a whole run (the cross-scenario values):
+
+- ``decision_grade``: every core scenario is qualified, every sample of every scenario has
+  all required repeats (failed runs count as runs and are scored as failures), and the
+  report carries confidence intervals and coverage (it always does here).
+- otherwise the lowest level of the core scenarios (of all scenarios when none is core).
+
+Every level comes with the reasons it is not higher, so a reader sees what is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Level = Literal["pipeline_smoke", "exploratory", "scenario_qualified", "decision_grade"]
+LEVELS: tuple[Level, ...] = ("pipeline_smoke", "exploratory", "scenario_qualified",
+                             "decision_grade")
+MIN_SAMPLES = 3
+MIN_INDEPENDENT = 2
+
+
+@dataclass(frozen=True)
+class ScenarioEvidence:
+    """What the maturity of one scenario is decided from."""
+
+    scenario: str
+    samples: int
+    sources: int
+    speakers: int
+    reference_leak_free: bool
+    core: bool
+    missing_runs: int
+
+    def __post_init__(self) -> None:
+        if min(self.samples, self.sources, self.speakers, self.missing_runs) < 0:
+            raise ValueError(f"negative evidence count in {self!r}")
+        if self.samples == 0:
+            raise ValueError(f"scenario {self.scenario!r} has no samples")
+
+
+@dataclass(frozen=True)
+class Maturity:
+    """A level and the reasons it is not higher."""
+
+    level: Level
+    reasons: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"level": self.level, "reasons": list(self.reasons)}
+
+
+def scenario_maturity(evidence: ScenarioEvidence) -> Maturity:
+    """Level of one scenario.
+
+    >>> scenario_maturity(ScenarioEvidence("x", 1, 1, 1, True, True, 0)).level
+    'pipeline_smoke'
+    >>> scenario_maturity(ScenarioEvidence("x", 3, 1, 1, True, True, 0)).reasons
+    ('fewer than 2 independent sources (1) and fewer than 2 independent speakers (1)',)
+    >>> scenario_maturity(ScenarioEvidence("x", 3, 1, 2, True, True, 0)).level
+    'scenario_qualified'
+    """
+    reasons = []
+    if evidence.samples < MIN_SAMPLES:
+        reasons.append(f"fewer than {MIN_SAMPLES} samples ({evidence.samples})")
+    if evidence.sources < MIN_INDEPENDENT and evidence.speakers < MIN_INDEPENDENT:
+        reasons.append(f"fewer than {MIN_INDEPENDENT} independent sources ({evidence.sources})"
+                       f" and fewer than {MIN_INDEPENDENT} independent speakers "
+                       f"({evidence.speakers})")
+    if not evidence.reference_leak_free:
+        reasons.append("reference leakage not ruled out (reference_leak_free is false)")
+    if evidence.samples == 1:
+        return Maturity("pipeline_smoke", ("a single sample only shows the pipeline runs",
+                                           *reasons))
+    return Maturity("exploratory" if reasons else "scenario_qualified", tuple(reasons))
+
+
+def run_maturity(scenarios: Mapping[str, tuple[ScenarioEvidence, Maturity]],
+                 required_repeats: int) -> Maturity:
+    """Level of the cross-scenario results of one run.
+
+    >>> q = ScenarioEvidence("a", 3, 2, 2, True, True, 0)
+    >>> s = ScenarioEvidence("b", 2, 2, 2, True, False, 0)
+    >>> m = {"a": (q, scenario_maturity(q)), "b": (s, scenario_maturity(s))}
+    >>> run_maturity(m, required_repeats=1).level
+    'decision_grade'
+    >>> low = run_maturity({"b": m["b"]}, 1)
+    >>> low.level, low.reasons[1]
+    ('exploratory', 'scenarios not all qualified: b (exploratory)')
+    """
+    if not scenarios:
+        raise ValueError("no scenarios")
+    core = {name: item for name, item in scenarios.items() if item[0].core}
+    reasons = []
+    if not core:
+        reasons.append("no core scenario")
+    judged = core or scenarios
+    weak = sorted(name for name, (_, m) in judged.items() if m.level != "scenario_qualified")
+    if weak:
+        kind = "core scenarios" if core else "scenarios"
+        reasons.append(f"{kind} not all qualified: " + ", ".join(
+            f"{name} ({judged[name][1].level})" for name in weak))
+    missing = sum(ev.missing_runs for ev, _ in scenarios.values())
+    if missing:
+        reasons.append(f"{missing} runs missing for {required_repeats} required repeats")
+    if not reasons:
+        return Maturity("decision_grade", ())
+    lowest = min((m.level for _, m in judged.values()), key=LEVELS.index)
+    return Maturity(lowest, tuple(reasons))

@@ -1,0 +1,1 @@
+"""``speecheval transcripts score``: a manifest of samples scored into one run directory."""

@@ -1,0 +1,102 @@
+"""Reading a sample's files into segments and RTTM turns, named after the sample.
+
+Every file of a sample describes one recording, so its session (or RTTM file) id is
+replaced by the sample id; a file naming several sessions is refused rather than
+silently merged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from ...core.errors import InputError
+from ..formats.ctm import CTM
+from ..formats.raw_tagged import RawTagged
+from ..formats.rttm import RTTM, RttmTurn
+from ..formats.seglst import SegLST
+from ..formats.segment import Segment
+from ..formats.srt import SRT
+from ..formats.stm import STM
+from ..formats.textgrid import TextGrid
+from ..formats.webvtt import WebVTT
+
+
+def load_transcript(path: Path, sample_id: str) -> tuple[Segment, ...]:
+    """Segments of a transcript file, format chosen by suffix, session set to the sample."""
+    suffix = path.suffix.lower()
+    segments: Sequence[Segment]
+    if suffix == ".stm":
+        segments = STM.load(path).segments
+    elif suffix == ".json":
+        segments = SegLST.load(path).segments
+    elif suffix == ".ctm":
+        segments = CTM.load(path).segments
+    elif suffix == ".srt":
+        segments = SRT.load(path, sample_id).segments
+    elif suffix == ".vtt":
+        segments = WebVTT.load(path, sample_id).segments
+    elif suffix == ".textgrid":
+        segments = TextGrid.load(path, sample_id).segments
+    elif suffix == ".txt":
+        segments = RawTagged.load(path, sample_id).segments
+    else:
+        raise InputError(f"unknown transcript format {suffix!r}", path=path,
+                         sample_id=sample_id)
+    sessions = sorted({s.session_id for s in segments})
+    if len(sessions) > 1:
+        raise InputError(f"file holds several sessions ({', '.join(sessions[:3])}); give one "
+                         "file per sample", path=path, sample_id=sample_id)
+    speakers = [s.speaker is not None for s in segments]
+    if any(speakers) and not all(speakers):
+        line = segments[speakers.index(False)].line
+        raise InputError(f"some segments have a speaker and some do not (entry {line})",
+                         path=path, sample_id=sample_id)
+    return tuple(dataclasses.replace(s, session_id=sample_id) for s in segments)
+
+
+def load_rttm(path: Path, sample_id: str) -> RTTM:
+    """RTTM turns of one recording, file id set to the sample."""
+    rttm = RTTM.load(path)
+    files = rttm.file_ids()
+    if len(files) > 1:
+        raise InputError(f"RTTM holds several files ({', '.join(files[:3])}); give one file "
+                         "per sample", path=path, sample_id=sample_id)
+    return RTTM(tuple(dataclasses.replace(t, file_id=sample_id) for t in rttm.turns),
+                path=str(path), ignored_records=rttm.ignored_records)
+
+
+def rttm_from_segments(segments: Sequence[Segment], sample_id: str,
+                       path: Path | None) -> RTTM:
+    """Speaker turns of a transcript whose segments all have speakers and times."""
+    turns = []
+    for seg in segments:
+        assert seg.speaker is not None and seg.start is not None and seg.end is not None
+        turns.append(RttmTurn(file_id=sample_id, start=seg.start, duration=seg.end - seg.start,
+                              speaker=seg.speaker, line=seg.line))
+    return RTTM(tuple(turns), path=None if path is None else str(path))
+
+
+def segments_from_rttm(rttm: RTTM) -> tuple[Segment, ...]:
+    """RTTM turns as word-less segments (for turn boundaries and timelines)."""
+    return tuple(Segment(t.file_id, t.speaker, t.start, t.end, "", line=t.line)
+                 for t in rttm.turns)
+
+
+def is_timed(segments: Sequence[Segment]) -> bool:
+    """Every segment has a start and an end (and there is at least one)."""
+    return bool(segments) and all(s.start is not None and s.end is not None for s in segments)
+
+
+def has_speakers(segments: Sequence[Segment]) -> bool:
+    """Segments carry speaker labels (readers guarantee all-or-none per file)."""
+    return bool(segments) and all(s.speaker is not None for s in segments)
+
+
+def flat_text(segments: Sequence[Segment]) -> str:
+    """The words of all segments as one text, in time order when every segment has a start
+    (stable, so equal starts keep file order), else in file order."""
+    ordered = (sorted(segments, key=lambda s: s.start or 0.0)
+               if all(s.start is not None for s in segments) else list(segments))
+    return " ".join(s.words for s in ordered)

@@ -1,0 +1,109 @@
+"""Score a manifest and write the run directory (all or nothing).
+
+Files written (all canonical: sorted keys, fixed float rounding, no clock times):
+
+- ``samples.jsonl``: one row per run of each sample (main protocol);
+- ``scenarios.json`` / ``scenarios.md``: scenario tables, cross-scenario values, maturity;
+- ``summary.txt``: Kaldi-style lines, one per scenario and repeat;
+- ``parity_moss.json``, ``parity_lattifai.json``, ``timestamps_segment_diagnostic.json``:
+  the parity tracks and the segment-timestamp diagnostic, each on its own;
+- ``report.html``: tables, alignment views and speaker timelines;
+- ``run.json``: settings, versions and the SHA-256 of the manifest and every input file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ... import __version__
+from ...core.canonical_json import dumps, dumps_lines
+from ...core.errors import InputError
+from ...core.hashing import sha256_file
+from ...core.output import atomic_write_text, new_output_dir
+from ..diarization.render import COLLAR_DEFINITION, JER_DEFINITION
+from ..diarization.score import LATTIFAI_COLLAR_S, MAIN_COLLAR_S
+from ..report_html import render_report
+from ..timestamps.stats import TOLERANCES_S
+from ..timestamps.turns import ANCHOR_SHARE, MIN_MATCHED_SHARE
+from .manifest import FORMAT, Manifest, load_manifest
+from .report_tables import kaldi_lines, markdown
+from .rows import diagnostic_row, lattifai_row, moss_row, sample_row
+from .sample import RunScore, score_sample_runs
+from .tables import Tables, build_tables
+
+SETTINGS: dict[str, Any] = {
+    "normalisation": "NFKC, case folding, Unicode punctuation deleted, whitespace collapsed",
+    "diarization_collar_s": MAIN_COLLAR_S,
+    "collar_definition": COLLAR_DEFINITION,
+    "jer_definition": JER_DEFINITION,
+    "lattifai_parity_collar_s": LATTIFAI_COLLAR_S,
+    "uem": "[0, duration_s] per sample",
+    "timestamp_tolerances_s": list(TOLERANCES_S),
+    "timestamp_percentiles": "linear interpolation between order statistics (numpy default)",
+    "turn_min_matched_share": MIN_MATCHED_SHARE,
+    "turn_anchor_share": ANCHOR_SHARE,
+    "failed_runs": "scored as empty output for rates with a reference; left out and counted "
+                   "for hallucination and timestamps",
+    "confidence_intervals": "95% percentile bootstrap over samples, 2000 resamples, seed 0",
+}
+
+
+def _inputs(manifest: Manifest) -> dict[str, str]:
+    base = manifest.path.parent
+    paths: set[Path] = set()
+    for sample in manifest.samples:
+        ref = sample.reference
+        paths.update(p for p in (ref.transcript, ref.rttm, ref.words) if p is not None)
+        for run in sample.runs:
+            paths.update(p for p in (run.transcript, run.rttm, run.words) if p is not None)
+    return {Path(os.path.relpath(p, base)).as_posix(): sha256_file(p) for p in sorted(paths)}
+
+
+def score_manifest(manifest: Manifest) -> tuple[list[RunScore], Tables]:
+    """Score every run of every sample and build the tables (nothing is written)."""
+    units = {s.name: s.unit for s in manifest.scenarios}
+    runs: list[RunScore] = []
+    for sample in manifest.samples:
+        try:
+            runs.extend(score_sample_runs(sample, units[sample.scenario]))
+        except InputError as exc:
+            if exc.sample_id is not None:
+                raise
+            raise InputError(exc.problem, path=exc.path, sample_id=sample.id) from exc
+    return runs, build_tables(manifest, runs)
+
+
+def write_run(manifest_path: Path, out_dir: Path) -> list[str]:
+    """Score ``manifest_path`` into the new directory ``out_dir``; return the summary lines."""
+    manifest = load_manifest(manifest_path)
+    runs, tables = score_manifest(manifest)
+    lines = kaldi_lines(tables)
+    scenarios_doc = {"system": manifest.system, "required_repeats": manifest.required_repeats,
+                     "run_maturity": tables.run_maturity.to_dict(),
+                     "cross_scenario": tables.cross_scenario, "scenarios": tables.scenarios}
+    with new_output_dir(out_dir) as staging:
+        levels = {name: table["maturity"]["level"] for name, table in tables.scenarios.items()}
+        atomic_write_text(staging / "samples.jsonl", dumps_lines(
+            sample_row(r, levels[r.sample.scenario]) for r in runs))
+        atomic_write_text(staging / "scenarios.json", dumps(scenarios_doc))
+        atomic_write_text(staging / "scenarios.md", markdown(tables, manifest.system))
+        atomic_write_text(staging / "summary.txt", "".join(f"{line}\n" for line in lines))
+        atomic_write_text(staging / "parity_moss.json", dumps({
+            "track": "moss_parity", "scenarios": tables.moss_parity,
+            "runs": [row for r in runs if (row := moss_row(r)) is not None]}))
+        atomic_write_text(staging / "parity_lattifai.json", dumps({
+            "track": "lattifai_parity", "collar_s": LATTIFAI_COLLAR_S,
+            "scenarios": tables.lattifai_parity,
+            "runs": [row for r in runs if (row := lattifai_row(r)) is not None]}))
+        atomic_write_text(staging / "timestamps_segment_diagnostic.json", dumps({
+            "table": "segment timestamps only: diagnostic, not ranked",
+            "scenarios": tables.timestamp_diagnostic,
+            "runs": [row for r in runs if (row := diagnostic_row(r)) is not None]}))
+        atomic_write_text(staging / "report.html", render_report(manifest.system, tables, runs))
+        atomic_write_text(staging / "run.json", dumps({
+            "speecheval_version": __version__, "manifest_format": FORMAT,
+            "manifest": manifest.path.name, "manifest_sha256": sha256_file(manifest.path),
+            "inputs_sha256": _inputs(manifest), "settings": SETTINGS}))
+    return lines

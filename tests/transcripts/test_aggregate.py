@@ -1,0 +1,113 @@
+"""Sample macro, corpus micro, duration weighting, repeats and maturity, by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from speecheval.transcripts.aggregate import SampleValue, cross_scenario, summarise
+from speecheval.transcripts.maturity import ScenarioEvidence, run_maturity, scenario_maturity
+
+
+def v(sample: str, repeat: int, duration: float, errors: int, tokens: int,
+      failed: bool = False) -> SampleValue:
+    return SampleValue(sample, repeat, duration, errors, tokens, failed)
+
+
+def test_macro_and_micro_differ_as_defined() -> None:
+    # A long sample with a low rate and a short one with a high rate:
+    # rates 10/1000 = 0.01 (3600 s) and 5/10 = 0.5 (10 s).
+    s = summarise([v("long", 1, 3600.0, 10, 1000), v("short", 1, 10.0, 5, 10)])
+    assert s.macro == pytest.approx((0.01 + 0.5) / 2)        # 0.255
+    assert s.micro == pytest.approx(15 / 1010)               # 0.014851...
+    # Duration-weighted: (0.01 * 3600 + 0.5 * 10) / 3610 = 41 / 3610.
+    assert s.duration_weighted == pytest.approx(41 / 3610)
+    assert s.macro_std is None and s.runs == 2 and s.samples == 2
+
+
+def test_undefined_samples_are_counted_not_averaged() -> None:
+    s = summarise([v("a", 1, 1.0, 1, 4), v("empty", 1, 1.0, 2, 0)])
+    # 'empty' has no reference tokens: no rate; its 2 insertions still count in the micro
+    # numerator, whose denominator is 4: 3 / 4.
+    assert s.undefined_samples == 1
+    assert s.macro == pytest.approx(0.25)
+    assert s.micro == pytest.approx(0.75)
+
+
+def test_repeats_mean_std_and_failures() -> None:
+    # Repeat 1: rates 0.1, 0.3 (macro 0.2). Repeat 2: b failed, scored 10/10 (macro 0.55).
+    values = [v("a", 1, 1.0, 1, 10), v("b", 1, 1.0, 3, 10),
+              v("a", 2, 1.0, 1, 10), v("b", 2, 1.0, 10, 10, failed=True)]
+    s = summarise(values)
+    assert [r.macro for r in s.per_repeat] == pytest.approx([0.2, 0.55])
+    assert s.macro == pytest.approx(0.375)
+    # Sample standard deviation of (0.2, 0.55): |0.35| / sqrt(2).
+    assert s.macro_std == pytest.approx(0.35 / 2 ** 0.5)
+    assert s.failed_runs == 1 and s.per_repeat[1].failed_runs == 1
+    # Micro: 4/20 and 11/20 -> mean 0.375.
+    assert s.micro == pytest.approx(0.375)
+
+
+def test_bootstrap_intervals_bracket_the_values() -> None:
+    values = [v(f"s{k}", 1, 1.0, k, 10) for k in range(10)]
+    s = summarise(values)
+    assert s.macro_ci95 is not None and s.micro_ci95 is not None
+    low, high = s.macro_ci95
+    assert low is not None and high is not None and low < s.macro < high  # type: ignore[operator]
+    # Every rate lies in [0, 0.9], so every resampled mean does too.
+    assert low >= 0.0 and high <= 0.9
+    # Identical samples: the interval collapses to the value.
+    same = summarise([v(f"s{k}", 1, 1.0, 2, 10) for k in range(5)])
+    assert same.macro_ci95 == pytest.approx((0.2, 0.2))
+
+
+def test_duplicate_run_is_refused() -> None:
+    with pytest.raises(ValueError, match="appears twice"):
+        summarise([v("a", 1, 1.0, 1, 2), v("a", 1, 1.0, 1, 2)])
+
+
+def test_cross_scenario_uses_scenario_macros_only() -> None:
+    # A big scenario of ten samples at 0.1 and a small one with a single 0.9 sample:
+    # pooling samples would give (10 * 0.1 + 0.9) / 11 = 0.1727; the scenario macro is
+    # (0.1 + 0.9) / 2 = 0.5. Duration-weighted over all samples: (10 * 0.1 * 60 + 0.9 * 30)
+    # / 630 = 87 / 630.
+    big = [v(f"b{k}", 1, 60.0, 1, 10) for k in range(10)]
+    small = [v("s", 1, 30.0, 9, 10)]
+    result = cross_scenario({"big": big, "small": small})
+    assert result.scenario_macro == pytest.approx(0.5)
+    assert result.duration_weighted == pytest.approx(87 / 630)
+    assert result.scenarios == ("big", "small")
+
+
+def ev(samples: int, sources: int, speakers: int, leak_free: bool = True, core: bool = True,
+       missing: int = 0, name: str = "x") -> ScenarioEvidence:
+    return ScenarioEvidence(name, samples, sources, speakers, leak_free, core, missing)
+
+
+@pytest.mark.parametrize(("evidence", "level"), [
+    (ev(1, 1, 1), "pipeline_smoke"),
+    (ev(1, 1, 5), "pipeline_smoke"),          # one clean sample stays smoke, whatever it scores
+    (ev(2, 2, 2), "exploratory"),             # fewer than 3 samples
+    (ev(3, 1, 1), "exploratory"),             # one source, one speaker
+    (ev(3, 1, 2), "scenario_qualified"),      # two speakers suffice
+    (ev(3, 2, 1), "scenario_qualified"),      # two sources suffice
+    (ev(5, 3, 3, leak_free=False), "exploratory"),
+])
+def test_scenario_levels(evidence: ScenarioEvidence, level: str) -> None:
+    assert scenario_maturity(evidence).level == level
+
+
+def test_run_level_needs_all_core_scenarios_and_repeats() -> None:
+    qualified = ev(3, 2, 2, name="a")
+    side = ev(1, 1, 1, core=False, name="side")
+    scenarios = {"a": (qualified, scenario_maturity(qualified)),
+                 "side": (side, scenario_maturity(side))}
+    # A non-core smoke scenario does not hold the run back.
+    assert run_maturity(scenarios, required_repeats=3).level == "decision_grade"
+    missing = ev(3, 2, 2, missing=2, name="a")
+    result = run_maturity({"a": (missing, scenario_maturity(missing))}, required_repeats=3)
+    assert result.level == "scenario_qualified"
+    assert result.reasons == ("2 runs missing for 3 required repeats",)
+    weak = ev(2, 2, 2, name="b")
+    result = run_maturity({"a": scenarios["a"], "b": (weak, scenario_maturity(weak))}, 1)
+    assert result.level == "exploratory"
+    assert result.reasons == ("core scenarios not all qualified: b (exploratory)",)

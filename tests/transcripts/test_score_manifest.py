@@ -1,0 +1,159 @@
+"""Bad manifests and inputs: exit 2, a message naming file, sample and key, no output."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from speecheval.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "transcripts"
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """A private copy of the example data, so a test can break one file."""
+    target = tmp_path / "data"
+    shutil.copytree(EXAMPLE, target)
+    return target
+
+
+def manifest_data(folder: Path) -> dict:  # type: ignore[type-arg]
+    return yaml.safe_load((folder / "manifest.yaml").read_text(encoding="utf-8"))
+
+
+def run(manifest: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["transcripts", "score", "--manifest", str(manifest), "--out", str(out)])
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+def write(folder: Path, data: dict, name: str = "bad.yaml") -> Path:  # type: ignore[type-arg]
+    path = folder / name
+    path.write_text(json.dumps(data) if name.endswith(".json") else yaml.safe_dump(data),
+                    encoding="utf-8")
+    return path
+
+
+def assert_refused(code: int, err: str, out: Path, *parts: str) -> None:
+    assert code == 2
+    for part in parts:
+        assert part in err
+    assert not out.exists()
+    assert not list(out.parent.glob(f".{out.name}*"))  # no staging directory left behind
+
+
+@pytest.mark.parametrize(("where", "expected"), [
+    ("top", "manifest: unknown key 'extra'"),
+    ("scenario", "scenarios.meeting-en: unknown key 'extra'"),
+    ("sample", "samples[1]: unknown key 'extra'"),
+    ("reference", "samples[1].reference: unknown key 'extra'"),
+    ("run", "samples[1].runs[0]: unknown key 'extra'"),
+])
+def test_unknown_keys_are_named(example: Path, tmp_path: Path, where: str, expected: str,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    data = manifest_data(example)
+    target = {"top": data, "scenario": data["scenarios"]["meeting-en"],
+              "sample": data["samples"][1], "reference": data["samples"][1]["reference"],
+              "run": data["samples"][1]["runs"][0]}[where]
+    target["extra"] = 1
+    bad = write(example, data)
+    out = tmp_path / "out"
+    code, err = run(bad, out, capsys)
+    assert_refused(code, err, out, str(bad), expected)
+    if where not in ("top", "scenario"):
+        assert "sample en-review" in err
+
+
+def test_json_manifest_is_read_the_same_way(example: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = write(example, manifest_data(example), "same.json")
+    code, _ = run(manifest, tmp_path / "out", capsys)
+    assert code == 0
+    assert "%WER 21.74 [ 5 / 23" in (tmp_path / "out" / "summary.txt").read_text("utf-8")
+
+
+def test_duplicate_yaml_key(example: Path, tmp_path: Path,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    text = (example / "manifest.yaml").read_text(encoding="utf-8")
+    bad = example / "dup.yaml"
+    bad.write_text(text.replace("system: example-asr\n",
+                                "system: example-asr\nsystem: other\n"), encoding="utf-8")
+    out = tmp_path / "out"
+    code, err = run(bad, out, capsys)
+    assert_refused(code, err, out, str(bad), "key 'system' appears twice")
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda d: d["samples"][0]["runs"][0].update(transcript="hyp/missing.json"),
+     "samples[0].runs[0].transcript: file not found"),
+    (lambda d: d["samples"][0].update(duration_s=0), "samples[0].duration_s must be a positive"),
+    (lambda d: d["samples"][0].update(scenario="nowhere"), "'nowhere' is not declared"),
+    (lambda d: d["samples"][2].update(reference={"transcript": "ref/en-review.stm"}),
+     "a silence sample has no reference transcript"),
+    (lambda d: d["samples"][1]["runs"][1].update(transcript="hyp/en-review.srt"),
+     "a failed run has no files, but 'transcript' is given"),
+    (lambda d: d["samples"][1].update(id="en-standup"), "sample id appears twice"),
+    (lambda d: d["scenarios"]["meeting-en"].update(unit="phone"), "unit must be one of"),
+    (lambda d: d["scenarios"].update({7: {"unit": "word"}}), "scenario name 7 must be"),
+    (lambda d: d.update(format="other/1"), "manifest.format must be"),
+    (lambda d: d["samples"][0].update(speakers="alice"), "speakers must be a list"),
+    (lambda d: d["samples"][0]["runs"][0].update(transcript="ref/en-standup.ctm.bak"),
+     "unknown transcript format"),
+    (lambda d: d["samples"][0]["runs"].append({"repeat": 1, "failed": "x"}),
+     "a repeat index appears twice"),
+])
+def test_schema_errors(example: Path, tmp_path: Path, change, expected: str,  # type: ignore[no-untyped-def]
+                       capsys: pytest.CaptureFixture[str]) -> None:
+    data = manifest_data(example)
+    change(data)
+    bad = write(example, data)
+    out = tmp_path / "out"
+    code, err = run(bad, out, capsys)
+    assert_refused(code, err, out, str(bad), expected)
+
+
+def test_bad_transcript_line_names_file_and_sample(example: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    ctm = example / "hyp" / "en-standup.ctm"
+    ctm.write_text(ctm.read_text(encoding="utf-8") + "standup 1 9.0 oops word\n",
+                   encoding="utf-8")
+    out = tmp_path / "out"
+    code, err = run(example / "manifest.yaml", out, capsys)
+    assert_refused(code, err, out, "sample en-standup", str(ctm), "line 15", "duration")
+
+
+def test_existing_output_is_never_overwritten(example: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine", encoding="utf-8")
+    code, err = run(example / "manifest.yaml", out, capsys)
+    assert code == 2 and "already exists" in err
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+def test_low_speech_gets_rates_and_hallucination(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "ref.stm").write_text("low 1 A 1.0 2.0 yes\n", encoding="utf-8")
+    (tmp_path / "hyp.stm").write_text("low 1 X 1.0 2.0 yes yes okay\n", encoding="utf-8")
+    manifest = write(tmp_path, {
+        "format": "speecheval.transcripts.manifest/1", "system": "s",
+        "scenarios": {"quiet": {"unit": "word"}},
+        "samples": [{"id": "low", "scenario": "quiet", "duration_s": 4.0, "kind": "low_speech",
+                     "source": "a", "reference": {"transcript": "ref.stm"},
+                     "runs": [{"transcript": "hyp.stm"}]}]}, "m.json")
+    code, _ = run(manifest, tmp_path / "out", capsys)
+    assert code == 0
+    row = json.loads((tmp_path / "out" / "samples.jsonl").read_text("utf-8"))
+    # 'yes' against 'yes yes okay': 2 insertions over 1 word; output 'yesyesokay' is
+    # 10 characters over 4 s.
+    assert row["text"]["insertions"] == 2 and row["text"]["wer"] == 2.0
+    assert row["hallucination"]["hallucinated_chars_per_second"] == pytest.approx(2.5)
+    scen = json.loads((tmp_path / "out" / "scenarios.json").read_text("utf-8"))
+    # One sample: pipeline_smoke, whatever its numbers.
+    assert scen["scenarios"]["quiet"]["maturity"]["level"] == "pipeline_smoke"
