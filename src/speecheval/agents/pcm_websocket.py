@@ -22,15 +22,13 @@ The protocol has no way to tell the agent how much of its reply was played, so
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import Literal
 
-from websockets.asyncio.client import ClientConnection
-from websockets.exceptions import ConnectionClosed
-
-from ..core.errors import InputError, SystemUnderTestError
+from ..core.errors import InputError
 from ..core.stream_resample import StreamResampler
-from ._ws import Options, close_reason, open_websocket, parse_json_object, redact_url
+from ._ws import Options, parse_json_object, redact_url
+from ._ws_transport import WebSocketTransport
 from .base import AgentEvent, AgentFault, AudioOut, Clear, Transcript
 
 NAME = "pcm-websocket"
@@ -46,65 +44,40 @@ DEFAULTS: dict[str, str] = {
 }
 
 
-class PcmWebSocketTransport:
+class PcmWebSocketTransport(WebSocketTransport):
     """Client for agents that stream raw PCM16 both ways (see the module docstring)."""
+
+    name = NAME
 
     def __init__(self, **options: str) -> None:
         opts = Options(NAME, options, DEFAULTS)
+        super().__init__(connect_timeout_s=opts.number("connect_timeout_s"),
+                         ping_interval_s=opts.number("ping_interval_s"),
+                         ping_timeout_s=opts.number("ping_timeout_s"))
         self.url = opts.required("url")
         self.agent_sample_rate = opts.integer("agent_sample_rate")
         self.start_message = _json_object(opts.text("start_message"), "start_message")
         headers = _json_object(opts.text("headers"), "headers") or {}
         self._headers = {str(name): str(value) for name, value in headers.items()}
-        self.connect_timeout_s = opts.number("connect_timeout_s")
-        self.ping_interval_s = opts.number("ping_interval_s")
-        self.ping_timeout_s = opts.number("ping_timeout_s")
-        self._ws: ClientConnection | None = None
         self._sample_rate = 0
         self._resampler: StreamResampler | None = None
-        self._closing = False
 
     async def connect(self, sample_rate: int) -> None:
         self._sample_rate = sample_rate
         source_rate = self.agent_sample_rate or sample_rate
         self._resampler = StreamResampler(source_rate, sample_rate)
-        self._ws = await open_websocket(self.url, headers=self._headers,
-                                        timeout_s=self.connect_timeout_s,
-                                        ping_interval_s=self.ping_interval_s,
-                                        ping_timeout_s=self.ping_timeout_s)
+        await self._open_socket(self.url, self._headers)
         if self.start_message is not None:
             await self._send({"sample_rate": sample_rate, **self.start_message})
 
     async def send_audio(self, pcm16: bytes) -> None:
         await self._send(pcm16)
 
-    async def events(self) -> AsyncIterator[AgentEvent]:
-        ws = self._connection()
-        try:
-            async for message in ws:
-                event = self._decode(message)
-                if event is None:
-                    continue
-                yield event
-                if isinstance(event, AgentFault):
-                    return
-        except ConnectionClosed as exc:
-            if not self._closing:
-                yield AgentFault(close_reason(exc))
-            return
-        if not self._closing:
-            yield AgentFault("agent closed the connection (code 1000)")
-
     async def report_played(self, played_ms: int) -> None:
         """Nothing to send: the protocol has no truncate message."""
 
     async def end_input(self) -> None:
         """Nothing to send: the protocol marks the end of input by closing."""
-
-    async def close(self) -> None:
-        self._closing = True
-        if self._ws is not None:
-            await self._ws.close()
 
     def describe(self) -> dict[str, object]:
         """Settings for the run record (no secrets: the URL is redacted)."""
@@ -139,16 +112,7 @@ class PcmWebSocketTransport:
         return None
 
     async def _send(self, payload: bytes | Mapping[str, object]) -> None:
-        ws = self._connection()
-        try:
-            await ws.send(payload if isinstance(payload, bytes) else json.dumps(payload))
-        except ConnectionClosed as exc:
-            raise SystemUnderTestError(close_reason(exc)) from exc
-
-    def _connection(self) -> ClientConnection:
-        if self._ws is None:
-            raise SystemUnderTestError(f"{NAME}: not connected")
-        return self._ws
+        await self._send_message(payload if isinstance(payload, bytes) else json.dumps(payload))
 
 
 def _json_object(text: str, option: str) -> dict[str, object] | None:

@@ -1,0 +1,75 @@
+"""The connection life cycle every WebSocket transport shares.
+
+A transport subclass only says how to decode one message; opening, the receive loop that
+turns a dropped or closed connection into an :class:`AgentFault`, sending, and closing
+live here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
+
+from ..core.errors import SystemUnderTestError
+from ._ws import close_reason, open_websocket
+from .base import AgentEvent, AgentFault
+
+
+class WebSocketTransport:
+    """Base of the socket transports; subclasses implement :meth:`_decode`."""
+
+    name = "websocket"
+
+    def __init__(self, *, connect_timeout_s: float, ping_interval_s: float,
+                 ping_timeout_s: float) -> None:
+        self.connect_timeout_s = connect_timeout_s
+        self.ping_interval_s = ping_interval_s
+        self.ping_timeout_s = ping_timeout_s
+        self._ws: ClientConnection | None = None
+        self._closing = False
+
+    async def _open_socket(self, url: str, headers: Mapping[str, str] | None) -> None:
+        self._ws = await open_websocket(url, headers=headers, timeout_s=self.connect_timeout_s,
+                                        ping_interval_s=self.ping_interval_s,
+                                        ping_timeout_s=self.ping_timeout_s)
+
+    def _decode(self, message: str | bytes) -> AgentEvent | None:
+        """One agent message as an event; None for messages the protocol ignores."""
+        raise NotImplementedError
+
+    async def events(self) -> AsyncIterator[AgentEvent]:
+        """Agent events until the connection ends; a fault is the last event."""
+        ws = self._connection()
+        try:
+            async for message in ws:
+                event = self._decode(message)
+                if event is None:
+                    continue
+                yield event
+                if isinstance(event, AgentFault):
+                    return
+        except ConnectionClosed as exc:
+            if not self._closing:
+                yield AgentFault(close_reason(exc))
+            return
+        if not self._closing:
+            yield AgentFault("agent closed the connection (code 1000)")
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._ws is not None:
+            await self._ws.close()
+
+    async def _send_message(self, message: str | bytes) -> None:
+        ws = self._connection()
+        try:
+            await ws.send(message)
+        except ConnectionClosed as exc:
+            raise SystemUnderTestError(close_reason(exc)) from exc
+
+    def _connection(self) -> ClientConnection:
+        if self._ws is None:
+            raise SystemUnderTestError(f"{self.name}: not connected")
+        return self._ws
