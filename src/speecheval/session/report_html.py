@@ -63,14 +63,42 @@ def _bars(spans: list[list[float]], scale: float, y: float, colour: str) -> str:
                    for a, b in spans)
 
 
+AXIS = 16
+_TICK_STEPS_S = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0)
+
+
+def tick_step(duration_s: float, most: int = 12) -> float:
+    """The smallest readable tick spacing that gives at most ``most`` ticks.
+
+    >>> tick_step(9.0), tick_step(45.0), tick_step(600.0)
+    (1.0, 5.0, 60.0)
+    """
+    return next((step for step in _TICK_STEPS_S if duration_s / step <= most),
+                _TICK_STEPS_S[-1])
+
+
+def _axis(duration: float, scale: float, top: int, bottom: int) -> str:
+    """Light gridlines with second labels under the lanes."""
+    step = tick_step(duration)
+    parts = []
+    for k in range(int(duration // step) + 1):
+        t = k * step
+        x = t * scale
+        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" '
+                     f'stroke="#cbd5e1" stroke-width="0.5"/>'
+                     f'<text x="{x + 2:.1f}" y="{bottom + 12}" font-size="9" fill="#555">'
+                     f'{t:g} s</text>')
+    return "".join(parts)
+
+
 def timeline(session: dict[str, Any], user: NDArray[np.int16],
              agent: NDArray[np.int16]) -> str:
     """The SVG timeline of one session."""
     duration = max(session["duration_s"], 1e-6)
     scale = WIDTH / duration
     height = 2 * LANE + 2 * BAR + 40
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-             f'viewBox="0 0 {WIDTH} {height}" role="img">']
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" '
+             f'height="{height + AXIS}" viewBox="0 0 {WIDTH} {height + AXIS}" role="img">']
     for turn in session["turns"]:
         if turn["start_s"] is None:
             continue
@@ -86,6 +114,7 @@ def timeline(session: dict[str, Any], user: NDArray[np.int16],
     agent_top = LANE + BAR + 6
     parts.append(_lane(agent, agent_top, "#ea580c"))
     parts.append(_bars(session["agent_segments"], scale, agent_top + LANE + 1, "#c2410c"))
+    parts.append(_axis(duration, scale, 0, height))
     parts.append('<text x="4" y="12" font-size="11">user</text>'
                  f'<text x="4" y="{agent_top + 12}" font-size="11">agent</text></svg>')
     return "".join(parts)
