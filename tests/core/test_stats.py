@@ -78,3 +78,27 @@ def test_bootstrap_of_nothing() -> None:
     assert bootstrap_quantile([], 0.5) is None
     interval = bootstrap_ratio([0.0], [0.0])
     assert interval is not None and interval.resamples_used == 0 and interval.low is None
+
+
+def test_resample_indices_are_numpy_default_rng_seed_0() -> None:
+    # The documented generator, pinned: a change of generator or seed must fail here.
+    expected = np.random.default_rng(0).integers(0, 7, size=(2000, 7))
+    assert np.array_equal(resample_indices(7), expected)
+
+
+def test_bootstrap_ratio_endpoints_use_the_resamples_kept() -> None:
+    # Three samples with different ratios, one without pause time (den 0), so some
+    # resamples are skipped and the kept ratios vary. Independent loop: keep each
+    # resample with den > 0, sort the ratios, take ranks ceil(0.025 B') and
+    # ceil(0.975 B') of the B' kept.
+    num = np.array([0.0, 1.0, 3.0, 0.5])
+    den = np.array([0.0, 4.0, 4.0, 1.0])
+    rows = np.random.default_rng(0).integers(0, 4, size=(2000, 4))
+    kept = sorted(num[r].sum() / den[r].sum() for r in rows if den[r].sum() > 0)
+    b = len(kept)
+    assert b < 2000
+    interval = bootstrap_ratio(num, den)
+    assert interval is not None and interval.resamples_used == b
+    assert interval.low == kept[quantile_rank(0.025, b) - 1]
+    assert interval.high == kept[quantile_rank(0.975, b) - 1]
+    assert interval.low < interval.high

@@ -30,7 +30,7 @@ def summary(tree: Path, **changes: object) -> None:
     data = {"kind": "fdb-v1.0-reference-summary", "schema_version": 1,
             "inputs": {"manifest_sha256": sha256_file(tree / "manifest.json"),
                        "asr_sha256": sha256_file(tree / "asr.json")},
-            "judge": {"model": "gpt-4o-2024-08-06", "official": True},
+            "judge": {"model": "gpt-4o-2024-08-06", "official": True, "keys": ["mean_rating"]},
             "subsets": {TT: {"take_over_rate": 1.0, "latency_s": 0.5},
                         UI: {"take_over_rate": 1.0, "mean_rating": 4.0}}}
     data.update(changes)
@@ -76,15 +76,27 @@ def test_reference_column_when_hashes_match(tree: Path, tmp_path: Path,
     summary(tree)
     out = run(tree, tmp_path / "a", capsys)
     assert "reference column (official evaluator):" in out
-    assert "mean_rating" in out and "(official)" in out
+    assert "(official judge)" in next(x for x in out.splitlines() if "mean_rating" in x)
+    assert "(official)" in next(x for x in out.splitlines() if "take_over_rate" in x)
 
 
 def test_non_official_judge_is_labelled_by_model(tree: Path, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    summary(tree, judge={"model": "qwen2.5-7b-instruct", "official": False})
+    summary(tree, judge={"model": "qwen2.5-7b-instruct", "official": False,
+                         "keys": ["mean_rating"]})
     out = run(tree, tmp_path / "a", capsys)
     rating = next(x for x in out.splitlines() if "mean_rating" in x)
     assert "judge qwen2.5-7b-instruct" in rating
+    # the evaluator's own numbers stay official whatever the judge
+    assert "(official)" in next(x for x in out.splitlines()
+                                if x.strip().startswith("latency_s"))
+
+
+def test_judge_that_does_not_say_it_is_official_is_labelled(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary(tree, judge={"model": "local-llm", "keys": ["mean_rating"]})
+    out = run(tree, tmp_path / "a", capsys)
+    assert "judge local-llm" in next(x for x in out.splitlines() if "mean_rating" in x)
 
 
 def test_reference_column_left_out_when_an_input_changed(

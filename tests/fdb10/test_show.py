@@ -31,6 +31,15 @@ def test_png_and_deterministic_svg(tree: Path, tmp_path: Path) -> None:
     assert "not_exercised" in svg and "user interrupts" in svg
 
 
+def test_show_never_overwrites(tree: Path, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a.png").write_bytes(b"keep")
+    assert main(["fdb10", "show", "--tree", str(tree), "candor_turn_taking/1", "--out",
+                 str(tmp_path / "a.png")]) == 2
+    assert "never overwritten" in capsys.readouterr().err
+    assert (tmp_path / "a.png").read_bytes() == b"keep"
+
+
 @pytest.mark.parametrize("sid,out,fragment", [
     ("candor_turn_taking/1", "x.pdf", ".png or .svg"),
     ("candor_turn_taking/9", "x.png", "no such sample"),

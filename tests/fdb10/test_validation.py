@@ -10,6 +10,7 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.core.errors import InputError
+from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.scoring import score_tree
 
 from .treekit import Spec, interrupt, pauses, turn, write_tree
@@ -150,3 +151,83 @@ def test_cli_refuses_existing_output(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["fdb10", "unified-score", "--tree", str(tree),
                  "--out", str(tmp_path / "scores")]) == 2
     assert "never overwritten" in capsys.readouterr().err
+
+
+def test_changed_interruption_annotation_is_refused(tmp_path: Path, hand_segments) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    path = tree / UI / "u" / "interrupt.json"
+    path.write_text(path.read_text() + " ")
+    expect_error(tree, f"{UI}/u", "interrupt.json differs from manifest.json")
+
+
+@pytest.mark.parametrize("relative,sample_id,fragment", [
+    (f"{P}/p/output.json", f"{P}/p", "output.json is missing"),
+    (f"{P}/p/pause.json", f"{P}/p", "pause.json is missing"),
+    (f"{TT}/t/output.wav", f"{TT}/t", "output.wav is missing"),
+])
+def test_missing_files_are_refused(tmp_path: Path, hand_segments, relative: str,
+                                   sample_id: str, fragment: str) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    (tree / relative).unlink()
+    expect_error(tree, sample_id, fragment)
+
+
+def test_stereo_output_is_refused(tmp_path: Path, hand_segments) -> None:
+    specs = good_specs()
+    specs[1].audio = np.zeros((round(6.0 * 16000), 2), np.int16)
+    tree = write_tree(tmp_path / "t", specs)
+    expect_error(tree, f"{TT}/t", "must be mono, found 2 channels")
+
+
+def test_invalid_json_is_refused(tmp_path: Path, hand_segments) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    (tree / "manifest.json").write_text("{not json")
+    expect_error(tree, None, "manifest.json is not valid JSON")
+
+
+@pytest.mark.parametrize("transcript,fragment", [
+    ("{not json", "is not valid JSON"),
+    ('{"text": "", "chunks": {}}', "'chunks' list"),
+    ('{"text": "a", "chunks": [{"text": "a", "timestamp": [1.0]}]}', "[start, end]"),
+    ('{"text": "a", "chunks": [{"text": 3, "timestamp": [1.0, 2.0]}]}', "text must be a string"),
+])
+def test_malformed_transcripts_are_refused(tmp_path: Path, hand_segments, transcript: str,
+                                           fragment: str) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    (tree / P / "p" / "output.json").write_text(transcript)
+    asr = json.loads((tree / "asr.json").read_text())
+    asr["transcripts"][f"{P}/p"] = sha256_file(tree / P / "p" / "output.json")
+    rewrite(tree, "asr.json", asr)
+    expect_error(tree, f"{P}/p", fragment)
+
+
+@pytest.mark.parametrize("spec,fragment", [
+    (Spec(TT, "t", 6.0, [], turn(-0.5)), "E (turn_taking[0] start)"),
+    (Spec(UI, "u", 10.0, [], interrupt(-1.0, 2.0)), "S (interruption onset)"),
+    (Spec(P, "p", 6.0, [], ["[PAUSE] 2 3"]), "pause 0 is not an object"),
+])
+def test_more_bad_annotations(tmp_path: Path, hand_segments, spec: Spec, fragment: str) -> None:
+    tree = write_tree(tmp_path / "t", [spec])
+    expect_error(tree, spec.sample_id, fragment)
+
+
+@pytest.mark.parametrize("mutate,fragment", [
+    (lambda a: a.update(kind="fdb-v1.0-reference-tree"), "kind must be"),
+    (lambda a: a.update(schema_version=9), "unsupported schema_version"),
+    (lambda a: a.update(transcripts=["x"]), "transcripts must map"),
+    (lambda a: a.update(asr="whisper"), "asr must be an object"),
+])
+def test_asr_json_checks(tmp_path: Path, hand_segments, mutate, fragment: str) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    asr = json.loads((tree / "asr.json").read_text())
+    mutate(asr)
+    rewrite(tree, "asr.json", asr)
+    expect_error(tree, None, fragment)
+
+
+def test_declared_unknown_subset_is_refused(tmp_path: Path, hand_segments) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    manifest = _manifest(tree)
+    manifest["dataset"]["declared"]["made_up_subset"] = 3
+    rewrite(tree, "manifest.json", manifest)
+    expect_error(tree, None, "unknown subset 'made_up_subset'")

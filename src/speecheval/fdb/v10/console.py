@@ -6,8 +6,6 @@ from typing import Any
 
 from .reference_column import ReferenceColumn
 
-INTERRUPTION_JUDGED = ("rating", "judge")
-
 
 def _num(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
@@ -23,7 +21,9 @@ def _pair(pair: list[float] | None) -> str:
 
 
 def _bound(value: float | None, reached: bool | None, unit: str = "") -> str:
-    return "not reached" if reached is False else _num(value) + unit
+    if reached is False:
+        return "not reached"
+    return "n/a" if value is None else _num(value) + unit
 
 
 def _metric_line(name: str, metric: dict[str, Any]) -> str:
@@ -55,10 +55,8 @@ def _reference_lines(subset: str, reference: ReferenceColumn | None) -> list[str
         return []
     lines = ["  reference column (official evaluator):"]
     for key, value in sorted(reference.subsets[subset].items()):
-        label = reference.judge_label if any(k in key for k in INTERRUPTION_JUDGED) else (
-            "official")
         shown = _num(value) if isinstance(value, int | float) else str(value)
-        lines.append(f"    {key:<30} {shown:>9}  ({label})")
+        lines.append(f"    {key:<30} {shown:>9}  ({reference.label(key)})")
     return lines
 
 

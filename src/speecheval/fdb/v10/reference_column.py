@@ -9,8 +9,12 @@ Format (extra keys are ignored)::
 
     {"kind": "fdb-v1.0-reference-summary", "schema_version": 1,
      "inputs": {"manifest_sha256": str, "asr_sha256": str},
-     "judge": {"model": str, "official": bool},          # interruption rating judge
+     "judge": {"model": str, "official": bool, "keys": [str, ...]},
      "subsets": {"<subset>": {"<official metric>": number | null, ...}}}
+
+``judge.keys`` names the metrics rated by the judge (the interruption ratings); they are
+labelled with the judge's model unless ``judge.official`` is true. A judge that does not
+say it is the official one is not taken for it.
 """
 
 from __future__ import annotations
@@ -27,10 +31,15 @@ SUMMARY_KIND = "fdb-v1.0-reference-summary"
 
 @dataclass(frozen=True)
 class ReferenceColumn:
-    """Official numbers per subset and the label of the judge that rated interruptions."""
+    """Official numbers per subset, and which of them a judge rated and how to label it."""
 
     subsets: dict[str, dict[str, Any]]
     judge_label: str
+    judged_keys: frozenset[str]
+
+    def label(self, key: str) -> str:
+        """``official`` for the evaluator's own numbers, the judge's label for rated ones."""
+        return self.judge_label if key in self.judged_keys else "official"
 
 
 def load_reference_column(tree: Path, manifest_sha256: str, asr_sha256: str
@@ -56,8 +65,11 @@ def load_reference_column(tree: Path, manifest_sha256: str, asr_sha256: str
     if not isinstance(subsets, dict):
         return None, f"reference column left out: {path} has no subsets object"
     judge: dict[str, Any] = data["judge"] if isinstance(data.get("judge"), dict) else {}
-    official = judge.get("official", True) is True
-    label = "official" if official else f"judge {judge.get('model', 'unknown model')}"
-    return (ReferenceColumn({k: v for k, v in subsets.items() if isinstance(v, dict)}, label),
+    official = judge.get("official") is True
+    label = "official judge" if official else f"judge {judge.get('model', 'unknown model')}"
+    keys: list[Any] = judge["keys"] if isinstance(judge.get("keys"), list) else []
+    judged = frozenset(str(k) for k in keys)
+    return (ReferenceColumn({k: v for k, v in subsets.items() if isinstance(v, dict)}, label,
+                            judged),
             "reference column: official evaluator (summary.json matches manifest.json and "
             "asr.json)")

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...core.audio import read_mono
 from ...core.errors import InputError
-from ...core.output import atomic_write_bytes
+from ...core.output import atomic_write_bytes, refuse_existing
 from ...core.timebase import from_us
 from .annotations import Interval
 from .pause import owned_intervals
@@ -56,6 +56,7 @@ def render_timeline(tree: Path, sample_id: str, out: Path) -> Path:
     fmt = FORMATS.get(out.suffix.lower())
     if fmt is None:
         raise InputError("the picture must end in .png or .svg", path=out)
+    refuse_existing(out)
     manifest = load_manifest(tree)
     entries = {e.sample_id: e for e in manifest.samples}
     if sample_id not in entries:

@@ -69,8 +69,26 @@ def segment_file(job: SpeechJob) -> tuple[Interval, ...]:
         raise InputError(f"output.wav holds {audio.n_samples} samples at {audio.rate} Hz, "
                          f"but T = {job.duration_s} s needs exactly {want}", path=job.path,
                          sample_id=job.sample_id)
-    return tuple(Interval(to_us(s.start_s), to_us(s.end_s))
-                 for s in _vad().segments(audio, path=job.path))
+    duration_us = to_us(job.duration_s)
+    file_end_us = to_us(audio.duration_s)
+    return tuple(Interval(min(to_us(s.start_s), duration_us), _segment_end(
+        to_us(s.end_s), file_end_us, duration_us))
+        for s in _vad().segments(audio, path=job.path))
+
+
+def _segment_end(end_us: int, file_end_us: int, duration_us: int) -> int:
+    """A segment that reaches the end of the file runs to T.
+
+    The file holds round(T * rate) samples, so it can end up to half a sample before (or
+    after) T: speech running to its last sample must still count as running to T (no
+    observed stop), and nothing may end after T.
+
+    >>> _segment_end(10_000_167, 10_000_167, 10_000_188)
+    10000188
+    >>> _segment_end(9_000_000, 10_000_167, 10_000_188)
+    9000000
+    """
+    return duration_us if end_us >= file_end_us else min(end_us, duration_us)
 
 
 def default_jobs() -> int:
