@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from speecheval.transcripts.aggregate import SampleValue, cross_scenario, summarise
-from speecheval.transcripts.maturity import ScenarioEvidence, run_maturity, scenario_maturity
+from speecheval.transcripts.maturity import (
+    Maturity,
+    ScenarioEvidence,
+    combined_maturity,
+    run_maturity,
+    scenario_maturity,
+)
 
 
 def v(sample: str, repeat: int, duration: float, errors: int, tokens: int,
@@ -108,6 +114,41 @@ def test_run_level_needs_all_core_scenarios_and_repeats() -> None:
     assert result.level == "scenario_qualified"
     assert result.reasons == ("2 runs missing for 3 required repeats",)
     weak = ev(2, 2, 2, name="b")
-    result = run_maturity({"a": scenarios["a"], "b": (weak, scenario_maturity(weak))}, 1)
+    result = run_maturity({"a": scenarios["a"], "b": (weak, scenario_maturity(weak))}, 3)
     assert result.level == "exploratory"
     assert result.reasons == ("core scenarios not all qualified: b (exploratory)",)
+
+
+def test_decision_grade_needs_the_spec_repeats() -> None:
+    # Spec (场景矩阵): 3 repeats per system and sample are recommended, and decision_grade
+    # needs each system to complete the prescribed repeats. The same qualified evidence
+    # with nothing missing is decision_grade when 3 repeats are required, and held at
+    # scenario_qualified when the manifest asks for 1 or 2 (before: decision_grade).
+    qualified = ev(3, 2, 2, name="a")
+    scenarios = {"a": (qualified, scenario_maturity(qualified))}
+    assert run_maturity(scenarios, required_repeats=3).level == "decision_grade"
+    assert run_maturity(scenarios, required_repeats=4).level == "decision_grade"
+    for repeats in (1, 2):
+        result = run_maturity(scenarios, required_repeats=repeats)
+        assert result.level == "scenario_qualified"
+        assert result.reasons == (f"required_repeats is {repeats}, fewer than the 3 repeats "
+                                  "per sample the spec prescribes",)
+
+
+def test_cross_scenario_level_is_the_lowest_of_its_scenarios() -> None:
+    q = Maturity("scenario_qualified", ())
+    e = Maturity("exploratory", ("fewer than 3 samples (2)",))
+    run = Maturity("decision_grade", ())
+    # All averaged scenarios qualified and core, run decision_grade: decision_grade.
+    assert combined_maturity({"a": (True, q), "b": (True, q)}, run).level == "decision_grade"
+    # A qualified but non-core scenario in the macro: never decision_grade.
+    mixed = combined_maturity({"a": (True, q), "side": (False, q)}, run)
+    assert mixed == Maturity("scenario_qualified", ("side is not a core scenario",))
+    # Only an exploratory non-core scenario: exploratory, whatever the run level.
+    only = combined_maturity({"side": (False, e)}, run)
+    assert only.level == "exploratory"
+    assert only.reasons == ("scenarios not all qualified: side (exploratory)",
+                            "side is not a core scenario")
+    # Capped by the run: qualified scenarios in a scenario_qualified run stay there.
+    held = combined_maturity({"a": (True, q)}, Maturity("scenario_qualified", ("x",)))
+    assert held == Maturity("scenario_qualified", ("run maturity is scenario_qualified",))

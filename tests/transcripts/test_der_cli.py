@@ -128,3 +128,51 @@ def test_negative_collar_is_usage_error(pair: tuple[Path, Path],
     ref, hyp = pair
     code, out, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--collar", "-1"], capsys)
     assert code == 2 and out == ""
+
+
+def test_duration_sets_the_scoring_region_and_counts_cut_turns(
+        pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    ref, hyp = pair
+    code, out, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--collar", "0",
+                        "--duration", "5", "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    # Region [0, 5] for both files (default would be a [0, 6], b [0, 12]).
+    # a: A 0-4, B 3-5 (cut) against X 0-3.5, Y 3.5-5 (cut); mapping A-X (3.5 s), B-Y
+    # (1.5 s). Reference speech 4 + 2 = 6 s; [3, 4] has two speakers and one system
+    # speaker: 1 s missed. b: A 0-5 against X 2-5: 2 s missed, 5 s scored.
+    # Total: scored 11, missed 3 -> DER 3/11.
+    assert (data["scored"], data["missed"], data["false_alarm"], data["confusion"]) == (
+        11.0, 3.0, 0.0, 0.0)
+    assert data["der"] == round(3 / 11, 9)
+    assert data["uem"] == "[0, 5] per file from --duration"
+    # Cut at 5 s: reference B 3-6 (1 s) and A 0-10 (5 s); system Y 3.5-6 (1 s) and
+    # X 2-12 (7 s).
+    assert data["clipped_turns"] == {"reference": {"turns": 2, "seconds": 6.0},
+                                     "system": {"turns": 2, "seconds": 8.0}}
+    # The table says so too.
+    code, out, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--duration", "5"], capsys)
+    assert "turns cut at the scoring region end: reference 2 (6 s), system 2 (8 s)" in out
+
+
+def test_per_file_durations_and_their_errors(pair: tuple[Path, Path], tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    ref, hyp = pair
+    # a=6, b=12 are the last turn ends, so the result is the default's: scored 17, DER
+    # 5/17 (see test_json_total_and_per_file), and nothing is cut.
+    code, out, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--collar", "0",
+                        "--duration", "a=6", "--duration", "b=12", "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["scored"] == 17.0 and data["der"] == round(5 / 17, 9)
+    assert data["uem"] == "[0, duration] per file from --duration"
+    assert data["clipped_turns"]["reference"] == {"turns": 0, "seconds": 0.0}
+    code, out, err = run(["--ref", str(ref), "--hyp", str(hyp), "--duration", "a=6"], capsys)
+    assert code == 2 and out == "" and "no duration for file 'b'" in err
+    code, out, err = run(["--ref", str(ref), "--hyp", str(hyp), "--duration", "-3"], capsys)
+    assert code == 2 and "seconds must be a finite number > 0" in err
+    uem = tmp_path / "x.uem"
+    uem.write_text("a 1 0 6\nb 1 0 12\n")
+    code, out, err = run(["--ref", str(ref), "--hyp", str(hyp), "--uem", str(uem),
+                          "--duration", "5"], capsys)
+    assert code == 2 and "either --uem or --duration" in err

@@ -150,10 +150,35 @@ def test_low_speech_gets_rates_and_hallucination(tmp_path: Path,
     code, _ = run(manifest, tmp_path / "out", capsys)
     assert code == 0
     row = json.loads((tmp_path / "out" / "samples.jsonl").read_text("utf-8"))
-    # 'yes' against 'yes yes okay': 2 insertions over 1 word; output 'yesyesokay' is
-    # 10 characters over 4 s.
+    # 'yes' against 'yes yes okay': 2 insertions over 1 word. Hallucination counts only
+    # the characters inserted against the reference: 'yes' (3 characters) against
+    # 'yesyesokay' (10) matches 3 and inserts 7, so 7 / 4 s = 1.75 per second (not all
+    # 10 output characters, 2.5, which would count the correctly heard 'yes').
     assert row["text"]["insertions"] == 2 and row["text"]["wer"] == 2.0
-    assert row["hallucination"]["hallucinated_chars_per_second"] == pytest.approx(2.5)
+    assert row["hallucination"]["characters"] == 7
+    assert row["hallucination"]["hallucinated_chars_per_second"] == pytest.approx(1.75)
+    assert row["hallucination"]["nonempty_samples"] == 1
     scen = json.loads((tmp_path / "out" / "scenarios.json").read_text("utf-8"))
     # One sample: pipeline_smoke, whatever its numbers.
     assert scen["scenarios"]["quiet"]["maturity"]["level"] == "pipeline_smoke"
+
+
+def test_low_speech_heard_correctly_is_not_hallucination(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A low-speech sample transcribed exactly ('yes.' for 'Yes'): no character is inserted
+    # against the reference, so 0 hallucinated characters and the sample is not counted
+    # as non-empty (before: 3 characters / 4 s = 0.75 per second, non-empty rate 1).
+    (tmp_path / "ref.stm").write_text("low 1 A 1.0 2.0 Yes\n", encoding="utf-8")
+    (tmp_path / "hyp.stm").write_text("low 1 X 1.0 2.0 yes.\n", encoding="utf-8")
+    manifest = write(tmp_path, {
+        "format": "speecheval.transcripts.manifest/1", "system": "s",
+        "scenarios": {"quiet": {"unit": "word"}},
+        "samples": [{"id": "low", "scenario": "quiet", "duration_s": 4.0, "kind": "low_speech",
+                     "source": "a", "reference": {"transcript": "ref.stm"},
+                     "runs": [{"transcript": "hyp.stm"}]}]}, "m.json")
+    code, _ = run(manifest, tmp_path / "out", capsys)
+    assert code == 0
+    row = json.loads((tmp_path / "out" / "samples.jsonl").read_text("utf-8"))
+    assert row["hallucination"]["characters"] == 0
+    assert row["hallucination"]["nonempty_output_rate"] == 0.0
+    assert row["hallucination"]["hallucinated_chars_per_second"] == 0.0

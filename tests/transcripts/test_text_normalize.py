@@ -30,6 +30,19 @@ def test_whitespace_differences_removed() -> None:
     assert normalize("a\t\n b\u00a0 c  ") == "a b c"
 
 
+def test_invisible_format_characters_removed() -> None:
+    # A zero-width space inside the hypothesis was a 5-character string '你', U+200B, '好',
+    # '世', '界' before the fix: CER 1 insertion / 4 = 0.25. Format characters (Cf) are
+    # deleted, so both sides are the same 4 characters: 0 errors / 4 = 0.
+    counts = text_error_counts("你好世界", "你\u200b好世界", "char")
+    assert (counts.errors, counts.reference_tokens) == (0, 4)
+    assert counts.error_rate == 0.0
+    # ZWNJ, ZWJ, word joiner and BOM go the same way; deleted, not spaced, so the word
+    # unit sees what a reader sees: 'zero' and 'width' written together.
+    assert normalize("\ufeffzero\u2060width a\u200cb\u200dc") == "zerowidth abc"
+    assert word_tokens(normalize("hello\u200bworld")) == ["helloworld"]
+
+
 def test_char_tokens_cover_cjk_and_rest() -> None:
     assert char_tokens(normalize("你好 AB-1")) == ["你", "好", "a", "b", "1"]
 

@@ -8,12 +8,23 @@ Per scenario:
 - ``scenario_qualified``: at least 3 samples, at least 2 independent sources or speakers,
   and declared free of reference leakage: comparisons inside the scenario are allowed.
 
-For a whole run (the cross-scenario values):
+The evidence is counted per measure: only the samples that yield the measure (a speech
+sample for WER, a sample with system speakers for DER) and their sources and speakers, so
+a silence clip does not make a scenario's WER qualified.
 
-- ``decision_grade``: every core scenario is qualified, every sample of every scenario has
+For a whole run:
+
+- ``decision_grade``: every core scenario is qualified, the manifest asks for at least the
+  spec's :data:`SPEC_REPEATS` repeats per system and sample (场景矩阵: 3 recommended;
+  decision_grade needs the prescribed repeats done), every sample of every scenario has
   all required repeats (failed runs count as runs and are scored as failures), and the
   report carries confidence intervals and coverage (it always does here).
 - otherwise the lowest level of the core scenarios (of all scenarios when none is core).
+
+A cross-scenario value (a macro over some scenarios) gets its own level
+(:func:`combined_maturity`): the lowest level among the scenarios it averages, capped by
+the run level, and ``decision_grade`` only when every one of them is a qualified core
+scenario.
 
 Every level comes with the reasons it is not higher, so a reader sees what is missing.
 """
@@ -29,6 +40,7 @@ LEVELS: tuple[Level, ...] = ("pipeline_smoke", "exploratory", "scenario_qualifie
                              "decision_grade")
 MIN_SAMPLES = 3
 MIN_INDEPENDENT = 2
+SPEC_REPEATS = 3
 
 
 @dataclass(frozen=True)
@@ -94,9 +106,11 @@ def run_maturity(scenarios: Mapping[str, tuple[ScenarioEvidence, Maturity]],
     >>> q = ScenarioEvidence("a", 3, 2, 2, True, True, 0)
     >>> s = ScenarioEvidence("b", 2, 2, 2, True, False, 0)
     >>> m = {"a": (q, scenario_maturity(q)), "b": (s, scenario_maturity(s))}
-    >>> run_maturity(m, required_repeats=1).level
+    >>> run_maturity(m, required_repeats=3).level
     'decision_grade'
-    >>> low = run_maturity({"b": m["b"]}, 1)
+    >>> run_maturity(m, required_repeats=1).reasons
+    ('required_repeats is 1, fewer than the 3 repeats per sample the spec prescribes',)
+    >>> low = run_maturity({"b": m["b"]}, 3)
     >>> low.level, low.reasons[1]
     ('exploratory', 'scenarios not all qualified: b (exploratory)')
     """
@@ -112,10 +126,44 @@ def run_maturity(scenarios: Mapping[str, tuple[ScenarioEvidence, Maturity]],
         kind = "core scenarios" if core else "scenarios"
         reasons.append(f"{kind} not all qualified: " + ", ".join(
             f"{name} ({judged[name][1].level})" for name in weak))
+    if required_repeats < SPEC_REPEATS:
+        reasons.append(f"required_repeats is {required_repeats}, fewer than the "
+                       f"{SPEC_REPEATS} repeats per sample the spec prescribes")
     missing = sum(ev.missing_runs for ev, _ in scenarios.values())
     if missing:
         reasons.append(f"{missing} runs missing for {required_repeats} required repeats")
     if not reasons:
         return Maturity("decision_grade", ())
     lowest = min((m.level for _, m in judged.values()), key=LEVELS.index)
+    return Maturity(lowest, tuple(reasons))
+
+
+def combined_maturity(parts: Mapping[str, tuple[bool, Maturity]], run: Maturity) -> Maturity:
+    """Level of a value averaged over the scenarios ``parts`` (name: (core, level)).
+
+    The lowest level among them, capped by the run level; ``decision_grade`` only when
+    the run is and every scenario averaged is a qualified core scenario.
+
+    >>> q, e = Maturity("scenario_qualified", ()), Maturity("exploratory", ("few",))
+    >>> run = Maturity("decision_grade", ())
+    >>> combined_maturity({"a": (True, q)}, run).level
+    'decision_grade'
+    >>> combined_maturity({"a": (True, q), "n": (False, q)}, run)
+    Maturity(level='scenario_qualified', reasons=('n is not a core scenario',))
+    >>> combined_maturity({"x": (False, e)}, run).level
+    'exploratory'
+    """
+    if not parts:
+        raise ValueError("no scenarios")
+    reasons = [f"{name} ({m.level})" for name, (_, m) in sorted(parts.items())
+               if m.level != "scenario_qualified"]
+    if reasons:
+        reasons = ["scenarios not all qualified: " + ", ".join(reasons)]
+    reasons += [f"{name} is not a core scenario" for name, (core, _) in sorted(parts.items())
+                if not core]
+    if run.level != "decision_grade":
+        reasons.append(f"run maturity is {run.level}")
+    if not reasons:
+        return Maturity("decision_grade", ())
+    lowest = min([m.level for _, m in parts.values()] + [run.level], key=LEVELS.index)
     return Maturity(lowest, tuple(reasons))

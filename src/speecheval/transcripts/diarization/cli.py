@@ -1,7 +1,10 @@
 """``speecheval transcripts der``: one-pair DER/JER like md-eval, over RTTM and UEM.
 
-Without ``--uem`` each file is scored over ``[0, last turn end in reference or
-hypothesis]`` and the output says so. Bad input (a malformed line, a file without a
+The scoring region is the ``--uem`` file, else ``[0, audio duration]`` from
+``--duration`` (one value for every file, or ``FILE=SECONDS`` per file), else, when the
+duration is unknown, ``[0, last turn end in reference or hypothesis]``; the output names
+which. Turns that run past the region's end are cut there and counted
+(``clipped_turns``). Bad input (a malformed line, a file without a
 UEM region) is an :class:`~speecheval.core.errors.InputError`: exit 2, nothing printed
 to stdout.
 """
@@ -13,13 +16,16 @@ from pathlib import Path
 import click
 
 from ...core.canonical_json import dumps
+from ...core.errors import InputError
 from ..formats.rttm import RTTM
 from ..formats.uem import UEM
 from .render import report_dict, table, unsupported_dict
 from .result import DiarizationUnsupported
 from .score import MAIN_COLLAR_S, default_uem, score_files, score_lattifai_parity
+from .scoring_region import clipped_turns, parse_durations
 
-DEFAULT_UEM_SOURCE = "default: [0, last turn end over reference and hypothesis] per file"
+DEFAULT_UEM_SOURCE = ("default: [0, last turn end over reference and hypothesis] per file "
+                      "(audio duration unknown: give --duration or --uem)")
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -29,7 +35,10 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--hyp", "hyp_path", type=_FILE, required=True, help="System RTTM.")
 @click.option("--uem", "uem_path", type=_FILE, default=None,
               help="Scoring regions; every file of REF and HYP needs one. Default: "
-                   "[0, last turn end over REF and HYP] per file.")
+                   "[0, --duration], else [0, last turn end over REF and HYP] per file.")
+@click.option("--duration", "durations", multiple=True, metavar="SECONDS|FILE=SECONDS",
+              help="Audio duration: scoring region [0, SECONDS] for every file, or per file "
+                   "with FILE=SECONDS (repeat the option). Not with --uem.")
 @click.option("--collar", type=click.FloatRange(min=0.0), default=MAIN_COLLAR_S,
               show_default=True,
               help="No-score collar in seconds, +-COLLAR around each reference boundary "
@@ -40,23 +49,33 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--lattifai-parity", is_flag=True,
               help="Also report the LattifAI parity track (+-0.1 s collar) in its own table.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, collar: float,
-        exclude_overlap: bool, lattifai_parity: bool, as_json: bool) -> None:
+def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[str, ...],
+        collar: float, exclude_overlap: bool, lattifai_parity: bool, as_json: bool) -> None:
     """DER, JER, overlap-only DER and speaker count error of HYP against REF."""
+    if uem_path is not None and durations:
+        raise InputError("give either --uem or --duration, not both")
     ref, hyp = RTTM.load(ref_path), RTTM.load(hyp_path)
-    uem = UEM.load(uem_path) if uem_path is not None else default_uem(ref, hyp)
-    uem_source = str(uem_path) if uem_path is not None else DEFAULT_UEM_SOURCE
+    if uem_path is not None:
+        uem, uem_source = UEM.load(uem_path), str(uem_path)
+    elif durations:
+        given = parse_durations(durations)
+        uem, uem_source = given.uem(ref, hyp), given.describe()
+    else:
+        uem, uem_source = default_uem(ref, hyp), DEFAULT_UEM_SOURCE
+    clipped = {"reference": clipped_turns(ref, uem), "system": clipped_turns(hyp, uem)}
     main = score_files(ref, hyp, uem, collar_s=collar)
     parity = score_lattifai_parity(ref, hyp, uem) if lattifai_parity else None
     if isinstance(main, DiarizationUnsupported):
         if as_json:
-            click.echo(dumps(unsupported_dict(main, uem_source=uem_source)), nl=False)
+            click.echo(dumps({**unsupported_dict(main, uem_source=uem_source),
+                              "clipped_turns": clipped}), nl=False)
         else:
             click.echo(f"unsupported: {main.reason} (no DER, JER or speaker count)")
         return
     assert parity is None or not isinstance(parity, DiarizationUnsupported)
     if as_json:
         payload = report_dict(main, exclude_overlap=exclude_overlap, uem_source=uem_source)
+        payload["clipped_turns"] = clipped
         if parity is not None:
             payload["lattifai_parity"] = report_dict(parity, exclude_overlap=exclude_overlap,
                                                      uem_source=uem_source)
@@ -66,6 +85,9 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, collar: float,
     click.echo(table(main, exclude_overlap=exclude_overlap,
                      title=f"DER main protocol: collar +-{collar:g} s, {region}; "
                            f"UEM {uem_source}"), nl=False)
+    click.echo(f"turns cut at the scoring region end: reference "
+               f"{clipped['reference']['turns']} ({clipped['reference']['seconds']:g} s), "
+               f"system {clipped['system']['turns']} ({clipped['system']['seconds']:g} s)")
     if parity is not None:
         click.echo("")
         click.echo(table(parity, exclude_overlap=exclude_overlap,

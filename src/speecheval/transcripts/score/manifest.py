@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from ...core.errors import InputError
+from ..maturity import SPEC_REPEATS
 from ..text.tokenize import UNITS, Unit
 from .strict_load import load_document
 
@@ -82,6 +83,8 @@ class Manifest:
     required_repeats: int
     scenarios: tuple[ScenarioSpec, ...]
     samples: tuple[SampleSpec, ...]
+    speaker_attribution: bool | None = None  # None: inferred from the successful runs
+    token_timestamps: bool | None = None
 
     def scenario(self, name: str) -> ScenarioSpec:
         """The scenario called ``name`` (validated to exist)."""
@@ -116,9 +119,13 @@ class _Fields:
         return None if value is None else str(value)
 
     def flag(self, key: str, default: bool) -> bool:
+        value = self.optional_flag(key)
+        return default if value is None else value
+
+    def optional_flag(self, key: str) -> bool | None:
         value = self.get(key, False)
         if value is None:
-            return default
+            return None
         if not isinstance(value, bool):
             self.fail(f"{self.where}.{key} must be true or false, got {value!r}")
         return bool(value)
@@ -170,7 +177,9 @@ def load_manifest(path: Path) -> Manifest:
         top.fail(f"manifest.format must be {FORMAT!r}")
     system = top.text("system")
     assert system is not None
-    repeats = top.integer("required_repeats", 1, minimum=1)
+    repeats = top.integer("required_repeats", SPEC_REPEATS, minimum=1)
+    speakers = top.optional_flag("speaker_attribution")
+    token_times = top.optional_flag("token_timestamps")
     scenarios = _scenarios(top.get("scenarios", True), path)
     raw_samples = top.get("samples", True)
     top.finish()
@@ -186,7 +195,7 @@ def load_manifest(path: Path) -> Manifest:
     empty = sorted({s.name for s in scenarios} - {s.scenario for s in samples})
     if empty:
         raise InputError(f"scenario {empty[0]!r} is declared but has no samples", path=path)
-    return Manifest(path, system, repeats, scenarios, samples)
+    return Manifest(path, system, repeats, scenarios, samples, speakers, token_times)
 
 
 def _scenarios(value: Any, path: Path) -> tuple[ScenarioSpec, ...]:

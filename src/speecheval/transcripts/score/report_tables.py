@@ -56,17 +56,18 @@ def _get(data: dict[str, Any] | None, *keys: str) -> Any:
 def kaldi_lines(tables: Tables) -> list[str]:
     """One ``%WER 12.34 [ 123 / 997, 40 ins, 50 del, 33 sub ]`` line per scenario and
     repeat (a corpus micro inside one scenario, never pooled across scenarios), then one
-    comment line per rate with the cross-scenario macro and the run's maturity."""
+    comment line per rate with the cross-scenario macro and its own maturity (the lowest
+    of the scenarios it averages, capped by the run's)."""
     lines = []
     for name, table in tables.scenarios.items():
         rate = table["rate_name"].upper()
         for repeat, counts in tables.text_counts[name].items():
             lines.append(f"{summary_line(rate, counts)} scenario={name} repeat={repeat}")
-    level = tables.cross_scenario["maturity"]["level"]
     for rate, value in tables.cross_scenario["by_rate"].items():
         lines.append(f"# {rate.upper()} scenario macro {pct(value['scenario_macro'])} over "
                      f"{', '.join(value['scenarios'])}; duration-weighted "
-                     f"{pct(value['duration_weighted'])} (separate); run maturity {level}")
+                     f"{pct(value['duration_weighted'])} (separate); maturity "
+                     f"{value['maturity']['level']}")
     return lines
 
 
@@ -82,7 +83,7 @@ def _transcription(tables: Tables) -> TextTable:
     for name, t in tables.scenarios.items():
         s = t["text"]
         counts = _sum_counts(tables.text_counts[name].values())
-        rows.append((name, t["maturity"]["level"], str(t["samples"]), str(t["runs"]),
+        rows.append((name, _level(s), _evidence_samples(s), str(t["runs"]),
                      str(t["failed_runs"]), t["rate_name"].upper(), pct(_get(s, "macro")),
                      pct(_get(s, "micro")), _ci(_get(s, "macro_ci95")),
                      pct(_get(s, "repeat_std", "macro")), pct(_get(s, "duration_weighted")),
@@ -93,9 +94,20 @@ def _transcription(tables: Tables) -> TextTable:
         "macro: mean of sample rates; micro: summed S+D+I over summed reference tokens; "
         "duration-weighted is a separate column and never replaces the macro; S/D/I/N are "
         "summed over all runs.",
-        ("scenario", "maturity", "samples", "runs", "failed", "rate", "macro", "micro",
+        ("scenario", "maturity", "samples rated", "runs", "failed", "rate", "macro", "micro",
          "macro 95% CI", "repeat std", "duration-weighted", "S", "D", "I", "N"),
         tuple(rows))
+
+
+def _level(summary: dict[str, Any] | None) -> str:
+    """The maturity level of one rate summary (``n/a`` when there is no summary)."""
+    level = _get(summary, "maturity", "level")
+    return "n/a" if level is None else str(level)
+
+
+def _evidence_samples(summary: dict[str, Any] | None) -> str:
+    count = _get(summary, "evidence", "samples")
+    return "0" if count is None else str(count)
 
 
 def _sum_counts(items: Any) -> ErrorCounts:
@@ -103,15 +115,18 @@ def _sum_counts(items: Any) -> ErrorCounts:
 
 
 def _cross(tables: Tables) -> TextTable:
-    level = tables.cross_scenario["maturity"]["level"]
+    run = tables.cross_scenario["run_maturity"]
     rows = [(rate.upper(), pct(v["scenario_macro"]), pct(v["duration_weighted"]),
-             ", ".join(v["scenarios"]), level)
+             ", ".join(v["scenarios"]), v["maturity"]["level"],
+             "; ".join(v["maturity"]["reasons"]) or "none")
             for rate, v in tables.cross_scenario["by_rate"].items()]
-    reasons = "; ".join(tables.cross_scenario["maturity"]["reasons"]) or "none"
+    reasons = "; ".join(run["reasons"]) or "none"
     return TextTable("Across scenarios",
-                     f"Only the scenario macro is compared across scenarios. Run maturity "
-                     f"{level}; why not higher: {reasons}.",
-                     ("rate", "scenario macro", "duration-weighted", "scenarios", "maturity"),
+                     f"Only the scenario macro is compared across scenarios. Each macro's "
+                     f"maturity is the lowest of the scenarios it averages, capped by the run "
+                     f"maturity {run['level']} (why not higher: {reasons}).",
+                     ("rate", "scenario macro", "duration-weighted", "scenarios", "maturity",
+                      "why not higher"),
                      tuple(rows))
 
 
@@ -122,13 +137,15 @@ def _cp(tables: Tables) -> TextTable:
         rate = "cp" + t["rate_name"].upper()
         if cp["scored_runs"] == 0 and cp["unsupported_runs"]:
             rows.append((name, rate, "0", str(cp["unsupported_runs"]), "unsupported",
-                         "unsupported"))
+                         "unsupported", "n/a"))
             continue
         rows.append((name, rate, str(cp["scored_runs"]), str(cp["unsupported_runs"]),
-                     pct(_get(cp, "rate", "macro")), pct(_get(cp, "rate", "micro"))))
+                     pct(_get(cp, "rate", "macro")), pct(_get(cp, "rate", "micro")),
+                     _level(cp["rate"])))
     return TextTable("Speaker-attributed transcription (cpWER / cpCER / cpMER)",
                      "A system without speaker attribution is unsupported, never 0.",
-                     ("scenario", "rate", "scored runs", "unsupported runs", "macro", "micro"),
+                     ("scenario", "rate", "scored runs", "unsupported runs", "macro", "micro",
+                      "maturity"),
                      tuple(rows))
 
 
@@ -138,19 +155,20 @@ def _diarization(tables: Tables) -> TextTable:
         d = t["diarization"]
         if d["scored_runs"] == 0:
             label = "unsupported" if d["unsupported_runs"] else "n/a"
-            rows.append((name, "0", str(d["unsupported_runs"]), *([label] * 6)))
+            rows.append((name, "0", str(d["unsupported_runs"]), *([label] * 6), "n/a"))
             continue
         pooled = d["pooled"]
         rows.append((name, str(d["scored_runs"]), str(d["unsupported_runs"]),
                      pct(_get(d, "der", "macro")), pct(_get(d, "der", "micro")),
                      pct(_get(d, "der_overlap_excluded", "micro")),
                      pct(_get(d, "der_overlap_only", "micro")), pct(pooled["jer"]),
-                     pct(pooled["speaker_count"]["accuracy"])))
+                     pct(pooled["speaker_count"]["accuracy"]), _level(d["der"])))
     return TextTable("Diarization (main protocol: collar +-0.25 s, overlap included)",
                      "DER micro sums error and scored speaker time over runs; JER (dscore's "
                      "mean over reference speakers) and speaker count are pooled over runs.",
                      ("scenario", "scored runs", "unsupported runs", "DER macro", "DER micro",
-                      "DER overlap excluded", "DER overlap only", "JER", "speaker count acc."),
+                      "DER overlap excluded", "DER overlap only", "JER", "speaker count acc.",
+                      "maturity"),
                      tuple(rows))
 
 

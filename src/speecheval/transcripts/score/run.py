@@ -27,6 +27,7 @@ from ..diarization.score import LATTIFAI_COLLAR_S, MAIN_COLLAR_S
 from ..report_html import render_report
 from ..timestamps.stats import TOLERANCES_S
 from ..timestamps.turns import ANCHOR_SHARE, MIN_MATCHED_SHARE
+from .capabilities import system_support
 from .manifest import FORMAT, Manifest, load_manifest
 from .report_tables import kaldi_lines, markdown
 from .rows import diagnostic_row, lattifai_row, moss_row, sample_row
@@ -44,8 +45,9 @@ SETTINGS: dict[str, Any] = {
     "timestamp_percentiles": "linear interpolation between order statistics (numpy default)",
     "turn_min_matched_share": MIN_MATCHED_SHARE,
     "turn_anchor_share": ANCHOR_SHARE,
-    "failed_runs": "scored as empty output for rates with a reference; left out and counted "
-                   "for hallucination and timestamps",
+    "failed_runs": "scored as empty output for rates with a reference (speaker rates only "
+                   "when the system supports speaker attribution, else unsupported); left "
+                   "out and counted for hallucination and timestamps",
     "confidence_intervals": "95% percentile bootstrap over samples, 2000 resamples, seed 0",
 }
 
@@ -64,15 +66,16 @@ def _inputs(manifest: Manifest) -> dict[str, str]:
 def score_manifest(manifest: Manifest) -> tuple[list[RunScore], Tables]:
     """Score every run of every sample and build the tables (nothing is written)."""
     units = {s.name: s.unit for s in manifest.scenarios}
+    support = system_support(manifest)
     runs: list[RunScore] = []
     for sample in manifest.samples:
         try:
-            runs.extend(score_sample_runs(sample, units[sample.scenario]))
+            runs.extend(score_sample_runs(sample, units[sample.scenario], support))
         except InputError as exc:
             if exc.sample_id is not None:
                 raise
             raise InputError(exc.problem, path=exc.path, sample_id=sample.id) from exc
-    return runs, build_tables(manifest, runs)
+    return runs, build_tables(manifest, runs, support)
 
 
 def write_run(manifest_path: Path, out_dir: Path) -> list[str]:
@@ -80,8 +83,14 @@ def write_run(manifest_path: Path, out_dir: Path) -> list[str]:
     manifest = load_manifest(manifest_path)
     runs, tables = score_manifest(manifest)
     lines = kaldi_lines(tables)
+    support = tables.system_support
     scenarios_doc = {"system": manifest.system, "required_repeats": manifest.required_repeats,
                      "run_maturity": tables.run_maturity.to_dict(),
+                     "system_support": {
+                         "speaker_attribution": support.speakers,
+                         "speaker_attribution_source": support.speakers_source,
+                         "token_timestamps": support.token_timestamps,
+                         "token_timestamps_source": support.token_timestamps_source},
                      "cross_scenario": tables.cross_scenario, "scenarios": tables.scenarios}
     with new_output_dir(out_dir) as staging:
         levels = {name: table["maturity"]["level"] for name, table in tables.scenarios.items()}

@@ -17,6 +17,9 @@ needs and what it says when that is missing:
 A failed run is scored as empty output wherever a reference gives a rate (every
 reference token deleted, all speech missed), so failures raise the error rates; measures
 without a reference (hallucination) and timestamps leave failed runs out and count them.
+For speaker measures this holds only when the system supports speaker attribution
+(:mod:`.capabilities`, decided once for the whole manifest); otherwise a failed run is
+``unsupported`` like the system's successful runs.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Literal
 from ...core.errors import InputError
 from ..diarization.result import DiarizationScore, DiarizationUnsupported
 from ..diarization.score import score_files, score_lattifai_parity, total
+from ..diarization.scoring_region import clipped_turns
 from ..formats._io import read_text
 from ..formats.rttm import RTTM
 from ..formats.segment import Segment
@@ -43,6 +47,7 @@ from ..text.punctuation import punctuation_counts
 from ..text.terms import number_counts, term_counts
 from ..text.tokenize import Unit, tokens
 from ..timestamps.score import TimestampResult, score_timestamps
+from .capabilities import SystemSupport
 from .inputs import (
     flat_text,
     has_speakers,
@@ -142,21 +147,17 @@ class _Reference:
             self.rttm = None
 
 
-def score_sample_runs(sample: SampleSpec, unit: Unit) -> tuple[RunScore, ...]:
+def score_sample_runs(sample: SampleSpec, unit: Unit, support: SystemSupport
+                      ) -> tuple[RunScore, ...]:
     """Read the sample's files and score each of its runs.
 
-    Whether the system attributes speakers is read from the sample's successful runs; a
-    failed run is scored as a speaker-attribution failure only when some successful run
-    (or none at all) shows it is supported, so a failed run of a system without speaker
-    output stays ``unsupported`` rather than becoming an error rate.
+    A failed run counts as a speaker-attribution failure only when ``support`` (the
+    system's, across the manifest) says the system attributes speakers, so a failed run of
+    a system without speaker output stays ``unsupported`` rather than becoming a rate.
     """
     reference = _Reference(sample)
-    hypotheses = [_hypothesis(sample, run) for run in sample.runs]
-    succeeded = [h for h, run in zip(hypotheses, sample.runs, strict=True)
-                 if run.failure is None]
-    speakers = not succeeded or any(has_speakers(h[0]) or h[2] is not None for h in succeeded)
-    return tuple(_score_run(sample, unit, reference, run, hyp, speakers)
-                 for run, hyp in zip(sample.runs, hypotheses, strict=True))
+    return tuple(_score_run(sample, unit, reference, run, _hypothesis(sample, run), support)
+                 for run in sample.runs)
 
 
 Hypothesis = tuple[tuple[Segment, ...], tuple[Segment, ...] | None, RTTM | None, str]
@@ -217,15 +218,29 @@ def _diarization(sample: SampleSpec, repeat: int, reference: RTTM | None, hyp: R
     return total(main), total(parity), None
 
 
+def _clipped_note(sample: SampleSpec, reference: RTTM | None, hyp: RTTM | None) -> str | None:
+    """Say how many turns run past ``duration_s`` and were cut there, if any."""
+    uem = UEM.from_regions({sample.id: ((0.0, sample.duration_s),)})
+    parts = [(side, clipped_turns(rttm, uem)) for side, rttm in
+             (("reference", reference), ("system", hyp)) if rttm is not None]
+    cut = [f"{side} {c['turns']} ({c['seconds']:g} s)" for side, c in parts if c["turns"]]
+    if not cut:
+        return None
+    return f"turns past duration_s {sample.duration_s:g} s cut there: " + ", ".join(cut)
+
+
 def _timestamps(sample: SampleSpec, unit: Unit, reference: _Reference, hypothesis: Hypothesis,
-                failed: bool) -> tuple[TimestampResult | None, str | None]:
+                failed: bool, token_times_supported: bool
+                ) -> tuple[TimestampResult | None, str | None]:
     hyp_segments, hyp_words, hyp_rttm, _ = hypothesis
     if sample.kind in NON_SPEECH_KINDS:
         return None, f"{sample.kind} sample"
     if not is_timed(reference.segments):
         return None, "reference transcript has no segment times"
     if failed:
-        return None, "failed run: excluded and counted"
+        return None, ("failed run: excluded and counted" if token_times_supported else
+                      "unsupported: the system gives no token timestamps (failed run, "
+                      "counted)")
     try:
         return score_timestamps(
             reference.segments, unit, hypothesis_words=hyp_words,
@@ -237,7 +252,7 @@ def _timestamps(sample: SampleSpec, unit: Unit, reference: _Reference, hypothesi
 
 
 def _score_run(sample: SampleSpec, unit: Unit, reference: _Reference, run: RunSpec,
-               hypothesis: Hypothesis, speakers_supported: bool) -> RunScore:
+               hypothesis: Hypothesis, support: SystemSupport) -> RunScore:
     hyp_segments, _, hyp_rttm, hyp_raw = hypothesis
     hyp_text = flat_text(hyp_segments)
     status: dict[str, str | None] = {}
@@ -259,18 +274,23 @@ def _score_run(sample: SampleSpec, unit: Unit, reference: _Reference, run: RunSp
     else:
         status["text"] = f"{sample.kind} sample: no reference transcript"
 
-    cp, status["cp"] = _cp(sample, unit, reference, hyp_segments, failed, speakers_supported)
+    cp, status["cp"] = _cp(sample, unit, reference, hyp_segments, failed, support.speakers)
     diarization, lattifai, status["diarization"] = _diarization(
-        sample, run.repeat, reference.rttm, hyp_rttm, failed, speakers_supported)
+        sample, run.repeat, reference.rttm, hyp_rttm, failed, support.speakers)
+    if diarization is not None:
+        status["diarization_clipped"] = _clipped_note(sample, reference.rttm, hyp_rttm)
 
     halluc = None
     if sample.kind in HALLUCINATION_KINDS:
         if failed:
             status["hallucination"] = "failed run: excluded and counted"
         else:
-            halluc = hallucination(hyp_text, sample.duration_s)
+            # Low speech has a reference: only what the system inserts is hallucinated.
+            halluc = hallucination(hyp_text, sample.duration_s,
+                                   None if sample.kind in NON_SPEECH_KINDS else reference.text)
 
-    timestamps, status["timestamps"] = _timestamps(sample, unit, reference, hypothesis, failed)
+    timestamps, status["timestamps"] = _timestamps(sample, unit, reference, hypothesis, failed,
+                                                   support.token_timestamps)
 
     moss = None
     if reference.raw is not None and (failed or run.transcript is not None

@@ -1,7 +1,11 @@
 """Scenario tables from run scores: the main protocol, and each parity track on its own.
 
 Rates (text, cp, DER variants) go through :mod:`..aggregate` (sample macro, corpus
-micro, duration-weighted column, repeats, intervals). Counts without a per-sample rate
+micro, duration-weighted column, repeats, intervals). Each rate summary (and the
+hallucination counts) carries its own maturity, from the evidence of the samples that
+yield that measure; a scenario's headline maturity is its text rate's (its
+hallucination's when no sample has a reference transcript), and each cross-scenario value
+gets the combined level of the scenarios it averages. Counts without a per-sample rate
 (punctuation, numbers, terms, hallucination, JER, speaker count, timestamps) are pooled
 over every run of the scenario. Parity tracks and the segment-timestamp diagnostic are
 built here too but returned separately and written to their own files and tables.
@@ -16,7 +20,13 @@ from typing import Any, TypeVar
 from ..aggregate import CrossScenario, SampleValue, cross_scenario, summarise
 from ..diarization.render import score_dict
 from ..diarization.result import DerComponents, DiarizationScore
-from ..maturity import Maturity, ScenarioEvidence, run_maturity, scenario_maturity
+from ..maturity import (
+    Maturity,
+    ScenarioEvidence,
+    combined_maturity,
+    run_maturity,
+    scenario_maturity,
+)
 from ..text.counts import ErrorCounts
 from ..text.moss_parity import corpus_table
 from ..text.tokenize import Unit
@@ -24,6 +34,7 @@ from ..timestamps.coverage import SpeechCoverage
 from ..timestamps.segment_pairs import SegmentPairTiming
 from ..timestamps.token_times import TokenTiming
 from ..timestamps.turns import TurnTiming
+from .capabilities import SystemSupport
 from .manifest import Manifest, ScenarioSpec
 from .sample import RunScore
 
@@ -38,6 +49,7 @@ class Tables:
     scenarios: dict[str, dict[str, Any]]
     cross_scenario: dict[str, Any]
     run_maturity: Maturity
+    system_support: SystemSupport
     moss_parity: dict[str, Any]
     lattifai_parity: dict[str, Any]
     timestamp_diagnostic: dict[str, Any]
@@ -83,19 +95,49 @@ def _der_pair(part: Callable[[DiarizationScore], DerComponents]
     return pick
 
 
-def _summary(values: list[SampleValue]) -> dict[str, Any] | None:
-    return None if not values else summarise(values).to_dict()
+class _Measures:
+    """Evidence and maturity of each measure of one scenario, from the samples yielding it."""
+
+    def __init__(self, manifest: Manifest, spec: ScenarioSpec) -> None:
+        self.manifest, self.spec = manifest, spec
+        self.samples = [s for s in manifest.samples if s.scenario == spec.name]
+
+    def evidence(self, sample_ids: set[str]) -> ScenarioEvidence:
+        """Counts over the scenario's samples in ``sample_ids`` (at least one)."""
+        samples = [s for s in self.samples if s.id in sample_ids]
+        speakers = {name for s in samples for name in s.speakers}
+        required = range(1, self.manifest.required_repeats + 1)
+        missing = sum(len(set(required) - {r.repeat for r in s.runs}) for s in samples)
+        return ScenarioEvidence(self.spec.name, len(samples), len({s.source for s in samples}),
+                                len(speakers), self.spec.reference_leak_free, self.spec.core,
+                                missing)
+
+    def summary(self, values: list[SampleValue]) -> dict[str, Any] | None:
+        """Rate summary with the maturity of the samples that give a rate."""
+        if not values:
+            return None
+        return {**summarise(values).to_dict(), **self.maturity(_yielding(values))}
+
+    def maturity(self, sample_ids: set[str]) -> dict[str, Any]:
+        """``maturity`` and ``evidence`` entries for a measure yielded by ``sample_ids``."""
+        level = self.level(sample_ids)
+        if not sample_ids:
+            return {"maturity": level.to_dict(), "evidence": None}
+        ev = self.evidence(sample_ids)
+        return {"maturity": level.to_dict(),
+                "evidence": {"samples": ev.samples, "independent_sources": ev.sources,
+                             "independent_speakers": ev.speakers,
+                             "missing_runs": ev.missing_runs}}
+
+    def level(self, sample_ids: set[str]) -> Maturity:
+        """Maturity of a measure yielded by ``sample_ids``."""
+        if not sample_ids:
+            return Maturity("pipeline_smoke", ("no sample yields this measure",))
+        return scenario_maturity(self.evidence(sample_ids))
 
 
-def _evidence(manifest: Manifest, spec: ScenarioSpec, runs: Sequence[RunScore]
-              ) -> ScenarioEvidence:
-    samples = [s for s in manifest.samples if s.scenario == spec.name]
-    speakers = {name for s in samples for name in s.speakers}
-    present = {(r.sample.id, r.repeat) for r in runs}
-    missing = sum(1 for s in samples for k in range(1, manifest.required_repeats + 1)
-                  if (s.id, k) not in present)
-    return ScenarioEvidence(spec.name, len(samples), len({s.source for s in samples}),
-                            len(speakers), spec.reference_leak_free, spec.core, missing)
+def _yielding(values: Sequence[SampleValue]) -> set[str]:
+    return {v.sample_id for v in values if v.denominator > 0}
 
 
 def _counts_by_repeat(runs: Sequence[RunScore]) -> dict[int, ErrorCounts]:
@@ -131,10 +173,12 @@ def _timestamps(runs: Sequence[RunScore]) -> dict[str, Any]:
     }
 
 
-def build_tables(manifest: Manifest, runs: Sequence[RunScore]) -> Tables:
+def build_tables(manifest: Manifest, runs: Sequence[RunScore],
+                 support: SystemSupport) -> Tables:
     """Group runs by scenario and build every table."""
     scenarios: dict[str, dict[str, Any]] = {}
     evidence: dict[str, tuple[ScenarioEvidence, Maturity]] = {}
+    text_levels: dict[str, tuple[bool, Maturity]] = {}
     text_values: dict[str, list[SampleValue]] = {}
     moss: dict[str, Any] = {}
     lattifai: dict[str, Any] = {}
@@ -142,10 +186,15 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore]) -> Tables:
     counts: dict[str, dict[int, ErrorCounts]] = {}
     for spec in manifest.scenarios:
         mine = [r for r in runs if r.sample.scenario == spec.name]
-        ev = _evidence(manifest, spec, mine)
-        maturity = scenario_maturity(ev)
-        evidence[spec.name] = (ev, maturity)
+        measures = _Measures(manifest, spec)
+        ev = measures.evidence({s.id for s in measures.samples})
         text_values[spec.name] = _values(mine, _text_pair)
+        halluc_samples = {r.sample.id for r in mine if r.hallucination is not None}
+        text_samples = _yielding(text_values[spec.name])
+        headline = "text" if text_samples else "hallucination" if halluc_samples else None
+        maturity = measures.level(text_samples or halluc_samples)
+        text_levels[spec.name] = (spec.core, measures.level(text_samples))
+        evidence[spec.name] = (ev, maturity)
         counts[spec.name] = _counts_by_repeat(mine)
         cp_runs = [r for r in mine if r.cp is not None]
         diar_runs = [r for r in mine if r.diarization is not None]
@@ -153,31 +202,34 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore]) -> Tables:
         halluc = _pool(r.hallucination for r in mine)
         scenarios[spec.name] = {
             "scenario": spec.name, "unit": spec.unit, "rate_name": RATE_NAMES[spec.unit],
-            "core": spec.core, "maturity": maturity.to_dict(),
+            "core": spec.core, "maturity": maturity.to_dict(), "maturity_measure": headline,
             "samples": ev.samples, "independent_sources": ev.sources,
             "independent_speakers": ev.speakers, "missing_runs": ev.missing_runs,
             "runs": len(mine), "failed_runs": sum(r.failure is not None for r in mine),
-            "text": _summary(text_values[spec.name]),
+            "text": measures.summary(text_values[spec.name]),
             "text_counts_by_repeat": {str(k): v.to_dict() for k, v in counts[spec.name].items()},
             "cp": {"scored_runs": len(cp_runs),
                    "unsupported_runs": sum(r.status.get("cp", "").startswith("unsupported")
                                            for r in mine),
-                   "rate": _summary(_values(mine, _cp_pair))},
+                   "rate": measures.summary(_values(mine, _cp_pair))},
             "diarization": {
                 "scored_runs": len(diar_runs),
                 "unsupported_runs": sum(r.status.get("diarization", "").startswith(
                     "unsupported") for r in mine),
-                "der": _summary(_values(mine, _der_pair(lambda d: d.overlap_included))),
-                "der_overlap_excluded": _summary(_values(mine, _der_pair(
+                "der": measures.summary(_values(mine, _der_pair(
+                    lambda d: d.overlap_included))),
+                "der_overlap_excluded": measures.summary(_values(mine, _der_pair(
                     lambda d: d.overlap_excluded))),
-                "der_overlap_only": _summary(_values(mine, _der_pair(lambda d: d.overlap_only))),
+                "der_overlap_only": measures.summary(_values(mine, _der_pair(
+                    lambda d: d.overlap_only))),
                 "pooled": None if diar_total is None else score_dict(diar_total,
                                                                      exclude_overlap=False),
             },
             "punctuation": _dict(_pool(r.punctuation for r in mine)),
             "numbers": _dict(_pool(r.numbers for r in mine)),
             "terms": _dict(_pool(r.terms for r in mine)),
-            "hallucination": _dict(halluc),
+            "hallucination": (None if halluc is None
+                              else {**halluc.to_dict(), **measures.maturity(halluc_samples)}),
             "timestamps": _timestamps(mine),
         }
         moss_samples = [r.moss for r in mine if r.moss is not None]
@@ -189,19 +241,21 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore]) -> Tables:
             r.timestamps.segment_pairs for r in mine if r.timestamps is not None)
         diagnostic[spec.name] = None if pairs is None else pairs.to_dict()
     overall = run_maturity(evidence, manifest.required_repeats)
-    cross = _cross(manifest, text_values, overall)
-    return Tables(scenarios, cross, overall, moss, lattifai, diagnostic, counts)
+    cross = _cross(manifest, text_values, text_levels, overall)
+    return Tables(scenarios, cross, overall, support, moss, lattifai, diagnostic, counts)
 
 
 def _cross(manifest: Manifest, values: dict[str, list[SampleValue]],
-           maturity: Maturity) -> dict[str, Any]:
+           levels: dict[str, tuple[bool, Maturity]], run: Maturity) -> dict[str, Any]:
+    """Scenario macros per rate, each with the combined maturity of its scenarios."""
     by_rate: dict[str, Any] = {}
     for unit, rate in RATE_NAMES.items():
         names = [s.name for s in manifest.scenarios if s.unit == unit and values[s.name]]
         if names:
             result: CrossScenario = cross_scenario({n: values[n] for n in names})
-            by_rate[rate] = result.to_dict()
-    return {"maturity": maturity.to_dict(), "by_rate": by_rate}
+            by_rate[rate] = {**result.to_dict(), "maturity": combined_maturity(
+                {n: levels[n] for n in names}, run).to_dict()}
+    return {"run_maturity": run.to_dict(), "by_rate": by_rate}
 
 
 def _dict(value: Any) -> dict[str, Any] | None:

@@ -1,9 +1,15 @@
 """Output on silence, music and low-speech samples (spec: 归一化与指标).
 
 On such samples the right transcript is (nearly) empty, so an error rate has no
-denominator. Two numbers replace it: the share of samples where the system wrote any
-character at all, and hallucinated characters per second of audio (characters counted as
-CER tokens after normalisation, so punctuation and spaces do not count).
+denominator. Two numbers replace it: the share of samples with hallucinated output, and
+hallucinated characters per second of audio. Characters are CER tokens after
+normalisation, so punctuation and spaces never count.
+
+What is hallucinated depends on the sample. On silence and music there is no speech, so
+every output character is. A low-speech sample has a little real speech and a reference
+transcript for it, so only the characters that the character alignment against that
+reference **inserts** are hallucinated; correctly transcribed (or misheard) speech is not,
+and such a sample counts as non-empty only when it has an insertion.
 """
 
 from __future__ import annotations
@@ -13,12 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .normalize import normalize
+from .rates import text_error_counts
 from .tokenize import char_tokens
 
 
 @dataclass(frozen=True)
 class HallucinationCounts:
-    """Samples, samples with non-empty output, output characters and audio seconds.
+    """Samples, samples with hallucinated output, hallucinated characters, audio seconds.
 
     >>> total = sum([hallucination("嗯嗯。", 2.0), hallucination(" ... ", 3.0)])
     >>> total.nonempty_rate, total.chars_per_second
@@ -40,12 +47,12 @@ class HallucinationCounts:
 
     @property
     def nonempty_rate(self) -> float | None:
-        """Share of samples with any output character; ``None`` with no samples."""
+        """Share of samples with a hallucinated character; ``None`` with no samples."""
         return self.nonempty_samples / self.samples if self.samples else None
 
     @property
     def chars_per_second(self) -> float | None:
-        """Output characters per second of audio; ``None`` with no audio."""
+        """Hallucinated characters per second of audio; ``None`` with no audio."""
         return self.characters / self.duration_s if self.duration_s > 0 else None
 
     def __add__(self, other: HallucinationCounts) -> HallucinationCounts:
@@ -69,7 +76,25 @@ class HallucinationCounts:
                 "hallucinated_chars_per_second": self.chars_per_second}
 
 
-def hallucination(hypothesis: str, duration_s: float) -> HallucinationCounts:
-    """Counts for one silence/music/low-speech sample of ``duration_s`` seconds."""
-    chars = len(char_tokens(normalize(hypothesis)))
+def hallucination(hypothesis: str, duration_s: float,
+                  reference: str | None = None) -> HallucinationCounts:
+    """Counts for one sample of ``duration_s`` seconds.
+
+    Without ``reference`` (silence, music) every output character counts; with it
+    (low speech) only the characters inserted against the reference.
+
+    Hand check, low speech: reference ``yes`` is 3 characters, output ``yes, yes okay``
+    is 10 (y e s y e s o k a y); the first 3 match and 7 are inserted: 7 / 4 s = 1.75.
+
+    >>> hallucination("yes, yes okay", 4.0, reference="yes").chars_per_second
+    1.75
+    >>> hallucination("yes", 4.0, reference="Yes!").nonempty_samples
+    0
+    >>> hallucination("yes", 4.0).characters
+    3
+    """
+    if reference is None:
+        chars = len(char_tokens(normalize(hypothesis)))
+    else:
+        chars = text_error_counts(reference, hypothesis, "char").insertions
     return HallucinationCounts(1, int(chars > 0), chars, duration_s)

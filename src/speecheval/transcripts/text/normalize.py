@@ -1,14 +1,19 @@
 """Text normalisation of the main protocol (spec: 归一化与指标).
 
 The rules are exactly the specification's and nothing more: Unicode NFKC, case folding,
-Unicode punctuation removed and whitespace differences removed. There are no
+Unicode punctuation removed and whitespace differences removed. Invisible format
+characters (general category ``Cf``: zero-width space U+200B, ZWNJ/ZWJ U+200C/U+200D, word
+joiner U+2060, the byte-order mark U+FEFF, soft hyphen, bidirectional marks) are removed
+too: they are differences no reader can see, so ``你\u200b好`` and ``你好`` must compare
+equal. There are no
 sample-specific replacements (no number spelling, no contraction lists, no alias tables),
 because such rules reward whoever wrote them for the test set.
 
 Punctuation means every character whose Unicode general category starts with ``P``. It is
 deleted, not replaced by a space, so ``all-hands`` stays one word and ``don't`` becomes
 ``dont`` on both sides; symbols (category ``S``: ``+``, ``$``, ``%``) are kept because they
-carry content.
+carry content. Format characters are deleted as well (not turned into a space), because
+what a reader sees around an invisible character is its two neighbours written together.
 """
 
 from __future__ import annotations
@@ -27,8 +32,18 @@ def is_punctuation(char: str) -> bool:
     return unicodedata.category(char).startswith("P")
 
 
+def is_invisible_format(char: str) -> bool:
+    """True for an invisible format character (general category ``Cf``).
+
+    >>> [is_invisible_format(c) for c in "\u200b\u200c\u200d\u2060\ufeff a"]
+    [True, True, True, True, True, False, False]
+    """
+    return unicodedata.category(char) == "Cf"
+
+
 class _CleanTable(dict[int, int | str | None]):
-    """``str.translate`` table: punctuation deleted, whitespace to a space, else kept.
+    """``str.translate`` table: punctuation and format characters deleted, whitespace to a
+    space, everything else kept.
 
     Entries are filled on first sight of a code point, so the table never scans all of
     Unicode and a long transcript costs one C-level dict lookup per character.
@@ -36,7 +51,7 @@ class _CleanTable(dict[int, int | str | None]):
 
     def __missing__(self, code: int) -> int | str | None:
         char = chr(code)
-        value: int | str | None = (None if is_punctuation(char)
+        value: int | str | None = (None if is_punctuation(char) or is_invisible_format(char)
                                    else " " if char.isspace() else code)
         self[code] = value
         return value
@@ -46,7 +61,7 @@ _CLEAN = _CleanTable()
 
 
 def normalize(text: str) -> str:
-    """NFKC, case-fold, delete punctuation, collapse whitespace to single spaces.
+    """NFKC, case-fold, delete punctuation and format characters, collapse whitespace.
 
     Fullwidth forms become ASCII under NFKC before case folding, so ``ＡＢＣ１`` and
     ``abc1`` compare equal; ``ß`` folds to ``ss``.
@@ -57,6 +72,8 @@ def normalize(text: str) -> str:
     'strasse allhands dont'
     >>> normalize("...")
     ''
+    >>> normalize("\ufeff你\u200b好 zero\u2060width")
+    '你好 zerowidth'
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
     return " ".join(folded.translate(_CLEAN).split())
