@@ -63,3 +63,15 @@ def test_segments_cover_the_track_in_pieces_and_skip_cleared_audio() -> None:
     second = p.segment(120, 300)
     assert set(second[:30]) == {1} and set(second[30:80]) == {2} and second[80:].sum() == 0
     np.testing.assert_array_equal(np.concatenate([first, second]), p.render(300))
+
+
+def test_audible_end_ignores_queued_silence_and_follows_clears() -> None:
+    p = Playout()
+    p.place(_ones(100), arrival=0)                     # audible, plays 0..100
+    p.place(np.zeros(200, np.int16), arrival=0, audible=False)  # silence, 100..300
+    # the buffer runs to 300, but audible audio only to 100
+    assert (p.end, p.audible_end) == (300, 100)
+    p.place(_ones(100), arrival=0)                     # audible again, 300..400
+    assert p.audible_end == 400
+    p.clear(at=250)                                    # drops 250..400
+    assert (p.end, p.audible_end) == (250, 250)

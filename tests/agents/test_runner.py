@@ -9,6 +9,7 @@ import pytest
 
 from speecheval.core.errors import InputError
 from speecheval.session.realtime import run_realtime
+from speecheval.vad.streaming import VadSettings, detect_segments
 
 from .custom_transport import EchoTransport
 from .helpers import RATE, track
@@ -44,6 +45,34 @@ def test_frames_leave_on_the_absolute_schedule() -> None:
     assert lateness.min() >= -0.5 - 1e-6
     # an echo agent delivers each frame back: the agent track is the user track, delayed
     assert recording.agent.size == recording.user.size
+
+
+def test_agent_vad_keeps_recording_until_the_agent_is_silent() -> None:
+    # The echo agent plays the 600 ms of user speech back at once (a fraction of a ms
+    # late), then echoes digital silence, which is not audible audio and holds nothing.
+    user = track(("speech", 600))
+    plain = asyncio.run(run_realtime(EchoTransport("0"), user, RATE, frame_ms=20,
+                                     tail_ms=100))
+    # without agent_vad: 30 track frames + 100 / 20 = 5 tail frames, 320 samples each
+    assert plain.user.size == 35 * 320
+    held = asyncio.run(run_realtime(EchoTransport("0"), user, RATE, frame_ms=20,
+                                    tail_ms=100, agent_vad=VadSettings()))
+    # with it: the echoed speech ends at 0.60 s (or a hair after, making the 10 ms frame
+    # ending at 0.61 s active); the detector closes the segment once 250 ms of silence
+    # follow it, when it has heard audio up to 0.85 or 0.86 s. The runner asks at frame
+    # starts, with the audio played up to then: at 0.86 s (frame 43), or at 0.88 s (frame
+    # 44) when it woke a fraction of a ms before 0.86 s and the last quiet frame was
+    # still incomplete.
+    assert held.user.size // 320 in (43, 44)
+    (segment,) = detect_segments(held.agent, RATE)
+    assert round(segment.end_s, 6) in (0.6, 0.61) and not segment.open_at_end
+    # the hold is capped by max_duration_ms: 700 ms is 35 whole frames, with the agent's
+    # segment still open when the recording stops
+    capped = asyncio.run(run_realtime(EchoTransport("0"), user, RATE, frame_ms=20,
+                                      tail_ms=0, max_duration_ms=700,
+                                      agent_vad=VadSettings()))
+    assert capped.user.size == 35 * 320
+    assert detect_segments(capped.agent, RATE)[-1].open_at_end
 
 
 @pytest.mark.parametrize(("rate", "frame_ms", "match"), [(16000, 0, "frame_ms=0"),

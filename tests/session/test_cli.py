@@ -10,7 +10,7 @@ import pytest
 
 from speecheval.agents.base import AgentEvent, AudioOut
 from speecheval.cli import main
-from speecheval.core.audio import read_mono
+from speecheval.core.audio import read_mono, write_wav
 
 from .helpers import require_espeak, voicebench_examples, write_scenario
 
@@ -116,6 +116,20 @@ def test_bad_scenario_exits_2_naming_the_line(tmp_path: Path,
     err = capsys.readouterr().err
     assert str(path) in err and "adapter.options.respnse_ms (line 4)" in err
     assert run_cli("run", str(path), "--out", str(tmp_path / "run")) == 2
+
+
+def test_stereo_turn_audio_exits_2_naming_the_turn(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    write_wav(tmp_path / "two.wav", np.zeros((1600, 2), dtype=np.float32), 16000)
+    path = write_scenario(tmp_path, QUICK.replace("{synth: tone, duration_ms: 400}",
+                                                  "{file: two.wav}"))
+    out = tmp_path / "run"
+    assert run_cli("run", str(path), "--out", str(out)) == 2
+    # turn "more" is the second entry of turns:, on line 9 (name, adapter, type, options,
+    # turns, hi, its audio, its text, more)
+    assert (f"{path}: turns[1] (id 'more', line 9): audio file {tmp_path / 'two.wav'}: "
+            "expected mono audio, found 2 channels") in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_existing_output_is_never_overwritten(tmp_path: Path,

@@ -108,6 +108,24 @@ def test_missed_response_after_the_timeout(tmp_path: Path) -> None:
     assert "within 1000 ms" in t.notes[0]
 
 
+def test_missed_response_note_says_when_the_window_closed_before_the_timeout(
+        tmp_path: Path) -> None:
+    # response_timeout_ms 5000 (the default), but the 2.0 s recording ended 2.0 - 1.5 =
+    # 500 ms after the user's offset: the note must say so, not claim 5000 ms passed.
+    (t,) = analyze(record([(0.5, 1.5)], [], [turn(0, 0.5, 1.5)], duration=2.0),
+                   scenario(tmp_path, RESPOND)).turns
+    assert t.responded is False and not t.passed
+    assert t.notes[0] == ("no agent speech before the session ended 500 ms after the end "
+                          "of the user's speech, before response_timeout_ms 5000 passed")
+    # two turns: the first one's window closes when the second starts at 1.8 s, 1.8 - 1.0
+    # = 800 ms after its offset
+    body = "  - {id: a, audio: {synth: tone}}\n  - {id: b, audio: {synth: tone}}\n"
+    events = [turn(0, 0.5, 1.0, "a"), turn(1, 1.8, 2.3, "b")]
+    a, _ = analyze(record([(0.5, 1.0), (1.8, 2.3)], [], events), scenario(tmp_path, body)).turns
+    assert a.notes == ("no agent speech before the next turn started 800 ms after the end "
+                       "of the user's speech, before response_timeout_ms 5000 passed",)
+
+
 STOP = "  - {id: b, audio: {synth: tone}, expect: stop, max_stop_ms: 400}\n"
 
 
@@ -136,6 +154,28 @@ def test_barge_in_never_stopped_is_not_reported(tmp_path: Path) -> None:
     (t,) = analyze(record([(1.0, 1.6)], [(0.0, 4.0)], events), scenario(tmp_path, STOP)).turns
     assert t.stop_ms is None and t.stopped is False and not t.passed
     assert "never stopped" in t.notes[0]
+
+
+def test_agent_still_talking_when_a_ragged_recording_ends_never_stopped(
+        tmp_path: Path) -> None:
+    # vad.agent.frame_ms 30 on a 4.0 s recording: 4.0 / 0.03 = 133.3 frames, so the
+    # detector sees 133 whole frames (3.99 s) and flush closes the agent's open 0.0-4.0 s
+    # segment at 3.99 s, short of the end. It is still the segment that never closed: no
+    # stop time (not 3.99 - 1.0 = 2990 ms <= 5000), stopped False, the turn fails.
+    thirty = "vad:\n  agent: {frame_ms: 30}\n"
+    events = [turn(0, 1.0, 1.6, "b")] + packets(0.0, 4.0)
+    result = analyze(record([(1.0, 1.6)], [(0.0, 4.0)], events),
+                     scenario(tmp_path, STOP.replace("400", "5000"), extra=thirty))
+    assert result.agent_segments == ((0, 3_990_000),)
+    (t,) = result.turns
+    assert (t.stop_ms, t.stopped, t.passed) == (None, False, False)
+    assert t.notes == ("the agent never stopped before the session ended",)
+    # a noise turn under the same agent: it kept talking, so no false barge-in (before the
+    # fix, 2990 ms <= max_stop_ms 3000 counted one)
+    noise = "  - {id: n, audio: {synth: noise}, expect: ignore, max_stop_ms: 3000}\n"
+    (n,) = analyze(record([(1.0, 1.2)], [(0.0, 4.0)], [turn(0, 1.0, 1.2, "n")]),
+                   scenario(tmp_path, noise, extra=thirty)).turns
+    assert (n.false_barge_in, n.spurious_response, n.passed) == (False, False, True)
 
 
 NOISE = "  - {id: n, audio: {synth: noise}, expect: ignore, max_stop_ms: 500}\n"

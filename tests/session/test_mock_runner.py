@@ -56,6 +56,35 @@ def test_reply_latency_and_barge_in_follow_the_knobs(tmp_path: Path) -> None:
     assert (cut_in.stop_ms, cut_in.clear_stop_ms, cut_in.passed) == (260.0, 260.0, True)
 
 
+def test_agent_talking_at_a_ragged_max_duration_never_stopped(tmp_path: Path) -> None:
+    # 25 ms scenario frames and max_duration_ms 4010: the runner stops at the first frame
+    # boundary at or past 4.010 s, 161 * 25 ms = 4.025 s. The tone turn ends at 0.5 + 0.8 =
+    # 1.3 s; the mock replies after 300 ms of silence + 200 ms delay, at 1.8 s, for 20 s,
+    # and cannot be interrupted, so it is still talking at 4.025 s. The 10 ms detector sees
+    # 402 whole frames (4.02 s) and flush closes that open segment at 4.02 s, 5 ms short
+    # of the end: the barge-in at 1.8 + 0.5 = 2.3 s has no stop time and fails (it used to
+    # read 4.02 - 2.3 = 1720 ms <= 5000: stopped).
+    body = """
+name: ragged
+frame_ms: 25
+max_duration_ms: 4010
+turns:
+  - id: ask
+    audio: {synth: tone, duration_ms: 800}
+  - id: cut
+    audio: {synth: tone, duration_ms: 600}
+    start: {after: agent_speech_start, delay_ms: 500}
+    expect: stop
+    max_stop_ms: 5000
+"""
+    result = session(tmp_path, body, response_ms=20000, interruptible=False,
+                     response_delay_ms=200)
+    assert result.duration_s == 4.025 and result.agent_segments == ((1_800_000, 4_020_000),)
+    _, cut = result.turns
+    assert (cut.user_onset_s, cut.stop_ms, cut.stopped, cut.passed) == (2.3, None, False, False)
+    assert cut.notes == ("the agent never stopped before the session ended",)
+
+
 def test_not_interruptible_fails_the_barge_in(tmp_path: Path) -> None:
     result = session(tmp_path, interruptible=False, response_ms=3000)
     cut_in = result.turns[1]

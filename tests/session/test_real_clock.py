@@ -12,6 +12,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,9 @@ turns:
 """
 
 
-@pytest.fixture
-def agent_url() -> Iterator[str]:
+@contextmanager
+def serving(options: dict[str, str] | None = None) -> Iterator[str]:
+    """A local turn-taking pcm-websocket agent on a background thread; yields its URL."""
     ready = threading.Event()
     stop: asyncio.Event | None = None
     url: list[str] = []
@@ -42,7 +44,7 @@ def agent_url() -> Iterator[str]:
     async def serve() -> None:
         nonlocal stop
         stop = asyncio.Event()
-        async with local.LocalAgentServer("turn", "pcm-websocket") as agent:
+        async with local.LocalAgentServer("turn", "pcm-websocket", options) as agent:
             url.append(agent.url)
             ready.set()
             await stop.wait()
@@ -50,10 +52,18 @@ def agent_url() -> Iterator[str]:
     thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
     thread.start()
     assert ready.wait(10), "local agent did not start"
-    yield url[0]
-    assert stop is not None
-    loop.call_soon_threadsafe(stop.set)
-    thread.join(10)
+    try:
+        yield url[0]
+    finally:
+        assert stop is not None
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(10)
+
+
+@pytest.fixture
+def agent_url() -> Iterator[str]:
+    with serving() as url:
+        yield url
 
 
 def test_fixed_timing_scenario_on_the_real_clock(tmp_path: Path, agent_url: str) -> None:
@@ -93,3 +103,35 @@ def test_agent_anchored_turn_starts_live_on_the_real_clock(tmp_path: Path,
     onset_s = 1.0 + ask["response_latency_ms"] / 1000.0
     assert onset_s + 0.3 - 0.01 <= barge["start_s"] <= onset_s + 0.3 + 0.03
     assert code in (0, 1)
+
+
+def test_recording_continues_after_the_tail_while_the_agent_talks(tmp_path: Path) -> None:
+    # The tone ends at 0.1 + 0.4 = 0.5 s and the tail at 0.5 + 0.7 = 1.2 s. The agent
+    # answers after 300 ms of silence + 200 ms delay, at about 1.0 s, with a 1500 ms
+    # synthetic reply streamed in real time, so it talks until about 2.5 s: well past
+    # the tail. The recording must go on until the agent is silent (its segment closed
+    # by 250 ms of silence), not stop at 1.2 s with the reply cut off.
+    body = """
+name: long-reply
+tail_ms: 700
+turns:
+  - id: ask
+    audio: {synth: tone, duration_ms: 400, freq_hz: 300}
+    start: {after: session_start, delay_ms: 100}
+"""
+    out = tmp_path / "run"
+    with serving({"voice": "synthetic", "reply_ms": "1500"}) as url:
+        code = main(["session", "run", str(write_scenario(tmp_path, body)), "--agent",
+                     "pcm-websocket", "-o", f"url={url}", "--out", str(out)])
+    session = json.loads((out / "report.json").read_text())["sessions"][0]
+    assert code == 0, session["fault"]
+    (turn,) = session["turns"]
+    assert turn["responded"] is True
+    ((start, end),) = session["agent_segments"]
+    # the whole reply is recorded: 1500 ms, within one 20 ms frame of packet timing and
+    # one 10 ms detector frame at each end
+    assert abs((end - start) * 1000 - 1500) <= 40
+    # and the recording stopped once the detector had heard 250 ms of silence after it:
+    # at the first 20 ms frame start after end + 0.25 s (one more frame if the runner
+    # woke just before it), not at the 1.2 s tail and not at max_duration_ms
+    assert end > 1.2 and end + 0.25 <= session["duration_s"] <= end + 0.25 + 0.05

@@ -63,6 +63,19 @@ def test_segment_open_at_the_end_is_closed_by_flush() -> None:
     assert vad.speaking
     assert [(b.kind, round(b.time_s, 6)) for b in vad.flush()] == [("offset", 0.25)]
     assert not vad.speaking
+    assert [seg.open_at_end for seg in vad.segments] == [True]
+
+
+def test_only_the_segment_open_at_flush_is_marked_open_at_end() -> None:
+    # Speech 0.05-0.25 s, 30 quiet frames (>= 25: closed by its offset), speech again from
+    # 0.55 s to the end of a track 1.005 s long. The trailing 80 samples (5 ms) are not a
+    # whole frame, so flush closes the second segment at the last whole frame, 1.00 s, a
+    # frame short of the track's end: only the flag says it never ended.
+    x = np.concatenate([track([(5, None), (20, -30), (30, None), (45, -30)]),
+                        0.1 * np.ones(80)])
+    segments = detect_segments(x, RATE)
+    assert [(round(s.start_s, 6), round(s.end_s, 6), s.open_at_end) for s in segments] == [
+        (0.05, 0.25, False), (0.55, 1.0, True)]
 
 
 def test_settings_are_honoured() -> None:

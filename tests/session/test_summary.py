@@ -25,6 +25,12 @@ def turn(expect: str = "respond", passed: bool = True, **values: object) -> Turn
     return TurnMetrics(**base)  # type: ignore[arg-type]
 
 
+def not_played(expect: str) -> TurnMetrics:
+    """A turn the session never reached: no window, no values (as metrics.analyze makes)."""
+    return turn(expect, passed=False, trigger="not_played", start_s=None, end_s=None,
+                audio_end_s=None, user_onset_s=None, user_offset_s=None, responded=None)
+
+
 def session(*turns: TurnMetrics, fault: str | None = None) -> SessionMetrics:
     return SessionMetrics(turns=turns, duration_s=10.0, user_speech_ms=1000.0,
                           agent_speech_ms=2000.0, overlap_ms=50.0, talk_over_ms=20.0,
@@ -46,22 +52,39 @@ def test_summary_pools_all_turns_of_all_sessions() -> None:
                   turn("ignore", passed=False, false_barge_in=True, spurious_response=False))
     two = session(turn(passed=False, responded=False),
                   turn("stop", passed=False, stopped=False, stop_ms=900.0),
-                  turn("respond", passed=False, trigger="not_played", start_s=None,
-                       responded=None))
+                  not_played("respond"), not_played("stop"), not_played("ignore"))
     summary = summarize([one, two], [True, False])
-    assert summary["turns"]["count"] == 2 and summary["turns"]["n"] == 6
-    assert summary["not_played_turns"] == 1
+    assert summary["turns"]["count"] == 2 and summary["turns"]["n"] == 8
+    assert summary["not_played_turns"] == 3
     assert summary["response_latency_ms"]["count"] == 1
-    assert summary["missed_responses"] == 1  # the played respond turn with no reply
-    assert summary["barge_in"]["rate"] == 0.5
+    # the played respond turn with no reply + the respond turn that never played
+    assert summary["missed_responses"] == 2
+    # 1 stopped of 3 stop turns: the one that never played is in the denominator
+    assert (summary["barge_in"]["count"], summary["barge_in"]["n"]) == (1, 3)
     assert summary["barge_in_stop_ms"]["max"] == 900.0
     assert summary["clear_stop_ms"]["count"] == 1
-    assert summary["false_barge_ins"] == 1 and summary["noise_turns"] == 1
+    assert summary["false_barge_ins"] == 1 and summary["noise_turns"] == 2
     assert summary["overlap_ms"] == 100.0 and summary["talk_over_ms"] == 40.0
-    # Wilson 95% interval of 1 of 2: p = 0.5, centre 0.5, half = 1.96 * sqrt(0.125 +
-    # 0.960) / 2.921 = 0.4055 -> (0.0945, 0.9055)
+    # Wilson 95% interval of 1 of 2: p = 0.5, z = 1.96, n = 2; p(1-p)/n = 0.125,
+    # z^2/4n^2 = 3.8415/16 = 0.2401, 1 + z^2/n = 2.9207; centre (0.5 + 0.9604) / 2.9207
+    # = 0.5, half = 1.96 * sqrt(0.125 + 0.2401) / 2.9207 = 0.4055 -> (0.0945, 0.9055)
     low, high = summary["session_pass"]["ci95"]
     assert (round(low, 4), round(high, 4)) == (0.0945, 0.9055)
+
+
+def test_unplayed_turns_fail_missed_response_and_barge_in_assertions() -> None:
+    # A run cut short by max_duration_ms: one respond turn answered, one barge-in that
+    # stopped in 260 ms, then a respond and a stop turn that never played. Over all four
+    # turns: missed responses 1 (the unplayed respond turn), barge-in success 1 / 2 = 0.5,
+    # as voicebench 0.2.0 reports for the same turns; both assertions fail.
+    truncated = session(turn(response_latency_ms=700.0),
+                        turn("stop", stopped=True, stop_ms=260.0),
+                        not_played("respond"), not_played("stop"))
+    summary = summarize([truncated])
+    assert summary["missed_responses"] == 1 and summary["barge_in"]["rate"] == 0.5
+    missed, rate = check_assertions(summary, {"max_missed_responses": 0,
+                                              "min_barge_in_success_rate": 1.0})
+    assert (missed.actual, missed.passed, rate.actual, rate.passed) == (1.0, False, 0.5, False)
 
 
 def test_assertions_fail_on_missing_values() -> None:

@@ -54,15 +54,22 @@ def test_wav_file_is_resampled_to_the_session_rate(tmp_path: Path) -> None:
     assert clip.size == 1600  # 0.1 s at 16 kHz
 
 
-def test_stereo_file_is_refused_with_its_name(tmp_path: Path) -> None:
+def test_stereo_file_is_refused_naming_scenario_turn_line_and_file(tmp_path: Path) -> None:
     write_wav(tmp_path / "stereo.wav", np.zeros((100, 2), dtype=np.float32), 16000)
-    scenario = load_scenario(write_scenario(tmp_path, """
+    path = write_scenario(tmp_path, """
         name: file
         turns:
-          - audio: {file: stereo.wav}
-        """))
-    with pytest.raises(InputError, match="stereo.wav: expected mono audio, found 2 channels"):
-        synth.render_turns(scenario)
+          - id: greet
+            audio: {synth: tone}
+          - id: hello
+            audio: {file: stereo.wav}
+        """)
+    with pytest.raises(InputError) as info:
+        synth.render_turns(load_scenario(path))
+    # the second turn's entry starts on line 5 of the file
+    assert str(info.value) == (f"{path}: turns[1] (id 'hello', line 5): audio file "
+                               f"{tmp_path / 'stereo.wav'}: expected mono audio, found 2 "
+                               "channels")
 
 
 @needs_espeak
@@ -94,5 +101,6 @@ def test_missing_espeak_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mon
         """))
     with pytest.raises(InputError) as info:
         synth.render_turns(scenario)
-    assert "turn hello" in str(info.value) and "espeak-ng" in str(info.value)
+    assert str(info.value).startswith(f"{tmp_path / 'scenario.yaml'}: turns[0] (id 'hello', "
+                                      "line 3): synthesized speech needs espeak-ng")
     synth._espeak_cached.cache_clear()

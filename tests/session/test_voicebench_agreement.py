@@ -18,8 +18,10 @@ from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.session.metrics import analyze
 from speecheval.session.recording import SessionRecording
 from speecheval.session.scenario import load_scenario
+from speecheval.session.summary import summarize
 from speecheval.session.synth import render_turns
 from speecheval.session.virtual_runner import run_virtual
+from speecheval.session.wer import wer
 
 from .helpers import require_espeak, voicebench_examples, write_scenario
 
@@ -27,6 +29,7 @@ vb_metrics = pytest.importorskip("voicebench.metrics")
 vb_runner = pytest.importorskip("voicebench.runner")
 vb_scenario = pytest.importorskip("voicebench.scenario")
 vb_base = pytest.importorskip("voicebench.adapters.base")
+vb_wer = pytest.importorskip("voicebench.wer")
 
 FRAME_MS = 10.0
 FLOOR_DB = -70.0
@@ -165,3 +168,61 @@ def test_agreement_on_a_truncated_session(tmp_path: Path) -> None:
     recording = record(path)
     assert any(event["type"] == "truncated" for event in recording.events)
     compare(path, recording)
+
+
+# A run cut short. "ask" plays 0.5-1.1 s; the mock answers at 1.1 + 0.3 (endpoint) + 0.4
+# (delay) = 1.8 s; "cut" plays 2.1-2.7 s and the agent stops at 2.36 s. Its next reply
+# would start at 2.7 + 0.3 + 0.4 = 3.4 s, so no agent speech ends after "cut" before
+# max_duration_ms 3000: "ask2" (anchored on that end) never starts, nor does "cut2".
+CUT_SHORT = """
+name: cut-short-tones
+max_duration_ms: 3000
+adapter: {type: mock, options: {response_ms: 1500}}
+turns:
+  - id: ask
+    audio: {synth: tone, duration_ms: 600}
+  - id: cut
+    audio: {synth: tone, duration_ms: 600}
+    start: {after: agent_speech_start, delay_ms: 300}
+    expect: stop
+  - id: ask2
+    audio: {synth: tone, duration_ms: 600}
+    start: {after: agent_speech_end, delay_ms: 500}
+  - id: cut2
+    audio: {synth: tone, duration_ms: 600}
+    start: {after: agent_speech_start, delay_ms: 300}
+    expect: stop
+"""
+
+
+def test_summary_counts_unplayed_turns_like_voicebench(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, CUT_SHORT)
+    scenario = load_scenario(path)
+    recording = run_virtual(scenario, render_turns(scenario), MockAgent(
+        MockSettings.from_options(dict(scenario.agent.options))))
+    ours = summarize([analyze(recording, scenario)])
+    theirs = vb_metrics.summarize([vb_metrics.analyze(to_voicebench(recording, path))])
+    # ask answered, ask2 never played: 1 missed response of 2; cut stopped in time,
+    # cut2 never played: 1 successful barge-in of 2 = 0.5
+    assert ours["not_played_turns"] == 2
+    assert (ours["missed_responses"], theirs["missed_responses"]) == (1, 1)
+    assert (ours["barge_in"]["rate"], theirs["barge_in_success_rate"]) == (0.5, 0.5)
+    assert ours["barge_in"]["n"] == theirs["barge_in_turns"] == 2
+    assert ours["talk_overs"] == theirs["talk_overs"]
+
+
+@pytest.mark.parametrize(("reference", "hypothesis", "expected"), [
+    # quotation marks and a plural possessive are not part of the word: 0 edits in 3 words
+    ("say 'yes' please", "say yes please", 0.0),
+    ("the dogs' bowl", "the dogs bowl", 0.0),
+    # inner apostrophes stay: "it's" vs "its" is 1 substitution in 3 words
+    ("it's my turn", "its my turn", 1 / 3),
+    # a lone apostrophe is no word: reference "rock n roll" (3 words), 0 edits
+    ("rock ' n ' roll", "Rock n' roll!", 0.0),
+    # words: ten, o'clock, she, said (the lone quote is dropped): 1 substitution (ten ->
+    # then) + 1 deletion (o'clock) in 4 words
+    ("'Ten o'clock,' she said", "then she said", 2 / 4),
+])
+def test_wer_agrees_with_voicebench(reference: str, hypothesis: str, expected: float) -> None:
+    assert wer(reference, hypothesis) == pytest.approx(expected)
+    assert wer(reference, hypothesis) == pytest.approx(vb_wer.wer(reference, hypothesis))

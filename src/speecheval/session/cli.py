@@ -167,7 +167,8 @@ def _run_real_clock(scenario: Scenario, name: str, options: dict[str, str],
         feed = ScriptFeed(scenario, clips, frame)
         recording = asyncio.run(run_realtime(
             transport, feed, scenario.sample_rate, frame_ms=frame_ms,
-            tail_ms=round(scenario.tail_ms), max_duration_ms=round(scenario.max_duration_ms)))
+            tail_ms=round(scenario.tail_ms), max_duration_ms=round(scenario.max_duration_ms),
+            agent_vad=scenario.agent_vad.settings))
         recordings.append(feed.attach(recording))
     return recordings
 

@@ -24,9 +24,9 @@ end           (the last sample of both tracks)
 
 ``session`` and ``end`` come from the virtual runner; the real-clock runner
 (:mod:`speecheval.session.realtime`) logs the agent events above plus its own
-``input_end`` and ``close_error``, and the ``turn`` events of its fixed schedule are
-merged in by :mod:`speecheval.session.timeline_plan`. Metrics ignore types they do not
-use.
+``input_end`` and ``close_error``; the ``turn`` events (and ``truncated``) of turns it
+started live are merged in by :class:`speecheval.session.turn_schedule.ScriptFeed`.
+Metrics ignore types they do not use.
 
 :func:`parse_log` turns a list of such dicts back into typed records, refusing
 malformed events, so a hand-edited or foreign log cannot be misread silently.

@@ -98,8 +98,21 @@ def _ms(us: int) -> float:
     return us / 1000.0
 
 
-def track_segments(samples: NDArray[np.int16], rate: int, vad: TrackVad) -> tuple[Span, ...]:
-    """Speech of one track as microsecond spans, with the track's chosen detector."""
+@dataclass(frozen=True)
+class TrackSpeech:
+    """Speech of one track as microsecond spans, and the one still open at its end.
+
+    ``running`` is the last span when the detector had not confirmed its offset when the
+    track ended (the speaker was still talking, as far as the detector knows); its end is
+    then not a stop time.
+    """
+
+    spans: tuple[Span, ...]
+    running: Span | None
+
+
+def track_segments(samples: NDArray[np.int16], rate: int, vad: TrackVad) -> TrackSpeech:
+    """Speech of one track, with the track's chosen detector."""
     if vad.engine == "silero":
         try:
             from ..vad.silero import SileroSettings, SileroVad
@@ -108,9 +121,13 @@ def track_segments(samples: NDArray[np.int16], rate: int, vad: TrackVad) -> tupl
                              f"({exc})") from exc
         audio = Audio(samples=samples.astype(np.float32) / 32768.0, rate=rate)
         found = SileroVad(SileroSettings()).segments(audio)
-        return tuple((to_us(s.start_s), to_us(s.end_s)) for s in found)
-    return tuple((to_us(s.start_s), to_us(s.end_s))
-                 for s in detect_segments(samples, rate, vad.settings))
+        spans = tuple((to_us(s.start_s), to_us(s.end_s)) for s in found)
+        # Silero cuts speech still going at the end of the audio exactly at that end
+        end = to_us(samples.size / rate)
+        return TrackSpeech(spans, spans[-1] if spans and spans[-1][1] >= end else None)
+    segments = detect_segments(samples, rate, vad.settings)
+    spans = tuple((to_us(s.start_s), to_us(s.end_s)) for s in segments)
+    return TrackSpeech(spans, spans[-1] if segments and segments[-1].open_at_end else None)
 
 
 def overlap_us(first: tuple[Span, ...] | list[Span], second: tuple[Span, ...]) -> int:
@@ -144,9 +161,11 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
                          f"{scenario.sample_rate} Hz", path=scenario.path)
     log = ev.parse_log(recording.events)
     duration = to_us(recording.user.size / rate)
-    user = track_segments(recording.user, rate, scenario.user_vad)
-    agent = track_segments(recording.agent, rate, scenario.agent_vad)
-    context = _Context(log, user, agent, duration, [to_us(p.t_s) for p in log.packets])
+    user = track_segments(recording.user, rate, scenario.user_vad).spans
+    agent_speech = track_segments(recording.agent, rate, scenario.agent_vad)
+    agent = agent_speech.spans
+    context = _Context(log, user, agent, agent_speech.running, duration,
+                       [to_us(p.t_s) for p in log.packets])
     turns: list[TurnMetrics] = []
     talk_over = 0
     by_index = {window.index: window for window in log.windows}
@@ -182,6 +201,7 @@ class _Context:
     log: ev.SessionLog
     user: tuple[Span, ...]
     agent: tuple[Span, ...]
+    agent_running: Span | None  # the agent segment still open when the recording ended
     duration: int
     packet_us: list[int]  # arrival of each packet in log order (runners log in time order)
 
@@ -242,8 +262,7 @@ def _judge(turn: Turn, onset: int, offset: int, next_start: int, ctx: _Context,
             values["ttfa_ms"] = _ttfa(reply, offset, limit, ctx)
     if turn.expect == "respond":
         if reply is None:
-            notes.append(f"no agent speech started within {turn.response_timeout_ms:g} ms "
-                         "of the end of the user's speech")
+            notes.append(_missed_note(turn, offset, limit, ctx.duration))
         return reply is not None
     if turn.expect == "stop":
         values["clear_stop_ms"] = next(
@@ -253,7 +272,7 @@ def _judge(turn: Turn, onset: int, offset: int, next_start: int, ctx: _Context,
             notes.append("the agent was not talking at the user's onset, so the scenario "
                          "timing did not create a barge-in")
             return False
-        if playing[1] >= ctx.duration:
+        if playing == ctx.agent_running:
             values["stopped"] = False
             notes.append("the agent never stopped before the session ended")
             return False
@@ -266,7 +285,7 @@ def _judge(turn: Turn, onset: int, offset: int, next_start: int, ctx: _Context,
         return bool(values["stopped"])
     if playing is not None:
         stop = playing[1] - onset
-        values["false_barge_in"] = (playing[1] < ctx.duration
+        values["false_barge_in"] = (playing != ctx.agent_running
                                     and stop <= to_us(turn.max_stop_ms / 1000.0))
         values["spurious_response"] = False
         if values["false_barge_in"]:
@@ -278,6 +297,19 @@ def _judge(turn: Turn, onset: int, offset: int, next_start: int, ctx: _Context,
         if reply is not None:
             notes.append("the agent started talking in response to non-speech input")
     return not values["false_barge_in"] and not values["spurious_response"]
+
+
+def _missed_note(turn: Turn, offset: int, limit: int, duration: int) -> str:
+    """Why no reply was found: the timeout passed, or the window closed before it did."""
+    timeout = f"response_timeout_ms {turn.response_timeout_ms:g}"
+    if limit >= offset + to_us(turn.response_timeout_ms / 1000.0):
+        return (f"no agent speech started within {turn.response_timeout_ms:g} ms "
+                "of the end of the user's speech")
+    waited = f"{_ms(max(0, limit - offset)):g} ms after the end of the user's speech"
+    if limit >= duration:
+        return f"no agent speech before the session ended {waited}, before {timeout} passed"
+    return (f"no agent speech before the next turn started {waited}, before {timeout} "
+            "passed")
 
 
 def _ttfa(reply: Span, offset: int, limit: int, ctx: _Context) -> float | None:

@@ -18,7 +18,11 @@ Timing model:
   tracks up to that moment are kept. The runner never raises for a fault of the agent.
 
 After the user track, ``tail_ms`` of silence is still streamed (agents that endpoint on
-silence need to hear it), then the end of input is signalled and the connection closed.
+silence need to hear it). With ``agent_vad`` set, silence keeps streaming after the tail
+for as long as the agent is still talking (the detector, fed the agent audio as it plays,
+has an open segment) or audible agent audio is still queued in the playout buffer, up to
+``max_duration_ms``: as on the virtual clock, a reply longer than the tail is recorded to
+its end rather than cut off. Then the end of input is signalled and the connection closed.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from ..agents.base import (
     Transcript,
 )
 from ..core.errors import InputError, SystemUnderTestError
+from ..vad.streaming import StreamingVad, VadSettings
+from .metrics import PACKET_FLOOR_DB
 from .recording import SessionRecording
 
 CONNECT_TIMEOUT_S = 10.0
@@ -67,6 +73,9 @@ class Playout:
 
     Offsets are samples from the session start. ``received`` counts every agent sample
     that arrived, played or not: it is the coordinate of ``report_played``.
+    ``audible_end`` is where the last packet placed as ``audible`` stops playing: a
+    full-duplex agent streams digital silence all the time, and queued silence is not an
+    agent still talking.
 
     >>> p = Playout()
     >>> p.place(np.ones(100, np.int16), arrival=50), p.place(np.ones(100, np.int16), arrival=60)
@@ -80,14 +89,17 @@ class Playout:
     chunks: list[_Chunk] = field(default_factory=list)
     end: int = 0
     received: int = 0
+    audible_end: int = 0
     _cursor: int = field(default=0, init=False, repr=False)  # first chunk segment() reads
 
-    def place(self, pcm: NDArray[np.int16], arrival: int) -> int:
+    def place(self, pcm: NDArray[np.int16], arrival: int, audible: bool = True) -> int:
         """Queue a packet that arrived at sample ``arrival``; return where it starts playing."""
         start = max(arrival, self.end)
         self.chunks.append(_Chunk(start, pcm))
         self.end = start + pcm.size
         self.received += pcm.size
+        if audible:
+            self.audible_end = self.end
         return start
 
     def clear(self, at: int) -> tuple[int, int]:
@@ -100,6 +112,7 @@ class Playout:
             last = self.chunks[-1]
             last.pcm = last.pcm[: at - last.start]
         self.end = min(self.end, at)
+        self.audible_end = min(self.audible_end, at)
         return dropped, played
 
     def segment(self, start: int, stop: int) -> NDArray[np.int16]:
@@ -186,9 +199,10 @@ class _Session:
         pcm = np.frombuffer(event.pcm16, dtype="<i2").astype(np.int16)
         if pcm.size == 0:
             return
-        start = self.playout.place(pcm, self.now_sample())
-        self.log("audio", samples=int(pcm.size), placed_ms=self.ms(start),
-                 level_dbfs=_level_dbfs(pcm))
+        level = _level_dbfs(pcm)
+        audible = level is not None and level > PACKET_FLOOR_DB
+        start = self.playout.place(pcm, self.now_sample(), audible)
+        self.log("audio", samples=int(pcm.size), placed_ms=self.ms(start), level_dbfs=level)
 
 
 def _level_dbfs(pcm: NDArray[np.int16]) -> float | None:
@@ -240,8 +254,13 @@ class ArrayFeed:
 
 
 async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
-                max_frames: int | None, stall_timeout_s: float) -> list[NDArray[np.int16]]:
-    """Send frames on absolute deadlines; return the frames sent, in order."""
+                max_frames: int | None, stall_timeout_s: float,
+                agent_vad: StreamingVad | None) -> list[NDArray[np.int16]]:
+    """Send frames on absolute deadlines; return the frames sent, in order.
+
+    ``agent_vad`` (None: stop after the tail) hears the agent audio as it plays and holds
+    the session open after the tail while the agent is talking.
+    """
     frame_s = frame / session.rate
     sent: list[NDArray[np.int16]] = []
     silence = np.zeros(frame, dtype=np.int16)
@@ -254,18 +273,25 @@ async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
         if session.stop.is_set():
             break
         pcm: NDArray[np.int16] | None = None
-        if not script_over:
-            now = session.now_sample()
-            pcm = feed.next_frame(len(sent), session.playout.segment(cursor, now))
+        # the agent audio played up to this frame's start (not beyond it when the loop is
+        # late: the recording ends at a frame start, and the detectors must agree on it)
+        now = min(session.now_sample(), len(sent) * frame)
+        if not script_over or agent_vad is not None:
+            played = session.playout.segment(cursor, now)
             cursor = max(cursor, now)
-            script_over = pcm is None
+            if agent_vad is not None:
+                agent_vad.push(played)
+            if not script_over:
+                pcm = feed.next_frame(len(sent), played)
+                script_over = pcm is None
             if pcm is not None and pcm.shape != (frame,):
                 raise InputError(f"user frame {len(sent)} has shape {pcm.shape}, "
                                  f"expected ({frame},)")
         if pcm is None:
-            if tail_left == 0:
+            if tail_left > 0:
+                tail_left -= 1
+            elif not _agent_talking(session, agent_vad, now):
                 break
-            tail_left -= 1
             pcm = silence
         session.lateness_ms.append((session.loop.time() - deadline) * 1000.0)
         try:
@@ -284,6 +310,14 @@ async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
         if delay > 0:
             await asyncio.sleep(delay)
     return sent
+
+
+def _agent_talking(session: _Session, agent_vad: StreamingVad | None, now: int) -> bool:
+    """Whether the agent is still talking at sample ``now``: its speech segment is open, or
+    audible audio is queued to play after ``now`` (not yet heard by the detector)."""
+    if agent_vad is None:
+        return False
+    return agent_vad.speaking or session.playout.audible_end > now
 
 
 async def _finish(session: _Session, receiver: asyncio.Task[None]) -> None:
@@ -306,6 +340,7 @@ async def _finish(session: _Session, receiver: asyncio.Task[None]) -> None:
 async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] | UserFeed,
                        sample_rate: int, frame_ms: int = 20, tail_ms: int = 1000,
                        max_duration_ms: int | None = None, *,
+                       agent_vad: VadSettings | None = None,
                        stall_timeout_ms: int = STALL_TIMEOUT_MS,
                        connect_timeout_s: float = CONNECT_TIMEOUT_S) -> SessionRecording:
     """Stream the user track to ``transport`` in real time and record both sides.
@@ -313,10 +348,12 @@ async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] 
     ``user_pcm16`` is the user track (mono int16 at ``sample_rate``) or a
     :class:`UserFeed` that makes it frame by frame. ``frame_ms`` is the send period,
     ``tail_ms`` the silence streamed after the track, ``max_duration_ms`` caps the
-    session (None: no cap). A send that blocks longer than ``stall_timeout_ms`` is a
-    stall fault. Returns the recording; the agent's faults (including failing to
-    connect) are in ``recording.fault``, not raised. Bad arguments raise
-    :class:`InputError`.
+    session (None: no cap). With ``agent_vad`` (the scenario's agent-track detector
+    settings), silence keeps streaming after the tail until the agent is silent by that
+    detector and no audible agent audio is queued; without it, the session ends with the
+    tail. A send that blocks longer than ``stall_timeout_ms`` is a stall fault. Returns
+    the recording; the agent's faults (including failing to connect) are in
+    ``recording.fault``, not raised. Bad arguments raise :class:`InputError`.
     """
     frame = sample_rate * frame_ms // 1000
     if frame <= 0 or frame * 1000 != sample_rate * frame_ms:
@@ -340,8 +377,9 @@ async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] 
     receiver = asyncio.create_task(_receive(session))
     sent: list[NDArray[np.int16]] = []
     try:
+        hold = None if agent_vad is None else StreamingVad(sample_rate, agent_vad)
         sent = await _send(session, feed, frame, tail_frames, max_frames,
-                           stall_timeout_ms / 1000.0)
+                           stall_timeout_ms / 1000.0, hold)
     finally:
         await _finish(session, receiver)
     sent_samples = np.concatenate(sent) if sent else np.zeros(0, dtype=np.int16)

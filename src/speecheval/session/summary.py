@@ -61,9 +61,12 @@ def summarize(sessions: list[SessionMetrics],
     """The run's summary; ``session_passed`` (one flag per session) adds the pass rate."""
     turns = [turn for session in sessions for turn in session.turns]
     played = [turn for turn in turns if turn.start_s is not None]
-    respond = [turn for turn in played if turn.expect == "respond"]
-    stops = [turn for turn in played if turn.expect == "stop"]
-    noise = [turn for turn in played if turn.expect == "ignore"]
+    # Every turn counts, played or not: a respond turn that never played got no answer
+    # and a stop turn that never played was not a successful barge-in, so a truncated run
+    # cannot pass max_missed_responses or min_barge_in_success_rate by dropping them.
+    respond = [turn for turn in turns if turn.expect == "respond"]
+    stops = [turn for turn in turns if turn.expect == "stop"]
+    noise = [turn for turn in turns if turn.expect == "ignore"]
     wers = _values(turns, "wer")
     summary: dict[str, Any] = {
         "sessions": len(sessions),

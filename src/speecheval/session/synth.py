@@ -39,19 +39,34 @@ _TRIM_FRACTION = 0.01
 
 def render_turns(scenario: Scenario) -> list[NDArray[np.float32]]:
     """Every turn's clip at the scenario rate, as float32 in [-1, 1]."""
-    return [render_turn(turn, scenario) for turn in scenario.turns]
+    return [render_turn(index, scenario) for index in range(len(scenario.turns))]
 
 
-def render_turn(turn: Turn, scenario: Scenario) -> NDArray[np.float32]:
-    """One turn's clip; file problems are InputErrors naming the turn and the file."""
+def render_turn(index: int, scenario: Scenario) -> NDArray[np.float32]:
+    """The clip of turn ``index``.
+
+    Any problem (an unreadable or stereo WAV, espeak-ng failing) is an InputError naming
+    the scenario file, the turn and its line, so the user knows which entry to fix.
+    """
+    turn = scenario.turns[index]
+    try:
+        return _render(turn, scenario.sample_rate)
+    except InputError as exc:
+        problem = exc.problem
+        if turn.audio.file is not None:
+            problem = f"audio file {turn.audio.file}: {problem}"
+        raise InputError(f"turns[{index}] (id {turn.id!r}, line {turn.line}): {problem}",
+                         path=scenario.path) from exc
+
+
+def _render(turn: Turn, rate: int) -> NDArray[np.float32]:
     spec = turn.audio
-    rate = scenario.sample_rate
     if spec.file is not None:
         audio = read_mono(spec.file)
         return resample(audio.samples, audio.rate, rate)
     if spec.synth == "speech":
         text = spec.say or turn.text or DEFAULT_SAY
-        return _speech(text, spec, rate, scenario.path, turn.id)
+        return _speech(text, spec, rate)
     duration = spec.duration_ms if spec.duration_ms is not None else DEFAULT_SYNTH_MS
     if spec.synth == "tone":
         return tone(duration, rate, spec.freq_hz, spec.level_db)
@@ -60,16 +75,14 @@ def render_turn(turn: Turn, scenario: Scenario) -> NDArray[np.float32]:
     return np.zeros(samples_for_ms(duration, rate), dtype=np.float32)
 
 
-def _speech(text: str, spec: AudioSpec, rate: int, scenario_path: Path,
-            turn_id: str) -> NDArray[np.float32]:
-    natural = _espeak(text, spec.voice, ESPEAK_WPM, scenario_path, turn_id)
-    clip, clip_rate = natural
+def _speech(text: str, spec: AudioSpec, rate: int) -> NDArray[np.float32]:
+    clip, clip_rate = _espeak_cached(text, spec.voice, ESPEAK_WPM)
     if spec.duration_ms is not None:
         natural_ms = clip.size * 1000.0 / clip_rate
         wpm = round(ESPEAK_WPM * natural_ms / spec.duration_ms)
         wpm = min(ESPEAK_MAX_WPM, max(ESPEAK_MIN_WPM, wpm))
         if wpm != ESPEAK_WPM:
-            clip, clip_rate = _espeak(text, spec.voice, wpm, scenario_path, turn_id)
+            clip, clip_rate = _espeak_cached(text, spec.voice, wpm)
     out = resample(clip, clip_rate, rate).astype(np.float64)
     rms = float(np.sqrt(np.mean(np.square(out)))) if out.size else 0.0
     if rms > 0:
@@ -90,24 +103,12 @@ def _fit(signal: NDArray[np.float64], n: int, rate: int) -> NDArray[np.float64]:
     return out
 
 
-def _espeak(text: str, voice: str, wpm: int, scenario_path: Path,
-            turn_id: str) -> tuple[NDArray[np.float32], int]:
-    try:
-        return _espeak_cached(text, voice, wpm)
-    except _SynthFailure as exc:
-        raise InputError(str(exc), path=scenario_path, sample_id=f"turn {turn_id}") from exc
-
-
-class _SynthFailure(Exception):
-    pass
-
-
 @lru_cache(maxsize=256)
 def _espeak_cached(text: str, voice: str, wpm: int) -> tuple[NDArray[np.float32], int]:
     """espeak-ng output with leading and trailing silence trimmed (cached per process)."""
     exe = shutil.which("espeak-ng")
     if exe is None:
-        raise _SynthFailure("synthesized speech needs espeak-ng, which is not installed "
+        raise InputError("synthesized speech needs espeak-ng, which is not installed "
                             "(apt-get install espeak-ng), or use an audio file")
     with tempfile.TemporaryDirectory(prefix="speecheval-espeak-") as tmp:
         wav = Path(tmp) / "say.wav"
@@ -115,13 +116,13 @@ def _espeak_cached(text: str, voice: str, wpm: int) -> tuple[NDArray[np.float32]
                                 capture_output=True, text=True, timeout=60, check=False)
         if result.returncode != 0 or not wav.is_file():
             detail = " ".join(result.stderr.split()) or f"exit status {result.returncode}"
-            raise _SynthFailure(f"espeak-ng could not speak with voice {voice!r}: {detail}")
+            raise InputError(f"espeak-ng could not speak with voice {voice!r}: {detail}")
         audio = read_mono(wav)
     samples = audio.samples
     loud = np.flatnonzero(np.abs(samples) > _TRIM_FRACTION * float(np.max(np.abs(samples),
                                                                            initial=0.0)))
     if loud.size == 0:
-        raise _SynthFailure(f"espeak-ng produced silence for {text!r}")
+        raise InputError(f"espeak-ng produced silence for {text!r}")
     trimmed = samples[loud[0]:loud[-1] + 1].copy()
     trimmed.setflags(write=False)
     return trimmed, audio.rate

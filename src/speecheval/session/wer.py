@@ -4,6 +4,10 @@ Both strings are Unicode-normalized (NFKC), lowercased and stripped of punctuati
 than apostrophes, then compared word by word with a Levenshtein alignment. This is the
 session spec's definition; the richer text normalisation of the transcripts benchmark is
 a different metric.
+
+An apostrophe is kept only inside a word ("it's", "o'clock"): at the start or end of a
+word it is a quotation mark or a plural possessive ("'yes'", "dogs'"), which transcribers
+write or leave out at will, and voicebench 0.2.0 strips it there too.
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ def normalize_words(text: str) -> list[str]:
 
     >>> normalize_words("It's  NEXT Tuesday, okay?!")
     ["it's", 'next', 'tuesday', 'okay']
+    >>> normalize_words("say 'yes' to the dogs' bowl ''")
+    ['say', 'yes', 'to', 'the', 'dogs', 'bowl']
     """
     cleaned = _NOT_WORD.sub(" ", unicodedata.normalize("NFKC", text).lower())
-    return [word for word in cleaned.split() if word.strip("'")]
+    return [word for word in (raw.strip("'") for raw in cleaned.split()) if word]
 
 
 def word_edits(reference: list[str], hypothesis: list[str]) -> int:

@@ -60,10 +60,19 @@ class VadSettings:
 
 @dataclass(frozen=True)
 class SpeechSegment:
-    """Detected speech from ``start_s`` to ``end_s`` (seconds on the track's timeline)."""
+    """Detected speech from ``start_s`` to ``end_s`` (seconds on the track's timeline).
+
+    ``open_at_end`` marks a segment that was still open when the stream ended:
+    :meth:`StreamingVad.flush` closed it at its last active frame, but no offset was
+    detected, so its end says nothing about when the speech stopped. Use this flag rather
+    than comparing ``end_s`` with the track length: flush ignores a trailing partial frame,
+    so the last active frame ends short of the track whenever the track length is not a
+    whole number of frames.
+    """
 
     start_s: float
     end_s: float
+    open_at_end: bool = False
 
 
 @dataclass(frozen=True)
@@ -226,20 +235,24 @@ class StreamingVad:
         return boundaries
 
     def flush(self) -> list[VadBoundary]:
-        """End the stream: close an open segment at its last active frame."""
+        """End the stream: close an open segment at its last active frame.
+
+        That segment is marked ``open_at_end``: the stream ended before an offset was
+        confirmed, however many quiet frames (fewer than ``min_silence_ms``) preceded it.
+        """
         if not self._speaking:
             return []
-        return [self._close(self._frames - self._quiet_run)]
+        return [self._close(self._frames - self._quiet_run, open_at_end=True)]
 
     def _open(self, onset_frame: int) -> VadBoundary:
         self._speaking = True
         self._onset_frame = onset_frame
         return VadBoundary("onset", self._time(onset_frame))
 
-    def _close(self, end_frame: int) -> VadBoundary:
+    def _close(self, end_frame: int, open_at_end: bool = False) -> VadBoundary:
         self._speaking = False
         self._segments.append(SpeechSegment(self._time(self._onset_frame),
-                                            self._time(end_frame)))
+                                            self._time(end_frame), open_at_end))
         return VadBoundary("offset", self._time(end_frame))
 
     def _advance_runs(self, high: NDArray[np.bool_],
