@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._realtime_events import RealtimeDecoder
-from ._ws import parse_json_object
+from ._ws import Options, parse_json_object
 from ._ws_transport import WebSocketTransport
 from .base import AgentEvent, AgentFault
 
@@ -22,10 +22,8 @@ class RealtimeWsTransport(WebSocketTransport):
 
     name = "realtime"
 
-    def __init__(self, *, connect_timeout_s: float, ping_interval_s: float,
-                 ping_timeout_s: float) -> None:
-        super().__init__(connect_timeout_s=connect_timeout_s, ping_interval_s=ping_interval_s,
-                         ping_timeout_s=ping_timeout_s)
+    def __init__(self, opts: Options) -> None:
+        super().__init__(opts)
         self._decoder: RealtimeDecoder | None = None
 
     async def _open(self, url: str, headers: Mapping[str, str], decoder: RealtimeDecoder,

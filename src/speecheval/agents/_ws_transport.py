@@ -13,20 +13,31 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from ..core.errors import SystemUnderTestError
-from ._ws import close_reason, open_websocket
+from ._ws import Options, close_reason, open_websocket
 from .base import AgentEvent, AgentFault
+
+CONNECTION_DEFAULTS: dict[str, str] = {
+    "url": "",
+    "connect_timeout_s": "10",
+    "ping_interval_s": "5",
+    "ping_timeout_s": "5",
+}
 
 
 class WebSocketTransport:
-    """Base of the socket transports; subclasses implement :meth:`_decode`."""
+    """Base of the socket transports; subclasses implement :meth:`_decode`.
+
+    Every transport takes the options of :data:`CONNECTION_DEFAULTS` (a required ``url``
+    unless its defaults give one, and the connection timeouts) besides its own.
+    """
 
     name = "websocket"
 
-    def __init__(self, *, connect_timeout_s: float, ping_interval_s: float,
-                 ping_timeout_s: float) -> None:
-        self.connect_timeout_s = connect_timeout_s
-        self.ping_interval_s = ping_interval_s
-        self.ping_timeout_s = ping_timeout_s
+    def __init__(self, opts: Options) -> None:
+        self.url = opts.required("url")
+        self.connect_timeout_s = opts.number("connect_timeout_s")
+        self.ping_interval_s = opts.number("ping_interval_s")
+        self.ping_timeout_s = opts.number("ping_timeout_s")
         self._ws: ClientConnection | None = None
         self._closing = False
 

@@ -19,19 +19,17 @@ from ..core.stream_resample import StreamResampler
 from ._realtime_base import RealtimeWsTransport
 from ._realtime_events import RealtimeDecoder
 from ._ws import Options, api_key_from_env, redact_url
+from ._ws_transport import CONNECTION_DEFAULTS
 
 NAME = "native-realtime"
 
 DEFAULTS: dict[str, str] = {
-    "url": "",
+    **CONNECTION_DEFAULTS,
     "model": "",
     "model_sample_rate": "",
     "chunk_ms": "80",
     "end_event": "input_audio_buffer.end",
     "api_key_env": "",
-    "connect_timeout_s": "10",
-    "ping_interval_s": "5",
-    "ping_timeout_s": "5",
 }
 
 
@@ -42,10 +40,7 @@ class NativeRealtimeTransport(RealtimeWsTransport):
 
     def __init__(self, **options: str) -> None:
         opts = Options(NAME, options, DEFAULTS)
-        super().__init__(connect_timeout_s=opts.number("connect_timeout_s"),
-                         ping_interval_s=opts.number("ping_interval_s"),
-                         ping_timeout_s=opts.number("ping_timeout_s"))
-        self.url = opts.required("url")
+        super().__init__(opts)
         self.model = opts.text("model")
         self.model_sample_rate = opts.integer("model_sample_rate")
         self.chunk_ms = opts.integer("chunk_ms") or 80

@@ -25,11 +25,13 @@ from ..core.stream_resample import StreamResampler
 from ._realtime_base import RealtimeWsTransport
 from ._realtime_events import RealtimeDecoder
 from ._ws import Options, api_key_from_env, redact_url
+from ._ws_transport import CONNECTION_DEFAULTS
 
 NAME = "openai-realtime"
 WIRE_RATE = 24000  # the API's PCM16 rate
 
 DEFAULTS: dict[str, str] = {
+    **CONNECTION_DEFAULTS,
     "url": "wss://api.openai.com/v1/realtime",
     "model": "gpt-realtime",
     "api_key_env": "OPENAI_API_KEY",
@@ -40,9 +42,6 @@ DEFAULTS: dict[str, str] = {
     "vad_threshold": "0.5",
     "vad_prefix_padding_ms": "300",
     "vad_silence_duration_ms": "500",
-    "connect_timeout_s": "10",
-    "ping_interval_s": "5",
-    "ping_timeout_s": "5",
 }
 
 
@@ -53,10 +52,7 @@ class OpenAIRealtimeTransport(RealtimeWsTransport):
 
     def __init__(self, **options: str) -> None:
         opts = Options(NAME, options, DEFAULTS)
-        super().__init__(connect_timeout_s=opts.number("connect_timeout_s"),
-                         ping_interval_s=opts.number("ping_interval_s"),
-                         ping_timeout_s=opts.number("ping_timeout_s"))
-        self.url = opts.required("url")
+        super().__init__(opts)
         self.model = opts.text("model")
         self.api_key_env = opts.text("api_key_env")
         self.api = opts.text("api")

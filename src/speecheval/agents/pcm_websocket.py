@@ -28,19 +28,16 @@ from typing import Literal
 from ..core.errors import InputError
 from ..core.stream_resample import StreamResampler
 from ._ws import Options, parse_json_object, redact_url
-from ._ws_transport import WebSocketTransport
+from ._ws_transport import CONNECTION_DEFAULTS, WebSocketTransport
 from .base import AgentEvent, AgentFault, AudioOut, Clear, Transcript
 
 NAME = "pcm-websocket"
 
 DEFAULTS: dict[str, str] = {
-    "url": "",
+    **CONNECTION_DEFAULTS,
     "agent_sample_rate": "",
     "start_message": "",
     "headers": "",
-    "connect_timeout_s": "10",
-    "ping_interval_s": "5",
-    "ping_timeout_s": "5",
 }
 
 
@@ -51,10 +48,7 @@ class PcmWebSocketTransport(WebSocketTransport):
 
     def __init__(self, **options: str) -> None:
         opts = Options(NAME, options, DEFAULTS)
-        super().__init__(connect_timeout_s=opts.number("connect_timeout_s"),
-                         ping_interval_s=opts.number("ping_interval_s"),
-                         ping_timeout_s=opts.number("ping_timeout_s"))
-        self.url = opts.required("url")
+        super().__init__(opts)
         self.agent_sample_rate = opts.integer("agent_sample_rate")
         self.start_message = _json_object(opts.text("start_message"), "start_message")
         headers = _json_object(opts.text("headers"), "headers") or {}
