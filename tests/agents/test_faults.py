@@ -37,6 +37,10 @@ def test_fault_is_recorded_with_its_reason(protocol: str, fault: str) -> None:
     options = dict(FAST_KEEPALIVE)
     if protocol == "openai-realtime":
         options["api_key_env"] = ""
+    if protocol == "native-realtime":
+        # a native client adopts the granted rates; a wrong one shows only against a rate
+        # it asked for, which the agent must then grant or refuse, never replace
+        options["output_rate"] = str(RATE)
     started = time.monotonic()
     recording = asyncio.run(session(protocol, user, kind=KIND[protocol],
                                     agent_options={"fault": fault, "fault_after_ms": "300"},

@@ -62,7 +62,7 @@ class RealtimeDecoder:
         if kind in AGENT_TRANSCRIPT_DONE and isinstance(data.get("transcript"), str):
             return Transcript(role="agent", text=data["transcript"], final=True)
         if kind == "error":
-            return AgentFault(f"agent error event: {_error_text(data.get('error'))}")
+            return AgentFault(f"agent error event: {error_text(data.get('error'))}")
         if kind in SESSION_EVENTS:
             return self._check_session(data.get("session"))
         return None
@@ -134,8 +134,11 @@ def _declared_output_rate(session: Any, implied_rate: int) -> int | str | None:
     return None
 
 
-def _error_text(error: Any) -> str:
+def error_text(error: Any) -> str:
+    """An ``error`` event's payload in one line: type, code, message and, where the server
+    names the offending field (``param``, as OpenAI and SGLang-Omni do), that field."""
     if isinstance(error, dict):
         parts = [str(error[key]) for key in ("type", "code", "message") if error.get(key)]
-        return ": ".join(parts) if parts else "no details"
+        text = ": ".join(parts) if parts else "no details"
+        return f"{text} (param {error['param']})" if error.get("param") else text
     return str(error) if error else "no details"

@@ -1,40 +1,85 @@
-"""``native-realtime``: a native full-duplex ``/v1/realtime`` client (SGLang-Omni style).
+"""``native-realtime``: SGLang-Omni's native full-duplex ``/v1/realtime`` WebSocket protocol.
 
-Full-duplex speech models served behind an OpenAI-Realtime-style ``/v1/realtime``
-endpoint listen and speak at the same time: there is no server VAD and no turn commit.
-The client sends ``session.update`` (PCM16 at the model's rate, ``turn_detection``
-null), then one ``input_audio_buffer.append`` per ``chunk_ms`` (80 ms by default) of
-user audio. The runner sends user frames on absolute deadlines, so with a frame size
-that divides ``chunk_ms`` every append leaves at an exact multiple of 80 ms from the
-session start. Output arrives continuously as ``response.output_audio.delta`` (or the
-beta ``response.audio.delta``). At the end the client flushes the last partial chunk,
-sends the end-of-input event (``input_audio_buffer.end`` by default) and closes.
+Full-duplex speech models (MiniCPM-o 4.5, PersonaPlex, Nemotron VoiceChat) served by
+SGLang-Omni listen and speak at the same time: no server VAD, no turn commit, no
+cancel. The wire protocol is a strict PCM16 subset of OpenAI Realtime's GA events with
+SGLang extensions under ``sglang`` keys (learned from the SGLang-Omni sources; see
+``docs/agents.md`` for the files and commits):
+
+* every client event carries a non-empty ``event_id``; unknown fields are rejected;
+* the server speaks first (``session.created``); the client sends ``session.update``
+  and must wait for ``session.updated``, whose ``session.sglang.granted`` states the
+  deployment's PCM rates (MiniCPM-o: 16 kHz in, 24 kHz out; PersonaPlex: 24 kHz both)
+  and native unit; audio sent before that is rejected;
+* ``input_audio_buffer.append`` carries base64 PCM16 plus ``sglang.seq`` (0, 1, 2, ...
+  without gaps) and ``sglang.t_start_ms`` (the duration of audio already sent);
+* output is ``response.output_audio.delta`` (base64 PCM16 at the granted output rate),
+  with the words in ``response.output_audio_transcript.*``;
+* ``sglang.input_audio.end`` ends the input, ``session.close`` ends the session; the
+  server answers ``session.closed`` and closes the socket.
+
+The runner sends user frames on absolute deadlines, so with a frame size that divides
+``chunk_ms`` (80 ms, the packet size of SGLang-Omni's own client) every append leaves at
+an exact multiple of 80 ms from the session start.
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import contextlib
+import json
+from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
+from websockets.exceptions import ConnectionClosed
+
+from ..core.errors import SystemUnderTestError
 from ..core.stream_resample import StreamResampler
 from ._realtime_base import RealtimeWsTransport
-from ._realtime_events import RealtimeDecoder
-from ._ws import Options, api_key_from_env, redact_url
+from ._realtime_events import RealtimeDecoder, error_text
+from ._ws import Options, api_key_from_env, close_reason, parse_json_object, redact_url
 from ._ws_transport import CONNECTION_DEFAULTS
+from .base import AgentEvent, AgentFault, Transcript
 
 NAME = "native-realtime"
+END_OF_INPUT = "sglang.input_audio.end"
+AGENT_TRANSCRIPT_DELTA = "response.output_audio_transcript.delta"
+CLOSE_WAIT_S = 1.0  # how long close() waits for ``session.closed`` before hanging up
 
 DEFAULTS: dict[str, str] = {
     **CONNECTION_DEFAULTS,
     "model": "",
-    "model_sample_rate": "",
+    "instructions": "",
+    "input_rate": "",
+    "output_rate": "",
     "chunk_ms": "80",
-    "end_event": "input_audio_buffer.end",
     "api_key_env": "",
 }
 
 
+class NativeDecoder(RealtimeDecoder):
+    """Server events of the native protocol, beyond the shared Realtime vocabulary.
+
+    The whole call may be one response whose ``.done`` events come only after the input
+    ends, when the runner no longer listens, so the agent's words are taken from the
+    transcript deltas (as non-final agent transcripts). The runner also stops reading
+    before it ends the input, so any ``session.closed`` seen here is the server ending
+    the call on its own (context exhausted, time limit): a fault.
+    """
+
+    def decode(self, data: dict[str, Any]) -> AgentEvent | None:
+        kind = data.get("type")
+        if kind == "session.closed":
+            return AgentFault(f"agent closed the session: {data.get('reason') or 'no reason'}")
+        if kind == AGENT_TRANSCRIPT_DELTA and isinstance(data.get("delta"), str):
+            return Transcript(role="agent", text=data["delta"], final=False)
+        return super().decode(data)
+
+
 class NativeRealtimeTransport(RealtimeWsTransport):
-    """Continuous-input, continuous-output client for full-duplex models."""
+    """Continuous-input, continuous-output client for SGLang-Omni full-duplex models."""
 
     name = NAME
 
@@ -42,30 +87,58 @@ class NativeRealtimeTransport(RealtimeWsTransport):
         opts = Options(NAME, options, DEFAULTS)
         super().__init__(opts)
         self.model = opts.text("model")
-        self.model_sample_rate = opts.integer("model_sample_rate")
+        self.instructions = opts.text("instructions")
+        self.input_rate = opts.integer("input_rate")
+        self.output_rate = opts.integer("output_rate")
         self.chunk_ms = opts.integer("chunk_ms") or 80
-        self.end_event = opts.required("end_event")
         self.api_key_env = opts.text("api_key_env")
+        self.granted: dict[str, Any] = {}
         self._to_model: StreamResampler | None = None
+        self._wire_rate = 0
         self._pending = b""
         self._chunk_bytes = 0
+        self._seq = 0
+        self._sent_samples = 0
+        self._event_count = 0
+        self._faulted = False
 
     async def connect(self, sample_rate: int) -> None:
+        """Open the socket and negotiate the session; raise SystemUnderTestError if refused
+        (the socket is then closed again)."""
         key = api_key_from_env(self.api_key_env, NAME)
         headers = {} if key is None else {"Authorization": f"Bearer {key}"}
-        wire_rate = self.model_sample_rate or sample_rate
-        self._to_model = StreamResampler(sample_rate, wire_rate)
-        self._chunk_bytes = 2 * wire_rate * self.chunk_ms // 1000
-        decoder = RealtimeDecoder(wire_rate, sample_rate, implied_rate=wire_rate)
-        await self._open(self.url, headers, decoder, self.session_update(wire_rate))
+        await self._open_socket(self._connect_url(), headers)
+        try:
+            await self._expect("session.created")
+            await self._send_event(self.session_update())
+            updated = await self._expect("session.updated")
+            in_rate, out_rate = self._granted_rates(updated.get("session"))
+        except BaseException:
+            # the runner does not close a transport whose connect failed
+            await asyncio.shield(super().close())
+            raise
+        self._wire_rate = in_rate
+        self._to_model = StreamResampler(sample_rate, in_rate)
+        self._chunk_bytes = 2 * (in_rate * self.chunk_ms // 1000)
+        self._decoder = NativeDecoder(out_rate, sample_rate, implied_rate=out_rate)
 
-    def session_update(self, wire_rate: int) -> dict[str, Any]:
-        """Ask for PCM16 at ``wire_rate`` both ways and no turn detection."""
-        session: dict[str, Any] = {"input_audio_format": "pcm16", "output_audio_format": "pcm16",
-                                   "sample_rate": wire_rate, "turn_detection": None}
-        if self.model:
-            session["model"] = self.model
-        return {"type": "session.update", "session": session}
+    def session_update(self) -> dict[str, Any]:
+        """No turn detection, audio output; PCM formats only where the user fixed a rate.
+
+        SGLang-Omni rejects any format other than the deployment's exact one, so by
+        default the client asks for none and adopts the rates the server grants.
+        """
+        audio_in: dict[str, Any] = {"turn_detection": None}
+        audio: dict[str, Any] = {"input": audio_in}
+        if self.input_rate:
+            audio_in["format"] = {"type": "audio/pcm", "rate": self.input_rate}
+        if self.output_rate:
+            audio["output"] = {"format": {"type": "audio/pcm", "rate": self.output_rate}}
+        session: dict[str, Any] = {"type": "realtime", "output_modalities": ["audio"],
+                                   "audio": audio}
+        if self.instructions:
+            session["instructions"] = self.instructions
+        return self._event("session.update", session=session)
 
     async def send_audio(self, pcm16: bytes) -> None:
         """Buffer the frame; append every complete ``chunk_ms`` chunk right away."""
@@ -74,18 +147,111 @@ class NativeRealtimeTransport(RealtimeWsTransport):
         while len(self._pending) >= self._chunk_bytes:
             chunk, self._pending = (self._pending[: self._chunk_bytes],
                                     self._pending[self._chunk_bytes :])
-            await self._append(chunk)
+            await self._append_chunk(chunk)
 
     async def report_played(self, played_ms: int) -> None:
         """Nothing to send: a full-duplex model hears the user and stops by itself."""
 
+    async def events(self) -> AsyncIterator[AgentEvent]:
+        """The base's events; remembers a fault so that :meth:`close` just hangs up."""
+        async for event in super().events():
+            if isinstance(event, AgentFault):
+                self._faulted = True
+            yield event
+
     async def end_input(self) -> None:
+        """Append the last partial chunk (the server pads or flushes it), then end input."""
         if self._pending:
-            await self._append(self._pending)
+            await self._append_chunk(self._pending)
             self._pending = b""
-        await self._send_event({"type": self.end_event})
+        await self._send_event(self._event(END_OF_INPUT))
+
+    async def close(self) -> None:
+        """``session.close``, wait up to ``CLOSE_WAIT_S`` for ``session.closed``, hang up.
+
+        After a fault the socket is just closed: the agent is broken or gone.
+        """
+        if self._ws is not None and not self._faulted:
+            with contextlib.suppress(SystemUnderTestError, TimeoutError, ConnectionClosed):
+                async with asyncio.timeout(CLOSE_WAIT_S):  # a stalled agent blocks the send
+                    await self._send_event(self._event("session.close"))
+                    async for message in self._ws:
+                        data = parse_json_object(message) if isinstance(message, str) else ""
+                        if isinstance(data, dict) and data.get("type") == "session.closed":
+                            break
+        await super().close()
 
     def describe(self) -> dict[str, object]:
         return {"transport": NAME, "url": redact_url(self.url), "model": self.model,
-                "model_sample_rate": self.model_sample_rate, "chunk_ms": self.chunk_ms,
-                "end_event": self.end_event, "api_key_env": self.api_key_env}
+                "input_rate": self.input_rate, "output_rate": self.output_rate,
+                "chunk_ms": self.chunk_ms, "api_key_env": self.api_key_env}
+
+    def _connect_url(self) -> str:
+        """The URL, with ``?model=`` added when given (SGLang-Omni's router selects by it)."""
+        if not self.model:
+            return self.url
+        joiner = "&" if urlsplit(self.url).query else "?"
+        return f"{self.url}{joiner}{urlencode({'model': self.model})}"
+
+    def _event(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """A client event with a fresh ``event_id``: deterministic, so runs compare byte
+        for byte."""
+        self._event_count += 1
+        return {"type": kind, "event_id": f"speecheval_{self._event_count}", **fields}
+
+    async def _append_chunk(self, wire_pcm16: bytes) -> None:
+        t_start_ms = self._sent_samples * 1000 / self._wire_rate
+        await self._send_event(self._event(
+            "input_audio_buffer.append", audio=base64.b64encode(wire_pcm16).decode("ascii"),
+            sglang={"seq": self._seq, "t_start_ms": t_start_ms}))
+        self._seq += 1
+        self._sent_samples += len(wire_pcm16) // 2
+
+    async def _expect(self, kind: str) -> dict[str, Any]:
+        """Read handshake messages until ``kind``; an error event or anything broken fails.
+
+        The runner bounds the whole connect; ``connect_timeout_s`` bounds each wait too.
+        """
+        ws = self._connection()
+        try:
+            async with asyncio.timeout(self.connect_timeout_s):
+                while True:
+                    message = await ws.recv()
+                    data = (parse_json_object(message) if isinstance(message, str)
+                            else "agent sent a binary message during the handshake")
+                    if isinstance(data, str):
+                        raise SystemUnderTestError(f"{NAME}: {data}")
+                    if data.get("type") == "error":
+                        raise SystemUnderTestError(
+                            f"{NAME}: agent refused the session while waiting for {kind}: "
+                            f"{error_text(data.get('error'))}")
+                    if data.get("type") == kind:
+                        return data
+        except TimeoutError as exc:
+            raise SystemUnderTestError(f"{NAME}: no {kind} from the agent within "
+                                       f"{self.connect_timeout_s:g} s") from exc
+        except ConnectionClosed as exc:
+            raise SystemUnderTestError(f"{NAME}: {close_reason(exc)} while waiting for "
+                                       f"{kind}") from exc
+
+    def _granted_rates(self, session: Any) -> tuple[int, int]:
+        """(input, output) PCM rates of the granted session; a rate other than the one
+        asked for is the agent's fault (SGLang-Omni must refuse, not substitute)."""
+        extension = session.get("sglang") if isinstance(session, dict) else None
+        granted = extension.get("granted") if isinstance(extension, dict) else None
+        if not isinstance(granted, dict):
+            raise SystemUnderTestError(f"{NAME}: session.updated has no session.sglang.granted")
+        self.granted = granted
+        rates = []
+        for direction, asked in (("input", self.input_rate), ("output", self.output_rate)):
+            fmt = granted.get(f"{direction}_audio_format")
+            fmt = fmt if isinstance(fmt, dict) else {}
+            rate = fmt.get("rate")
+            if not isinstance(rate, int) or rate <= 0 or fmt.get("type") != "audio/pcm":
+                raise SystemUnderTestError(f"{NAME}: agent granted no PCM {direction} format "
+                                           f"(got {json.dumps(fmt)} in session.updated)")
+            if asked and rate != asked:
+                raise SystemUnderTestError(f"wrong sample rate: agent granted {rate} Hz "
+                                           f"{direction} audio, {asked} Hz was asked for")
+            rates.append(rate)
+        return rates[0], rates[1]

@@ -58,15 +58,20 @@ class TurnPolicy:
     """Energy-endpointing reply policy; feed it user PCM16, get :class:`Action` lists."""
 
     def __init__(self, rate: int, settings: TurnSettings, replies: list[NDArray[np.int16]],
-                 transcripts: list[str], pacing: Pacing) -> None:
+                 transcripts: list[str], pacing: Pacing, out_rate: int | None = None) -> None:
+        """``rate`` is the rate of the audio heard; ``out_rate`` (default ``rate``) the rate
+        of ``replies`` and of the audio spoken, which a full-duplex model may set apart
+        (MiniCPM-o hears 16 kHz and speaks 24 kHz)."""
         if not replies:
             raise ValueError("the local agent needs at least one reply")
         self.rate = rate
+        self.out_rate = out_rate or rate
         self.settings = settings
         self.replies = replies
         self.transcripts = transcripts
         self.pacing = pacing
         self.step = rate * ANALYSIS_MS // 1000
+        self.out_step = self.out_rate * ANALYSIS_MS // 1000
         self.heard_ms = 0
         self._pending = np.zeros(0, dtype=np.int16)
         self._state: Literal["listening", "waiting", "speaking"] = "listening"
@@ -117,7 +122,7 @@ class TurnPolicy:
             self._speak(now, active, out)
         elif self.pacing == "duplex":
             out.append(Action("audio", now, self.replies_started,
-                              pcm=np.zeros(self.step, dtype=np.int16)))
+                              pcm=np.zeros(self.out_step, dtype=np.int16)))
 
     def _start_reply(self, now: int, out: list[Action]) -> None:
         self._reply = self.replies[self.replies_started % len(self.replies)]
@@ -143,17 +148,17 @@ class TurnPolicy:
             out.append(Action("interrupted", now, self.replies_started))
             if self.pacing == "duplex":
                 out.append(Action("audio", now, self.replies_started,
-                                  pcm=np.zeros(self.step, dtype=np.int16)))
+                                  pcm=np.zeros(self.out_step, dtype=np.int16)))
             return
         if self.pacing == "burst":
             played_ms = now + ANALYSIS_MS - self._reply_start_ms
-            if played_ms * self.rate // 1000 >= self._reply.size:
+            if played_ms * self.out_rate // 1000 >= self._reply.size:
                 self._finish(now, out)
             return
-        chunk = self._reply[self._position : self._position + self.step]
-        self._position += self.step
-        if chunk.size < self.step:
-            chunk = np.concatenate([chunk, np.zeros(self.step - chunk.size, np.int16)])
+        chunk = self._reply[self._position : self._position + self.out_step]
+        self._position += self.out_step
+        if chunk.size < self.out_step:
+            chunk = np.concatenate([chunk, np.zeros(self.out_step - chunk.size, np.int16)])
         out.append(Action("audio", now, self.replies_started, pcm=chunk))
         if self._position >= self._reply.size:
             self._finish(now, out)

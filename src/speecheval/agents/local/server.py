@@ -1,16 +1,19 @@
 """Local reference agents on 127.0.0.1, speaking the three wire protocols.
 
 ``kind`` is ``turn`` (replies after a silence, can be interrupted) or ``duplex``
-(continuous output, for ``native-realtime``). ``protocol`` is ``pcm-websocket``,
-``openai-realtime`` or ``native-realtime``. Fault modes (option ``fault``) make the
-agent misbehave ``fault_after_ms`` of heard audio into the session, so tests and demos
-can check that every failure ends as a recorded fault with a reason:
+(continuous output, for ``native-realtime``: SGLang-Omni's full-duplex protocol, with
+the server's checks on every client event, so a client that breaks it is refused).
+``protocol`` is ``pcm-websocket``, ``openai-realtime`` or ``native-realtime``. Fault
+modes (option ``fault``) make the agent misbehave ``fault_after_ms`` of heard audio into
+the session, so tests and demos can check that every failure ends as a recorded fault
+with a reason:
 
 ``disconnect``   drop the TCP connection without a close frame;
 ``malformed``    send a text message that is not JSON;
 ``error``        send the protocol's error event;
 ``stall``        stop reading and writing, keeping the connection open;
-``wrong-rate``   declare and send audio at twice the expected sample rate.
+``wrong-rate``   declare and send audio at twice the expected sample rate (native: grant
+                 twice the output rate the client asked for, or the configured one).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import asyncio
 import base64
 import contextlib
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,9 +41,22 @@ FAULTS = ("", "disconnect", "malformed", "error", "stall", "wrong-rate")
 OPENAI_RATE = 24000
 BURST_DELTA_MS = 100
 CLOSE_TIMEOUT_S = 1.0  # shutting down must not wait 10 s for a stalled connection
+NATIVE_MODEL = "speecheval-local-duplex"
+NATIVE_UNIT_MS = 80
+NATIVE_RESPONSE = "resp_local_0"
+NATIVE_ITEM = "item_local_0"
+# client events of SGLang-Omni's native protocol and the fields each may carry
+NATIVE_FIELDS: dict[str, set[str]] = {
+    "session.update": {"session"},
+    "input_audio_buffer.append": {"audio", "sglang"},
+    "sglang.input_audio.end": set(),
+    "session.close": set(),
+}
+NATIVE_SESSION_FIELDS = {"type", "model", "instructions", "output_modalities", "audio", "sglang"}
 
 DEFAULTS: dict[str, str] = {
     "sample_rate": "16000",
+    "output_rate": "",
     "threshold_db": "-45",
     "endpoint_silence_ms": "300",
     "response_delay_ms": "200",
@@ -63,6 +80,7 @@ class AgentConfig:
     kind: str
     protocol: str
     sample_rate: int
+    output_rate: int | None
     settings: TurnSettings
     reply_texts: list[str]
     reply_ms: int | None
@@ -98,10 +116,16 @@ class AgentConfig:
                 interrupt_reaction_ms=int(raw["interrupt_reaction_ms"]),
                 interruptible=_boolean(raw["interruptible"]))
             sample_rate = int(raw["sample_rate"])
+            output_rate = int(raw["output_rate"]) if raw["output_rate"] else None
             reply_ms = int(raw["reply_ms"]) if raw["reply_ms"] else None
             fault_after_ms = int(raw["fault_after_ms"])
         except ValueError as exc:
             raise InputError(f"{where}: bad option value: {exc}") from exc
+        if output_rate is not None and protocol != "native-realtime":
+            raise InputError(f"{where}: output_rate is for native-realtime only")
+        if raw["transcripts"] and protocol == "native-realtime":
+            raise InputError(f"{where}: transcripts are not part of the native protocol "
+                             "(SGLang-Omni sends no user transcripts)")
         if raw["fault"] not in FAULTS:
             raise InputError(f"{where}: fault must be one of {', '.join(FAULTS[1:])}, "
                              f"got {raw['fault']!r}")
@@ -112,7 +136,8 @@ class AgentConfig:
         pacing = raw["pacing"] or default_pacing
         if pacing not in ("paced", "burst", "duplex"):
             raise InputError(f"{where}: pacing must be paced, burst or duplex")
-        return cls(kind=kind, protocol=protocol, sample_rate=sample_rate, settings=settings,
+        return cls(kind=kind, protocol=protocol, sample_rate=sample_rate,
+                   output_rate=output_rate, settings=settings,
                    reply_texts=[t for t in raw["reply_text"].split("|") if t],
                    reply_ms=reply_ms, voice=raw["voice"],
                    transcripts=[t for t in raw["transcripts"].split("|") if t],
@@ -126,8 +151,11 @@ class AgentLog:
 
     controls: list[dict[str, Any]] = field(default_factory=list)
     appends: list[tuple[float, int]] = field(default_factory=list)  # (loop time, bytes)
+    append_meta: list[dict[str, Any]] = field(default_factory=list)  # native: event_id, sglang
+    rejections: list[dict[str, Any]] = field(default_factory=list)  # native: errors sent
     headers: list[dict[str, str]] = field(default_factory=list)  # without Authorization
     connections: int = 0
+    paths: list[str] = field(default_factory=list)  # request path and query, per connection
     authorized: list[bool] = field(default_factory=list)
 
 
@@ -168,6 +196,7 @@ class LocalAgentServer:
     async def _handle(self, ws: ServerConnection) -> None:
         self.log.connections += 1
         headers = ws.request.headers if ws.request is not None else None
+        self.log.paths.append(ws.request.path if ws.request is not None else "")
         self.log.authorized.append(bool(headers and headers.get("Authorization")))
         self.log.headers.append({} if headers is None else {
             name: value for name, value in headers.raw_items()
@@ -193,7 +222,7 @@ class _AgentSession:
         self.rate = rate
         out_rate = rate * 2 if self.config.fault == "wrong-rate" else rate
         self.policy = TurnPolicy(rate, self.config.settings, self.server.replies(out_rate),
-                                 self.config.transcripts, self.config.pacing)
+                                 self.config.transcripts, self.config.pacing, out_rate=out_rate)
 
     async def hear(self, pcm: np.ndarray[Any, np.dtype[np.int16]]) -> bool:
         """Run the policy on heard audio; return False once a fault ended the session."""
@@ -264,7 +293,7 @@ class _PcmSession(_AgentSession):
 
 
 class _RealtimeSession(_AgentSession):
-    """Shared by the OpenAI-style and native protocols: JSON events, base64 audio."""
+    """The OpenAI Realtime protocol: JSON events, base64 audio, GA or beta names."""
 
     ga = True
 
@@ -365,31 +394,208 @@ class _OpenAISession(_RealtimeSession):
                                  "response": {"id": f"resp_{action.turn}", "status": status}})
 
 
-class _NativeSession(_RealtimeSession):
-    def configure(self, session: dict[str, Any]) -> None:
-        if isinstance(session.get("sample_rate"), int):
-            self.rate = session["sample_rate"]
-        self.start_policy(self.rate)
+class _NativeSession(_AgentSession):
+    """SGLang-Omni's native full-duplex protocol, as strict as the real server.
 
-    def session_view(self) -> dict[str, Any]:
-        return {"input_audio_format": "pcm16", "output_audio_format": "pcm16",
-                "sample_rate": self.out_rate(), "turn_detection": None}
+    Every client event needs an ``event_id`` and no unknown fields; audio is refused
+    before ``session.updated``, after ``sglang.input_audio.end``, with a gap in
+    ``sglang.seq`` or a ``sglang.t_start_ms`` other than the audio already accepted. A
+    refusal is a non-fatal ``error`` event naming the problem (and logged in
+    ``AgentLog.rejections``), as the real server does, so a client that breaks the
+    protocol shows up as a fault. The whole call is one response (as PersonaPlex's is):
+    ``response.created`` with the first output, ``response.output_audio.delta`` for
+    every append heard, and ``response.done`` once the input has drained.
+    """
 
-    async def on_control(self, kind: str, data: dict[str, Any]) -> bool:
-        if kind in ("input_audio_buffer.end", "input_audio_buffer.commit"):
-            await self.ws.close(1000, "end of input")
-            return True
-        return await super().on_control(kind, data)
+    def __init__(self, server: LocalAgentServer, ws: ServerConnection) -> None:
+        super().__init__(server, ws)
+        self.out_rate = self.config.output_rate or self.rate
+        if self.config.fault == "wrong-rate":
+            self.out_rate *= 2  # granted and sent, whatever the client asked for
+        self.session_id = f"sess_local_{server.log.connections}"
+        self.opened = False
+        self.ended = False
+        self.next_seq = 0
+        self.accepted = 0  # input samples accepted
+        self.responding = False
+        self.spoken: list[str] = []
+
+    def start_policy(self, rate: int) -> None:
+        self.policy = TurnPolicy(rate, self.config.settings, self.server.replies(self.out_rate),
+                                 [], self.config.pacing, out_rate=self.out_rate)
+
+    async def run(self) -> None:
+        await self.send({"type": "session.created",
+                         "session": {"id": self.session_id, "object": "realtime.session",
+                                     "type": "realtime", "model": NATIVE_MODEL,
+                                     "sglang": {"granted": None}}})
+        async for message in self.ws:
+            if not await self.on_message(message):
+                return
+
+    async def on_message(self, message: str | bytes) -> bool:
+        """Handle one client message; return False once the session is over."""
+        if isinstance(message, bytes):
+            return await self.reject(None, "invalid_request", "binary frames are unsupported")
+        try:
+            data = json.loads(message)
+        except json.JSONDecodeError:
+            return await self.reject(None, "invalid_request", "invalid JSON")
+        if not isinstance(data, dict):
+            return await self.reject(None, "invalid_request", "event must be a JSON object")
+        event_id = data.get("event_id")
+        if not isinstance(event_id, str) or not 0 < len(event_id) <= 256:
+            return await self.reject(None, "invalid_request",
+                                     "event_id must be a nonempty string", "event_id")
+        kind = data.get("type")
+        if kind not in NATIVE_FIELDS:
+            return await self.reject(event_id, "not_supported", "unsupported event type")
+        if set(data) - NATIVE_FIELDS[kind] - {"type", "event_id"}:
+            return await self.reject(event_id, "invalid_request", "unsupported event fields")
+        if kind == "input_audio_buffer.append":
+            return await self.on_append(event_id, data)
+        self.server.log.controls.append(data)
+        if kind == "session.update":
+            return await self.on_update(event_id, data.get("session"))
+        if not self.opened:
+            return await self.reject(event_id, "invalid_state", "session is not OPEN")
+        if kind == "sglang.input_audio.end":
+            return await self.on_end(event_id)
+        await self.send({"type": "session.closed", "reason": "client_closed",
+                         "client_event_id": event_id})
+        await self.ws.close(1000, "session closed")
+        return False
+
+    async def reject(self, event_id: str | None, code: str, message: str,
+                     param: str | None = None) -> bool:
+        error = {"type": "invalid_request_error", "code": code, "message": message,
+                 "event_id": event_id, "param": param}
+        self.server.log.rejections.append(error)
+        await self.send({"type": "error", "sglang": {"fatal": False}, "error": error})
+        return True
+
+    async def on_update(self, event_id: str, session: Any) -> bool:
+        if not isinstance(session, dict) or set(session) - NATIVE_SESSION_FIELDS:
+            return await self.reject(event_id, "invalid_request", "unsupported session field",
+                                     "session")
+        audio = session.get("audio") or {}
+        audio_in = audio.get("input") or {}
+        wanted = {"type": "audio/pcm", "rate": self.rate}
+        if audio_in.get("format", wanted) != wanted:
+            return await self.reject(event_id, "invalid_request",
+                                     "unsupported PCM format or sample rate",
+                                     "session.audio.input.format")
+        if self.config.fault != "wrong-rate" and (audio.get("output") or {}).get(
+                "format", {"type": "audio/pcm", "rate": self.out_rate}) != {
+                "type": "audio/pcm", "rate": self.out_rate}:
+            return await self.reject(event_id, "invalid_request",
+                                     "unsupported PCM format or sample rate",
+                                     "session.audio.output.format")
+        if audio_in.get("turn_detection") is not None:
+            return await self.reject(event_id, "not_applicable",
+                                     "VAD is only available for turn-based sessions")
+        if not self.opened:
+            self.opened = True
+            self.start_policy(self.rate)
+        in_format = {"type": "audio/pcm", "rate": self.rate}
+        out_format = {"type": "audio/pcm", "rate": self.out_rate}
+        granted = {"interaction": "native", "native_full_duplex": True, "turn_control": [None],
+                   "client_commit": False, "input_modalities": ["audio"],
+                   "output_modalities": ["audio"], "input_audio_format": in_format,
+                   "output_audio_format": out_format, "native_unit_ms": NATIVE_UNIT_MS,
+                   "tail_policy": "pad", "supports_truncate": False, "rejections": []}
+        view = {**session, "id": self.session_id, "object": "realtime.session",
+                "model": NATIVE_MODEL, "type": "realtime", "output_modalities": ["audio"],
+                "audio": {"input": {"format": in_format, "turn_detection": None},
+                          "output": {"format": out_format}},
+                "sglang": {**(session.get("sglang") or {}), "granted": granted}}
+        await self.send({"type": "session.updated", "client_event_id": event_id,
+                         "session": view})
+        return True
+
+    async def on_append(self, event_id: str, data: dict[str, Any]) -> bool:
+        meta = data.get("sglang")
+        if not isinstance(meta, dict) or set(meta) - {"seq", "t_start_ms"} or "seq" not in meta:
+            return await self.reject(event_id, "invalid_request", "append requires sglang.seq",
+                                     "sglang.seq")
+        self.server.log.append_meta.append({"event_id": event_id, **meta})
+        if not self.opened:
+            return await self.reject(event_id, "invalid_state", "session is not OPEN")
+        if self.ended:
+            return await self.reject(event_id, "invalid_state", "audio input has ended")
+        if type(meta["seq"]) is not int or meta["seq"] != self.next_seq:
+            return await self.reject(event_id, "invalid_state", "audio seq must be contiguous")
+        try:
+            wire = base64.b64decode(str(data.get("audio")), validate=True)
+        except ValueError:
+            return await self.reject(event_id, "invalid_request", "invalid base64 audio", "audio")
+        if not wire or len(wire) % 2:
+            return await self.reject(event_id, "invalid_request",
+                                     "audio must contain whole PCM16 samples")
+        start_ms = meta.get("t_start_ms")
+        if start_ms is not None and (type(start_ms) not in (int, float) or not math.isclose(
+                start_ms, self.accepted * 1000 / self.rate, rel_tol=0, abs_tol=1e-7)):
+            return await self.reject(event_id, "invalid_state",
+                                     "input media time must be sample-contiguous")
+        self.server.log.appends.append((asyncio.get_running_loop().time(), len(wire)))
+        self.next_seq += 1
+        self.accepted += len(wire) // 2
+        await self.send({"type": "sglang.input_audio.accepted", "seq": meta["seq"],
+                         "accepted_end_ms": self.accepted * 1000 / self.rate,
+                         "client_event_id": event_id})
+        return await self.hear(np.frombuffer(wire, dtype="<i2").astype(np.int16))
+
+    async def on_end(self, event_id: str) -> bool:
+        if self.ended:
+            return await self.reject(event_id, "invalid_state", "audio input already ended")
+        self.ended = True
+        accepted_ms = self.accepted * 1000 / self.rate
+        await self.send({"type": "sglang.input_audio.ended", "accepted_end_ms": accepted_ms,
+                         "tail_policy": "pad", "client_event_id": event_id})
+        await self.send({"type": "sglang.input_audio.drained", "accepted_end_ms": accepted_ms,
+                         "consumed_ms": accepted_ms, "discarded_ms": 0.0, "padding_ms": 0.0,
+                         "client_event_id": event_id})
+        if self.responding:
+            ids = {"response_id": NATIVE_RESPONSE, "item_id": NATIVE_ITEM, "output_index": 0,
+                   "content_index": 0}
+            text = " ".join(self.spoken)
+            await self.send({"type": "response.output_audio.done", **ids})
+            await self.send({"type": "response.output_audio_transcript.done", **ids,
+                             "transcript": text})
+            await self.send({"type": "response.done", "response": {
+                "id": NATIVE_RESPONSE, "object": "realtime.response", "status": "completed",
+                "status_details": {"reason": "input_ended"}}})
+        return True
+
+    def error_event(self) -> dict[str, Any]:
+        return {"type": "error", "sglang": {"fatal": True},
+                "error": {"type": "server_error", "code": "simulated",
+                          "message": "simulated agent failure"}}
+
+    async def send(self, event: dict[str, Any]) -> None:
+        """Send, ignoring a client that is closing: its last events are still read."""
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(json.dumps(event))
 
     async def act(self, actions: list[Action]) -> None:
+        ids = {"response_id": NATIVE_RESPONSE, "item_id": NATIVE_ITEM, "output_index": 0,
+               "content_index": 0}
         audio = [a.pcm for a in actions if a.kind == "audio" and a.pcm is not None]
+        if audio and not self.responding:
+            self.responding = True
+            await self.send({"type": "response.created", "response": {
+                "id": NATIVE_RESPONSE, "object": "realtime.response", "status": "in_progress",
+                "output": []}})
         for action in actions:
-            if action.kind == "transcript":
-                await self.send({"type": "conversation.item.input_audio_transcription"
-                                 ".completed", "item_id": f"item_user_{action.turn}",
-                                 "content_index": 0, "transcript": action.text})
+            if action.kind == "reply_start":
+                text = self.config.reply_texts[(action.turn - 1) % len(self.config.reply_texts)]
+                self.spoken.append(text)
+                await self.send({"type": "response.output_audio_transcript.delta", **ids,
+                                 "delta": text})
         if audio:
-            await self.send(self.audio_delta(actions[-1].turn, np.concatenate(audio)))
+            pcm = np.concatenate(audio).astype("<i2").tobytes()
+            await self.send({"type": "response.output_audio.delta", **ids,
+                             "delta": base64.b64encode(pcm).decode("ascii")})
 
 
 def _boolean(text: str) -> bool:
