@@ -15,11 +15,7 @@ import numpy as np
 
 from speecheval.core.audio import write_wav
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.tree import ANNOTATION_FILES, SUBSET_TASKS
-
-DECLARED = {"synthetic_pause_handling": 137, "candor_pause_handling": 216,
-            "candor_turn_taking": 119, "synthetic_user_interruption": 200,
-            "icc_backchannel": 55}
+from speecheval.fdb.v10.tree import ANNOTATION_FILES, DECLARED_SIZES, SUBSET_TASKS
 
 
 @dataclass
@@ -77,7 +73,7 @@ def write_tree(root: Path, specs: list[Spec], *, with_asr: bool = True) -> Path:
                         "input_duration_s": spec.duration_s, "eligible": spec.eligible,
                         "reasons": spec.reasons, "files": files})
     manifest = {"kind": "fdb-v1.0-reference-tree", "schema_version": 1,
-                "dataset": {"revision": "test", "declared": DECLARED}, "samples": samples}
+                "dataset": {"revision": "test", "declared": DECLARED_SIZES}, "samples": samples}
     (root / "manifest.json").write_text(json.dumps(manifest, indent=1))
     if with_asr:
         asr = {"kind": "fdb-v1.0-reference-asr", "schema_version": 1,

@@ -12,38 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ...core.timebase import to_us
+from ...core.timebase import US_PER_S, to_us
+from .tree import ANNOTATION_FILES, DECLARED_SIZES, SUBSET_TASKS
 
 RATE = 16_000
 """Sample rate of every generated output.wav (the rate of the official outputs)."""
 
-SUBSET_TASKS: dict[str, str] = {
-    "synthetic_pause_handling": "pause_handling",
-    "candor_pause_handling": "pause_handling",
-    "candor_turn_taking": "smooth_turn_taking",
-    "synthetic_user_interruption": "user_interruption",
-    "icc_backchannel": "backchannel",
-}
-"""The five v1.0 subsets in report order, with the task each belongs to."""
-
-DECLARED_SIZES: dict[str, int] = {
-    "synthetic_pause_handling": 137,
-    "candor_pause_handling": 216,
-    "candor_turn_taking": 119,
-    "synthetic_user_interruption": 200,
-    "icc_backchannel": 55,
-}
-"""Full subset sizes of the v1.0 dataset, written as ``dataset.declared``."""
-
-ANNOTATION_FILES: dict[str, str | None] = {
-    "pause_handling": "pause.json",
-    "smooth_turn_taking": "turn_taking.json",
-    "user_interruption": "interrupt.json",
-    "backchannel": None,
-}
-"""The annotation copy each task carries (backchannel has none)."""
-
-_US_PER_S = 1_000_000  # a time of t us lands on a sample when t * RATE / 1e6 is whole
+# The subsets, their tasks, declared sizes and annotation files are the tree format's
+# (``tree.py``); they are re-exported here for the builder modules and their tests.
+__all__ = ["ANNOTATION_FILES", "DECLARED_SIZES", "RATE", "SUBSET_TASKS", "BuiltSample",
+           "Placement", "SampleSpec"]
 
 
 @dataclass(frozen=True)
@@ -63,12 +41,12 @@ class Placement:
     def __post_init__(self) -> None:
         if self.start_s < 0:
             raise ValueError(f"placement of {self.clip} starts before 0: {self.start_s}")
-        if (to_us(self.start_s) * RATE) % _US_PER_S:
+        if (to_us(self.start_s) * RATE) % US_PER_S:
             raise ValueError(f"placement of {self.clip} at {self.start_s} s is not on a sample")
 
     @property
     def start_sample(self) -> int:
-        return to_us(self.start_s) * RATE // _US_PER_S
+        return to_us(self.start_s) * RATE // US_PER_S
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,15 @@ SUBSET_TASKS: dict[str, str] = {
     "synthetic_user_interruption": USER_INTERRUPTION,
     "icc_backchannel": BACKCHANNEL,
 }
+DECLARED_SIZES: dict[str, int] = {
+    "synthetic_pause_handling": 137,
+    "candor_pause_handling": 216,
+    "candor_turn_taking": 119,
+    "synthetic_user_interruption": 200,
+    "icc_backchannel": 55,
+}
+"""Full subset sizes of the v1.0 dataset (``dataset.declared`` of a complete capture)."""
+
 ANNOTATION_FILES: dict[str, str | None] = {
     PAUSE_HANDLING: "pause.json",
     SMOOTH_TURN_TAKING: "turn_taking.json",
