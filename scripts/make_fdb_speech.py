@@ -22,19 +22,17 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import soundfile as sf
+from espeak_speech import RATE, audible_span, speak
 from numpy.typing import NDArray
 
-from speecheval.core.audio import resample, write_wav
+from speecheval.core.audio import write_wav
 from speecheval.core.canonical_json import dumps
 from speecheval.core.hashing import sha256_file
 from speecheval.core.output import atomic_write_text
 
-RATE = 16_000
 GRID = RATE // 1000  # word boundaries fall on whole milliseconds (16 samples)
 GAP_MS = 40  # silence between words: far below Silero's 100 ms minimum silence
 MARGIN_MS = 3  # kept on both sides of a word's audible part
-TRIM_LEVEL = 0.003  # |x| above this (about -50 dBFS) counts as audible
 VOICE = "en-us"
 SPEED_WPM = 175
 
@@ -72,18 +70,10 @@ def espeak_version() -> str:
 
 def synth_word(word: str, workdir: Path) -> NDArray[np.float32]:
     """One word from espeak-ng, at 16 kHz, trimmed and padded to whole milliseconds."""
-    wav = workdir / "word.wav"
-    subprocess.run(["espeak-ng", "-v", VOICE, "-s", str(SPEED_WPM), "-w", str(wav), word],
-                   check=True)
-    data, rate = sf.read(str(wav), dtype="float32", always_2d=True)
-    audio = resample(np.ascontiguousarray(data[:, 0]), int(rate), RATE)
-    audible = np.flatnonzero(np.abs(audio) > TRIM_LEVEL)
-    if audible.size == 0:
-        raise RuntimeError(f"espeak-ng produced no audible audio for {word!r}")
+    audio = speak(word, VOICE, SPEED_WPM, workdir)
+    first, end = audible_span(audio, word)
     margin = MARGIN_MS * GRID
-    first = max(int(audible[0]) - margin, 0)
-    last = min(int(audible[-1]) + 1 + margin, audio.shape[0])
-    word_audio = audio[first:last]
+    word_audio = audio[max(first - margin, 0):min(end + margin, audio.shape[0])]
     padded = -(-word_audio.shape[0] // GRID) * GRID
     return np.pad(word_audio, (0, padded - word_audio.shape[0]))
 

@@ -15,16 +15,15 @@ Run from the repository root (needs the Debian package ``espeak-ng``)::
 from __future__ import annotations
 
 import argparse
-import subprocess
 import tempfile
 from pathlib import Path
 
 import numpy as np
+from espeak_speech import RATE, audible_span, speak
+from numpy.typing import NDArray
 
-from speecheval.core.audio import read_mono, resample, write_wav
+from speecheval.core.audio import write_wav
 
-RATE = 16_000
-TRIM_LEVEL = 0.003  # |x| above this (about -50 dBFS) counts as audible
 VOICE = "en-us"
 SPEED_WPM = 165
 
@@ -36,16 +35,12 @@ UTTERANCES: dict[str, str] = {
 }
 
 
-def synthesise(text: str) -> np.ndarray:
+def synthesise(text: str) -> NDArray[np.float32]:
     """Speak ``text`` with espeak-ng and return it at 16 kHz, trimmed to its audible part."""
     with tempfile.TemporaryDirectory() as tmp:
-        wav = Path(tmp) / "say.wav"
-        subprocess.run(["espeak-ng", "-v", VOICE, "-s", str(SPEED_WPM), "-w", str(wav), text],
-                       check=True)
-        audio = read_mono(wav)
-    samples = resample(audio.samples, audio.rate, RATE)
-    loud = np.flatnonzero(np.abs(samples) > TRIM_LEVEL)
-    return samples[loud[0]: loud[-1] + 1]
+        samples = speak(text, VOICE, SPEED_WPM, Path(tmp))
+    first, end = audible_span(samples, text)
+    return samples[first:end]
 
 
 def main() -> None:

@@ -36,34 +36,26 @@ def dscore_total(fixtures_dir: Path, collar: float) -> DiarizationScore:
     return total(files)
 
 
-def test_dscore_no_collar(fixtures_dir: Path) -> None:
-    score = dscore_total(fixtures_dir, 0.0)
+@pytest.mark.parametrize(("collar", "variant", "components", "der_percent"), [
     # PROVENANCE: 26.39 % (scored 31.046 s, miss 3.726, false alarm 1.043, confusion 3.425).
-    assert seconds(score.overlap_included) == (31.046, 3.726, 1.043, 3.425)
-    assert round(100 * score.overlap_included.der, 2) == 26.39  # type: ignore[operator]
-
-
-def test_dscore_collar(fixtures_dir: Path) -> None:
-    score = dscore_total(fixtures_dir, 0.25)
+    pytest.param(0.0, "overlap_included", (31.046, 3.726, 1.043, 3.425), 26.39,
+                 id="no_collar"),
     # PROVENANCE: 24.01 %; md-eval -c 0.25: scored 22.531, missed 2.230, FA 0.404, conf 2.776.
-    assert seconds(score.overlap_included) == (22.531, 2.23, 0.404, 2.776)
-    assert round(100 * score.overlap_included.der, 2) == 24.01  # type: ignore[operator]
-
-
-def test_dscore_overlap_excluded(fixtures_dir: Path) -> None:
-    score = dscore_total(fixtures_dir, 0.0)
+    pytest.param(0.25, "overlap_included", (22.531, 2.23, 0.404, 2.776), 24.01, id="collar"),
     # PROVENANCE: 23.36 %; md-eval -1: scored 24.268, missed 1.2, FA 1.043, conf 3.425
     # (silence is still scored: the false alarm is the same as with overlap included).
-    assert seconds(score.overlap_excluded) == (24.268, 1.2, 1.043, 3.425)
-    assert round(100 * score.overlap_excluded.der, 2) == 23.36  # type: ignore[operator]
-
-
-def test_dscore_overlap_excluded_with_collar(fixtures_dir: Path) -> None:
-    score = dscore_total(fixtures_dir, 0.25)
+    pytest.param(0.0, "overlap_excluded", (24.268, 1.2, 1.043, 3.425), 23.36,
+                 id="overlap_excluded"),
     # PROVENANCE: 21.53 %; md-eval -c 0.25 -1: scored 18.423, missed 0.787, FA 0.404,
     # confusion 2.776.
-    assert seconds(score.overlap_excluded) == (18.423, 0.787, 0.404, 2.776)
-    assert round(100 * score.overlap_excluded.der, 2) == 21.53  # type: ignore[operator]
+    pytest.param(0.25, "overlap_excluded", (18.423, 0.787, 0.404, 2.776), 21.53,
+                 id="overlap_excluded_with_collar"),
+])
+def test_dscore_der(fixtures_dir: Path, collar: float, variant: str,
+                    components: tuple[float, float, float, float], der_percent: float) -> None:
+    der: DerComponents = getattr(dscore_total(fixtures_dir, collar), variant)
+    assert seconds(der) == components
+    assert round(100 * der.der, 2) == der_percent  # type: ignore[operator]
 
 
 def test_dscore_jer_matches_after_dscore_framing(fixtures_dir: Path) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from random_rttm import random_speaker_lines
 
 from speecheval.transcripts.diarization.score import score_files, total
 from speecheval.transcripts.formats.rttm import RTTM
@@ -30,18 +31,6 @@ pytestmark = pytest.mark.skipif(
 
 FIELDS = ("SCORED SPEAKER TIME", "MISSED SPEAKER TIME", "FALARM SPEAKER TIME",
           "SPEAKER ERROR TIME")
-
-
-def random_lines(rng: np.random.Generator, file_id: str, prefix: str) -> list[str]:
-    lines = []
-    for k in range(int(rng.integers(1, 5))):
-        t = rng.uniform(0, 5)
-        while t < 60:
-            start, duration = round(t, 3), round(rng.uniform(0.2, 6.0), 3)
-            lines.append(f"SPEAKER {file_id} 1 {start:.3f} {duration:.3f} <NA> <NA> "
-                         f"{prefix}{k} <NA> <NA>")
-            t = start + duration + rng.uniform(0.0, 8.0)
-    return lines
 
 
 def md_eval(tmp: Path, ref: str, hyp: str, uem: str, collar: float,
@@ -61,8 +50,8 @@ def md_eval(tmp: Path, ref: str, hyp: str, uem: str, collar: float,
 def test_random_pairs_match_md_eval(seed: int, tmp_path: Path) -> None:
     rng = np.random.default_rng(seed)
     files = ("fa", "fb")
-    ref = "\n".join(line for f in files for line in random_lines(rng, f, "R")) + "\n"
-    hyp = "\n".join(line for f in files for line in random_lines(rng, f, "H")) + "\n"
+    ref = "\n".join(line for f in files for line in random_speaker_lines(rng, f, "R")) + "\n"
+    hyp = "\n".join(line for f in files for line in random_speaker_lines(rng, f, "H")) + "\n"
     uem = "".join(f"{f} 1 {rng.uniform(0, 3):.3f} {rng.uniform(40, 70):.3f}\n" for f in files)
     for collar in (0.0, 0.25):
         scores = score_files(RTTM.parse(ref), RTTM.parse(hyp), UEM.parse(uem), collar_s=collar)

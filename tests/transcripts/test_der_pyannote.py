@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from random_rttm import random_speaker_lines
 
 from speecheval.transcripts.diarization.result import DiarizationScore
 from speecheval.transcripts.diarization.score import score_files
@@ -30,16 +31,7 @@ SEEDS = range(12)
 
 def random_rttm(rng: np.random.Generator, prefix: str, self_overlap: bool) -> RTTM:
     """Turns on a 1 ms grid for 1-4 speakers over about a minute."""
-    lines = []
-    for k in range(int(rng.integers(1, 5))):
-        t = rng.uniform(0, 5)
-        while t < 60:
-            start, duration = round(t, 3), round(rng.uniform(0.2, 6.0), 3)
-            lines.append(f"SPEAKER f 1 {start:.3f} {duration:.3f} <NA> <NA> {prefix}{k} "
-                         "<NA> <NA>")
-            gap = rng.uniform(-1.0, 6.0) if self_overlap else rng.uniform(0.0, 8.0)
-            t = start + duration + gap
-    return RTTM.parse("\n".join(lines))
+    return RTTM.parse("\n".join(random_speaker_lines(rng, "f", prefix, self_overlap)))
 
 
 def annotation(rttm: RTTM) -> Any:

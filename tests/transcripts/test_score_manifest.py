@@ -137,10 +137,12 @@ def test_existing_output_is_never_overwritten(example: Path, tmp_path: Path,
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
 
 
-def test_low_speech_gets_rates_and_hallucination(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "ref.stm").write_text("low 1 A 1.0 2.0 yes\n", encoding="utf-8")
-    (tmp_path / "hyp.stm").write_text("low 1 X 1.0 2.0 yes yes okay\n", encoding="utf-8")
+def score_low_speech(tmp_path: Path, capsys: pytest.CaptureFixture[str], reference: str,
+                     hypothesis: str) -> dict:  # type: ignore[type-arg]
+    """Score one 4 s low-speech sample whose only turn (1.0-2.0 s) is ``reference`` and
+    whose one run says ``hypothesis``; the run must succeed. Returns its samples.jsonl row."""
+    (tmp_path / "ref.stm").write_text(f"low 1 A 1.0 2.0 {reference}\n", encoding="utf-8")
+    (tmp_path / "hyp.stm").write_text(f"low 1 X 1.0 2.0 {hypothesis}\n", encoding="utf-8")
     manifest = write(tmp_path, {
         "format": "speecheval.transcripts.manifest/1", "system": "s",
         "scenarios": {"quiet": {"unit": "word"}},
@@ -149,7 +151,12 @@ def test_low_speech_gets_rates_and_hallucination(tmp_path: Path,
                      "runs": [{"transcript": "hyp.stm"}]}]}, "m.json")
     code, _ = run(manifest, tmp_path / "out", capsys)
     assert code == 0
-    row = json.loads((tmp_path / "out" / "samples.jsonl").read_text("utf-8"))
+    return json.loads((tmp_path / "out" / "samples.jsonl").read_text("utf-8"))
+
+
+def test_low_speech_gets_rates_and_hallucination(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    row = score_low_speech(tmp_path, capsys, reference="yes", hypothesis="yes yes okay")
     # 'yes' against 'yes yes okay': 2 insertions over 1 word. Hallucination counts only
     # the characters inserted against the reference: 'yes' (3 characters) against
     # 'yesyesokay' (10) matches 3 and inserts 7, so 7 / 4 s = 1.75 per second (not all
@@ -168,17 +175,7 @@ def test_low_speech_heard_correctly_is_not_hallucination(
     # A low-speech sample transcribed exactly ('yes.' for 'Yes'): no character is inserted
     # against the reference, so 0 hallucinated characters and the sample is not counted
     # as non-empty (before: 3 characters / 4 s = 0.75 per second, non-empty rate 1).
-    (tmp_path / "ref.stm").write_text("low 1 A 1.0 2.0 Yes\n", encoding="utf-8")
-    (tmp_path / "hyp.stm").write_text("low 1 X 1.0 2.0 yes.\n", encoding="utf-8")
-    manifest = write(tmp_path, {
-        "format": "speecheval.transcripts.manifest/1", "system": "s",
-        "scenarios": {"quiet": {"unit": "word"}},
-        "samples": [{"id": "low", "scenario": "quiet", "duration_s": 4.0, "kind": "low_speech",
-                     "source": "a", "reference": {"transcript": "ref.stm"},
-                     "runs": [{"transcript": "hyp.stm"}]}]}, "m.json")
-    code, _ = run(manifest, tmp_path / "out", capsys)
-    assert code == 0
-    row = json.loads((tmp_path / "out" / "samples.jsonl").read_text("utf-8"))
+    row = score_low_speech(tmp_path, capsys, reference="Yes", hypothesis="yes.")
     assert row["hallucination"]["characters"] == 0
     assert row["hallucination"]["nonempty_output_rate"] == 0.0
     assert row["hallucination"]["hallucinated_chars_per_second"] == 0.0

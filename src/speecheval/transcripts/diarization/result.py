@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from ...core.timebase import from_us
+from ..summable import FieldwiseSum
 
 Track = Literal["main", "lattifai_parity"]
 MappingRegion = Literal["uem", "uem_minus_collar"]
 
 
 @dataclass(frozen=True)
-class DerComponents:
+class DerComponents(FieldwiseSum):
     """Speaker-time components of DER over one scoring region (md-eval's definitions).
 
     ``scored_us`` is reference speaker time (a region with two reference speakers counts
@@ -45,15 +46,6 @@ class DerComponents:
             raise ValueError(f"negative DER component in {self!r}")
         if self.missed_us + self.confusion_us > self.scored_us:
             raise ValueError(f"missed + confusion exceeds scored speaker time in {self!r}")
-
-    def __add__(self, other: DerComponents) -> DerComponents:
-        return DerComponents(
-            scored_us=self.scored_us + other.scored_us,
-            missed_us=self.missed_us + other.missed_us,
-            false_alarm_us=self.false_alarm_us + other.false_alarm_us,
-            confusion_us=self.confusion_us + other.confusion_us,
-            region_us=self.region_us + other.region_us,
-        )
 
     @property
     def error_us(self) -> int:
@@ -87,7 +79,7 @@ class DerComponents:
 
 
 @dataclass(frozen=True)
-class JerComponents:
+class JerComponents(FieldwiseSum):
     """Jaccard error rate as dscore defines it: the mean over reference speakers.
 
     Each reference speaker contributes ``1 - |R ∩ H| / |R ∪ H|`` with its paired system
@@ -105,10 +97,6 @@ class JerComponents:
         if self.speakers < 0 or not 0.0 <= self.speaker_error_sum <= self.speakers + 1e-9:
             raise ValueError(f"JER error sum must lie in [0, speakers]: {self!r}")
 
-    def __add__(self, other: JerComponents) -> JerComponents:
-        return JerComponents(self.speaker_error_sum + other.speaker_error_sum,
-                             self.speakers + other.speakers)
-
     @property
     def jer(self) -> float | None:
         """Mean speaker Jaccard error; ``None`` when there is no reference speaker."""
@@ -116,7 +104,7 @@ class JerComponents:
 
 
 @dataclass(frozen=True)
-class SpeakerCount:
+class SpeakerCount(FieldwiseSum):
     """Speaker count error over files: system speakers minus reference speakers.
 
     A speaker counts in a file when it has speech inside the file's UEM.
@@ -142,16 +130,6 @@ class SpeakerCount:
         if self.signed_error_sum != self.hyp_speakers - self.ref_speakers:
             raise ValueError(f"signed error must be hyp - ref speakers in {self!r}")
 
-    def __add__(self, other: SpeakerCount) -> SpeakerCount:
-        return SpeakerCount(
-            files=self.files + other.files,
-            exact_files=self.exact_files + other.exact_files,
-            abs_error_sum=self.abs_error_sum + other.abs_error_sum,
-            signed_error_sum=self.signed_error_sum + other.signed_error_sum,
-            ref_speakers=self.ref_speakers + other.ref_speakers,
-            hyp_speakers=self.hyp_speakers + other.hyp_speakers,
-        )
-
     @property
     def accuracy(self) -> float | None:
         """Share of files whose speaker count is exact."""
@@ -169,7 +147,7 @@ class SpeakerCount:
 
 
 @dataclass(frozen=True)
-class TurnCounts:
+class TurnCounts(FieldwiseSum):
     """What input cleaning did to the turns: self-overlap merges and empty turns dropped.
 
     ``merges`` counts turns absorbed into an overlapping turn of the same speaker
@@ -184,13 +162,8 @@ class TurnCounts:
         if min(self.turns, self.merges, self.empty) < 0 or self.merges + self.empty > self.turns:
             raise ValueError(f"inconsistent turn counts {self!r}")
 
-    def __add__(self, other: TurnCounts) -> TurnCounts:
-        return TurnCounts(self.turns + other.turns, self.merges + other.merges,
-                          self.empty + other.empty)
-
-
 @dataclass(frozen=True)
-class DiarizationScore:
+class DiarizationScore(FieldwiseSum):
     """DER variants, JER, speaker count and input counts for one file or a sum of files.
 
     The three DER variants share one speaker mapping and one collar and partition the
@@ -211,6 +184,8 @@ class DiarizationScore:
     hyp_turns: TurnCounts
     mapping: tuple[tuple[str, str, str], ...]  # (file_id, reference speaker, system speaker)
 
+    _kept_fields: ClassVar[frozenset[str]] = frozenset({"track", "collar_us", "mapping_region"})
+
     def __post_init__(self) -> None:
         if self.collar_us < 0:
             raise ValueError("collar must be non-negative")
@@ -221,32 +196,14 @@ class DiarizationScore:
         if self.speaker_count.files != len(self.file_ids):
             raise ValueError("speaker count must cover each file once")
 
-    def __add__(self, other: DiarizationScore) -> DiarizationScore:
+    def __add__(self, other: object) -> DiarizationScore:
         if not isinstance(other, DiarizationScore):
             return NotImplemented
         settings = (self.track, self.collar_us, self.mapping_region)
         if settings != (other.track, other.collar_us, other.mapping_region):
             raise ValueError(f"cannot add scores of different tracks or settings: {settings} "
                              f"and {(other.track, other.collar_us, other.mapping_region)}")
-        return DiarizationScore(
-            track=self.track, collar_us=self.collar_us, mapping_region=self.mapping_region,
-            file_ids=self.file_ids + other.file_ids,
-            overlap_included=self.overlap_included + other.overlap_included,
-            overlap_excluded=self.overlap_excluded + other.overlap_excluded,
-            overlap_only=self.overlap_only + other.overlap_only,
-            jer=self.jer + other.jer,
-            jer_overlap_excluded=self.jer_overlap_excluded + other.jer_overlap_excluded,
-            speaker_count=self.speaker_count + other.speaker_count,
-            ref_turns=self.ref_turns + other.ref_turns,
-            hyp_turns=self.hyp_turns + other.hyp_turns,
-            mapping=self.mapping + other.mapping,
-        )
-
-    def __radd__(self, other: int) -> DiarizationScore:
-        """Let ``sum()`` start from 0."""
-        if other == 0:
-            return self
-        return NotImplemented
+        return self._add_fields(other)
 
     @property
     def collar(self) -> float:
@@ -255,7 +212,7 @@ class DiarizationScore:
 
 
 @dataclass(frozen=True)
-class DiarizationUnsupported:
+class DiarizationUnsupported(FieldwiseSum):
     """The system gives no speaker attribution: no DER, JER or speaker count exists.
 
     This is a result, not an error, and never an error rate of 0.
@@ -265,17 +222,7 @@ class DiarizationUnsupported:
     reason: str
 
     status: ClassVar[str] = "unsupported"
-
-    def __add__(self, other: DiarizationUnsupported) -> DiarizationUnsupported:
-        if not isinstance(other, DiarizationUnsupported):
-            return NotImplemented
-        return DiarizationUnsupported(self.file_ids + other.file_ids, self.reason)
-
-    def __radd__(self, other: int) -> DiarizationUnsupported:
-        """Let ``sum()`` start from 0."""
-        if other == 0:
-            return self
-        return NotImplemented
+    _kept_fields: ClassVar[frozenset[str]] = frozenset({"reason"})
 
     @property
     def der(self) -> None:

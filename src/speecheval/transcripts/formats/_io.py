@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from ...core.decimal_seconds import parse_seconds
@@ -15,6 +16,19 @@ def read_text(path: str | Path, what: str) -> str:
         return Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {what} file: {exc}", path=path) from exc
+
+
+def data_lines(text: str, comment: tuple[str, ...]) -> Iterator[tuple[int, str]]:
+    """``(line number from 1, stripped line)`` of the lines that are neither blank nor start
+    with one of the ``comment`` prefixes: the common skeleton of the line-based formats.
+
+    >>> list(data_lines(";; note\\n\\n rec 1 A \\n", (";;",)))
+    [(3, 'rec 1 A')]
+    """
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if stripped and not stripped.startswith(comment):
+            yield number, stripped
 
 
 def write_new(path: str | Path, text: str) -> None:

@@ -14,26 +14,22 @@ rec 1 0.800 0.200 world
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.decimal_seconds import format_seconds
 from ...core.errors import InputError
 from ...core.timebase import from_us, to_us
-from ._io import read_text, seconds, span, write_new
+from ._io import data_lines, seconds, span
+from .document import SessionTaggedDocument
 from .segment import Segment
 
 _FIELDS = (5, 6)
 
 
-@dataclass(frozen=True)
-class CTM:
+class CTM(SessionTaggedDocument):
     """Word segments of a CTM file, in file order."""
 
-    segments: tuple[Segment, ...]
-
-    def __init__(self, segments: tuple[Segment, ...] | list[Segment]) -> None:
-        object.__setattr__(self, "segments", tuple(segments))
+    format_name = "CTM"
 
     @classmethod
     def parse(cls, text: str, path: str | Path | None = None) -> CTM:
@@ -46,10 +42,7 @@ class CTM:
         """
         where = None if path is None else str(path)
         segments = []
-        for number, raw in enumerate(text.splitlines(), start=1):
-            stripped = raw.strip()
-            if not stripped or stripped.startswith(";;"):
-                continue
+        for number, stripped in data_lines(text, (";;",)):
             fields = stripped.split()
             if len(fields) not in _FIELDS:
                 raise InputError(f"line {number}: CTM line needs 5 or 6 fields (session "
@@ -70,11 +63,6 @@ class CTM:
                                     start=start, end=end, words=fields[4], line=number))
         return cls(segments)
 
-    @classmethod
-    def load(cls, path: str | Path) -> CTM:
-        """Read and parse a CTM file."""
-        return cls.parse(read_text(path, "CTM"), path=path)
-
     def dumps(self) -> str:
         """CTM text, one word per line (a multi-word segment is refused: no word times)."""
         lines = []
@@ -85,7 +73,3 @@ class CTM:
             lines.append(f"{seg.session_id} {seg.channel} {format_seconds(seg.start)} "
                          f"{format_seconds(duration)} {seg.words}\n")
         return "".join(lines)
-
-    def dump(self, path: str | Path) -> None:
-        """Write to a new file (never overwrites), atomically."""
-        write_new(path, self.dumps())

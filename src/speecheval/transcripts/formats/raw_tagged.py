@@ -24,25 +24,20 @@ string. Reading rules, chosen so no text is lost and no time is invented:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.decimal_seconds import format_seconds
 from ...core.errors import InputError
-from ._io import read_text, write_new
+from .document import SessionFileDocument
 from .segment import Segment
 
 _TAG = re.compile(r"\[\s*(\d+(?:\.\d+)?)\s*\]|\[\s*([Ss]\d+)\s*\]|\[[^\]]*\]|<[^>]*>|【[^】]*】")
 
 
-@dataclass(frozen=True)
-class RawTagged:
+class RawTagged(SessionFileDocument):
     """Segments of one raw tagged output string."""
 
-    segments: tuple[Segment, ...]
-
-    def __init__(self, segments: tuple[Segment, ...] | list[Segment]) -> None:
-        object.__setattr__(self, "segments", tuple(segments))
+    format_name = "raw output"
 
     @classmethod
     def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> RawTagged:
@@ -93,12 +88,6 @@ class RawTagged:
         close(None, len(text))
         return cls(segments)
 
-    @classmethod
-    def load(cls, path: str | Path, session_id: str | None = None) -> RawTagged:
-        """Read raw output from a file; the session id defaults to the file name stem."""
-        return cls.parse(read_text(path, "raw output"), session_id or Path(path).stem,
-                         path=path)
-
     def dumps(self) -> str:
         """One ``[start][speaker]words[end]`` line per segment (absent parts left out)."""
         lines = []
@@ -108,7 +97,3 @@ class RawTagged:
             tail = "" if seg.end is None else f"[{format_seconds(seg.end)}]"
             lines.append(f"{head}{who}{seg.words}{tail}\n")
         return "".join(lines)
-
-    def dump(self, path: str | Path) -> None:
-        """Write to a new file (never overwrites), atomically."""
-        write_new(path, self.dumps())

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
-from ._io import read_text, write_new
+from ._io import data_lines, read_text, write_new
 
 NA = "<NA>"
 SPEAKER = "SPEAKER"
@@ -105,10 +105,7 @@ class RTTM:
         where = None if path is None else str(path)
         turns: list[RttmTurn] = []
         ignored = 0
-        for number, raw in enumerate(text.splitlines(), start=1):
-            stripped = raw.strip()
-            if not stripped or stripped[0] in "#;":
-                continue
+        for number, stripped in data_lines(text, ("#", ";")):
             fields = stripped.split()
             kind = fields[0].upper()
             if kind != SPEAKER:

@@ -23,7 +23,6 @@ A JSON array of objects with ``session_id``, ``speaker``, ``start_time``, ``end_
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,8 @@ from ...core.canonical_json import dumps
 from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
 from ...core.timebase import round_us
-from ._io import read_text, span, write_new
+from ._io import span
+from .document import SessionTaggedDocument
 from .segment import Segment
 
 
@@ -47,14 +47,10 @@ def _time(entry: dict[str, Any], key: str, index: int, where: str | None) -> flo
         raise InputError(f"segment {index}: {key}: {exc}", path=where) from None
 
 
-@dataclass(frozen=True)
-class SegLST:
+class SegLST(SessionTaggedDocument):
     """Segments of a SegLST document, in document order."""
 
-    segments: tuple[Segment, ...]
-
-    def __init__(self, segments: tuple[Segment, ...] | list[Segment]) -> None:
-        object.__setattr__(self, "segments", tuple(segments))
+    format_name = "SegLST"
 
     @classmethod
     def parse(cls, text: str, path: str | Path | None = None) -> SegLST:
@@ -93,11 +89,6 @@ class SegLST:
                                     start=start, end=end, words=entry["words"], line=index))
         return cls(segments)
 
-    @classmethod
-    def load(cls, path: str | Path) -> SegLST:
-        """Read and parse a SegLST file."""
-        return cls.parse(read_text(path, "SegLST"), path=path)
-
     def dumps(self) -> str:
         """Canonical JSON (sorted keys, microsecond times); absent fields are left out."""
         rows = []
@@ -111,7 +102,3 @@ class SegLST:
                 row["end_time"] = round_us(seg.end)
             rows.append(row)
         return dumps(rows)
-
-    def dump(self, path: str | Path) -> None:
-        """Write to a new file (never overwrites), atomically."""
-        write_new(path, self.dumps())

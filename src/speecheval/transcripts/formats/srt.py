@@ -22,25 +22,20 @@ bye
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.errors import InputError
-from ._io import read_text, span, write_new
+from .document import SessionFileDocument
 from .segment import Segment
-from .subtitles import format_clock, parse_clock, split_speaker
+from .subtitles import cue_span, cue_times, format_clock, split_speaker
 
 _TIMING = re.compile(r"^\s*(\S+)\s*-->\s*(\S+)")
 
 
-@dataclass(frozen=True)
-class SRT:
+class SRT(SessionFileDocument):
     """Cues of an SRT file as segments, in file order."""
 
-    segments: tuple[Segment, ...]
-
-    def __init__(self, segments: tuple[Segment, ...] | list[Segment]) -> None:
-        object.__setattr__(self, "segments", tuple(segments))
+    format_name = "SRT"
 
     @classmethod
     def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> SRT:
@@ -70,11 +65,7 @@ class SRT:
             if match is None:
                 raise InputError(f"line {timing_line}: expected 'start --> end', found "
                                  f"{lines[index + 1].strip()!r}", path=where)
-            try:
-                start, end = parse_clock(match.group(1)), parse_clock(match.group(2))
-            except ValueError as exc:
-                raise InputError(f"line {timing_line}: {exc}", path=where) from None
-            span(start, end, f"line {timing_line}", where)
+            start, end = cue_span(match.group(1), match.group(2), timing_line, where)
             index += 2
             body = []
             while index < len(lines) and lines[index].strip():
@@ -85,22 +76,12 @@ class SRT:
                                     end=end, words=words, line=timing_line))
         return cls(segments)
 
-    @classmethod
-    def load(cls, path: str | Path, session_id: str | None = None) -> SRT:
-        """Read an SRT file; the session id defaults to the file name without suffix."""
-        return cls.parse(read_text(path, "SRT"), session_id or Path(path).stem, path=path)
-
     def dumps(self) -> str:
         """SRT text; cues are numbered from 1 in segment order."""
         cues = []
         for number, seg in enumerate(self.segments, start=1):
-            if seg.start is None or seg.end is None:
-                raise ValueError(f"SRT needs times for every segment: {seg!r}")
+            start, end = cue_times(seg, self.format_name)
             prefix = f"[{seg.speaker}] " if seg.speaker is not None else ""
-            cues.append(f"{number}\n{format_clock(seg.start, ',')} --> "
-                        f"{format_clock(seg.end, ',')}\n{prefix}{seg.words}\n")
+            cues.append(f"{number}\n{format_clock(start, ',')} --> "
+                        f"{format_clock(end, ',')}\n{prefix}{seg.words}\n")
         return "\n".join(cues)
-
-    def dump(self, path: str | Path) -> None:
-        """Write to a new file (never overwrites), atomically."""
-        write_new(path, self.dumps())

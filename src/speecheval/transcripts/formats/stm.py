@@ -14,25 +14,21 @@ rec 1 B 1.500 2.000 hi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.decimal_seconds import format_seconds
 from ...core.errors import InputError
-from ._io import read_text, seconds, span, write_new
+from ._io import data_lines, seconds, span
+from .document import SessionTaggedDocument
 from .segment import Segment
 
 _MIN_FIELDS = 5
 
 
-@dataclass(frozen=True)
-class STM:
+class STM(SessionTaggedDocument):
     """Segments of an STM file, in file order."""
 
-    segments: tuple[Segment, ...]
-
-    def __init__(self, segments: tuple[Segment, ...] | list[Segment]) -> None:
-        object.__setattr__(self, "segments", tuple(segments))
+    format_name = "STM"
 
     @classmethod
     def parse(cls, text: str, path: str | Path | None = None) -> STM:
@@ -45,10 +41,7 @@ class STM:
         """
         where = None if path is None else str(path)
         segments = []
-        for number, raw in enumerate(text.splitlines(), start=1):
-            stripped = raw.strip()
-            if not stripped or stripped.startswith(";;"):
-                continue
+        for number, stripped in data_lines(text, (";;",)):
             fields = stripped.split(maxsplit=5)
             if len(fields) < _MIN_FIELDS:
                 raise InputError(f"line {number}: STM line needs at least {_MIN_FIELDS} fields "
@@ -68,11 +61,6 @@ class STM:
                                     start=start, end=end, words=words, line=number))
         return cls(segments)
 
-    @classmethod
-    def load(cls, path: str | Path) -> STM:
-        """Read and parse an STM file."""
-        return cls.parse(read_text(path, "STM"), path=path)
-
     def dumps(self) -> str:
         """STM text, one segment per line; every segment needs a speaker and times."""
         lines = []
@@ -83,7 +71,3 @@ class STM:
                       format_seconds(seg.end)]
             lines.append(" ".join(fields + ([seg.words] if seg.words else [])) + "\n")
         return "".join(lines)
-
-    def dump(self, path: str | Path) -> None:
-        """Write to a new file (never overwrites), atomically."""
-        write_new(path, self.dumps())

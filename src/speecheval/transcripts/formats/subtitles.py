@@ -1,10 +1,13 @@
-"""Timestamps and speaker prefixes shared by the SRT and WebVTT modules."""
+"""Timestamps, cue spans and speaker prefixes shared by the SRT and WebVTT modules."""
 
 from __future__ import annotations
 
 import re
 
+from ...core.errors import InputError
 from ...core.timebase import US_PER_S, to_us
+from ._io import span
+from .segment import Segment
 
 _CLOCK = re.compile(r"^(?:(\d+):)?([0-5]\d):([0-5]\d)[.,](\d{3})$")
 SPEAKER_PREFIX = re.compile(r"^\[([^\]\s]+)\]\s*")
@@ -47,3 +50,21 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     if match is None:
         return None, text
     return match.group(1), text[match.end():]
+
+
+def cue_span(start_text: str, end_text: str, line: int, where: str | None) -> tuple[float, float]:
+    """A cue's ``start --> end`` in seconds; a bad timestamp or a negative span is an
+    InputError naming ``where`` (the file) and the line of the timing."""
+    try:
+        start, end = parse_clock(start_text), parse_clock(end_text)
+    except ValueError as exc:
+        raise InputError(f"line {line}: {exc}", path=where) from None
+    span(start, end, f"line {line}", where)
+    return start, end
+
+
+def cue_times(seg: Segment, format_name: str) -> tuple[float, float]:
+    """``(start, end)`` of a segment written as a cue; a cue cannot lack either."""
+    if seg.start is None or seg.end is None:
+        raise ValueError(f"{format_name} needs times for every segment: {seg!r}")
+    return seg.start, seg.end

@@ -15,12 +15,11 @@ short text format (both are the same token stream once labels like ``xmin =`` an
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.errors import InputError
 from ...core.timebase import from_us, to_us
-from ._io import read_text, write_new
+from .document import SessionFileDocument
 from .segment import Segment
 
 _TOKEN = re.compile(r'"((?:[^"]|"")*)"|(<exists>|<absent>)|\[\d*\]:?|[A-Za-z_]\w*|[?:=]|'
@@ -84,14 +83,10 @@ class _Tokens:
         return self.items[min(self.pos, len(self.items) - 1)][2] if self.items else 1
 
 
-@dataclass(frozen=True)
-class TextGrid:
+class TextGrid(SessionFileDocument):
     """Speaker-attributed segments as a TextGrid."""
 
-    segments: tuple[Segment, ...]
-
-    def __init__(self, segments: tuple[Segment, ...] | list[Segment]) -> None:
-        object.__setattr__(self, "segments", tuple(segments))
+    format_name = "TextGrid"
 
     @classmethod
     def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> TextGrid:
@@ -136,11 +131,6 @@ class TextGrid:
                                             end=end, words=label.strip(), line=line))
         return cls(segments)
 
-    @classmethod
-    def load(cls, path: str | Path, session_id: str | None = None) -> TextGrid:
-        """Read a TextGrid; the session id defaults to the file name without suffix."""
-        return cls.parse(read_text(path, "TextGrid"), session_id or Path(path).stem, path=path)
-
     def dumps(self) -> str:
         """Long-format TextGrid text, one interval tier per speaker."""
         tiers: dict[str, list[Segment]] = {}
@@ -182,7 +172,3 @@ class TextGrid:
         if cursor < xmax or not intervals:
             intervals.append((cursor, xmax, ""))
         return intervals
-
-    def dump(self, path: str | Path) -> None:
-        """Write to a new file (never overwrites), atomically."""
-        write_new(path, self.dumps())

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
-from ._io import read_text, write_new
+from ._io import data_lines, read_text, write_new
 
 _FIELDS = 4
 
@@ -68,10 +68,7 @@ class UEM:
         """
         where = None if path is None else str(path)
         segments: list[UemSegment] = []
-        for number, raw in enumerate(text.splitlines(), start=1):
-            stripped = raw.strip()
-            if not stripped or stripped[0] in "#;":
-                continue
+        for number, stripped in data_lines(text, ("#", ";")):
             fields = stripped.split()
             if len(fields) != _FIELDS:
                 raise InputError(f"line {number}: UEM line needs {_FIELDS} fields "

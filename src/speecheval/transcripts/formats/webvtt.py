@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.errors import InputError
-from ._io import read_text, span, write_new
+from .document import SessionFileDocument
 from .segment import Segment
-from .subtitles import format_clock, parse_clock, split_speaker
+from .subtitles import cue_span, cue_times, format_clock, split_speaker
 
 _TIMING = re.compile(r"^\s*(\S+)\s+-->\s+(\S+)")
 _VOICE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]+)>")
@@ -34,14 +33,10 @@ _TAG = re.compile(r"<[^>]*>")
 _SKIPPED_BLOCKS = ("NOTE", "STYLE", "REGION")
 
 
-@dataclass(frozen=True)
-class WebVTT:
+class WebVTT(SessionFileDocument):
     """Cues of a WebVTT file as segments, in file order."""
 
-    segments: tuple[Segment, ...]
-
-    def __init__(self, segments: tuple[Segment, ...] | list[Segment]) -> None:
-        object.__setattr__(self, "segments", tuple(segments))
+    format_name = "WebVTT"
 
     @classmethod
     def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> WebVTT:
@@ -74,11 +69,7 @@ class WebVTT:
             match = _TIMING.match(block[offset]) if offset < len(block) else None
             if match is None:
                 raise InputError(f"line {timing_line}: expected 'start --> end'", path=where)
-            try:
-                start, end = parse_clock(match.group(1)), parse_clock(match.group(2))
-            except ValueError as exc:
-                raise InputError(f"line {timing_line}: {exc}", path=where) from None
-            span(start, end, f"line {timing_line}", where)
+            start, end = cue_span(match.group(1), match.group(2), timing_line, where)
             body = " ".join(block[offset + 1:])
             voice = _VOICE.search(body)
             speaker = voice.group(1).strip() if voice else None
@@ -89,22 +80,12 @@ class WebVTT:
                                     end=end, words=" ".join(words.split()), line=timing_line))
         return cls(segments)
 
-    @classmethod
-    def load(cls, path: str | Path, session_id: str | None = None) -> WebVTT:
-        """Read a WebVTT file; the session id defaults to the file name without suffix."""
-        return cls.parse(read_text(path, "WebVTT"), session_id or Path(path).stem, path=path)
-
     def dumps(self) -> str:
         """WebVTT text with ``<v speaker>`` voice spans; words are HTML-escaped."""
         cues = ["WEBVTT\n"]
         for seg in self.segments:
-            if seg.start is None or seg.end is None:
-                raise ValueError(f"WebVTT needs times for every segment: {seg!r}")
+            start, end = cue_times(seg, self.format_name)
             voice = f"<v {seg.speaker}>" if seg.speaker is not None else ""
-            cues.append(f"{format_clock(seg.start, '.')} --> {format_clock(seg.end, '.')}\n"
+            cues.append(f"{format_clock(start, '.')} --> {format_clock(end, '.')}\n"
                         f"{voice}{html.escape(seg.words, quote=False)}\n")
         return "\n".join(cues)
-
-    def dump(self, path: str | Path) -> None:
-        """Write to a new file (never overwrites), atomically."""
-        write_new(path, self.dumps())

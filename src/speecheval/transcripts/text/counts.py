@@ -11,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..summable import FieldwiseSum
+
 
 @dataclass(frozen=True)
-class ErrorCounts:
+class ErrorCounts(FieldwiseSum):
     """S, D, I and the token counts of one alignment (or a sum of them).
 
     ``reference_tokens - deletions == hypothesis_tokens - insertions`` is the number of
@@ -75,23 +77,6 @@ class ErrorCounts:
         if self.reference_tokens == 0:
             return None
         return self.errors / self.reference_tokens
-
-    def __add__(self, other: ErrorCounts) -> ErrorCounts:
-        if not isinstance(other, ErrorCounts):
-            return NotImplemented
-        return ErrorCounts(
-            substitutions=self.substitutions + other.substitutions,
-            deletions=self.deletions + other.deletions,
-            insertions=self.insertions + other.insertions,
-            reference_tokens=self.reference_tokens + other.reference_tokens,
-            hypothesis_tokens=self.hypothesis_tokens + other.hypothesis_tokens,
-        )
-
-    def __radd__(self, other: object) -> ErrorCounts:
-        """Let ``sum()`` start from its default ``0``."""
-        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
-            return self
-        return NotImplemented
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with the quantities named, for canonical JSON."""

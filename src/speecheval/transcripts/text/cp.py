@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
 from ..formats.segment import Segment
+from ..summable import FieldwiseSum
 from .align import Vocabulary, count_errors, distance
 from .bounds import lower_bounds
 from .counts import ErrorCounts
@@ -54,7 +55,7 @@ class SpeakerPair:
 
 
 @dataclass(frozen=True)
-class CpResult:
+class CpResult(FieldwiseSum):
     """cpWER/cpCER counts and the speaker assignment behind them; ``sum()`` gives a corpus."""
 
     counts: ErrorCounts
@@ -84,21 +85,6 @@ class CpResult:
     def error_rate(self) -> float | None:
         """cpWER/cpCER as a fraction; ``None`` with no reference tokens."""
         return self.counts.error_rate
-
-    def __add__(self, other: CpResult) -> CpResult:
-        if not isinstance(other, CpResult):
-            return NotImplemented
-        return CpResult(self.counts + other.counts,
-                        self.reference_speakers + other.reference_speakers,
-                        self.hypothesis_speakers + other.hypothesis_speakers,
-                        self.missed_speakers + other.missed_speakers,
-                        self.false_alarm_speakers + other.false_alarm_speakers,
-                        self.assignment + other.assignment)
-
-    def __radd__(self, other: object) -> CpResult:
-        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
-            return self
-        return NotImplemented
 
     def to_dict(self, rate_key: str) -> dict[str, Any]:
         """The quantities by name; ``rate_key`` is ``cpwer`` or ``cpcer``."""

@@ -18,13 +18,14 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..summable import FieldwiseSum
 from .normalize import normalize
 from .rates import text_error_counts
 from .tokenize import char_tokens
 
 
 @dataclass(frozen=True)
-class HallucinationCounts:
+class HallucinationCounts(FieldwiseSum):
     """Samples, samples with hallucinated output, hallucinated characters, audio seconds.
 
     >>> total = sum([hallucination("嗯嗯。", 2.0), hallucination(" ... ", 3.0)])
@@ -54,19 +55,6 @@ class HallucinationCounts:
     def chars_per_second(self) -> float | None:
         """Hallucinated characters per second of audio; ``None`` with no audio."""
         return self.characters / self.duration_s if self.duration_s > 0 else None
-
-    def __add__(self, other: HallucinationCounts) -> HallucinationCounts:
-        if not isinstance(other, HallucinationCounts):
-            return NotImplemented
-        return HallucinationCounts(self.samples + other.samples,
-                                   self.nonempty_samples + other.nonempty_samples,
-                                   self.characters + other.characters,
-                                   self.duration_s + other.duration_s)
-
-    def __radd__(self, other: object) -> HallucinationCounts:
-        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
-            return self
-        return NotImplemented
 
     def to_dict(self) -> dict[str, Any]:
         """Counts and rates by name."""

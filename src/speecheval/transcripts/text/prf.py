@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..summable import FieldwiseSum
+
 
 @dataclass(frozen=True)
-class MatchCounts:
+class MatchCounts(FieldwiseSum):
     """``matched`` items out of ``reference`` and ``hypothesis`` items; adds for a corpus.
 
     >>> m = MatchCounts(matched=3, reference=4, hypothesis=6) + MatchCounts(1, 1, 2)
@@ -42,17 +44,6 @@ class MatchCounts:
         """2M / (R + H); ``None`` when both sides are empty (nothing to score)."""
         total = self.reference + self.hypothesis
         return 2 * self.matched / total if total else None
-
-    def __add__(self, other: MatchCounts) -> MatchCounts:
-        if not isinstance(other, MatchCounts):
-            return NotImplemented
-        return MatchCounts(self.matched + other.matched, self.reference + other.reference,
-                           self.hypothesis + other.hypothesis)
-
-    def __radd__(self, other: object) -> MatchCounts:
-        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
-            return self
-        return NotImplemented
 
     def to_dict(self) -> dict[str, Any]:
         """Counts and rates by name."""

@@ -13,12 +13,13 @@ from typing import Any
 import numpy as np
 
 from ...core.timebase import from_us
+from ..summable import FieldwiseSum
 from .intervals import union_length
 from .stream import TimedSegments
 
 
 @dataclass(frozen=True)
-class SpeechCoverage:
+class SpeechCoverage(FieldwiseSum):
     """Reference, hypothesis and shared speech time in µs; ``+`` pools samples.
 
     >>> c = SpeechCoverage(reference_us=10, hypothesis_us=8, shared_us=6)
@@ -33,11 +34,6 @@ class SpeechCoverage:
     def __post_init__(self) -> None:
         if not 0 <= self.shared_us <= min(self.reference_us, self.hypothesis_us):
             raise ValueError(f"shared time outside [0, min(ref, hyp)]: {self!r}")
-
-    def __add__(self, other: SpeechCoverage) -> SpeechCoverage:
-        return SpeechCoverage(self.reference_us + other.reference_us,
-                              self.hypothesis_us + other.hypothesis_us,
-                              self.shared_us + other.shared_us)
 
     @property
     def coverage(self) -> float | None:

@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..summable import FieldwiseSum
 from .intervals import overlaps_other_speaker, pair_iou
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
 
 
 @dataclass(frozen=True, eq=False)
-class SegmentPairTiming:
+class SegmentPairTiming(FieldwiseSum):
     """Unique pairs and their errors; ``+`` pools samples."""
 
     reference_segments: int
@@ -35,13 +36,6 @@ class SegmentPairTiming:
     def pairs(self) -> int:
         """Unique (reference segment, hypothesis segment) pairs."""
         return self.start_errors.count
-
-    def __add__(self, other: SegmentPairTiming) -> SegmentPairTiming:
-        return SegmentPairTiming(self.reference_segments + other.reference_segments,
-                                 self.overlapping_segments + other.overlapping_segments,
-                                 self.start_errors + other.start_errors,
-                                 self.end_errors + other.end_errors,
-                                 np.concatenate([self.iou, other.iou]))
 
     def to_dict(self) -> dict[str, Any]:
         """Counts, pair coverage and error summaries."""

@@ -17,12 +17,13 @@ from numpy.typing import NDArray
 
 from ...core.stats import linear_percentile
 from ...core.timebase import from_us, to_us
+from ..summable import FieldwiseSum
 
 TOLERANCES_S: tuple[float, ...] = (0.25, 0.5, 1.0)
 
 
 @dataclass(frozen=True, eq=False)
-class ErrorValues:
+class ErrorValues(FieldwiseSum):
     """Absolute errors in µs of some items (tokens, turns, segment pairs); ``+`` pools them."""
 
     errors_us: NDArray[np.int64]
@@ -35,9 +36,6 @@ class ErrorValues:
     def of(cls, values_us: Sequence[int] | NDArray[np.int64]) -> ErrorValues:
         """From any sequence of microsecond errors."""
         return cls(np.asarray(values_us, dtype=np.int64).reshape(-1))
-
-    def __add__(self, other: ErrorValues) -> ErrorValues:
-        return ErrorValues(np.concatenate([self.errors_us, other.errors_us]))
 
     @property
     def count(self) -> int:

@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..summable import FieldwiseSum
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
 
 
 @dataclass(frozen=True, eq=False)
-class TokenTiming:
+class TokenTiming(FieldwiseSum):
     """Errors of matched tokens; ``+`` pools samples."""
 
     reference_tokens: int
@@ -32,11 +33,6 @@ class TokenTiming:
     def matched_tokens(self) -> int:
         """Reference tokens matched exactly (each has one start and one end error)."""
         return self.start_errors.count
-
-    def __add__(self, other: TokenTiming) -> TokenTiming:
-        return TokenTiming(self.reference_tokens + other.reference_tokens,
-                           self.start_errors + other.start_errors,
-                           self.end_errors + other.end_errors)
 
     def to_dict(self) -> dict[str, Any]:
         """Counts, match coverage and error summaries."""

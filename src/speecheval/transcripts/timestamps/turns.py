@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..summable import FieldwiseSum
 from .intervals import overlaps_other_speaker, pair_iou
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
@@ -32,7 +33,7 @@ ANCHOR_SHARE = 0.2
 
 
 @dataclass(frozen=True, eq=False)
-class TurnTiming:
+class TurnTiming(FieldwiseSum):
     """Turn counts by outcome and the errors of scorable turns; ``+`` pools samples."""
 
     reference_turns: int
@@ -60,20 +61,6 @@ class TurnTiming:
     def scorable_turns(self) -> int:
         """Turns with timing errors."""
         return self.start_errors.count
-
-    def __add__(self, other: TurnTiming) -> TurnTiming:
-        return TurnTiming(
-            self.reference_turns + other.reference_turns,
-            self.overlapping_turns + other.overlapping_turns,
-            self.empty_turns + other.empty_turns,
-            self.low_match_turns + other.low_match_turns,
-            self.missing_anchor_turns + other.missing_anchor_turns,
-            self.reference_tokens + other.reference_tokens,
-            self.matched_tokens + other.matched_tokens,
-            self.start_errors + other.start_errors,
-            self.end_errors + other.end_errors,
-            np.concatenate([self.iou, other.iou]),
-        )
 
     def to_dict(self) -> dict[str, Any]:
         """Counts, coverages and error summaries by name (seconds, fractions)."""
