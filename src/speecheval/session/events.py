@@ -38,6 +38,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ..core.errors import InputError
 
 SESSION = "session"
@@ -133,3 +136,16 @@ def parse_log(events: list[dict[str, Any]]) -> SessionLog:
             truncated = True
     return SessionLog(tuple(windows), tuple(packets), tuple(clears), tuple(transcripts),
                       truncated)
+
+
+def packet_level_dbfs(pcm: NDArray[np.int16]) -> float | None:
+    """RMS level of an agent packet in dBFS, to 0.01 dB, as both runners log it; None for
+    digital silence.
+
+    >>> packet_level_dbfs(np.full(4, 16384, np.int16)), packet_level_dbfs(np.zeros(4, np.int16))
+    (-6.02, None)
+    """
+    wide = pcm.astype(np.int64)
+    energy = float(wide @ wide)  # exact: int16 squares summed in int64
+    mean_square = energy / (max(1, pcm.size) * 32768.0 ** 2)
+    return round(10.0 * math.log10(mean_square), 2) if mean_square > 0 else None

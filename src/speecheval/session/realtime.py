@@ -28,7 +28,6 @@ its end rather than cut off. Then the end of input is signalled and the connecti
 from __future__ import annotations
 
 import asyncio
-import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -46,13 +45,13 @@ from ..agents.base import (
 )
 from ..core.errors import InputError, SystemUnderTestError
 from ..vad.streaming import StreamingVad, VadSettings
+from .events import packet_level_dbfs
 from .metrics import PACKET_FLOOR_DB
 from .recording import SessionRecording
 
 CONNECT_TIMEOUT_S = 10.0
 CLOSE_TIMEOUT_S = 2.0
 STALL_TIMEOUT_MS = 2000
-PACKET_FLOOR_DBFS = -120.0  # packets quieter than this are logged with level null
 # The event loop's timers wake on a 1 ms grid (epoll rounds its timeout up to whole
 # milliseconds), so a wake-up aimed at t lands in [t, t + 1 ms]. Aiming half a
 # millisecond early centres that error on the deadline: frames leave within about
@@ -199,20 +198,10 @@ class _Session:
         pcm = np.frombuffer(event.pcm16, dtype="<i2").astype(np.int16)
         if pcm.size == 0:
             return
-        level = _level_dbfs(pcm)
+        level = packet_level_dbfs(pcm)
         audible = level is not None and level > PACKET_FLOOR_DB
         start = self.playout.place(pcm, self.now_sample(), audible)
         self.log("audio", samples=int(pcm.size), placed_ms=self.ms(start), level_dbfs=level)
-
-
-def _level_dbfs(pcm: NDArray[np.int16]) -> float | None:
-    """RMS level of a packet in dBFS (full scale = 32768); None for digital silence."""
-    samples = pcm.astype(np.float64)
-    rms = math.sqrt(float(np.dot(samples, samples)) / samples.size) / 32768.0
-    if rms <= 0:
-        return None
-    level = 20.0 * math.log10(rms)
-    return None if level < PACKET_FLOOR_DBFS else round(level, 2)
 
 
 async def _receive(session: _Session) -> None:

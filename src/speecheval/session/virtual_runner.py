@@ -16,7 +16,6 @@ one, the agent is silent and its buffer is empty, or when ``max_duration_ms`` is
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -56,14 +55,6 @@ class _Track:
 def to_int16(clip: NDArray[np.float32]) -> NDArray[np.int16]:
     """Float samples in [-1, 1] as int16 PCM (clipped, rounded)."""
     return np.round(np.clip(clip, -1.0, 32767 / 32768) * 32768).astype(np.int16)
-
-
-def level_dbfs(pcm: NDArray[np.int16]) -> float | None:
-    """RMS level of a packet in dBFS, to 0.01 dB; None for digital silence."""
-    wide = pcm.astype(np.int64)
-    energy = float(wide @ wide)  # exact: int16 squares summed in int64
-    mean_square = energy / (max(1, pcm.size) * 32768.0 ** 2)
-    return round(10.0 * math.log10(mean_square), 2) if mean_square > 0 else None
 
 
 def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
@@ -145,7 +136,7 @@ def _handle(reply: object, pos: int, rate: int, playout: int, track: _Track,
         placed = max(pos, playout)
         track.write(placed, pcm)
         log.append({"type": ev.AGENT_AUDIO, "t_ms": t_ms, "samples": int(pcm.size),
-                    "level_dbfs": level_dbfs(pcm), "placed_ms": placed * 1000.0 / rate})
+                    "level_dbfs": ev.packet_level_dbfs(pcm), "placed_ms": placed * 1000.0 / rate})
         return placed + pcm.size
     if isinstance(reply, Clear):
         dropped = max(0, playout - pos)

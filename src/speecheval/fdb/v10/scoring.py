@@ -65,12 +65,12 @@ class LoadedSample:
 
 @dataclass
 class Timings:
-    """Wall-clock seconds of each phase, for the speed benchmark."""
+    """Wall-clock seconds of each scoring phase, for the speed benchmark (which times the
+    writing of the outputs itself)."""
 
     loading: float = 0.0
     vad: float = 0.0
     statistics: float = 0.0
-    writing: float = 0.0
 
 
 @dataclass(frozen=True)
