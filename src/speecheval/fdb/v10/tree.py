@@ -16,6 +16,7 @@ from typing import Any
 
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
+from ...core.timebase import to_us
 
 MANIFEST_FILE = "manifest.json"
 ASR_FILE = "asr.json"
@@ -46,6 +47,11 @@ DECLARED_SIZES: dict[str, int] = {
     "icc_backchannel": 55,
 }
 """Full subset sizes of the v1.0 dataset (``dataset.declared`` of a complete capture)."""
+
+SILERO_WINDOW_S = 0.032
+"""The shortest T scored: one Silero window, 512 samples at 16 kHz and 256 at 8 kHz (other
+rates are brought to 16 kHz first; ``vad.silero_model.FRAMING``). A shorter window holds no
+speech decision, so a sample that short is a broken manifest, not a silent sample."""
 
 ANNOTATION_FILES: dict[str, str | None] = {
     PAUSE_HANDLING: "pause.json",
@@ -146,6 +152,9 @@ def _parse_sample(raw: Any, path: Path, index: int) -> ManifestSample:
     duration = raw.get("input_duration_s")
     _require(_is_number(duration) and duration > 0,
              f"input_duration_s must be a positive number, found {duration!r}", path, sample_id)
+    _require(to_us(duration) >= to_us(SILERO_WINDOW_S),
+             f"input_duration_s {duration!r} s is shorter than one Silero window "
+             f"({SILERO_WINDOW_S} s = 512 samples at 16 kHz)", path, sample_id)
     eligible = raw.get("eligible")
     _require(isinstance(eligible, bool), "eligible must be true or false", path, sample_id)
     reasons = raw.get("reasons")
