@@ -262,3 +262,38 @@ def test_minimum_t_is_the_silero_window() -> None:
 
     for rate, (window, _context) in silero_model.FRAMING.items():
         assert window / rate == SILERO_WINDOW_S
+
+
+def _replace_output(tree: Path, sample_id: str, data: bytes) -> Path:
+    """Put ``data`` in the sample's output.wav and list its sha256 in manifest.json."""
+    wav = tree / sample_id / "output.wav"
+    wav.write_bytes(data)
+    manifest = _manifest(tree)
+    entry = next(s for s in manifest["samples"] if s["sample_id"] == sample_id)
+    entry["files"]["output.wav"] = sha256_file(wav)
+    rewrite(tree, "manifest.json", manifest)
+    return wav
+
+
+def test_truncated_output_is_refused_as_truncated(tmp_path: Path, hand_segments) -> None:
+    # Header: 96000 frames (6 s at 16 kHz) = 192000 bytes; only 30 ms (960 bytes) present.
+    # libsndfile alone reports 480 frames, which read as "holds 480 samples".
+    tree = write_tree(tmp_path / "t", good_specs())
+    wav = tree / P / "p" / "output.wav"
+    wav.write_bytes(wav.read_bytes()[:44 + 960])
+    error = expect_error(tree, f"{P}/p", "truncated audio: the header declares 192000 bytes "
+                                         "of samples (6.000 s) but only 960 (0.030 s)")
+    assert error.path == str(wav)
+
+
+def test_non_finite_interruption_output_is_refused(tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime")
+    tree = write_tree(tmp_path / "t", good_specs())
+    samples = np.zeros(160000, np.float32)
+    samples[16000] = np.nan                       # 1.000 s into the 10 s output
+    from speecheval.core.audio import encode_wav
+
+    wav = _replace_output(tree, f"{UI}/u", encode_wav(samples, 16000, "FLOAT"))
+    error = expect_error(tree, f"{UI}/u", "audio has 1 non-finite samples (NaN or infinite), "
+                                          "the first at sample 16000 (1.000 s)")
+    assert error.path == str(wav)

@@ -104,7 +104,7 @@ def load_sample(tree: Path, entry: ManifestSample, asr: AsrIndex) -> LoadedSampl
     wav = directory / OUTPUT_WAV
     if not wav.is_file():
         raise InputError("output.wav is missing", path=wav, sample_id=sid)
-    info = audio_info(wav)
+    info = audio_info(wav, sample_id=sid)
     if info.channels != 1:
         raise InputError(f"output.wav must be mono, found {info.channels} channels", path=wav,
                          sample_id=sid)
