@@ -69,7 +69,7 @@ def render_timeline(tree: Path, sample_id: str, out: Path) -> Path:
         raise InputError("sample is ineligible (" + ", ".join(entry.reasons)
                          + "): it has no outcome to show", sample_id=sample_id)
     sample = load_sample(tree, entry, load_asr(tree))
-    wav = entry.directory(tree) / OUTPUT_WAV
+    wav = entry.file(tree, OUTPUT_WAV)
     segments = segment_file(SpeechJob(sample_id, wav, entry.files[OUTPUT_WAV],
                                       entry.input_duration_s))
     score = score_sample(sample, segments)
