@@ -1,20 +1,33 @@
 # Two entry points do all setup on a fresh machine: `make demo` and `make test`.
+# `make demo` installs what speecheval needs to run; `make test` adds the test tools and
+# the independent tools the tests compare against, to the same .venv (so `make test` after
+# `make demo` upgrades it rather than starting again).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUNTIME_STAMP := $(VENV)/.runtime-installed
+TEST_STAMP := $(VENV)/.test-installed
 
-.PHONY: setup demo test lint bench
+.PHONY: setup setup-test demo test lint bench
 
-$(STAMP): pyproject.toml
+# Runtime dependencies only: no torch, no test tools.
+$(RUNTIME_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,test,parity]'
+	$(BIN)/pip install --quiet -e .
 	# The Silero ONNX model ships in this wheel; its torch requirement is not needed.
 	$(BIN)/pip install --quiet --no-deps silero-vad==6.2.3
-	touch $(STAMP)
+	touch $@
 
-setup: $(STAMP)
+# On top of the runtime: pytest, ruff, mypy, jiwer, meeteval, pyannote.metrics,
+# voicebench and the CPU torch build of the Silero parity tests.
+$(TEST_STAMP): $(RUNTIME_STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,test,parity]'
+	touch $@
+
+setup: $(RUNTIME_STAMP)
+
+setup-test: $(TEST_STAMP)
 
 # Build the bundled mini Full-Duplex-Bench tree, score it, and draw one sample's timeline.
 demo: setup
@@ -23,10 +36,10 @@ demo: setup
 	$(BIN)/speecheval fdb10 unified-score --tree runs/demo/tree --out runs/demo/unified
 	$(BIN)/speecheval fdb10 show --tree runs/demo/tree synthetic_user_interruption/10 --out runs/demo/interruption-10.png
 
-test: setup
+test: setup-test
 	$(BIN)/python -m pytest -q
 
-lint: setup
+lint: setup-test
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 

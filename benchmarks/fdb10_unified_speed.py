@@ -45,7 +45,7 @@ def silero_per_core(tree: Path) -> tuple[float, float, float]:
     CPU seconds are the per-core figure when other work shares the machine."""
     manifest = load_manifest(tree)
     entries = [e for e in manifest.samples if e.task == USER_INTERRUPTION][:SILERO_FILES]
-    jobs = [SpeechJob(e.sample_id, e.directory(tree) / OUTPUT_WAV, e.files[OUTPUT_WAV],
+    jobs = [SpeechJob(e.sample_id, e.file(tree, OUTPUT_WAV), e.files[OUTPUT_WAV],
                       e.input_duration_s) for e in entries]
     segment_files(jobs[:1], workers=1)  # load the model before timing
     started, cpu_started = time.perf_counter(), time.process_time()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import math
+import struct
 from pathlib import Path
 
 import numpy as np
 import pytest
+import soundfile as sf
 
 from speecheval.core.audio import audio_info, read_mono, resample, write_wav
 from speecheval.core.errors import InputError
@@ -34,3 +38,99 @@ def test_stereo_and_garbage_are_input_errors(tmp_path: Path) -> None:
 def test_resample_length() -> None:
     # 24 kHz -> 16 kHz is 2/3: ceil(1001 * 2 / 3) = 668 samples
     assert resample(np.zeros(1001, np.float32), 24000, 16000).shape == (668,)
+
+
+def wav_bytes(samples: bytes, *, channels: int = 1, rate: int = 16000, bits: int = 16,
+              tag: int = 1, declared: int | None = None, extra: bytes = b"",
+              riff: bytes = b"RIFF") -> bytes:
+    """A WAV file written field by field (not by libsndfile), so each test can lie in it.
+
+    ``declared`` is the data chunk's size field (default: the bytes given); ``extra`` is a
+    chunk placed between ``fmt `` and ``data``; ``riff`` b"RIFX" writes big-endian fields.
+    """
+    order = "<" if riff == b"RIFF" else ">"
+    block = channels * bits // 8
+    fmt = struct.pack(order + "HHIIHH", tag, channels, rate, rate * block, block, bits)
+    size = len(samples) if declared is None else declared
+    body = (b"WAVE" + b"fmt " + struct.pack(order + "I", len(fmt)) + fmt + extra
+            + b"data" + struct.pack(order + "I", size) + samples)
+    return riff + struct.pack(order + "I", len(body)) + body
+
+
+def write(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_hand_written_wav_reads_exactly(tmp_path: Path) -> None:
+    # An odd-sized LIST chunk (5 bytes + 1 pad byte) before the data must be skipped.
+    extra = b"LIST" + struct.pack("<I", 5) + b"INFOx" + b"\0"
+    path = write(tmp_path, "ok.wav", wav_bytes(struct.pack("<3h", 0, 16384, -32768),
+                                               extra=extra))
+    audio = read_mono(path)
+    assert audio.samples.tolist() == [0.0, 0.5, -1.0]   # 16384 / 32768, -32768 / 32768
+    assert audio_info(path).n_samples == 3
+
+
+@pytest.mark.parametrize("riff", [b"RIFF", b"RIFX"])
+def test_truncated_wav_is_refused(tmp_path: Path, riff: bytes) -> None:
+    # The header declares 1.2 s at 16 kHz PCM16: 19200 frames = 38400 bytes; 30 ms
+    # (480 frames = 960 bytes) are present. libsndfile alone reads the 480 frames.
+    order = "<" if riff == b"RIFF" else ">"
+    path = write(tmp_path, "cut.wav", wav_bytes(struct.pack(order + "480h", *range(480)),
+                                                declared=38400, riff=riff))
+    assert sf.info(str(path)).frames == 480
+    for reader in (read_mono, audio_info):
+        with pytest.raises(InputError) as info:
+            reader(path)
+        assert str(info.value) == (
+            f"{path}: truncated audio: the header declares 38400 bytes of samples "
+            "(1.200 s) but only 960 (0.030 s) are present")
+
+
+def test_truncated_wav_in_memory_is_refused_with_its_name(tmp_path: Path) -> None:
+    data = wav_bytes(struct.pack("<480h", *range(480)), declared=38400)
+    handle = io.BytesIO(data)
+    with pytest.raises(InputError, match="truncated audio") as info:
+        read_mono(handle, name="sample/output.wav")
+    assert str(info.value).startswith("sample/output.wav: ")
+
+
+def test_unknown_length_header_reads_to_the_end(tmp_path: Path) -> None:
+    # Streaming writers leave 0xFFFFFFFF as the data size: no length was recorded.
+    path = write(tmp_path, "stream.wav", wav_bytes(struct.pack("<4h", 1, 2, 3, 4),
+                                                   declared=0xFFFFFFFF))
+    assert read_mono(path).n_samples == 4
+
+
+@pytest.mark.parametrize("values,first", [
+    ([0.25, math.nan, 0.5], 1),
+    ([0.25, 0.5, math.inf], 2),
+    ([-math.inf, 0.0, 0.0], 0),
+    ([math.nan] * 4, 0),         # all NaN: it used to become silence and be scored
+])
+def test_non_finite_float_samples_are_refused(tmp_path: Path, values: list[float],
+                                              first: int) -> None:
+    # WAVE_FORMAT_IEEE_FLOAT (tag 3), 32-bit little-endian floats.
+    path = write(tmp_path, "f.wav", wav_bytes(struct.pack(f"<{len(values)}f", *values),
+                                              bits=32, tag=3))
+    bad = sum(1 for v in values if not math.isfinite(v))
+    with pytest.raises(InputError) as info:
+        read_mono(path)
+    assert str(info.value) == (f"{path}: audio has {bad} non-finite samples (NaN or "
+                               f"infinite), the first at sample {first} "
+                               f"({first / 16000:.3f} s)")
+
+
+def test_finite_float_samples_read(tmp_path: Path) -> None:
+    path = write(tmp_path, "f.wav", wav_bytes(struct.pack("<2f", 0.25, -0.75), bits=32, tag=3))
+    assert read_mono(path).samples.tolist() == [0.25, -0.75]
+
+
+def test_zero_frame_wav_is_refused(tmp_path: Path) -> None:
+    path = write(tmp_path, "empty.wav", wav_bytes(b""))
+    for reader in (read_mono, audio_info):
+        with pytest.raises(InputError) as info:
+            reader(path)
+        assert str(info.value) == f"{path}: audio file holds no samples (0 frames)"

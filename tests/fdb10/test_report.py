@@ -106,3 +106,28 @@ def test_reference_column_left_out_when_an_input_changed(
     out = run(tree, tmp_path / "a", capsys)
     assert "summary.json was made from a different asr.json" in out
     assert "reference column (official evaluator):" not in out
+
+
+def test_pooled_ratios_print_the_same_decimals_on_both_sides(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(tree, tmp_path / "a", capsys)
+    lines: dict[str, str] = {}
+    for line in out.splitlines():  # the first subset that has the metric: synthetic pauses
+        if line.startswith("  ") and line.split():
+            lines.setdefault(line.split()[0], line)
+    # pause sample p: pauses [2, 3] and [4, 5] (2 s), word 2.5-2.7 covers 0.2 s of pause 1;
+    # before the fix the seconds printed as "0.20/2", a number of seconds over a count.
+    assert "0.20/2.00 s over 1 samples" in lines["intrusion_s_per_pause_s"]
+    # one of the two owned intervals holds a word onset: a count ratio, whole numbers
+    assert "1/2 over 1 samples" in lines["pause_intrusion_per_pause"]
+    # interruption u: speech 0-5.5 s inside [S, R] = [5, 7] is 0.5 s of 2 s
+    assert "0.50/2.00 s over 1 samples" in lines["speech_s_per_interruption_s"]
+
+
+def test_reference_column_prints_null_as_n_a(tree: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    summary(tree, subsets={TT: {"take_over_rate": 0.0, "latency_s": None}})
+    out = run(tree, tmp_path / "a", capsys)
+    latency = next(x for x in out.splitlines() if x.strip().startswith("latency_s"))
+    assert latency.split()[1] == "n/a" and "None" not in out
+    assert next(x for x in out.splitlines() if "take_over_rate" in x).split()[1] == "0.000"

@@ -110,6 +110,7 @@ def _manifest(tree: Path) -> dict:
     (lambda m: m["samples"][0].update(task="backchannel"), "does not match subset"),
     (lambda m: m["samples"][0].update(sample_id="x/p"), "sample_id must be"),
     (lambda m: m["samples"][0].update(input_duration_s=0), "positive number"),
+    (lambda m: m["samples"][0].update(input_duration_s=0.031999), "shorter than one Silero"),
     (lambda m: m["samples"][0].update(eligible=False), "must give its reasons"),
     (lambda m: m["samples"].append(dict(m["samples"][0])), "listed twice"),
     (lambda m: m["dataset"]["declared"].update(synthetic_pause_handling=0), "more than"),
@@ -231,3 +232,68 @@ def test_declared_unknown_subset_is_refused(tmp_path: Path, hand_segments) -> No
     manifest["dataset"]["declared"]["made_up_subset"] = 3
     rewrite(tree, "manifest.json", manifest)
     expect_error(tree, None, "unknown subset 'made_up_subset'")
+
+
+def test_t_shorter_than_one_silero_window_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], hand_segments) -> None:
+    # The issue's case: T = 0.00002 s with a 0-sample wav (round(0.00002 * 16000) = 0).
+    specs = good_specs()
+    specs[2] = Spec(UI, "u", 0.00002, [], interrupt(0.0, 0.0))
+    tree = write_tree(tmp_path / "t", specs)
+    out = tmp_path / "scores"
+    assert main(["fdb10", "unified-score", "--tree", str(tree), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"sample {UI}/u" in err and "shorter than one Silero window" in err
+    assert not out.exists()
+
+
+def test_t_of_exactly_one_silero_window_is_scored(tmp_path: Path, hand_segments) -> None:
+    # 0.032 s is one window: 512 samples at 16 kHz, 256 at 8 kHz.
+    hand_segments({f"{UI}/u": [(0.0, 0.032)]})
+    specs = [Spec(UI, "u", 0.032, [], interrupt(0.01, 0.02)),
+             Spec(TT, "t", 0.032, [], turn(0.01), rate=8000)]
+    rows = score_tree(write_tree(tmp_path / "t", specs)).rows
+    assert [r["outcome"] for r in rows] == ["no_response", "speaking_at_end"]
+
+
+def test_minimum_t_is_the_silero_window() -> None:
+    silero_model = pytest.importorskip("speecheval.vad.silero_model")
+    from speecheval.fdb.v10.tree import SILERO_WINDOW_S
+
+    for rate, (window, _context) in silero_model.FRAMING.items():
+        assert window / rate == SILERO_WINDOW_S
+
+
+def _replace_output(tree: Path, sample_id: str, data: bytes) -> Path:
+    """Put ``data`` in the sample's output.wav and list its sha256 in manifest.json."""
+    wav = tree / sample_id / "output.wav"
+    wav.write_bytes(data)
+    manifest = _manifest(tree)
+    entry = next(s for s in manifest["samples"] if s["sample_id"] == sample_id)
+    entry["files"]["output.wav"] = sha256_file(wav)
+    rewrite(tree, "manifest.json", manifest)
+    return wav
+
+
+def test_truncated_output_is_refused_as_truncated(tmp_path: Path, hand_segments) -> None:
+    # Header: 96000 frames (6 s at 16 kHz) = 192000 bytes; only 30 ms (960 bytes) present.
+    # libsndfile alone reports 480 frames, which read as "holds 480 samples".
+    tree = write_tree(tmp_path / "t", good_specs())
+    wav = tree / P / "p" / "output.wav"
+    wav.write_bytes(wav.read_bytes()[:44 + 960])
+    error = expect_error(tree, f"{P}/p", "truncated audio: the header declares 192000 bytes "
+                                         "of samples (6.000 s) but only 960 (0.030 s)")
+    assert error.path == str(wav)
+
+
+def test_non_finite_interruption_output_is_refused(tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime")
+    tree = write_tree(tmp_path / "t", good_specs())
+    samples = np.zeros(160000, np.float32)
+    samples[16000] = np.nan                       # 1.000 s into the 10 s output
+    from speecheval.core.audio import encode_wav
+
+    wav = _replace_output(tree, f"{UI}/u", encode_wav(samples, 16000, "FLOAT"))
+    error = expect_error(tree, f"{UI}/u", "audio has 1 non-finite samples (NaN or infinite), "
+                                          "the first at sample 16000 (1.000 s)")
+    assert error.path == str(wav)

@@ -3,11 +3,18 @@
 Benchmarks compare sample counts against annotated durations (``round(T * rate)``), so
 reading never trims, pads or resamples silently: callers get the file's own rate and
 length, and resampling is an explicit, separate step.
+
+Every audio file the project reads goes through :func:`read_mono` or :func:`audio_info`,
+which refuse what would otherwise be scored as something it is not: a file cut short
+(libsndfile quietly reads the frames that are there, so a WAV whose header says 1.2 s and
+that holds 30 ms would pass as 30 ms of audio), a file with no frames, and, when decoding,
+NaN or infinite samples (which later steps would turn into silence or garbage).
 """
 
 from __future__ import annotations
 
 import io
+import struct
 from dataclasses import dataclass
 from math import gcd
 from pathlib import Path
@@ -50,31 +57,120 @@ class AudioInfo:
     subtype: str
 
 
-def audio_info(path: str | Path) -> AudioInfo:
-    """Read the header of ``path``; raise InputError naming the file if it is unreadable."""
+_RIFF_ORDER = {b"RIFF": "<", b"RIFX": ">"}
+_UNKNOWN_LENGTH = 0xFFFFFFFF
+"""A data size that streaming writers put in a header they cannot rewrite: no length."""
+
+
+def _wav_shortfall(handle: BinaryIO) -> tuple[int, int, int] | None:
+    """(declared, present, bytes per second) of a RIFF WAV whose data chunk is cut short.
+
+    Walks the chunks to ``data`` and compares its declared size with the bytes the file
+    still holds. None for any other file, a complete one, or a header that records no
+    length; the handle's position is restored.
+    """
+    start = handle.tell()
     try:
-        info = sf.info(str(path))
+        handle.seek(0, io.SEEK_END)
+        file_size = handle.tell()
+        handle.seek(0)
+        header = handle.read(12)
+        order = _RIFF_ORDER.get(header[:4])
+        if order is None or header[8:12] != b"WAVE":
+            return None
+        byte_rate = 0
+        while True:
+            chunk = handle.read(8)
+            if len(chunk) < 8:
+                return None
+            chunk_id, size = chunk[:4], struct.unpack(order + "I", chunk[4:])[0]
+            body = handle.tell()
+            if chunk_id == b"fmt " and size >= 12:
+                byte_rate = struct.unpack(order + "I", handle.read(12)[8:12])[0]
+            elif chunk_id == b"data":
+                present = file_size - body
+                if size == _UNKNOWN_LENGTH or present >= size:
+                    return None
+                return size, present, byte_rate
+            handle.seek(body + size + (size & 1))
+    finally:
+        handle.seek(start)
+
+
+def _check_complete(source: str | BinaryIO, name: str | Path | None,
+                    sample_id: str | None) -> None:
+    """Refuse a WAV whose header declares more audio than the file holds."""
+    if isinstance(source, str):
+        with open(source, "rb") as handle:
+            shortfall = _wav_shortfall(handle)
+    else:
+        shortfall = _wav_shortfall(source)
+    if shortfall is None:
+        return
+    declared, present, byte_rate = shortfall
+    seconds = (f" ({declared / byte_rate:.3f} s)", f" ({present / byte_rate:.3f} s)"
+               ) if byte_rate else ("", "")
+    raise InputError(f"truncated audio: the header declares {declared} bytes of samples"
+                     f"{seconds[0]} but only {present}{seconds[1]} are present", path=name,
+                     sample_id=sample_id)
+
+
+def _open(path: str | Path | BinaryIO, name: str | Path | None, sample_id: str | None
+          ) -> tuple[str | BinaryIO, str | Path | None]:
+    """What libsndfile reads, and the name errors use (a path names itself)."""
+    if isinstance(path, str | Path):
+        source: str | BinaryIO = str(path)
+        name = path if name is None else name
+    else:
+        source = path
+    try:
+        _check_complete(source, name, sample_id)
+    except OSError as exc:
+        raise InputError(f"cannot read audio: {exc}", path=name, sample_id=sample_id) from exc
+    return source, name
+
+
+def audio_info(path: str | Path, *, sample_id: str | None = None) -> AudioInfo:
+    """Read the header of ``path``; raise InputError naming the file (and ``sample_id``)
+    if it is unreadable, cut short or empty."""
+    source, name = _open(path, None, sample_id)
+    try:
+        info = sf.info(source)
     except (RuntimeError, sf.LibsndfileError) as exc:
-        raise InputError(f"cannot read audio: {exc}", path=path) from exc
+        raise InputError(f"cannot read audio: {exc}", path=name, sample_id=sample_id) from exc
+    if info.frames == 0:
+        raise InputError("audio file holds no samples (0 frames)", path=name,
+                         sample_id=sample_id)
     return AudioInfo(rate=int(info.samplerate), channels=int(info.channels),
                      n_samples=int(info.frames), subtype=str(info.subtype))
 
 
-def read_mono(path: str | Path | BinaryIO, *, name: str | Path | None = None) -> Audio:
+def read_mono(path: str | Path | BinaryIO, *, name: str | Path | None = None,
+              sample_id: str | None = None) -> Audio:
     """Read a mono audio file (or an open binary file) at its own rate.
 
-    A multi-channel file is an InputError; ``name`` labels an open file in errors.
+    A multi-channel, truncated or empty file, or one with a NaN or infinite sample, is an
+    InputError naming the file (and ``sample_id``); ``name`` labels an open file in errors.
     """
-    source = str(path) if isinstance(path, str | Path) else path
-    if name is None and isinstance(path, str | Path):
-        name = path
+    source, name = _open(path, name, sample_id)
     try:
         data, rate = sf.read(source, dtype="float32", always_2d=True)
     except (RuntimeError, sf.LibsndfileError) as exc:
-        raise InputError(f"cannot read audio: {exc}", path=name) from exc
+        raise InputError(f"cannot read audio: {exc}", path=name, sample_id=sample_id) from exc
     if data.shape[1] != 1:
-        raise InputError(f"expected mono audio, found {data.shape[1]} channels", path=name)
-    return Audio(samples=np.ascontiguousarray(data[:, 0]), rate=int(rate))
+        raise InputError(f"expected mono audio, found {data.shape[1]} channels", path=name,
+                         sample_id=sample_id)
+    if data.shape[0] == 0:
+        raise InputError("audio file holds no samples (0 frames)", path=name,
+                         sample_id=sample_id)
+    samples = np.ascontiguousarray(data[:, 0])
+    finite = np.isfinite(samples)
+    if not finite.all():
+        bad = np.flatnonzero(~finite)
+        raise InputError(f"audio has {bad.size} non-finite samples (NaN or infinite), the "
+                         f"first at sample {int(bad[0])} ({int(bad[0]) / rate:.3f} s)",
+                         path=name, sample_id=sample_id)
+    return Audio(samples=samples, rate=int(rate))
 
 
 def encode_wav(samples: NDArray[np.floating] | NDArray[np.integer], rate: int,

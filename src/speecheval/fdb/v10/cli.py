@@ -38,8 +38,8 @@ def unified_score(tree: Path, out: Path | None, jobs: int | None) -> None:
     destination = refuse_existing(out if out is not None else tree / "unified")
     started = time.perf_counter()
     result = score_tree(tree, workers=jobs or default_jobs())
-    write_unified(result, destination)
     reference, note = load_reference_column(tree, result.manifest.sha256, result.asr.sha256)
+    write_unified(result, destination)
     click.echo(render(result.summary, reference, note), nl=False)
     click.echo(f"wrote {destination} in {time.perf_counter() - started:.1f} s")
 

@@ -11,9 +11,21 @@ def _num(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def _amount(value: float) -> str:
-    """Counts print as integers, seconds with two decimals."""
-    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+def _amounts(name: str, metric: dict[str, Any]) -> str:
+    """Numerator and denominator of a pooled ratio, both in the same fixed format.
+
+    Ratios of seconds (by the naming rule, a name ending in ``_s``) print two decimals on
+    both sides, whatever the values, so ``8.00/10.43 s`` never reads as a count over seconds;
+    ratios of counts print whole numbers.
+
+    >>> _amounts("intrusion_s_per_pause_s", {"numerator": 8.0, "denominator": 10.43})
+    '8.00/10.43 s'
+    >>> _amounts("pause_intrusion_per_pause", {"numerator": 3.0, "denominator": 7.0})
+    '3/7'
+    """
+    if name.endswith("_s"):
+        return f"{metric['numerator']:.2f}/{metric['denominator']:.2f} s"
+    return f"{metric['numerator']:.0f}/{metric['denominator']:.0f}"
 
 
 def _pair(pair: list[float] | None) -> str:
@@ -38,8 +50,7 @@ def _metric_line(name: str, metric: dict[str, Any]) -> str:
             f"[{_bound(interval['low'], interval['low_reached'])}, "
             f"{_bound(interval['high'], interval['high_reached'])}]")
         return (f"  {name:<28} {_num(metric['value']):>7}  {shown:<17} "
-                f"{_amount(metric['numerator'])}/{_amount(metric['denominator'])} "
-                f"over {metric['n_samples']} samples")
+                f"{_amounts(name, metric)} over {metric['n_samples']} samples")
     median, p90 = metric["median"], metric["p90"]
     interval = median.get("interval")
     shown = "n/a" if interval is None else (
@@ -55,9 +66,19 @@ def _reference_lines(subset: str, reference: ReferenceColumn | None) -> list[str
         return []
     lines = ["  reference column (official evaluator):"]
     for key, value in sorted(reference.subsets[subset].items()):
-        shown = _num(value) if isinstance(value, int | float) else str(value)
-        lines.append(f"    {key:<30} {shown:>9}  ({reference.label(key)})")
+        lines.append(f"    {key:<30} {_reference_value(value):>9}  ({reference.label(key)})")
     return lines
+
+
+def _reference_value(value: Any) -> str:
+    """An official number with three decimals; null (the evaluator had none) as ``n/a``.
+
+    >>> _reference_value(None), _reference_value(0.5), _reference_value(True)
+    ('n/a', '0.500', 'True')
+    """
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return _num(value)
+    return "n/a" if value is None else str(value)
 
 
 def render(summary: dict[str, Any], reference: ReferenceColumn | None, reference_note: str

@@ -3,7 +3,8 @@
 ``reference-evaluate`` writes ``summary.json`` with the hashes of the ``manifest.json``
 and ``asr.json`` it evaluated. Its numbers are shown beside ours only when both hashes
 match the tree being scored; otherwise a line says which input changed. It is never used
-for scoring.
+for scoring. Like every file of the tree, a ``summary.json`` that links outside the tree
+is refused (InputError), not read.
 
 Format (extra keys are ignored)::
 
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .tree import SUMMARY_FILE
+from .tree import SUMMARY_FILE, tree_file
 
 SUMMARY_KIND = "fdb-v1.0-reference-summary"
 
@@ -45,7 +46,7 @@ class ReferenceColumn:
 def load_reference_column(tree: Path, manifest_sha256: str, asr_sha256: str
                           ) -> tuple[ReferenceColumn | None, str]:
     """The reference column if it matches this tree, and a line saying what was found."""
-    path = tree / SUMMARY_FILE
+    path = tree_file(tree, SUMMARY_FILE)
     if not path.is_file():
         return None, "reference column: none (no summary.json; run reference-evaluate)"
     try:

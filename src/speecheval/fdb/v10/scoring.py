@@ -98,13 +98,12 @@ def _check_hash(path: Path, expected: str | None, sample_id: str, against: str) 
 
 def load_sample(tree: Path, entry: ManifestSample, asr: AsrIndex) -> LoadedSample:
     """Check an eligible sample's files against the manifest and asr.json, then parse them."""
-    directory = entry.directory(tree)
     sid = entry.sample_id
     duration_us = to_us(entry.input_duration_s)
-    wav = directory / OUTPUT_WAV
+    wav = entry.file(tree, OUTPUT_WAV)
     if not wav.is_file():
         raise InputError("output.wav is missing", path=wav, sample_id=sid)
-    info = audio_info(wav)
+    info = audio_info(wav, sample_id=sid)
     if info.channels != 1:
         raise InputError(f"output.wav must be mono, found {info.channels} channels", path=wav,
                          sample_id=sid)
@@ -113,14 +112,14 @@ def load_sample(tree: Path, entry: ManifestSample, asr: AsrIndex) -> LoadedSampl
         raise InputError(f"output.wav holds {info.n_samples} samples at {info.rate} Hz, but "
                          f"T = {entry.input_duration_s} s needs exactly {want}", path=wav,
                          sample_id=sid)
-    transcript = directory / OUTPUT_JSON
+    transcript = entry.file(tree, OUTPUT_JSON)
     if sid not in asr.transcripts:
         raise InputError("asr.json has no transcript hash for this eligible sample",
                          path=asr.path, sample_id=sid)
     _check_hash(transcript, asr.transcripts[sid], sid, "asr.json")
     annotation_name = entry.annotation_file
     assert annotation_name is not None
-    annotation = directory / annotation_name
+    annotation = entry.file(tree, annotation_name)
     _check_hash(annotation, entry.files.get(annotation_name), sid, "manifest.json")
     words = load_words(transcript, sid, duration_us)
     if entry.task == PAUSE_HANDLING:
@@ -318,7 +317,7 @@ def score_tree(tree: Path, *, workers: int = 1) -> UnifiedResult:
 
     started = time.perf_counter()
     interruption_ids = [sid for sid, s in loaded.items() if s.entry.task == USER_INTERRUPTION]
-    jobs = [SpeechJob(sid, loaded[sid].entry.directory(tree) / OUTPUT_WAV,
+    jobs = [SpeechJob(sid, loaded[sid].entry.file(tree, OUTPUT_WAV),
                       loaded[sid].entry.files[OUTPUT_WAV], loaded[sid].entry.input_duration_s)
             for sid in interruption_ids]
     segments = dict(zip(interruption_ids, segment_files(jobs, workers), strict=True))

@@ -63,7 +63,7 @@ def segment_file(job: SpeechJob) -> tuple[Interval, ...]:
         raise InputError(f"output.wav differs from manifest.json (sha256 {actual[:12]}..., "
                          f"manifest {job.expected_sha256[:12]}...)", path=job.path,
                          sample_id=job.sample_id)
-    audio = read_mono(io.BytesIO(data), name=job.path)
+    audio = read_mono(io.BytesIO(data), name=job.path, sample_id=job.sample_id)
     want = expected_samples(job.duration_s, audio.rate)
     if audio.n_samples != want:
         raise InputError(f"output.wav holds {audio.n_samples} samples at {audio.rate} Hz, "

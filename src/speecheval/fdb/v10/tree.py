@@ -3,7 +3,9 @@
 ``reference-export`` writes ``manifest.json`` and the per-sample files, ``reference-asr``
 adds ``asr.json``; scorers read them through :func:`load_manifest` and :func:`load_asr`,
 which check the schema and stop with the file, the sample and the problem. Unknown keys
-are accepted so that writers can add provenance without breaking readers.
+are accepted so that writers can add provenance without breaking readers. Every file of
+a tree is reached through :func:`tree_file` or :meth:`ManifestSample.file`, which refuse
+a path whose real location (symbolic links resolved) lies outside the tree.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import Any
 
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
+from ...core.paths import resolve_inside
+from ...core.timebase import to_us
 
 MANIFEST_FILE = "manifest.json"
 ASR_FILE = "asr.json"
@@ -47,6 +51,11 @@ DECLARED_SIZES: dict[str, int] = {
 }
 """Full subset sizes of the v1.0 dataset (``dataset.declared`` of a complete capture)."""
 
+SILERO_WINDOW_S = 0.032
+"""The shortest T scored: one Silero window, 512 samples at 16 kHz and 256 at 8 kHz (other
+rates are brought to 16 kHz first; ``vad.silero_model.FRAMING``). A shorter window holds no
+speech decision, so a sample that short is a broken manifest, not a silent sample."""
+
 ANNOTATION_FILES: dict[str, str | None] = {
     PAUSE_HANDLING: "pause.json",
     SMOOTH_TURN_TAKING: "turn_taking.json",
@@ -71,8 +80,14 @@ class ManifestSample:
     def annotation_file(self) -> str | None:
         return ANNOTATION_FILES[self.task]
 
-    def directory(self, tree: Path) -> Path:
-        return tree / self.sample_id
+    def file(self, tree: Path, name: str) -> Path:
+        """``TREE/<sample_id>/<name>``; refused if its real path leaves the tree."""
+        return resolve_inside(tree, f"{self.sample_id}/{name}", sample_id=self.sample_id)
+
+
+def tree_file(tree: Path, name: str) -> Path:
+    """A top-level file of the tree; refused if its real path leaves the tree."""
+    return resolve_inside(tree, name)
 
 
 @dataclass(frozen=True)
@@ -146,6 +161,9 @@ def _parse_sample(raw: Any, path: Path, index: int) -> ManifestSample:
     duration = raw.get("input_duration_s")
     _require(_is_number(duration) and duration > 0,
              f"input_duration_s must be a positive number, found {duration!r}", path, sample_id)
+    _require(to_us(duration) >= to_us(SILERO_WINDOW_S),
+             f"input_duration_s {duration!r} s is shorter than one Silero window "
+             f"({SILERO_WINDOW_S} s = 512 samples at 16 kHz)", path, sample_id)
     eligible = raw.get("eligible")
     _require(isinstance(eligible, bool), "eligible must be true or false", path, sample_id)
     reasons = raw.get("reasons")
@@ -172,7 +190,7 @@ def _parse_sample(raw: Any, path: Path, index: int) -> ManifestSample:
 
 def load_manifest(tree: Path) -> Manifest:
     """Read and check ``TREE/manifest.json``."""
-    path = tree / MANIFEST_FILE
+    path = tree_file(tree, MANIFEST_FILE)
     data = read_json(path, what="manifest.json")
     _check_header(data, path, MANIFEST_KIND)
     dataset = data.get("dataset")
@@ -206,7 +224,7 @@ def load_manifest(tree: Path) -> Manifest:
 
 def load_asr(tree: Path) -> AsrIndex:
     """Read and check ``TREE/asr.json``; a tree without it cannot be scored."""
-    path = tree / ASR_FILE
+    path = tree_file(tree, ASR_FILE)
     if not path.is_file():
         raise InputError("the tree has no asr.json; transcribe it first "
                          "(speecheval fdb10 reference-asr)", path=path)

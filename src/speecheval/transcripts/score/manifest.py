@@ -3,8 +3,9 @@
 See ``docs/transcripts-score.md`` for the schema with an example. Paths in the manifest
 are relative to the manifest's own folder (absolute paths are taken as they are), so a
 manifest and its data can move together and the run does not depend on the current
-directory. Every referenced file must exist when the manifest is read, so a bad path is
-reported before anything is scored or written.
+directory. A relative path must stay inside that folder: one that leaves it through
+``..`` or a symbolic link is refused. Every referenced file must exist when the manifest
+is read, so a bad path is reported before anything is scored or written.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from ...core.errors import InputError
+from ...core.paths import resolve_inside
 from ..maturity import SPEC_REPEATS
 from ..text.tokenize import UNITS, Unit
 from .strict_load import load_document
@@ -155,13 +157,21 @@ class _Fields:
         value = self.text(key, required)
         if value is None:
             return None
-        target = Path(value) if Path(value).is_absolute() else self.path.parent / value
+        target = Path(value) if Path(value).is_absolute() else self.inside(key, value)
         if suffixes is not None and target.suffix.lower() not in suffixes:
             self.fail(f"{self.where}.{key}: {value!r} has an unknown transcript format; "
                       f"expected a suffix among {', '.join(suffixes)}")
         if not target.is_file():
             self.fail(f"{self.where}.{key}: file not found: {target}")
         return target
+
+    def inside(self, key: str, value: str) -> Path:
+        """A relative path resolved in the manifest's folder, refused if it leaves it."""
+        try:
+            return resolve_inside(self.path.parent, value, root_name="the manifest's folder")
+        except InputError as exc:
+            raise InputError(f"{self.where}.{key}: {value!r} {exc.problem}", path=self.path,
+                             sample_id=self.sample_id) from exc
 
     def finish(self) -> None:
         unknown = sorted(set(self.data) - self.used)

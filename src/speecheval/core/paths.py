@@ -1,0 +1,45 @@
+"""Relative paths that must stay inside the folder they are relative to.
+
+A reference tree or a manifest names its files by paths relative to its own folder. A
+symbolic link (``output.wav -> /etc/passwd``, a sample folder linked elsewhere) or a
+``..`` would make such a path read any file on the machine, which would then be hashed,
+decoded or quoted in an error as if it were part of the input. Every relative path read
+from such an input goes through :func:`resolve_inside`, which resolves symbolic links and
+refuses a real path outside the root's real path. Links that stay inside the root (two
+samples sharing one file) are fine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePath
+
+from .errors import InputError
+
+
+def resolve_inside(root: Path, relative: str | PurePath, *, sample_id: str | None = None,
+                   root_name: str = "the tree") -> Path:
+    """``root / relative``, after checking that its real path lies inside ``root``'s.
+
+    The path returned is the lexical one (so messages show what the input wrote); a
+    missing file passes, for the caller to report. ``root_name`` says in the error what
+    the root is.
+
+    >>> resolve_inside(Path("tree"), "a/output.wav")
+    PosixPath('tree/a/output.wav')
+    >>> resolve_inside(Path("tree"), "../x.wav", sample_id="a")
+    Traceback (most recent call last):
+    ...
+    speecheval.core.errors.InputError: sample a: tree/../x.wav: ...
+    """
+    candidate = root / relative
+    try:
+        real_root = root.resolve()
+        real = candidate.resolve()
+    except (OSError, RuntimeError) as exc:   # RuntimeError: a symbolic link loop
+        raise InputError(f"cannot resolve the path: {exc}", path=candidate,
+                         sample_id=sample_id) from exc
+    if PurePath(relative).is_absolute() or not real.is_relative_to(real_root):
+        raise InputError(f"resolves to {real}, outside {root_name} ({real_root}); files "
+                         f"must lie inside it (symbolic links included)", path=candidate,
+                         sample_id=sample_id)
+    return candidate
