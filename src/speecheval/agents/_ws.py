@@ -10,14 +10,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from ..core.errors import InputError, SystemUnderTestError
+from .redact import redact_url
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -61,17 +62,6 @@ def close_reason(exc: ConnectionClosed) -> str:
     return "agent dropped the connection without a close frame"
 
 
-def redact_url(url: str) -> str:
-    """Drop credentials and the query string, which often carry tokens.
-
-    >>> redact_url("wss://user:secret@host:9/v1/realtime?token=abc")
-    'wss://host:9/v1/realtime'
-    """
-    parts = urlsplit(url)
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
 def api_key_from_env(variable: str, transport: str) -> str | None:
     """Read the API key from the named environment variable; '' means no key at all.
 
@@ -87,14 +77,20 @@ def api_key_from_env(variable: str, transport: str) -> str | None:
     return key
 
 
-def parse_json_object(text: str) -> dict[str, Any] | str:
-    """Parse one JSON text message; return the object, or a fault reason if it is not one."""
+def parse_json_object(text: str, scrub: Callable[[str], str]) -> dict[str, Any] | str:
+    """Parse one JSON text message; return the object, or a fault reason if it is not one.
+
+    The reason quotes the start of the message, scrubbed before it is cut: a secret the
+    agent echoed must not survive as a truncated fragment.
+    """
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        return f"malformed JSON from agent ({exc.msg} at char {exc.pos}): {text[:60]!r}"
+        return (f"malformed JSON from agent ({exc.msg} at char {exc.pos}): "
+                f"{scrub(text)[:60]!r}")
     if not isinstance(data, dict):
-        return f"agent sent a JSON {type(data).__name__}, expected an object: {text[:60]!r}"
+        return (f"agent sent a JSON {type(data).__name__}, expected an object: "
+                f"{scrub(text)[:60]!r}")
     return data
 
 
