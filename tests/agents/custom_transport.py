@@ -6,9 +6,10 @@ It is a real (if simple) agent: it echoes the user's audio back 100 ms later, in
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
 
-from speecheval.agents.base import AgentEvent, AudioOut
+from speecheval.agents.base import AgentEvent, AgentFault, AudioOut
 
 
 class EchoTransport:
@@ -35,3 +36,53 @@ class EchoTransport:
 
     async def close(self) -> None:
         self.queue.put_nowait(None)
+
+
+class LeakyTransport:
+    """A careless agent: after ten frames it fails with an error quoting the credentials it
+    was given (URL, ``token``, ``headers``) and the key variable ``token_env`` names, as a
+    server echoing a rejected request does. It scrubs nothing itself: the session must."""
+
+    def __init__(self, url: str, token: str = "", headers: str = "{}",
+                 token_env: str = "LEAKY_TOKEN") -> None:
+        self.url, self.token, self.headers, self.token_env = url, token, headers, token_env
+        self.queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
+        self.frames = 0
+
+    async def connect(self, sample_rate: int) -> None:
+        return None
+
+    async def send_audio(self, pcm16: bytes) -> None:
+        self.frames += 1
+        if self.frames == 10:
+            self.queue.put_nowait(AgentFault(
+                f"rejected {self.url} token {self.token} headers {self.headers} "
+                f"key {os.environ.get(self.token_env)}"))
+
+    async def events(self) -> AsyncIterator[AgentEvent]:
+        while (event := await self.queue.get()) is not None:
+            yield event
+
+    async def report_played(self, played_ms: int) -> None:
+        return None
+
+    async def end_input(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        self.queue.put_nowait(None)
+
+
+class LeakyVirtualAgent:
+    """The same carelessness on the virtual clock: raises quoting its token and key."""
+
+    def __init__(self, token: str = "", token_env: str = "LEAKY_TOKEN") -> None:
+        self.token, self.token_env = token, token_env
+
+    def start(self, sample_rate: int) -> None:
+        return None
+
+    def process(self, frame: object, t_s: float) -> list[AgentEvent]:
+        if t_s >= 0.2:
+            raise RuntimeError(f"bad token {self.token}, key {os.environ.get(self.token_env)}")
+        return []
