@@ -220,3 +220,30 @@ def test_agent_failure_exits_3_with_the_reason_in_the_report(
     assert session["passed"] is False and report["summary"]["faulted_sessions"] == 1
     (turn,) = session["turns"]
     assert turn["passed"] is False and turn["start_s"] == 0.5
+
+
+@pytest.mark.parametrize("where", ["file-parent", "dev-null", "proc", "existing"])
+def test_unusable_out_is_refused_before_the_session_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        where: str) -> None:
+    scenario = write_scenario(tmp_path, QUICK)
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "done").mkdir()
+    out, reason = {
+        "file-parent": (tmp_path / "a-file" / "run", f"{tmp_path / 'a-file'} is not a directory"),
+        "dev-null": (Path("/dev/null/x"), "/dev/null is not a directory"),
+        "proc": (Path("/proc/x"), "cannot create the output directory"),
+        "existing": (tmp_path / "done", "output already exists"),
+    }[where]
+    if where == "proc" and not Path("/proc").is_dir():
+        pytest.skip("no /proc on this system")
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the session ran although --out was unusable")
+
+    monkeypatch.setattr("speecheval.session.cli.evaluate", must_not_run)
+    before = sorted(tmp_path.rglob("*"))
+    assert run_cli("run", str(scenario), "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {out}: ") and reason in err, err
+    assert sorted(tmp_path.rglob("*")) == before  # nothing written, no probe left behind
