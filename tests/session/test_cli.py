@@ -247,3 +247,50 @@ def test_unusable_out_is_refused_before_the_session_runs(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"error: {out}: ") and reason in err, err
     assert sorted(tmp_path.rglob("*")) == before  # nothing written, no probe left behind
+
+
+BOUNDS = """
+name: bounds
+max_duration_ms: 60000
+adapter: {type: mock, options: {response_ms: 800}}
+turns:
+  - id: hi
+    audio: {synth: silence, duration_ms: 600}
+    start: {after: session_start, delay_ms: 100}
+"""
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("max_duration_ms: 60000", "max_duration_ms: .inf",
+     "max_duration_ms (line 2): must be a finite number, got inf"),
+    ("max_duration_ms: 60000", "max_duration_ms: .nan",
+     "max_duration_ms (line 2): must be a finite number, got nan"),
+    ("delay_ms: 100", "delay_ms: .nan",
+     "turns[0].start.delay_ms (line 7): must be a finite number, got nan"),
+    ("duration_ms: 600", "duration_ms: 1.0e+9",
+     "turns[0].audio.duration_ms (line 6): must be at most 3600000 ms (one hour), got 1e+09"),
+    ("max_duration_ms: 60000", "max_duration_ms: 3600001",
+     "max_duration_ms (line 2): must be at most 3600000 ms (one hour), got 3.6e+06"),
+    ("max_duration_ms: 60000", "sample_rate: 1000000",
+     "sample_rate (line 2): must be <= 48000, got 1000000"),
+    ("response_ms: 800", "response_ms: 1.0e+12",
+     "adapter.options.response_ms (line 3): must be at most 3600000 ms (one hour), "
+     "got 1000000000000.0"),
+    ("    start: {after: session_start, delay_ms: 100}\n",
+     "    start: {after: session_start, delay_ms: 100}\n"
+     "  - {audio: {synth: tone, duration_ms: 3000000}}\n"
+     "  - {audio: {synth: noise, duration_ms: 3000000}}\n",
+     "turns (line 4): the synthesized turn audio adds up to 6.0006e+06 ms; at most 3600000 "
+     "ms (one hour) together"),
+])
+def test_out_of_range_numbers_are_refused_with_the_limit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str,
+        expected: str) -> None:
+    assert old in BOUNDS
+    path = write_scenario(tmp_path, BOUNDS.replace(old, new))
+    assert run_cli("validate", str(path)) == 2
+    assert capsys.readouterr().err == f"error: {path}: {expected}\n"
+    out = tmp_path / "run"
+    assert run_cli("run", str(path), "--out", str(out)) == 2
+    assert capsys.readouterr().err == f"error: {path}: {expected}\n"
+    assert not out.exists()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import errno
 import json
 import math
 from collections.abc import Mapping
@@ -177,8 +178,15 @@ class LocalAgentServer:
         self.url = ""
 
     async def __aenter__(self) -> LocalAgentServer:
-        self._server = await serve(self._handle, self.host, self.port, compression=None,
-                                   max_size=None, close_timeout=CLOSE_TIMEOUT_S)
+        try:
+            self._server = await serve(self._handle, self.host, self.port, compression=None,
+                                       max_size=None, close_timeout=CLOSE_TIMEOUT_S)
+        except OSError as exc:  # a usage problem (the port or address), not a bug
+            if exc.errno == errno.EADDRINUSE:
+                raise InputError(f"port {self.port} is already in use on {self.host}; choose "
+                                 "another --port, or --port 0 for a free one") from None
+            raise InputError(f"cannot listen on {self.host}:{self.port}: "
+                             f"{exc.strerror or exc}") from None
         host, port = next(iter(self._server.sockets)).getsockname()[:2]
         path = "/v1/realtime" if self.config.protocol != "pcm-websocket" else ""
         self.url = f"ws://{host}:{port}{path}"
