@@ -1,6 +1,9 @@
-"""A custom transport loaded by ``module:Class`` in the registry test.
+"""Custom agents loaded by ``module:Class`` in the tests.
 
-It is a real (if simple) agent: it echoes the user's audio back 100 ms later, in-process.
+``EchoTransport`` is a real (if simple) agent: it echoes the user's audio back 100 ms
+later, in-process. The others fail on purpose: ``LeakyTransport`` and
+``LeakyVirtualAgent`` quote their credentials in an error, ``LateFailingAgent`` is the
+mock failing at a given time.
 """
 
 from __future__ import annotations
@@ -9,7 +12,11 @@ import asyncio
 import os
 from collections.abc import AsyncIterator
 
+import numpy as np
+from numpy.typing import NDArray
+
 from speecheval.agents.base import AgentEvent, AgentFault, AudioOut
+from speecheval.agents.mock import MockAgent, MockSettings
 
 
 class EchoTransport:
@@ -86,3 +93,20 @@ class LeakyVirtualAgent:
         if t_s >= 0.2:
             raise RuntimeError(f"bad token {self.token}, key {os.environ.get(self.token_env)}")
         return []
+
+
+class LateFailingAgent:
+    """The mock agent on the virtual clock, failing once the session passes ``fail_at_s``
+    (a plug-in: its error is the agent's fault, recorded with its message)."""
+
+    def __init__(self, fail_at_s: float = 1.0, **options: object) -> None:
+        self.mock = MockAgent(MockSettings.from_options(dict(options)))
+        self.fail_at_s = fail_at_s
+
+    def start(self, sample_rate: int) -> None:
+        self.mock.start(sample_rate)
+
+    def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]:
+        if t_s >= self.fail_at_s:
+            raise RuntimeError("the model server lost its GPU")
+        return self.mock.process(frame, t_s)

@@ -54,7 +54,7 @@ def test_run_writes_the_run_directory(tmp_path: Path) -> None:
     events = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
     assert [e["type"] for e in events if e["type"] == "turn"] == ["turn", "turn"]
     html = (out / "report.html").read_text()
-    assert "<svg" in html and 'src="sessions/001/session.wav"' in html and "<script" not in html
+    assert "<svg" in html and 'src="data:audio/wav;base64,' in html and "<script" not in html
     markdown = (out / "report.md").read_text()
     assert "| hi | respond |" in markdown and "p90_response_latency_ms" in markdown
 
