@@ -8,6 +8,8 @@ import json
 import pytest
 
 from speecheval.agents.redact import REDACTED, Redactor, is_secret_name
+from speecheval.agents.registry import open_transport
+from speecheval.core.errors import InputError
 
 
 def test_description_keeps_settings_and_drops_every_credential() -> None:
@@ -84,3 +86,20 @@ def test_short_values_are_described_but_not_searched_for() -> None:
 ])
 def test_secret_names(name: str, secret: bool) -> None:
     assert is_secret_name(name) is secret
+
+
+@pytest.mark.parametrize("transport", ["pcm-websocket", "openai-realtime", "native-realtime"])
+@pytest.mark.parametrize(("url", "problem"), [
+    ("ws://u:pw-5ecret-1@host:99999/x?token=tok-5ecret-2", "Port out of range 0-65535"),
+    ("http://u:pw-5ecret-1@host/x?token=tok-5ecret-2", "scheme isn't ws or wss"),
+    ("ws://u:pw-5ecret-1@[host/x?token=tok-5ecret-2", "Invalid IPv6 URL"),
+])
+def test_a_bad_url_is_refused_up_front_without_its_credentials(transport: str, url: str,
+                                                               problem: str) -> None:
+    # refused when the transport is built, before any session; websockets' own message
+    # repeats the whole URL, so it must not be passed on
+    with pytest.raises(InputError) as caught:
+        open_transport(transport, {"url": url})
+    message = str(caught.value)
+    assert message.startswith("bad agent url ") and message.endswith(f": {problem}")
+    assert "5ecret" not in message

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.uri import parse_uri
 
 from ..core.errors import InputError, SystemUnderTestError
 from .redact import redact_url
@@ -46,10 +47,21 @@ async def open_websocket(url: str, *, headers: Mapping[str, str] | None = None,
                     proxy=None if host in _LOOPBACK else True),
             timeout=timeout_s)
     except InvalidURI as exc:
-        raise InputError(f"bad agent url {redact_url(url)!r}: {exc}") from exc
+        raise InputError(f"bad agent url {redact_url(url)!r}: {exc.msg}") from None
     except (OSError, TimeoutError, InvalidHandshake) as exc:
         detail = str(exc) or type(exc).__name__
         raise SystemUnderTestError(f"cannot connect to {redact_url(url)}: {detail}") from exc
+
+
+def check_url(url: str) -> None:
+    """Refuse a URL the WebSocket client cannot use, before any session runs; the message
+    shows the URL without its credentials (the client's own message repeats it whole)."""
+    try:
+        parse_uri(url)
+    except InvalidURI as exc:
+        raise InputError(f"bad agent url {redact_url(url)!r}: {exc.msg}") from None
+    except ValueError as exc:  # e.g. a port out of range
+        raise InputError(f"bad agent url {redact_url(url)!r}: {exc}") from None
 
 
 def close_reason(exc: ConnectionClosed) -> str:

@@ -17,7 +17,7 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from ..core.errors import SystemUnderTestError
-from ._ws import Options, close_reason, open_websocket
+from ._ws import Options, check_url, close_reason, open_websocket
 from .base import AgentEvent, AgentFault
 from .redact import Redactor
 
@@ -40,6 +40,7 @@ class WebSocketTransport:
 
     def __init__(self, opts: Options) -> None:
         self.url = opts.required("url")
+        check_url(self.url)
         self.connect_timeout_s = opts.number("connect_timeout_s")
         self.ping_interval_s = opts.number("ping_interval_s")
         self.ping_timeout_s = opts.number("ping_timeout_s")

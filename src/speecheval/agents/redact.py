@@ -74,8 +74,12 @@ def redact_url(url: str) -> str:
 
 def describe_url(url: str) -> tuple[str, list[str]]:
     """(the URL with userinfo, fragment and non-harmless query values replaced, the
-    secret values found, in the forms a server might echo them)."""
-    parts = urlsplit(url)
+    secret values found, in the forms a server might echo them). A URL too broken to
+    take apart is a secret as a whole."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return REDACTED, [url]
     secrets: list[str] = []
     netloc = parts.netloc
     if "@" in netloc:
