@@ -103,3 +103,4 @@ def test_a_bad_url_is_refused_up_front_without_its_credentials(transport: str, u
     message = str(caught.value)
     assert message.startswith("bad agent url ") and message.endswith(f": {problem}")
     assert "5ecret" not in message
+

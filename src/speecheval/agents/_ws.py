@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -129,8 +130,9 @@ class Options:
         except ValueError as exc:
             raise InputError(f"{self.transport}: option {key}={self.values[key]!r} "
                              "is not a number") from exc
-        if value < 0:
-            raise InputError(f"{self.transport}: option {key} must not be negative")
+        if not math.isfinite(value) or value < 0:
+            raise InputError(f"{self.transport}: option {key}={self.values[key]!r} must be "
+                             "a finite number >= 0")
         return value
 
     def integer(self, key: str) -> int | None:
