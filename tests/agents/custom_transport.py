@@ -1,14 +1,22 @@
-"""A custom transport loaded by ``module:Class`` in the registry test.
+"""Custom agents loaded by ``module:Class`` in the tests.
 
-It is a real (if simple) agent: it echoes the user's audio back 100 ms later, in-process.
+``EchoTransport`` is a real (if simple) agent: it echoes the user's audio back 100 ms
+later, in-process. The others fail on purpose: ``LeakyTransport`` and
+``LeakyVirtualAgent`` quote their credentials in an error, ``LateFailingAgent`` is the
+mock failing at a given time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
 
-from speecheval.agents.base import AgentEvent, AudioOut
+import numpy as np
+from numpy.typing import NDArray
+
+from speecheval.agents.base import AgentEvent, AgentFault, AudioOut
+from speecheval.agents.mock import MockAgent, MockSettings
 
 
 class EchoTransport:
@@ -35,3 +43,70 @@ class EchoTransport:
 
     async def close(self) -> None:
         self.queue.put_nowait(None)
+
+
+class LeakyTransport:
+    """A careless agent: after ten frames it fails with an error quoting the credentials it
+    was given (URL, ``token``, ``headers``) and the key variable ``token_env`` names, as a
+    server echoing a rejected request does. It scrubs nothing itself: the session must."""
+
+    def __init__(self, url: str, token: str = "", headers: str = "{}",
+                 token_env: str = "LEAKY_TOKEN") -> None:
+        self.url, self.token, self.headers, self.token_env = url, token, headers, token_env
+        self.queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
+        self.frames = 0
+
+    async def connect(self, sample_rate: int) -> None:
+        return None
+
+    async def send_audio(self, pcm16: bytes) -> None:
+        self.frames += 1
+        if self.frames == 10:
+            self.queue.put_nowait(AgentFault(
+                f"rejected {self.url} token {self.token} headers {self.headers} "
+                f"key {os.environ.get(self.token_env)}"))
+
+    async def events(self) -> AsyncIterator[AgentEvent]:
+        while (event := await self.queue.get()) is not None:
+            yield event
+
+    async def report_played(self, played_ms: int) -> None:
+        return None
+
+    async def end_input(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        self.queue.put_nowait(None)
+
+
+class LeakyVirtualAgent:
+    """The same carelessness on the virtual clock: raises quoting its token and key."""
+
+    def __init__(self, token: str = "", token_env: str = "LEAKY_TOKEN") -> None:
+        self.token, self.token_env = token, token_env
+
+    def start(self, sample_rate: int) -> None:
+        return None
+
+    def process(self, frame: object, t_s: float) -> list[AgentEvent]:
+        if t_s >= 0.2:
+            raise RuntimeError(f"bad token {self.token}, key {os.environ.get(self.token_env)}")
+        return []
+
+
+class LateFailingAgent:
+    """The mock agent on the virtual clock, failing once the session passes ``fail_at_s``
+    (a plug-in: its error is the agent's fault, recorded with its message)."""
+
+    def __init__(self, fail_at_s: float = 1.0, **options: object) -> None:
+        self.mock = MockAgent(MockSettings.from_options(dict(options)))
+        self.fail_at_s = fail_at_s
+
+    def start(self, sample_rate: int) -> None:
+        self.mock.start(sample_rate)
+
+    def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]:
+        if t_s >= self.fail_at_s:
+            raise RuntimeError("the model server lost its GPU")
+        return self.mock.process(frame, t_s)

@@ -104,3 +104,9 @@ def test_pcm_headers_reach_the_agent() -> None:
             return agent.log.headers
 
     assert asyncio.run(run())[0]["X-Session"] == "abc"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_transport_numbers_must_be_finite(value: str) -> None:
+    with pytest.raises(InputError, match=rf"ping_interval_s='{value}' must be a finite number"):
+        open_transport("pcm-websocket", {"url": "ws://127.0.0.1:9", "ping_interval_s": value})

@@ -54,7 +54,7 @@ def test_run_writes_the_run_directory(tmp_path: Path) -> None:
     events = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
     assert [e["type"] for e in events if e["type"] == "turn"] == ["turn", "turn"]
     html = (out / "report.html").read_text()
-    assert "<svg" in html and 'src="sessions/001/session.wav"' in html and "<script" not in html
+    assert "<svg" in html and 'src="data:audio/wav;base64,' in html and "<script" not in html
     markdown = (out / "report.md").read_text()
     assert "| hi | respond |" in markdown and "p90_response_latency_ms" in markdown
 
@@ -220,3 +220,77 @@ def test_agent_failure_exits_3_with_the_reason_in_the_report(
     assert session["passed"] is False and report["summary"]["faulted_sessions"] == 1
     (turn,) = session["turns"]
     assert turn["passed"] is False and turn["start_s"] == 0.5
+
+
+@pytest.mark.parametrize("where", ["file-parent", "dev-null", "proc", "existing"])
+def test_unusable_out_is_refused_before_the_session_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        where: str) -> None:
+    scenario = write_scenario(tmp_path, QUICK)
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "done").mkdir()
+    out, reason = {
+        "file-parent": (tmp_path / "a-file" / "run", f"{tmp_path / 'a-file'} is not a directory"),
+        "dev-null": (Path("/dev/null/x"), "/dev/null is not a directory"),
+        "proc": (Path("/proc/x"), "cannot create the output directory"),
+        "existing": (tmp_path / "done", "output already exists"),
+    }[where]
+    if where == "proc" and not Path("/proc").is_dir():
+        pytest.skip("no /proc on this system")
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the session ran although --out was unusable")
+
+    monkeypatch.setattr("speecheval.session.cli.evaluate", must_not_run)
+    before = sorted(tmp_path.rglob("*"))
+    assert run_cli("run", str(scenario), "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {out}: ") and reason in err, err
+    assert sorted(tmp_path.rglob("*")) == before  # nothing written, no probe left behind
+
+
+BOUNDS = """
+name: bounds
+max_duration_ms: 60000
+adapter: {type: mock, options: {response_ms: 800}}
+turns:
+  - id: hi
+    audio: {synth: silence, duration_ms: 600}
+    start: {after: session_start, delay_ms: 100}
+"""
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("max_duration_ms: 60000", "max_duration_ms: .inf",
+     "max_duration_ms (line 2): must be a finite number, got inf"),
+    ("max_duration_ms: 60000", "max_duration_ms: .nan",
+     "max_duration_ms (line 2): must be a finite number, got nan"),
+    ("delay_ms: 100", "delay_ms: .nan",
+     "turns[0].start.delay_ms (line 7): must be a finite number, got nan"),
+    ("duration_ms: 600", "duration_ms: 1.0e+9",
+     "turns[0].audio.duration_ms (line 6): must be at most 3600000 ms (one hour), got 1e+09"),
+    ("max_duration_ms: 60000", "max_duration_ms: 3600001",
+     "max_duration_ms (line 2): must be at most 3600000 ms (one hour), got 3.6e+06"),
+    ("max_duration_ms: 60000", "sample_rate: 1000000",
+     "sample_rate (line 2): must be <= 48000, got 1000000"),
+    ("response_ms: 800", "response_ms: 1.0e+12",
+     "adapter.options.response_ms (line 3): must be at most 3600000 ms (one hour), "
+     "got 1000000000000.0"),
+    ("    start: {after: session_start, delay_ms: 100}\n",
+     "    start: {after: session_start, delay_ms: 100}\n"
+     "  - {audio: {synth: tone, duration_ms: 3000000}}\n"
+     "  - {audio: {synth: noise, duration_ms: 3000000}}\n",
+     "turns (line 4): the synthesized turn audio adds up to 6.0006e+06 ms; at most 3600000 "
+     "ms (one hour) together"),
+])
+def test_out_of_range_numbers_are_refused_with_the_limit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str,
+        expected: str) -> None:
+    assert old in BOUNDS
+    path = write_scenario(tmp_path, BOUNDS.replace(old, new))
+    assert run_cli("validate", str(path)) == 2
+    assert capsys.readouterr().err == f"error: {path}: {expected}\n"
+    out = tmp_path / "run"
+    assert run_cli("run", str(path), "--out", str(out)) == 2
+    assert capsys.readouterr().err == f"error: {path}: {expected}\n"
+    assert not out.exists()

@@ -7,6 +7,7 @@ arithmetic on those spans.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,70 @@ def test_missed_response_note_says_when_the_window_closed_before_the_timeout(
     a, _ = analyze(record([(0.5, 1.0), (1.8, 2.3)], [], events), scenario(tmp_path, body)).turns
     assert a.notes == ("no agent speech before the next turn started 800 ms after the end "
                        "of the user's speech, before response_timeout_ms 5000 passed",)
+
+
+DROPPED = "agent dropped the connection without a close frame"
+
+
+def faulted(recording: SessionRecording, reason: str, t_s: float) -> SessionRecording:
+    """``recording`` with the agent's fault logged at ``t_s`` (past its end: found at close)."""
+    events = [*recording.events, {"type": "fault", "t_ms": t_s * 1000, "reason": reason}]
+    return replace(recording, events=events, fault=reason)
+
+
+def test_a_fault_that_cuts_the_user_off_says_so(tmp_path: Path) -> None:
+    # the turn's audio runs 0.5-1.5 s, but the agent dropped the connection at 1.2 s and
+    # the recording ends there: the user had not finished, so "0 ms after the end of the
+    # user's speech" would be false
+    body = "  - {id: t0, audio: {synth: tone}}\n"
+    recording = faulted(record([(0.5, 1.2)], [], [turn(0, 0.5, 1.5)], duration=1.2),
+                        DROPPED, 1.2)
+    (t,) = analyze(recording, scenario(tmp_path, body)).turns
+    assert t.notes == ("the session ended by an agent fault during the turn, while the user "
+                       f"was still speaking: {DROPPED}",)
+    # the fault came 1.8 - 1.5 = 300 ms after the user's offset, inside the 5000 ms timeout
+    recording = faulted(record([(0.5, 1.5)], [], [turn(0, 0.5, 1.5)], duration=1.8),
+                        DROPPED, 1.8)
+    (t,) = analyze(recording, scenario(tmp_path, body)).turns
+    assert t.notes == ("the session ended by an agent fault during the turn, 300 ms after the "
+                       "end of the user's speech, before response_timeout_ms 5000 passed: "
+                       f"{DROPPED}",)
+
+
+def test_a_fault_only_explains_the_turn_it_cut(tmp_path: Path) -> None:
+    # turn a missed its reply before b started at 1.8 s; the fault came at 2.5 s, in b
+    body = "  - {id: a, audio: {synth: tone}}\n  - {id: b, audio: {synth: tone}}\n"
+    events = [turn(0, 0.5, 1.0, "a"), turn(1, 1.8, 2.3, "b")]
+    recording = faulted(record([(0.5, 1.0), (1.8, 2.3)], [], events, duration=2.5),
+                        DROPPED, 2.5)
+    a, b = analyze(recording, scenario(tmp_path, body)).turns
+    assert a.notes == ("no agent speech before the next turn started 800 ms after the end "
+                       "of the user's speech, before response_timeout_ms 5000 passed",)
+    assert b.notes[0].startswith("the session ended by an agent fault during the turn, 200 ms")
+
+
+def test_barge_in_cut_by_a_fault(tmp_path: Path) -> None:
+    # the agent talks from 0 s until the recording ends at 2.0 s, where it failed
+    events = [turn(0, 1.0, 1.6, "b")] + packets(0.0, 2.0)
+    recording = faulted(record([(1.0, 1.6)], [(0.0, 2.0)], events, duration=2.0),
+                        DROPPED, 2.0)
+    (t,) = analyze(recording, scenario(tmp_path, STOP)).turns
+    assert t.stopped is False and not t.passed
+    assert t.notes == ("the session ended by an agent fault during the turn before the agent "
+                       f"stopped: {DROPPED}",)
+
+
+def test_a_stall_found_at_close_is_named_in_failed_turns(tmp_path: Path) -> None:
+    # the agent stalled unnoticed; the closing handshake 2 s after the 4.0 s recording
+    # found it. The barge-in failed because the agent was silent: the note must not leave
+    # the scenario timing as the only explanation
+    stall = "agent stalled: it did not answer the closing handshake within 2 s"
+    events = [turn(0, 1.0, 1.6, "b")]
+    recording = faulted(record([(1.0, 1.6)], [], events), stall, 6.0)
+    (t,) = analyze(recording, scenario(tmp_path, STOP)).turns
+    assert t.notes == ("the agent was not talking at the user's onset, so the scenario timing "
+                       "did not create a barge-in",
+                       f"the agent failed in this session, which may be why: {stall}")
 
 
 STOP = "  - {id: b, audio: {synth: tone}, expect: stop, max_stop_ms: 400}\n"

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from speecheval.cli import main
 
@@ -49,3 +52,14 @@ def test_mock_server_rejects_a_bad_option(tmp_path: Path) -> None:
          "-o", "fault=explode"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "fault" in result.stderr
+
+
+def test_mock_server_on_a_taken_port_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["session", "mock-server", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"error: port {port} is already in use on 127.0.0.1; choose another "
+                   "--port, or --port 0 for a free one\n")

@@ -8,20 +8,15 @@ time), not the agent's behaviour, which its own tests cover.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from speecheval.cli import main
 
-from .helpers import write_scenario
-
-local = pytest.importorskip("speecheval.agents.local")
+from .helpers import serving, write_scenario
 
 SCENARIO = """
 name: real-clock
@@ -31,33 +26,6 @@ turns:
     audio: {synth: tone, duration_ms: 800, freq_hz: 300}
     start: {after: session_start, delay_ms: 200}
 """
-
-
-@contextmanager
-def serving(options: dict[str, str] | None = None) -> Iterator[str]:
-    """A local turn-taking pcm-websocket agent on a background thread; yields its URL."""
-    ready = threading.Event()
-    stop: asyncio.Event | None = None
-    url: list[str] = []
-    loop = asyncio.new_event_loop()
-
-    async def serve() -> None:
-        nonlocal stop
-        stop = asyncio.Event()
-        async with local.LocalAgentServer("turn", "pcm-websocket", options) as agent:
-            url.append(agent.url)
-            ready.set()
-            await stop.wait()
-
-    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
-    thread.start()
-    assert ready.wait(10), "local agent did not start"
-    try:
-        yield url[0]
-    finally:
-        assert stop is not None
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(10)
 
 
 @pytest.fixture

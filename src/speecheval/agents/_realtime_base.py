@@ -36,7 +36,7 @@ class RealtimeWsTransport(WebSocketTransport):
         if isinstance(message, bytes):
             return AgentFault(f"{self.name}: agent sent a binary message ({len(message)} "
                               "bytes); this protocol carries audio as base64 in JSON")
-        data = parse_json_object(message)
+        data = parse_json_object(message, self.scrub)
         if isinstance(data, str):
             return AgentFault(data)
         assert self._decoder is not None

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.uri import parse_uri
 
 from ..core.errors import InputError, SystemUnderTestError
+from .redact import redact_url
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -45,10 +48,21 @@ async def open_websocket(url: str, *, headers: Mapping[str, str] | None = None,
                     proxy=None if host in _LOOPBACK else True),
             timeout=timeout_s)
     except InvalidURI as exc:
-        raise InputError(f"bad agent url {redact_url(url)!r}: {exc}") from exc
+        raise InputError(f"bad agent url {redact_url(url)!r}: {exc.msg}") from None
     except (OSError, TimeoutError, InvalidHandshake) as exc:
         detail = str(exc) or type(exc).__name__
         raise SystemUnderTestError(f"cannot connect to {redact_url(url)}: {detail}") from exc
+
+
+def check_url(url: str) -> None:
+    """Refuse a URL the WebSocket client cannot use, before any session runs; the message
+    shows the URL without its credentials (the client's own message repeats it whole)."""
+    try:
+        parse_uri(url)
+    except InvalidURI as exc:
+        raise InputError(f"bad agent url {redact_url(url)!r}: {exc.msg}") from None
+    except ValueError as exc:  # e.g. a port out of range
+        raise InputError(f"bad agent url {redact_url(url)!r}: {exc}") from None
 
 
 def close_reason(exc: ConnectionClosed) -> str:
@@ -59,17 +73,6 @@ def close_reason(exc: ConnectionClosed) -> str:
     if exc.sent is not None and exc.sent.reason == "keepalive ping timeout":
         return "agent stalled: it stopped answering keepalive pings"
     return "agent dropped the connection without a close frame"
-
-
-def redact_url(url: str) -> str:
-    """Drop credentials and the query string, which often carry tokens.
-
-    >>> redact_url("wss://user:secret@host:9/v1/realtime?token=abc")
-    'wss://host:9/v1/realtime'
-    """
-    parts = urlsplit(url)
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def api_key_from_env(variable: str, transport: str) -> str | None:
@@ -87,14 +90,20 @@ def api_key_from_env(variable: str, transport: str) -> str | None:
     return key
 
 
-def parse_json_object(text: str) -> dict[str, Any] | str:
-    """Parse one JSON text message; return the object, or a fault reason if it is not one."""
+def parse_json_object(text: str, scrub: Callable[[str], str]) -> dict[str, Any] | str:
+    """Parse one JSON text message; return the object, or a fault reason if it is not one.
+
+    The reason quotes the start of the message, scrubbed before it is cut: a secret the
+    agent echoed must not survive as a truncated fragment.
+    """
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        return f"malformed JSON from agent ({exc.msg} at char {exc.pos}): {text[:60]!r}"
+        return (f"malformed JSON from agent ({exc.msg} at char {exc.pos}): "
+                f"{scrub(text)[:60]!r}")
     if not isinstance(data, dict):
-        return f"agent sent a JSON {type(data).__name__}, expected an object: {text[:60]!r}"
+        return (f"agent sent a JSON {type(data).__name__}, expected an object: "
+                f"{scrub(text)[:60]!r}")
     return data
 
 
@@ -121,8 +130,9 @@ class Options:
         except ValueError as exc:
             raise InputError(f"{self.transport}: option {key}={self.values[key]!r} "
                              "is not a number") from exc
-        if value < 0:
-            raise InputError(f"{self.transport}: option {key} must not be negative")
+        if not math.isfinite(value) or value < 0:
+            raise InputError(f"{self.transport}: option {key}={self.values[key]!r} must be "
+                             "a finite number >= 0")
         return value
 
     def integer(self, key: str) -> int | None:

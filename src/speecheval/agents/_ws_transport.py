@@ -2,19 +2,24 @@
 
 A transport subclass only says how to decode one message; opening, the receive loop that
 turns a dropped or closed connection into an :class:`AgentFault`, sending, and closing
-live here once.
+live here once. So does scrubbing: every fault reason and connection error passes
+through the transport's :class:`~speecheval.agents.redact.Redactor`, so an agent that
+echoes a token from the URL, a header or the API key variable cannot get it into a
+report.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import contextlib
+from collections.abc import AsyncIterator, Iterator, Mapping
 
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from ..core.errors import SystemUnderTestError
-from ._ws import Options, close_reason, open_websocket
+from ._ws import Options, check_url, close_reason, open_websocket
 from .base import AgentEvent, AgentFault
+from .redact import Redactor
 
 CONNECTION_DEFAULTS: dict[str, str] = {
     "url": "",
@@ -35,16 +40,32 @@ class WebSocketTransport:
 
     def __init__(self, opts: Options) -> None:
         self.url = opts.required("url")
+        check_url(self.url)
         self.connect_timeout_s = opts.number("connect_timeout_s")
         self.ping_interval_s = opts.number("ping_interval_s")
         self.ping_timeout_s = opts.number("ping_timeout_s")
+        self._redactor = Redactor(opts.values)
         self._ws: ClientConnection | None = None
         self._closing = False
 
+    def scrub(self, text: str) -> str:
+        """``text`` without this transport's secrets (see :mod:`speecheval.agents.redact`)."""
+        return self._redactor.scrub(text)
+
+    @contextlib.contextmanager
+    def _scrubbed_errors(self) -> Iterator[None]:
+        """Re-raise a SystemUnderTestError with its message scrubbed (it may quote the agent)."""
+        try:
+            yield
+        except SystemUnderTestError as exc:
+            raise SystemUnderTestError(self.scrub(str(exc))) from None
+
     async def _open_socket(self, url: str, headers: Mapping[str, str] | None) -> None:
-        self._ws = await open_websocket(url, headers=headers, timeout_s=self.connect_timeout_s,
-                                        ping_interval_s=self.ping_interval_s,
-                                        ping_timeout_s=self.ping_timeout_s)
+        with self._scrubbed_errors():
+            self._ws = await open_websocket(url, headers=headers,
+                                            timeout_s=self.connect_timeout_s,
+                                            ping_interval_s=self.ping_interval_s,
+                                            ping_timeout_s=self.ping_timeout_s)
 
     def _decode(self, message: str | bytes) -> AgentEvent | None:
         """One agent message as an event; None for messages the protocol ignores."""
@@ -58,12 +79,13 @@ class WebSocketTransport:
                 event = self._decode(message)
                 if event is None:
                     continue
-                yield event
                 if isinstance(event, AgentFault):
+                    yield AgentFault(self.scrub(event.reason))
                     return
+                yield event
         except ConnectionClosed as exc:
             if not self._closing:
-                yield AgentFault(close_reason(exc))
+                yield AgentFault(self.scrub(close_reason(exc)))
             return
         if not self._closing:
             yield AgentFault("agent closed the connection (code 1000)")
@@ -78,7 +100,7 @@ class WebSocketTransport:
         try:
             await ws.send(message)
         except ConnectionClosed as exc:
-            raise SystemUnderTestError(close_reason(exc)) from exc
+            raise SystemUnderTestError(self.scrub(close_reason(exc))) from None
 
     def _connection(self) -> ClientConnection:
         if self._ws is None:

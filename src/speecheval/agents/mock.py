@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core.synthetic_signals import FADE_MS, db_to_amplitude, samples_for_ms, speech_shaped
+from ..core.timebase import MAX_AUDIO_MS
 from .base import AgentEvent, AudioOut, Clear, Transcript
 
 _EPS_S = 1e-9
@@ -124,6 +125,9 @@ def _coerce(key: str, kind: str, value: Any) -> Any:
         raise MockOptionError(key, f"must be a number, got {value!r}")
     if not key.endswith("_db") and value < 0:
         raise MockOptionError(key, f"must not be negative, got {value!r}")
+    if key.endswith("_ms") and value > MAX_AUDIO_MS:
+        raise MockOptionError(key, f"must be at most {MAX_AUDIO_MS:.0f} ms (one hour), "
+                                   f"got {value!r}")
     if key == "packet_ms" and value <= 0:
         raise MockOptionError(key, f"must be positive, got {value!r}")
     return float(value)

@@ -39,9 +39,10 @@ from ..core.errors import SystemUnderTestError
 from ..core.stream_resample import StreamResampler
 from ._realtime_base import RealtimeWsTransport
 from ._realtime_events import RealtimeDecoder, error_text
-from ._ws import Options, api_key_from_env, close_reason, parse_json_object, redact_url
+from ._ws import Options, api_key_from_env, close_reason, parse_json_object
 from ._ws_transport import CONNECTION_DEFAULTS
 from .base import AgentEvent, AgentFault, Transcript
+from .redact import redact_url
 
 NAME = "native-realtime"
 END_OF_INPUT = "sglang.input_audio.end"
@@ -109,10 +110,11 @@ class NativeRealtimeTransport(RealtimeWsTransport):
         headers = {} if key is None else {"Authorization": f"Bearer {key}"}
         await self._open_socket(self._connect_url(), headers)
         try:
-            await self._expect("session.created")
-            await self._send_event(self.session_update())
-            updated = await self._expect("session.updated")
-            in_rate, out_rate = self._granted_rates(updated.get("session"))
+            with self._scrubbed_errors():  # a refusal quotes the agent's error text
+                await self._expect("session.created")
+                await self._send_event(self.session_update())
+                updated = await self._expect("session.updated")
+                in_rate, out_rate = self._granted_rates(updated.get("session"))
         except BaseException:
             # the runner does not close a transport whose connect failed
             await asyncio.shield(super().close())
@@ -176,7 +178,8 @@ class NativeRealtimeTransport(RealtimeWsTransport):
                 async with asyncio.timeout(CLOSE_WAIT_S):  # a stalled agent blocks the send
                     await self._send_event(self._event("session.close"))
                     async for message in self._ws:
-                        data = parse_json_object(message) if isinstance(message, str) else ""
+                        data = (parse_json_object(message, self.scrub)
+                                if isinstance(message, str) else "")
                         if isinstance(data, dict) and data.get("type") == "session.closed":
                             break
         await super().close()
@@ -217,7 +220,7 @@ class NativeRealtimeTransport(RealtimeWsTransport):
             async with asyncio.timeout(self.connect_timeout_s):
                 while True:
                     message = await ws.recv()
-                    data = (parse_json_object(message) if isinstance(message, str)
+                    data = (parse_json_object(message, self.scrub) if isinstance(message, str)
                             else "agent sent a binary message during the handshake")
                     if isinstance(data, str):
                         raise SystemUnderTestError(f"{NAME}: {data}")

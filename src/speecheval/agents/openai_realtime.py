@@ -24,8 +24,9 @@ from ..core.errors import InputError
 from ..core.stream_resample import StreamResampler
 from ._realtime_base import RealtimeWsTransport
 from ._realtime_events import RealtimeDecoder
-from ._ws import Options, api_key_from_env, redact_url
+from ._ws import Options, api_key_from_env
 from ._ws_transport import CONNECTION_DEFAULTS
+from .redact import redact_url
 
 NAME = "openai-realtime"
 WIRE_RATE = 24000  # the API's PCM16 rate

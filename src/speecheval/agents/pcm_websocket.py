@@ -27,9 +27,10 @@ from typing import Literal
 
 from ..core.errors import InputError
 from ..core.stream_resample import StreamResampler
-from ._ws import Options, parse_json_object, redact_url
+from ._ws import Options, parse_json_object
 from ._ws_transport import CONNECTION_DEFAULTS, WebSocketTransport
 from .base import AgentEvent, AgentFault, AudioOut, Clear, Transcript
+from .redact import redact_url
 
 NAME = "pcm-websocket"
 
@@ -86,7 +87,7 @@ class PcmWebSocketTransport(WebSocketTransport):
                                   "is not a whole number of PCM16 samples")
             assert self._resampler is not None
             return AudioOut(self._resampler.process_pcm16(message))
-        data = parse_json_object(message)
+        data = parse_json_object(message, self.scrub)
         if isinstance(data, str):
             return AgentFault(data)
         kind = data.get("type")

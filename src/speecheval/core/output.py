@@ -56,17 +56,53 @@ def refuse_existing(path: str | Path) -> Path:
     return target
 
 
+def check_new_output_dir(path: str | Path) -> Path:
+    """Refuse, before any work, an output directory that exists or could not be created.
+
+    For commands whose work is expensive or cannot be repeated (a live session), so that
+    a bad ``--out`` (its parent a file, ``/proc/x``, a read-only place) is a one-line
+    error up front rather than a failure after the work. It creates a probe directory
+    where the output's missing parents would start and removes it again: nothing stays.
+    """
+    target = refuse_existing(path)
+    ancestor = next(p for p in Path(os.path.abspath(target)).parents
+                    if p.exists() or p.is_symlink())
+    if not ancestor.is_dir():
+        raise InputError(f"cannot create the output directory: {ancestor} is not a directory",
+                         path=target)
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".probe", dir=ancestor))
+    except OSError as exc:
+        raise _cannot_create(target, exc) from None
+    return target
+
+
+def _cannot_create(target: Path, exc: OSError) -> InputError:
+    """The one-line error for a refused directory (without the random staging name)."""
+    reason = exc.strerror or type(exc).__name__
+    for parent in Path(os.path.abspath(target)).parents:
+        if parent.exists():
+            reason = (f"{parent} is not a directory" if not parent.is_dir()
+                      else f"{reason} (in {parent})")
+            break
+    return InputError(f"cannot create the output directory: {reason}", path=target)
+
+
 @contextlib.contextmanager
 def new_output_dir(path: str | Path) -> Iterator[Path]:
     """Yield a staging directory that becomes ``path`` only if the block succeeds.
 
     The destination must not exist. On any exception the staging directory is removed,
-    so a failed run leaves nothing half-written behind.
+    so a failed run leaves nothing half-written behind. A directory the system refuses
+    to create is an InputError naming it.
     """
     target = refuse_existing(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial",
-                                    dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial",
+                                        dir=target.parent))
+    except OSError as exc:
+        raise _cannot_create(target, exc) from None
     try:
         yield staging
         if target.exists():

@@ -10,6 +10,9 @@ from __future__ import annotations
 import math
 
 US_PER_S = 1_000_000
+# The longest audio a setting may ask for (a scenario turn, a delay, a session, a mock
+# reply): one hour. Longer values are refused up front instead of exhausting memory.
+MAX_AUDIO_MS = 3_600_000.0
 
 
 def to_us(seconds: float) -> int:

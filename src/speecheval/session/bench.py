@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..agents.mock import MockAgent, MockOptionError, MockSettings, VirtualClockAgent
+from ..agents.redact import Redactor
 from ..core.errors import InputError
 from .metrics import SessionMetrics, analyze
 from .recording import SessionRecording
@@ -28,7 +29,11 @@ AGENT_ALIASES = {"websocket": "pcm-websocket"}
 
 @dataclass(frozen=True)
 class RunResult:
-    """Everything a report needs about one ``session run``."""
+    """Everything a report needs about one ``session run``.
+
+    ``options`` is the redacted description of the agent options (no credentials), and
+    the recordings' event texts and faults are scrubbed of them.
+    """
 
     scenario: Scenario
     agent: str
@@ -106,10 +111,17 @@ def run_virtual_sessions(scenario: Scenario, make_agent: Callable[[int], Virtual
 
 def evaluate(scenario: Scenario, agent: str, options: dict[str, Any], clock: str,
              recordings: list[SessionRecording]) -> RunResult:
-    """Metrics per session, the summary over all of them, and the assertions."""
+    """Metrics per session, the summary over all of them, and the assertions.
+
+    Secrets in ``options`` (and key variables) are removed here, once for every clock and
+    transport: the result keeps only the redacted description and scrubbed recordings.
+    """
+    redactor = Redactor(options)
+    scrub = redactor.scrubber()
+    recordings = [recording.scrubbed(scrub) for recording in recordings]
     sessions = [analyze(recording, scenario) for recording in recordings]
     passed = [session_passes(session, scenario.assertions) for session in sessions]
     summary = summarize(sessions, passed)
-    return RunResult(scenario=scenario, agent=agent, options=options, clock=clock,
+    return RunResult(scenario=scenario, agent=agent, options=redactor.describe(), clock=clock,
                      recordings=recordings, sessions=sessions, session_passed=passed,
                      summary=summary, assertions=check_assertions(summary, scenario.assertions))

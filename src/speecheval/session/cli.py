@@ -17,6 +17,7 @@ import yaml
 from ..agents import registry
 from ..agents.local.server import KINDS, PROTOCOLS, serve_until_cancelled
 from ..core.errors import EXIT_CHECKS_FAILED, InputError, SpeechEvalError, SystemUnderTestError
+from ..core.output import check_new_output_dir
 from .bench import (
     MOCK,
     RunResult,
@@ -94,6 +95,7 @@ def validate(scenarios: tuple[Path, ...]) -> None:
 def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], repeat: int,
         realtime: bool, out: Path) -> None:
     """Run SCENARIO against an agent and write recordings and reports to --out."""
+    check_new_output_dir(out)  # before the session: a live run cannot be repeated
     scenario = load_scenario(scenario_path)
     name = agent_name(scenario, agent)
     parsed, raw = parse_options(option_pairs)
@@ -182,4 +184,5 @@ def _print_summary(result: RunResult, out: Path) -> None:
         verdict = "PASS" if assertion.passed else "FAIL"
         actual = "missing" if assertion.actual is None else f"{assertion.actual:g}"
         click.echo(f"  {verdict} {assertion.key} limit {assertion.limit:g} (actual {actual})")
-    click.echo(f"{'PASS' if result.passed else 'FAIL'}; reports in {out}")
+    verdict = "AGENT FAULT" if result.faulted else "PASS" if result.passed else "FAIL"
+    click.echo(f"{verdict}; reports in {out}")

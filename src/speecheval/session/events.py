@@ -94,6 +94,7 @@ class SessionLog:
     clears_s: tuple[float, ...]
     transcripts: tuple[TranscriptEvent, ...]
     truncated: bool
+    fault_s: float | None = None  # when the first fault was logged
 
 
 def _field(event: dict[str, Any], key: str, kind: type | tuple[type, ...], n: int) -> Any:
@@ -113,6 +114,7 @@ def parse_log(events: list[dict[str, Any]]) -> SessionLog:
     clears: list[float] = []
     transcripts: list[TranscriptEvent] = []
     truncated = False
+    fault_s: float | None = None
     number = (int, float)
     for n, event in enumerate(events):
         kind = event.get("type")
@@ -134,8 +136,10 @@ def parse_log(events: list[dict[str, Any]]) -> SessionLog:
                 _field(event, "final", bool, n)))
         elif kind == TRUNCATED:
             truncated = True
+        elif kind == FAULT and fault_s is None:
+            fault_s = t_s
     return SessionLog(tuple(windows), tuple(packets), tuple(clears), tuple(transcripts),
-                      truncated)
+                      truncated, fault_s)
 
 
 def packet_level_dbfs(pcm: NDArray[np.int16]) -> float | None:

@@ -26,6 +26,11 @@ from .wer import wer
 
 # Agent packets at or below this level are not "audio" for time to first audio.
 PACKET_FLOOR_DB = -70.0
+# The note of a failed turn whose window the agent's fault cut short.
+FAULT_DURING_TURN = "the session ended by an agent fault during the turn"
+# A fault ends the recording where it is logged; the log's clock and the track's sample
+# count round differently, so a fault up to 1 ms past the end still ended the session.
+_FAULT_SLACK_US = 1000
 
 Span = tuple[int, int]  # (start_us, end_us)
 
@@ -165,7 +170,8 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
     agent_speech = track_segments(recording.agent, rate, scenario.agent_vad)
     agent = agent_speech.spans
     context = _Context(log, user, agent, agent_speech.running, duration,
-                       [to_us(p.t_s) for p in log.packets])
+                       [to_us(p.t_s) for p in log.packets], recording.fault,
+                       None if log.fault_s is None else to_us(log.fault_s))
     turns: list[TurnMetrics] = []
     talk_over = 0
     by_index = {window.index: window for window in log.windows}
@@ -204,6 +210,20 @@ class _Context:
     agent_running: Span | None  # the agent segment still open when the recording ended
     duration: int
     packet_us: list[int]  # arrival of each packet in log order (runners log in time order)
+    fault: str | None = None
+    fault_us: int | None = None  # when the fault was logged; past the end: found at close
+
+    def fault_during(self, start: int, end: int) -> bool:
+        """Whether the agent's fault ended the session inside [start, end]."""
+        return (self.fault is not None and not self.fault_after_recording
+                and self.fault_us is not None
+                and start <= self.fault_us <= end + _FAULT_SLACK_US)
+
+    @property
+    def fault_after_recording(self) -> bool:
+        """The fault was found only once the recording had ended (a stall at close)."""
+        return self.fault is not None and (self.fault_us is None
+                                           or self.fault_us > self.duration + _FAULT_SLACK_US)
 
 
 def _not_played(turn: Turn, reason: str) -> TurnMetrics:
@@ -223,6 +243,7 @@ def _turn(turn: Turn, window: ev.TurnWindow, next_start: int,
         notes.append(f"start anchor {turn.start.after!r} never happened; the turn started "
                      f"after its {turn.start.timeout_ms:g} ms timeout")
     mine = [s for s in ctx.user if s[1] > start and s[0] < next_start]
+    cut = ctx.fault_during(start, next_start)  # the agent's fault ended this turn's window
     values: dict[str, Any] = {
         "user_onset_s": None, "user_offset_s": None, "responded": None,
         "response_latency_ms": None, "ttfa_ms": None, "talk_over": None, "stopped": None,
@@ -235,7 +256,14 @@ def _turn(turn: Turn, window: ev.TurnWindow, next_start: int,
     else:
         onset, offset = mine[0][0], mine[-1][1]
         values["user_onset_s"], values["user_offset_s"] = from_us(onset), from_us(offset)
-        passed = _judge(turn, onset, offset, next_start, ctx, values, notes)
+        passed = _judge(turn, onset, offset, next_start, ctx, values, notes,
+                        to_us(window.end_s) if cut else None)
+    if not passed and ctx.fault is not None:
+        if cut:
+            if not any(FAULT_DURING_TURN in note for note in notes):
+                notes.append(f"{FAULT_DURING_TURN}: {ctx.fault}")
+        elif ctx.fault_after_recording:
+            notes.append(f"the agent failed in this session, which may be why: {ctx.fault}")
     transcript, error = _transcript(turn, start, next_start, ctx, notes)
     metrics = TurnMetrics(
         id=turn.id, expect=turn.expect, trigger=window.trigger, start_s=window.start_s,
@@ -245,8 +273,12 @@ def _turn(turn: Turn, window: ev.TurnWindow, next_start: int,
 
 
 def _judge(turn: Turn, onset: int, offset: int, next_start: int, ctx: _Context,
-           values: dict[str, Any], notes: list[str]) -> bool:
-    """Fill the expectation's values; return whether the turn passed."""
+           values: dict[str, Any], notes: list[str], cut_audio_end: int | None) -> bool:
+    """Fill the expectation's values; return whether the turn passed.
+
+    ``cut_audio_end`` is the end of the turn's audio when the agent's fault ended the
+    session during this turn's window, else None.
+    """
     limit = min(next_start, offset + to_us(turn.response_timeout_ms / 1000.0))
     reply = next((a for a in ctx.agent if onset < a[0] <= limit), None)
     playing = next((a for a in ctx.agent if a[0] <= onset < a[1]), None)
@@ -262,7 +294,7 @@ def _judge(turn: Turn, onset: int, offset: int, next_start: int, ctx: _Context,
             values["ttfa_ms"] = _ttfa(reply, offset, limit, ctx)
     if turn.expect == "respond":
         if reply is None:
-            notes.append(_missed_note(turn, offset, limit, ctx.duration))
+            notes.append(_missed_note(turn, offset, limit, ctx, cut_audio_end))
         return reply is not None
     if turn.expect == "stop":
         values["clear_stop_ms"] = next(
@@ -274,7 +306,9 @@ def _judge(turn: Turn, onset: int, offset: int, next_start: int, ctx: _Context,
             return False
         if playing == ctx.agent_running:
             values["stopped"] = False
-            notes.append("the agent never stopped before the session ended")
+            notes.append(f"{FAULT_DURING_TURN} before the agent stopped: {ctx.fault}"
+                         if cut_audio_end is not None
+                         else "the agent never stopped before the session ended")
             return False
         stop = playing[1] - onset
         values["stop_ms"] = _ms(stop)
@@ -299,14 +333,21 @@ def _judge(turn: Turn, onset: int, offset: int, next_start: int, ctx: _Context,
     return not values["false_barge_in"] and not values["spurious_response"]
 
 
-def _missed_note(turn: Turn, offset: int, limit: int, duration: int) -> str:
-    """Why no reply was found: the timeout passed, or the window closed before it did."""
+def _missed_note(turn: Turn, offset: int, limit: int, ctx: _Context,
+                 cut_audio_end: int | None) -> str:
+    """Why no reply was found: the timeout passed, the window closed before it did (the
+    next turn started, or the session ended), or the agent's fault ended the session
+    (``cut_audio_end``: the turn's audio end, when it did so during this turn)."""
     timeout = f"response_timeout_ms {turn.response_timeout_ms:g}"
     if limit >= offset + to_us(turn.response_timeout_ms / 1000.0):
         return (f"no agent speech started within {turn.response_timeout_ms:g} ms "
                 "of the end of the user's speech")
     waited = f"{_ms(max(0, limit - offset)):g} ms after the end of the user's speech"
-    if limit >= duration:
+    if limit >= ctx.duration and cut_audio_end is not None:
+        if cut_audio_end > ctx.duration:  # the recording stopped inside the user's audio
+            return f"{FAULT_DURING_TURN}, while the user was still speaking: {ctx.fault}"
+        return f"{FAULT_DURING_TURN}, {waited}, before {timeout} passed: {ctx.fault}"
+    if limit >= ctx.duration:
         return f"no agent speech before the session ended {waited}, before {timeout} passed"
     return (f"no agent speech before the next turn started {waited}, before {timeout} "
             "passed")

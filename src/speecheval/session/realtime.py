@@ -16,6 +16,9 @@ Timing model:
 * A misbehaving agent (disconnect, garbage, error event, stall, wrong sample rate) ends
   the session early with ``SessionRecording.fault`` set to a one-line reason; both
   tracks up to that moment are kept. The runner never raises for a fault of the agent.
+  An agent that stalled too late for its keepalive pings to notice within the session
+  is caught at the end: it does not answer the end of input or the closing handshake
+  within ``CLOSE_TIMEOUT_S``, and that is its fault too (the tracks are not extended).
 
 After the user track, ``tail_ms`` of silence is still streamed (agents that endpoint on
 silence need to hear it). With ``agent_vad`` set, silence keeps streaming after the tail
@@ -166,12 +169,17 @@ class _Session:
     def log(self, kind: str, **fields: Any) -> None:
         self.events.append({"t_ms": self.now_ms(), "type": kind, **fields})
 
-    def fail(self, reason: str) -> None:
-        """Record the first fault and end the session; later faults are only logged."""
+    def fail(self, reason: str, *, after_recording: bool = False) -> None:
+        """Record the first fault and end the session; later faults are only logged.
+
+        ``after_recording``: the fault was found once the recording had ended (the agent
+        did not answer the end of the session), so the tracks are not extended to it.
+        """
         self.log("fault", reason=reason)
         if self.fault is None:
             self.fault = reason
-            self.fault_sample = self.now_sample()
+            if not after_recording:
+                self.fault_sample = self.now_sample()
         self.stop.set()
 
     def ms(self, samples: int) -> float:
@@ -310,6 +318,9 @@ def _agent_talking(session: _Session, agent_vad: StreamingVad | None, now: int) 
 
 
 async def _finish(session: _Session, receiver: asyncio.Task[None]) -> None:
+    """End the input and close; an agent that does not answer either within
+    ``CLOSE_TIMEOUT_S`` has stalled, however short the session was (keepalive pings take
+    ``ping_interval_s + ping_timeout_s`` to notice a stall, often longer than a session)."""
     receiver.cancel()
     await asyncio.gather(receiver, return_exceptions=True)
     if session.fault is None:
@@ -317,12 +328,22 @@ async def _finish(session: _Session, receiver: asyncio.Task[None]) -> None:
             async with asyncio.timeout(CLOSE_TIMEOUT_S):
                 await session.transport.end_input()
             session.log("input_end")
-        except (TimeoutError, SystemUnderTestError, OSError) as exc:
+        except TimeoutError:
+            session.fail(f"agent stalled: ending the input at the end of the session "
+                         f"blocked for more than {CLOSE_TIMEOUT_S:g} s", after_recording=True)
+        except (SystemUnderTestError, OSError) as exc:
             session.log("close_error", reason=str(exc) or type(exc).__name__)
     try:
         async with asyncio.timeout(CLOSE_TIMEOUT_S):
             await session.transport.close()
-    except (TimeoutError, SystemUnderTestError, OSError) as exc:
+    except TimeoutError:
+        if session.fault is None:
+            session.fail(f"agent stalled: it did not answer the closing handshake within "
+                         f"{CLOSE_TIMEOUT_S:g} s at the end of the session",
+                         after_recording=True)
+        else:
+            session.log("close_error", reason="TimeoutError")
+    except (SystemUnderTestError, OSError) as exc:
         session.log("close_error", reason=str(exc) or type(exc).__name__)
 
 

@@ -6,7 +6,8 @@ transports) return a :class:`SessionRecording`; metrics and reports read only th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -30,3 +31,23 @@ class SessionRecording:
     events: list[dict[str, Any]] = field(default_factory=list)
     send_lateness_ms: list[float] = field(default_factory=list)
     fault: str | None = None
+
+    def scrubbed(self, scrub: Callable[[str], str]) -> SessionRecording:
+        """A copy with every text of the event log and the fault passed through ``scrub``.
+
+        The agent's words (an error event, a close reason) may echo a credential; the
+        session scrubs them once, whichever clock or transport recorded them, before
+        anything is written (see :mod:`speecheval.agents.redact`).
+        """
+        return replace(self, events=[_scrub_value(event, scrub) for event in self.events],
+                       fault=None if self.fault is None else scrub(self.fault))
+
+
+def _scrub_value(value: Any, scrub: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {key: _scrub_value(item, scrub) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_scrub_value(item, scrub) for item in value]
+    return value

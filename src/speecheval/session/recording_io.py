@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..core.audio import write_wav
 from ..core.canonical_json import dumps_lines
@@ -22,14 +23,19 @@ SESSION_WAV = "session.wav"
 EVENTS_JSONL = "events.jsonl"
 
 
-def write_recording(recording: SessionRecording, directory: Path) -> None:
-    """Write the four files into ``directory`` (created if needed)."""
-    directory.mkdir(parents=True, exist_ok=True)
+def stereo_tracks(recording: SessionRecording) -> NDArray[np.int16]:
+    """Both tracks as one stereo signal, user left and agent right (``session.wav``)."""
     n = max(recording.user.size, recording.agent.size)
     stereo = np.zeros((n, 2), dtype=np.int16)
     stereo[:recording.user.size, 0] = recording.user
     stereo[:recording.agent.size, 1] = recording.agent
+    return stereo
+
+
+def write_recording(recording: SessionRecording, directory: Path) -> None:
+    """Write the four files into ``directory`` (created if needed)."""
+    directory.mkdir(parents=True, exist_ok=True)
     write_wav(directory / USER_WAV, recording.user, recording.sample_rate)
     write_wav(directory / AGENT_WAV, recording.agent, recording.sample_rate)
-    write_wav(directory / SESSION_WAV, stereo, recording.sample_rate)
+    write_wav(directory / SESSION_WAV, stereo_tracks(recording), recording.sample_rate)
     atomic_write_text(directory / EVENTS_JSONL, dumps_lines(recording.events))

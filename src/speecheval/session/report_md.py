@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 _NONE = "-"
@@ -78,13 +79,27 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [line(header), line(["---"] * len(header))] + [line(r) for r in rows]
 
 
+def verdict_text(report: dict[str, Any]) -> str:
+    """The run's result as the exit code tells it: an agent fault (3) before assertions."""
+    if report["summary"]["faulted_sessions"]:
+        return "AGENT FAULT"
+    return "PASS" if report["passed"] else "FAIL"
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     """The whole report as Markdown."""
     sc = report["scenario"]
+    options = json.dumps(report["agent"]["options"], sort_keys=True)
     lines = [f"# Session report: {sc['name']}", "",
              f"Agent `{report['agent']['name']}`, {report['clock']} clock, "
              f"{report['summary']['sessions']} session(s). Result: "
-             f"**{'PASS' if report['passed'] else 'FAIL'}**.", "", "## Summary", ""]
+             f"**{verdict_text(report)}**.", "",
+             f"Agent options (credentials removed): `{options}`", ""]
+    if report["summary"]["faulted_sessions"]:
+        lines += [f"**The agent failed in {report['summary']['faulted_sessions']} of "
+                  f"{report['summary']['sessions']} session(s)**; the reason is under each "
+                  "session.", ""]
+    lines += ["## Summary", ""]
     lines += _table(["Metric", "Value"], [list(r) for r in summary_rows(report["summary"])])
     lines += ["", "## Assertions", ""]
     if report["assertions"]:

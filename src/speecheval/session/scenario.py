@@ -8,11 +8,13 @@ default and pass.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
 from ..core.errors import InputError
+from ..core.timebase import MAX_AUDIO_MS
 from ..vad.streaming import VadSettings
 from .yaml_lines import LineDict, load_yaml_with_lines
 
@@ -40,6 +42,11 @@ DEFAULT_LEVEL_DB = -20.0
 DEFAULT_FREQ_HZ = 440.0
 DEFAULT_SYNTH_MS = 1000.0
 DEFAULT_VOICE = "en-us"
+# Limits that keep a scenario inside memory: every ``*_ms`` value (a turn, a delay, the
+# session) and the synthesized turn audio together are at most MAX_MS (one hour), and
+# the rate at most 48 kHz (an hour at 48 kHz is 330 MB per int16 track).
+MAX_MS = MAX_AUDIO_MS
+MAX_SAMPLE_RATE = 48000
 
 # Assertion key -> True when the limit is a minimum (the value must be at least the limit).
 ASSERTIONS: dict[str, bool] = {
@@ -175,21 +182,29 @@ class _Block:
 
     def number(self, key: str, default: float, minimum: float | None = None,
                above: float | None = None) -> float:
+        """A finite number; a duration (a key ending in ``_ms``) at most :data:`MAX_MS`."""
         value = self.data.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.error(key, f"must be a number, got {value!r}")
+        if not math.isfinite(value):
+            raise self.error(key, f"must be a finite number, got {value!r}")
+        if key.endswith("_ms") and value > MAX_MS:
+            raise self.error(key, f"must be at most {MAX_MS:.0f} ms (one hour), got {value:g}")
         if minimum is not None and value < minimum:
             raise self.error(key, f"must be >= {minimum:g}, got {value:g}")
         if above is not None and value <= above:
             raise self.error(key, f"must be > {above:g}, got {value:g}")
         return float(value)
 
-    def integer(self, key: str, default: int, minimum: int | None = None) -> int:
+    def integer(self, key: str, default: int, minimum: int | None = None,
+                maximum: int | None = None) -> int:
         value = self.data.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.error(key, f"must be a whole number, got {value!r}")
         if minimum is not None and value < minimum:
             raise self.error(key, f"must be >= {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise self.error(key, f"must be <= {maximum}, got {value}")
         return value
 
     def text(self, key: str, default: str | None = None) -> str | None:
@@ -232,7 +247,8 @@ def load_scenario(path: str | Path) -> Scenario:
     return Scenario(
         name=name,
         description=root.text("description") or "",
-        sample_rate=root.integer("sample_rate", DEFAULT_SAMPLE_RATE, minimum=8000),
+        sample_rate=root.integer("sample_rate", DEFAULT_SAMPLE_RATE, minimum=8000,
+                                 maximum=MAX_SAMPLE_RATE),
         frame_ms=root.number("frame_ms", DEFAULT_FRAME_MS, minimum=5),
         tail_ms=root.number("tail_ms", DEFAULT_TAIL_MS, minimum=0),
         max_duration_ms=root.number("max_duration_ms", DEFAULT_MAX_DURATION_MS, above=0),
@@ -259,6 +275,10 @@ def _parse_turns(root: _Block, defaults: _Block) -> tuple[Turn, ...]:
                                     f"{seen[turn.id]})")
         seen[turn.id] = turn.line
         turns.append(turn)
+    synthesized = sum(t.audio.duration_ms or 0.0 for t in turns if t.audio.synth is not None)
+    if synthesized > MAX_MS:
+        raise root.error("turns", f"the synthesized turn audio adds up to {synthesized:g} ms; "
+                                  f"at most {MAX_MS:.0f} ms (one hour) together")
     return tuple(turns)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import errno
 import json
 import math
 from collections.abc import Mapping
@@ -70,6 +71,7 @@ DEFAULTS: dict[str, str] = {
     "pacing": "",
     "fault": "",
     "fault_after_ms": "500",
+    "echo_request": "false",
 }
 
 
@@ -89,6 +91,7 @@ class AgentConfig:
     pacing: Pacing
     fault: str
     fault_after_ms: int
+    echo_request: bool = False
 
     @classmethod
     def parse(cls, kind: str, protocol: str, options: Mapping[str, str]) -> AgentConfig:
@@ -119,6 +122,7 @@ class AgentConfig:
             output_rate = int(raw["output_rate"]) if raw["output_rate"] else None
             reply_ms = int(raw["reply_ms"]) if raw["reply_ms"] else None
             fault_after_ms = int(raw["fault_after_ms"])
+            echo_request = _boolean(raw["echo_request"])
         except ValueError as exc:
             raise InputError(f"{where}: bad option value: {exc}") from exc
         if output_rate is not None and protocol != "native-realtime":
@@ -142,7 +146,8 @@ class AgentConfig:
                    reply_ms=reply_ms, voice=raw["voice"],
                    transcripts=[t for t in raw["transcripts"].split("|") if t],
                    pacing=pacing,  # type: ignore[arg-type]
-                   fault=raw["fault"], fault_after_ms=fault_after_ms)
+                   fault=raw["fault"], fault_after_ms=fault_after_ms,
+                   echo_request=echo_request)
 
 
 @dataclass
@@ -173,8 +178,15 @@ class LocalAgentServer:
         self.url = ""
 
     async def __aenter__(self) -> LocalAgentServer:
-        self._server = await serve(self._handle, self.host, self.port, compression=None,
-                                   max_size=None, close_timeout=CLOSE_TIMEOUT_S)
+        try:
+            self._server = await serve(self._handle, self.host, self.port, compression=None,
+                                       max_size=None, close_timeout=CLOSE_TIMEOUT_S)
+        except OSError as exc:  # a usage problem (the port or address), not a bug
+            if exc.errno == errno.EADDRINUSE:
+                raise InputError(f"port {self.port} is already in use on {self.host}; choose "
+                                 "another --port, or --port 0 for a free one") from None
+            raise InputError(f"cannot listen on {self.host}:{self.port}: "
+                             f"{exc.strerror or exc}") from None
         host, port = next(iter(self._server.sockets)).getsockname()[:2]
         path = "/v1/realtime" if self.config.protocol != "pcm-websocket" else ""
         self.url = f"ws://{host}:{port}{path}"
@@ -197,7 +209,7 @@ class LocalAgentServer:
         self.log.connections += 1
         headers = ws.request.headers if ws.request is not None else None
         self.log.paths.append(ws.request.path if ws.request is not None else "")
-        self.log.authorized.append(bool(headers and headers.get("Authorization")))
+        self.log.authorized.append(bool(headers and headers.get_all("Authorization")))
         self.log.headers.append({} if headers is None else {
             name: value for name, value in headers.raw_items()
             if name.lower() != "authorization"})
@@ -248,7 +260,17 @@ class _AgentSession:
 
     def error_event(self) -> dict[str, Any]:
         return {"type": "error", "error": {"type": "server_error", "code": "simulated",
-                                           "message": "simulated agent failure"}}
+                                           "message": self.failure_message()}}
+
+    def failure_message(self) -> str:
+        """The ``error`` fault's message; with ``echo_request`` it quotes the request back
+        (path with query, every header including Authorization), as careless servers do:
+        the client must scrub it before it reaches a report."""
+        request = self.ws.request
+        if not self.config.echo_request or request is None:
+            return "simulated agent failure"
+        headers = "; ".join(f"{name}: {value}" for name, value in request.headers.raw_items())
+        return f"simulated agent failure for request {request.path} ({headers})"
 
     async def run(self) -> None:
         raise NotImplementedError
@@ -278,7 +300,7 @@ class _PcmSession(_AgentSession):
                 self.start_policy(data["sample_rate"])
 
     def error_event(self) -> dict[str, Any]:
-        return {"type": "error", "message": "simulated agent failure"}
+        return {"type": "error", "message": self.failure_message()}
 
     async def act(self, actions: list[Action]) -> None:
         audio = [a.pcm for a in actions if a.kind == "audio" and a.pcm is not None]
@@ -570,7 +592,7 @@ class _NativeSession(_AgentSession):
     def error_event(self) -> dict[str, Any]:
         return {"type": "error", "sglang": {"fatal": True},
                 "error": {"type": "server_error", "code": "simulated",
-                          "message": "simulated agent failure"}}
+                          "message": self.failure_message()}}
 
     async def send(self, event: dict[str, Any]) -> None:
         """Send, ignoring a client that is closing: its last events are still read."""
