@@ -23,7 +23,7 @@ from speecheval.session.synth import render_turns
 from speecheval.session.virtual_runner import run_virtual
 from speecheval.session.wer import wer
 
-from .helpers import require_espeak, voicebench_examples, write_scenario
+from .helpers import voicebench_examples, write_scenario
 
 vb_metrics = pytest.importorskip("voicebench.metrics")
 vb_runner = pytest.importorskip("voicebench.runner")
@@ -91,7 +91,6 @@ def to_voicebench(recording: SessionRecording, path: Path) -> Any:
 
 
 def record(path: Path, **overrides: Any) -> SessionRecording:
-    require_espeak()
     scenario = load_scenario(path)
     options = {**scenario.agent.options, **overrides}
     return run_virtual(scenario, render_turns(scenario), MockAgent(MockSettings.from_options(

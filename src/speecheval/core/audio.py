@@ -60,10 +60,12 @@ def audio_info(path: str | Path) -> AudioInfo:
                      n_samples=int(info.frames), subtype=str(info.subtype))
 
 
-def read_mono(path: str | Path | BinaryIO, *, name: str | Path | None = None) -> Audio:
+def read_mono(path: str | Path | BinaryIO, *, name: str | Path | None = None,
+              downmix: bool = False) -> Audio:
     """Read a mono audio file (or an open binary file) at its own rate.
 
-    A multi-channel file is an InputError; ``name`` labels an open file in errors.
+    A multi-channel file is an InputError, unless ``downmix`` asks for the mean of its
+    channels instead; ``name`` labels an open file in errors.
     """
     source = str(path) if isinstance(path, str | Path) else path
     if name is None and isinstance(path, str | Path):
@@ -72,9 +74,10 @@ def read_mono(path: str | Path | BinaryIO, *, name: str | Path | None = None) ->
         data, rate = sf.read(source, dtype="float32", always_2d=True)
     except (RuntimeError, sf.LibsndfileError) as exc:
         raise InputError(f"cannot read audio: {exc}", path=name) from exc
-    if data.shape[1] != 1:
+    if data.shape[1] != 1 and not downmix:
         raise InputError(f"expected mono audio, found {data.shape[1]} channels", path=name)
-    return Audio(samples=np.ascontiguousarray(data[:, 0]), rate=int(rate))
+    mono = data[:, 0] if data.shape[1] == 1 else data.mean(axis=1, dtype=np.float64)
+    return Audio(samples=np.ascontiguousarray(mono, dtype=np.float32), rate=int(rate))
 
 
 def encode_wav(samples: NDArray[np.floating] | NDArray[np.integer], rate: int,

@@ -18,13 +18,15 @@ from .yaml_lines import LineDict, load_yaml_with_lines
 
 Anchor = Literal["session_start", "previous_turn_end", "agent_speech_start", "agent_speech_end"]
 Expectation = Literal["respond", "stop", "ignore"]
-SynthKind = Literal["speech", "tone", "noise", "silence"]
+SynthKind = Literal["speech", "tts", "tone", "noise", "silence"]
 VadEngine = Literal["energy", "silero"]
 
 ANCHORS: tuple[Anchor, ...] = ("session_start", "previous_turn_end", "agent_speech_start",
                                "agent_speech_end")
 EXPECTATIONS: tuple[Expectation, ...] = ("respond", "stop", "ignore")
-SYNTH_KINDS: tuple[SynthKind, ...] = ("speech", "tone", "noise", "silence")
+SYNTH_KINDS: tuple[SynthKind, ...] = ("speech", "tts", "tone", "noise", "silence")
+# Audio keys that only synthesized words (espeak-ng) use.
+_TTS_KEYS = ("say", "voice")
 VAD_ENGINES: tuple[VadEngine, ...] = ("energy", "silero")
 
 # Defaults shared with voicebench 0.2.0, so its scenarios mean the same thing here.
@@ -63,9 +65,10 @@ ASSERTIONS: dict[str, bool] = {
 class AudioSpec:
     """A turn's audio: a WAV file, or a synthesized signal of ``synth`` kind.
 
-    ``duration_ms`` is ``None`` when the file did not set it: speech then keeps its
-    natural length and other signals last :data:`DEFAULT_SYNTH_MS`. ``say`` is the text
-    to speak (default: the turn's ``text``).
+    ``speech`` is voicebench's speech-shaped signal (no words), ``tts`` real words from
+    espeak-ng. ``duration_ms`` is ``None`` when the file did not set it: ``tts`` then
+    keeps its natural length and other signals last :data:`DEFAULT_SYNTH_MS`. ``say``
+    is the text ``tts`` speaks (default: the turn's ``text``).
     """
 
     file: Path | None = None
@@ -310,6 +313,11 @@ def _parse_audio(block: _Block) -> AudioSpec:
             raise block.error("file", f"audio file {path} does not exist")
         return AudioSpec(file=path)
     synth = cast(SynthKind, block.choice("synth", SYNTH_KINDS, "speech"))
+    if synth != "tts":
+        for key in _TTS_KEYS:
+            if block.has(key):
+                raise block.error(key, f"applies to 'synth: tts' (words spoken by espeak-ng) "
+                                       f"only; 'synth: {synth}' is a signal without words")
     return AudioSpec(
         synth=synth,
         duration_ms=duration,
