@@ -139,6 +139,16 @@ def test_stereo_turn_audio_is_mixed_down_with_a_notice(tmp_path: Path,
     assert np.all(user[start:start + 1600] == np.float32(0.125))
 
 
+def test_fractional_frame_ms_exits_2_before_running(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_scenario(tmp_path, QUICK.replace("name: quick", "name: quick\nframe_ms: 12.5"))
+    out = tmp_path / "run"
+    assert run_cli("run", str(path), "--out", str(out)) == 2
+    assert (f"{path}: frame_ms (line 2): must be a whole number of milliseconds, got 12.5"
+            in capsys.readouterr().err)
+    assert not out.exists() and not list(tmp_path.glob(".run.*"))
+
+
 def test_existing_output_is_never_overwritten(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "run"

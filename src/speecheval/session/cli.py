@@ -159,7 +159,7 @@ def _run_real_clock(scenario: Scenario, name: str, options: dict[str, str],
     """Sessions over a transport on the real clock; turns start live, as on the virtual one."""
     transports = [registry.open_transport(name, options)]  # checks name and options first
     clips = [to_int16(clip) for clip in render_turns(scenario)]
-    frame_ms = round(scenario.frame_ms)
+    frame_ms = int(scenario.frame_ms)  # whole milliseconds and samples (validated)
     frame = scenario.sample_rate * frame_ms // 1000
     recordings = []
     for index in range(repeat):

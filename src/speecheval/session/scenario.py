@@ -232,11 +232,12 @@ def load_scenario(path: str | Path) -> Scenario:
     vad = root.child("vad")
     vad.check_keys({"user", "agent"})
     turns = _parse_turns(root, defaults)
+    sample_rate = root.integer("sample_rate", DEFAULT_SAMPLE_RATE, minimum=8000)
     return Scenario(
         name=name,
         description=root.text("description") or "",
-        sample_rate=root.integer("sample_rate", DEFAULT_SAMPLE_RATE, minimum=8000),
-        frame_ms=root.number("frame_ms", DEFAULT_FRAME_MS, minimum=5),
+        sample_rate=sample_rate,
+        frame_ms=_frame_ms(root, sample_rate),
         tail_ms=root.number("tail_ms", DEFAULT_TAIL_MS, minimum=0),
         max_duration_ms=root.number("max_duration_ms", DEFAULT_MAX_DURATION_MS, above=0),
         user_vad=_parse_vad(vad.child("user")),
@@ -246,6 +247,21 @@ def load_scenario(path: str | Path) -> Scenario:
         assertions=_parse_assertions(root.child("assert")),
         path=source,
     )
+
+
+def _frame_ms(root: _Block, sample_rate: int) -> float:
+    """The user frame length: whole milliseconds and whole samples, so that the virtual
+    clock and the real-clock runner (which paces frames in whole milliseconds) send
+    frames of exactly the same length."""
+    value = root.number("frame_ms", DEFAULT_FRAME_MS, minimum=5)
+    if value != int(value):
+        raise root.error("frame_ms", f"must be a whole number of milliseconds, got {value:g}")
+    samples = sample_rate * value / 1000
+    if samples != int(samples):
+        raise root.error("frame_ms", f"{value:g} ms is {samples:g} samples at sample_rate "
+                                     f"{sample_rate}; use a frame length that is a whole "
+                                     "number of samples")
+    return value
 
 
 def _parse_turns(root: _Block, defaults: _Block) -> tuple[Turn, ...]:
