@@ -65,7 +65,7 @@ def test_same_inputs_same_bytes(tmp_path: Path) -> None:
         assert run_cli("run", str(scenario), "-n", "2", "--out", str(tmp_path / name)) == 0
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*")
                    if p.is_file())
-    assert len(files) == 3 + 2 * 4
+    assert len(files) == 4 + 2 * 4  # four reports, four files per session
     for rel in files:
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
 
