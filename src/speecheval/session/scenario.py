@@ -233,6 +233,8 @@ def load_scenario(path: str | Path) -> Scenario:
     vad.check_keys({"user", "agent"})
     turns = _parse_turns(root, defaults)
     sample_rate = root.integer("sample_rate", DEFAULT_SAMPLE_RATE, minimum=8000)
+    agent_vad = _parse_vad(vad.child("agent"))
+    _check_live_agent_vad(vad.child("agent"), agent_vad, turns, sample_rate)
     return Scenario(
         name=name,
         description=root.text("description") or "",
@@ -241,7 +243,7 @@ def load_scenario(path: str | Path) -> Scenario:
         tail_ms=root.number("tail_ms", DEFAULT_TAIL_MS, minimum=0),
         max_duration_ms=root.number("max_duration_ms", DEFAULT_MAX_DURATION_MS, above=0),
         user_vad=_parse_vad(vad.child("user")),
-        agent_vad=_parse_vad(vad.child("agent")),
+        agent_vad=agent_vad,
         agent=_parse_agent(root.child("agent" if root.has("agent") else "adapter")),
         turns=turns,
         assertions=_parse_assertions(root.child("assert")),
@@ -362,6 +364,22 @@ def _parse_vad(block: _Block) -> TrackVad:
         min_silence_ms=block.number("min_silence_ms", base.min_silence_ms, minimum=0),
     )
     return TrackVad(engine=engine, settings=settings)
+
+
+def _check_live_agent_vad(block: _Block, vad: TrackVad, turns: tuple[Turn, ...],
+                          sample_rate: int) -> None:
+    """Agent-anchored turns start on the declared agent detector while the session runs;
+    Silero can follow a live track only at some rates."""
+    anchored = [t for t in turns if t.start.after in ("agent_speech_start", "agent_speech_end")]
+    if vad.engine != "silero" or not anchored:
+        return
+    from ..vad.silero_stream import live_rate_problem  # onnxruntime only when used
+
+    problem = live_rate_problem(sample_rate)
+    if problem is not None:
+        raise block.error("engine", f"turn {anchored[0].id!r} starts on agent speech, which "
+                                    f"this detector must find while the session runs: "
+                                    f"{problem}; use engine: energy or another sample_rate")
 
 
 def _parse_agent(block: _Block) -> AgentSpec:
