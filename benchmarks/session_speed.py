@@ -73,7 +73,7 @@ def vad_benchmark(repeats: int) -> tuple[float, float]:
 
 def session_benchmark(repeats: int) -> tuple[float, float, float]:
     turns = "\n".join(
-        f"  - {{id: t{i}, audio: {{synth: speech, say: 'please tell me more about that', "
+        f"  - {{id: t{i}, audio: {{synth: tts, say: 'please tell me more about that', "
         f"duration_ms: 2000}}, start: {{after: agent_speech_end, delay_ms: 500}}}}"
         for i in range(120))
     with tempfile.TemporaryDirectory() as tmp:

@@ -9,10 +9,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from speecheval.agents.local import LocalAgentServer
+from speecheval.session.metrics import PACKET_FLOOR_DB
+from speecheval.session.recording import SessionRecording
 
 
 def write_scenario(directory: Path, body: str, name: str = "scenario.yaml") -> Path:
@@ -64,3 +68,35 @@ def serving(options: dict[str, str] | None = None, kind: str = "turn",
         loop.call_soon_threadsafe(stop.set)
         thread.join(10)
         loop.close()
+
+
+def to_voicebench(recording: SessionRecording, path: Path, clock: str = "virtual") -> Any:
+    """voicebench's SessionRecord for our recording of the scenario at ``path``."""
+    vb_runner = pytest.importorskip("voicebench.runner")
+    vb_base = pytest.importorskip("voicebench.adapters.base")
+    scenario = pytest.importorskip("voicebench.scenario").load_scenario(path)
+    windows, packets, clears, transcripts = [], [], [], []
+    truncated = False
+    for event in recording.events:
+        t = event["t_ms"] / 1000.0
+        if event["type"] == "turn":
+            trigger = "timeout" if event["trigger"] == "timeout" else "anchor"
+            windows.append(vb_runner.TurnWindow(scenario.turns[event["index"]], t,
+                                                event["end_ms"] / 1000.0, trigger))
+        elif event["type"] == "audio" and event["level_dbfs"] is not None:
+            if event["level_dbfs"] > PACKET_FLOOR_DB:
+                packets.append(vb_runner.Packet(t, event["level_dbfs"],
+                                                event["samples"] / recording.sample_rate))
+        elif event["type"] == "clear":
+            clears.append(t)
+        elif event["type"] == "transcript":
+            transcripts.append(vb_base.Transcript(event["role"], event["text"], t,
+                                                  event["final"]))
+        elif event["type"] == "truncated":
+            truncated = True
+    return vb_runner.SessionRecord(
+        scenario=scenario, adapter={"type": "mock"}, clock=clock,
+        user_track=recording.user.astype(np.float32) / 32768,
+        agent_track=recording.agent.astype(np.float32) / 32768,
+        windows=windows, packets=packets, clears=clears, transcripts=transcripts,
+        truncated=truncated)

@@ -65,7 +65,7 @@ def test_same_inputs_same_bytes(tmp_path: Path) -> None:
         assert run_cli("run", str(scenario), "-n", "2", "--out", str(tmp_path / name)) == 0
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*")
                    if p.is_file())
-    assert len(files) == 3 + 2 * 4
+    assert len(files) == 4 + 2 * 4  # four reports, four files per session
     for rel in files:
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
 
@@ -118,18 +118,35 @@ def test_bad_scenario_exits_2_naming_the_line(tmp_path: Path,
     assert run_cli("run", str(path), "--out", str(tmp_path / "run")) == 2
 
 
-def test_stereo_turn_audio_exits_2_naming_the_turn(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    write_wav(tmp_path / "two.wav", np.zeros((1600, 2), dtype=np.float32), 16000)
+def test_stereo_turn_audio_is_mixed_down_with_a_notice(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    stereo = np.zeros((1600, 2), dtype=np.float32)
+    stereo[:, 0] = 0.25  # left only: the mono mix is 0.125
+    write_wav(tmp_path / "two.wav", stereo, 16000)
     path = write_scenario(tmp_path, QUICK.replace("{synth: tone, duration_ms: 400}",
                                                   "{file: two.wav}"))
     out = tmp_path / "run"
-    assert run_cli("run", str(path), "--out", str(out)) == 2
+    assert run_cli("run", str(path), "--out", str(out)) == 0
     # turn "more" is the second entry of turns:, on line 9 (name, adapter, type, options,
     # turns, hi, its audio, its text, more)
-    assert (f"{path}: turns[1] (id 'more', line 9): audio file {tmp_path / 'two.wav'}: "
-            "expected mono audio, found 2 channels") in capsys.readouterr().err
-    assert not out.exists()
+    assert (f"notice: {path}: turns[1] (id 'more', line 9): audio file "
+            f"{tmp_path / 'two.wav'} has 2 channels; using their mean (mono)"
+            ) in capsys.readouterr().err
+    events = [json.loads(line) for line in
+              (out / "sessions" / "001" / "events.jsonl").read_text().splitlines()]
+    start = round(next(e["t_ms"] for e in events if e.get("turn") == "more") * 16)
+    user = read_mono(out / "sessions" / "001" / "user.wav").samples
+    assert np.all(user[start:start + 1600] == np.float32(0.125))
+
+
+def test_fractional_frame_ms_exits_2_before_running(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_scenario(tmp_path, QUICK.replace("name: quick", "name: quick\nframe_ms: 12.5"))
+    out = tmp_path / "run"
+    assert run_cli("run", str(path), "--out", str(out)) == 2
+    assert (f"{path}: frame_ms (line 2): must be a whole number of milliseconds, got 12.5"
+            in capsys.readouterr().err)
+    assert not out.exists() and not list(tmp_path.glob(".run.*"))
 
 
 def test_existing_output_is_never_overwritten(tmp_path: Path,

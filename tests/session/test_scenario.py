@@ -56,6 +56,13 @@ def test_unknown_key_names_file_key_and_line(tmp_path: Path) -> None:
     ("name: x\nturns:\n  - audio: {synth: hum}\n", "turns[0].audio.synth (line 3): must be one of"),
     ("name: x\nframe_ms: fast\nturns:\n  - audio: {synth: tone}\n",
      "frame_ms (line 2): must be a number"),
+    # the real clock paces frames in whole milliseconds: 12.5 ms would run as 12 ms there
+    ("name: x\nframe_ms: 12.5\nturns:\n  - audio: {synth: tone}\n",
+     "frame_ms (line 2): must be a whole number of milliseconds, got 12.5"),
+    # 10 ms at 22050 Hz is 220.5 samples
+    ("name: x\nsample_rate: 22050\nframe_ms: 10\nturns:\n  - audio: {synth: tone}\n",
+     "frame_ms (line 3): 10 ms is 220.5 samples at sample_rate 22050; use a frame length "
+     "that is a whole number of samples"),
     ("name: x\nsample_rate: 4000\nturns:\n  - audio: {synth: tone}\n",
      "sample_rate (line 2): must be >= 8000"),
     ("name: x\nturns:\n  - audio: {synth: tone}\n    expect: maybe\n",
@@ -79,6 +86,14 @@ def test_bad_values_are_named(tmp_path: Path, body: str, expected: str) -> None:
         load_scenario(path)
     assert expected in str(info.value)
     assert str(path) in str(info.value)
+
+
+@pytest.mark.parametrize(("rate", "frame_ms"), [(16000, 12), (22050, 20), (44100, 30)])
+def test_whole_sample_frames_are_accepted(tmp_path: Path, rate: int, frame_ms: int) -> None:
+    # 12 ms * 16 = 192 samples, 20 ms * 22.05 = 441, 30 ms * 44.1 = 1323
+    path = write_scenario(tmp_path, f"name: x\nsample_rate: {rate}\nframe_ms: {frame_ms}\n"
+                                    "turns:\n  - audio: {synth: tone}\n")
+    assert load_scenario(path).frame_ms == frame_ms
 
 
 def test_missing_audio_file_is_named(tmp_path: Path) -> None:

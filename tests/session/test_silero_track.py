@@ -24,7 +24,7 @@ name: silero
 vad:
   user: {engine: silero}
 turns:
-  - audio: {synth: speech, say: "Could you book me a table for tonight?"}
+  - audio: {synth: tts, say: "Could you book me a table for tonight?"}
 """
 
 

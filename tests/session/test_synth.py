@@ -1,4 +1,4 @@
-"""Turn audio: espeak-ng speech fitted to a declared duration, tones, noise, files."""
+"""Turn audio: voicebench's signals sample for sample, espeak-ng words (tts), WAV files."""
 
 from __future__ import annotations
 
@@ -54,8 +54,10 @@ def test_wav_file_is_resampled_to_the_session_rate(tmp_path: Path) -> None:
     assert clip.size == 1600  # 0.1 s at 16 kHz
 
 
-def test_stereo_file_is_refused_naming_scenario_turn_line_and_file(tmp_path: Path) -> None:
-    write_wav(tmp_path / "stereo.wav", np.zeros((100, 2), dtype=np.float32), 16000)
+def test_stereo_file_is_mixed_down_with_a_notice(tmp_path: Path) -> None:
+    left = np.full(1600, 0.5, dtype=np.float32)
+    right = np.full(1600, -0.25, dtype=np.float32)
+    write_wav(tmp_path / "stereo.wav", np.stack([left, right], axis=1), 16000)
     path = write_scenario(tmp_path, """
         name: file
         turns:
@@ -64,22 +66,75 @@ def test_stereo_file_is_refused_naming_scenario_turn_line_and_file(tmp_path: Pat
           - id: hello
             audio: {file: stereo.wav}
         """)
-    with pytest.raises(InputError) as info:
-        synth.render_turns(load_scenario(path))
+    notices: list[str] = []
+    _, clip = synth.render_turns(load_scenario(path), notices.append)
+    # the mean of the channels: (0.5 - 0.25) / 2 = 0.125 (both exact in PCM16)
+    assert clip.size == 1600 and np.all(clip == np.float32(0.125))
     # the second turn's entry starts on line 5 of the file
-    assert str(info.value) == (f"{path}: turns[1] (id 'hello', line 5): audio file "
-                               f"{tmp_path / 'stereo.wav'}: expected mono audio, found 2 "
-                               "channels")
+    assert notices == [f"{path}: turns[1] (id 'hello', line 5): audio file "
+                       f"{tmp_path / 'stereo.wav'} has 2 channels; using their mean (mono)"]
+
+
+def test_stereo_notice_goes_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_wav(tmp_path / "stereo.wav", np.zeros((160, 2), dtype=np.float32), 16000)
+    path = write_scenario(tmp_path, """
+        name: file
+        turns:
+          - audio: {file: stereo.wav}
+        """)
+    synth.render_turns(load_scenario(path))
+    assert capsys.readouterr().err.startswith(f"notice: {path}: turns[0] (id 'turn-1', line 3)")
+
+
+VOICEBENCH_SIGNALS = """
+name: signals
+sample_rate: {rate}
+turns:
+  - audio: {{synth: speech, duration_ms: 1800}}
+  - audio: {{synth: speech, duration_ms: 1234.5, seed: 2, level_db: -31}}
+  - audio: {{synth: speech}}
+  - audio: {{synth: tone, duration_ms: 333, freq_hz: 1000, level_db: -12}}
+  - audio: {{synth: noise, duration_ms: 180, level_db: -25}}
+  - audio: {{synth: noise, duration_ms: 181, level_db: -25, seed: 9}}
+  - audio: {{synth: silence, duration_ms: 70}}
+"""
+
+
+@pytest.mark.parametrize("rate", [8000, 16000, 22050, 24000, 44100, 48000])
+def test_synth_signals_are_voicebench_signals_sample_for_sample(tmp_path: Path,
+                                                                rate: int) -> None:
+    vb_scenario = pytest.importorskip("voicebench.scenario")
+    path = write_scenario(tmp_path, VOICEBENCH_SIGNALS.format(rate=rate))
+    ours = synth.render_turns(load_scenario(path))
+    theirs = [turn.audio.render(rate) for turn in vb_scenario.load_scenario(path).turns]
+    assert len(ours) == len(theirs) == 7
+    for index, (mine, other) in enumerate(zip(ours, theirs, strict=True)):
+        assert mine.dtype == other.dtype == np.float32, index
+        assert np.array_equal(mine, other), index
+    assert ours[2].size == rate  # speech without duration_ms lasts 1000 ms, as in voicebench
+
+
+def test_speech_signal_keys_for_words_are_refused(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, """
+        name: words
+        turns:
+          - audio: {synth: speech, say: "Hello there."}
+        """)
+    with pytest.raises(InputError) as info:
+        load_scenario(path)
+    assert str(info.value) == (f"{path}: turns[0].audio.say (line 3): applies to 'synth: tts' "
+                               "(words spoken by espeak-ng) only; 'synth: speech' is a signal "
+                               "without words")
 
 
 @needs_espeak
-def test_speech_is_fitted_to_its_declared_duration(tmp_path: Path) -> None:
+def test_tts_is_fitted_to_its_declared_duration(tmp_path: Path) -> None:
     scenario = load_scenario(write_scenario(tmp_path, """
         name: speech
         turns:
-          - audio: {synth: speech, duration_ms: 1500}
+          - audio: {synth: tts, duration_ms: 1500}
             text: "It's for next Tuesday."
-          - audio: {synth: speech, say: "It's for next Tuesday.", level_db: -26}
+          - audio: {synth: tts, say: "It's for next Tuesday.", level_db: -26}
         """))
     fitted, natural = synth.render_turns(scenario)
     assert fitted.size == 24000  # exactly 1500 ms at 16 kHz
@@ -97,7 +152,7 @@ def test_missing_espeak_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mon
         name: speech
         turns:
           - id: hello
-            audio: {synth: speech, say: "never spoken before in this test"}
+            audio: {synth: tts, say: "never spoken before in this test"}
         """))
     with pytest.raises(InputError) as info:
         synth.render_turns(scenario)

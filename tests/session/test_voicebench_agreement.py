@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from speecheval.agents.mock import MockAgent, MockSettings
@@ -23,16 +22,12 @@ from speecheval.session.synth import render_turns
 from speecheval.session.virtual_runner import run_virtual
 from speecheval.session.wer import wer
 
-from .helpers import require_espeak, voicebench_examples, write_scenario
+from .helpers import to_voicebench, voicebench_examples, write_scenario
 
 vb_metrics = pytest.importorskip("voicebench.metrics")
-vb_runner = pytest.importorskip("voicebench.runner")
-vb_scenario = pytest.importorskip("voicebench.scenario")
-vb_base = pytest.importorskip("voicebench.adapters.base")
 vb_wer = pytest.importorskip("voicebench.wer")
 
 FRAME_MS = 10.0
-FLOOR_DB = -70.0
 
 NOISY = """
 name: noisy-caller
@@ -60,38 +55,7 @@ turns:
 """
 
 
-def to_voicebench(recording: SessionRecording, path: Path) -> Any:
-    """voicebench's SessionRecord for our recording of the scenario at ``path``."""
-    scenario = vb_scenario.load_scenario(path)
-    windows, packets, clears, transcripts = [], [], [], []
-    truncated = False
-    for event in recording.events:
-        t = event["t_ms"] / 1000.0
-        if event["type"] == "turn":
-            trigger = "timeout" if event["trigger"] == "timeout" else "anchor"
-            windows.append(vb_runner.TurnWindow(scenario.turns[event["index"]], t,
-                                                event["end_ms"] / 1000.0, trigger))
-        elif event["type"] == "audio" and event["level_dbfs"] is not None:
-            if event["level_dbfs"] > FLOOR_DB:
-                packets.append(vb_runner.Packet(t, event["level_dbfs"],
-                                                event["samples"] / recording.sample_rate))
-        elif event["type"] == "clear":
-            clears.append(t)
-        elif event["type"] == "transcript":
-            transcripts.append(vb_base.Transcript(event["role"], event["text"], t,
-                                                  event["final"]))
-        elif event["type"] == "truncated":
-            truncated = True
-    return vb_runner.SessionRecord(
-        scenario=scenario, adapter={"type": "mock"}, clock="virtual",
-        user_track=recording.user.astype(np.float32) / 32768,
-        agent_track=recording.agent.astype(np.float32) / 32768,
-        windows=windows, packets=packets, clears=clears, transcripts=transcripts,
-        truncated=truncated)
-
-
 def record(path: Path, **overrides: Any) -> SessionRecording:
-    require_espeak()
     scenario = load_scenario(path)
     options = {**scenario.agent.options, **overrides}
     return run_virtual(scenario, render_turns(scenario), MockAgent(MockSettings.from_options(

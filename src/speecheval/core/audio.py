@@ -146,24 +146,27 @@ def audio_info(path: str | Path, *, sample_id: str | None = None) -> AudioInfo:
 
 
 def read_mono(path: str | Path | BinaryIO, *, name: str | Path | None = None,
-              sample_id: str | None = None) -> Audio:
+              sample_id: str | None = None, downmix: bool = False) -> Audio:
     """Read a mono audio file (or an open binary file) at its own rate.
 
-    A multi-channel, truncated or empty file, or one with a NaN or infinite sample, is an
-    InputError naming the file (and ``sample_id``); ``name`` labels an open file in errors.
+    A multi-channel file is an InputError, unless ``downmix`` asks for the mean of its
+    channels instead; a truncated or empty file, or one with a NaN or infinite sample, is
+    an InputError naming the file (and ``sample_id``); ``name`` labels an open file in
+    errors.
     """
     source, name = _open(path, name, sample_id)
     try:
         data, rate = sf.read(source, dtype="float32", always_2d=True)
     except (RuntimeError, sf.LibsndfileError) as exc:
         raise InputError(f"cannot read audio: {exc}", path=name, sample_id=sample_id) from exc
-    if data.shape[1] != 1:
+    if data.shape[1] != 1 and not downmix:
         raise InputError(f"expected mono audio, found {data.shape[1]} channels", path=name,
                          sample_id=sample_id)
     if data.shape[0] == 0:
         raise InputError("audio file holds no samples (0 frames)", path=name,
                          sample_id=sample_id)
-    samples = np.ascontiguousarray(data[:, 0])
+    mono = data[:, 0] if data.shape[1] == 1 else data.mean(axis=1, dtype=np.float64)
+    samples = np.ascontiguousarray(mono, dtype=np.float32)
     finite = np.isfinite(samples)
     if not finite.all():
         bad = np.flatnonzero(~finite)

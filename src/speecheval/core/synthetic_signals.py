@@ -1,9 +1,14 @@
-"""Deterministic test signals: tones, white noise and a speech-shaped harmonic signal.
+"""Deterministic test signals: tones, white noise and speech-shaped harmonic signals.
 
-Scenarios use them for non-speech turns (a cough is a burst of noise) and the mock agent
-speaks with the speech-shaped signal, which an energy detector treats like voiced speech
-but costs nothing to generate. Levels are RMS dBFS; every signal gets 5 ms linear fades
-so that it starts and ends without a click.
+Scenarios use them for their ``synth`` turns (a cough is a burst of noise) and the mock
+agent speaks with a speech-shaped signal, which an energy detector treats like voiced
+speech but costs nothing to generate. Levels are RMS dBFS; every signal gets 5 ms linear
+fades so that it starts and ends without a click.
+
+Tone, noise and :func:`harmonic_speech` are defined exactly as voicebench 0.2.0 renders a
+scenario's ``synth`` signals, down to the float32 arithmetic of the fades, so a scenario
+written for voicebench plays the very same samples here (``tests/session/test_synth.py``
+compares them with voicebench's renderer).
 """
 
 from __future__ import annotations
@@ -33,12 +38,15 @@ def db_to_amplitude(db: float) -> float:
 
 
 def _fade(signal: NDArray[np.float64], rate: int) -> NDArray[np.float32]:
-    n = min(samples_for_ms(FADE_MS, rate), signal.size // 2)
+    """The signal as float32 with linear fades, applied in float32 after the conversion
+    (voicebench's order: fading in float64 first differs in the last bit)."""
+    out = signal.astype(np.float32)
+    n = min(samples_for_ms(FADE_MS, rate), out.size // 2)
     if n > 0:
-        ramp = np.linspace(0.0, 1.0, n)
-        signal[:n] *= ramp
-        signal[-n:] *= ramp[::-1]
-    return signal.astype(np.float32)
+        ramp = np.linspace(0.0, 1.0, n, dtype=np.float32)
+        out[:n] *= ramp
+        out[-n:] *= ramp[::-1]
+    return out
 
 
 def _at_level(signal: NDArray[np.float64], level_db: float) -> NDArray[np.float64]:
@@ -79,6 +87,39 @@ def speech_shaped(duration_ms: float, rate: int, level_db: float, seed: int,
     voiced = np.interp(cycles % 1.0, _WAVE_PHASE, _harmonic_period(f0_hz, rate))
     envelope = 0.4 + 0.6 * (0.5 - 0.5 * np.cos(2.0 * np.pi * 4.0 * t))
     return _fade(_at_level(voiced * envelope, level_db), rate)
+
+
+def harmonic_speech(duration_ms: float, rate: int, level_db: float,
+                    seed: int) -> NDArray[np.float32]:
+    """voicebench's ``synth: speech`` signal: a harmonic complex on a wandering 140 Hz
+    fundamental under a 4 Hz syllable envelope, at ``level_db`` dBFS RMS.
+
+    The fundamental wanders by 8% at 0.7 Hz from a phase drawn from
+    ``default_rng(seed)``; harmonics 1, 2, ... with amplitude 1/k are summed while
+    ``1.1 k f0`` stays below Nyquist (11 at most); the envelope swings between 0.35 and
+    1. An energy detector hears one continuous utterance; a speech recogniser or a neural
+    VAD hears no words (``synth: tts`` speaks real words). Every operation, and its
+    order, is the one voicebench 0.2.0 performs, so the samples are bit-identical.
+    """
+    n = samples_for_ms(duration_ms, rate)
+    if n == 0:
+        return np.zeros(0, dtype=np.float32)
+    f0_hz = 140.0
+    rng = np.random.default_rng(seed)
+    t = np.arange(n, dtype=np.float64) / rate
+    wander = 1.0 + 0.08 * np.sin(2.0 * np.pi * 0.7 * t + rng.uniform(0, 2 * np.pi))
+    phase = 2.0 * np.pi * np.cumsum(f0_hz * wander) / rate
+    voiced = np.zeros(n, dtype=np.float64)
+    for k in range(1, 12):
+        if k * f0_hz * 1.1 >= rate / 2.0:
+            break
+        voiced += np.sin(k * phase) / k
+    envelope = 0.35 + 0.65 * (0.5 + 0.5 * np.sin(2.0 * np.pi * 4.0 * t - np.pi / 2))
+    out = voiced * envelope
+    rms = float(np.sqrt(np.mean(out**2)))
+    if rms > 0:
+        out *= db_to_amplitude(level_db) / rms
+    return _fade(out, rate)
 
 
 _WAVE_POINTS = 2048

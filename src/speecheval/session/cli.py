@@ -88,16 +88,22 @@ def validate(scenarios: tuple[Path, ...]) -> None:
               help="Agent option (repeatable); values are parsed as YAML for the mock.")
 @click.option("-n", "--repeat", default=1, show_default=True,
               type=click.IntRange(min=1), help="Number of sessions.")
+@click.option("--url", default=None, metavar="URL",
+              help="Agent URL: short for -o url=URL, and it wins over it (as in voicebench).")
+@click.option("--concurrency", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Real clock: run up to this many of the -n sessions at once.")
 @click.option("--realtime", is_flag=True,
               help="Use the real clock (a module:Class agent is then a transport).")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="New run directory (must not exist).")
 def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], repeat: int,
-        realtime: bool, out: Path) -> None:
+        url: str | None, concurrency: int, realtime: bool, out: Path) -> None:
     """Run SCENARIO against an agent and write recordings and reports to --out."""
     check_new_output_dir(out)  # before the session: a live run cannot be repeated
     scenario = load_scenario(scenario_path)
     name = agent_name(scenario, agent)
+    if url is not None:
+        option_pairs = (*option_pairs, f"url={url}")
     parsed, raw = parse_options(option_pairs)
     options = merged_options(scenario, name, parsed)
     if name == MOCK and not realtime:
@@ -114,7 +120,8 @@ def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], r
         transport_options = {**{k: _option_text(v)
                                 for k, v in merged_options(scenario, name, {}).items()}, **raw}
         result = evaluate(scenario, name, transport_options, "real",
-                          _run_real_clock(scenario, name, transport_options, repeat))
+                          _run_real_clock(scenario, name, transport_options, repeat,
+                                          concurrency))
     write_run(result, out)
     _print_summary(result, out)
     if result.faulted:
@@ -156,23 +163,41 @@ def _option_text(value: Any) -> str:
     return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else str(value)
 
 
-def _run_real_clock(scenario: Scenario, name: str, options: dict[str, str],
-                    repeat: int) -> list[SessionRecording]:
-    """Sessions over a transport on the real clock; turns start live, as on the virtual one."""
-    transports = [registry.open_transport(name, options)]  # checks name and options first
+def _run_real_clock(scenario: Scenario, name: str, options: dict[str, str], repeat: int,
+                    concurrency: int) -> list[SessionRecording]:
+    """Sessions over a transport on the real clock; turns start live, as on the virtual one.
+
+    Up to ``concurrency`` sessions run at once, on one event loop (each has its own
+    transport, script and clock origin; they only share the CPU). Recordings come back
+    in session order whatever order they finish in.
+    """
+    first = registry.open_transport(name, options)  # checks name and options first
     clips = [to_int16(clip) for clip in render_turns(scenario)]
-    frame_ms = round(scenario.frame_ms)
+    frame_ms = int(scenario.frame_ms)  # whole milliseconds and samples (validated)
     frame = scenario.sample_rate * frame_ms // 1000
-    recordings = []
-    for index in range(repeat):
-        transport = transports[0] if index == 0 else registry.open_transport(name, options)
-        feed = ScriptFeed(scenario, clips, frame)
-        recording = asyncio.run(run_realtime(
-            transport, feed, scenario.sample_rate, frame_ms=frame_ms,
-            tail_ms=round(scenario.tail_ms), max_duration_ms=round(scenario.max_duration_ms),
-            agent_vad=scenario.agent_vad.settings))
-        recordings.append(feed.attach(recording))
-    return recordings
+    # made before any session starts: a detector that loads a model must not stall the
+    # event loop while other sessions are sending
+    feeds = [ScriptFeed(scenario, clips, frame) for _ in range(repeat)]
+    slots = asyncio.Semaphore(concurrency)
+
+    async def one(index: int) -> SessionRecording:
+        async with slots:
+            transport = first if index == 0 else registry.open_transport(name, options)
+            recording = await run_realtime(
+                transport, feeds[index], scenario.sample_rate, frame_ms=frame_ms,
+                tail_ms=round(scenario.tail_ms), max_duration_ms=round(scenario.max_duration_ms),
+                agent_vad=scenario.agent_vad.settings)
+            return feeds[index].attach(recording)
+
+    async def all_sessions() -> list[SessionRecording]:
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(one(index)) for index in range(repeat)]
+        except ExceptionGroup as failed:  # a usage error in one session stops them all
+            raise failed.exceptions[0] from None
+        return [task.result() for task in tasks]
+
+    return asyncio.run(all_sessions())
 
 
 def _print_summary(result: RunResult, out: Path) -> None:

@@ -2,7 +2,7 @@
 
 Layout::
 
-    OUT/report.json  report.md  report.html
+    OUT/report.json  report.md  report.html  report.voicebench.json
     OUT/sessions/001/user.wav  agent.wav  session.wav  events.jsonl
     ...
 
@@ -21,6 +21,7 @@ from .recording_io import write_recording
 from .report_html import render_html
 from .report_json import build_report, session_dir
 from .report_md import render_markdown
+from .report_voicebench import REPORT_VOICEBENCH, build_voicebench_report
 
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
@@ -36,4 +37,5 @@ def write_run(result: RunResult, out: Path) -> dict[str, Any]:
         atomic_write_text(staging / REPORT_JSON, dumps(report))
         atomic_write_text(staging / REPORT_MD, render_markdown(report))
         atomic_write_text(staging / REPORT_HTML, render_html(report, result))
+        atomic_write_text(staging / REPORT_VOICEBENCH, dumps(build_voicebench_report(result)))
     return report

@@ -20,13 +20,15 @@ from .yaml_lines import LineDict, load_yaml_with_lines
 
 Anchor = Literal["session_start", "previous_turn_end", "agent_speech_start", "agent_speech_end"]
 Expectation = Literal["respond", "stop", "ignore"]
-SynthKind = Literal["speech", "tone", "noise", "silence"]
+SynthKind = Literal["speech", "tts", "tone", "noise", "silence"]
 VadEngine = Literal["energy", "silero"]
 
 ANCHORS: tuple[Anchor, ...] = ("session_start", "previous_turn_end", "agent_speech_start",
                                "agent_speech_end")
 EXPECTATIONS: tuple[Expectation, ...] = ("respond", "stop", "ignore")
-SYNTH_KINDS: tuple[SynthKind, ...] = ("speech", "tone", "noise", "silence")
+SYNTH_KINDS: tuple[SynthKind, ...] = ("speech", "tts", "tone", "noise", "silence")
+# Audio keys that only synthesized words (espeak-ng) use.
+_TTS_KEYS = ("say", "voice")
 VAD_ENGINES: tuple[VadEngine, ...] = ("energy", "silero")
 
 # Defaults shared with voicebench 0.2.0, so its scenarios mean the same thing here.
@@ -70,9 +72,10 @@ ASSERTIONS: dict[str, bool] = {
 class AudioSpec:
     """A turn's audio: a WAV file, or a synthesized signal of ``synth`` kind.
 
-    ``duration_ms`` is ``None`` when the file did not set it: speech then keeps its
-    natural length and other signals last :data:`DEFAULT_SYNTH_MS`. ``say`` is the text
-    to speak (default: the turn's ``text``).
+    ``speech`` is voicebench's speech-shaped signal (no words), ``tts`` real words from
+    espeak-ng. ``duration_ms`` is ``None`` when the file did not set it: ``tts`` then
+    keeps its natural length and other signals last :data:`DEFAULT_SYNTH_MS`. ``say``
+    is the text ``tts`` speaks (default: the turn's ``text``).
     """
 
     file: Path | None = None
@@ -244,21 +247,39 @@ def load_scenario(path: str | Path) -> Scenario:
     vad = root.child("vad")
     vad.check_keys({"user", "agent"})
     turns = _parse_turns(root, defaults)
+    sample_rate = root.integer("sample_rate", DEFAULT_SAMPLE_RATE, minimum=8000,
+                               maximum=MAX_SAMPLE_RATE)
+    agent_vad = _parse_vad(vad.child("agent"))
+    _check_live_agent_vad(vad.child("agent"), agent_vad, turns, sample_rate)
     return Scenario(
         name=name,
         description=root.text("description") or "",
-        sample_rate=root.integer("sample_rate", DEFAULT_SAMPLE_RATE, minimum=8000,
-                                 maximum=MAX_SAMPLE_RATE),
-        frame_ms=root.number("frame_ms", DEFAULT_FRAME_MS, minimum=5),
+        sample_rate=sample_rate,
+        frame_ms=_frame_ms(root, sample_rate),
         tail_ms=root.number("tail_ms", DEFAULT_TAIL_MS, minimum=0),
         max_duration_ms=root.number("max_duration_ms", DEFAULT_MAX_DURATION_MS, above=0),
         user_vad=_parse_vad(vad.child("user")),
-        agent_vad=_parse_vad(vad.child("agent")),
+        agent_vad=agent_vad,
         agent=_parse_agent(root.child("agent" if root.has("agent") else "adapter")),
         turns=turns,
         assertions=_parse_assertions(root.child("assert")),
         path=source,
     )
+
+
+def _frame_ms(root: _Block, sample_rate: int) -> float:
+    """The user frame length: whole milliseconds and whole samples, so that the virtual
+    clock and the real-clock runner (which paces frames in whole milliseconds) send
+    frames of exactly the same length."""
+    value = root.number("frame_ms", DEFAULT_FRAME_MS, minimum=5)
+    if value != int(value):
+        raise root.error("frame_ms", f"must be a whole number of milliseconds, got {value:g}")
+    samples = sample_rate * value / 1000
+    if samples != int(samples):
+        raise root.error("frame_ms", f"{value:g} ms is {samples:g} samples at sample_rate "
+                                     f"{sample_rate}; use a frame length that is a whole "
+                                     "number of samples")
+    return value
 
 
 def _parse_turns(root: _Block, defaults: _Block) -> tuple[Turn, ...]:
@@ -330,6 +351,11 @@ def _parse_audio(block: _Block) -> AudioSpec:
             raise block.error("file", f"audio file {path} does not exist")
         return AudioSpec(file=path)
     synth = cast(SynthKind, block.choice("synth", SYNTH_KINDS, "speech"))
+    if synth != "tts":
+        for key in _TTS_KEYS:
+            if block.has(key):
+                raise block.error(key, f"applies to 'synth: tts' (words spoken by espeak-ng) "
+                                       f"only; 'synth: {synth}' is a signal without words")
     return AudioSpec(
         synth=synth,
         duration_ms=duration,
@@ -358,6 +384,22 @@ def _parse_vad(block: _Block) -> TrackVad:
         min_silence_ms=block.number("min_silence_ms", base.min_silence_ms, minimum=0),
     )
     return TrackVad(engine=engine, settings=settings)
+
+
+def _check_live_agent_vad(block: _Block, vad: TrackVad, turns: tuple[Turn, ...],
+                          sample_rate: int) -> None:
+    """Agent-anchored turns start on the declared agent detector while the session runs;
+    Silero can follow a live track only at some rates."""
+    anchored = [t for t in turns if t.start.after in ("agent_speech_start", "agent_speech_end")]
+    if vad.engine != "silero" or not anchored:
+        return
+    from ..vad.silero_stream import live_rate_problem  # onnxruntime only when used
+
+    problem = live_rate_problem(sample_rate)
+    if problem is not None:
+        raise block.error("engine", f"turn {anchored[0].id!r} starts on agent speech, which "
+                                    f"this detector must find while the session runs: "
+                                    f"{problem}; use engine: energy or another sample_rate")
 
 
 def _parse_agent(block: _Block) -> AgentSpec:

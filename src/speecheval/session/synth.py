@@ -1,28 +1,34 @@
 """Render a turn's audio at the session rate: a WAV file or a synthesized signal.
 
-Speech is real synthesized speech from espeak-ng (run as a subprocess), so that agents
-with speech recognizers and neural VADs react to it like to a caller. When a scenario
-sets ``duration_ms`` for speech (voicebench files do), the speaking rate is chosen so the
+``synth: speech``, ``tone``, ``noise`` and ``silence`` are voicebench 0.2.0's signals,
+sample for sample (:mod:`speecheval.core.synthetic_signals`): a scenario written for
+voicebench sends the same audio here, so an agent reacts to it the same way and the
+numbers agree. ``speech`` has no words, though; agents with speech recognizers and neural
+VADs need ``synth: tts``, real synthesized speech from espeak-ng (run as a subprocess).
+When a scenario sets ``duration_ms`` for ``tts``, the speaking rate is chosen so the
 utterance fills about that long, and the clip is then cut or padded to exactly that
-length, because turn timing in such files is written against the declared duration.
+length, because turn timing is written against the declared duration.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import tempfile
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.audio import read_mono, resample
+from ..core.audio import audio_info, read_mono, resample
 from ..core.errors import InputError
 from ..core.synthetic_signals import (
     FADE_MS,
     db_to_amplitude,
+    harmonic_speech,
     samples_for_ms,
     tone,
     white_noise,
@@ -37,37 +43,59 @@ ESPEAK_MAX_WPM = 450
 _TRIM_FRACTION = 0.01
 
 
-def render_turns(scenario: Scenario) -> list[NDArray[np.float32]]:
+Notice = Callable[[str], None]
+
+
+def stderr_notice(message: str) -> None:
+    """Tell the user about an input that was adapted to be usable (the run goes on)."""
+    print(f"notice: {message}", file=sys.stderr)
+
+
+def render_turns(scenario: Scenario,
+                 notice: Notice = stderr_notice) -> list[NDArray[np.float32]]:
     """Every turn's clip at the scenario rate, as float32 in [-1, 1]."""
-    return [render_turn(index, scenario) for index in range(len(scenario.turns))]
+    return [render_turn(index, scenario, notice) for index in range(len(scenario.turns))]
 
 
-def render_turn(index: int, scenario: Scenario) -> NDArray[np.float32]:
+def render_turn(index: int, scenario: Scenario,
+                notice: Notice = stderr_notice) -> NDArray[np.float32]:
     """The clip of turn ``index``.
 
-    Any problem (an unreadable or stereo WAV, espeak-ng failing) is an InputError naming
-    the scenario file, the turn and its line, so the user knows which entry to fix.
+    Any problem (an unreadable WAV, espeak-ng failing) is an InputError naming the
+    scenario file, the turn and its line, so the user knows which entry to fix. A WAV
+    with several channels is mixed down to mono, as voicebench does, with a ``notice``
+    naming the same place.
     """
     turn = scenario.turns[index]
+    where = f"turns[{index}] (id {turn.id!r}, line {turn.line})"
     try:
+        if turn.audio.file is not None:
+            return _read_file(turn.audio.file, scenario.sample_rate,
+                              lambda message: notice(f"{scenario.path}: {where}: {message}"))
         return _render(turn, scenario.sample_rate)
     except InputError as exc:
         problem = exc.problem
         if turn.audio.file is not None:
             problem = f"audio file {turn.audio.file}: {problem}"
-        raise InputError(f"turns[{index}] (id {turn.id!r}, line {turn.line}): {problem}",
-                         path=scenario.path) from exc
+        raise InputError(f"{where}: {problem}", path=scenario.path) from exc
+
+
+def _read_file(path: Path, rate: int, notice: Notice) -> NDArray[np.float32]:
+    channels = audio_info(path).channels
+    audio = read_mono(path, downmix=True)
+    if channels > 1:
+        notice(f"audio file {path} has {channels} channels; using their mean (mono)")
+    return resample(audio.samples, audio.rate, rate)
 
 
 def _render(turn: Turn, rate: int) -> NDArray[np.float32]:
     spec = turn.audio
-    if spec.file is not None:
-        audio = read_mono(spec.file)
-        return resample(audio.samples, audio.rate, rate)
-    if spec.synth == "speech":
+    if spec.synth == "tts":
         text = spec.say or turn.text or DEFAULT_SAY
         return _speech(text, spec, rate)
     duration = spec.duration_ms if spec.duration_ms is not None else DEFAULT_SYNTH_MS
+    if spec.synth == "speech":
+        return harmonic_speech(duration, rate, spec.level_db, spec.seed)
     if spec.synth == "tone":
         return tone(duration, rate, spec.freq_hz, spec.level_db)
     if spec.synth == "noise":

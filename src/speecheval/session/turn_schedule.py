@@ -2,8 +2,11 @@
 
 A turn starts at the first frame boundary at or after its anchor plus its delay, where the
 anchor is the session start, the end of the previous turn, or the next agent speech onset
-or offset seen after the previous turn ended (found by a :class:`StreamingVad` fed with the
-agent audio as it plays). A turn whose agent anchor never comes starts at its timeout.
+or offset seen after the previous turn ended. Agent speech is found, in the agent audio
+as it plays, by the detector the scenario declares for the agent track (``vad.agent``):
+the energy :class:`StreamingVad`, or Silero through :class:`SileroStream`, so that the
+anchors are the very boundaries the metrics later find in the recorded track. A turn
+whose agent anchor never comes starts at its timeout.
 
 The virtual-clock runner asks the scheduler at every frame; on the real clock,
 :class:`ScriptFeed` wraps it as the live user feed of ``run_realtime``, so the same
@@ -13,8 +16,9 @@ scenario plays the same way against the mock and against a socket transport.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,11 +31,27 @@ from .scenario import Scenario, Turn
 _EPS_S = 1e-9
 
 
+class _Boundary(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def time_s(self) -> float: ...
+
+
+class _SpeechDetector(Protocol):
+    def push(self, samples: NDArray[np.int16]) -> Sequence[_Boundary]: ...
+
+
 class TurnScheduler:
     """Starts turns in order from the agent speech observed so far; logs a ``turn`` event each.
 
     ``observe_agent`` must receive the agent track contiguously from sample 0, and only
-    audio that has already played (a later clear cannot remove it).
+    audio that has already played (a later clear cannot remove it). ``vad`` is the energy
+    detector with the ``vad.agent`` settings, which says whether the agent is still
+    talking at the end of the session (as the real-clock runner's own detector does);
+    the anchors come from the declared engine, which is the same detector unless it is
+    Silero.
     """
 
     def __init__(self, scenario: Scenario, clips: list[NDArray[np.int16]]) -> None:
@@ -39,6 +59,11 @@ class TurnScheduler:
         self.clips = clips
         self.rate = scenario.sample_rate
         self.vad = StreamingVad(self.rate, scenario.agent_vad.settings)
+        self.anchor_detector: _SpeechDetector = self.vad
+        if scenario.agent_vad.engine == "silero":
+            from ..vad.silero_stream import SileroStream  # onnxruntime only when used
+
+            self.anchor_detector = SileroStream(self.rate)
         self.onsets: list[float] = []
         self.offsets: list[float] = []
         self.next_turn = 0
@@ -53,9 +78,11 @@ class TurnScheduler:
     def observe_agent(self, played: NDArray[np.int16]) -> None:
         """Feed agent audio that has played since the last call to the speech detector."""
         if played.size:
-            for boundary in self.vad.push(played):
+            for boundary in self.anchor_detector.push(played):
                 (self.onsets if boundary.kind == "onset" else self.offsets).append(
                     boundary.time_s)
+            if self.anchor_detector is not self.vad:
+                self.vad.push(played)
 
     def _anchor(self, turn: Turn) -> float | None:
         after = turn.start.after
@@ -78,13 +105,14 @@ class TurnScheduler:
         if anchor is not None and t + _EPS_S >= anchor + turn.start.delay_ms / 1000.0:
             trigger = turn.start.after
         elif t + _EPS_S >= self.prev_end_s + turn.start.timeout_ms / 1000.0:
-            trigger = ev.TRIGGER_TIMEOUT
+            trigger, anchor = ev.TRIGGER_TIMEOUT, None
         else:
             return None
         clip = self.clips[self.next_turn]
         self.prev_end_s = (pos + clip.size) / self.rate
         self.events.append({"type": ev.TURN, "t_ms": t * 1000.0, "turn": turn.id,
                             "index": self.next_turn, "trigger": trigger,
+                            "anchor_ms": None if anchor is None else anchor * 1000.0,
                             "end_ms": self.prev_end_s * 1000.0})
         self.next_turn += 1
         return clip

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +50,9 @@ SEQUENCE_BLOCK_WINDOWS = 2048
 STREAMING_BLOCK_WINDOWS = 2048
 
 Probabilities = NDArray[np.float32]
+# What a model carries from one window to the next: the 16 kHz sequence model's LSTM
+# hidden and cell, or the streaming model's one state tensor.
+ModelState = tuple[NDArray[np.float32], ...]
 
 
 class SileroNotInstalledError(InputError):
@@ -159,48 +162,79 @@ class SileroOnnx:
             return self.sequence_probabilities(samples)
         return self.streaming_probabilities(samples, rate)
 
+    def block_probabilities(self, rows: NDArray[np.float32], rate: int,
+                            state: ModelState | None) -> tuple[Probabilities, ModelState]:
+        """Probabilities of framed windows (rows as ``framed_blocks`` makes them) that follow
+        the windows which left the model in ``state`` (None: the start of a file), with the
+        model :meth:`probabilities` uses at ``rate``; returns them and the new state.
+
+        How a stream is cut into blocks does not change the numbers (tested), so a live
+        track scored a few windows at a time matches the whole file scored at once.
+        """
+        if rate == 16_000:
+            return self._sequence_block(rows, state)
+        return self._streaming_block(rows, rate, state)
+
     def sequence_probabilities(self, samples: NDArray[np.float32]) -> Probabilities:
         """16 kHz probabilities, a block of windows per call, LSTM state carried across."""
-        hidden = np.zeros((1, 1, STATE_WIDTH), dtype=np.float32)
-        cell = np.zeros((1, 1, STATE_WIDTH), dtype=np.float32)
-        out = np.empty(window_count(samples.size, 16_000), dtype=np.float32)
+        return self._by_blocks(samples, 16_000, SEQUENCE_BLOCK_WINDOWS, self._sequence_block)
+
+    def streaming_probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
+        """Probabilities from the streaming model, one call per window, as Silero runs it."""
+        return self._by_blocks(samples, rate, STREAMING_BLOCK_WINDOWS,
+                               lambda rows, state: self._streaming_block(rows, rate, state))
+
+    @staticmethod
+    def _by_blocks(samples: NDArray[np.float32], rate: int, block_windows: int,
+                   score: Callable[[NDArray[np.float32], ModelState | None],
+                                   tuple[Probabilities, ModelState]]) -> Probabilities:
+        out = np.empty(window_count(samples.size, rate), dtype=np.float32)
+        state: ModelState | None = None
         first = 0
-        for block in framed_blocks(samples, 16_000, SEQUENCE_BLOCK_WINDOWS):
-            probs, hidden, cell = self._sequence.run(
-                ["speech_probs", "hn", "cn"], {"input": block, "h": hidden, "c": cell})
+        for block in framed_blocks(samples, rate, block_windows):
+            probs, state = score(block, state)
             out[first: first + block.shape[0]] = probs
             first += block.shape[0]
         return out
 
-    def streaming_probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
-        """Probabilities from the streaming model, one call per window, as Silero runs it.
+    def _sequence_block(self, rows: NDArray[np.float32],
+                        state: ModelState | None) -> tuple[Probabilities, ModelState]:
+        """The unrolled 16 kHz model over a block; the state is the LSTM's hidden and cell."""
+        if state is None:
+            state = (np.zeros((1, 1, STATE_WIDTH), dtype=np.float32),
+                     np.zeros((1, 1, STATE_WIDTH), dtype=np.float32))
+        probs, hidden, cell = self._sequence.run(
+            ["speech_probs", "hn", "cn"], {"input": rows, "h": state[0], "c": state[1]})
+        return np.asarray(probs, dtype=np.float32).reshape(-1), (hidden, cell)
 
-        Inputs and outputs are bound once to numpy buffers that onnxruntime reads and
-        writes in place (the state ping-pongs between two buffers), which cuts the cost of
-        a call by about a third compared with ``session.run`` and its per-call copies.
+    def _streaming_block(self, rows: NDArray[np.float32], rate: int,
+                         state: ModelState | None) -> tuple[Probabilities, ModelState]:
+        """The streaming model, one call per row.
+
+        Inputs and outputs are bound once per block to numpy buffers that onnxruntime
+        reads and writes in place (the state ping-pongs between two buffers), which cuts
+        the cost of a call by about a third compared with ``session.run`` and its
+        per-call copies.
         """
         window, context = FRAMING[rate]
-        out = np.empty(window_count(samples.size, rate), dtype=np.float32)
+        out = np.empty(rows.shape[0], dtype=np.float32)
         model_in = np.zeros((1, context + window), dtype=np.float32)
-        states = (np.zeros((2, 1, STATE_WIDTH), dtype=np.float32),
-                  np.zeros((2, 1, STATE_WIDTH), dtype=np.float32))
+        states = (np.zeros((2, 1, STATE_WIDTH), dtype=np.float32) if state is None
+                  else state[0].copy(), np.zeros((2, 1, STATE_WIDTH), dtype=np.float32))
         prob = np.zeros((1, 1), dtype=np.float32)
         rate_value = np.array(rate, dtype=np.int64)
-        state_values = tuple(ort.OrtValue.ortvalue_from_numpy(state) for state in states)
+        state_values = tuple(ort.OrtValue.ortvalue_from_numpy(s) for s in states)
         binding = self._streaming.io_binding()
         binding.bind_ortvalue_input("input", ort.OrtValue.ortvalue_from_numpy(model_in))
         binding.bind_ortvalue_input("sr", ort.OrtValue.ortvalue_from_numpy(rate_value))
         binding.bind_ortvalue_output("output", ort.OrtValue.ortvalue_from_numpy(prob))
-        index = 0
-        for block in framed_blocks(samples, rate, STREAMING_BLOCK_WINDOWS):
-            for row in block:
-                model_in[0] = row
-                binding.bind_ortvalue_input("state", state_values[index % 2])
-                binding.bind_ortvalue_output("stateN", state_values[(index + 1) % 2])
-                self._streaming.run_with_iobinding(binding)
-                out[index] = prob[0, 0]
-                index += 1
-        return out
+        for index, row in enumerate(rows):
+            model_in[0] = row
+            binding.bind_ortvalue_input("state", state_values[index % 2])
+            binding.bind_ortvalue_output("stateN", state_values[(index + 1) % 2])
+            self._streaming.run_with_iobinding(binding)
+            out[index] = prob[0, 0]
+        return out, (states[rows.shape[0] % 2].copy(),)
 
     def runtime(self) -> str:
         return f"onnxruntime {ort.__version__}"

@@ -58,77 +58,100 @@ def speech_segments(probs: Sequence[float], rule: SegmentRule,
 
 def _raw_segments(probs: Sequence[float], rule: SegmentRule,
                   n_samples: int) -> list[list[int]]:
-    """Unpadded segments; mirrors the main loop of Silero's state machine."""
-    segments: list[list[int]] = []
-    start: int | None = None  # start of the open segment (Silero's ``current_speech``)
-    triggered = False
-    temp_end = 0  # start of the current run of silence inside speech; 0 means none
-    prev_end = next_start = 0  # last usable cut for the legacy maximum-length rule
-    possible_ends: list[tuple[int, int]] = []  # (silence start, silence length)
+    """Unpadded segments of a whole file."""
+    tracker = SegmentTracker(rule)
+    for prob in probs:
+        tracker.step(prob)
+    return tracker.finish(n_samples)
 
-    for index, prob in enumerate(probs):
-        position = rule.window * index
+
+class SegmentTracker:
+    """Silero's state machine fed one window probability at a time; mirrors the main loop
+    of ``get_speech_timestamps``, so a live stream and a whole file give the same segments.
+
+    ``segments`` holds the unpadded segments closed so far; ``start`` is the start of the
+    open segment (Silero's ``current_speech``), ``temp_end`` the start of the run of
+    silence inside it (0: none), ``position`` the start of the next window.
+    """
+
+    def __init__(self, rule: SegmentRule) -> None:
+        self.rule = rule
+        self.segments: list[list[int]] = []
+        self.start: int | None = None
+        self.triggered = False
+        self.temp_end = 0
+        self.position = 0
+        self._prev_end = self._next_start = 0  # last usable cut for the legacy max rule
+        self._possible_ends: list[tuple[int, int]] = []  # (silence start, silence length)
+
+    def step(self, prob: float) -> None:
+        """Take the probability of the next window."""
+        rule = self.rule
+        position = self.position
+        self.position += rule.window
         speech = prob >= rule.threshold
 
-        if speech and temp_end:
-            silence = position - temp_end
+        if speech and self.temp_end:
+            silence = position - self.temp_end
             if silence > rule.min_silence_at_max_speech:
-                possible_ends.append((temp_end, silence))
-            temp_end = 0
-            if next_start < prev_end:
-                next_start = position
+                self._possible_ends.append((self.temp_end, silence))
+            self.temp_end = 0
+            if self._next_start < self._prev_end:
+                self._next_start = position
 
-        if speech and not triggered:
-            triggered = True
-            start = position
-            continue
+        if speech and not self.triggered:
+            self.triggered = True
+            self.start = position
+            return
 
-        if triggered and start is not None and position - start > rule.max_speech:
-            if rule.use_max_possible_silence and possible_ends:
-                cut, length = max(possible_ends, key=lambda end: end[1])
-                segments.append([start, cut])
+        if self.triggered and self.start is not None and position - self.start > rule.max_speech:
+            if rule.use_max_possible_silence and self._possible_ends:
+                cut, length = max(self._possible_ends, key=lambda end: end[1])
+                self.segments.append([self.start, cut])
                 # Speech reopens where that silence ended. Silero guards this with
                 # ``next_start < prev_end + cur_sample``, which always holds: the silence
                 # ended at or before the current window and the cut is a positive index.
-                start = cut + length
-                prev_end = next_start = temp_end = 0
-                possible_ends = []
-            elif prev_end:
-                segments.append([start, prev_end])
-                if next_start < prev_end:
-                    start = None
-                    triggered = False
+                self.start = cut + length
+                self._prev_end = self._next_start = self.temp_end = 0
+                self._possible_ends = []
+            elif self._prev_end:
+                self.segments.append([self.start, self._prev_end])
+                if self._next_start < self._prev_end:
+                    self.start = None
+                    self.triggered = False
                 else:
-                    start = next_start
-                prev_end = next_start = temp_end = 0
-                possible_ends = []
+                    self.start = self._next_start
+                self._prev_end = self._next_start = self.temp_end = 0
+                self._possible_ends = []
             else:
-                segments.append([start, position])
-                start = None
-                prev_end = next_start = temp_end = 0
-                triggered = False
-                possible_ends = []
-                continue
+                self.segments.append([self.start, position])
+                self.start = None
+                self._prev_end = self._next_start = self.temp_end = 0
+                self.triggered = False
+                self._possible_ends = []
+                return
 
-        if prob < rule.neg_threshold and triggered:
-            if not temp_end:
-                temp_end = position
-            silence_now = position - temp_end
+        if prob < rule.neg_threshold and self.triggered:
+            if not self.temp_end:
+                self.temp_end = position
+            silence_now = position - self.temp_end
             if (not rule.use_max_possible_silence
                     and silence_now > rule.min_silence_at_max_speech):
-                prev_end = temp_end
+                self._prev_end = self.temp_end
             if silence_now < rule.min_silence:
-                continue
-            if start is not None and temp_end - start > rule.min_speech:
-                segments.append([start, temp_end])
-            start = None
-            prev_end = next_start = temp_end = 0
-            triggered = False
-            possible_ends = []
+                return
+            if self.start is not None and self.temp_end - self.start > rule.min_speech:
+                self.segments.append([self.start, self.temp_end])
+            self.start = None
+            self._prev_end = self._next_start = self.temp_end = 0
+            self.triggered = False
+            self._possible_ends = []
 
-    if start is not None and n_samples - start > rule.min_speech:
-        segments.append([start, n_samples])
-    return segments
+    def finish(self, n_samples: int) -> list[list[int]]:
+        """The segments of the whole file of ``n_samples``: speech still open ends there."""
+        if self.start is not None and n_samples - self.start > self.rule.min_speech:
+            self.segments.append([self.start, n_samples])
+        return self.segments
 
 
 def _pad(segments: list[list[int]], pad: float, n_samples: int) -> list[tuple[int, int]]:
