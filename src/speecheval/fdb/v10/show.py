@@ -2,26 +2,29 @@
 looking at it.
 
 This module loads and scores the sample exactly as ``unified-score`` does;
-``show_plan`` decides what the picture shows and ``show_draw`` draws it.
+``show_plan`` decides what the picture shows, as a :class:`~speecheval.report.timeline.
+Timeline`, and the shared timeline renderer draws it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Literal
 
 from ...core.audio import read_mono
 from ...core.errors import InputError
 from ...core.output import atomic_write_bytes, refuse_existing
 from ...core.timebase import from_us
+from ...report.timeline import Timeline, image_bytes, to_figure
 from .scoring import load_sample, sample_row, score_sample
-from .show_draw import build_figure, figure_bytes
-from .show_plan import plan_picture
+from .show_plan import plan_timeline
 from .speech import SpeechJob, segment_file
 from .tree import OUTPUT_WAV, load_asr, load_manifest
 
-FORMATS = {".png": "png", ".svg": "svg"}
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+FORMATS: dict[str, Literal["png", "svg"]] = {".png": "png", ".svg": "svg"}
 
 
 def render_timeline(tree: Path, sample_id: str, out: Path) -> Path:
@@ -30,12 +33,17 @@ def render_timeline(tree: Path, sample_id: str, out: Path) -> Path:
     if fmt is None:
         raise InputError("the picture must end in .png or .svg", path=out)
     refuse_existing(out)
-    atomic_write_bytes(out, figure_bytes(timeline_figure(tree, sample_id), fmt))
+    atomic_write_bytes(out, image_bytes(sample_timeline(tree, sample_id), fmt))
     return out
 
 
 def timeline_figure(tree: Path, sample_id: str) -> Figure:
-    """Load and score one eligible sample as ``unified-score`` does, and draw it."""
+    """The picture of one eligible sample, as ``render_timeline`` draws it."""
+    return to_figure(sample_timeline(tree, sample_id))
+
+
+def sample_timeline(tree: Path, sample_id: str) -> Timeline:
+    """Load and score one eligible sample as ``unified-score`` does, and describe it."""
     manifest = load_manifest(tree)
     entries = {e.sample_id: e for e in manifest.samples}
     if sample_id not in entries:
@@ -53,6 +61,5 @@ def timeline_figure(tree: Path, sample_id: str) -> Figure:
                                       entry.input_duration_s))
     row = sample_row(sample, score_sample(sample, segments), segments)
     audio = read_mono(wav, sample_id=sample_id)
-    picture = plan_picture(sample, tuple((from_us(s.start_us), from_us(s.end_us))
-                                         for s in segments), row)
-    return build_figure(picture, audio.samples, audio.rate)
+    return plan_timeline(sample, tuple((from_us(s.start_us), from_us(s.end_us))
+                                       for s in segments), row, audio.samples, audio.rate)

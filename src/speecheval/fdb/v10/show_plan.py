@@ -13,7 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ...core.timebase import from_us
+from ...report.timeline import Interval, Marker, Span, Timeline, Track, Wave, Word, Zoom
 from .pause import owned_intervals
 from .scoring import LoadedSample
 from .tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING
@@ -22,64 +26,19 @@ ZOOM_MARGIN_S = 0.75
 """Seconds shown on each side of a reference time in a zoom panel: at about 650 px for
 1.5 s, a 160 ms pause is some 70 px wide."""
 
-
-@dataclass(frozen=True)
-class Marker:
-    """A reference time: a dashed line through every lane, labelled above the panel on
-    ``side`` of the line (S to the left, R to the right, so the two never collide)."""
-
-    label: str
-    time_s: float
-    side: str
+OUTPUT, SPEECH, WORDS, ANNOTATION = "output", "speech (Silero)", "words", "annotation"
+REFERENCE_COLOR = "#c62828"
+STOP_COLOR = "#6a3d9a"
+RESTART_COLOR = "#1b5e20"
+SegmentTimes = tuple[tuple[float, float], ...]
 
 
-@dataclass(frozen=True)
-class Span:
-    """A measured stretch drawn as a labelled double arrow in the annotation lane;
-    ``level`` 0 is the lower row, 1 the upper."""
-
-    label: str
-    start_s: float
-    end_s: float
-    level: int
-
-
-@dataclass(frozen=True)
-class Bar:
-    """An annotated stretch (the interruption, a pause) in the annotation lane."""
-
-    label: str
-    start_s: float
-    end_s: float
-    color: str
-
-
-@dataclass(frozen=True)
-class Zoom:
-    """A panel showing ``[start_s, end_s]`` of the timeline at a larger scale."""
-
-    title: str
-    start_s: float
-    end_s: float
-
-
-@dataclass(frozen=True)
-class Picture:
-    """Everything drawn for one sample, in seconds on the input window ``[0, T]``."""
-
-    headline: str
-    numbers: str
-    duration_s: float
-    segments: tuple[tuple[float, float], ...]
-    words: tuple[tuple[str, float, float], ...]
-    bars: tuple[Bar, ...]
-    markers: tuple[Marker, ...]
-    spans: tuple[Span, ...]
-    stop_s: float | None
-    zooms: tuple[Zoom, ...]
-    segment_notes: tuple[tuple[str, float], ...] = ()
-    """Labels at segment starts: ``restart`` inside (S, R) when the model was speaking at
-    S, ``start in (S, R)`` when it was not (a first start is no restart)."""
+def _reference(label: str, time_s: float, side: str) -> Marker:
+    """A reference time (E, S, R, the first pause): a dashed line through every lane,
+    labelled above the panel on ``side`` of the line (S to the left, R to the right, so
+    the two never collide)."""
+    return Marker(time_s, label, REFERENCE_COLOR, dashed=True,
+                  side="left" if side == "left" else "right")
 
 
 def _s(value: float) -> str:
@@ -111,22 +70,46 @@ def _zooms(duration_s: float, *points: tuple[str, float]) -> tuple[Zoom, ...]:
                        group[0][1], group[-1][1], duration_s) for group in groups)
 
 
-def plan_picture(sample: LoadedSample, segments: tuple[tuple[float, float], ...],
-                 row: dict[str, Any]) -> Picture:
-    """The picture of one eligible, scored sample (``row`` is its jsonl row)."""
+@dataclass(frozen=True)
+class _Plan:
+    """What one task adds to the common lanes."""
+
+    numbers: str
+    markers: tuple[Marker, ...]
+    zooms: tuple[Zoom, ...]
+    bars: tuple[Span, ...] = ()
+    intervals: tuple[Interval, ...] = ()
+
+
+def plan_timeline(sample: LoadedSample, segments: SegmentTimes, row: dict[str, Any],
+                  samples: NDArray[np.float32], rate: int) -> Timeline:
+    """The timeline of one eligible, scored sample (``row`` is its jsonl row,
+    ``samples`` the output track)."""
     duration = from_us(sample.duration_us)
-    words = tuple((w.text, from_us(w.start_us), from_us(w.end_us)) for w in sample.words)
-    common = {"duration_s": duration, "segments": segments, "words": words}
-    headline = f"{sample.entry.sample_id}   {sample.entry.task}"
+    words = tuple(Word(w.text, from_us(w.start_us), from_us(w.end_us)) for w in sample.words)
     if sample.entry.task == PAUSE_HANDLING:
-        return _pause_picture(sample, row, headline, common)
-    if sample.entry.task == SMOOTH_TURN_TAKING:
-        return _turn_picture(row, headline, common)
-    return _interruption_picture(row, headline, common)
+        plan = _pause_plan(sample, row, duration, words)
+    elif sample.entry.task == SMOOTH_TURN_TAKING:
+        plan = _turn_plan(row, duration)
+    else:
+        plan = _interruption_plan(row, duration, segments)
+    tracks = (Track(OUTPUT, color="#4a6fa5", wave=Wave(samples, rate)),
+              Track(SPEECH, color="#2e8b57", spans=tuple(Span(a, b, tooltip=f"{a:.3f}-{b:.3f} s")
+                                                       for a, b in segments)),
+              Track(WORDS, color="#c77d1f", words=words),
+              Track(ANNOTATION, spans=plan.bars, intervals=plan.intervals))
+    return Timeline(duration, tracks, markers=plan.markers, zooms=plan.zooms,
+                    title=f"{sample.entry.sample_id}   {sample.entry.task}",
+                    subtitle=plan.numbers, axis_label="time on the input window (s)")
 
 
-def _pause_picture(sample: LoadedSample, row: dict[str, Any], headline: str,
-                   common: dict[str, Any]) -> Picture:
+# Interval rows of the annotation lane: the stop (or why there is none) above, the
+# latency and the owned pause stretches below.
+UPPER, LOWER = 0, 1
+
+
+def _pause_plan(sample: LoadedSample, row: dict[str, Any], duration: float,
+                words: tuple[Word, ...]) -> _Plan:
     flags = [k for k in ("pause_intrusion", "inside_pause_onset", "pre_pause_speech",
                          "carry_in") if row[k]]
     numbers = (f"flags: {', '.join(flags) if flags else 'none'}   "
@@ -134,81 +117,80 @@ def _pause_picture(sample: LoadedSample, row: dict[str, Any], headline: str,
                f"intruded_pauses {row['intruded_pauses']} of {row['pauses']}   "
                f"intrusion_s {_s(row['intrusion_s'])} of pause_s {_s(row['pause_s'])}")
     pauses = sample.pauses
-    bars = tuple(Bar(f"pause {i + 1}", from_us(p.start_us), from_us(p.end_us), "#9a9a9a")
+    bars = tuple(Span(from_us(p.start_us), from_us(p.end_us), f"pause {i + 1}", "#9a9a9a")
                  for i, p in enumerate(pauses))
-    owned = tuple(Span(f"pause {i + 1} owns", from_us(start), from_us(end), 0)
+    owned = tuple(Interval(from_us(start), from_us(end), f"pause {i + 1} owns", LOWER)
                   for i, (start, end) in enumerate(owned_intervals(pauses,
                                                                    sample.duration_us)))
     first = pauses[0]
     start, end = from_us(first.start_us), from_us(first.end_us)
     # The first onset at or after the first pause start decides pause_intrusion: show it
     # in the zoom too when it follows the pause closely.
-    onset = min((w[1] for w in common["words"] if w[1] >= start), default=None)
+    onset = min((w.start_s for w in words if w.start_s >= start), default=None)
     title = "zoom around the first pause"
     if onset is not None and end < onset <= end + 2 * ZOOM_MARGIN_S:
         end, title = onset, title + " and the first onset after it"
-    return Picture(headline=headline, numbers=numbers, bars=bars,
-                   markers=(Marker("first pause", start, "right"),), spans=owned,
-                   stop_s=None, zooms=(_zoom(title, start, end, common["duration_s"]),),
-                   **common)
+    return _Plan(numbers, (_reference("first pause", start, "right"),),
+                 (_zoom(title, start, end, duration),), bars, owned)
 
 
-def _turn_picture(row: dict[str, Any], headline: str, common: dict[str, Any]) -> Picture:
+def _turn_plan(row: dict[str, Any], duration: float) -> _Plan:
     e, first = row["E"], row["first_word_s"]
     numbers = f"outcome: {row['outcome']}   E {_s(e)} s"
     points = sorted([("E", e)] + ([] if first is None else [("the first word", first)]),
                     key=lambda point: point[1])
-    spans: tuple[Span, ...] = ()
+    intervals: tuple[Interval, ...] = ()
     if row["latency_s"] is not None:
         numbers += f"   first_word_s {_s(first)}   latency_s {_s(row['latency_s'])}"
-        spans = (Span(f"latency_s {_s(row['latency_s'])}", e, first, 0),)
+        intervals = (Interval(e, first, f"latency_s {_s(row['latency_s'])}", LOWER),)
     elif first is not None:
         numbers += f"   first_word_s {_s(first)} (before E)"
-        spans = (Span(f"early start: {_s(e - first)} s before E", first, e, 0),)
-    return Picture(headline=headline, numbers=numbers, bars=(),
-                   markers=(Marker("E", e, "right"),), spans=spans, stop_s=None,
-                   zooms=_zooms(common["duration_s"], *points), **common)
+        intervals = (Interval(first, e, f"early start: {_s(e - first)} s before E", LOWER),)
+    return _Plan(numbers, (_reference("E", e, "right"),), _zooms(duration, *points),
+                 intervals=intervals)
 
 
-def _interruption_picture(row: dict[str, Any], headline: str, common: dict[str, Any]
-                          ) -> Picture:
-    s, r, duration = row["S"], row["R"], common["duration_s"]
+def _interruption_plan(row: dict[str, Any], duration: float, segments: SegmentTimes
+                       ) -> _Plan:
+    s, r = row["S"], row["R"]
     exercised = row["outcome"] != "not_exercised"
     parts = [f"outcome: {row['outcome']}",
              f"speech_at_onset {str(row['speech_at_onset']).lower()}",
              f"speech_at_end {str(row['speech_at_end']).lower()}"]
-    spans: list[Span] = []
+    intervals: list[Interval] = []
     points = [("S", s), ("R", r)]
-    stop_s = None
+    markers = [_reference("S", s, "left"), _reference("R", r, "right")]
     if row["stop_s"] is not None:
         stop_s = s + row["stop_s"]
         points.append(("the stop", stop_s))
         parts.append(f"stop_s {_s(row['stop_s'])}")
-        spans.append(Span(f"stop_s {_s(row['stop_s'])}", s, stop_s, 1))
+        intervals.append(Interval(s, stop_s, f"stop_s {_s(row['stop_s'])}", UPPER))
+        # Left of its line, over the segment that stops, so it never meets a restart note.
+        markers.append(Marker(stop_s, "stop", STOP_COLOR, width=1.6, side="left",
+                              label_track=SPEECH))
     elif exercised:
         parts.append("no observed stop (speech runs to T)")
-        spans.append(Span("no observed stop: speech runs to T", s, duration, 1))
+        intervals.append(Interval(s, duration, "no observed stop: speech runs to T", UPPER))
     else:
-        spans.extend(_silence_at(s, common["segments"]))
+        intervals.extend(_silence_at(s, segments))
     # A segment starting inside (S, R) is a restart only if the model was speaking at S;
     # otherwise it is the model's first start during the interruption.
     parts.append(f"restarts {row['restarts']}" if exercised
                  else f"segments starting inside (S, R) {row['restarts']}")
     if row["latency_s"] is not None:
         parts.append(f"latency_s {_s(row['latency_s'])}")
-        spans.append(Span(f"latency_s {_s(row['latency_s'])}", r, row["first_word_s"], 0))
+        intervals.append(Interval(r, row["first_word_s"], f"latency_s {_s(row['latency_s'])}",
+                                  LOWER))
         points.append(("the first word", row["first_word_s"]))
     note = "restart" if exercised else "start in (S, R)"
-    notes = tuple((note, start) for start, _end in common["segments"] if s < start < r)
-    return Picture(headline=headline, numbers="   ".join(parts),
-                   bars=(Bar("user interrupts", s, r, "#e8908c"),),
-                   markers=(Marker("S", s, "left"), Marker("R", r, "right")),
-                   spans=tuple(spans), stop_s=stop_s,
-                   zooms=_zooms(duration, *sorted(points, key=lambda point: point[1])),
-                   segment_notes=notes, **common)
+    markers += [Marker(start, note, RESTART_COLOR, side="right", label_track=SPEECH,
+                       strong=False, line=False) for start, _end in segments if s < start < r]
+    return _Plan("   ".join(parts), tuple(markers),
+                 _zooms(duration, *sorted(points, key=lambda point: point[1])),
+                 (Span(s, r, "user interrupts", "#e8908c"),), tuple(intervals))
 
 
-def _silence_at(onset_s: float, segments: tuple[tuple[float, float], ...]) -> list[Span]:
+def _silence_at(onset_s: float, segments: SegmentTimes) -> list[Interval]:
     """The gap between two segments that holds S, when S falls in one: the pause that
     made the sample not exercised.
 
@@ -222,4 +204,4 @@ def _silence_at(onset_s: float, segments: tuple[tuple[float, float], ...]) -> li
     if not before or not after:
         return []
     gap = (max(before), min(after))
-    return [Span(f"no speech at S: {_s(gap[1] - gap[0])} s gap", gap[0], gap[1], 1)]
+    return [Interval(gap[0], gap[1], f"no speech at S: {_s(gap[1] - gap[0])} s gap", UPPER)]
