@@ -8,11 +8,12 @@ sheet ship inside the package (``speecheval/report/templates``); nothing is fetc
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
+
+from .fonts import CSS_STACK
 
 
 @cache
@@ -24,10 +25,9 @@ def environment() -> Environment:
 
 
 @cache
-def stylesheet() -> str:
-    """The one style sheet, inlined into every page."""
-    return (resources.files("speecheval.report") / "templates" / "report.css").read_text(
-        encoding="utf-8")
+def stylesheet() -> Markup:
+    """The one style sheet, inlined into every page, with the fonts of :mod:`.fonts`."""
+    return Markup(render("report.css.j2", fonts=Markup(CSS_STACK)))
 
 
 def render(template: str, **context: Any) -> str:

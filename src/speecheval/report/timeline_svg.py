@@ -145,20 +145,20 @@ def _mark(frame: _Frame, mark: Mark) -> str:
     return _label(frame, mark)
 
 
-def _axis(frame: _Frame) -> list[str]:
-    """Light gridlines through the panel, second labels under it."""
+def _axis(frame: _Frame) -> tuple[list[str], list[str]]:
+    """Light gridlines through the panel, and second labels under it."""
     panel = frame.panel
     step = tick_step(panel.end_s - panel.start_s)
     first = math.ceil(panel.start_s / step - 1e-9)
-    parts = []
+    lines, labels = [], []
     bottom = frame.y(panel.height)
     for k in range(first, int(math.floor(panel.end_s / step + 1e-9)) + 1):
         x = _f(frame.x(k * step))
-        parts.append(f'<line x1="{x}" y1="{_f(frame.top)}" x2="{x}" y2="{_f(bottom)}" '
-                     f'stroke="{GRID}" stroke-width="0.5"/><text x="{x}" y="{_f(bottom + 12)}" '
-                     f'font-size="{SIZES["axis"]:g}" fill="#555" text-anchor="middle">'
-                     f"{round(k * step, 6):g} s</text>")
-    return parts
+        lines.append(f'<line x1="{x}" y1="{_f(frame.top)}" x2="{x}" y2="{_f(bottom)}" '
+                     f'stroke="{GRID}" stroke-width="0.5"/>')
+        labels.append(f'<text x="{x}" y="{_f(bottom + 12)}" font-size="{SIZES["axis"]:g}" '
+                      f'fill="#555" text-anchor="middle">{round(k * step, 6):g} s</text>')
+    return lines, labels
 
 
 def _captions(frame: _Frame) -> list[str]:
@@ -176,13 +176,15 @@ def _captions(frame: _Frame) -> list[str]:
 
 def _panel(frame: _Frame, clip_id: str, captions: bool) -> list[str]:
     panel = frame.panel
+    grid, ticks = _axis(frame)
     parts = [f'<clipPath id="{clip_id}"><rect x="{_f(frame.left)}" y="{_f(frame.top)}" '
              f'width="{_f(frame.width)}" height="{_f(panel.height)}"/></clipPath>',
              f'<g clip-path="url(#{clip_id})">',
-             *(_mark(frame, m) for m in panel.background), *_axis(frame),
+             *(_mark(frame, m) for m in panel.background), *grid,
              *(_mark(frame, m) for m in panel.marks
                if not (isinstance(m, Label) and m.above)), "</g>",
-             *(_mark(frame, m) for m in panel.marks if isinstance(m, Label) and m.above)]
+             *(_mark(frame, m) for m in panel.marks if isinstance(m, Label) and m.above),
+             *ticks]
     return parts + (_captions(frame) if captions else [])
 
 

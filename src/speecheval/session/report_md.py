@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..report.numbers import fixed, percent
+from ..report.table import Table, to_markdown
+
 _NONE = "-"
+VERDICT_TONES = {"pass": "pass", "FAIL": "fail"}
+"""How the HTML report colours a verdict cell."""
 
 
 def fmt(value: Any, unit: str = "") -> str:
@@ -19,7 +24,7 @@ def fmt(value: Any, unit: str = "") -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.1f}{unit}" if unit else f"{value:.4g}"
+        return fixed(value, 1, unit=unit) if unit else f"{value:.4g}"
     return f"{value}{unit}"
 
 
@@ -27,8 +32,8 @@ def _share(share: dict[str, Any]) -> str:
     if share["rate"] is None:
         return f"{share['count']}/{share['n']}"
     low, high = share["ci95"]
-    return (f"{share['count']}/{share['n']} ({100 * share['rate']:.0f}%, 95% CI "
-            f"{100 * low:.0f}-{100 * high:.0f}%)")
+    return (f"{share['count']}/{share['n']} ({percent(share['rate'], 0)}, 95% CI "
+            f"{fixed(100 * low, 0)}-{percent(high, 0)})")
 
 
 def _dist(d: dict[str, Any]) -> str:
@@ -73,10 +78,16 @@ def turn_cells(turn: dict[str, Any]) -> list[str]:
             "pass" if turn["passed"] else "FAIL", "; ".join(turn["notes"])]
 
 
+ASSERTION_HEADER = ["Assertion", "Limit", "Actual", "Result"]
+
+
+def assertion_cells(assertion: dict[str, Any]) -> list[str]:
+    return [assertion["key"], fmt(assertion["limit"]), fmt(assertion["actual"]),
+            "pass" if assertion["passed"] else "FAIL"]
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-    return [line(header), line(["---"] * len(header))] + [line(r) for r in rows]
+    return to_markdown(Table.of(header, rows)).splitlines()
 
 
 def verdict_text(report: dict[str, Any]) -> str:
@@ -103,9 +114,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += _table(["Metric", "Value"], [list(r) for r in summary_rows(report["summary"])])
     lines += ["", "## Assertions", ""]
     if report["assertions"]:
-        lines += _table(["Assertion", "Limit", "Actual", "Result"],
-                        [[a["key"], fmt(a["limit"]), fmt(a["actual"]),
-                          "pass" if a["passed"] else "FAIL"] for a in report["assertions"]])
+        lines += _table(ASSERTION_HEADER, [assertion_cells(a) for a in report["assertions"]])
     else:
         lines.append("The scenario has no assertions.")
     for session in report["sessions"]:

@@ -1,0 +1,254 @@
+"""One HTML page shell for every report: a header, sections of blocks, nothing external.
+
+A family describes its page with the blocks below (paragraphs, tables, timelines, audio,
+lists, preformatted text, collapsible details, token alignments) and never writes HTML:
+the templates do, with autoescaping on. The header is the same everywhere: the title,
+the run's facts, a short provenance summary, and what the page needs besides itself.
+
+Audio is embedded as a ``data:`` URI while the page's budget allows, so the page works
+alone (sent by mail, opened from a CI artifact); past it the audio is linked by its path
+relative to the page, and the page says so, beside the player and in the header. A page
+never refers to anything on the network, and :func:`render_page` refuses to produce one
+that links a file it does not state.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import ClassVar
+
+from markupsafe import Markup
+
+from .html import render, stylesheet
+from .table import Table, alignments
+
+EMBED_LIMIT_BYTES = 40 * 1024 * 1024
+"""Audio embedded per page at most (before base64, which adds a third): about ten minutes
+of 16 kHz stereo."""
+
+
+@dataclass(frozen=True)
+class Code:
+    """Inline code: a name, a path, an option string."""
+
+    text: str
+    inline: ClassVar[str] = "code"
+
+
+@dataclass(frozen=True)
+class Tone:
+    """Inline text with a tone the style sheet colours: ``pass``, ``fail``."""
+
+    text: str
+    tone: str
+    inline: ClassVar[str] = "tone"
+
+
+@dataclass(frozen=True)
+class Strong:
+    text: str
+    inline: ClassVar[str] = "strong"
+
+
+Inline = str | Code | Tone | Strong
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """A paragraph of inline parts; ``kind`` is ``note`` (small, grey), ``fault`` (a red
+    banner) or empty."""
+
+    parts: tuple[Inline, ...]
+    kind: str = ""
+    block: ClassVar[str] = "paragraph"
+
+
+@dataclass(frozen=True)
+class BulletList:
+    items: tuple[str, ...]
+    kind: str = ""
+    block: ClassVar[str] = "list"
+
+
+@dataclass(frozen=True)
+class TableBlock:
+    """A table; ``empty`` is shown instead when it has no rows."""
+
+    table: Table
+    empty: str = "(no rows)"
+    block: ClassVar[str] = "table"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A timeline from :func:`speecheval.report.timeline.to_svg` (already escaped)."""
+
+    svg: Markup
+    block: ClassVar[str] = "figure"
+
+
+@dataclass(frozen=True)
+class Audio:
+    """A player. ``wav`` gives the bytes to embed (asked for only when the page draws
+    the block); ``path`` is the same audio as a file next to the page, relative to it."""
+
+    caption: str
+    path: str
+    wav: Callable[[], bytes]
+    mime: str = "audio/wav"
+    block: ClassVar[str] = "audio"
+
+
+@dataclass(frozen=True)
+class Preformatted:
+    text: str
+    block: ClassVar[str] = "pre"
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """A token alignment: (operation, reference token, hypothesis token) per step, the
+    operation ``=`` (match), ``S``, ``D`` or ``I``."""
+
+    steps: tuple[tuple[str, str, str], ...]
+    block: ClassVar[str] = "alignment"
+
+
+@dataclass(frozen=True)
+class Details:
+    """A collapsed part: ``summary`` is shown, the blocks open on a click."""
+
+    summary: str
+    blocks: tuple[Block, ...]
+    block: ClassVar[str] = "details"
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading (``level`` 2 to 4) and its blocks."""
+
+    title: str
+    blocks: tuple[Block, ...]
+    level: int = 2
+    block: ClassVar[str] = "section"
+
+
+Block = Paragraph | BulletList | TableBlock | Figure | Audio | Preformatted | Alignment \
+    | Details | Section
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact of the run in the header: a label and its value."""
+
+    label: str
+    value: tuple[Inline, ...]
+
+
+@dataclass(frozen=True)
+class Page:
+    """A whole page. ``provenance`` is (what, value) pairs summarised under the facts."""
+
+    title: str
+    facts: tuple[Fact, ...]
+    provenance: tuple[tuple[str, str], ...]
+    blocks: tuple[Block, ...]
+    embed_limit_bytes: int = EMBED_LIMIT_BYTES
+
+
+@dataclass
+class _AudioView:
+    caption: str
+    source: str
+    mime: str
+    path: str
+    embedded: bool
+    limit_mb: int
+
+
+@dataclass
+class _Resolver:
+    """Audio sources within the page's embedding budget; the files the page links."""
+
+    budget: int
+    limit_mb: int
+    links: list[str] = field(default_factory=list)
+
+    def audio(self, audio: Audio) -> _AudioView:
+        data = audio.wav()
+        if len(data) <= self.budget:
+            self.budget -= len(data)
+            source = f"data:{audio.mime};base64," + base64.b64encode(data).decode("ascii")
+            return _AudioView(audio.caption, source, audio.mime, audio.path, True,
+                              self.limit_mb)
+        self.links.append(audio.path)
+        return _AudioView(audio.caption, audio.path, audio.mime, audio.path, False,
+                          self.limit_mb)
+
+
+def _walk(blocks: Iterable[Block]) -> Iterator[Block]:
+    """Every block in document order, nested ones included."""
+    for block in blocks:
+        yield block
+        if isinstance(block, Details | Section):
+            yield from _walk(block.blocks)
+
+
+def render_page(page: Page) -> str:
+    """The page as one HTML document.
+
+    Raises ``ValueError`` (a programming error, not bad input) if the document refers to
+    the network or links a file the page does not state.
+    """
+    resolver = _Resolver(page.embed_limit_bytes, page.embed_limit_bytes // (1024 * 1024))
+    players = {id(b): resolver.audio(b) for b in _walk(page.blocks) if isinstance(b, Audio)}
+    document = render("page.html.j2", page=page, links=resolver.links,
+                      style=stylesheet(), player=lambda b: players[id(b)],
+                      align=alignments)
+    problems = link_problems(document, allowed=resolver.links)
+    if problems:
+        raise ValueError(f"page {page.title!r}: " + "; ".join(problems))
+    return document
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found += [value or "" for name, value in attrs if name in ("src", "href")]
+
+
+def links(document: str) -> list[str]:
+    """Every ``src`` and ``href`` value of an HTML document, in order."""
+    parser = _Links()
+    parser.feed(document)
+    return parser.found
+
+
+def _external(link: str) -> bool:
+    lowered = link.strip().lower()
+    return lowered.startswith(("http:", "https:", "//", "ftp:", "file:"))
+
+
+def link_problems(document: str, *, allowed: Sequence[str] = (),
+                  folder: Path | None = None) -> list[str]:
+    """Why the document is not self-contained: links to the network, relative links not
+    in ``allowed``, and (given the page's ``folder``) relative links to missing files.
+    ``data:`` URIs and in-page ``#`` anchors are always fine."""
+    problems = []
+    for link in links(document):
+        if link.startswith(("data:", "#")):
+            continue
+        if _external(link):
+            problems.append(f"refers to the network: {link}")
+        elif link not in allowed:
+            problems.append(f"links a file it does not state: {link}")
+        elif folder is not None and not (folder / link).is_file():
+            problems.append(f"links a missing file: {link}")
+    return problems
