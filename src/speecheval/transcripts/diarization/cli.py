@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from ...core.canonical_json import dumps
+from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
 from ..formats.rttm import RTTM
 from ..formats.uem import UEM
@@ -30,6 +31,29 @@ DEFAULT_UEM_SOURCE = ("default: [0, last turn end over reference and hypothesis]
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
+def collar_seconds(text: str) -> float:
+    """The ``--collar`` value: a plain decimal number of seconds, at least 0.
+
+    Refused here, in one line naming the option, rather than as a traceback when the
+    time base meets ``nan`` or ``inf`` (click's float type reads ``nan``, ``inf`` and
+    ``1e400``).
+
+    >>> collar_seconds("0.25")
+    0.25
+    >>> collar_seconds("inf")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    speecheval.core.errors.InputError: --collar: not a number of seconds: 'inf' (plain ...)
+    """
+    try:
+        value = parse_seconds(text)
+    except ValueError as exc:
+        raise InputError(f"--collar: {exc}") from None
+    if value < 0:
+        raise InputError(f"--collar: must be 0 or more seconds, got {text}")
+    return value
+
+
 @click.command("der")
 @click.option("--ref", "ref_path", type=_FILE, required=True, help="Reference RTTM.")
 @click.option("--hyp", "hyp_path", type=_FILE, required=True, help="System RTTM.")
@@ -39,8 +63,8 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--duration", "durations", multiple=True, metavar="SECONDS|FILE=SECONDS",
               help="Audio duration: scoring region [0, SECONDS] for every file, or per file "
                    "with FILE=SECONDS (repeat the option). Not with --uem.")
-@click.option("--collar", type=click.FloatRange(min=0.0), default=MAIN_COLLAR_S,
-              show_default=True,
+@click.option("--collar", callback=lambda _ctx, _param, value: collar_seconds(value),
+              default=str(MAIN_COLLAR_S), show_default=True,
               help="No-score collar in seconds, +-COLLAR around each reference boundary "
                    "(md-eval -c; pyannote.metrics calls this collar=2*COLLAR).")
 @click.option("--exclude-overlap", is_flag=True,

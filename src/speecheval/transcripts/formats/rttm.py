@@ -98,9 +98,10 @@ class RTTM:
         Blank lines and lines starting with ``#`` or ``;`` are comments.
 
         >>> RTTM.parse("SPEAKER rec 1 zero 1 <NA> <NA> a <NA> <NA>", path="x")
+        ... # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        speecheval.core.errors.InputError: x: line 1: bad onset: not a number of seconds: 'zero'
+        speecheval.core.errors.InputError: x: line 1: bad onset: not a number of seconds: 'zero' ...
         """
         where = None if path is None else str(path)
         turns: list[RttmTurn] = []
