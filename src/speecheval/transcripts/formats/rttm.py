@@ -33,6 +33,7 @@ from ._io import data_lines, read_text, write_new
 
 NA = "<NA>"
 SPEAKER = "SPEAKER"
+SPEAKER_INFO = "SPKR-INFO"
 # Record types of the RTTM specification (NIST RT-09 plan, appendix A), as md-eval knows them.
 OTHER_RECORD_TYPES = frozenset({
     "SEGMENT", "NOSCORE", "NO_RT_METADATA", "LEXEME", "NON-LEX", "NON-SPEECH", "FILLER",
@@ -85,11 +86,18 @@ class RttmTurn:
 
 @dataclass(frozen=True)
 class RTTM:
-    """The ``SPEAKER`` turns of one RTTM file, in file order."""
+    """The ``SPEAKER`` turns of one RTTM file, in file order.
+
+    ``ignored_records`` counts the other records; ``other_records`` gives ``(line, type)``
+    of those that are not ``SPKR-INFO`` (md-eval turns ``NOSCORE`` and ``NON-LEX`` into
+    no-score zones and dscore reads any of them as a turn, so the compatibility modes
+    refuse them).
+    """
 
     turns: tuple[RttmTurn, ...]
     path: str | None = None
     ignored_records: int = 0
+    other_records: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def parse(cls, text: str, path: str | Path | None = None) -> RTTM:
@@ -106,6 +114,7 @@ class RTTM:
         where = None if path is None else str(path)
         turns: list[RttmTurn] = []
         ignored = 0
+        others: list[tuple[int, str]] = []
         for number, stripped in data_lines(text, ("#", ";")):
             fields = stripped.split()
             kind = fields[0].upper()
@@ -114,9 +123,12 @@ class RTTM:
                     raise InputError(f"line {number}: unknown RTTM record type {fields[0]!r}",
                                      path=where)
                 ignored += 1
+                if kind != SPEAKER_INFO:
+                    others.append((number, kind))
                 continue
             turns.append(_parse_speaker(fields, number, where))
-        return cls(tuple(turns), path=where, ignored_records=ignored)
+        return cls(tuple(turns), path=where, ignored_records=ignored,
+                   other_records=tuple(others))
 
     @classmethod
     def load(cls, path: str | Path) -> RTTM:
