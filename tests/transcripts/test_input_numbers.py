@@ -9,6 +9,7 @@ overlapping UEM regions of one file (item 16), which md-eval refuses and dscore 
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -220,3 +221,24 @@ def test_overlap_is_checked_per_file_and_in_microseconds() -> None:
     UEM.parse("f 1 0 10.0000004\nf 1 10 20\n")  # equal after rounding to the microsecond
     with pytest.raises(InputError, match="line 2: region 10-20 of file 'f' overlaps"):
         UEM.parse("f 1 0 10.000001\nf 1 10 20\n")
+
+
+def test_manifest_duration_beyond_three_years_is_refused(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    # A finite but absurd duration_s (YAML 1.0e+300) used to overflow the int64
+    # microsecond arrays with a traceback; it is refused like any bad value, naming the key.
+    example = Path(__file__).resolve().parents[2] / "examples" / "transcripts"
+    data = tmp_path / "data"
+    shutil.copytree(example, data)
+    manifest = data / "manifest.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    first = text.index("duration_s:")
+    end = text.index("\n", first)
+    manifest.write_text(text[:first] + "duration_s: 1.0e+300" + text[end:], encoding="utf-8")
+    code = main(["transcripts", "score", "--manifest", str(manifest), "--out",
+                 str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "samples[0].duration_s must be a positive number of seconds up to 1e+08" in err
+    assert not (tmp_path / "out").exists()
