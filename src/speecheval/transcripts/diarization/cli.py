@@ -65,12 +65,13 @@ def collar_seconds(text: str) -> float:
 @click.option("--hyp", "hyp_path", type=_FILE, required=True, help="System RTTM.")
 @click.option("--uem", "uem_path", type=_FILE, default=None,
               help="Scoring regions; every file of REF and HYP needs one. Default: "
-                   "[0, --duration], else [0, last turn end over REF and HYP] per file.")
+                   "[0, --duration], else [0, last turn end over REF and HYP] per file "
+                   "(with --compat, that tool's default).")
 @click.option("--duration", "durations", multiple=True, metavar="SECONDS|FILE=SECONDS",
               help="Audio duration: scoring region [0, SECONDS] for every file, or per file "
                    "with FILE=SECONDS (repeat the option). Not with --uem.")
 @click.option("--collar", callback=lambda _ctx, _param, value: collar_seconds(value),
-              default=str(MAIN_COLLAR_S), show_default=True,
+              default=str(MAIN_COLLAR_S), show_default=True, metavar="SECONDS",
               help="No-score collar in seconds, +-COLLAR around each reference boundary "
                    "(md-eval -c; pyannote.metrics calls this collar=2*COLLAR).")
 @click.option("--exclude-overlap", is_flag=True,
