@@ -13,7 +13,9 @@ Files written (all canonical: sorted keys, fixed float rounding, no clock times)
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +81,58 @@ def score_manifest(manifest: Manifest) -> tuple[list[RunScore], Tables]:
 
 
 def write_run(manifest_path: Path, out_dir: Path) -> list[str]:
-    """Score ``manifest_path`` into the new directory ``out_dir``; return the summary lines."""
+    """Score ``manifest_path`` into the new directory ``out_dir``; return the summary lines.
+
+    The output directory is claimed first, so an existing ``out_dir`` or one that cannot
+    be created (its parent is a file, a read-only or virtual file system) is refused
+    before any scoring, and a failure leaves nothing behind: neither the directory nor
+    any parent created for it.
+    """
+    created_parents = _missing_parents(out_dir)
+    try:
+        with _claim_output_dir(out_dir) as staging:
+            return _score_into(manifest_path, staging)
+    except BaseException:
+        for parent in created_parents:
+            with contextlib.suppress(OSError):
+                parent.rmdir()  # only if still empty
+        raise
+
+
+@contextlib.contextmanager
+def _claim_output_dir(out_dir: Path) -> Iterator[Path]:
+    """:func:`new_output_dir`, with an OS refusal to create it as one-line bad input."""
+    with contextlib.ExitStack() as stack:
+        try:
+            staging = stack.enter_context(new_output_dir(out_dir))
+        except OSError as exc:
+            raise InputError(f"--out: cannot create the output directory: "
+                             f"{_refusal_reason(out_dir, exc)}", path=out_dir) from None
+        yield staging
+
+
+def _refusal_reason(out_dir: Path, exc: OSError) -> str:
+    """Why ``out_dir`` cannot be created, without the random staging name."""
+    for parent in Path(os.path.abspath(out_dir)).parents:
+        if parent.exists():
+            if not parent.is_dir():
+                return f"{parent} is not a directory"
+            break
+    return exc.strerror or type(exc).__name__
+
+
+def _missing_parents(out_dir: Path) -> list[Path]:
+    """Ancestors of ``out_dir`` that do not exist yet, deepest first."""
+    missing = []
+    for parent in Path(os.path.abspath(out_dir)).parents:
+        if parent.exists() or parent.is_symlink():
+            break
+        missing.append(parent)
+    return missing
+
+
+def _score_into(manifest_path: Path, staging: Path) -> list[str]:
+    """Score the manifest and write every output file into ``staging``."""
     manifest = load_manifest(manifest_path)
     runs, tables = score_manifest(manifest)
     lines = kaldi_lines(tables)
@@ -92,27 +145,26 @@ def write_run(manifest_path: Path, out_dir: Path) -> list[str]:
                          "token_timestamps": support.token_timestamps,
                          "token_timestamps_source": support.token_timestamps_source},
                      "cross_scenario": tables.cross_scenario, "scenarios": tables.scenarios}
-    with new_output_dir(out_dir) as staging:
-        levels = {name: table["maturity"]["level"] for name, table in tables.scenarios.items()}
-        atomic_write_text(staging / "samples.jsonl", dumps_lines(
-            sample_row(r, levels[r.sample.scenario]) for r in runs))
-        atomic_write_text(staging / "scenarios.json", dumps(scenarios_doc))
-        atomic_write_text(staging / "scenarios.md", markdown(tables, manifest.system))
-        atomic_write_text(staging / "summary.txt", "".join(f"{line}\n" for line in lines))
-        atomic_write_text(staging / "parity_moss.json", dumps({
-            "track": "moss_parity", "scenarios": tables.moss_parity,
-            "runs": [row for r in runs if (row := moss_row(r)) is not None]}))
-        atomic_write_text(staging / "parity_lattifai.json", dumps({
-            "track": "lattifai_parity", "collar_s": LATTIFAI_COLLAR_S,
-            "scenarios": tables.lattifai_parity,
-            "runs": [row for r in runs if (row := lattifai_row(r)) is not None]}))
-        atomic_write_text(staging / "timestamps_segment_diagnostic.json", dumps({
-            "table": "segment timestamps only: diagnostic, not ranked",
-            "scenarios": tables.timestamp_diagnostic,
-            "runs": [row for r in runs if (row := diagnostic_row(r)) is not None]}))
-        atomic_write_text(staging / "report.html", render_report(manifest.system, tables, runs))
-        atomic_write_text(staging / "run.json", dumps({
-            "speecheval_version": __version__, "manifest_format": FORMAT,
-            "manifest": manifest.path.name, "manifest_sha256": sha256_file(manifest.path),
-            "inputs_sha256": _inputs(manifest), "settings": SETTINGS}))
+    levels = {name: table["maturity"]["level"] for name, table in tables.scenarios.items()}
+    atomic_write_text(staging / "samples.jsonl", dumps_lines(
+        sample_row(r, levels[r.sample.scenario]) for r in runs))
+    atomic_write_text(staging / "scenarios.json", dumps(scenarios_doc))
+    atomic_write_text(staging / "scenarios.md", markdown(tables, manifest.system))
+    atomic_write_text(staging / "summary.txt", "".join(f"{line}\n" for line in lines))
+    atomic_write_text(staging / "parity_moss.json", dumps({
+        "track": "moss_parity", "scenarios": tables.moss_parity,
+        "runs": [row for r in runs if (row := moss_row(r)) is not None]}))
+    atomic_write_text(staging / "parity_lattifai.json", dumps({
+        "track": "lattifai_parity", "collar_s": LATTIFAI_COLLAR_S,
+        "scenarios": tables.lattifai_parity,
+        "runs": [row for r in runs if (row := lattifai_row(r)) is not None]}))
+    atomic_write_text(staging / "timestamps_segment_diagnostic.json", dumps({
+        "table": "segment timestamps only: diagnostic, not ranked",
+        "scenarios": tables.timestamp_diagnostic,
+        "runs": [row for r in runs if (row := diagnostic_row(r)) is not None]}))
+    atomic_write_text(staging / "report.html", render_report(manifest.system, tables, runs))
+    atomic_write_text(staging / "run.json", dumps({
+        "speecheval_version": __version__, "manifest_format": FORMAT,
+        "manifest": manifest.path.name, "manifest_sha256": sha256_file(manifest.path),
+        "inputs_sha256": _inputs(manifest), "settings": SETTINGS}))
     return lines
