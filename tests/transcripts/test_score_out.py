@@ -45,7 +45,7 @@ def test_uncreatable_out_refused_first(broken_manifest: Path, out: str, reason: 
         pytest.skip(f"{top} does not exist on this system")
     code, stdout, err = score(broken_manifest, out, capsys)
     assert (code, stdout) == (2, "")
-    assert err.startswith(f"error: {out}: --out: cannot create the output directory")
+    assert err.startswith(f"error: {out}: cannot create the output directory")
     assert reason in err and err.count("\n") == 1, err
 
 
@@ -55,7 +55,7 @@ def test_parent_is_a_file(broken_manifest: Path, tmp_path: Path,
     blocker.write_text("x")
     code, stdout, err = score(broken_manifest, str(blocker / "run"), capsys)
     assert (code, stdout) == (2, "")
-    assert err == (f"error: {blocker / 'run'}: --out: cannot create the output directory: "
+    assert err == (f"error: {blocker / 'run'}: cannot create the output directory: "
                    f"{blocker} is not a directory\n")
     assert blocker.read_text() == "x"
 

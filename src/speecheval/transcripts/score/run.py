@@ -13,9 +13,7 @@ Files written (all canonical: sorted keys, fixed float rounding, no clock times)
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -88,47 +86,8 @@ def write_run(manifest_path: Path, out_dir: Path) -> list[str]:
     before any scoring, and a failure leaves nothing behind: neither the directory nor
     any parent created for it.
     """
-    created_parents = _missing_parents(out_dir)
-    try:
-        with _claim_output_dir(out_dir) as staging:
-            return _score_into(manifest_path, staging)
-    except BaseException:
-        for parent in created_parents:
-            with contextlib.suppress(OSError):
-                parent.rmdir()  # only if still empty
-        raise
-
-
-@contextlib.contextmanager
-def _claim_output_dir(out_dir: Path) -> Iterator[Path]:
-    """:func:`new_output_dir`, with an OS refusal to create it as one-line bad input."""
-    with contextlib.ExitStack() as stack:
-        try:
-            staging = stack.enter_context(new_output_dir(out_dir))
-        except OSError as exc:
-            raise InputError(f"--out: cannot create the output directory: "
-                             f"{_refusal_reason(out_dir, exc)}", path=out_dir) from None
-        yield staging
-
-
-def _refusal_reason(out_dir: Path, exc: OSError) -> str:
-    """Why ``out_dir`` cannot be created, without the random staging name."""
-    for parent in Path(os.path.abspath(out_dir)).parents:
-        if parent.exists():
-            if not parent.is_dir():
-                return f"{parent} is not a directory"
-            break
-    return exc.strerror or type(exc).__name__
-
-
-def _missing_parents(out_dir: Path) -> list[Path]:
-    """Ancestors of ``out_dir`` that do not exist yet, deepest first."""
-    missing = []
-    for parent in Path(os.path.abspath(out_dir)).parents:
-        if parent.exists() or parent.is_symlink():
-            break
-        missing.append(parent)
-    return missing
+    with new_output_dir(out_dir) as staging:
+        return _score_into(manifest_path, staging)
 
 
 def _score_into(manifest_path: Path, staging: Path) -> list[str]:
