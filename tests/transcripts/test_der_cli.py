@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -85,10 +86,43 @@ def test_table_output(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str
                         "--lattifai-parity"], capsys)
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].startswith("DER main protocol: collar +-0 s, overlap included")
+    assert lines[0].startswith("DER main protocol (speecheval definition): collar +-0 s, "
+                               "overlap included")
     total = next(line for line in lines if line.startswith("TOTAL"))
     assert total.split()[1:6] == ["17.000", "3.000", "2.000", "0.000", "29.41%"]
     assert any(line.startswith("LattifAI parity track (separate)") for line in lines)
+
+
+def token_ends(line: str) -> list[int]:
+    """The column just after each whitespace-separated token of ``line``."""
+    return [match.end() for match in re.finditer(r"\S+", line)]
+
+
+def test_table_stays_aligned_with_seven_digit_times(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 10 item 23: a 7-digit scored time (2 000 000 s) and a long file id used to push
+    # the columns of their rows out of line. Every number must end where its column name
+    # ends (right-aligned), and every row must be as long as the header.
+    ref, hyp = tmp_path / "ref.rttm", tmp_path / "hyp.rttm"
+    ref.write_text("SPEAKER a-rather-long-recording-name-2024 1 0 2000000 <NA> <NA> A <NA> "
+                   "<NA>\nSPEAKER b 1 0 4 <NA> <NA> A <NA> <NA>\n")
+    hyp.write_text("SPEAKER a-rather-long-recording-name-2024 1 0 1999999.5 <NA> <NA> X <NA> "
+                   "<NA>\nSPEAKER b 1 0 4 <NA> <NA> X <NA> <NA>\n")
+    code, out, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--collar", "0"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    header, rule, rows = lines[1], lines[2], lines[3:6]
+    assert header.split() == ["file", "scored_s", "missed_s", "fa_s", "conf_s", "DER", "JER",
+                              "spk", "ref/sys"]
+    assert set(rule) == {"-"} and len(rule) == len(header)
+    assert [row.split()[0] for row in rows] == ["a-rather-long-recording-name-2024", "b",
+                                                "TOTAL"]
+    assert rows[0].split()[1] == "2000000.000" and rows[2].split()[1] == "2000004.000"
+    # header token ends: file | scored_s missed_s fa_s conf_s DER JER | spk | ref/sys
+    number_ends = token_ends(header)[1:7] + token_ends(header)[8:]
+    for row in rows:
+        assert len(row) == len(header), (row, header)
+        assert token_ends(row)[1:] == number_ends, (row, header)
 
 
 def test_unsupported_system(pair: tuple[Path, Path], tmp_path: Path,

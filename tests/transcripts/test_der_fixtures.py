@@ -16,7 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from speecheval.transcripts.diarization.result import DerComponents, DiarizationScore
+from speecheval.transcripts.diarization.result import (
+    Compat,
+    DerComponents,
+    DiarizationScore,
+)
 from speecheval.transcripts.diarization.score import score_files, total
 from speecheval.transcripts.formats.rttm import RTTM
 from speecheval.transcripts.formats.uem import UEM
@@ -28,14 +32,16 @@ def seconds(c: DerComponents) -> tuple[float, float, float, float]:
     return (c.scored, c.missed, c.false_alarm, c.confusion)
 
 
-def dscore_total(fixtures_dir: Path, collar: float) -> DiarizationScore:
+def dscore_total(fixtures_dir: Path, collar: float,
+                 compat: Compat = "speecheval") -> DiarizationScore:
     ref = RTTM.load(fixtures_dir / "dscore" / "ref.rttm")
     hyp = RTTM.load(fixtures_dir / "dscore" / "sys.rttm")
-    files = score_files(ref, hyp, UEM.parse(DSCORE_UEM), collar_s=collar)
+    files = score_files(ref, hyp, UEM.parse(DSCORE_UEM), collar_s=collar, compat=compat)
     assert isinstance(files, dict)
     return total(files)
 
 
+@pytest.mark.parametrize("compat", ["speecheval", "md-eval", "dscore"])
 @pytest.mark.parametrize(("collar", "variant", "components", "der_percent"), [
     # PROVENANCE: 26.39 % (scored 31.046 s, miss 3.726, false alarm 1.043, confusion 3.425).
     pytest.param(0.0, "overlap_included", (31.046, 3.726, 1.043, 3.425), 26.39,
@@ -52,10 +58,23 @@ def dscore_total(fixtures_dir: Path, collar: float) -> DiarizationScore:
                  id="overlap_excluded_with_collar"),
 ])
 def test_dscore_der(fixtures_dir: Path, collar: float, variant: str,
-                    components: tuple[float, float, float, float], der_percent: float) -> None:
-    der: DerComponents = getattr(dscore_total(fixtures_dir, collar), variant)
+                    components: tuple[float, float, float, float], der_percent: float,
+                    compat: Compat) -> None:
+    # The fixture has no self-overlap, no turn across the UEM edges and no overlap zone
+    # that ends where the next begins, so the three definitions agree on it.
+    der: DerComponents = getattr(dscore_total(fixtures_dir, collar, compat), variant)
     assert seconds(der) == components
     assert round(100 * der.der, 2) == der_percent  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("collar", [0.0, 0.25])
+def test_compat_dscore_reproduces_dscore_jer(fixtures_dir: Path, collar: float) -> None:
+    # dscore prints JER 33.25 % on these files, at any collar (its JER has none).
+    jer = dscore_total(fixtures_dir, collar, "dscore").jer
+    assert jer.speakers == 2
+    assert round(100 * jer.jer, 2) == 33.25  # type: ignore[operator]
+    # speecheval's JER is the same definition in continuous time: 33.22 %.
+    assert round(100 * dscore_total(fixtures_dir, collar).jer.jer, 2) == 33.22  # type: ignore[operator]
 
 
 def test_dscore_jer_matches_after_dscore_framing(fixtures_dir: Path) -> None:

@@ -13,7 +13,7 @@ from speecheval.transcripts.formats.seglst import SegLST
 from speecheval.transcripts.formats.segment import Segment
 from speecheval.transcripts.formats.stm import STM
 from speecheval.transcripts.formats.uem import UEM
-from speecheval.transcripts.text.align import Vocabulary
+from speecheval.transcripts.text.align import Vocabulary, distance, encode_pair
 from speecheval.transcripts.text.bounds import lower_bounds
 from speecheval.transcripts.text.counts import ErrorCounts
 from speecheval.transcripts.text.cp import (
@@ -22,6 +22,7 @@ from speecheval.transcripts.text.cp import (
     cp_error_rate,
     filter_by_uem,
 )
+from speecheval.transcripts.text.kaldi_split import kaldi_counts
 
 
 def brute_force_cp(ref: dict[str, list[str]], hyp: dict[str, list[str]]) -> int:
@@ -125,23 +126,66 @@ def test_pruning_many_speakers_with_unrelated_texts() -> None:
         (f"r{k}", f"h{(k + 2) % 6}") for k in range(6)}
 
 
-def test_agrees_with_meeteval_on_random_cases() -> None:
+@pytest.mark.parametrize(("seed", "words"), [
+    (7, ["hello", "world", "good", "day", "yes", "no"]),
+    (8, ["a", "b"]),  # two words: ties everywhere
+    (9, list("abcdefghij")),
+])
+def test_split_equals_meeteval_field_by_field(seed: int, words: list[str]) -> None:
+    # Issue 10 item 22: not only the total but the insertion/deletion/substitution split,
+    # the speaker counts and the assignment equal meeteval 0.4.3's on random pairs.
     cp_module = pytest.importorskip("meeteval.wer.wer.cp",
                                     reason="meeteval is a test-only comparison tool")
-    rng = random.Random(7)
-    words = ["hello", "world", "good", "day", "yes", "no"]
-    for _ in range(40):
-        refs = {f"R{k}": " ".join(rng.choice(words) for _ in range(rng.randrange(1, 10)))
+    rng = random.Random(seed)
+    for _ in range(150):
+        refs = {f"R{k}": " ".join(rng.choice(words) for _ in range(rng.randrange(1, 12)))
                 for k in range(rng.randrange(1, 4))}
-        hyps = {f"H{k}": " ".join(rng.choice(words) for _ in range(rng.randrange(0, 10)))
+        hyps = {f"H{k}": " ".join(rng.choice(words) for _ in range(rng.randrange(0, 12)))
                 for k in range(rng.randrange(1, 5))}
         theirs = cp_module.cp_word_error_rate(refs, hyps)
         ours = cp_error_counts({k: v.split() for k, v in refs.items()},
                                {k: v.split() for k, v in hyps.items()})
-        assert ours.counts.errors == theirs.errors
-        assert ours.counts.reference_tokens == theirs.length
-        assert ours.missed_speakers == theirs.missed_speaker
-        assert ours.false_alarm_speakers == theirs.falarm_speaker
+        assert (ours.counts.errors, ours.counts.reference_tokens, ours.counts.insertions,
+                ours.counts.deletions, ours.counts.substitutions, ours.missed_speakers,
+                ours.false_alarm_speakers) == (
+            theirs.errors, theirs.length, theirs.insertions, theirs.deletions,
+            theirs.substitutions, theirs.missed_speaker, theirs.falarm_speaker), (refs, hyps)
+        assert {(p.reference_speaker, p.hypothesis_speaker) for p in ours.assignment} == set(
+            theirs.assignment)
+
+
+def test_kaldi_split_equals_kaldialign_on_random_pairs() -> None:
+    # meeteval takes each pair's split from kaldialign.edit_distance; ours must be the same
+    # on short pairs (many ties) and on long ones (the band and the dropped rows at work).
+    kaldialign = pytest.importorskip("kaldialign", reason="installed with meeteval (test-only)")
+    rng = random.Random(11)
+    cases = []
+    for _ in range(600):
+        alphabet = "abcdefgh"[:rng.randrange(1, 9)]
+        ref = [rng.choice(alphabet) for _ in range(rng.randrange(0, 30))]
+        cases.append((ref, [rng.choice(alphabet) for _ in range(rng.randrange(0, 30))]))
+    for length, vocabulary in ((3000, 5), (4000, 500)):
+        ref = [str(rng.randrange(vocabulary)) for _ in range(length)]
+        hyp = [t for t in ref if rng.random() > 0.05]
+        hyp = [rng.choice(ref) if rng.random() < 0.05 else t for t in hyp]
+        hyp = [x for t in hyp for x in ([t, rng.choice(ref)] if rng.random() < 0.05 else [t])]
+        cases.append((ref, hyp))
+    for ref, hyp in cases:
+        encoded = encode_pair(ref, hyp)
+        ours = kaldi_counts(*encoded, distance(*encoded))
+        theirs = (kaldialign.edit_distance(ref, hyp) if ref
+                  else {"sub": 0, "del": 0, "ins": len(hyp)})
+        assert (ours.substitutions, ours.deletions, ours.insertions) == (
+            theirs["sub"], theirs["del"], theirs["ins"]), (ref, hyp)
+
+
+def test_tie_split_by_hand() -> None:
+    # Reference "a b", hypothesis "b a": two substitutions, or a deletion and an insertion,
+    # both cost 2. Kaldi (and so meeteval) prefers the insertion at the last cell, then
+    # matches b and deletes a: 1 insertion + 1 deletion, no substitution.
+    result = cp_error_counts({"A": ["a", "b"]}, {"X": ["b", "a"]})
+    assert result.counts == ErrorCounts(substitutions=0, deletions=1, insertions=1,
+                                        reference_tokens=2, hypothesis_tokens=2)
 
 
 def _meeteval_files(fixtures_dir: Path) -> Path:

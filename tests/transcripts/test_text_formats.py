@@ -97,7 +97,7 @@ def test_raw_tagged_untimed_text() -> None:
     (STM.load, "rec 1 A 0 1 ok\nrec 1 A 2\n", "line 2: STM line needs at least 5"),
     (STM.load, "rec 1 A 3 1 ok\n", "line 1: end time 1.0 is before start time 3.0"),
     (CTM.load, "rec 1 0 0.1 hi 0.5 extra\n", "line 1: CTM line needs 5 or 6"),
-    (CTM.load, "rec 1 0 0.1 hi high\n", "line 1: confidence 'high' is not a number"),
+    (CTM.load, "rec 1 0 0.1 hi high\n", "line 1: confidence: not a number: 'high'"),
     (SegLST.load, '[{"session_id": "r", "words": "x", "start_time": "a"}]',
      "segment 0: start_time: not a number"),
     (SegLST.load, '{"session_id": "r"}', "JSON array"),

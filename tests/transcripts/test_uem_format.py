@@ -10,11 +10,11 @@ from speecheval.core.errors import InputError
 from speecheval.transcripts.formats.uem import UEM
 
 
-def test_parse_several_files_and_merge_regions() -> None:
-    uem = UEM.parse("b 1 10 20\n; comment\na 1 5 7\na 1 0 2\na 1 1.5 3\n", path="u.uem")
+def test_parse_several_files_sorted_regions() -> None:
+    uem = UEM.parse("b 1 10 20\n; comment\na 1 5 7\na 1 0 2\na 1 2 3\n", path="u.uem")
     assert uem.file_ids() == ("a", "b")
-    # [0, 2] and [1.5, 3] overlap -> [0, 3]; [5, 7] stays apart.
-    assert uem.regions("a") == ((0.0, 3.0), (5.0, 7.0))
+    # Sorted by start; [0, 2] and [2, 3] only touch, so they stay two regions.
+    assert uem.regions("a") == ((0.0, 2.0), (2.0, 3.0), (5.0, 7.0))
     assert uem.regions("b") == ((10.0, 20.0),)
     assert uem.regions("c") == ()
     assert uem.segments[0].line == 1

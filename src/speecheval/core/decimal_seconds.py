@@ -9,10 +9,14 @@ them gives back the microsecond values that were scored.
 from __future__ import annotations
 
 import math
+import re
 
 from .timebase import US_PER_S, to_us
 
 MIN_DECIMALS = 3
+# No recording lasts 3 years; the limit keeps every microsecond sum exact in int64/float64.
+MAX_SECONDS = 1e8
+_PLAIN_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def format_seconds(seconds: float) -> str:
@@ -34,20 +38,50 @@ def format_seconds(seconds: float) -> str:
     return f"{sign}{whole}.{digits}"
 
 
+def parse_decimal(text: str, what: str = "number") -> float:
+    """Parse a plain, finite decimal number; ``ValueError`` names ``what`` and the bad text.
+
+    Plain means ASCII digits with an optional sign, decimal point and exponent (``1e-05``,
+    as Python writes small floats). Python's ``float`` also reads ``1_000``, ``nan``,
+    ``inf`` and non-ASCII digits, which no annotation tool writes and md-eval or dscore
+    would read differently or not at all, so those are refused.
+
+    >>> parse_decimal("-0.25"), parse_decimal("1e-05"), parse_decimal(".5")
+    (-0.25, 1e-05, 0.5)
+    >>> parse_decimal("1_000")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a number: '1_000' (plain decimal digits only, such as 1000.5)
+    >>> parse_decimal("1e400", "number of seconds")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a finite number of seconds: '1e400'
+    """
+    if not _PLAIN_DECIMAL.fullmatch(text):
+        raise ValueError(f"not a {what}: {text!r} (plain decimal digits only, such as 1000.5)")
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite {what}: {text!r}")
+    return value
+
+
 def parse_seconds(text: str) -> float:
-    """Parse a finite decimal number of seconds; ``ValueError`` names the bad text.
+    """Parse a decimal number of seconds of at most :data:`MAX_SECONDS` in size;
+    ``ValueError`` names the bad text.
 
     >>> parse_seconds("4.698")
     4.698
     >>> parse_seconds("nan")
     Traceback (most recent call last):
     ...
-    ValueError: not a finite number of seconds: 'nan'
+    ValueError: not a number of seconds: 'nan' (plain decimal digits only, such as 1000.5)
+    >>> parse_seconds("2e8")
+    Traceback (most recent call last):
+    ...
+    ValueError: '2e8' seconds is more than 1e+08 s (3 years): not a time in a recording
     """
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(value):
-        raise ValueError(f"not a finite number of seconds: {text!r}")
+    value = parse_decimal(text, "number of seconds")
+    if abs(value) > MAX_SECONDS:
+        raise ValueError(f"{text!r} seconds is more than {MAX_SECONDS:g} s (3 years): not a "
+                         "time in a recording")
     return value

@@ -77,6 +77,16 @@ def check_new_output_dir(path: str | Path) -> Path:
     return target
 
 
+def _missing_parents(target: Path) -> list[Path]:
+    """Ancestors of ``target`` that do not exist yet, deepest first."""
+    missing = []
+    for parent in Path(os.path.abspath(target)).parents:
+        if parent.exists() or parent.is_symlink():
+            break
+        missing.append(parent)
+    return missing
+
+
 def _cannot_create(target: Path, exc: OSError) -> InputError:
     """The one-line error for a refused directory (without the random staging name)."""
     reason = exc.strerror or type(exc).__name__
@@ -93,21 +103,29 @@ def new_output_dir(path: str | Path) -> Iterator[Path]:
     """Yield a staging directory that becomes ``path`` only if the block succeeds.
 
     The destination must not exist. On any exception the staging directory is removed,
-    so a failed run leaves nothing half-written behind. A directory the system refuses
-    to create is an InputError naming it.
+    and so is every parent directory created for it that is still empty, so a failed run
+    leaves nothing half-written behind. A directory the system refuses to create is an
+    InputError naming it.
     """
     target = refuse_existing(path)
+    created_parents = _missing_parents(target)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial",
-                                        dir=target.parent))
-    except OSError as exc:
-        raise _cannot_create(target, exc) from None
-    try:
-        yield staging
-        if target.exists():
-            raise InputError("output appeared while the run was writing it", path=target)
-        os.rename(staging, target)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial",
+                                            dir=target.parent))
+        except OSError as exc:
+            raise _cannot_create(target, exc) from None
+        try:
+            yield staging
+            if target.exists():
+                raise InputError("output appeared while the run was writing it", path=target)
+            os.rename(staging, target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        for parent in created_parents:
+            with contextlib.suppress(OSError):
+                parent.rmdir()  # only if still empty
         raise

@@ -16,18 +16,48 @@ from pathlib import Path
 import click
 
 from ...core.canonical_json import dumps
+from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
 from ..formats.rttm import RTTM
 from ..formats.uem import UEM
 from .render import report_dict, table, unsupported_dict
-from .result import DiarizationUnsupported
-from .score import MAIN_COLLAR_S, default_uem, score_files, score_lattifai_parity
+from .result import COMPAT_MODES, Compat, DiarizationUnsupported
+from .score import MAIN_COLLAR_S, default_uem, score_files, score_lattifai_parity, total
 from .scoring_region import clipped_turns, parse_durations
 
-DEFAULT_UEM_SOURCE = ("default: [0, last turn end over reference and hypothesis] per file "
-                      "(audio duration unknown: give --duration or --uem)")
+DEFAULT_UEM_SOURCES: dict[Compat, str] = {
+    "speecheval": "default: [0, last turn end over reference and hypothesis] per file "
+                  "(audio duration unknown: give --duration or --uem)",
+    "md-eval": "default (md-eval): [first reference turn start, last reference turn end] "
+               "per file",
+    "dscore": "default (dscore): [first turn start, last turn end over reference and "
+              "hypothesis] per file",
+}
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+def collar_seconds(text: str) -> float:
+    """The ``--collar`` value: a plain decimal number of seconds, at least 0.
+
+    Refused here, in one line naming the option, rather than as a traceback when the
+    time base meets ``nan`` or ``inf`` (click's float type reads ``nan``, ``inf`` and
+    ``1e400``).
+
+    >>> collar_seconds("0.25")
+    0.25
+    >>> collar_seconds("inf")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    speecheval.core.errors.InputError: --collar: not a number of seconds: 'inf' (plain ...)
+    """
+    try:
+        value = parse_seconds(text)
+    except ValueError as exc:
+        raise InputError(f"--collar: {exc}") from None
+    if value < 0:
+        raise InputError(f"--collar: must be 0 or more seconds, got {text}")
+    return value
 
 
 @click.command("der")
@@ -35,23 +65,34 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--hyp", "hyp_path", type=_FILE, required=True, help="System RTTM.")
 @click.option("--uem", "uem_path", type=_FILE, default=None,
               help="Scoring regions; every file of REF and HYP needs one. Default: "
-                   "[0, --duration], else [0, last turn end over REF and HYP] per file.")
+                   "[0, --duration], else [0, last turn end over REF and HYP] per file "
+                   "(with --compat, that tool's default).")
 @click.option("--duration", "durations", multiple=True, metavar="SECONDS|FILE=SECONDS",
               help="Audio duration: scoring region [0, SECONDS] for every file, or per file "
                    "with FILE=SECONDS (repeat the option). Not with --uem.")
-@click.option("--collar", type=click.FloatRange(min=0.0), default=MAIN_COLLAR_S,
-              show_default=True,
+@click.option("--collar", callback=lambda _ctx, _param, value: collar_seconds(value),
+              default=str(MAIN_COLLAR_S), show_default=True, metavar="SECONDS",
               help="No-score collar in seconds, +-COLLAR around each reference boundary "
                    "(md-eval -c; pyannote.metrics calls this collar=2*COLLAR).")
 @click.option("--exclude-overlap", is_flag=True,
-              help="Headline DER/JER without reference overlap regions (md-eval -1); "
-                   "silence is still scored. Both variants are always in --json.")
+              help="Headline DER (and jer_collared) without reference overlap regions "
+                   "(md-eval -1); silence is still scored. Both variants are always in "
+                   "--json. JER is dscore's either way.")
+@click.option("--compat", type=click.Choice(COMPAT_MODES), default="speecheval",
+              show_default=True,
+              help="Whose definition to score: speecheval's, or md-eval-22's / dscore's "
+                   "reproduced exactly (docs/transcripts-diarization.md).")
 @click.option("--lattifai-parity", is_flag=True,
               help="Also report the LattifAI parity track (+-0.1 s collar) in its own table.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[str, ...],
-        collar: float, exclude_overlap: bool, lattifai_parity: bool, as_json: bool) -> None:
-    """DER, JER, overlap-only DER and speaker count error of HYP against REF."""
+        collar: float, exclude_overlap: bool, compat: Compat, lattifai_parity: bool,
+        as_json: bool) -> None:
+    """DER, JER, overlap-only DER and speaker count error of HYP against REF.
+
+    A warning on stderr names every input that makes speecheval's, md-eval-22's and
+    dscore's definitions differ here, with counts and seconds.
+    """
     if uem_path is not None and durations:
         raise InputError("give either --uem or --duration, not both")
     ref, hyp = RTTM.load(ref_path), RTTM.load(hyp_path)
@@ -61,9 +102,9 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
         given = parse_durations(durations)
         uem, uem_source = given.uem(ref, hyp), given.describe()
     else:
-        uem, uem_source = default_uem(ref, hyp), DEFAULT_UEM_SOURCE
+        uem, uem_source = default_uem(ref, hyp, compat), DEFAULT_UEM_SOURCES[compat]
     clipped = {"reference": clipped_turns(ref, uem), "system": clipped_turns(hyp, uem)}
-    main = score_files(ref, hyp, uem, collar_s=collar)
+    main = score_files(ref, hyp, uem, collar_s=collar, compat=compat)
     parity = score_lattifai_parity(ref, hyp, uem) if lattifai_parity else None
     if isinstance(main, DiarizationUnsupported):
         if as_json:
@@ -73,6 +114,8 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
             click.echo(f"unsupported: {main.reason} (no DER, JER or speaker count)")
         return
     assert parity is None or not isinstance(parity, DiarizationUnsupported)
+    for warning in total(main).differences.warnings(compat, collar):
+        click.echo(f"warning: {warning}", err=True)
     if as_json:
         payload = report_dict(main, exclude_overlap=exclude_overlap, uem_source=uem_source)
         payload["clipped_turns"] = clipped
@@ -83,8 +126,8 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
         return
     region = "overlap excluded" if exclude_overlap else "overlap included"
     click.echo(table(main, exclude_overlap=exclude_overlap,
-                     title=f"DER main protocol: collar +-{collar:g} s, {region}; "
-                           f"UEM {uem_source}"), nl=False)
+                     title=f"DER main protocol ({compat} definition): collar +-{collar:g} s, "
+                           f"{region}; UEM {uem_source}"), nl=False)
     click.echo(f"turns cut at the scoring region end: reference "
                f"{clipped['reference']['turns']} ({clipped['reference']['seconds']:g} s), "
                f"system {clipped['system']['turns']} ({clipped['system']['seconds']:g} s)")

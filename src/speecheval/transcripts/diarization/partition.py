@@ -1,15 +1,17 @@
 """Event sweep: cut a file's timeline into elementary intervals with constant state.
 
-Every boundary (reference and system turns, UEM regions, collar edges) is collected,
-sorted and deduplicated in integer microseconds. Between two consecutive boundaries
-nothing changes, so each elementary interval carries one duration, the set of active
-reference and system speakers, and whether it lies inside the UEM and inside a collar.
-All DER/JER quantities are then weighted sums over these intervals: exact in continuous
-time, with no 10 ms frames, and vectorised (a few thousand intervals for an hour).
+Every boundary (reference and system turns, and the edges of named regions such as the
+UEM, the collar zones or a compatibility mode's scoring region) is collected, sorted and
+deduplicated in integer microseconds. Between two consecutive boundaries nothing changes,
+so each elementary interval carries one duration, the set of active reference and system
+speakers, and whether it lies inside each named region. All DER/JER quantities are then
+weighted sums over these intervals: exact in continuous time, with no 10 ms frames, and
+vectorised (a few thousand intervals for an hour).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,20 +19,23 @@ from numpy.typing import NDArray
 
 from .turns import SpeakerTurns
 
+Spans = tuple[NDArray[np.int64], NDArray[np.int64]]
+"""``(starts, ends)`` of some ``[start, end)`` spans in µs; they may overlap or touch."""
+
 
 @dataclass(frozen=True, eq=False)
 class Partition:
     """Elementary intervals of one file (``n`` intervals).
 
     ``durations`` (n,) in µs; ``ref_active`` (n, reference speakers) and ``hyp_active``
-    (n, system speakers) are boolean; ``in_uem`` and ``in_collar`` are (n,) booleans.
+    (n, system speakers) are boolean; ``inside[name]`` (n,) says whether an interval lies
+    inside the named region given to :func:`partition`.
     """
 
     durations: NDArray[np.int64]
     ref_active: NDArray[np.bool_]
     hyp_active: NDArray[np.bool_]
-    in_uem: NDArray[np.bool_]
-    in_collar: NDArray[np.bool_]
+    inside: Mapping[str, NDArray[np.bool_]]
 
     @property
     def n_ref(self) -> NDArray[np.int64]:
@@ -45,44 +50,45 @@ class Partition:
         return counts
 
 
-def collar_zones(ref: SpeakerTurns, collar_us: int) -> tuple[NDArray[np.int64],
-                                                              NDArray[np.int64]]:
-    """``[b - collar, b + collar]`` around every reference turn boundary ``b`` (md-eval -c)."""
-    boundaries = np.concatenate([ref.starts, ref.ends])
+def collar_zones(boundaries: NDArray[np.int64], collar_us: int) -> Spans:
+    """``[b - collar, b + collar]`` around every reference turn boundary ``b`` (md-eval -c);
+    no zone at all when the collar is 0."""
+    if collar_us == 0:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty
     return boundaries - collar_us, boundaries + collar_us
 
 
-def partition(ref: SpeakerTurns, hyp: SpeakerTurns, uem_us: NDArray[np.int64],
-              collar_us: int) -> Partition:
-    """Sweep one file. ``uem_us`` is a (k, 2) array of merged scoring regions in µs.
+def partition(ref: SpeakerTurns, hyp: SpeakerTurns, regions: Mapping[str, Spans]) -> Partition:
+    """Sweep one file; ``regions`` names the spans whose membership each interval records.
 
     >>> from speecheval.transcripts.formats.rttm import RTTM
     >>> from speecheval.transcripts.diarization.turns import speaker_turns
     >>> r = speaker_turns(RTTM.parse("SPEAKER f 1 0 2 <NA> <NA> a <NA> <NA>").turns)
     >>> h = speaker_turns(RTTM.parse("SPEAKER f 1 1 2 <NA> <NA> x <NA> <NA>").turns)
-    >>> p = partition(r, h, np.array([[0, 4_000_000]]), collar_us=0)
-    >>> p.durations.tolist(), p.n_ref.tolist(), p.n_hyp.tolist()
-    ([1000000, 1000000, 1000000, 1000000], [1, 1, 0, 0], [0, 1, 1, 0])
+    >>> uem = (np.array([0]), np.array([4_000_000]))
+    >>> p = partition(r, h, {"uem": uem})
+    >>> p.durations.tolist(), p.n_ref.tolist(), p.n_hyp.tolist(), p.inside["uem"].all()
+    ([1000000, 1000000, 1000000, 1000000], [1, 1, 0, 0], [0, 1, 1, 0], np.True_)
     """
-    collar_lo, collar_hi = collar_zones(ref, collar_us)
-    if collar_us == 0:
-        collar_lo = collar_hi = np.empty(0, dtype=np.int64)
-    bounds = np.unique(np.concatenate([
-        ref.starts, ref.ends, hyp.starts, hyp.ends, uem_us[:, 0], uem_us[:, 1],
-        collar_lo, collar_hi,
-    ]))
-    durations = np.diff(bounds)
-    ref_active = _coverage(bounds, ref.starts, ref.ends, ref.speakers, len(ref.labels)) > 0
-    hyp_active = _coverage(bounds, hyp.starts, hyp.ends, hyp.speakers, len(hyp.labels)) > 0
-    zeros = np.zeros(len(uem_us), dtype=np.int64)
-    in_uem = _coverage(bounds, uem_us[:, 0], uem_us[:, 1], zeros, 1)[:, 0] > 0
-    in_collar = _coverage(bounds, collar_lo, collar_hi,
-                          np.zeros(collar_lo.size, dtype=np.int64), 1)[:, 0] > 0
-    return Partition(durations=durations, ref_active=ref_active, hyp_active=hyp_active,
-                     in_uem=in_uem, in_collar=in_collar)
+    bounds = np.unique(np.concatenate([ref.starts, ref.ends, hyp.starts, hyp.ends,
+                                       *(edge for spans in regions.values() for edge in spans)]))
+    ref_active = coverage(bounds, ref.starts, ref.ends, ref.speakers, len(ref.labels)) > 0
+    hyp_active = coverage(bounds, hyp.starts, hyp.ends, hyp.speakers, len(hyp.labels)) > 0
+    return Partition(durations=np.diff(bounds), ref_active=ref_active, hyp_active=hyp_active,
+                     inside={name: covered(bounds, *spans) for name, spans in regions.items()})
 
 
-def _coverage(bounds: NDArray[np.int64], starts: NDArray[np.int64], ends: NDArray[np.int64],
+def covered(bounds: NDArray[np.int64], starts: NDArray[np.int64],
+            ends: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Whether each elementary interval between ``bounds`` lies inside any of the spans
+    (every span edge must be one of ``bounds``)."""
+    zeros = np.zeros(starts.size, dtype=np.int64)
+    mask: NDArray[np.bool_] = coverage(bounds, starts, ends, zeros, 1)[:, 0] > 0
+    return mask
+
+
+def coverage(bounds: NDArray[np.int64], starts: NDArray[np.int64], ends: NDArray[np.int64],
               columns: NDArray[np.int64], n_columns: int) -> NDArray[np.int64]:
     """How many ``[start, end)`` spans of each column cover each elementary interval.
 

@@ -24,7 +24,20 @@ COLLAR_DEFINITION = ("no-score collar of +-collar seconds around every reference
                      "2 x collar")
 JER_DEFINITION = ("dscore: mean over reference speakers of 1 - |ref & sys| / |ref | sys| "
                   "with a Hungarian pairing minimising that error; unpaired reference "
-                  "speakers count 1, unpaired system speakers are not penalised")
+                  "speakers count 1, unpaired system speakers are not penalised; over the "
+                  "whole UEM, no collar, overlap included (as dscore scores it)")
+JER_COLLARED_DEFINITION = ("jer_collared (speecheval only): the same Jaccard error over the "
+                           "DER's scoring region, i.e. the UEM minus the collars (and minus "
+                           "reference overlap with --exclude-overlap)")
+COMPAT_DEFINITIONS = {
+    "speecheval": "speecheval: a speaker's self-overlapping turns merged, overlap = two or "
+                  "more distinct speakers, no collar at UEM edges, continuous time",
+    "md-eval": "md-eval-22: turns as read (collars on every record's boundaries, -1 counts "
+               "a speaker overlapping itself as overlap, its -1 defect included); JER as "
+               "speecheval (md-eval has none)",
+    "dscore": "dscore: turns cut at the UEM edges, merged, written with 3 decimals and "
+              "scored by md-eval-22; JER on 10 ms frames",
+}
 
 
 def der_dict(components: DerComponents) -> dict[str, Any]:
@@ -40,15 +53,18 @@ def der_dict(components: DerComponents) -> dict[str, Any]:
 
 
 def score_dict(score: DiarizationScore, *, exclude_overlap: bool) -> dict[str, Any]:
-    """One file or a total; the top-level DER is overlap-excluded when asked."""
+    """One file or a total; the top-level DER (and ``jer_collared``) is overlap-excluded
+    when asked; ``jer`` is dscore's in every case."""
     headline = score.overlap_excluded if exclude_overlap else score.overlap_included
-    jer: JerComponents = score.jer_overlap_excluded if exclude_overlap else score.jer
+    collared: JerComponents = (score.jer_collared_overlap_excluded if exclude_overlap
+                               else score.jer_collared)
     count = score.speaker_count
     return {
         **der_dict(headline),
         "regions": "exclude_overlap" if exclude_overlap else "all",
-        "jer": jer.jer,
-        "jer_reference_speakers": jer.speakers,
+        "jer": score.jer.jer,
+        "jer_reference_speakers": score.jer.speakers,
+        "jer_collared": collared.jer,
         "overlap_included": der_dict(score.overlap_included),
         "overlap_excluded": der_dict(score.overlap_excluded),
         "overlap_only": der_dict(score.overlap_only),
@@ -72,15 +88,20 @@ def report_dict(files: dict[str, DiarizationScore], *, exclude_overlap: bool,
     return {
         "status": "scored",
         "track": total.track,
+        "compat": total.compat,
+        "compat_definition": COMPAT_DEFINITIONS[total.compat],
         "collar": total.collar,
         "collar_definition": COLLAR_DEFINITION,
         "mapping_region": total.mapping_region,
         "jer_definition": JER_DEFINITION,
+        "jer_collared_definition": JER_COLLARED_DEFINITION,
         "uem": uem_source,
         **score_dict(total, exclude_overlap=exclude_overlap),
+        "differences": total.differences.to_dict(),
         "speaker_mapping": [{"file": f, "reference": r, "system": s}
                             for f, r, s in total.mapping],
-        "files": {key: score_dict(value, exclude_overlap=exclude_overlap)
+        "files": {key: {**score_dict(value, exclude_overlap=exclude_overlap),
+                        "differences": value.differences.to_dict()}
                   for key, value in files.items()},
     }
 
@@ -92,23 +113,36 @@ def unsupported_dict(result: DiarizationUnsupported, *, uem_source: str) -> dict
 
 
 def table(files: dict[str, DiarizationScore], *, exclude_overlap: bool, title: str) -> str:
-    """Per-file rows and a TOTAL row of scored/missed/FA/confusion seconds, DER and JER."""
+    """Per-file rows and a TOTAL row of scored/missed/FA/confusion seconds, DER and JER.
+
+    Columns are as wide as their widest cell, so long file ids and 7-digit times stay
+    aligned. JER is dscore's (no collar).
+    """
     total = total_score(files)
-    header = (f"{'file':<24} {'scored_s':>10} {'missed_s':>9} {'fa_s':>9} {'conf_s':>9} "
-              f"{'DER':>8} {'JER':>8} {'spk ref/sys':>11}")
-    rows = [title, header, "-" * len(header)]
+    header = ("file", "scored_s", "missed_s", "fa_s", "conf_s", "DER", "JER", "spk ref/sys")
+    cells = []
     for key, score in [*files.items(), ("TOTAL", total)]:
         headline = score.overlap_excluded if exclude_overlap else score.overlap_included
-        jer = (score.jer_overlap_excluded if exclude_overlap else score.jer).jer
         count = score.speaker_count
-        rows.append(f"{key:<24} {headline.scored:>10.3f} {headline.missed:>9.3f} "
-                    f"{headline.false_alarm:>9.3f} {headline.confusion:>9.3f} "
-                    f"{_percent(headline.der):>8} {_percent(jer):>8} "
-                    f"{f'{count.ref_speakers}/{count.hyp_speakers}':>11}")
+        cells.append((key, f"{headline.scored:.3f}", f"{headline.missed:.3f}",
+                      f"{headline.false_alarm:.3f}", f"{headline.confusion:.3f}",
+                      _percent(headline.der), _percent(score.jer.jer),
+                      f"{count.ref_speakers}/{count.hyp_speakers}"))
+    widths = [max(len(row[i]) for row in (header, *cells)) for i in range(len(header))]
+
+    def line(row: tuple[str, ...]) -> str:
+        return " ".join([row[0].ljust(widths[0])] +
+                        [cell.rjust(width) for cell, width in zip(row[1:], widths[1:],
+                                                                  strict=True)])
+
+    rule = "-" * len(line(header))
+    rows = [title, line(header), rule, *(line(row) for row in cells)]
     rows.append(f"overlap excluded DER {_percent(total.overlap_excluded.der)}, "
                 f"overlap-only DER {_percent(total.overlap_only.der)}, "
                 f"speaker count accuracy {_percent(total.speaker_count.accuracy)}, "
                 f"mean |count error| {_number(total.speaker_count.mean_abs_error)}")
+    collared = total.jer_collared_overlap_excluded if exclude_overlap else total.jer_collared
+    rows.append(f"JER is dscore's (no collar); jer_collared {_percent(collared.jer)}")
     rows.append(f"self-overlap merges: reference {total.ref_turns.merges}, "
                 f"system {total.hyp_turns.merges}")
     return "\n".join(rows) + "\n"

@@ -13,9 +13,12 @@ from typing import ClassVar, Literal
 
 from ...core.timebase import from_us
 from ..summable import FieldwiseSum
+from .differences import Differences
 
 Track = Literal["main", "lattifai_parity"]
 MappingRegion = Literal["uem", "uem_minus_collar"]
+Compat = Literal["speecheval", "md-eval", "dscore"]
+COMPAT_MODES: tuple[Compat, ...] = ("speecheval", "md-eval", "dscore")
 
 
 @dataclass(frozen=True)
@@ -168,9 +171,16 @@ class DiarizationScore(FieldwiseSum):
 
     The three DER variants share one speaker mapping and one collar and partition the
     same region: ``overlap_included == overlap_excluded + overlap_only`` always holds.
+    ``jer`` is dscore's JER: no collar, overlap included (on 10 ms frames under
+    ``compat="dscore"``, in continuous time otherwise). ``jer_collared`` and
+    ``jer_collared_overlap_excluded`` are the same Jaccard error over the DER's scoring
+    region (collars removed; and overlap removed), a speecheval variant that no other
+    tool computes. ``compat`` says whose definition produced the numbers;
+    ``differences`` counts the inputs on which the definitions part.
     """
 
     track: Track
+    compat: Compat
     collar_us: int
     mapping_region: MappingRegion
     file_ids: tuple[str, ...]
@@ -178,13 +188,16 @@ class DiarizationScore(FieldwiseSum):
     overlap_excluded: DerComponents
     overlap_only: DerComponents
     jer: JerComponents
-    jer_overlap_excluded: JerComponents
+    jer_collared: JerComponents
+    jer_collared_overlap_excluded: JerComponents
     speaker_count: SpeakerCount
     ref_turns: TurnCounts
     hyp_turns: TurnCounts
     mapping: tuple[tuple[str, str, str], ...]  # (file_id, reference speaker, system speaker)
+    differences: Differences = Differences()
 
-    _kept_fields: ClassVar[frozenset[str]] = frozenset({"track", "collar_us", "mapping_region"})
+    _kept_fields: ClassVar[frozenset[str]] = frozenset({"track", "compat", "collar_us",
+                                                        "mapping_region"})
 
     def __post_init__(self) -> None:
         if self.collar_us < 0:
@@ -199,10 +212,11 @@ class DiarizationScore(FieldwiseSum):
     def __add__(self, other: object) -> DiarizationScore:
         if not isinstance(other, DiarizationScore):
             return NotImplemented
-        settings = (self.track, self.collar_us, self.mapping_region)
-        if settings != (other.track, other.collar_us, other.mapping_region):
+        settings = (self.track, self.compat, self.collar_us, self.mapping_region)
+        theirs = (other.track, other.compat, other.collar_us, other.mapping_region)
+        if settings != theirs:
             raise ValueError(f"cannot add scores of different tracks or settings: {settings} "
-                             f"and {(other.track, other.collar_us, other.mapping_region)}")
+                             f"and {theirs}")
         return self._add_fields(other)
 
     @property

@@ -3,7 +3,9 @@
 The main protocol (spec §diarization): collar ±0.25 s around every reference boundary
 (pyannote.metrics would call this ``collar=0.5``), overlapping speech included, the
 overlap-excluded variant in md-eval's ``-1`` sense and overlap-only DER reported beside
-it with the same speaker mapping, JER as dscore defines it, and the speaker count error.
+it with the same speaker mapping, JER as dscore defines it (no collar), and the speaker
+count error. ``compat="md-eval"`` and ``compat="dscore"`` reproduce those tools instead
+(:mod:`.compat`).
 The LattifAI parity track (:func:`score_lattifai_parity`) uses LattifAI's collar,
 pyannote's total width 0.2 s, i.e. ±0.1 s, and pyannote's mapping region; its results
 carry ``track="lattifai_parity"`` and cannot be added to main-track results.
@@ -19,6 +21,7 @@ from ...core.errors import InputError
 from ...core.timebase import to_us
 from ..formats.rttm import RTTM, RttmTurn
 from ..formats.uem import UEM
+from .compat import file_view
 from .metrics import (
     cooccurrence,
     der_components,
@@ -26,15 +29,14 @@ from .metrics import (
     optimal_mapping,
     speakers_present,
 )
-from .partition import partition
 from .result import (
+    Compat,
     DiarizationScore,
     DiarizationUnsupported,
     MappingRegion,
     SpeakerCount,
     Track,
 )
-from .turns import speaker_turns
 
 MAIN_COLLAR_S = 0.25
 LATTIFAI_COLLAR_S = 0.1  # LattifAI runs pyannote.metrics with collar=0.2 (total width)
@@ -44,28 +46,41 @@ NO_SPEAKERS = "the system gives no speaker attribution"
 FileScores = dict[str, DiarizationScore]
 
 
-def default_uem(ref: RTTM, hyp: RTTM | None) -> UEM:
-    """``[0, last turn end over reference and hypothesis]`` for every file in either.
+def default_uem(ref: RTTM, hyp: RTTM | None, compat: Compat = "speecheval") -> UEM:
+    """The scoring region when no UEM is given and the audio duration is unknown.
 
-    Used when no UEM is given and the audio duration is unknown: it scores everything
-    either side annotated, from the start of the recording (unlike md-eval, which starts
-    at the first reference turn, and dscore, which starts at the first turn of either).
+    speecheval: ``[0, last turn end over reference and hypothesis]`` for every file in
+    either, so everything either side annotated is scored from the start of the
+    recording. md-eval: the extent of the file's reference turns (a file with system
+    turns only gets their extent, and md-eval does not score it). dscore: the extent of
+    the turns of both.
+
+    >>> ref = RTTM.parse("SPEAKER a 1 2 3 <NA> <NA> A <NA> <NA>")
+    >>> hyp = RTTM.parse("SPEAKER a 1 1 7 <NA> <NA> X <NA> <NA>")
+    >>> [default_uem(ref, hyp, c).regions("a") for c in ("speecheval", "md-eval", "dscore")]
+    [((0.0, 8.0),), ((2.0, 5.0),), ((1.0, 8.0),)]
     """
-    ends: dict[str, float] = {}
-    for turn in ref.turns + (() if hyp is None else hyp.turns):
-        ends[turn.file_id] = max(ends.get(turn.file_id, 0.0), turn.end)
-    return UEM.from_regions({key: ((0.0, end),) for key, end in ends.items()})
+    ref_files = set(ref.file_ids())
+    turns = list(ref.turns) + [t for t in (() if hyp is None else hyp.turns)
+                               if compat != "md-eval" or t.file_id not in ref_files]
+    extents: dict[str, tuple[float, float]] = {}
+    for turn in turns:
+        low, high = extents.get(turn.file_id, (turn.start, turn.end))
+        extents[turn.file_id] = (min(low, turn.start), max(high, turn.end))
+    first = {key: 0.0 if compat == "speecheval" else low for key, (low, _) in extents.items()}
+    return UEM.from_regions({key: ((first[key], high),) for key, (_, high) in extents.items()})
 
 
 def score_files(ref: RTTM, hyp: RTTM | None, uem: UEM, *, collar_s: float = MAIN_COLLAR_S,
                 track: Track = "main", mapping_region: MappingRegion = "uem",
-                ) -> FileScores | DiarizationUnsupported:
+                compat: Compat = "speecheval") -> FileScores | DiarizationUnsupported:
     """Score every file of ``uem``; ``sum(result.values())`` is the corpus total.
 
     ``hyp`` is ``None`` (or has only ``<NA>`` speakers) for a system without speaker
     attribution: the result is :class:`DiarizationUnsupported`, never a DER of 0.
     Every file in ``ref`` or ``hyp`` must have a UEM region, so no annotated speech is
-    silently left out of the denominator.
+    silently left out of the denominator. ``compat`` picks whose definition is scored
+    (:mod:`.compat`); input those tools would read differently is refused first.
     """
     if collar_s < 0:
         raise InputError(f"collar must be non-negative, got {collar_s}")
@@ -78,13 +93,42 @@ def score_files(ref: RTTM, hyp: RTTM | None, uem: UEM, *, collar_s: float = MAIN
         return DiarizationUnsupported(file_ids=file_ids, reason=unsupported or NO_SPEAKERS)
     _check_covered(ref, uem)
     _check_covered(hyp, uem)
+    if compat != "speecheval":
+        check_compat_input(compat, ref, hyp, uem)
     ref_files, hyp_files = ref.by_file(), hyp.by_file()
     return {
         file_id: score_file(file_id, ref_files.get(file_id, ()), hyp_files.get(file_id, ()),
                             uem.regions(file_id), collar_s=collar_s, track=track,
-                            mapping_region=mapping_region)
+                            mapping_region=mapping_region, compat=compat)
         for file_id in file_ids
     }
+
+
+def check_compat_input(compat: Compat, ref: RTTM, hyp: RTTM, uem: UEM) -> None:
+    """Refuse input that md-eval or dscore would read in a way not reproduced here, or
+    would not read at all (the message names the file and the line)."""
+    tool = "md-eval-22" if compat == "md-eval" else "dscore"
+    for rttm in (ref, hyp):
+        if rttm.other_records:
+            line, kind = rttm.other_records[0]
+            raise InputError(f"line {line}: --compat {compat}: {kind} records are not "
+                             f"reproduced ({tool} reads them as no-score zones or as turns); "
+                             "keep only SPEAKER (and SPKR-INFO) records", path=rttm.path)
+        if compat == "dscore":
+            for turn in rttm.turns:
+                if turn.duration == 0:
+                    raise InputError(f"line {turn.line}: --compat dscore: zero-length turn, "
+                                     "which dscore refuses to load", path=rttm.path)
+    for segment in uem.segments:
+        where = "" if segment.line is None else f"line {segment.line}: "
+        if segment.end <= segment.start:
+            raise InputError(f"{where}--compat {compat}: empty region of file "
+                             f"{segment.file_id!r}, which {tool} refuses", path=uem.path)
+        user_uem = uem.path is not None or compat == "dscore"  # md-eval/dscore parse it
+        if user_uem and ("." in segment.file_id or "/" in segment.file_id):
+            raise InputError(f"{where}--compat {compat}: file id {segment.file_id!r} holds "
+                             f"'.' or '/', which {tool} strips from UEM file ids",
+                             path=uem.path)
 
 
 def total(files: FileScores) -> DiarizationScore:
@@ -104,34 +148,33 @@ def score_lattifai_parity(ref: RTTM, hyp: RTTM | None,
 
 def score_file(file_id: str, ref_turns: Sequence[RttmTurn], hyp_turns: Sequence[RttmTurn],
                regions: Sequence[tuple[float, float]], *, collar_s: float, track: Track,
-               mapping_region: MappingRegion) -> DiarizationScore:
-    """All diarization quantities of one file over its merged UEM ``regions``."""
-    ref, hyp = speaker_turns(ref_turns), speaker_turns(hyp_turns)
+               mapping_region: MappingRegion, compat: Compat = "speecheval") -> DiarizationScore:
+    """All diarization quantities of one file over its UEM ``regions``."""
     collar_us = to_us(collar_s)
-    uem_us = np.array([[to_us(start), to_us(end)] for start, end in regions],
-                      dtype=np.int64).reshape(-1, 2)
-    part = partition(ref, hyp, uem_us, collar_us)
-    scored = part.in_uem & ~part.in_collar
-    single = part.n_ref < 2
-    mapping_mask = part.in_uem if mapping_region == "uem" else scored
+    view = file_view(compat, file_id, ref_turns, hyp_turns, regions, collar_us)
+    part, scored, single = view.part, view.scored, view.single
+    mapping_mask = view.uem if mapping_region == "uem" else scored
     pairs = optimal_mapping(cooccurrence(part, mapping_mask))
-    uem_weights = np.where(part.in_uem, part.durations, 0)
+    uem_weights = np.where(view.uem, part.durations, 0)
     n_ref = speakers_present(part.ref_active, uem_weights)
     n_hyp = speakers_present(part.hyp_active, uem_weights)
     return DiarizationScore(
-        track=track, collar_us=collar_us, mapping_region=mapping_region, file_ids=(file_id,),
+        track=track, compat=compat, collar_us=collar_us, mapping_region=mapping_region,
+        file_ids=(file_id,),
         overlap_included=der_components(part, scored, pairs),
-        overlap_excluded=der_components(part, scored & single, pairs),
+        overlap_excluded=der_components(part, single, pairs),
         overlap_only=der_components(part, scored & ~single, pairs),
-        jer=jer_components(part, scored),
-        jer_overlap_excluded=jer_components(part, scored & single),
+        jer=view.jer,
+        jer_collared=jer_components(part, scored),
+        jer_collared_overlap_excluded=jer_components(part, single),
         speaker_count=SpeakerCount(files=1, exact_files=int(n_ref == n_hyp),
                                    abs_error_sum=abs(n_hyp - n_ref),
                                    signed_error_sum=n_hyp - n_ref,
                                    ref_speakers=n_ref, hyp_speakers=n_hyp),
-        ref_turns=ref.counts, hyp_turns=hyp.counts,
-        mapping=tuple((file_id, ref.labels[i], hyp.labels[j]) for i, j in zip(*pairs,
-                                                                             strict=True)),
+        ref_turns=view.ref.counts, hyp_turns=view.hyp.counts,
+        mapping=tuple((file_id, view.ref.labels[i], view.hyp.labels[j])
+                      for i, j in zip(*pairs, strict=True)),
+        differences=view.differences,
     )
 
 

@@ -12,11 +12,11 @@ shrinking the reference.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
 from ..formats.rttm import RTTM
 from ..formats.uem import UEM
@@ -84,10 +84,10 @@ def parse_durations(values: Sequence[str]) -> Durations:
 
 def _seconds(value: str, text: str) -> float:
     try:
-        number = float(text)
-    except ValueError:
-        number = math.nan
-    if not math.isfinite(number) or number <= 0:
+        number = parse_seconds(text)
+    except ValueError as exc:
+        raise InputError(f"--duration {value!r}: {exc}") from None
+    if number <= 0:
         raise InputError(f"--duration {value!r}: seconds must be a finite number > 0")
     return number
 

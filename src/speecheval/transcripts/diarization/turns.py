@@ -1,13 +1,15 @@
 """Speaker turns of one file as integer-microsecond arrays, with self-overlaps merged.
 
 RTTM files often hold overlapping turns of the same speaker (a system that emits
-overlapping windows, or a reference exported from subtitles). md-eval refuses such
-input; counting the speaker twice would inflate both the reference time and the
-false alarms. Here a speaker's overlapping turns are merged into one and the merges are
-counted, so the cleaning is visible in the result. Turns that only touch
-(``end == next start``) are kept apart: the boundary between them is a real reference
-boundary and gets a collar, as in md-eval and pyannote.metrics. Zero-length turns carry
-no speech and no boundary; they are dropped and counted.
+overlapping windows, or a reference exported from subtitles). md-eval-22 accepts such
+input with a warning (its check for it never fires) and then puts collars on the inner
+boundaries and counts the self-overlap as overlapping speech; counting the speaker twice
+would inflate both the reference time and the false alarms. Here a speaker's
+overlapping turns are merged into one and the merges are counted, so the cleaning is
+visible in the result. Turns that only touch (``end == next start``) are kept apart: the
+boundary between them is a real reference boundary and gets a collar, as in md-eval and
+pyannote.metrics. Zero-length turns carry no speech and no boundary; they are dropped and
+counted. The turns as read stay available (``raw_*``) for ``--compat md-eval``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ class SpeakerTurns:
     """Merged turns of one file: ``speakers[k]`` talks over ``[starts[k], ends[k])`` in µs.
 
     ``labels[i]`` is the name of speaker index ``i`` (labels sorted, so indices are
-    deterministic); arrays are ordered by speaker, then start.
+    deterministic); arrays are ordered by speaker, then start. ``raw_starts``,
+    ``raw_ends`` and ``raw_speakers`` are the turns as read, in input order, zero-length
+    and self-overlapping ones included.
     """
 
     labels: tuple[str, ...]
@@ -36,6 +40,9 @@ class SpeakerTurns:
     ends: NDArray[np.int64]
     speakers: NDArray[np.int64]
     counts: TurnCounts
+    raw_starts: NDArray[np.int64]
+    raw_ends: NDArray[np.int64]
+    raw_speakers: NDArray[np.int64]
 
 
 def speaker_turns(turns: Sequence[RttmTurn]) -> SpeakerTurns:
@@ -50,12 +57,19 @@ def speaker_turns(turns: Sequence[RttmTurn]) -> SpeakerTurns:
     >>> merged.starts.tolist(), merged.ends.tolist(), merged.counts
     ([0, 3000000], [3000000, 4000000], TurnCounts(turns=4, merges=1, empty=1))
     """
-    labels = tuple(sorted({turn.speaker for turn in turns}))
-    index = {label: i for i, label in enumerate(labels)}
     starts_s = np.array([turn.start for turn in turns], dtype=np.float64)
     durations_s = np.array([turn.duration for turn in turns], dtype=np.float64)
-    starts, ends = seconds_to_us(starts_s), seconds_to_us(starts_s + durations_s)
-    speakers = np.array([index[turn.speaker] for turn in turns], dtype=np.int64)
+    return speaker_turns_us([turn.speaker for turn in turns], seconds_to_us(starts_s),
+                            seconds_to_us(starts_s + durations_s))
+
+
+def speaker_turns_us(names: Sequence[str], starts: NDArray[np.int64],
+                     ends: NDArray[np.int64]) -> SpeakerTurns:
+    """:func:`speaker_turns` of turns already in microseconds (``names[k]`` speaks over
+    ``[starts[k], ends[k])``)."""
+    labels = tuple(sorted(set(names)))
+    index = {label: i for i, label in enumerate(labels)}
+    speakers = np.array([index[name] for name in names], dtype=np.int64)
     keep = ends > starts
     empty = int(np.count_nonzero(~keep))
     merged_starts, merged_ends, merged_speakers = merge_self_overlaps(
@@ -63,7 +77,8 @@ def speaker_turns(turns: Sequence[RttmTurn]) -> SpeakerTurns:
     merges = int(np.count_nonzero(keep)) - merged_starts.size
     return SpeakerTurns(labels=labels, starts=merged_starts, ends=merged_ends,
                         speakers=merged_speakers,
-                        counts=TurnCounts(turns=len(turns), merges=merges, empty=empty))
+                        counts=TurnCounts(turns=len(names), merges=merges, empty=empty),
+                        raw_starts=starts, raw_ends=ends, raw_speakers=speakers)
 
 
 def seconds_to_us(seconds: NDArray[np.float64]) -> NDArray[np.int64]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...core.decimal_seconds import format_seconds
+from ...core.decimal_seconds import format_seconds, parse_decimal
 from ...core.errors import InputError
 from ...core.timebase import from_us, to_us
 from ._io import data_lines, seconds, span
@@ -55,10 +55,9 @@ class CTM(SessionTaggedDocument):
             span(start, end, label, where)
             if len(fields) == _FIELDS[1]:
                 try:
-                    float(fields[5])
-                except ValueError:
-                    raise InputError(f"{label}: confidence {fields[5]!r} is not a number",
-                                     path=where) from None
+                    parse_decimal(fields[5])
+                except ValueError as exc:
+                    raise InputError(f"{label}: confidence: {exc}", path=where) from None
             segments.append(Segment(session_id=fields[0], channel=fields[1], speaker=None,
                                     start=start, end=end, words=fields[4], line=number))
         return cls(segments)

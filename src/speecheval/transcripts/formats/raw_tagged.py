@@ -31,7 +31,8 @@ from ...core.errors import InputError
 from .document import SessionFileDocument
 from .segment import Segment
 
-_TAG = re.compile(r"\[\s*(\d+(?:\.\d+)?)\s*\]|\[\s*([Ss]\d+)\s*\]|\[[^\]]*\]|<[^>]*>|【[^】]*】")
+_TAG = re.compile(r"\[\s*(\d+(?:\.\d+)?)\s*\]|\[\s*([Ss]\d+)\s*\]|\[[^\]]*\]|<[^>]*>|【[^】]*】",
+                  re.ASCII)
 
 
 class RawTagged(SessionFileDocument):

@@ -33,6 +33,7 @@ from ._io import data_lines, read_text, write_new
 
 NA = "<NA>"
 SPEAKER = "SPEAKER"
+SPEAKER_INFO = "SPKR-INFO"
 # Record types of the RTTM specification (NIST RT-09 plan, appendix A), as md-eval knows them.
 OTHER_RECORD_TYPES = frozenset({
     "SEGMENT", "NOSCORE", "NO_RT_METADATA", "LEXEME", "NON-LEX", "NON-SPEECH", "FILLER",
@@ -85,11 +86,18 @@ class RttmTurn:
 
 @dataclass(frozen=True)
 class RTTM:
-    """The ``SPEAKER`` turns of one RTTM file, in file order."""
+    """The ``SPEAKER`` turns of one RTTM file, in file order.
+
+    ``ignored_records`` counts the other records; ``other_records`` gives ``(line, type)``
+    of those that are not ``SPKR-INFO`` (md-eval turns ``NOSCORE`` and ``NON-LEX`` into
+    no-score zones and dscore reads any of them as a turn, so the compatibility modes
+    refuse them).
+    """
 
     turns: tuple[RttmTurn, ...]
     path: str | None = None
     ignored_records: int = 0
+    other_records: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def parse(cls, text: str, path: str | Path | None = None) -> RTTM:
@@ -98,13 +106,15 @@ class RTTM:
         Blank lines and lines starting with ``#`` or ``;`` are comments.
 
         >>> RTTM.parse("SPEAKER rec 1 zero 1 <NA> <NA> a <NA> <NA>", path="x")
+        ... # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        speecheval.core.errors.InputError: x: line 1: bad onset: not a number of seconds: 'zero'
+        speecheval.core.errors.InputError: x: line 1: bad onset: not a number of seconds: 'zero' ...
         """
         where = None if path is None else str(path)
         turns: list[RttmTurn] = []
         ignored = 0
+        others: list[tuple[int, str]] = []
         for number, stripped in data_lines(text, ("#", ";")):
             fields = stripped.split()
             kind = fields[0].upper()
@@ -113,9 +123,12 @@ class RTTM:
                     raise InputError(f"line {number}: unknown RTTM record type {fields[0]!r}",
                                      path=where)
                 ignored += 1
+                if kind != SPEAKER_INFO:
+                    others.append((number, kind))
                 continue
             turns.append(_parse_speaker(fields, number, where))
-        return cls(tuple(turns), path=where, ignored_records=ignored)
+        return cls(tuple(turns), path=where, ignored_records=ignored,
+                   other_records=tuple(others))
 
     @classmethod
     def load(cls, path: str | Path) -> RTTM:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ...core.decimal_seconds import parse_decimal
 from ...core.errors import InputError
 from ...core.timebase import from_us, to_us
 from .document import SessionFileDocument
 from .segment import Segment
 
 _TOKEN = re.compile(r'"((?:[^"]|"")*)"|(<exists>|<absent>)|\[\d*\]:?|[A-Za-z_]\w*|[?:=]|'
-                    r"([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(\S)")
+                    r"([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(\S)", re.ASCII)
 
 
 def _fmt(seconds: float) -> str:
@@ -66,7 +67,12 @@ class _Tokens:
         return self._next("str", what)
 
     def number(self, what: str) -> float:
-        return float(self._next("num", what))
+        text = self._next("num", what)
+        try:
+            return parse_decimal(text)
+        except ValueError as exc:
+            line = self.items[self.pos - 1][2]
+            raise InputError(f"line {line}: {what}: {exc}", path=self.where) from None
 
     def count(self, what: str) -> int:
         value = self.number(what)

@@ -6,8 +6,9 @@ denominator is always visible. A UEM line names a file, a channel and one region
     <file> <chnl> <tbeg> <tend>
 
 A file may have several lines (several regions); one UEM may hold many files.
-Overlapping or touching regions of one file are merged when the regions are read out
-with :meth:`UEM.regions`, as md-eval does when it builds its evaluation partition.
+Regions of one file may touch (``0 10`` and ``10 20``) but not overlap: md-eval stops on
+overlapping regions and dscore merges them, so such a file means different things to
+different tools and is refused, naming both lines.
 
 >>> uem = UEM.parse("rec 1 0 15\\nrec 1 25 30.4\\n; comment\\nother 1 4.5 13.24\\n")
 >>> uem.regions("rec")
@@ -20,11 +21,13 @@ other 1 4.500 13.240
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
+from ...core.timebase import to_us
 from ._io import data_lines, read_text, write_new
 
 _FIELDS = 4
@@ -56,6 +59,16 @@ class UEM:
 
     segments: tuple[UemSegment, ...]
     path: str | None = None
+
+    def __post_init__(self) -> None:
+        by_file: dict[str, list[UemSegment]] = {}
+        for segment in self.segments:
+            by_file.setdefault(segment.file_id, []).append(segment)
+        for file_segments in by_file.values():
+            ordered = sorted(file_segments, key=lambda seg: (to_us(seg.start), to_us(seg.end)))
+            for before, after in itertools.pairwise(ordered):
+                if to_us(after.start) < to_us(before.end):
+                    raise InputError(_overlap_message(before, after), path=self.path)
 
     @classmethod
     def parse(cls, text: str, path: str | Path | None = None) -> UEM:
@@ -116,16 +129,25 @@ class UEM:
         return tuple(sorted({segment.file_id for segment in self.segments}))
 
     def regions(self, file_id: str) -> tuple[tuple[float, float], ...]:
-        """Sorted, merged ``(start, end)`` regions of one file; empty if the file is absent.
+        """Sorted ``(start, end)`` regions of one file (they never overlap; touching regions
+        stay apart); empty if the file is absent.
 
-        >>> UEM.parse("f 1 2 4\\nf 1 0 1\\nf 1 3 5\\nf 1 5 6").regions("f")
-        ((0.0, 1.0), (2.0, 6.0))
+        >>> UEM.parse("f 1 5 6\\nf 1 0 1\\nf 1 1 5").regions("f")
+        ((0.0, 1.0), (1.0, 5.0), (5.0, 6.0))
+        >>> UEM.parse("f 1 0 10\\nf 1 5 20", path="a.uem")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        speecheval.core.errors.InputError: a.uem: line 2: region 5-20 of file 'f' overlaps ...
         """
-        spans = sorted((s.start, s.end) for s in self.segments if s.file_id == file_id)
-        merged: list[tuple[float, float]] = []
-        for start, end in spans:
-            if merged and start <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-            else:
-                merged.append((start, end))
-        return tuple(merged)
+        return tuple(sorted((s.start, s.end) for s in self.segments if s.file_id == file_id))
+
+
+def _overlap_message(before: UemSegment, after: UemSegment) -> str:
+    """Name both overlapping regions and their lines (``line 2: region 5-20 ...``)."""
+    later, earlier = (after, before) if (after.line or 0) >= (before.line or 0) else (before,
+                                                                                   after)
+    where = "" if later.line is None else f"line {later.line}: "
+    other_line = "" if earlier.line is None else f" on line {earlier.line}"
+    return (f"{where}region {later.start:g}-{later.end:g} of file {later.file_id!r} overlaps "
+            f"region {earlier.start:g}-{earlier.end:g}{other_line} (regions may touch, not "
+            "overlap)")

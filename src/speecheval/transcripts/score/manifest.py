@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from ...core.decimal_seconds import MAX_SECONDS
 from ...core.errors import InputError
 from ...core.paths import resolve_inside
 from ..maturity import SPEC_REPEATS
@@ -242,8 +243,9 @@ def _sample(value: Any, index: int, path: Path, scenarios: set[str]) -> SampleSp
         fields.fail(f"{where}.scenario {scenario!r} is not declared under scenarios")
     duration = fields.get("duration_s", True)
     if (isinstance(duration, bool) or not isinstance(duration, int | float)
-            or not math.isfinite(duration) or duration <= 0):
-        fields.fail(f"{where}.duration_s must be a positive number of seconds, got {duration!r}")
+            or not math.isfinite(duration) or not 0 < duration <= MAX_SECONDS):
+        fields.fail(f"{where}.duration_s must be a positive number of seconds up to "
+                    f"{MAX_SECONDS:g}, got {duration!r}")
     kind = fields.text("kind", required=False) or "speech"
     if kind not in SAMPLE_KINDS:
         fields.fail(f"{where}.kind must be one of {', '.join(SAMPLE_KINDS)}, got {kind!r}")

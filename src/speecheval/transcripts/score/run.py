@@ -79,7 +79,19 @@ def score_manifest(manifest: Manifest) -> tuple[list[RunScore], Tables]:
 
 
 def write_run(manifest_path: Path, out_dir: Path) -> list[str]:
-    """Score ``manifest_path`` into the new directory ``out_dir``; return the summary lines."""
+    """Score ``manifest_path`` into the new directory ``out_dir``; return the summary lines.
+
+    The output directory is claimed first, so an existing ``out_dir`` or one that cannot
+    be created (its parent is a file, a read-only or virtual file system) is refused
+    before any scoring, and a failure leaves nothing behind: neither the directory nor
+    any parent created for it.
+    """
+    with new_output_dir(out_dir) as staging:
+        return _score_into(manifest_path, staging)
+
+
+def _score_into(manifest_path: Path, staging: Path) -> list[str]:
+    """Score the manifest and write every output file into ``staging``."""
     manifest = load_manifest(manifest_path)
     runs, tables = score_manifest(manifest)
     lines = kaldi_lines(tables)
@@ -92,27 +104,26 @@ def write_run(manifest_path: Path, out_dir: Path) -> list[str]:
                          "token_timestamps": support.token_timestamps,
                          "token_timestamps_source": support.token_timestamps_source},
                      "cross_scenario": tables.cross_scenario, "scenarios": tables.scenarios}
-    with new_output_dir(out_dir) as staging:
-        levels = {name: table["maturity"]["level"] for name, table in tables.scenarios.items()}
-        atomic_write_text(staging / "samples.jsonl", dumps_lines(
-            sample_row(r, levels[r.sample.scenario]) for r in runs))
-        atomic_write_text(staging / "scenarios.json", dumps(scenarios_doc))
-        atomic_write_text(staging / "scenarios.md", markdown(tables, manifest.system))
-        atomic_write_text(staging / "summary.txt", "".join(f"{line}\n" for line in lines))
-        atomic_write_text(staging / "parity_moss.json", dumps({
-            "track": "moss_parity", "scenarios": tables.moss_parity,
-            "runs": [row for r in runs if (row := moss_row(r)) is not None]}))
-        atomic_write_text(staging / "parity_lattifai.json", dumps({
-            "track": "lattifai_parity", "collar_s": LATTIFAI_COLLAR_S,
-            "scenarios": tables.lattifai_parity,
-            "runs": [row for r in runs if (row := lattifai_row(r)) is not None]}))
-        atomic_write_text(staging / "timestamps_segment_diagnostic.json", dumps({
-            "table": "segment timestamps only: diagnostic, not ranked",
-            "scenarios": tables.timestamp_diagnostic,
-            "runs": [row for r in runs if (row := diagnostic_row(r)) is not None]}))
-        atomic_write_text(staging / "report.html", render_report(manifest.system, tables, runs))
-        atomic_write_text(staging / "run.json", dumps({
-            "speecheval_version": __version__, "manifest_format": FORMAT,
-            "manifest": manifest.path.name, "manifest_sha256": sha256_file(manifest.path),
-            "inputs_sha256": _inputs(manifest), "settings": SETTINGS}))
+    levels = {name: table["maturity"]["level"] for name, table in tables.scenarios.items()}
+    atomic_write_text(staging / "samples.jsonl", dumps_lines(
+        sample_row(r, levels[r.sample.scenario]) for r in runs))
+    atomic_write_text(staging / "scenarios.json", dumps(scenarios_doc))
+    atomic_write_text(staging / "scenarios.md", markdown(tables, manifest.system))
+    atomic_write_text(staging / "summary.txt", "".join(f"{line}\n" for line in lines))
+    atomic_write_text(staging / "parity_moss.json", dumps({
+        "track": "moss_parity", "scenarios": tables.moss_parity,
+        "runs": [row for r in runs if (row := moss_row(r)) is not None]}))
+    atomic_write_text(staging / "parity_lattifai.json", dumps({
+        "track": "lattifai_parity", "collar_s": LATTIFAI_COLLAR_S,
+        "scenarios": tables.lattifai_parity,
+        "runs": [row for r in runs if (row := lattifai_row(r)) is not None]}))
+    atomic_write_text(staging / "timestamps_segment_diagnostic.json", dumps({
+        "table": "segment timestamps only: diagnostic, not ranked",
+        "scenarios": tables.timestamp_diagnostic,
+        "runs": [row for r in runs if (row := diagnostic_row(r)) is not None]}))
+    atomic_write_text(staging / "report.html", render_report(manifest.system, tables, runs))
+    atomic_write_text(staging / "run.json", dumps({
+        "speecheval_version": __version__, "manifest_format": FORMAT,
+        "manifest": manifest.path.name, "manifest_sha256": sha256_file(manifest.path),
+        "inputs_sha256": _inputs(manifest), "settings": SETTINGS}))
     return lines

@@ -183,8 +183,8 @@ def _hypothesis(sample: SampleSpec, run: RunSpec) -> Hypothesis:
 
 
 def _renamed(rttm: RTTM, file_id: str) -> RTTM:
-    return RTTM(tuple(dataclasses.replace(t, file_id=file_id) for t in rttm.turns),
-                path=rttm.path, ignored_records=rttm.ignored_records)
+    return dataclasses.replace(rttm, turns=tuple(dataclasses.replace(t, file_id=file_id)
+                                                 for t in rttm.turns))
 
 
 def _cp(sample: SampleSpec, unit: Unit, reference: _Reference, hyp: tuple[Segment, ...],

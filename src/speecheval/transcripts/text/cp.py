@@ -5,7 +5,9 @@ paired by an optimal assignment (scipy's ``linear_sum_assignment``) on a cost ma
 to a square with empty "dummy" speakers, so any number of speakers on either side works.
 A reference speaker paired with a dummy is a *missed speaker* (all its tokens deleted), a
 hypothesis speaker paired with a dummy is a *false-alarm speaker* (all its tokens inserted).
-Sessions are scored separately and summed.
+Sessions are scored separately and summed. Each pair's cost splits into substitutions,
+deletions and insertions as meeteval 0.4.3 splits it (Kaldi's tie rule,
+:mod:`.kaldi_split`), so the split, not only the total, is meeteval's.
 
 Filling the cost matrix is the expensive part (every speaker pair needs an edit distance).
 It is exact but pruned. Lower bounds ``L`` (:mod:`.bounds`) pick a first assignment whose
@@ -30,9 +32,10 @@ from scipy.optimize import linear_sum_assignment
 
 from ..formats.segment import Segment
 from ..summable import FieldwiseSum
-from .align import Vocabulary, count_errors, distance
+from .align import Vocabulary, distance
 from .bounds import lower_bounds
 from .counts import ErrorCounts
+from .kaldi_split import kaldi_counts
 from .normalize import normalize
 from .tokenize import Unit, tokens
 
@@ -141,11 +144,8 @@ def cp_error_counts(reference: Mapping[str, Sequence[str]],
     lower = lower_bounds(refs, hyps, len(vocab))
     hints = np.maximum(lower, _MIN_HINT)
     cost = np.full((size, size), -1, dtype=np.int64)
-    # The first assignment is usually the final one, so its pairs are aligned in full now.
-    aligned: dict[tuple[int, int], ErrorCounts] = {}
     for i, j in _assign(lower):
-        aligned[(i, j)] = count_errors(refs[i], hyps[j], hint=int(hints[i, j]))
-        cost[i, j] = aligned[(i, j)].errors
+        cost[i, j] = distance(refs[i], hyps[j], hint=int(hints[i, j]))
     bound = int(cost[cost >= 0].sum())
     # Whatever row i is paired with, the other rows cost at least their smallest bounds.
     row_min = lower.min(axis=1)
@@ -167,12 +167,9 @@ def cp_error_counts(reference: Mapping[str, Sequence[str]],
         hyp_name = hyp_names[j] if j < len(hyp_names) else None
         if ref_name is None and hyp_name is None:
             continue
-        counts = (aligned[(i, j)] if (i, j) in aligned
-                  else count_errors(refs[i], hyps[j], hint=int(cost[i, j])))
-        if counts.errors != cost[i, j]:
-            raise AssertionError(f"alignment cost {counts.errors} differs from the matrix "
-                                 f"entry {cost[i, j]} for {ref_name!r}/{hyp_name!r}")
-        pairs.append(SpeakerPair(session_id, ref_name, hyp_name, counts))
+        pair_cost = int(cost[i, j])  # the optimum never uses a capped entry: exact
+        pairs.append(SpeakerPair(session_id, ref_name, hyp_name,
+                                 kaldi_counts(refs[i], hyps[j], pair_cost)))
     pairs.sort(key=lambda p: (p.reference_speaker is None, p.reference_speaker or "",
                               p.hypothesis_speaker or ""))
     return CpResult(
