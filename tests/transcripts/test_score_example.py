@@ -211,7 +211,7 @@ def test_parity_tracks_are_separate_files(run_dir: Path) -> None:
 def test_html_report_has_alignment_and_timeline(run_dir: Path) -> None:
     report = (run_dir / "report.html").read_text(encoding="utf-8")
     assert report.startswith("<!DOCTYPE html>") and "<script" not in report
-    assert "<span class='st S'><b>S&nbsp;</b><span>kubernetes</span>" in report
+    assert '<span class="step S"><b>S&nbsp;</b><span>kubernetes</span>' in report
     assert "<title>ref alice 0.000-3.000 s</title>" in report
     assert "<title>hyp spk1 5.000-6.200 s</title>" in report
     assert report.count("<svg") == 10

@@ -65,13 +65,18 @@ def is_number(cell: str) -> bool:
 
 def alignments(table: Table) -> tuple[Align, ...]:
     """Each column's alignment: the given one, or right for a column of numbers (cells
-    such as ``n/a`` and ``-`` do not decide) and left otherwise."""
+    such as ``n/a`` and ``-`` do not decide, so a column of them only is right-aligned
+    too, as the numbers it stands for would be) and left otherwise.
+
+    >>> alignments(Table(("name", "rate", "none"), (("a", "1.0%", "n/a"), ("b", "-", "-"))))
+    ('left', 'right', 'right')
+    """
     if table.align is not None:
         return table.align
     result: list[Align] = []
     for column in range(len(table.header)):
         cells = [row[column] for row in table.rows if row[column].strip() not in _NEUTRAL]
-        numeric = bool(cells) and all(is_number(cell) for cell in cells)
+        numeric = all(is_number(cell) for cell in cells)
         result.append("right" if numeric else "left")
     return tuple(result)
 

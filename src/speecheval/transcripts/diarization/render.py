@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.timebase import from_us
+from ...report.numbers import fixed, percent
+from ...report.table import Align, Table, to_text
 from .result import (
     DerComponents,
     DiarizationScore,
@@ -38,6 +40,9 @@ COMPAT_DEFINITIONS = {
     "dscore": "dscore: turns cut at the UEM edges, merged, written with 3 decimals and "
               "scored by md-eval-22; JER on 10 ms frames",
 }
+
+_ALIGN: list[Align] = ["left", "right", "right", "right", "right", "right", "right", "right"]
+"""File ids left, whatever they look like; numbers right."""
 
 
 def der_dict(components: DerComponents) -> dict[str, Any]:
@@ -115,8 +120,8 @@ def unsupported_dict(result: DiarizationUnsupported, *, uem_source: str) -> dict
 def table(files: dict[str, DiarizationScore], *, exclude_overlap: bool, title: str) -> str:
     """Per-file rows and a TOTAL row of scored/missed/FA/confusion seconds, DER and JER.
 
-    Columns are as wide as their widest cell, so long file ids and 7-digit times stay
-    aligned. JER is dscore's (no collar).
+    Columns are as wide as their widest cell (:func:`speecheval.report.table.to_text`),
+    so long file ids and 7-digit times stay aligned. JER is dscore's (no collar).
     """
     total = total_score(files)
     header = ("file", "scored_s", "missed_s", "fa_s", "conf_s", "DER", "JER", "spk ref/sys")
@@ -124,25 +129,17 @@ def table(files: dict[str, DiarizationScore], *, exclude_overlap: bool, title: s
     for key, score in [*files.items(), ("TOTAL", total)]:
         headline = score.overlap_excluded if exclude_overlap else score.overlap_included
         count = score.speaker_count
-        cells.append((key, f"{headline.scored:.3f}", f"{headline.missed:.3f}",
-                      f"{headline.false_alarm:.3f}", f"{headline.confusion:.3f}",
-                      _percent(headline.der), _percent(score.jer.jer),
+        cells.append((key, fixed(headline.scored), fixed(headline.missed),
+                      fixed(headline.false_alarm), fixed(headline.confusion),
+                      percent(headline.der), percent(score.jer.jer),
                       f"{count.ref_speakers}/{count.hyp_speakers}"))
-    widths = [max(len(row[i]) for row in (header, *cells)) for i in range(len(header))]
-
-    def line(row: tuple[str, ...]) -> str:
-        return " ".join([row[0].ljust(widths[0])] +
-                        [cell.rjust(width) for cell, width in zip(row[1:], widths[1:],
-                                                                  strict=True)])
-
-    rule = "-" * len(line(header))
-    rows = [title, line(header), rule, *(line(row) for row in cells)]
-    rows.append(f"overlap excluded DER {_percent(total.overlap_excluded.der)}, "
-                f"overlap-only DER {_percent(total.overlap_only.der)}, "
-                f"speaker count accuracy {_percent(total.speaker_count.accuracy)}, "
-                f"mean |count error| {_number(total.speaker_count.mean_abs_error)}")
+    rows = [title, to_text(Table.of(header, cells, align=_ALIGN)).rstrip()]
+    rows.append(f"overlap excluded DER {percent(total.overlap_excluded.der)}, "
+                f"overlap-only DER {percent(total.overlap_only.der)}, "
+                f"speaker count accuracy {percent(total.speaker_count.accuracy)}, "
+                f"mean |count error| {fixed(total.speaker_count.mean_abs_error, 2)}")
     collared = total.jer_collared_overlap_excluded if exclude_overlap else total.jer_collared
-    rows.append(f"JER is dscore's (no collar); jer_collared {_percent(collared.jer)}")
+    rows.append(f"JER is dscore's (no collar); jer_collared {percent(collared.jer)}")
     rows.append(f"self-overlap merges: reference {total.ref_turns.merges}, "
                 f"system {total.hyp_turns.merges}")
     return "\n".join(rows) + "\n"
@@ -151,11 +148,3 @@ def table(files: dict[str, DiarizationScore], *, exclude_overlap: bool, title: s
 def _turns_dict(counts: TurnCounts) -> dict[str, int]:
     return {"turns": counts.turns, "self_overlap_merges": counts.merges,
             "empty_turns_dropped": counts.empty}
-
-
-def _percent(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}%"
-
-
-def _number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"

@@ -121,9 +121,13 @@ def _score_into(manifest_path: Path, staging: Path) -> list[str]:
         "table": "segment timestamps only: diagnostic, not ranked",
         "scenarios": tables.timestamp_diagnostic,
         "runs": [row for r in runs if (row := diagnostic_row(r)) is not None]}))
-    atomic_write_text(staging / "report.html", render_report(manifest.system, tables, runs))
+    manifest_sha256 = sha256_file(manifest.path)
+    atomic_write_text(staging / "report.html", render_report(
+        manifest.system, tables, runs, provenance=(
+            ("speecheval", __version__),
+            ("manifest", f"{manifest.path.name} sha256 {manifest_sha256[:12]}"))))
     atomic_write_text(staging / "run.json", dumps({
         "speecheval_version": __version__, "manifest_format": FORMAT,
-        "manifest": manifest.path.name, "manifest_sha256": sha256_file(manifest.path),
+        "manifest": manifest.path.name, "manifest_sha256": manifest_sha256,
         "inputs_sha256": _inputs(manifest), "settings": SETTINGS}))
     return lines
