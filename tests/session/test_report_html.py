@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from speecheval.cli import main
+from speecheval.report.page import page_problems
 from speecheval.session import report_html
 
 from .helpers import write_scenario
@@ -104,6 +105,8 @@ def test_the_browser_shows_the_fault_and_plays_embedded_audio(run_dir: Path) -> 
     page = _dom(run_dir / "report.html")
     assert f"Agent fault: {REASON}" in page.faults
     assert page.audio and all(src.startswith("data:audio/wav;base64,") for src in page.audio)
+    assert page_problems(run_dir / "report.html") == []
+    assert "This page is self-contained" in (run_dir / "report.html").read_text()
 
 
 def test_audio_over_the_cap_is_linked_to_a_file_that_exists(
@@ -116,6 +119,7 @@ def test_audio_over_the_cap_is_linked_to_a_file_that_exists(
     page = _dom(out / "report.html")
     assert page.audio == ["sessions/001/session.wav"]
     assert all((out / src).is_file() for src in page.audio)
+    assert page_problems(out / "report.html") == []
 
 
 def test_the_timeline_spans_the_page_and_marks_the_fault(run_dir: Path, tmp_path: Path) -> None:

@@ -236,19 +236,24 @@ def _external(link: str) -> bool:
     return lowered.startswith(("http:", "https:", "//", "ftp:", "file:"))
 
 
-def link_problems(document: str, *, allowed: Sequence[str] = (),
+def link_problems(document: str, *, allowed: Sequence[str] | None = None,
                   folder: Path | None = None) -> list[str]:
     """Why the document is not self-contained: links to the network, relative links not
-    in ``allowed``, and (given the page's ``folder``) relative links to missing files.
-    ``data:`` URIs and in-page ``#`` anchors are always fine."""
+    in ``allowed`` (when given), and (given the page's ``folder``) relative links to
+    missing files. ``data:`` URIs and in-page ``#`` anchors are always fine."""
     problems = []
     for link in links(document):
         if link.startswith(("data:", "#")):
             continue
         if _external(link):
             problems.append(f"refers to the network: {link}")
-        elif link not in allowed:
+        elif allowed is not None and link not in allowed:
             problems.append(f"links a file it does not state: {link}")
         elif folder is not None and not (folder / link).is_file():
             problems.append(f"links a missing file: {link}")
     return problems
+
+
+def page_problems(path: Path) -> list[str]:
+    """:func:`link_problems` of a written page, its links checked against its folder."""
+    return link_problems(path.read_text(encoding="utf-8"), folder=path.parent)

@@ -1,14 +1,15 @@
-"""Plain-text report of ``unified-score``: value, interval and count of every metric."""
+"""Plain-text report of ``unified-score``: value, interval and count of every metric.
+
+One line per metric, in a layout per kind of metric (share, pooled ratio, distribution);
+numbers are written by :mod:`speecheval.report.numbers`, as in every other report.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...report.numbers import fixed
 from .reference_column import ReferenceColumn
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
 
 
 def _amounts(name: str, metric: dict[str, Any]) -> str:
@@ -29,19 +30,19 @@ def _amounts(name: str, metric: dict[str, Any]) -> str:
 
 
 def _pair(pair: list[float] | None) -> str:
-    return "n/a" if pair is None else f"[{_num(pair[0])}, {_num(pair[1])}]"
+    return "n/a" if pair is None else f"[{fixed(pair[0])}, {fixed(pair[1])}]"
 
 
 def _bound(value: float | None, reached: bool | None, unit: str = "") -> str:
     if reached is False:
         return "not reached"
-    return "n/a" if value is None else _num(value) + unit
+    return "n/a" if value is None else fixed(value) + unit
 
 
 def _metric_line(name: str, metric: dict[str, Any]) -> str:
     kind = metric["kind"]
     if kind == "share":
-        return (f"  {name:<28} {_num(metric['value']):>7}  {_pair(metric['interval']):<17} "
+        return (f"  {name:<28} {fixed(metric['value']):>7}  {_pair(metric['interval']):<17} "
                 f"{metric['count']:>4}/{metric['n']:<5} selected bounds "
                 f"{_pair(metric['selected_bounds'])}")
     if kind == "pooled_ratio":
@@ -49,7 +50,7 @@ def _metric_line(name: str, metric: dict[str, Any]) -> str:
         shown = "n/a" if interval is None else (
             f"[{_bound(interval['low'], interval['low_reached'])}, "
             f"{_bound(interval['high'], interval['high_reached'])}]")
-        return (f"  {name:<28} {_num(metric['value']):>7}  {shown:<17} "
+        return (f"  {name:<28} {fixed(metric['value']):>7}  {shown:<17} "
                 f"{_amounts(name, metric)} over {metric['n_samples']} samples")
     median, p90 = metric["median"], metric["p90"]
     interval = median.get("interval")
@@ -77,7 +78,7 @@ def _reference_value(value: Any) -> str:
     ('n/a', '0.500', 'True')
     """
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return _num(value)
+        return fixed(value)
     return "n/a" if value is None else str(value)
 
 
@@ -94,10 +95,10 @@ def render(summary: dict[str, Any], reference: ReferenceColumn | None, reference
         lines.append("")
         lines.append(f"{subset} ({record['task']}): {counts['selected']} selected of "
                      f"{counts['declared']} declared, {counts['eligible']} eligible "
-                     f"(coverage {_num(record['coverage'])})"
+                     f"(coverage {fixed(record['coverage'])})"
                      + (f"; ineligible {counts['ineligible']}: {reasons}" if reasons else ""))
         if "min_observable_s" in record:
-            lines.append(f"  min_observable_s {_num(record['min_observable_s'])}")
+            lines.append(f"  min_observable_s {fixed(record['min_observable_s'])}")
         if record["metrics"] is None:
             lines.append(f"  {record.get('note', 'no unified metric')}")
         else:
