@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -118,3 +120,27 @@ def test_png_is_deterministic() -> None:
 def test_a_lane_refuses_a_waveform_and_words_together() -> None:
     with pytest.raises(ValueError, match="a waveform and words need two lanes"):
         Track("both", wave=Wave(TONE, RATE), words=(Word("a", 0, 1),))
+
+
+def test_full_scale_int16_fills_but_never_leaves_its_lane() -> None:
+    # -32768 is the loudest int16 sample; its absolute value overflows in int16, so the
+    # peak must be taken in floats or the envelope would overshoot the lane.
+    samples = np.array([0, -32768, 16384, 0] * 250, dtype=np.int16)
+    root = _svg(Timeline(1.0, (Track("user", 70.0, wave=Wave(samples, 1000)),)))
+    points = [float(p.split(",")[1]) for p in
+              next(root.iter("polygon")).get("points", "").split()]
+    top = min(points)
+    # the lane is 70 units; 0.45 of it each side of the middle at full scale: 31.5 units
+    assert max(points) - top == pytest.approx(31.5 + 15.75, abs=0.2)
+
+
+def test_pages_never_import_matplotlib() -> None:
+    code = ("import sys\n"
+            "from speecheval.report.timeline import Timeline, Track, Span, to_svg\n"
+            "from speecheval.session import report_html\n"
+            "to_svg(Timeline(1.0, (Track('a', spans=(Span(0, 1),)),)), ident='x', "
+            "description='x')\n"
+            "print('matplotlib' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False"

@@ -262,7 +262,9 @@ class _Lane:
     def _wave(self, top: float, height: float) -> None:
         wave = self.track.wave
         assert wave is not None
-        peak = float(np.max(np.abs(wave.samples))) if wave.samples.size else 0.0
+        samples = wave.samples
+        # max(-min, max) in floats: np.abs of int16 -32768 is still -32768
+        peak = max(-float(samples.min()), float(samples.max())) if samples.size else 0.0
         times, low, high = envelope(wave.samples, wave.rate, self.window.start_s,
                                     self.window.end_s, self.columns)
         if times.size == 0:
