@@ -167,7 +167,7 @@ class _AudioView:
     mime: str
     path: str
     embedded: bool
-    limit_mb: int
+    limit_mb: str
 
 
 @dataclass
@@ -175,7 +175,7 @@ class _Resolver:
     """Audio sources within the page's embedding budget; the files the page links."""
 
     budget: int
-    limit_mb: int
+    limit_mb: str
     links: list[str] = field(default_factory=list)
 
     def audio(self, audio: Audio) -> _AudioView:
@@ -204,7 +204,7 @@ def render_page(page: Page) -> str:
     Raises ``ValueError`` (a programming error, not bad input) if the document refers to
     the network or links a file the page does not state.
     """
-    resolver = _Resolver(page.embed_limit_bytes, page.embed_limit_bytes // (1024 * 1024))
+    resolver = _Resolver(page.embed_limit_bytes, f"{page.embed_limit_bytes / 2**20:.3g}")
     players = {id(b): resolver.audio(b) for b in _walk(page.blocks) if isinstance(b, Audio)}
     document = render("page.html.j2", page=page, links=resolver.links,
                       style=stylesheet(), player=lambda b: players[id(b)],
