@@ -2,8 +2,8 @@
 looking at it.
 
 This module loads and scores the sample exactly as ``unified-score`` does;
-``show_plan`` decides what the picture shows, as a :class:`~speecheval.report.timeline.
-Timeline`, and the shared timeline renderer draws it.
+``show_plan`` decides what the picture shows and :mod:`speecheval.report.timeline`
+draws it.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ latency as spans, and, because a 160 ms pause at S can decide an interruption sa
 zoomed panels around the reference times. The title carries the outcome and the numbers
 exactly as ``unified-samples.jsonl`` has them, including ``speech_at_end`` for a sample
 that is not exercised (the spec keeps it visible there).
+
+The decision is a :class:`speecheval.report.timeline.Timeline` (four lanes: output
+waveform, Silero speech, words, annotation); the shared renderer draws it.
 """
 
 from __future__ import annotations
