@@ -18,6 +18,7 @@ import pytest
 from speecheval.core.audio import Audio, resample
 from speecheval.core.canonical_json import dumps
 from speecheval.core.errors import EXIT_BAD_INPUT, InputError
+from speecheval.core.timebase import to_us
 from speecheval.vad import silero_model
 from speecheval.vad.silero import SileroSettings, SileroVad
 
@@ -94,9 +95,10 @@ def test_multiples_of_16k_are_decimated_and_mapped_back(vad: SileroVad) -> None:
         index = round(ours.start_s * 48_000)
         assert index / 48_000 == ours.start_s and index % 1536 == 0
         # Speech runs to the end: Silero would end it at 3 * ceil((3n - 2) / 3) = 3n, two
-        # samples past the file; here it ends at the file's duration.
-        assert ours.end_s == min(plain.end_s, duration)
-    assert found[-1].end_s == duration
+        # samples past the file; here it ends at the file's duration (to the microsecond).
+        assert ours.end_us == min(plain.end_us, to_us(duration))
+    assert found[-1].end_us == to_us(duration) and found[-1].open_at_end
+    assert not any(segment.open_at_end for segment in found[:-1])
 
 
 def test_rates_silero_refuses_are_resampled_to_16k(vad: SileroVad) -> None:

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from speecheval.core.audio import Audio
-from speecheval.vad.silero import SileroSettings, SileroVad, SpeechSegment, model_input
+from speecheval.core.timeline import Span
+from speecheval.vad.silero import SileroSettings, SileroVad, model_input
 from speecheval.vad.silero_segments import speech_segments
 
 from .audio_cases import Case, parity_cases, pause_midpoint_s
@@ -60,7 +61,7 @@ def vad_by_settings() -> dict[SileroSettings, SileroVad]:
     return {}
 
 
-Reference = tuple[list[float], list[SpeechSegment]]
+Reference = tuple[list[float], list[Span]]
 _REFERENCES: dict[tuple[str, SileroSettings], Reference] = {}
 
 
@@ -95,8 +96,9 @@ def reference(audio: Audio, settings: SileroSettings, model: RecordingModel) -> 
         warnings.simplefilter("ignore")  # "Sampling rate is a multiply of 16000"
         found = get_speech_timestamps(torch.from_numpy(samples.copy()), model,
                                       sampling_rate=rate, **kwargs)
-    segments = [SpeechSegment(start_s=item["start"] / rate,
-                              end_s=min(item["end"] / rate, audio.duration_s))
+    # speech that reaches the end of the file is still running there (open_at_end)
+    segments = [Span.from_seconds(item["start"] / rate, min(item["end"] / rate, audio.duration_s),
+                                  open_at_end=item["end"] / rate >= audio.duration_s)
                 for item in found]
     return list(model.probs), segments
 
@@ -131,7 +133,7 @@ def test_parity_set_exercises_speech_and_splits(reference_model: RecordingModel)
     assert not _covered(found["pause_150ms"], pause_midpoint_s(150))
 
 
-def _covered(segments: list[SpeechSegment], time_s: float) -> bool:
+def _covered(segments: list[Span], time_s: float) -> bool:
     return any(segment.start_s <= time_s < segment.end_s for segment in segments)
 
 

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
 US_PER_S = 1_000_000
 # The longest audio a setting may ask for (a scenario turn, a delay, a session, a mock
 # reply): one hour. Longer values are refused up front instead of exhausting memory.
@@ -44,3 +47,18 @@ def round_us(seconds: float) -> float:
     6.32
     """
     return from_us(to_us(seconds))
+
+
+def to_us_array(seconds: ArrayLike) -> NDArray[np.int64]:
+    """:func:`to_us` over an array: the same product, rounded half to even the same way.
+
+    >>> to_us_array([6.32000000000005, 0.0000015, 0.0000025]).tolist()
+    [6320000, 2, 2]
+    >>> [to_us(x) for x in (6.32000000000005, 0.0000015, 0.0000025)]
+    [6320000, 2, 2]
+    """
+    values = np.asarray(seconds, dtype=np.float64)
+    if not np.isfinite(values).all():
+        bad = values[~np.isfinite(values)].ravel()[0]
+        raise ValueError(f"time is not finite: {float(bad)!r}")
+    return np.rint(values * US_PER_S).astype(np.int64)

@@ -126,12 +126,12 @@ def track_segments(samples: NDArray[np.int16], rate: int, vad: TrackVad) -> Trac
                              f"({exc})") from exc
         audio = Audio(samples=samples.astype(np.float32) / 32768.0, rate=rate)
         found = SileroVad(SileroSettings()).segments(audio)
-        spans = tuple((to_us(s.start_s), to_us(s.end_s)) for s in found)
+        spans = tuple((s.start_us, s.end_us) for s in found)
         # Silero cuts speech still going at the end of the audio exactly at that end
         end = to_us(samples.size / rate)
         return TrackSpeech(spans, spans[-1] if spans and spans[-1][1] >= end else None)
     segments = detect_segments(samples, rate, vad.settings)
-    spans = tuple((to_us(s.start_s), to_us(s.end_s)) for s in segments)
+    spans = tuple((s.start_us, s.end_us) for s in segments)
     return TrackSpeech(spans, spans[-1] if segments and segments[-1].open_at_end else None)
 
 

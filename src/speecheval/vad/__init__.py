@@ -1,1 +1,2 @@
-"""Speech detection: Silero (ONNX, no torch) and, later, the energy StreamingVad."""
+"""Speech detection behind one protocol (:class:`speecheval.vad.base.Vad`): the energy
+detector of the session spec and Silero (ONNX, no torch)."""

@@ -10,11 +10,12 @@ Sample rates follow Silero: 8 and 16 kHz are used as they are; a multiple of 16 
 decimated by keeping every k-th sample, exactly as ``get_speech_timestamps`` does (no
 low-pass filter); any other rate, which Silero refuses, is resampled to 16 kHz with
 ``speecheval.core.audio.resample`` first. Segment times are reported in seconds on the
-input file's timeline, exact (sample index over rate, no rounding). The one place the
-result differs from Silero's sample indices is the end of speech that runs to the end of
-the file: Silero ends it at the decimated (or resampled) length scaled back, which can
-pass the file's last sample by a fraction of a window step; here it ends at the file's
-duration.
+input file's timeline (sample index over rate), as :class:`~speecheval.core.timeline.Span`
+values rounded to the microsecond. The one place the result differs from Silero's sample
+indices is the end of speech that runs to the end of the file: Silero ends it at the
+decimated (or resampled) length scaled back, which can pass the file's last sample by a
+fraction of a window step; here it ends at the file's duration and is marked
+``open_at_end`` (the speech had not stopped when the file did).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import numpy as np
 
 from speecheval.core.audio import Audio, Samples, resample
 from speecheval.core.errors import InputError
+from speecheval.core.timeline import Span
 
 from .silero_model import (
     FRAMING,
@@ -97,14 +99,6 @@ class SileroSettings:
 
 
 @dataclass(frozen=True)
-class SpeechSegment:
-    """Detected speech, in seconds on the input file's timeline (exact, not rounded)."""
-
-    start_s: float
-    end_s: float
-
-
-@dataclass(frozen=True)
 class ModelInput:
     """What the model sees for one file: samples at 8 or 16 kHz and how to map back.
 
@@ -163,8 +157,9 @@ class SileroVad:
         prepared = model_input(audio, path)
         return self._onnx.probabilities(prepared.samples, prepared.rate)
 
-    def segments(self, audio: Audio, *, path: str | Path | None = None) -> list[SpeechSegment]:
-        """Speech segments of the whole of ``audio``, in time order.
+    def segments(self, audio: Audio, *, path: str | Path | None = None) -> list[Span]:
+        """Speech segments of the whole of ``audio``, in time order (a
+        :class:`speecheval.vad.base.Vad`).
 
         ``path`` (optional) names the file in the error raised for unusable audio.
         """
@@ -172,17 +167,24 @@ class SileroVad:
         probs = self._onnx.probabilities(prepared.samples, prepared.rate)
         found = speech_segments(probs.tolist(), self.settings.rule(prepared.rate),
                                 prepared.samples.size)
-        return [self._to_seconds(start, end, prepared, audio) for start, end in found]
+        return [self._to_span(start, end, prepared, audio) for start, end in found]
 
     @staticmethod
-    def _to_seconds(start: int, end: int, prepared: ModelInput, audio: Audio) -> SpeechSegment:
-        """Model-rate sample indices to seconds on the file's timeline, ending at its end."""
+    def _to_span(start: int, end: int, prepared: ModelInput, audio: Audio) -> Span:
+        """Model-rate sample indices to a span on the file's timeline, ending at its end.
+
+        A segment that reaches the last sample the model saw is still running when the
+        file ends (``open_at_end``). That is the same as its end in seconds reaching the
+        file's duration: decimation keeps ceil(n / step) samples and resampling makes
+        ceil(n * 16000 / rate), both at or past the file's end once scaled back.
+        """
         if prepared.resampled:
             start_s, end_s = start / prepared.rate, end / prepared.rate
         else:
             start_s = start * prepared.step / audio.rate
             end_s = end * prepared.step / audio.rate
-        return SpeechSegment(start_s=start_s, end_s=min(end_s, audio.duration_s))
+        return Span.from_seconds(start_s, min(end_s, audio.duration_s),
+                                 open_at_end=end >= prepared.samples.size)
 
     def identity(self) -> dict[str, object]:
         """What a run records so its speech segments can be traced and reproduced."""

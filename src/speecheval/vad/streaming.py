@@ -22,11 +22,14 @@ whole track; int16 energies are exact integers, so both paths decide identically
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
+
+from ..core.audio import Audio
+from ..core.timeline import Span
 
 # Energies are compared against thresholds scaled by full scale squared for int16 input.
 _INT16_FULL_SCALE = 32768.0
@@ -56,23 +59,6 @@ class VadSettings:
             raise ValueError("min_speech_ms and min_silence_ms must not be negative")
         if self.hysteresis_db < 0:
             raise ValueError("hysteresis_db must not be negative")
-
-
-@dataclass(frozen=True)
-class SpeechSegment:
-    """Detected speech from ``start_s`` to ``end_s`` (seconds on the track's timeline).
-
-    ``open_at_end`` marks a segment that was still open when the stream ended:
-    :meth:`StreamingVad.flush` closed it at its last active frame, but no offset was
-    detected, so its end says nothing about when the speech stopped. Use this flag rather
-    than comparing ``end_s`` with the track length: flush ignores a trailing partial frame,
-    so the last active frame ends short of the track whenever the track length is not a
-    whole number of frames.
-    """
-
-    start_s: float
-    end_s: float
-    open_at_end: bool = False
 
 
 @dataclass(frozen=True)
@@ -138,7 +124,7 @@ class StreamingVad:
         self._onset_frame = 0
         self._high_run = 0
         self._quiet_run = 0
-        self._segments: list[SpeechSegment] = []
+        self._segments: list[Span] = []
 
     @property
     def speaking(self) -> bool:
@@ -151,8 +137,9 @@ class StreamingVad:
         return self._time(self._frames)
 
     @property
-    def segments(self) -> list[SpeechSegment]:
-        """Segments closed so far (all of them after :meth:`flush`)."""
+    def segments(self) -> list[Span]:
+        """Segments closed so far (all of them after :meth:`flush`), rounded to the
+        microsecond like every :class:`~speecheval.core.timeline.Span`."""
         return list(self._segments)
 
     def _time(self, frame: int) -> float:
@@ -238,7 +225,11 @@ class StreamingVad:
         """End the stream: close an open segment at its last active frame.
 
         That segment is marked ``open_at_end``: the stream ended before an offset was
-        confirmed, however many quiet frames (fewer than ``min_silence_ms``) preceded it.
+        confirmed, however many quiet frames (fewer than ``min_silence_ms``) preceded it,
+        so its end says nothing about when the speech stopped. Use this flag rather than
+        comparing the end with the track length: flush ignores a trailing partial frame,
+        so the last active frame ends short of the track whenever the track length is not
+        a whole number of frames.
         """
         if not self._speaking:
             return []
@@ -251,8 +242,8 @@ class StreamingVad:
 
     def _close(self, end_frame: int, open_at_end: bool = False) -> VadBoundary:
         self._speaking = False
-        self._segments.append(SpeechSegment(self._time(self._onset_frame),
-                                            self._time(end_frame), open_at_end))
+        self._segments.append(Span.from_seconds(self._time(self._onset_frame),
+                                                self._time(end_frame), open_at_end=open_at_end))
         return VadBoundary("offset", self._time(end_frame))
 
     def _advance_runs(self, high: NDArray[np.bool_],
@@ -289,9 +280,29 @@ class StreamingVad:
 
 
 def detect_segments(samples: NDArray[np.int16] | NDArray[np.floating], rate: int,
-                    settings: VadSettings | None = None) -> list[SpeechSegment]:
+                    settings: VadSettings | None = None) -> list[Span]:
     """Segments of a whole track (one push, then flush)."""
     vad = StreamingVad(rate, settings)
     vad.push(samples)
     vad.flush()
     return vad.segments
+
+
+class EnergyVad:
+    """The energy detector over whole tracks, as a :class:`speecheval.vad.base.Vad`.
+
+    Float audio in [-1, 1] that came from int16 PCM (``pcm / 32768``) gives the same
+    segments as the PCM itself: both scales are exact powers of two, so every frame energy
+    and every threshold comparison is the same number.
+    """
+
+    def __init__(self, settings: VadSettings | None = None) -> None:
+        self.settings = settings or VadSettings()
+
+    def segments(self, audio: Audio) -> list[Span]:
+        """Speech in the whole of ``audio``; a segment still open at its end is marked so."""
+        return detect_segments(audio.samples, audio.rate, self.settings)
+
+    def identity(self) -> dict[str, object]:
+        """Engine and settings, as a run records them."""
+        return {"engine": "energy", "settings": asdict(self.settings)}

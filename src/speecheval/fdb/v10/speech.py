@@ -71,8 +71,8 @@ def segment_file(job: SpeechJob) -> tuple[Interval, ...]:
                          sample_id=job.sample_id)
     duration_us = to_us(job.duration_s)
     file_end_us = to_us(audio.duration_s)
-    return tuple(Interval(min(to_us(s.start_s), duration_us), _segment_end(
-        to_us(s.end_s), file_end_us, duration_us))
+    return tuple(Interval(min(s.start_us, duration_us), _segment_end(
+        s.end_us, file_end_us, duration_us))
         for s in _vad().segments(audio, path=job.path))
 
 

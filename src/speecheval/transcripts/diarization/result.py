@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
+from ...core.results import FieldwiseSum, register
 from ...core.timebase import from_us
-from ..summable import FieldwiseSum
 from .differences import Differences
 
 Track = Literal["main", "lattifai_parity"]
@@ -21,6 +21,7 @@ Compat = Literal["speecheval", "md-eval", "dscore"]
 COMPAT_MODES: tuple[Compat, ...] = ("speecheval", "md-eval", "dscore")
 
 
+@register("transcripts.der_components")
 @dataclass(frozen=True)
 class DerComponents(FieldwiseSum):
     """Speaker-time components of DER over one scoring region (md-eval's definitions).
@@ -81,6 +82,7 @@ class DerComponents(FieldwiseSum):
         return from_us(self.confusion_us)
 
 
+@register("transcripts.jer_components")
 @dataclass(frozen=True)
 class JerComponents(FieldwiseSum):
     """Jaccard error rate as dscore defines it: the mean over reference speakers.
@@ -106,6 +108,7 @@ class JerComponents(FieldwiseSum):
         return None if self.speakers == 0 else self.speaker_error_sum / self.speakers
 
 
+@register("transcripts.speaker_count")
 @dataclass(frozen=True)
 class SpeakerCount(FieldwiseSum):
     """Speaker count error over files: system speakers minus reference speakers.
@@ -149,6 +152,7 @@ class SpeakerCount(FieldwiseSum):
         return None if self.files == 0 else self.signed_error_sum / self.files
 
 
+@register("transcripts.turn_counts")
 @dataclass(frozen=True)
 class TurnCounts(FieldwiseSum):
     """What input cleaning did to the turns: self-overlap merges and empty turns dropped.
@@ -165,6 +169,7 @@ class TurnCounts(FieldwiseSum):
         if min(self.turns, self.merges, self.empty) < 0 or self.merges + self.empty > self.turns:
             raise ValueError(f"inconsistent turn counts {self!r}")
 
+@register("transcripts.diarization_score")
 @dataclass(frozen=True)
 class DiarizationScore(FieldwiseSum):
     """DER variants, JER, speaker count and input counts for one file or a sum of files.
@@ -225,6 +230,7 @@ class DiarizationScore(FieldwiseSum):
         return from_us(self.collar_us)
 
 
+@register("transcripts.diarization_unsupported")
 @dataclass(frozen=True)
 class DiarizationUnsupported(FieldwiseSum):
     """The system gives no speaker attribution: no DER, JER or speaker count exists.

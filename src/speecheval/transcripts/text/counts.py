@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..summable import FieldwiseSum
+from ...core.results import FieldwiseSum, register
 
 
+@register("transcripts.error_counts")
 @dataclass(frozen=True)
 class ErrorCounts(FieldwiseSum):
     """S, D, I and the token counts of one alignment (or a sum of them).

@@ -30,8 +30,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
+from ...core.results import FieldwiseSum, register
 from ..formats.segment import Segment
-from ..summable import FieldwiseSum
 from .align import Vocabulary, distance
 from .bounds import lower_bounds
 from .counts import ErrorCounts
@@ -43,6 +43,7 @@ from .tokenize import Unit, tokens
 _MIN_HINT = 32
 
 
+@register("transcripts.cp_speaker_pair")
 @dataclass(frozen=True)
 class SpeakerPair:
     """One row of the assignment; a ``None`` speaker is the padding dummy."""
@@ -57,6 +58,7 @@ class SpeakerPair:
             raise ValueError("a speaker pair needs at least one real speaker")
 
 
+@register("transcripts.cp_result")
 @dataclass(frozen=True)
 class CpResult(FieldwiseSum):
     """cpWER/cpCER counts and the speaker assignment behind them; ``sum()`` gives a corpus."""

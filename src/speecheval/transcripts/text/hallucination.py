@@ -18,12 +18,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..summable import FieldwiseSum
+from ...core.results import FieldwiseSum, register
 from .normalize import normalize
 from .rates import text_error_counts
 from .tokenize import char_tokens
 
 
+@register("transcripts.hallucination_counts")
 @dataclass(frozen=True)
 class HallucinationCounts(FieldwiseSum):
     """Samples, samples with hallucinated output, hallucinated characters, audio seconds.

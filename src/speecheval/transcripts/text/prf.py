@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..summable import FieldwiseSum
+from ...core.results import FieldwiseSum, register
 
 
+@register("transcripts.match_counts")
 @dataclass(frozen=True)
 class MatchCounts(FieldwiseSum):
     """``matched`` items out of ``reference`` and ``hypothesis`` items; adds for a corpus.

@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from ...core.results import FieldwiseSum, register
 from ...core.timebase import from_us
-from ..summable import FieldwiseSum
 from .intervals import union_length
 from .stream import TimedSegments
 
 
+@register("transcripts.speech_coverage")
 @dataclass(frozen=True)
 class SpeechCoverage(FieldwiseSum):
     """Reference, hypothesis and shared speech time in µs; ``+`` pools samples.

@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..summable import FieldwiseSum
+from ...core.results import FieldwiseSum, register
 from .intervals import overlaps_other_speaker, pair_iou
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
 
 
+@register("transcripts.segment_pair_timing")
 @dataclass(frozen=True, eq=False)
 class SegmentPairTiming(FieldwiseSum):
     """Unique pairs and their errors; ``+`` pools samples."""

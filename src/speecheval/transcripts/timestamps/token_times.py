@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..summable import FieldwiseSum
+from ...core.results import FieldwiseSum, register
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
 
 
+@register("transcripts.token_timing")
 @dataclass(frozen=True, eq=False)
 class TokenTiming(FieldwiseSum):
     """Errors of matched tokens; ``+`` pools samples."""

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..summable import FieldwiseSum
+from ...core.results import FieldwiseSum, register
 from .intervals import overlaps_other_speaker, pair_iou
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
@@ -32,6 +32,7 @@ MIN_MATCHED_SHARE = 0.5
 ANCHOR_SHARE = 0.2
 
 
+@register("transcripts.turn_timing")
 @dataclass(frozen=True, eq=False)
 class TurnTiming(FieldwiseSum):
     """Turn counts by outcome and the errors of scorable turns; ``+`` pools samples."""

@@ -1,0 +1,580 @@
+"""Time spans in integer microseconds and their interval algebra, in one vectorised place.
+
+Every benchmark measures stretches of time: speech found by a detector, annotated pauses,
+speaker turns, scoring regions. They all use :class:`Span` (one stretch) or
+:class:`Spans` (many, as columns of numpy arrays), so overlap, union and IoU are computed
+once, here, and the same way everywhere.
+
+Why integer microseconds: times read from files and models carry float noise
+(6.32000000000005 against 6.32). Rounding every time to the microsecond on the way in
+(:func:`speecheval.core.timebase.to_us`) makes "starts before", "touches" and "covers"
+exact integer comparisons, and sums of durations exact over any number of files. Seconds
+exist only at the edges: the ``from_seconds`` constructors and the ``*_s`` properties.
+
+Conventions:
+
+- A span is half-open, ``[start_us, end_us)``; ``end_us >= start_us``. A zero-length span
+  is a point in time: it covers no time, so the set operations leave it out.
+- ``open_at_end`` says the span was still running when the observation ended (a speaker
+  still talking when the recording stopped): its end is where we stopped looking, not
+  where the speech stopped.
+- ``label`` names what the span is of (a speaker, a word, a track); ``None`` is no label.
+- The set operations (:meth:`Spans.union`, :meth:`Spans.intersection`,
+  :meth:`Spans.difference`, :meth:`Spans.overlap_us`, :meth:`Spans.iou`,
+  :meth:`Spans.covered_us`) treat a ``Spans`` as the set of instants it covers. They
+  ignore labels unless a method says otherwise (``union(by_label=True)``); split by label
+  first (:meth:`Spans.by_label`) to work per speaker.
+
+Everything over many spans is vectorised: sorting, running maxima and ``searchsorted``,
+never a Python loop per span and never an n x m matrix, so a million spans take well
+under a second (``tests/core/test_timeline.py`` checks the speed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .timebase import from_us, to_us, to_us_array
+
+Int64Array = NDArray[np.int64]
+# Label index of a span without a label.
+NO_LABEL = -1
+
+
+def _as_int(value: object, name: str) -> int:
+    """``value`` as a Python int; numpy integers are accepted, bools and floats are not."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an integer number of microseconds, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One stretch of time ``[start_us, end_us)`` on the input timeline.
+
+    >>> s = Span.from_seconds(1.2, 6.32000000000005, label="agent")
+    >>> s.start_us, s.end_us, s.end_s, s.duration_us
+    (1200000, 6320000, 6.32, 5120000)
+    >>> s.overlap_us(Span(6_000_000, 7_000_000))
+    320000
+    >>> Span(5, 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: span ends before it starts: [5, 3) us
+    """
+
+    start_us: int
+    end_us: int
+    label: str | None = None
+    open_at_end: bool = False
+
+    def __post_init__(self) -> None:
+        start, end = _as_int(self.start_us, "start_us"), _as_int(self.end_us, "end_us")
+        if end < start:
+            raise ValueError(f"span ends before it starts: [{start}, {end}) us")
+        if self.label is not None and not isinstance(self.label, str):
+            raise TypeError(f"label must be a string or None, got {self.label!r}")
+        object.__setattr__(self, "start_us", start)
+        object.__setattr__(self, "end_us", end)
+        object.__setattr__(self, "open_at_end", bool(self.open_at_end))
+
+    @classmethod
+    def from_seconds(cls, start_s: float, end_s: float, label: str | None = None,
+                     open_at_end: bool = False) -> Span:
+        """A span from float seconds, each rounded to the microsecond (half to even)."""
+        return cls(to_us(start_s), to_us(end_s), label, open_at_end)
+
+    @property
+    def start_s(self) -> float:
+        """Start in seconds."""
+        return from_us(self.start_us)
+
+    @property
+    def end_s(self) -> float:
+        """End in seconds."""
+        return from_us(self.end_us)
+
+    @property
+    def duration_us(self) -> int:
+        """Length in microseconds."""
+        return self.end_us - self.start_us
+
+    @property
+    def duration_s(self) -> float:
+        """Length in seconds."""
+        return from_us(self.duration_us)
+
+    def contains(self, t_us: int) -> bool:
+        """Whether the instant ``t_us`` lies in ``[start_us, end_us)``."""
+        return self.start_us <= t_us < self.end_us
+
+    def overlap_us(self, other: Span) -> int:
+        """Time shared with ``other`` (0 when they only touch or are apart)."""
+        return max(0, min(self.end_us, other.end_us) - max(self.start_us, other.start_us))
+
+    def iou(self, other: Span) -> float:
+        """Shared time over joint time; two equal zero-length spans have IoU 1.
+
+        The same convention as :func:`pair_iou`, so one span pair and an array of pairs
+        give the same number.
+
+        >>> Span(0, 10).iou(Span(5, 15)), Span(3, 3).iou(Span(3, 3))
+        (0.3333333333333333, 1.0)
+        """
+        shared = self.overlap_us(other)
+        joint = self.duration_us + other.duration_us - shared
+        if joint == 0:
+            return 1.0 if self.start_us == other.start_us else 0.0
+        return shared / joint
+
+
+@dataclass(frozen=True, eq=False)
+class Overlaps:
+    """Pairs of spans that share time: ``first[k]`` of one set with ``second[k]`` of the
+    other share ``overlap_us[k] > 0`` microseconds. Ordered by ``(first, second)``."""
+
+    first: NDArray[np.intp]
+    second: NDArray[np.intp]
+    overlap_us: Int64Array
+
+    @property
+    def total_us(self) -> int:
+        """Sum over all pairs (time shared by several pairs counts once per pair)."""
+        return int(self.overlap_us.sum())
+
+    def __len__(self) -> int:
+        return int(self.first.size)
+
+
+def _readonly(array: NDArray[Any]) -> NDArray[Any]:
+    array.flags.writeable = False
+    return array
+
+
+def _encode_labels(labels: Sequence[str | None],
+                   n: int) -> tuple[NDArray[np.int32], tuple[str, ...]]:
+    """Label strings as indices into their sorted distinct values (``NO_LABEL``: none)."""
+    if len(labels) != n:
+        raise ValueError(f"{len(labels)} labels for {n} spans")
+    ids = np.full(n, NO_LABEL, dtype=np.int32)
+    if n == 0:
+        return ids, ()
+    array = np.asarray(labels, dtype=object)
+    present = np.fromiter((label is not None for label in labels), dtype=bool, count=n)
+    if not present.any():
+        return ids, ()
+    named = array[present]
+    if not all(isinstance(label, str) for label in named):
+        raise TypeError("labels must be strings or None")
+    names, inverse = np.unique(named.astype(str), return_inverse=True)
+    ids[present] = inverse.astype(np.int32)
+    return ids, tuple(str(name) for name in names)
+
+
+class Spans:
+    """Many spans as columns: ``starts``, ``ends`` (int64 microseconds), ``label_ids``
+    (indices into ``label_names``, ``NO_LABEL`` for none) and ``open_at_end`` flags.
+
+    The arrays are read-only; every operation returns a new ``Spans``. Order is kept as
+    given, except that set operations return sorted, disjoint spans.
+
+    >>> talk = Spans.from_seconds([0.0, 1.5, 1.0], [1.0, 3.0, 2.0], labels=["a", "a", "b"])
+    >>> talk.union().to_tuples()
+    [(0, 3000000)]
+    >>> talk.union(by_label=True).to_tuples(labels=True)
+    [('a', 0, 1000000), ('a', 1500000, 3000000), ('b', 1000000, 2000000)]
+    >>> talk.covered_us(), int(talk.durations_us.sum())
+    (3000000, 3500000)
+    """
+
+    __slots__ = ("starts", "ends", "label_ids", "label_names", "open_at_end")
+
+    starts: Int64Array
+    ends: Int64Array
+    label_ids: NDArray[np.int32]
+    label_names: tuple[str, ...]
+    open_at_end: NDArray[np.bool_]
+
+    def __init__(self, starts: ArrayLike, ends: ArrayLike,
+                 labels: Sequence[str | None] | None = None,
+                 open_at_end: ArrayLike | None = None) -> None:
+        start_array = np.array(starts, dtype=np.int64, ndmin=1)
+        end_array = np.array(ends, dtype=np.int64, ndmin=1)
+        for name, given, array in (("starts", starts, start_array), ("ends", ends, end_array)):
+            kind = np.asarray(given).dtype.kind
+            if array.ndim != 1 or (array.size and kind not in "iu"):
+                raise TypeError(f"{name} must be a 1-D sequence of integer microseconds "
+                                "(use Spans.from_seconds for seconds)")
+        if start_array.size != end_array.size:
+            raise ValueError(f"{start_array.size} starts but {end_array.size} ends")
+        bad = np.flatnonzero(end_array < start_array)
+        if bad.size:
+            k = int(bad[0])
+            raise ValueError(f"span {k} ends before it starts: "
+                             f"[{int(start_array[k])}, {int(end_array[k])}) us")
+        n = start_array.size
+        ids, names = _encode_labels(labels, n) if labels is not None else (
+            np.full(n, NO_LABEL, dtype=np.int32), ())
+        flags = (np.zeros(n, dtype=bool) if open_at_end is None
+                 else np.array(open_at_end, dtype=bool, ndmin=1))
+        if flags.shape != (n,):
+            raise ValueError(f"{flags.size} open_at_end flags for {n} spans")
+        self._set(start_array, end_array, ids, names, flags)
+
+    def _set(self, starts: Int64Array, ends: Int64Array, label_ids: NDArray[np.int32],
+             label_names: tuple[str, ...], open_at_end: NDArray[np.bool_]) -> None:
+        self.starts = _readonly(starts)
+        self.ends = _readonly(ends)
+        self.label_ids = _readonly(label_ids)
+        self.label_names = label_names
+        self.open_at_end = _readonly(open_at_end)
+
+    @classmethod
+    def _trusted(cls, starts: Int64Array, ends: Int64Array,
+                 label_ids: NDArray[np.int32] | None = None, label_names: tuple[str, ...] = (),
+                 open_at_end: NDArray[np.bool_] | None = None) -> Spans:
+        """A ``Spans`` over arrays this module computed (valid by construction, not copied)."""
+        n = starts.size
+        out = cls.__new__(cls)
+        out._set(starts.astype(np.int64, copy=False), ends.astype(np.int64, copy=False),
+                 np.full(n, NO_LABEL, dtype=np.int32) if label_ids is None else label_ids,
+                 label_names,
+                 np.zeros(n, dtype=bool) if open_at_end is None else open_at_end)
+        return out
+
+    @classmethod
+    def empty(cls) -> Spans:
+        """No spans."""
+        return cls._trusted(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+    @classmethod
+    def from_seconds(cls, starts_s: ArrayLike, ends_s: ArrayLike,
+                     labels: Sequence[str | None] | None = None,
+                     open_at_end: ArrayLike | None = None) -> Spans:
+        """Spans from float seconds, rounded to the microsecond as :meth:`Span.from_seconds`."""
+        return cls(to_us_array(starts_s).reshape(-1), to_us_array(ends_s).reshape(-1), labels,
+                   open_at_end)
+
+    @classmethod
+    def from_spans(cls, spans: Iterable[Span]) -> Spans:
+        """Columns of the given spans, in the given order."""
+        items = list(spans)
+        return cls(np.fromiter((s.start_us for s in items), dtype=np.int64, count=len(items)),
+                   np.fromiter((s.end_us for s in items), dtype=np.int64, count=len(items)),
+                   [s.label for s in items],
+                   np.fromiter((s.open_at_end for s in items), dtype=bool, count=len(items)))
+
+    # --- reading --------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return int(self.starts.size)
+
+    def __getitem__(self, index: int) -> Span:
+        label_id = int(self.label_ids[index])
+        return Span(int(self.starts[index]), int(self.ends[index]),
+                    None if label_id == NO_LABEL else self.label_names[label_id],
+                    bool(self.open_at_end[index]))
+
+    def __iter__(self) -> Iterator[Span]:
+        for index in range(len(self)):
+            yield self[index]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Spans):
+            return NotImplemented
+        return (np.array_equal(self.starts, other.starts)
+                and np.array_equal(self.ends, other.ends)
+                and np.array_equal(self.open_at_end, other.open_at_end)
+                and self.labels == other.labels)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking arrays: not hashable
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"[{s}, {e})" for s, e in self.to_tuples()[:3])
+        more = f", ... ({len(self)} spans)" if len(self) > 3 else ""
+        return f"Spans({shown}{more})"
+
+    @property
+    def labels(self) -> tuple[str | None, ...]:
+        """The label of each span (``None`` for none)."""
+        names = self.label_names
+        return tuple(None if i == NO_LABEL else names[i] for i in self.label_ids.tolist())
+
+    @property
+    def durations_us(self) -> Int64Array:
+        """Length of each span in microseconds."""
+        durations: Int64Array = self.ends - self.starts
+        return durations
+
+    def to_tuples(self, labels: bool = False) -> list[Any]:
+        """``(start_us, end_us)`` per span, or ``(label, start_us, end_us)``."""
+        pairs = zip(self.starts.tolist(), self.ends.tolist(), strict=True)
+        if not labels:
+            return list(pairs)
+        return [(label, s, e) for label, (s, e) in zip(self.labels, pairs, strict=True)]
+
+    def _take(self, index: NDArray[np.intp] | NDArray[np.bool_]) -> Spans:
+        return Spans._trusted(self.starts[index], self.ends[index], self.label_ids[index],
+                              self.label_names, self.open_at_end[index])
+
+    def sorted(self) -> Spans:
+        """By start, then end, then label (a stable, deterministic order)."""
+        return self._take(np.lexsort((self.label_ids, self.ends, self.starts)))
+
+    def select(self, label: str | None) -> Spans:
+        """The spans carrying ``label`` (``None``: the unlabelled ones), in order."""
+        if label is None:
+            return self._take(self.label_ids == NO_LABEL)
+        if label not in self.label_names:
+            return self._take(np.zeros(len(self), dtype=bool))
+        return self._take(self.label_ids == self.label_names.index(label))
+
+    def by_label(self) -> dict[str | None, Spans]:
+        """One ``Spans`` per label present, keyed by label in sorted order (``None`` first)."""
+        present = np.unique(self.label_ids).tolist()
+        return {None if i == NO_LABEL else self.label_names[i]:
+                self._take(self.label_ids == i) for i in present}
+
+    def covers(self, times_us: ArrayLike) -> NDArray[np.bool_]:
+        """For each instant, whether some span holds it (``start <= t < end``).
+
+        >>> Spans([0, 10], [5, 20]).covers([0, 5, 10, 19, 20]).tolist()
+        [True, False, True, True, False]
+        """
+        return self.union()._holds(np.asarray(times_us, dtype=np.int64))
+
+    # --- set operations -------------------------------------------------------------------
+
+    def union(self, *, by_label: bool = False, join_touching: bool = True) -> Spans:
+        """The instants covered, as sorted disjoint spans; zero-length spans are dropped.
+
+        ``join_touching=False`` keeps spans that only touch (``end == next start``) apart,
+        which keeps a real boundary between two turns (a collar needs it). ``by_label``
+        merges only spans of the same label and keeps the label; otherwise the result is
+        unlabelled. A merged span is ``open_at_end`` when the span that gives its end is.
+
+        >>> Spans([0, 5, 5, 9], [5, 8, 6, 9]).union().to_tuples()
+        [(0, 8)]
+        >>> Spans([0, 5], [5, 8]).union(join_touching=False).to_tuples()
+        [(0, 5), (5, 8)]
+        """
+        timed = self._take(self.ends > self.starts)
+        n = len(timed)
+        if n == 0:
+            return Spans.empty()
+        starts, ends = timed.starts, timed.ends
+        groups = (timed.label_ids.astype(np.int64) + 1 if by_label
+                  else np.zeros(n, dtype=np.int64))
+        order = np.lexsort((ends, starts, groups))
+        starts, ends, groups = starts[order], ends[order], groups[order]
+        opened = timed.open_at_end[order]
+        # One running maximum over all groups: shifting each group past the previous one's
+        # times keeps an end from one label from reaching into the next.
+        low = int(starts.min())
+        width = int(ends.max()) - low + 1
+        if (int(groups.max()) + 1) * width > np.iinfo(np.int64).max // 2:
+            raise OverflowError("too many labels over too long a time span to merge at once")
+        shift = groups * width - low
+        running = np.maximum.accumulate(ends + shift)
+        first = np.ones(n, dtype=bool)
+        if join_touching:
+            first[1:] = starts[1:] + shift[1:] > running[:-1]
+        else:
+            first[1:] = starts[1:] + shift[1:] >= running[:-1]
+        heads = np.flatnonzero(first)
+        lasts = np.append(heads[1:] - 1, n - 1)
+        block_ends = running[lasts] - shift[lasts]
+        block = np.cumsum(first) - 1
+        ends_block = opened & (ends == block_ends[block])
+        open_flags = np.logical_or.reduceat(ends_block, heads)
+        label_ids = (timed.label_ids[order][heads] if by_label
+                     else np.full(heads.size, NO_LABEL, dtype=np.int32))
+        return Spans._trusted(starts[heads], block_ends, label_ids,
+                              timed.label_names if by_label else (), open_flags)
+
+    def _pieces(self, other: Spans) -> tuple[Int64Array, Int64Array,
+                                             NDArray[np.bool_], NDArray[np.bool_]]:
+        """Elementary intervals between all boundaries of both sets, and whether each lies
+        in this set and in ``other`` (nothing changes inside an elementary interval)."""
+        mine, theirs = self.union(), other.union()
+        bounds = _sorted_unique(np.concatenate([mine.starts, mine.ends, theirs.starts,
+                                                theirs.ends]))
+        low, high = bounds[:-1], bounds[1:]
+        return low, high, mine._holds(low), theirs._holds(low)
+
+    def _holds(self, times: Int64Array) -> NDArray[np.bool_]:
+        """Point membership for sorted disjoint spans (the output of :meth:`union`)."""
+        if len(self) == 0:
+            return np.zeros(times.size, dtype=bool)
+        order = None if _is_sorted(times) else np.argsort(times, kind="stable")
+        keys = times if order is None else times[order]  # sorted keys search faster
+        index = np.searchsorted(self.starts, keys, side="right") - 1
+        inside: NDArray[np.bool_] = (index >= 0) & (keys < self.ends[np.maximum(index, 0)])
+        if order is not None:
+            inside[order] = inside.copy()
+        return inside
+
+    @staticmethod
+    def _runs(low: Int64Array, high: Int64Array, keep: NDArray[np.bool_]) -> Spans:
+        """Join kept consecutive elementary intervals into sorted disjoint spans."""
+        if not keep.any():
+            return Spans.empty()
+        padded = np.concatenate([[False], keep, [False]])
+        begins = np.flatnonzero(padded[1:-1] & ~padded[:-2])
+        finishes = np.flatnonzero(padded[1:-1] & ~padded[2:])
+        return Spans._trusted(low[begins], high[finishes])
+
+    def intersection(self, other: Spans) -> Spans:
+        """Instants covered by both sets, as sorted disjoint unlabelled spans.
+
+        >>> Spans([0, 20], [10, 30]).intersection(Spans([5], [25])).to_tuples()
+        [(5, 10), (20, 25)]
+        """
+        low, high, mine, theirs = self._pieces(other)
+        return self._runs(low, high, mine & theirs)
+
+    def difference(self, other: Spans) -> Spans:
+        """Instants covered by this set and not by ``other``.
+
+        >>> Spans([0], [30]).difference(Spans([5, 20], [10, 25])).to_tuples()
+        [(0, 5), (10, 20), (25, 30)]
+        """
+        low, high, mine, theirs = self._pieces(other)
+        return self._runs(low, high, mine & ~theirs)
+
+    def covered_us(self) -> int:
+        """Time covered by at least one span (overlaps count once)."""
+        merged = self.union()
+        return int((merged.ends - merged.starts).sum())
+
+    def overlap_us(self, other: Spans) -> int:
+        """Time covered by both sets (the length of :meth:`intersection`).
+
+        >>> Spans([0, 20], [10, 30]).overlap_us(Spans([5], [25]))   # 5 + 5
+        10
+        """
+        low, high, mine, theirs = self._pieces(other)
+        return int((high - low)[mine & theirs].sum())
+
+    def iou(self, other: Spans) -> float | None:
+        """Shared time over the time covered by either set; ``None`` when neither covers any.
+
+        >>> Spans([0], [10]).iou(Spans([5], [15]))
+        0.3333333333333333
+        """
+        low, high, mine, theirs = self._pieces(other)
+        lengths = high - low
+        joint = int(lengths[mine | theirs].sum())
+        return None if joint == 0 else int(lengths[mine & theirs].sum()) / joint
+
+    def clipped(self, window: Span) -> Spans:
+        """Each span cut to ``window``; spans left empty are dropped, labels and order kept.
+
+        >>> Spans([0, 8, 20], [5, 12, 30]).clipped(Span(4, 10)).to_tuples()
+        [(4, 5), (8, 10)]
+        """
+        starts = np.maximum(self.starts, window.start_us)
+        ends = np.minimum(self.ends, window.end_us)
+        keep = ends > starts
+        return Spans._trusted(starts[keep], ends[keep], self.label_ids[keep], self.label_names,
+                              self.open_at_end[keep] & (self.ends[keep] == ends[keep]))
+
+    def coverage(self, window: Span) -> float | None:
+        """Share of ``window`` covered by the set; ``None`` for a zero-length window.
+
+        >>> Spans([0, 8], [5, 12]).coverage(Span(0, 10))   # (5 + 2) / 10
+        0.7
+        """
+        if window.duration_us == 0:
+            return None
+        return self.clipped(window).covered_us() / window.duration_us
+
+    # --- pairs ----------------------------------------------------------------------------
+
+    def pairwise_overlaps(self, other: Spans) -> Overlaps:
+        """Every pair (span of this set, span of ``other``) that shares time, with how much.
+
+        A sweep over both sets sorted by start: a pair shares time exactly when the later
+        start lies inside the other span, so the partners of each span are one contiguous
+        run of the other set's sorted starts, found with ``searchsorted``. Memory grows
+        with the number of overlapping pairs, not with ``len(self) * len(other)``.
+
+        >>> pairs = Spans([0, 20], [10, 30]).pairwise_overlaps(Spans([5, 8], [25, 9]))
+        >>> pairs.first.tolist(), pairs.second.tolist(), pairs.overlap_us.tolist()
+        ([0, 0, 1], [0, 1, 0], [5, 1, 5])
+        """
+        a_order = np.argsort(self.starts, kind="stable")
+        b_order = np.argsort(other.starts, kind="stable")
+        a_starts, a_ends = self.starts[a_order], self.ends[a_order]
+        b_starts, b_ends = other.starts[b_order], other.ends[b_order]
+        # (queries in sorted order: searchsorted is several times faster on sorted keys)
+        # other's spans starting inside each of ours: start in [a.start, a.end)
+        rows, ks = _expand(np.searchsorted(b_starts, a_starts, side="left"),
+                           np.searchsorted(b_starts, a_ends, side="left"))
+        first_1, second_1 = a_order[rows], b_order[ks]
+        # our spans starting strictly inside each of other's: start in (b.start, b.end)
+        rows, ks = _expand(np.searchsorted(a_starts, b_starts, side="right"),
+                           np.searchsorted(a_starts, b_ends, side="left"))
+        first = np.concatenate([first_1, a_order[ks]]).astype(np.intp)
+        second = np.concatenate([second_1, b_order[rows]]).astype(np.intp)
+        shared = (np.minimum(self.ends[first], other.ends[second])
+                  - np.maximum(self.starts[first], other.starts[second]))
+        keep = shared > 0
+        first, second, shared = first[keep], second[keep], shared[keep]
+        order = np.lexsort((second, first))
+        return Overlaps(first[order], second[order], shared[order].astype(np.int64))
+
+
+def _is_sorted(values: Int64Array) -> bool:
+    return bool(values.size < 2 or (values[1:] >= values[:-1]).all())
+
+
+def _sorted_unique(values: Int64Array) -> Int64Array:
+    """``np.unique`` for integers by sorting (numpy 2's hash-based unique is many times
+    slower on a few million int64 values).
+
+    >>> _sorted_unique(np.array([5, 1, 5, 3, 1])).tolist()
+    [1, 3, 5]
+    """
+    ordered = np.sort(values)
+    keep = np.ones(ordered.size, dtype=bool)
+    keep[1:] = ordered[1:] != ordered[:-1]
+    unique: Int64Array = ordered[keep]
+    return unique
+
+
+def _expand(lo: NDArray[np.intp], hi: NDArray[np.intp]) -> tuple[NDArray[np.intp],
+                                                                 NDArray[np.intp]]:
+    """All ``(row, k)`` with ``lo[row] <= k < hi[row]``, as two index arrays.
+
+    >>> rows, ks = _expand(np.array([2, 0, 5]), np.array([4, 0, 6]))
+    >>> rows.tolist(), ks.tolist()
+    ([0, 0, 2], [2, 3, 5])
+    """
+    counts = np.maximum(hi - lo, 0)
+    rows = np.repeat(np.arange(lo.size, dtype=np.intp), counts)
+    offsets = np.arange(rows.size, dtype=np.intp) - np.repeat(np.cumsum(counts) - counts, counts)
+    return rows, (lo[rows] + offsets).astype(np.intp)
+
+
+def pair_iou(first: Spans, second: Spans) -> NDArray[np.float64]:
+    """IoU of ``first[k]`` with ``second[k]`` for every k (as :meth:`Span.iou`).
+
+    >>> pair_iou(Spans([0, 0, 3], [10, 10, 3]), Spans([5, 20, 3], [15, 30, 3])).tolist()
+    [0.3333333333333333, 0.0, 1.0]
+    """
+    if len(first) != len(second):
+        raise ValueError(f"pair_iou needs equal lengths, got {len(first)} and {len(second)}")
+    shared = np.maximum(0, np.minimum(first.ends, second.ends)
+                        - np.maximum(first.starts, second.starts))
+    joint = first.durations_us + second.durations_us - shared
+    same_point = (joint == 0) & (first.starts == second.starts)
+    iou: NDArray[np.float64] = np.where(joint == 0, same_point.astype(np.float64),
+                                        shared / np.where(joint == 0, 1, joint))
+    return iou

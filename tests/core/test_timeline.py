@@ -1,0 +1,255 @@
+"""core.timeline against a brute-force oracle written here, and against the project's
+older interval code that the families will move onto it.
+
+The oracle works on a small integer grid: a set of spans is a boolean mask ``m`` with
+``m[t]`` true when some span holds the microsecond ``[t, t + 1)``. Union, intersection,
+difference, overlap, coverage and IoU are then counts and runs of masks, and pairwise
+overlap is a double loop: nothing shared with the vectorised code under test.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from speecheval.core.timebase import to_us
+from speecheval.core.timeline import Span, Spans, pair_iou
+
+GRID = 40
+LABELS = ("a", "b", None)
+
+
+@st.composite
+def span_lists(draw: st.DrawFn, max_size: int = 8) -> list[Span]:
+    size = draw(st.integers(0, max_size))
+    spans = []
+    for _ in range(size):
+        start = draw(st.integers(0, GRID))
+        end = draw(st.integers(start, GRID))
+        spans.append(Span(start, end, draw(st.sampled_from(LABELS)), draw(st.booleans())))
+    return spans
+
+
+def mask(spans: list[Span]) -> np.ndarray:
+    m = np.zeros(GRID, dtype=bool)
+    for s in spans:
+        m[s.start_us:s.end_us] = True
+    return m
+
+
+def runs(m: np.ndarray) -> list[tuple[int, int]]:
+    """Maximal runs of True as (start, end)."""
+    out, start = [], None
+    for t in range(GRID + 1):
+        on = t < GRID and bool(m[t])
+        if on and start is None:
+            start = t
+        elif not on and start is not None:
+            out.append((start, t))
+            start = None
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(span_lists(), span_lists())
+def test_set_operations_match_masks(first: list[Span], second: list[Span]) -> None:
+    a, b = Spans.from_spans(first), Spans.from_spans(second)
+    ma, mb = mask(first), mask(second)
+    assert a.union().to_tuples() == runs(ma)
+    assert a.intersection(b).to_tuples() == runs(ma & mb)
+    assert a.difference(b).to_tuples() == runs(ma & ~mb)
+    assert a.covered_us() == int(ma.sum())
+    assert a.overlap_us(b) == int((ma & mb).sum())
+    joint = int((ma | mb).sum())
+    assert a.iou(b) == (None if joint == 0 else int((ma & mb).sum()) / joint)
+    assert a.covers(np.arange(-2, GRID + 2)).tolist() == [
+        bool(0 <= t < GRID and ma[t]) for t in range(-2, GRID + 2)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(span_lists(), st.integers(0, GRID), st.integers(0, GRID))
+def test_coverage_and_clipping_match_masks(spans: list[Span], lo: int, width: int) -> None:
+    hi = min(GRID, lo + width)
+    window = Span(lo, hi)
+    m = mask(spans)
+    expected = None if hi == lo else int(m[lo:hi].sum()) / (hi - lo)
+    assert Spans.from_spans(spans).coverage(window) == expected
+    clipped = Spans.from_spans(spans).clipped(window)
+    assert clipped.to_tuples(labels=True) == [
+        (s.label, max(s.start_us, lo), min(s.end_us, hi)) for s in spans
+        if min(s.end_us, hi) > max(s.start_us, lo)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(span_lists())
+def test_union_by_label_merges_each_label_apart(spans: list[Span]) -> None:
+    merged = Spans.from_spans(spans).union(by_label=True)
+    expected = []
+    for label in sorted({s.label for s in spans}, key=lambda x: (x is not None, x or "")):
+        expected += [(label, lo, hi) for lo, hi in runs(mask([s for s in spans
+                                                              if s.label == label]))]
+    got = merged.to_tuples(labels=True)
+    assert sorted(got, key=lambda x: (x[0] is not None, x[0] or "", x[1])) == expected
+
+
+def greedy_merge(spans: list[Span], touching: bool) -> list[tuple[int, int, bool]]:
+    """Textbook merge over spans sorted by start; a block is open when the span that
+    gives its end is."""
+    blocks: list[list[int | bool]] = []
+    for s in sorted((s for s in spans if s.end_us > s.start_us), key=lambda s: s.start_us):
+        joins = blocks and (s.start_us <= blocks[-1][1] if touching
+                            else s.start_us < blocks[-1][1])
+        if joins and s.end_us > blocks[-1][1]:
+            blocks[-1][1], blocks[-1][2] = s.end_us, s.open_at_end
+        elif joins and s.end_us == blocks[-1][1]:
+            blocks[-1][2] = bool(blocks[-1][2]) or s.open_at_end
+        elif not joins:
+            blocks.append([s.start_us, s.end_us, s.open_at_end])
+    return [(int(a), int(b), bool(c)) for a, b, c in blocks]
+
+
+@settings(max_examples=300, deadline=None)
+@given(span_lists(), st.booleans())
+def test_union_keeps_touching_apart_on_request_and_open_ends(spans: list[Span],
+                                                             touching: bool) -> None:
+    merged = Spans.from_spans(spans).union(join_touching=touching)
+    got = list(zip(merged.starts.tolist(), merged.ends.tolist(),
+                   merged.open_at_end.tolist(), strict=True))
+    assert got == greedy_merge(spans, touching)
+
+
+@settings(max_examples=300, deadline=None)
+@given(span_lists(10), span_lists(10))
+def test_pairwise_overlaps_match_double_loop(first: list[Span], second: list[Span]) -> None:
+    pairs = Spans.from_spans(first).pairwise_overlaps(Spans.from_spans(second))
+    expected = [(i, j, a.overlap_us(b)) for i, a in enumerate(first)
+                for j, b in enumerate(second) if a.overlap_us(b) > 0]
+    got = list(zip(pairs.first.tolist(), pairs.second.tolist(), pairs.overlap_us.tolist(),
+                   strict=True))
+    assert got == expected
+    assert pairs.total_us == sum(x[2] for x in expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, GRID), st.integers(0, 10), st.integers(0, GRID),
+                          st.integers(0, 10)), max_size=10))
+def test_pair_iou_equals_span_iou(rows: list[tuple[int, int, int, int]]) -> None:
+    first = [Span(s, s + d) for s, d, _, _ in rows]
+    second = [Span(s, s + d) for _, _, s, d in rows]
+    expected = []
+    for a, b in zip(first, second, strict=True):
+        cells_a, cells_b = set(range(a.start_us, a.end_us)), set(range(b.start_us, b.end_us))
+        shared, joint = len(cells_a & cells_b), len(cells_a | cells_b)
+        expected.append(float(a.start_us == b.start_us) if joint == 0 else shared / joint)
+    got = pair_iou(Spans.from_spans(first), Spans.from_spans(second)).tolist()
+    assert got == expected == [a.iou(b) for a, b in zip(first, second, strict=True)]
+
+
+# --- agreement with the interval code the families use today -------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(span_lists(), span_lists())
+def test_agrees_with_existing_family_helpers(first: list[Span], second: list[Span]) -> None:
+    from speecheval.session.metrics import overlap_us as session_overlap
+    from speecheval.transcripts.timestamps.intervals import pair_iou as old_pair_iou
+    from speecheval.transcripts.timestamps.intervals import union_length
+
+    a, b = Spans.from_spans(first), Spans.from_spans(second)
+    assert a.covered_us() == union_length(a.starts, a.ends)
+    # the session's n x m overlap sums pairs; on disjoint inputs that is the set overlap
+    da, db = a.union(), b.union()
+    assert session_overlap(da.to_tuples(), tuple(db.to_tuples())) == da.overlap_us(db)
+    assert session_overlap(a.to_tuples(), tuple(b.to_tuples())) == (
+        a.pairwise_overlaps(b).total_us)
+    n = min(len(a), len(b))
+    old = old_pair_iou(a.starts[:n], a.ends[:n], b.starts[:n], b.ends[:n])
+    new = pair_iou(Spans(a.starts[:n], a.ends[:n]), Spans(b.starts[:n], b.ends[:n]))
+    assert new.tolist() == old.tolist()
+
+
+# --- the span type -------------------------------------------------------------------
+
+
+def test_span_rounds_seconds_like_the_time_base() -> None:
+    s = Span.from_seconds(0.0000015, 6.32000000000005, label="x", open_at_end=True)
+    # half to even: 1.5 us -> 2 us; float noise on 6.32 s disappears
+    assert (s.start_us, s.end_us, s.end_s, s.open_at_end) == (2, 6_320_000, 6.32, True)
+    assert Span.from_seconds(0.0000025, 1.0).start_us == 2 == to_us(0.0000025)
+    assert Spans.from_seconds([0.0000025, 6.32000000000005], [1.0, 7.0]).starts.tolist() == [
+        2, 6_320_000]
+
+
+def test_span_refuses_backwards_float_and_bool_times() -> None:
+    with pytest.raises(ValueError, match=r"ends before it starts: \[5, 3\)"):
+        Span(5, 3)
+    with pytest.raises(TypeError, match="integer number of microseconds"):
+        Span(1.5, 3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        Span(True, 3)
+    with pytest.raises(ValueError, match=r"span 1 ends before it starts: \[7, 6\)"):
+        Spans([0, 7], [1, 6])
+    with pytest.raises(TypeError, match="from_seconds"):
+        Spans([0.5], [1.0])
+    with pytest.raises(ValueError, match="not finite"):
+        Spans.from_seconds([float("nan")], [1.0])
+
+
+def test_span_accepts_numpy_integers_and_is_frozen() -> None:
+    s = Span(np.int64(3), np.int32(9))
+    assert type(s.start_us) is int and s == Span(3, 9)
+    with pytest.raises(AttributeError):
+        s.start_us = 4  # type: ignore[misc]
+    spans = Spans([1, 2], [3, 4])
+    with pytest.raises(ValueError, match="read-only"):
+        spans.starts[0] = 0
+
+
+def test_spans_round_trip_labels_flags_and_order() -> None:
+    items = [Span(5, 9, "b"), Span(0, 2, None, True), Span(1, 4, "a")]
+    spans = Spans.from_spans(items)
+    assert list(spans) == items and len(spans) == 3
+    assert spans.label_names == ("a", "b") and spans.labels == ("b", None, "a")
+    assert spans.sorted().to_tuples(labels=True) == [(None, 0, 2), ("a", 1, 4), ("b", 5, 9)]
+    assert list(spans.select("a")) == [Span(1, 4, "a")]
+    assert list(spans.select(None)) == [Span(0, 2, None, True)]
+    assert len(spans.select("zzz")) == 0
+    assert list(spans.by_label()) == [None, "a", "b"]
+    assert spans == Spans.from_spans(items) and spans != Spans.from_spans(items[:2])
+    assert Spans.empty().union() == Spans.empty() and Spans.empty().iou(Spans.empty()) is None
+
+
+def test_union_open_at_end_follows_the_span_that_ends_the_block() -> None:
+    # (0, 10) is open, but (5, 12) ends the merged block later: the block is closed
+    assert Spans([0, 5], [10, 12], open_at_end=[True, False]).union().open_at_end.tolist() == [
+        False]
+    assert Spans([0, 5], [10, 10], open_at_end=[False, True]).union().open_at_end.tolist() == [
+        True]
+
+
+def test_a_million_spans_are_fast() -> None:
+    """The DER-at-scale work runs these on a million turns; each call stays in seconds.
+
+    The bound is loose (a shared 2-core machine); a per-span Python loop would take
+    minutes, and an n x m overlap matrix of 10^12 entries could not be allocated at all.
+    """
+    rng = np.random.default_rng(0)
+    n = 1_000_000
+
+    def sparse() -> Spans:  # about one partner per span, as in a real recording
+        starts = rng.integers(0, 4_000_000_000_000, n)
+        return Spans(starts, starts + rng.integers(0, 2_000_000, n))
+
+    a, b = sparse(), sparse()
+    began = time.perf_counter()
+    merged = a.union()
+    shared = a.overlap_us(b)
+    pairs = a.pairwise_overlaps(b)
+    inside = a.covers(b.starts)
+    elapsed = time.perf_counter() - began
+    assert len(merged) < n and shared > 0 and len(pairs) > 0 and inside.any()
+    assert elapsed < 30, f"1M-span interval algebra took {elapsed:.1f} s"
