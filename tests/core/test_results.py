@@ -41,6 +41,7 @@ from speecheval.core.results import (
     to_dict,
 )
 from speecheval.core.share import Share
+from speecheval.transcripts.diarization.differences import Differences, Occurrence
 from speecheval.transcripts.diarization.result import (
     DerComponents,
     DiarizationScore,
@@ -122,6 +123,9 @@ def turn_counts() -> st.SearchStrategy[TurnCounts]:
                                                             empty), count, count, count)
 
 
+occurrence = st.builds(Occurrence, count, count)
+
+
 def diarization_score(prefix: str) -> st.SearchStrategy[DiarizationScore]:
     @st.composite
     def build(draw: st.DrawFn) -> DiarizationScore:
@@ -129,12 +133,15 @@ def diarization_score(prefix: str) -> st.SearchStrategy[DiarizationScore]:
         ids = tuple(f"{prefix}{i}" for i in range(n))
         excluded, only = draw(der_components()), draw(der_components())
         return DiarizationScore(
-            track="main", collar_us=250_000, mapping_region="uem", file_ids=ids,
-            overlap_included=excluded + only, overlap_excluded=excluded, overlap_only=only,
-            jer=draw(jer_components()), jer_overlap_excluded=draw(jer_components()),
+            track="main", compat="speecheval", collar_us=250_000, mapping_region="uem",
+            file_ids=ids, overlap_included=excluded + only, overlap_excluded=excluded,
+            overlap_only=only, jer=draw(jer_components()),
+            jer_collared=draw(jer_components()),
+            jer_collared_overlap_excluded=draw(jer_components()),
             speaker_count=draw(speaker_count(n)), ref_turns=draw(turn_counts()),
             hyp_turns=draw(turn_counts()),
-            mapping=tuple((i, draw(text), draw(text)) for i in ids))
+            mapping=tuple((i, draw(text), draw(text)) for i in ids),
+            differences=draw(st.builds(Differences, *[occurrence] * 6)))
     return build()
 
 
@@ -236,6 +243,8 @@ EXAMPLES: dict[str, Callable[[str], st.SearchStrategy[Any]]] = {
     "transcripts.token_timing": _any(token_timing()),
     "transcripts.turn_timing": _any(turn_timing()),
     "transcripts.segment_pair_timing": _any(segment_pair_timing()),
+    "transcripts.der_difference_occurrence": _any(occurrence),
+    "transcripts.der_differences": _any(st.builds(Differences, *[occurrence] * 6)),
 }
 
 
@@ -264,7 +273,7 @@ SUMMABLE = sorted(kind for kind, cls in registered_kinds().items()
 
 
 def test_the_summable_kinds_are_the_transcripts_totals() -> None:
-    assert len(SUMMABLE) == 15 and "transcripts.cp_speaker_pair" not in SUMMABLE
+    assert len(SUMMABLE) == 17 and "transcripts.cp_speaker_pair" not in SUMMABLE
 
 
 @pytest.mark.parametrize("kind", SUMMABLE)

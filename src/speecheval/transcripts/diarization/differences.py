@@ -27,10 +27,11 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ...core.results import FieldwiseSum, register
 from ...core.timebase import from_us
-from ..summable import FieldwiseSum
 
 
+@register("transcripts.der_difference_occurrence")
 @dataclass(frozen=True)
 class Occurrence(FieldwiseSum):
     """How often an input triggers one difference, and the microseconds involved."""
@@ -47,6 +48,7 @@ class Occurrence(FieldwiseSum):
         return {"count": self.count, "seconds": from_us(self.us)}
 
 
+@register("transcripts.der_differences")
 @dataclass(frozen=True)
 class Differences(FieldwiseSum):
     """Per file (or summed): the triggers listed in the module docstring."""
