@@ -252,7 +252,7 @@ def test_t_of_exactly_one_silero_window_is_scored(tmp_path: Path, hand_segments)
     hand_segments({f"{UI}/u": [(0.0, 0.032)]})
     specs = [Spec(UI, "u", 0.032, [], interrupt(0.01, 0.02)),
              Spec(TT, "t", 0.032, [], turn(0.01), rate=8000)]
-    rows = score_tree(write_tree(tmp_path / "t", specs)).rows
+    rows = [r.record() for r in score_tree(write_tree(tmp_path / "t", specs)).rows]
     assert [r["outcome"] for r in rows] == ["no_response", "speaking_at_end"]
 
 

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from ...core.timebase import from_us
 from ...report.timeline import Interval, Marker, Span, Timeline, Track, Wave, Word, Zoom
 from .pause import owned_intervals
-from .scoring import LoadedSample
+from .samples import LoadedSample
 from .tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING
 
 ZOOM_MARGIN_S = 0.75
@@ -122,9 +122,8 @@ def _pause_plan(sample: LoadedSample, row: dict[str, Any], duration: float,
     pauses = sample.pauses
     bars = tuple(Span(from_us(p.start_us), from_us(p.end_us), f"pause {i + 1}", "#9a9a9a")
                  for i, p in enumerate(pauses))
-    owned = tuple(Interval(from_us(start), from_us(end), f"pause {i + 1} owns", LOWER)
-                  for i, (start, end) in enumerate(owned_intervals(pauses,
-                                                                   sample.duration_us)))
+    owned = tuple(Interval(from_us(p.start_us), from_us(p.end_us), f"pause {i + 1} owns", LOWER)
+                  for i, p in enumerate(owned_intervals(pauses, sample.duration_us)))
     first = pauses[0]
     start, end = from_us(first.start_us), from_us(first.end_us)
     # The first onset at or after the first pause start decides pause_intrusion: show it
