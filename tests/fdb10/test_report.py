@@ -139,3 +139,20 @@ def test_reference_column_prints_null_as_n_a(tree: Path, tmp_path: Path,
     latency = next(x for x in out.splitlines() if x.strip().startswith("latency_s"))
     assert latency.split()[1] == "n/a" and "None" not in out
     assert next(x for x in out.splitlines() if "take_over_rate" in x).split()[1] == "0.000"
+
+
+def test_a_summary_off_its_format_is_left_out_naming_key_and_problem(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary(tree, judge={"model": "m", "oficial": True, "keys": []})  # misspelt: not official
+    out = run(tree, tmp_path / "a", capsys)
+    assert "reference column (official evaluator):" not in out
+    note = next(x for x in out.splitlines() if x.startswith("reference column left out"))
+    assert note.endswith("summary.json: judge.oficial (line 1): unknown key; allowed keys "
+                         "are keys, model, official")
+
+
+def test_a_summary_with_a_text_number_is_left_out(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary(tree, inputs={"manifest_sha256": 1, "asr_sha256": "x"})
+    out = run(tree, tmp_path / "a", capsys)
+    assert "summary.json: inputs.manifest_sha256 (line 1): must be a string, got 1" in out
