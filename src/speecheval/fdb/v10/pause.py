@@ -76,7 +76,7 @@ def score_pause_sample(words: tuple[Word, ...], pauses: Spans,
     owners = np.searchsorted(pauses.starts, late, side="right") - 1
     return PauseSample(
         pause_intrusion=bool(late.size),
-        inside_pause_onset=bool(np.any(pauses.covers(onsets))) if onsets.size else False,
+        inside_pause_onset=bool(np.any(pauses.covers(onsets))),
         pre_pause_speech=bool(np.any(onsets < first)),
         carry_in=any(w.start_us < first < w.end_us for w in words),
         any_speech=len(words) > 0,

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Literal
 from ...core.audio import read_mono
 from ...core.errors import InputError
 from ...core.output import atomic_write_bytes, refuse_existing
-from ...core.timebase import from_us
 from ...report.timeline import Timeline, image_bytes, to_figure
 from .scoring import load_sample, score_sample
 from .show_plan import plan_timeline
@@ -61,5 +60,4 @@ def sample_timeline(tree: Path, sample_id: str) -> Timeline:
                                       entry.input_duration_s))
     row = score_sample(sample, segments).row()
     audio = read_mono(wav, sample_id=sample_id)
-    return plan_timeline(sample, tuple((from_us(s.start_us), from_us(s.end_us))
-                                       for s in segments), row, audio.samples, audio.rate)
+    return plan_timeline(sample, segments, row, audio.samples, audio.rate)
