@@ -9,7 +9,7 @@ of a task is a line in its ``subset`` method.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -65,8 +65,9 @@ def _subset(task: str, selected: Sequence[ManifestSample], declared: int,
     return SubsetResult(task, SubsetCounts.of(selected, declared), coverage, metrics, **extra)
 
 
-def _min_observable(scored: Sequence[Any], horizon: Callable[[Any], int]) -> float | None:
-    return from_us(min(horizon(score) for score in scored)) if scored else None
+def _min_observable(observable_us: Sequence[int]) -> float | None:
+    """The shortest time any sample's output was observed after its reference time."""
+    return from_us(min(observable_us)) if observable_us else None
 
 
 class Task(Protocol):
@@ -162,7 +163,7 @@ class TurnTaking:
             **_response_rates(latencies, n, total, unknown),
         }
         return _subset(self.name, selected, declared, metrics, reports_horizon=True,
-                       min_observable_s=_min_observable(scored, lambda s: s.observable_us))
+                       min_observable_s=_min_observable([s.observable_us for s in scored]))
 
 
 class Interruption:
@@ -213,8 +214,7 @@ class Interruption:
             **_response_rates(latencies, n_ex, total, unknown),
         }
         return _subset(self.name, selected, declared, metrics, reports_horizon=True,
-                       min_observable_s=_min_observable(
-                           scored, lambda s: s.observable_us))
+                       min_observable_s=_min_observable([s.observable_us for s in scored]))
 
 
 class Backchannel:
