@@ -41,6 +41,19 @@ from speecheval.core.results import (
     to_dict,
 )
 from speecheval.core.share import Share
+from speecheval.core.timeline import Span
+from speecheval.fdb.v10.aggregate import (
+    Bootstrap,
+    LatencyQuantiles,
+    PooledRatio,
+    ShareMetric,
+    SubsetCounts,
+)
+from speecheval.fdb.v10.interruption import InterruptionSample
+from speecheval.fdb.v10.pause import PauseSample
+from speecheval.fdb.v10.scoring import SampleRow, UnifiedSummary
+from speecheval.fdb.v10.tasks import SubsetResult
+from speecheval.fdb.v10.turn_taking import TurnTakingSample
 from speecheval.transcripts.diarization.differences import Differences, Occurrence
 from speecheval.transcripts.diarization.result import (
     DerComponents,
@@ -215,6 +228,38 @@ def provenance() -> st.SearchStrategy[Provenance]:
                      command=st.lists(text, max_size=4).map(tuple))
 
 
+# --- FDB v1.0 -----------------------------------------------------------------------------
+
+maybe_us = st.none() | st.integers(0, 10**8)
+maybe_dyadic = st.none() | dyadic
+pause_sample = st.builds(PauseSample, *[st.booleans()] * 5, *[count] * 3,
+                         *[st.integers(0, 10**8)] * 3, count)
+turn_taking_sample = st.builds(TurnTakingSample, text, st.integers(0, 10**8), maybe_us,
+                               maybe_us, st.integers(0, 10**8))
+fdb_span = st.tuples(st.integers(0, 10**8), st.integers(0, 10**6)).map(
+    lambda p: Span(p[0], p[0] + p[1]))
+interruption_sample = st.builds(
+    InterruptionSample, text, st.integers(0, 10**8), st.integers(0, 10**8), st.booleans(),
+    st.booleans(), st.booleans(), maybe_us, st.none() | st.booleans(), st.integers(0, 10**8),
+    count, maybe_us, maybe_us, st.integers(0, 10**8),
+    st.lists(fdb_span, max_size=3).map(tuple))
+bootstrap = st.builds(Bootstrap, maybe_dyadic, maybe_dyadic, count, count)
+subset_counts = st.builds(SubsetCounts, count, count, count,
+                          st.dictionaries(text, count, max_size=3))
+share_metric = st.builds(ShareMetric, share(), text, count, count)
+pooled_ratio = st.builds(PooledRatio, text, dyadic, dyadic, count, st.none() | bootstrap)
+latency_quantiles = st.builds(LatencyQuantiles, text, count, count, maybe_dyadic,
+                              st.none() | bootstrap, maybe_dyadic)
+subset_result = st.builds(
+    SubsetResult, text, subset_counts, maybe_dyadic,
+    st.none() | st.dictionaries(text, share_metric | pooled_ratio | latency_quantiles,
+                                max_size=3),
+    st.booleans(), maybe_dyadic, st.none() | text)
+sample_row = st.builds(SampleRow, text, text, text, st.booleans(), dyadic,
+                       st.lists(text, max_size=2).map(tuple),
+                       st.none() | pause_sample | turn_taking_sample | interruption_sample)
+
+
 def _any(strategy: st.SearchStrategy[Any]) -> Callable[[str], st.SearchStrategy[Any]]:
     return lambda prefix: strategy
 
@@ -245,6 +290,19 @@ EXAMPLES: dict[str, Callable[[str], st.SearchStrategy[Any]]] = {
     "transcripts.segment_pair_timing": _any(segment_pair_timing()),
     "transcripts.der_difference_occurrence": _any(occurrence),
     "transcripts.der_differences": _any(st.builds(Differences, *[occurrence] * 6)),
+    "fdb10.pause_sample": _any(pause_sample),
+    "fdb10.turn_taking_sample": _any(turn_taking_sample),
+    "fdb10.interruption_sample": _any(interruption_sample),
+    "fdb10.bootstrap_interval": _any(bootstrap),
+    "fdb10.subset_counts": _any(subset_counts),
+    "fdb10.share_metric": _any(share_metric),
+    "fdb10.pooled_ratio": _any(pooled_ratio),
+    "fdb10.latency_quantiles": _any(latency_quantiles),
+    "fdb10.subset_result": _any(subset_result),
+    "fdb10.sample_row": _any(sample_row),
+    "fdb10.unified_summary": _any(st.builds(UnifiedSummary, text, provenance(),
+                                            st.dictionaries(text, subset_result,
+                                                            max_size=2))),
 }
 
 

@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from speecheval.core.timebase import to_us
+from speecheval.core.progress import Advance
+from speecheval.core.timeline import Spans
 from speecheval.fdb.v10 import scoring
-from speecheval.fdb.v10.annotations import Interval
 
 FAKE_VAD = {"package": "hand-written segments", "settings": {}}
 
@@ -24,8 +24,10 @@ def hand_segments(monkeypatch: pytest.MonkeyPatch
     """Install ``{sample_id: [(start_s, end_s), ...]}`` as the speech segments."""
 
     def install(table: dict[str, list[tuple[float, float]]]) -> None:
-        def fake(jobs: Sequence[scoring.SpeechJob], workers: int) -> list[tuple[Interval, ...]]:
-            return [tuple(Interval(to_us(a), to_us(b)) for a, b in table[job.sample_id])
+        def fake(jobs: Sequence[scoring.SpeechJob], workers: int, advance: Advance
+                 ) -> list[Spans]:
+            return [Spans.from_seconds([a for a, _ in table[job.sample_id]],
+                                       [b for _, b in table[job.sample_id]])
                     for job in jobs]
 
         monkeypatch.setattr(scoring, "segment_files", fake)

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from speecheval.core.timebase import to_us
-from speecheval.fdb.v10.annotations import Interval, Word
+from speecheval.core.timeline import Span, Spans
+from speecheval.fdb.v10.annotations import Word
 from speecheval.fdb.v10.interruption import score_interruption_sample
 from speecheval.fdb.v10.scoring import score_tree
 
@@ -20,9 +21,9 @@ T = 20.0
 def run(segs: list[tuple[float, float]], word_starts: list[float], s: float = 5.0,
         r: float = 7.0):
     return score_interruption_sample(
-        tuple(Interval(to_us(a), to_us(b)) for a, b in segs),
+        Spans.from_seconds([a for a, _ in segs], [b for _, b in segs]),
         tuple(Word("w", to_us(w), to_us(w + 0.2)) for w in word_starts),
-        Interval(to_us(s), to_us(r)), to_us(T))
+        Span(to_us(s), to_us(r)), to_us(T))
 
 
 def test_not_exercised() -> None:
@@ -103,7 +104,7 @@ def test_subset_metrics(tmp_path: Path, hand_segments) -> None:
                       reasons=["capture_error", "pacing"]))
     hand_segments({f"{SUB}/{k}": v for k, v in table.items()})
     tree = write_tree(tmp_path / "t", specs)
-    record = score_tree(tree).summary["subsets"][SUB]
+    record = score_tree(tree).summary.record()["subsets"][SUB]
     m = record["metrics"]
     # eligible 6, exercised 5 (all but ne), selected 7
     assert (m["exercised_rate"]["count"], m["exercised_rate"]["n"]) == (5, 6)

@@ -80,12 +80,14 @@ def test_subset_counts_follow_from_the_design(
                 unknown / len(mine))
 
 
-def test_demo_command_writes_identical_bytes_twice(tmp_path: Path) -> None:
+def test_demo_command_writes_identical_bytes_twice(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("onnxruntime")
-    for name in ("a", "b"):
-        assert main(["fdb10", "build-tree", "--out", str(tmp_path / name / "tree")]) == 0
-        assert main(["fdb10", "unified-score", "--tree", str(tmp_path / name / "tree"),
-                     "--out", str(tmp_path / name / "scores")]) == 0
+    for name in ("a", "b"):  # the same command (it is in the provenance record) in two places
+        (tmp_path / name).mkdir()
+        monkeypatch.chdir(tmp_path / name)
+        assert main(["fdb10", "build-tree", "--out", "tree"]) == 0
+        assert main(["fdb10", "unified-score", "--tree", "tree", "--out", "scores"]) == 0
     for name in ("unified.json", "unified-samples.jsonl"):
         assert ((tmp_path / "a" / "scores" / name).read_bytes()
                 == (tmp_path / "b" / "scores" / name).read_bytes())

@@ -66,7 +66,7 @@ def scored(fixtures_dir: Path, tmp_path: Path) -> dict[str, dict]:
     pytest.importorskip("onnxruntime")
     tree = tmp_path / "tree"
     convert(fixtures_dir / "fdb-official-examples" / "example_data", tree)
-    return {row["subset"]: row for row in score_tree(tree).rows}
+    return {row.subset: row.record() for row in score_tree(tree).rows}
 
 
 def test_pause_example(scored: dict[str, dict]) -> None:

@@ -46,13 +46,21 @@ def run(tree: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> str:
 def test_rerun_writes_identical_bytes(tree: Path, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     run(tree, tmp_path / "a", capsys)
-    run(tree, tmp_path / "b", capsys)
+    (tmp_path / "a").rename(tmp_path / "first")  # the same command again (it is recorded)
+    run(tree, tmp_path / "a", capsys)
     for name in ("unified.json", "unified-samples.jsonl"):
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "first" / name).read_bytes()
     data = json.loads((tmp_path / "a" / "unified.json").read_text())
     assert data["definitions_version"] == "fdb-v1.0-unified-4"
-    assert data["inputs"]["manifest_sha256"] == sha256_file(tree / "manifest.json")
-    assert data["inputs"]["asr_sha256"] == sha256_file(tree / "asr.json")
+    provenance = data["provenance"]
+    assert provenance["kind"] == "core.provenance"
+    assert provenance["inputs"] == {"asr.json": sha256_file(tree / "asr.json"),
+                                    "manifest.json": sha256_file(tree / "manifest.json")}
+    assert provenance["command"] == ["speecheval", "fdb10", "unified-score", "--tree",
+                                     str(tree), "--out", str(tmp_path / "a"), "--jobs", "1"]
+    assert provenance["settings"]["definitions_version"] == "fdb-v1.0-unified-4"
+    assert set(provenance["settings"]) == {"asr", "dataset_revision", "definitions_version",
+                                           "vad"}
     rows = (tmp_path / "a" / "unified-samples.jsonl").read_text().splitlines()
     # one row per selected sample of the scored subsets, ineligible ones included
     assert [json.loads(r)["sample_id"] for r in rows] == [
@@ -131,3 +139,20 @@ def test_reference_column_prints_null_as_n_a(tree: Path, tmp_path: Path,
     latency = next(x for x in out.splitlines() if x.strip().startswith("latency_s"))
     assert latency.split()[1] == "n/a" and "None" not in out
     assert next(x for x in out.splitlines() if "take_over_rate" in x).split()[1] == "0.000"
+
+
+def test_a_summary_off_its_format_is_left_out_naming_key_and_problem(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary(tree, judge={"model": "m", "oficial": True, "keys": []})  # misspelt: not official
+    out = run(tree, tmp_path / "a", capsys)
+    assert "reference column (official evaluator):" not in out
+    note = next(x for x in out.splitlines() if x.startswith("reference column left out"))
+    assert note.endswith("summary.json: judge.oficial (line 1): unknown key; allowed keys "
+                         "are keys, model, official")
+
+
+def test_a_summary_with_a_text_number_is_left_out(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary(tree, inputs={"manifest_sha256": 1, "asr_sha256": "x"})
+    out = run(tree, tmp_path / "a", capsys)
+    assert "summary.json: inputs.manifest_sha256 (line 1): must be a string, got 1" in out

@@ -183,7 +183,7 @@ def test_stereo_output_is_refused(tmp_path: Path, hand_segments) -> None:
 def test_invalid_json_is_refused(tmp_path: Path, hand_segments) -> None:
     tree = write_tree(tmp_path / "t", good_specs())
     (tree / "manifest.json").write_text("{not json")
-    expect_error(tree, None, "manifest.json is not valid JSON")
+    expect_error(tree, None, "manifest.json: line 1: not valid JSON")
 
 
 @pytest.mark.parametrize("transcript,fragment", [
@@ -215,8 +215,8 @@ def test_more_bad_annotations(tmp_path: Path, hand_segments, spec: Spec, fragmen
 @pytest.mark.parametrize("mutate,fragment", [
     (lambda a: a.update(kind="fdb-v1.0-reference-tree"), "kind must be"),
     (lambda a: a.update(schema_version=9), "unsupported schema_version"),
-    (lambda a: a.update(transcripts=["x"]), "transcripts must map"),
-    (lambda a: a.update(asr="whisper"), "asr must be an object"),
+    (lambda a: a.update(transcripts=["x"]), "transcripts (line 1): must be a mapping"),
+    (lambda a: a.update(asr="whisper"), "asr (line 1): must be a mapping, got 'whisper'"),
 ])
 def test_asr_json_checks(tmp_path: Path, hand_segments, mutate, fragment: str) -> None:
     tree = write_tree(tmp_path / "t", good_specs())
@@ -252,7 +252,7 @@ def test_t_of_exactly_one_silero_window_is_scored(tmp_path: Path, hand_segments)
     hand_segments({f"{UI}/u": [(0.0, 0.032)]})
     specs = [Spec(UI, "u", 0.032, [], interrupt(0.01, 0.02)),
              Spec(TT, "t", 0.032, [], turn(0.01), rate=8000)]
-    rows = score_tree(write_tree(tmp_path / "t", specs)).rows
+    rows = [r.record() for r in score_tree(write_tree(tmp_path / "t", specs)).rows]
     assert [r["outcome"] for r in rows] == ["no_response", "speaking_at_end"]
 
 
@@ -297,3 +297,37 @@ def test_non_finite_interruption_output_is_refused(tmp_path: Path) -> None:
     error = expect_error(tree, f"{UI}/u", "audio has 1 non-finite samples (NaN or infinite), "
                                           "the first at sample 16000 (1.000 s)")
     assert error.path == str(wav)
+
+
+def test_unknown_sample_key_is_refused_with_sample_key_and_line(tmp_path: Path,
+                                                                hand_segments) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    manifest = _manifest(tree)
+    manifest["samples"][1]["eligable"] = True  # a misspelt key must not read as absent
+    (tree / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    lines = (tree / "manifest.json").read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if '"eligable"' in text)
+    error = expect_error(tree, f"{TT}/t", f"samples[1].eligable (line {line}): unknown key; "
+                                          "allowed keys are eligible, files, ")
+    assert error.path == str(tree / "manifest.json")
+
+
+def test_a_writers_own_top_level_record_is_accepted(tmp_path: Path, hand_segments) -> None:
+    hand_segments({f"{UI}/u": [(0.0, 6.0)]})
+    tree = write_tree(tmp_path / "t", good_specs())
+    manifest = _manifest(tree)
+    manifest["capture"] = {"tool": "someone else's recorder"}
+    rewrite(tree, "manifest.json", manifest)
+    asr = json.loads((tree / "asr.json").read_text())
+    asr["notes"] = ["transcribed twice"]
+    rewrite(tree, "asr.json", asr)
+    assert score_tree(tree).rows
+
+
+def test_manifest_sample_errors_name_the_sample(tmp_path: Path, hand_segments) -> None:
+    tree = write_tree(tmp_path / "t", good_specs())
+    manifest = _manifest(tree)
+    manifest["samples"][1]["input_duration_s"] = "6.0"
+    rewrite(tree, "manifest.json", manifest)
+    expect_error(tree, f"{TT}/t", "samples[1].input_duration_s (line 1): must be a number, "
+                                  "got '6.0'")

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...core.errors import InputError
 from ...core.timebase import to_us
+from ...core.timeline import Span, Spans
 from .tree import read_json
 
 
@@ -28,16 +29,9 @@ class Word:
     end_was_null: bool = False
 
 
-@dataclass(frozen=True)
-class Interval:
-    """A closed-open span ``[start_us, end_us)`` on the input timeline."""
-
-    start_us: int
-    end_us: int
-
-    @property
-    def length_us(self) -> int:
-        return self.end_us - self.start_us
+def word_spans(words: tuple[Word, ...]) -> Spans:
+    """The words as spans (a null end is a zero-length span at the word's start)."""
+    return Spans([w.start_us for w in words], [w.end_us for w in words])
 
 
 def _number(value: Any) -> bool:
@@ -111,27 +105,27 @@ def _annotation_list(path: Path, sample_id: str, what: str) -> list[Any]:
     return data
 
 
-def load_pauses(path: Path, sample_id: str, duration_us: int) -> tuple[Interval, ...]:
+def load_pauses(path: Path, sample_id: str, duration_us: int) -> Spans:
     """Pauses of ``pause.json``: at least one, each ``a <= b`` in [0, T], sorted, disjoint."""
     items = _annotation_list(path, sample_id, "pause.json")
-    pauses: list[Interval] = []
+    pauses: list[Span] = []
     for index, item in enumerate(items):
         start, end = _timestamp_pair(item, path, sample_id, f"pause {index}",
                                      allow_null_end=False)
         assert end is not None
-        pause = Interval(to_us(start), to_us(end))
-        _check_in_window(pause.start_us, duration_us, f"pause {index} starts at", path,
-                         sample_id)
-        _check_in_window(pause.end_us, duration_us, f"pause {index} ends at", path, sample_id)
-        if pause.end_us < pause.start_us:
+        start_us, end_us = to_us(start), to_us(end)
+        _check_in_window(start_us, duration_us, f"pause {index} starts at", path, sample_id)
+        _check_in_window(end_us, duration_us, f"pause {index} ends at", path, sample_id)
+        if end_us < start_us:
             raise InputError(f"pause {index} ends before it starts", path=path,
                              sample_id=sample_id)
+        pause = Span(start_us, end_us)
         if pauses and pause.start_us < pauses[-1].end_us:
             raise InputError(f"pause {index} starts before pause {index - 1} ends "
                              "(pauses must be sorted and not overlap)", path=path,
                              sample_id=sample_id)
         pauses.append(pause)
-    return tuple(pauses)
+    return Spans.from_spans(pauses)
 
 
 def load_turn_end(path: Path, sample_id: str, duration_us: int) -> int:
@@ -144,16 +138,16 @@ def load_turn_end(path: Path, sample_id: str, duration_us: int) -> int:
     return turn_end_us
 
 
-def load_interruption(path: Path, sample_id: str, duration_us: int) -> Interval:
+def load_interruption(path: Path, sample_id: str, duration_us: int) -> Span:
     """[S, R]: ``interrupt.json[0].timestamp``, the user's interruption."""
     items = _annotation_list(path, sample_id, "interrupt.json")
     start, end = _timestamp_pair(items[0], path, sample_id, "interrupt[0]",
                                  allow_null_end=False)
     assert end is not None
-    span = Interval(to_us(start), to_us(end))
-    _check_in_window(span.start_us, duration_us, "S (interruption onset)", path, sample_id)
-    _check_in_window(span.end_us, duration_us, "R (interruption end)", path, sample_id)
-    if span.end_us < span.start_us:
+    onset_us, end_us = to_us(start), to_us(end)
+    _check_in_window(onset_us, duration_us, "S (interruption onset)", path, sample_id)
+    _check_in_window(end_us, duration_us, "R (interruption end)", path, sample_id)
+    if end_us < onset_us:
         raise InputError("interruption ends (R) before it starts (S)", path=path,
                          sample_id=sample_id)
-    return span
+    return Span(onset_us, end_us)

@@ -37,7 +37,9 @@ def unified_score(tree: Path, out: Path | None, jobs: int | None) -> None:
     """Score a reference tree with the unified turn-taking metrics (fdb-v1.0-unified-4)."""
     destination = refuse_existing(out if out is not None else tree / "unified")
     started = time.perf_counter()
-    result = score_tree(tree, workers=jobs or default_jobs())
+    command = ["speecheval", "fdb10", "unified-score", "--tree", str(tree), "--out",
+               str(destination)] + ([] if jobs is None else ["--jobs", str(jobs)])
+    result = score_tree(tree, workers=jobs or default_jobs(), command=command)
     reference, note = load_reference_column(tree, result.manifest.sha256, result.asr.sha256)
     write_unified(result, destination)
     click.echo(render(result.summary, reference, note), nl=False)

@@ -6,10 +6,13 @@ numbers are written by :mod:`speecheval.report.numbers`, as in every other repor
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...report.numbers import fixed
 from .reference_column import ReferenceColumn
+
+if TYPE_CHECKING:
+    from .scoring import UnifiedSummary
 
 
 def _amounts(name: str, metric: dict[str, Any]) -> str:
@@ -82,14 +85,16 @@ def _reference_value(value: Any) -> str:
     return "n/a" if value is None else str(value)
 
 
-def render(summary: dict[str, Any], reference: ReferenceColumn | None, reference_note: str
+def render(summary: UnifiedSummary, reference: ReferenceColumn | None, reference_note: str
            ) -> str:
-    """The console report; shares show value, Wilson interval, count and selected bounds."""
-    lines = [f"unified-score {summary['definitions_version']}  "
-             f"manifest {summary['inputs']['manifest_sha256'][:12]}  "
-             f"asr {summary['inputs']['asr_sha256'][:12]}  "
-             f"silero-vad {summary['vad'].get('version', '?')}"]
-    for subset, record in summary["subsets"].items():
+    """The console report of the records written to ``unified.json``; shares show value,
+    Wilson interval, count and selected bounds."""
+    lines = [f"unified-score {summary.definitions_version}  "
+             f"manifest {summary.input_sha256('manifest.json')[:12]}  "
+             f"asr {summary.input_sha256('asr.json')[:12]}  "
+             f"silero-vad {summary.vad_version}"]
+    for subset, result in summary.subsets.items():
+        record = result.record()
         counts = record["counts"]
         reasons = ", ".join(f"{k} {v}" for k, v in counts["ineligible_reasons"].items())
         lines.append("")

@@ -8,8 +8,15 @@ segments of the whole ``output.wav``. Segments are half-open ``[start, end)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from .annotations import Interval, Word
+import numpy as np
+
+from ...core.results import Result
+from ...core.timebase import from_us
+from ...core.timeline import Span, Spans
+from .annotations import Word
+from .turn_taking import optional_seconds
 
 NOT_EXERCISED = "not_exercised"
 SPEAKING_AT_END = "speaking_at_end"
@@ -18,8 +25,9 @@ NO_RESPONSE = "no_response"
 
 
 @dataclass(frozen=True)
-class InterruptionSample:
-    """Per-sample quantities of the interruption metrics (microseconds)."""
+class InterruptionSample(Result, kind="fdb10.interruption_sample"):
+    """Per-sample quantities of the interruption metrics (microseconds), with the speech
+    segments they were decided from."""
 
     outcome: str
     onset_us: int
@@ -33,36 +41,58 @@ class InterruptionSample:
     restarts: int
     first_word_us: int | None
     latency_us: int | None
+    observable_us: int
+    segments: tuple[Span, ...]
 
     @property
     def exercised(self) -> bool:
         return self.outcome != NOT_EXERCISED
 
+    def row(self) -> dict[str, Any]:
+        """The task's part of the sample's ``unified-samples.jsonl`` row (seconds)."""
+        return {
+            "outcome": self.outcome,
+            "S": from_us(self.onset_us),
+            "R": from_us(self.end_us),
+            "speech_at_onset": self.speech_at_onset,
+            "speech_at_end": self.speech_at_end,
+            "speech_before_onset": self.speech_before_onset,
+            "stop_s": optional_seconds(self.stop_us),
+            "stop_observed": self.stop_observed,
+            "speech_in_interruption_s": from_us(self.speech_in_interruption_us),
+            "restarts": self.restarts,
+            "first_word_s": optional_seconds(self.first_word_us),
+            "latency_s": optional_seconds(self.latency_us),
+            "segments": [[from_us(s.start_us), from_us(s.end_us)] for s in self.segments],
+        }
 
-def score_interruption_sample(segments: tuple[Interval, ...], words: tuple[Word, ...],
-                              span: Interval, duration_us: int) -> InterruptionSample:
+
+def score_interruption_sample(segments: Spans, words: tuple[Word, ...],
+                              span: Span, duration_us: int) -> InterruptionSample:
     """Decide the outcome in the spec's order and measure stop, overlap and restarts.
 
     ``stop_us`` is the time from S to the end of the segment covering S; a segment that
-    runs to T has no observed stop (``stop_us`` None, ``stop_observed`` False).
+    runs to T has no observed stop (``stop_us`` None, ``stop_observed`` False). The output
+    is observed for T - R after R (``observable_us``).
 
-    >>> seg = (Interval(0, 5_000_000),)
+    >>> seg = Spans([0], [5_000_000])
     >>> score_interruption_sample(seg, (Word("ok", 7_000_000, 7_200_000),),
-    ...                           Interval(4_000_000, 6_000_000), 10_000_000).latency_us
+    ...                           Span(4_000_000, 6_000_000), 10_000_000).latency_us
     1000000
     """
     onset, end = span.start_us, span.end_us
-    covering = [s for s in segments if s.start_us <= onset < s.end_us]
-    at_onset = bool(covering)
-    at_end = any(s.start_us < end < s.end_us for s in segments)
+    starts, ends = segments.starts, segments.ends
+    covering = np.flatnonzero((starts <= onset) & (onset < ends))
+    at_onset = bool(covering.size)
+    at_end = bool(np.any((starts < end) & (end < ends)))
     stop_us: int | None = None
     stop_observed: bool | None = None
-    if covering:
-        segment_end = covering[0].end_us
+    if at_onset:
+        segment_end = int(ends[covering[0]])
         stop_observed = segment_end < duration_us
         stop_us = segment_end - onset if stop_observed else None
-    inside = sum(max(0, min(s.end_us, end) - max(s.start_us, onset)) for s in segments)
-    restarts = sum(1 for s in segments if onset < s.start_us < end)
+    inside = segments.clipped(span).covered_us()
+    restarts = int(np.count_nonzero((onset < starts) & (starts < end)))
     first_word = min((w.start_us for w in words if w.start_us >= end), default=None)
     latency: int | None = None
     if not at_onset:
@@ -77,6 +107,7 @@ def score_interruption_sample(segments: tuple[Interval, ...], words: tuple[Word,
     return InterruptionSample(
         outcome=outcome, onset_us=onset, end_us=end, speech_at_onset=at_onset,
         speech_at_end=at_end,
-        speech_before_onset=any(s.start_us < onset for s in segments),
+        speech_before_onset=bool(np.any(starts < onset)),
         stop_us=stop_us, stop_observed=stop_observed, speech_in_interruption_us=inside,
-        restarts=restarts, first_word_us=first_word, latency_us=latency)
+        restarts=restarts, first_word_us=first_word, latency_us=latency,
+        observable_us=duration_us - end, segments=tuple(segments))

@@ -9,14 +9,18 @@ may start exactly at T).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .annotations import Interval, Word
+from ...core.results import Result
+from ...core.timebase import from_us
+from ...core.timeline import Spans
+from .annotations import Word, word_spans
 
 
 @dataclass(frozen=True)
-class PauseSample:
+class PauseSample(Result, kind="fdb10.pause_sample"):
     """What one pause-handling sample contributes (times in microseconds)."""
 
     pause_intrusion: bool
@@ -30,56 +34,57 @@ class PauseSample:
     pause_us: int
     intrusion_us: int
     first_pause_start_us: int
+    words: int
+
+    def row(self) -> dict[str, Any]:
+        """The task's part of the sample's ``unified-samples.jsonl`` row (seconds)."""
+        return {
+            "pause_intrusion": self.pause_intrusion,
+            "inside_pause_onset": self.inside_pause_onset,
+            "pre_pause_speech": self.pre_pause_speech,
+            "carry_in": self.carry_in,
+            "any_speech": self.any_speech,
+            "intrusion_words": self.intrusion_words,
+            "pauses": self.pauses,
+            "intruded_pauses": self.intruded_pauses,
+            "pause_s": from_us(self.pause_us),
+            "intrusion_s": from_us(self.intrusion_us),
+            "first_pause_start_s": from_us(self.first_pause_start_us),
+            "words": self.words,
+        }
 
 
-def owned_intervals(pauses: tuple[Interval, ...], duration_us: int) -> list[tuple[int, int]]:
-    """Owned time of each pause as ``(start, end)``; all half-open except the last, closed.
+def owned_intervals(pauses: Spans, duration_us: int) -> Spans:
+    """Owned time of each pause; all half-open except the last, which is closed at T.
 
-    >>> owned_intervals((Interval(2, 3), Interval(5, 6)), 10)
+    >>> owned_intervals(Spans([2, 5], [3, 6]), 10).to_tuples()
     [(2, 5), (5, 10)]
     """
-    starts = [pause.start_us for pause in pauses]
-    return list(zip(starts, starts[1:] + [duration_us], strict=True))
+    return Spans(pauses.starts, np.append(pauses.starts[1:], duration_us))
 
 
-def _covered_us(words: tuple[Word, ...], pauses: tuple[Interval, ...]) -> int:
-    """Pause microseconds covered by the union of word spans (overlapping words count once)."""
-    spans = sorted((w.start_us, w.end_us) for w in words if w.end_us > w.start_us)
-    merged: list[list[int]] = []
-    for start, end in spans:
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    covered = 0
-    for start, end in merged:
-        for pause in pauses:
-            covered += max(0, min(end, pause.end_us) - max(start, pause.start_us))
-    return covered
-
-
-def score_pause_sample(words: tuple[Word, ...], pauses: tuple[Interval, ...],
+def score_pause_sample(words: tuple[Word, ...], pauses: Spans,
                        duration_us: int) -> PauseSample:
-    """Flags and pooled quantities of one sample; ``pauses`` is non-empty and sorted."""
-    first = pauses[0].start_us
+    """Flags and pooled quantities of one sample; ``pauses`` is non-empty and sorted.
+
+    An onset at or after the first pause start intrudes on the pause that owns it: the
+    last pause starting at or before the onset (an onset at T belongs to the last pause).
+    """
+    first = int(pauses.starts[0])
     onsets = np.array([w.start_us for w in words], dtype=np.int64)
-    owned = owned_intervals(pauses, duration_us)
-    last = len(owned) - 1
-    intruded = sum(
-        1 for i, (start, end) in enumerate(owned)
-        if np.any((onsets >= start) & ((onsets <= end) if i == last else (onsets < end)))
-    )
-    inside = any(np.any((onsets >= p.start_us) & (onsets < p.end_us)) for p in pauses)
+    late = onsets[onsets >= first]
+    owners = np.searchsorted(pauses.starts, late, side="right") - 1
     return PauseSample(
-        pause_intrusion=bool(np.any(onsets >= first)),
-        inside_pause_onset=bool(inside),
+        pause_intrusion=bool(late.size),
+        inside_pause_onset=bool(np.any(pauses.covers(onsets))),
         pre_pause_speech=bool(np.any(onsets < first)),
         carry_in=any(w.start_us < first < w.end_us for w in words),
         any_speech=len(words) > 0,
-        intrusion_words=int(np.count_nonzero(onsets >= first)),
+        intrusion_words=int(late.size),
         pauses=len(pauses),
-        intruded_pauses=intruded,
-        pause_us=sum(p.length_us for p in pauses),
-        intrusion_us=_covered_us(words, pauses),
+        intruded_pauses=int(np.unique(owners).size),
+        pause_us=int(pauses.durations_us.sum()),
+        intrusion_us=word_spans(words).overlap_us(pauses),
         first_pause_start_us=first,
+        words=len(words),
     )

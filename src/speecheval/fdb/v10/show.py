@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Literal
 from ...core.audio import read_mono
 from ...core.errors import InputError
 from ...core.output import atomic_write_bytes, refuse_existing
-from ...core.timebase import from_us
 from ...report.timeline import Timeline, image_bytes, to_figure
-from .scoring import load_sample, sample_row, score_sample
+from .scoring import load_sample, score_sample
 from .show_plan import plan_timeline
 from .speech import SpeechJob, segment_file
 from .tree import OUTPUT_WAV, load_asr, load_manifest
@@ -59,7 +58,6 @@ def sample_timeline(tree: Path, sample_id: str) -> Timeline:
     wav = entry.file(tree, OUTPUT_WAV)
     segments = segment_file(SpeechJob(sample_id, wav, entry.files[OUTPUT_WAV],
                                       entry.input_duration_s))
-    row = sample_row(sample, score_sample(sample, segments), segments)
+    row = score_sample(sample, segments).row()
     audio = read_mono(wav, sample_id=sample_id)
-    return plan_timeline(sample, tuple((from_us(s.start_us), from_us(s.end_us))
-                                       for s in segments), row, audio.samples, audio.rate)
+    return plan_timeline(sample, segments, row, audio.samples, audio.rate)

@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.timebase import from_us
+from ...core.timebase import from_us, to_us
+from ...core.timeline import Spans
 from ...report.timeline import Interval, Marker, Span, Timeline, Track, Wave, Word, Zoom
 from .pause import owned_intervals
-from .scoring import LoadedSample
+from .samples import LoadedSample
 from .tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING
 
 ZOOM_MARGIN_S = 0.75
@@ -33,7 +34,6 @@ OUTPUT, SPEECH, WORDS, ANNOTATION = "output", "speech (Silero)", "words", "annot
 REFERENCE_COLOR = "#c62828"
 STOP_COLOR = "#6a3d9a"
 RESTART_COLOR = "#1b5e20"
-SegmentTimes = tuple[tuple[float, float], ...]
 
 
 def _reference(label: str, time_s: float, side: str) -> Marker:
@@ -84,10 +84,10 @@ class _Plan:
     intervals: tuple[Interval, ...] = ()
 
 
-def plan_timeline(sample: LoadedSample, segments: SegmentTimes, row: dict[str, Any],
+def plan_timeline(sample: LoadedSample, segments: Spans, row: dict[str, Any],
                   samples: NDArray[np.float32], rate: int) -> Timeline:
     """The timeline of one eligible, scored sample (``row`` is its jsonl row,
-    ``samples`` the output track)."""
+    ``segments`` its speech, ``samples`` the output track)."""
     duration = from_us(sample.duration_us)
     words = tuple(Word(w.text, from_us(w.start_us), from_us(w.end_us)) for w in sample.words)
     if sample.entry.task == PAUSE_HANDLING:
@@ -98,7 +98,7 @@ def plan_timeline(sample: LoadedSample, segments: SegmentTimes, row: dict[str, A
         plan = _interruption_plan(row, duration, segments)
     tracks = (Track(OUTPUT, color="#4a6fa5", wave=Wave(samples, rate)),
               Track(SPEECH, color="#2e8b57", spans=tuple(Span(a, b, tooltip=f"{a:.3f}-{b:.3f} s")
-                                                       for a, b in segments)),
+                                                       for a, b in _seconds(segments))),
               Track(WORDS, color="#c77d1f", words=words),
               Track(ANNOTATION, spans=plan.bars, intervals=plan.intervals))
     return Timeline(duration, tracks, markers=plan.markers, zooms=plan.zooms,
@@ -122,9 +122,8 @@ def _pause_plan(sample: LoadedSample, row: dict[str, Any], duration: float,
     pauses = sample.pauses
     bars = tuple(Span(from_us(p.start_us), from_us(p.end_us), f"pause {i + 1}", "#9a9a9a")
                  for i, p in enumerate(pauses))
-    owned = tuple(Interval(from_us(start), from_us(end), f"pause {i + 1} owns", LOWER)
-                  for i, (start, end) in enumerate(owned_intervals(pauses,
-                                                                   sample.duration_us)))
+    owned = tuple(Interval(from_us(p.start_us), from_us(p.end_us), f"pause {i + 1} owns", LOWER)
+                  for i, p in enumerate(owned_intervals(pauses, sample.duration_us)))
     first = pauses[0]
     start, end = from_us(first.start_us), from_us(first.end_us)
     # The first onset at or after the first pause start decides pause_intrusion: show it
@@ -153,8 +152,11 @@ def _turn_plan(row: dict[str, Any], duration: float) -> _Plan:
                  intervals=intervals)
 
 
-def _interruption_plan(row: dict[str, Any], duration: float, segments: SegmentTimes
-                       ) -> _Plan:
+def _seconds(spans: Spans) -> list[tuple[float, float]]:
+    return [(from_us(start), from_us(end)) for start, end in spans.to_tuples()]
+
+
+def _interruption_plan(row: dict[str, Any], duration: float, segments: Spans) -> _Plan:
     s, r = row["S"], row["R"]
     exercised = row["outcome"] != "not_exercised"
     parts = [f"outcome: {row['outcome']}",
@@ -187,24 +189,26 @@ def _interruption_plan(row: dict[str, Any], duration: float, segments: SegmentTi
         points.append(("the first word", row["first_word_s"]))
     note = "restart" if exercised else "start in (S, R)"
     markers += [Marker(start, note, RESTART_COLOR, side="right", label_track=SPEECH,
-                       strong=False, line=False) for start, _end in segments if s < start < r]
+                       strong=False, line=False)
+                for start, _end in _seconds(segments) if s < start < r]
     return _Plan("   ".join(parts), tuple(markers),
                  _zooms(duration, *sorted(points, key=lambda point: point[1])),
                  (Span(s, r, "user interrupts", "#e8908c"),), tuple(intervals))
 
 
-def _silence_at(onset_s: float, segments: SegmentTimes) -> list[Interval]:
+def _silence_at(onset_s: float, segments: Spans) -> list[Interval]:
     """The gap between two segments that holds S, when S falls in one: the pause that
     made the sample not exercised.
 
-    >>> _silence_at(10.531, ((4.0, 10.432), (10.592, 11.2)))[0].label
+    >>> _silence_at(10.531, Spans.from_seconds([4.0, 10.592], [10.432, 11.2]))[0].label
     'no speech at S: 0.160 s gap'
-    >>> _silence_at(1.0, ((2.0, 3.0),))
+    >>> _silence_at(1.0, Spans.from_seconds([2.0], [3.0]))
     []
     """
-    before = [end for start, end in segments if end <= onset_s]
-    after = [start for start, end in segments if start > onset_s]
-    if not before or not after:
+    if not len(segments):
         return []
-    gap = (max(before), min(after))
-    return [Interval(gap[0], gap[1], f"no speech at S: {_s(gap[1] - gap[0])} s gap", UPPER)]
+    hull = Spans([segments.starts.min()], [segments.ends.max()])
+    onset_us = to_us(onset_s)
+    return [Interval(gap.start_s, gap.end_s, f"no speech at S: {_s(gap.duration_s)} s gap",
+                     UPPER)
+            for gap in hull.difference(segments) if gap.contains(onset_us)]

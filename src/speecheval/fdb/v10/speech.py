@@ -2,7 +2,9 @@
 
 Each ``output.wav`` is read once: its bytes are hashed (to prove it is the file the
 manifest lists), decoded, checked to hold exactly round(T * rate) samples, and passed to
-Silero. Files are independent, so they are spread over worker processes.
+the speech detector, a :class:`speecheval.vad.base.Vad` (Silero defines speech for FDB
+v1.0). Files are independent, so they are spread over worker processes; the caller's
+``advance`` is called once per finished file, for the progress display.
 """
 
 from __future__ import annotations
@@ -13,16 +15,14 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ...core.audio import read_mono
 from ...core.errors import InputError
 from ...core.hashing import sha256_bytes
+from ...core.progress import Advance
 from ...core.timebase import to_us
-from .annotations import Interval
-
-if TYPE_CHECKING:
-    from ...vad.silero import SileroVad
+from ...core.timeline import Span, Spans
+from ...vad.base import Vad
 
 
 @dataclass(frozen=True)
@@ -35,10 +35,10 @@ class SpeechJob:
     duration_s: float
 
 
-_worker_vad: SileroVad | None = None
+_worker_vad: Vad | None = None
 
 
-def _vad() -> SileroVad:
+def _vad() -> Vad:
     """This process's Silero instance (imported late: onnxruntime is slow to import)."""
     global _worker_vad
     if _worker_vad is None:
@@ -53,7 +53,7 @@ def expected_samples(duration_s: float, rate: int) -> int:
     return round(duration_s * rate)
 
 
-def segment_file(job: SpeechJob) -> tuple[Interval, ...]:
+def segment_file(job: SpeechJob) -> Spans:
     """Verify one output.wav and return its speech segments in microseconds."""
     if not job.path.is_file():
         raise InputError("output.wav is missing", path=job.path, sample_id=job.sample_id)
@@ -71,9 +71,13 @@ def segment_file(job: SpeechJob) -> tuple[Interval, ...]:
                          sample_id=job.sample_id)
     duration_us = to_us(job.duration_s)
     file_end_us = to_us(audio.duration_s)
-    return tuple(Interval(min(s.start_us, duration_us), _segment_end(
-        s.end_us, file_end_us, duration_us))
-        for s in _vad().segments(audio, path=job.path))
+    try:
+        found = _vad().segments(audio)
+    except InputError as exc:
+        raise InputError(exc.problem, path=job.path, sample_id=job.sample_id) from exc
+    return Spans.from_spans(
+        Span(min(s.start_us, duration_us), _segment_end(s.end_us, file_end_us, duration_us))
+        for s in found)
 
 
 def _segment_end(end_us: int, file_end_us: int, duration_us: int) -> int:
@@ -97,14 +101,30 @@ def default_jobs() -> int:
         os.cpu_count() or 1)
 
 
-def segment_files(jobs: Sequence[SpeechJob], workers: int) -> list[tuple[Interval, ...]]:
+def segment_files(jobs: Sequence[SpeechJob], workers: int, advance: Advance) -> list[Spans]:
     """Segments of every job, in order; ``workers`` <= 1 runs in this process."""
+    found: list[Spans] = []
     if workers <= 1 or len(jobs) <= 1:
-        return [segment_file(job) for job in jobs]
+        for job in jobs:
+            found.append(segment_file(job))
+            advance()
+        return found
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(segment_file, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+        for spans in pool.map(segment_file, jobs,
+                              chunksize=max(1, len(jobs) // (4 * workers))):
+            found.append(spans)
+            advance()
+    return found
 
 
 def vad_identity() -> dict[str, object]:
     """Silero version, model hash and settings, as recorded in unified.json."""
     return _vad().identity()
+
+
+def vad_model_files() -> dict[str, Path]:
+    """The Silero model files by name, for the provenance record's model hashes."""
+    from ...vad.silero_model import locate_model_files
+
+    files = locate_model_files()
+    return {path.name: path for path in (files.streaming, files.sequence)}

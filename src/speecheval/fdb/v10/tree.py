@@ -2,8 +2,9 @@
 
 ``reference-export`` writes ``manifest.json`` and the per-sample files, ``reference-asr``
 adds ``asr.json``; scorers read them through :func:`load_manifest` and :func:`load_asr`,
-which check the schema and stop with the file, the sample and the problem. Unknown keys
-are accepted so that writers can add provenance without breaking readers. Every file of
+which check the schema (``tree_schema``, pydantic through ``core.schema``) and stop with
+the file, the key, the line, the sample and the problem. Writers may add their own
+records at the top level of a tree file; anywhere else an unknown key is refused. Every file of
 a tree is reached through :func:`tree_file` or :meth:`ManifestSample.file`, which refuse
 a path whose real location (symbolic links resolved) lies outside the tree.
 """
@@ -11,7 +12,6 @@ a path whose real location (symbolic links resolved) lies outside the tree.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,6 @@ from typing import Any
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
 from ...core.paths import resolve_inside
-from ...core.timebase import to_us
 
 MANIFEST_FILE = "manifest.json"
 ASR_FILE = "asr.json"
@@ -28,6 +27,7 @@ OUTPUT_WAV = "output.wav"
 OUTPUT_JSON = "output.json"
 MANIFEST_KIND = "fdb-v1.0-reference-tree"
 ASR_KIND = "fdb-v1.0-reference-asr"
+SUMMARY_KIND = "fdb-v1.0-reference-summary"
 SCHEMA_VERSION = 1
 
 PAUSE_HANDLING = "pause_handling"
@@ -128,85 +128,21 @@ def _require(condition: bool, problem: str, path: Path, sample_id: str | None = 
         raise InputError(problem, path=path, sample_id=sample_id)
 
 
-def _is_number(value: Any) -> bool:
-    return (isinstance(value, int | float) and not isinstance(value, bool)
-            and math.isfinite(value))
-
-
-def _check_header(data: Any, path: Path, kind: str) -> None:
-    _require(isinstance(data, dict), "expected a JSON object", path)
-    _require(data.get("kind") == kind, f"kind must be {kind!r}, found {data.get('kind')!r}",
-             path)
-    _require(data.get("schema_version") == SCHEMA_VERSION,
-             f"unsupported schema_version {data.get('schema_version')!r} "
-             f"(this speecheval reads {SCHEMA_VERSION})", path)
-
-
-def _parse_sample(raw: Any, path: Path, index: int) -> ManifestSample:
-    _require(isinstance(raw, dict), f"samples[{index}] is not an object", path)
-    sample_id = raw.get("sample_id")
-    _require(isinstance(sample_id, str) and sample_id != "",
-             f"samples[{index}] has no sample_id", path)
-    assert isinstance(sample_id, str)
-    subset = raw.get("subset")
-    _require(subset in SUBSET_TASKS, f"unknown subset {subset!r}", path, sample_id)
-    assert isinstance(subset, str)
-    parts = sample_id.split("/")
-    _require(len(parts) == 2 and parts[0] == subset and parts[1] not in ("", ".", ".."),
-             f"sample_id must be '{subset}/<id>'", path, sample_id)
-    task = raw.get("task")
-    _require(task == SUBSET_TASKS[subset],
-             f"task {task!r} does not match subset {subset} ({SUBSET_TASKS[subset]})",
-             path, sample_id)
-    duration = raw.get("input_duration_s")
-    _require(_is_number(duration) and duration > 0,
-             f"input_duration_s must be a positive number, found {duration!r}", path, sample_id)
-    _require(to_us(duration) >= to_us(SILERO_WINDOW_S),
-             f"input_duration_s {duration!r} s is shorter than one Silero window "
-             f"({SILERO_WINDOW_S} s = 512 samples at 16 kHz)", path, sample_id)
-    eligible = raw.get("eligible")
-    _require(isinstance(eligible, bool), "eligible must be true or false", path, sample_id)
-    reasons = raw.get("reasons")
-    _require(isinstance(reasons, list) and all(isinstance(r, str) for r in reasons),
-             "reasons must be a list of strings", path, sample_id)
-    assert isinstance(reasons, list)
-    _require(eligible or len(reasons) > 0, "an ineligible sample must give its reasons",
-             path, sample_id)
-    _require(not eligible or len(reasons) == 0, "an eligible sample must have no reasons",
-             path, sample_id)
-    files = raw.get("files")
-    _require(isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str)
-                                             for k, v in files.items()),
-             "files must map file names to sha256 strings", path, sample_id)
-    assert isinstance(files, dict)
-    if eligible:
-        needed = [OUTPUT_WAV] + [name for name in [ANNOTATION_FILES[str(task)]] if name]
-        for name in needed:
-            _require(name in files, f"files has no sha256 for {name}", path, sample_id)
-    return ManifestSample(sample_id=sample_id, subset=subset, task=str(task),
-                          input_duration_s=float(duration), eligible=eligible,
-                          reasons=tuple(reasons), files=dict(files))
-
-
 def load_manifest(tree: Path) -> Manifest:
-    """Read and check ``TREE/manifest.json``."""
+    """Read and check ``TREE/manifest.json`` (schema: ``tree_schema.ManifestFile``), then
+    the checks across samples: no sample listed twice, none beyond its subset's size."""
+    from ...core.schema import load
+    from .tree_schema import ManifestFile
+
     path = tree_file(tree, MANIFEST_FILE)
-    data = read_json(path, what="manifest.json")
-    _check_header(data, path, MANIFEST_KIND)
-    dataset = data.get("dataset")
-    _require(isinstance(dataset, dict), "dataset must be an object", path)
-    revision = dataset.get("revision")
-    _require(isinstance(revision, str), "dataset.revision must be a string", path)
-    declared = dataset.get("declared")
-    _require(isinstance(declared, dict) and all(
-        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
-        for k, v in declared.items()), "dataset.declared must map subsets to counts", path)
-    for subset in declared:
-        _require(subset in SUBSET_TASKS, f"dataset.declared names unknown subset {subset!r}",
-                 path)
-    raw_samples = data.get("samples")
-    _require(isinstance(raw_samples, list), "samples must be a list", path)
-    samples = tuple(_parse_sample(raw, path, i) for i, raw in enumerate(raw_samples))
+    if not path.is_file():
+        raise InputError("manifest.json is missing", path=path)
+    data = load(ManifestFile, path, what="manifest.json", sample_key="sample_id")
+    declared = data.dataset.declared
+    samples = tuple(ManifestSample(sample_id=s.sample_id, subset=s.subset, task=s.task,
+                                   input_duration_s=s.input_duration_s, eligible=s.eligible,
+                                   reasons=s.reasons, files=dict(s.files))
+                    for s in data.samples)
     seen: set[str] = set()
     per_subset: dict[str, int] = {}
     for sample in samples:
@@ -218,23 +154,20 @@ def load_manifest(tree: Path) -> Manifest:
         _require(count <= declared[subset],
                  f"{count} samples selected from {subset}, more than its declared "
                  f"{declared[subset]}", path)
-    return Manifest(path=path, sha256=sha256_file(path), revision=revision,
+    return Manifest(path=path, sha256=sha256_file(path), revision=data.dataset.revision,
                     declared=dict(declared), samples=samples)
 
 
 def load_asr(tree: Path) -> AsrIndex:
-    """Read and check ``TREE/asr.json``; a tree without it cannot be scored."""
+    """Read and check ``TREE/asr.json`` (schema: ``tree_schema.AsrFile``); a tree without
+    it cannot be scored."""
+    from ...core.schema import load
+    from .tree_schema import AsrFile
+
     path = tree_file(tree, ASR_FILE)
     if not path.is_file():
         raise InputError("the tree has no asr.json; transcribe it first "
                          "(speecheval fdb10 reference-asr)", path=path)
-    data = read_json(path, what="asr.json")
-    _check_header(data, path, ASR_KIND)
-    identity = data.get("asr")
-    _require(isinstance(identity, dict), "asr must be an object naming the transcriber", path)
-    transcripts = data.get("transcripts")
-    _require(isinstance(transcripts, dict) and all(
-        isinstance(k, str) and isinstance(v, str) for k, v in transcripts.items()),
-        "transcripts must map sample ids to sha256 strings", path)
-    return AsrIndex(path=path, sha256=sha256_file(path), identity=dict(identity),
-                    transcripts=dict(transcripts))
+    data = load(AsrFile, path, what="asr.json")
+    return AsrIndex(path=path, sha256=sha256_file(path), identity=dict(data.asr),
+                    transcripts=dict(data.transcripts))
