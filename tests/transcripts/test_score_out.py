@@ -89,3 +89,15 @@ def test_successful_run_creates_parents(tmp_path: Path,
     assert code == 0 and stdout.startswith("%")
     assert (out / "run.json").is_file()
     assert [p.name for p in (tmp_path / "new").iterdir()] == ["run"]
+
+
+@pytest.mark.parametrize("forced", ["1", "0"])
+def test_progress_goes_to_stderr_only_when_shown(tmp_path: Path, forced: str,
+                                                 capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPEECHEVAL_PROGRESS", forced)
+    code, stdout, err = score(EXAMPLE_MANIFEST, str(tmp_path / "run"), capsys)
+    assert code == 0 and stdout.startswith("%WER 21.74")
+    # the example has 5 samples; the bar counts them on stderr, never on stdout
+    assert ("transcripts score" in err and "/5 " in err) == (forced == "1")
+    assert err == "" or forced == "1"

@@ -17,5 +17,7 @@ from .run import write_run
               help="New output directory (must not exist; never overwritten).")
 def score(manifest_path: Path, out_dir: Path) -> None:
     """Score every sample of a manifest: per-sample rows, scenario tables, HTML report."""
-    for line in write_run(manifest_path, out_dir):
+    command = ("speecheval", "transcripts", "score", "--manifest", str(manifest_path),
+               "--out", str(out_dir))
+    for line in write_run(manifest_path, out_dir, command):
         click.echo(line)

@@ -14,7 +14,7 @@ def sample_row(run: RunScore, maturity: str) -> dict[str, Any]:
     tracks and the segment-timestamp diagnostic are left to their own files."""
     sample = run.sample
     rate_name = RATE_NAMES[run.unit]
-    timestamps = None if run.timestamps is None else run.timestamps.to_dict()
+    timestamps = None if run.timestamps is None else run.timestamps.report_dict()
     if timestamps is not None:
         timestamps.pop("segment_pairs_diagnostic")
     cp_key = "cp" + rate_name
@@ -24,14 +24,14 @@ def sample_row(run: RunScore, maturity: str) -> dict[str, Any]:
         "speakers": list(sample.speakers), "unit": run.unit, "rate_name": rate_name,
         "failed": run.failure is not None, "failure": run.failure, "maturity": maturity,
         "text": None if run.text is None else {rate_name: run.text.error_rate,
-                                               **run.text.to_dict()},
-        "punctuation": None if run.punctuation is None else run.punctuation.to_dict(),
-        "numbers": None if run.numbers is None else run.numbers.to_dict(),
-        "terms": None if run.terms is None else run.terms.to_dict(),
-        "cp": None if run.cp is None else run.cp.to_dict(cp_key),
+                                               **run.text.report_dict()},
+        "punctuation": None if run.punctuation is None else run.punctuation.report_dict(),
+        "numbers": None if run.numbers is None else run.numbers.report_dict(),
+        "terms": None if run.terms is None else run.terms.report_dict(),
+        "cp": None if run.cp is None else run.cp.report_dict(cp_key),
         "diarization": (None if run.diarization is None
                         else score_dict(run.diarization, exclude_overlap=False)),
-        "hallucination": None if run.hallucination is None else run.hallucination.to_dict(),
+        "hallucination": None if run.hallucination is None else run.hallucination.report_dict(),
         "timestamps": timestamps,
         "status": dict(sorted(run.status.items())),
     }
@@ -43,8 +43,8 @@ def moss_row(run: RunScore) -> dict[str, Any] | None:
         return None
     moss = run.moss
     return {"sample_id": run.sample.id, "scenario": run.sample.scenario, "repeat": run.repeat,
-            "cer": None if moss.cer is None else moss.cer.to_dict(),
-            "cpcer": None if moss.cp is None else moss.cp.to_dict("cpcer"),
+            "cer": None if moss.cer is None else moss.cer.report_dict(),
+            "cpcer": None if moss.cp is None else moss.cp.report_dict("cpcer"),
             "cp_invalid_reason": moss.cp_invalid_reason}
 
 
@@ -61,4 +61,4 @@ def diagnostic_row(run: RunScore) -> dict[str, Any] | None:
     if run.timestamps is None or run.timestamps.segment_pairs is None:
         return None
     return {"sample_id": run.sample.id, "scenario": run.sample.scenario, "repeat": run.repeat,
-            **run.timestamps.segment_pairs.to_dict()}
+            **run.timestamps.segment_pairs.report_dict()}

@@ -116,15 +116,15 @@ class _Measures:
         """Rate summary with the maturity of the samples that give a rate."""
         if not values:
             return None
-        return {**summarise(values).to_dict(), **self.maturity(_yielding(values))}
+        return {**summarise(values).report_dict(), **self.maturity(_yielding(values))}
 
     def maturity(self, sample_ids: set[str]) -> dict[str, Any]:
         """``maturity`` and ``evidence`` entries for a measure yielded by ``sample_ids``."""
         level = self.level(sample_ids)
         if not sample_ids:
-            return {"maturity": level.to_dict(), "evidence": None}
+            return {"maturity": level.report_dict(), "evidence": None}
         ev = self.evidence(sample_ids)
-        return {"maturity": level.to_dict(),
+        return {"maturity": level.report_dict(),
                 "evidence": {"samples": ev.samples, "independent_sources": ev.sources,
                              "independent_speakers": ev.speakers,
                              "missing_runs": ev.missing_runs}}
@@ -159,17 +159,17 @@ def _timestamps(runs: Sequence[RunScore]) -> dict[str, Any]:
                    and t.granularity == "token"]
     if with_bounds:
         keys = sorted(with_bounds[0])
-        boundaries = {k: _pool(b[k] for b in with_bounds).to_dict()  # type: ignore[union-attr]
+        boundaries = {k: _pool(b[k] for b in with_bounds).report_dict()  # type: ignore[union-attr]
                       for k in keys}
     granularity = {g: sum(1 for t in results if t.granularity == g)
                    for g in ("token", "segment", "unsupported")}
     return {
         "runs_by_granularity": granularity,
         "runs_without_timestamp_scoring": len(runs) - len(results),
-        "turns": None if turns is None else turns.to_dict(),
-        "tokens": None if tokens is None else tokens.to_dict(),
+        "turns": None if turns is None else turns.report_dict(),
+        "tokens": None if tokens is None else tokens.report_dict(),
         "turn_boundaries": boundaries,
-        "speech": None if speech is None else speech.to_dict(),
+        "speech": None if speech is None else speech.report_dict(),
     }
 
 
@@ -202,12 +202,13 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore],
         halluc = _pool(r.hallucination for r in mine)
         scenarios[spec.name] = {
             "scenario": spec.name, "unit": spec.unit, "rate_name": RATE_NAMES[spec.unit],
-            "core": spec.core, "maturity": maturity.to_dict(), "maturity_measure": headline,
+            "core": spec.core, "maturity": maturity.report_dict(), "maturity_measure": headline,
             "samples": ev.samples, "independent_sources": ev.sources,
             "independent_speakers": ev.speakers, "missing_runs": ev.missing_runs,
             "runs": len(mine), "failed_runs": sum(r.failure is not None for r in mine),
             "text": measures.summary(text_values[spec.name]),
-            "text_counts_by_repeat": {str(k): v.to_dict() for k, v in counts[spec.name].items()},
+            "text_counts_by_repeat": {str(k): v.report_dict()
+                                      for k, v in counts[spec.name].items()},
             "cp": {"scored_runs": len(cp_runs),
                    "unsupported_runs": sum(r.status.get("cp", "").startswith("unsupported")
                                            for r in mine),
@@ -229,17 +230,17 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore],
             "numbers": _dict(_pool(r.numbers for r in mine)),
             "terms": _dict(_pool(r.terms for r in mine)),
             "hallucination": (None if halluc is None
-                              else {**halluc.to_dict(), **measures.maturity(halluc_samples)}),
+                              else {**halluc.report_dict(), **measures.maturity(halluc_samples)}),
             "timestamps": _timestamps(mine),
         }
         moss_samples = [r.moss for r in mine if r.moss is not None]
-        moss[spec.name] = (corpus_table(moss_samples).to_dict() if moss_samples else None)
+        moss[spec.name] = (corpus_table(moss_samples).report_dict() if moss_samples else None)
         parity_total: DiarizationScore | None = _pool(r.lattifai for r in mine)
         lattifai[spec.name] = (None if parity_total is None
                                else score_dict(parity_total, exclude_overlap=False))
         pairs: SegmentPairTiming | None = _pool(
             r.timestamps.segment_pairs for r in mine if r.timestamps is not None)
-        diagnostic[spec.name] = None if pairs is None else pairs.to_dict()
+        diagnostic[spec.name] = None if pairs is None else pairs.report_dict()
     overall = run_maturity(evidence, manifest.required_repeats)
     cross = _cross(manifest, text_values, text_levels, overall)
     return Tables(scenarios, cross, overall, support, moss, lattifai, diagnostic, counts)
@@ -253,12 +254,12 @@ def _cross(manifest: Manifest, values: dict[str, list[SampleValue]],
         names = [s.name for s in manifest.scenarios if s.unit == unit and values[s.name]]
         if names:
             result: CrossScenario = cross_scenario({n: values[n] for n in names})
-            by_rate[rate] = {**result.to_dict(), "maturity": combined_maturity(
-                {n: levels[n] for n in names}, run).to_dict()}
-    return {"run_maturity": run.to_dict(), "by_rate": by_rate}
+            by_rate[rate] = {**result.report_dict(), "maturity": combined_maturity(
+                {n: levels[n] for n in names}, run).report_dict()}
+    return {"run_maturity": run.report_dict(), "by_rate": by_rate}
 
 
 def _dict(value: Any) -> dict[str, Any] | None:
-    return None if value is None else dict(value.to_dict())
+    return None if value is None else dict(value.report_dict())
 
 

@@ -97,7 +97,7 @@ def cp(ref_path: Path, hyp_path: Path, unit: Unit, uem_path: Path | None, no_nor
     if as_json:
         payload = {"status": "scored", "unit": unit, "normalized": not no_normalize,
                    "uem": None if uem_path is None else str(uem_path),
-                   **result.to_dict(rate_key)}
+                   **result.report_dict(rate_key)}
         click.echo(dumps(payload), nl=False)
         return
     click.echo(f"{summary_line('cp' + rate_key[2:].upper(), result.counts)} "
@@ -149,7 +149,7 @@ def wer(ref_path: Path, hyp_path: Path, unit: Unit, whole_file: bool, as_json: b
     total = sum(per_utt.values(), ErrorCounts.zero())
     name = _RATE_NAMES[unit]
     if as_json:
-        payload = {"unit": unit, name: total.error_rate, **total.to_dict(),
+        payload = {"unit": unit, name: total.error_rate, **total.report_dict(),
                    "utterances": len(per_utt),
                    "missing_hypotheses": sum(1 for key in refs if key not in hyps)}
         click.echo(dumps(payload), nl=False)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.results import FieldwiseSum, register
+from ...core.results import FieldwiseSum, Result
 from .intervals import overlaps_other_speaker, pair_iou
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
@@ -32,9 +32,8 @@ MIN_MATCHED_SHARE = 0.5
 ANCHOR_SHARE = 0.2
 
 
-@register("transcripts.turn_timing")
 @dataclass(frozen=True, eq=False)
-class TurnTiming(FieldwiseSum):
+class TurnTiming(FieldwiseSum, Result, kind="transcripts.turn_timing"):
     """Turn counts by outcome and the errors of scorable turns; ``+`` pools samples."""
 
     reference_turns: int
@@ -63,7 +62,7 @@ class TurnTiming(FieldwiseSum):
         """Turns with timing errors."""
         return self.start_errors.count
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """Counts, coverages and error summaries by name (seconds, fractions)."""
         return {
             "reference_turns": self.reference_turns,
