@@ -19,6 +19,7 @@ from typing import Any, Literal, get_args
 from ...core.decimal_seconds import MAX_SECONDS
 from ...core.errors import InputError
 from ...core.paths import resolve_inside
+from .. import formats
 from ..maturity import SPEC_REPEATS
 from ..text.tokenize import UNITS, Unit
 from .strict_load import load_document
@@ -28,7 +29,6 @@ SampleKind = Literal["speech", "low_speech", "silence", "music"]
 SAMPLE_KINDS: tuple[str, ...] = get_args(SampleKind)
 NON_SPEECH_KINDS = frozenset({"silence", "music"})
 HALLUCINATION_KINDS = frozenset({"silence", "music", "low_speech"})
-TRANSCRIPT_SUFFIXES = (".stm", ".json", ".ctm", ".srt", ".vtt", ".textgrid", ".txt")
 _SAMPLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -271,7 +271,7 @@ def _reference(value: Any, where: str, path: Path, sample_id: str, kind: str) ->
         return ReferenceSpec(None, None, None, ())
     fields = _Fields(value, f"{where}.reference", path, sample_id)
     needs_text = kind not in NON_SPEECH_KINDS
-    transcript = fields.file("transcript", required=needs_text, suffixes=TRANSCRIPT_SUFFIXES)
+    transcript = fields.file("transcript", required=needs_text, suffixes=formats.suffixes())
     if transcript is not None and not needs_text:
         fields.fail(f"{where}.reference.transcript: a {kind} sample has no reference "
                     "transcript; it is scored by its hallucinated output only")
@@ -292,7 +292,7 @@ def _run(value: Any, where: str, path: Path, sample_id: str) -> RunSpec:
         fields.finish()
         return RunSpec(repeat, None, None, None, failure)
     spec = RunSpec(repeat, fields.file("transcript", required=True,
-                                       suffixes=TRANSCRIPT_SUFFIXES),
+                                       suffixes=formats.suffixes()),
                    fields.file("rttm"), fields.file("words"), None)
     fields.finish()
     return spec

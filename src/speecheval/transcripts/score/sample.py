@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...core.errors import InputError
+from .. import formats
 from ..diarization.result import DiarizationScore, DiarizationUnsupported
 from ..diarization.score import score_files, score_lattifai_parity, total
 from ..diarization.scoring_region import clipped_turns
@@ -136,7 +137,7 @@ class _Reference:
                                               else load_transcript(spec.transcript, sample.id))
         self.text = flat_text(self.segments)
         self.raw = (read_text(spec.transcript, "transcript")
-                    if spec.transcript is not None and spec.transcript.suffix.lower() == ".txt"
+                    if spec.transcript is not None and formats.format_of(spec.transcript).raw_text
                     else None)
         self.words = None if spec.words is None else load_transcript(spec.words, sample.id)
         if spec.rttm is not None:
@@ -169,10 +170,10 @@ def _hypothesis(sample: SampleSpec, run: RunSpec) -> Hypothesis:
         return (), None, RTTM(()), ""
     assert run.transcript is not None
     segments = load_transcript(run.transcript, sample.id)
-    raw = (read_text(run.transcript, "transcript")
-           if run.transcript.suffix.lower() == ".txt" else "")
+    document = formats.format_of(run.transcript)
+    raw = read_text(run.transcript, "transcript") if document.raw_text else ""
     words = (load_transcript(run.words, sample.id) if run.words is not None
-             else segments if run.transcript.suffix.lower() == ".ctm" else None)
+             else segments if document.word_timed else None)
     if run.rttm is not None:
         rttm: RTTM | None = load_rttm(run.rttm, sample.id)
     elif has_speakers(segments) and is_timed(segments):
@@ -294,7 +295,7 @@ def _score_run(sample: SampleSpec, unit: Unit, reference: _Reference, run: RunSp
 
     moss = None
     if reference.raw is not None and (failed or run.transcript is not None
-                                      and run.transcript.suffix.lower() == ".txt"):
+                                      and formats.format_of(run.transcript).raw_text):
         moss = score_sample(sample.id, reference.raw, hyp_raw)
     else:
         status["moss_parity"] = "needs raw tagged reference and hypothesis (.txt)"
