@@ -39,7 +39,7 @@ from .sample import RunScore, score_sample_runs
 from .tables import Tables, build_tables
 
 # Distributions beside core's whose versions can change a number here.
-PACKAGES = ("pyyaml",)
+PACKAGES = ("pydantic", "pyyaml")
 SETTINGS: dict[str, Any] = {
     "normalisation": "NFKC, case folding, Unicode punctuation deleted, whitespace collapsed",
     "diarization_collar_s": MAIN_COLLAR_S,
@@ -75,7 +75,7 @@ def score_manifest(manifest: Manifest) -> tuple[list[RunScore], Tables]:
 
     A terminal shows a bar of the samples scored (:mod:`speecheval.core.progress`).
     """
-    units = {s.name: s.unit for s in manifest.scenarios}
+    units = {name: spec.unit for name, spec in manifest.scenarios.items()}
     support = system_support(manifest)
     runs: list[RunScore] = []
     with progress(len(manifest.samples), "transcripts score") as advance:

@@ -35,7 +35,7 @@ from ..timestamps.segment_pairs import SegmentPairTiming
 from ..timestamps.token_times import TokenTiming
 from ..timestamps.turns import TurnTiming
 from .capabilities import SystemSupport
-from .manifest import Manifest, ScenarioSpec
+from .manifest import Manifest, Scenario
 from .sample import RunScore
 
 RATE_NAMES: dict[Unit, str] = {"word": "wer", "char": "cer", "mixed": "mer"}
@@ -98,9 +98,9 @@ def _der_pair(part: Callable[[DiarizationScore], DerComponents]
 class _Measures:
     """Evidence and maturity of each measure of one scenario, from the samples yielding it."""
 
-    def __init__(self, manifest: Manifest, spec: ScenarioSpec) -> None:
-        self.manifest, self.spec = manifest, spec
-        self.samples = [s for s in manifest.samples if s.scenario == spec.name]
+    def __init__(self, manifest: Manifest, name: str, spec: Scenario) -> None:
+        self.manifest, self.name, self.spec = manifest, name, spec
+        self.samples = [s for s in manifest.samples if s.scenario == name]
 
     def evidence(self, sample_ids: set[str]) -> ScenarioEvidence:
         """Counts over the scenario's samples in ``sample_ids`` (at least one)."""
@@ -108,7 +108,7 @@ class _Measures:
         speakers = {name for s in samples for name in s.speakers}
         required = range(1, self.manifest.required_repeats + 1)
         missing = sum(len(set(required) - {r.repeat for r in s.runs}) for s in samples)
-        return ScenarioEvidence(self.spec.name, len(samples), len({s.source for s in samples}),
+        return ScenarioEvidence(self.name, len(samples), len({s.source for s in samples}),
                                 len(speakers), self.spec.reference_leak_free, self.spec.core,
                                 missing)
 
@@ -184,31 +184,31 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore],
     lattifai: dict[str, Any] = {}
     diagnostic: dict[str, Any] = {}
     counts: dict[str, dict[int, ErrorCounts]] = {}
-    for spec in manifest.scenarios:
-        mine = [r for r in runs if r.sample.scenario == spec.name]
-        measures = _Measures(manifest, spec)
+    for name, spec in manifest.scenarios.items():
+        mine = [r for r in runs if r.sample.scenario == name]
+        measures = _Measures(manifest, name, spec)
         ev = measures.evidence({s.id for s in measures.samples})
-        text_values[spec.name] = _values(mine, _text_pair)
+        text_values[name] = _values(mine, _text_pair)
         halluc_samples = {r.sample.id for r in mine if r.hallucination is not None}
-        text_samples = _yielding(text_values[spec.name])
+        text_samples = _yielding(text_values[name])
         headline = "text" if text_samples else "hallucination" if halluc_samples else None
         maturity = measures.level(text_samples or halluc_samples)
-        text_levels[spec.name] = (spec.core, measures.level(text_samples))
-        evidence[spec.name] = (ev, maturity)
-        counts[spec.name] = _counts_by_repeat(mine)
+        text_levels[name] = (spec.core, measures.level(text_samples))
+        evidence[name] = (ev, maturity)
+        counts[name] = _counts_by_repeat(mine)
         cp_runs = [r for r in mine if r.cp is not None]
         diar_runs = [r for r in mine if r.diarization is not None]
         diar_total: DiarizationScore | None = _pool(r.diarization for r in diar_runs)
         halluc = _pool(r.hallucination for r in mine)
-        scenarios[spec.name] = {
-            "scenario": spec.name, "unit": spec.unit, "rate_name": RATE_NAMES[spec.unit],
+        scenarios[name] = {
+            "scenario": name, "unit": spec.unit, "rate_name": RATE_NAMES[spec.unit],
             "core": spec.core, "maturity": maturity.report_dict(), "maturity_measure": headline,
             "samples": ev.samples, "independent_sources": ev.sources,
             "independent_speakers": ev.speakers, "missing_runs": ev.missing_runs,
             "runs": len(mine), "failed_runs": sum(r.failure is not None for r in mine),
-            "text": measures.summary(text_values[spec.name]),
+            "text": measures.summary(text_values[name]),
             "text_counts_by_repeat": {str(k): v.report_dict()
-                                      for k, v in counts[spec.name].items()},
+                                      for k, v in counts[name].items()},
             "cp": {"scored_runs": len(cp_runs),
                    "unsupported_runs": sum(r.status.get("cp", "").startswith("unsupported")
                                            for r in mine),
@@ -234,13 +234,13 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore],
             "timestamps": _timestamps(mine),
         }
         moss_samples = [r.moss for r in mine if r.moss is not None]
-        moss[spec.name] = (corpus_table(moss_samples).report_dict() if moss_samples else None)
+        moss[name] = (corpus_table(moss_samples).report_dict() if moss_samples else None)
         parity_total: DiarizationScore | None = _pool(r.lattifai for r in mine)
-        lattifai[spec.name] = (None if parity_total is None
+        lattifai[name] = (None if parity_total is None
                                else score_dict(parity_total, exclude_overlap=False))
         pairs: SegmentPairTiming | None = _pool(
             r.timestamps.segment_pairs for r in mine if r.timestamps is not None)
-        diagnostic[spec.name] = None if pairs is None else pairs.report_dict()
+        diagnostic[name] = None if pairs is None else pairs.report_dict()
     overall = run_maturity(evidence, manifest.required_repeats)
     cross = _cross(manifest, text_values, text_levels, overall)
     return Tables(scenarios, cross, overall, support, moss, lattifai, diagnostic, counts)
@@ -251,7 +251,8 @@ def _cross(manifest: Manifest, values: dict[str, list[SampleValue]],
     """Scenario macros per rate, each with the combined maturity of its scenarios."""
     by_rate: dict[str, Any] = {}
     for unit, rate in RATE_NAMES.items():
-        names = [s.name for s in manifest.scenarios if s.unit == unit and values[s.name]]
+        names = [name for name, spec in manifest.scenarios.items()
+                 if spec.unit == unit and values[name]]
         if names:
             result: CrossScenario = cross_scenario({n: values[n] for n in names})
             by_rate[rate] = {**result.report_dict(), "maturity": combined_maturity(
