@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...core.errors import InputError
+from ...core.timeline import Span
 from .. import formats
 from ..formats.rttm import RTTM, RttmTurn
 from ..formats.segment import Segment
@@ -50,8 +51,8 @@ def rttm_from_segments(segments: Sequence[Segment], sample_id: str,
     turns = []
     for seg in segments:
         assert seg.speaker is not None and seg.start is not None and seg.end is not None
-        turns.append(RttmTurn(file_id=sample_id, start=seg.start, duration=seg.end - seg.start,
-                              speaker=seg.speaker, line=seg.line))
+        turns.append(RttmTurn(sample_id, Span.from_seconds(seg.start, seg.end, seg.speaker),
+                              line=seg.line))
     return RTTM(tuple(turns), path=None if path is None else str(path))
 
 
