@@ -10,11 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ...core.results import FieldwiseSum, Result
 from ...core.timebase import from_us
-from .intervals import union_length
 from .stream import TimedSegments
 
 
@@ -55,9 +52,6 @@ class SpeechCoverage(FieldwiseSum, Result, kind="transcripts.speech_coverage"):
 
 
 def speech_coverage(reference: TimedSegments, hypothesis: TimedSegments) -> SpeechCoverage:
-    """Union lengths of both sides and of both together give the shared time."""
-    ref = union_length(reference.starts, reference.ends)
-    hyp = union_length(hypothesis.starts, hypothesis.ends)
-    both = union_length(np.concatenate([reference.starts, hypothesis.starts]),
-                        np.concatenate([reference.ends, hypothesis.ends]))
-    return SpeechCoverage(ref, hyp, ref + hyp - both)
+    """Time covered by each side and by both (:mod:`speecheval.core.timeline`)."""
+    ref, hyp = reference.spans(), hypothesis.spans()
+    return SpeechCoverage(ref.covered_us(), hyp.covered_us(), ref.overlap_us(hyp))

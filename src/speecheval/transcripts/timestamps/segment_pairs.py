@@ -17,7 +17,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.results import FieldwiseSum, Result
-from .intervals import overlaps_other_speaker, pair_iou
+from ...core.timeline import Spans, pair_iou
+from .intervals import overlaps_other_speaker
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
 
@@ -71,5 +72,5 @@ def segment_pair_timing(reference: TimedSegments,
         overlapping_segments=int(overlapping.sum()),
         start_errors=ErrorValues.of(np.abs(hs - rs)),
         end_errors=ErrorValues.of(np.abs(he - re_)),
-        iou=pair_iou(hs, he, rs, re_).astype(np.float64),
+        iou=pair_iou(Spans(hs, he), Spans(rs, re_)),
     )

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.timebase import to_us
+from ...core.timeline import Spans
 from ..formats.segment import Segment
 from ..text.align import EditPath, edit_path, encode_pair
 from ..text.normalize import normalize
@@ -41,6 +42,10 @@ class TimedSegments:
     def size(self) -> int:
         """Number of segments."""
         return int(self.starts.size)
+
+    def spans(self) -> Spans:
+        """The segments' time spans (no labels), in time order."""
+        return Spans(self.starts, self.ends)
 
     @property
     def token_starts(self) -> NDArray[np.int64]:

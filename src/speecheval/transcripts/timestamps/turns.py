@@ -24,7 +24,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.results import FieldwiseSum, Result
-from .intervals import overlaps_other_speaker, pair_iou
+from ...core.timeline import Spans, pair_iou
+from .intervals import overlaps_other_speaker
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
 
@@ -141,5 +142,5 @@ def turn_timing(reference: TimedSegments, hypothesis: TimedSegments) -> TurnTimi
         matched_tokens=int(ref_idx.size),
         start_errors=ErrorValues.of(np.abs(pred_start - ref_start)),
         end_errors=ErrorValues.of(np.abs(pred_end - ref_end)),
-        iou=pair_iou(pred_start, pred_end, ref_start, ref_end).astype(np.float64),
+        iou=pair_iou(Spans(pred_start, pred_end), Spans(ref_start, ref_end)),
     )
