@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...core.errors import InputError
+from ...core.timeline import Span
 from .. import formats
 from ..diarization.result import DiarizationScore, DiarizationUnsupported
 from ..diarization.score import score_files, score_lattifai_parity, total
@@ -68,22 +69,14 @@ Op = Literal["=", "S", "D", "I"]
 
 
 @dataclass(frozen=True)
-class Turn:
-    """A speaker turn for the timeline view (seconds)."""
-
-    speaker: str
-    start: float
-    end: float
-
-
-@dataclass(frozen=True)
 class Preview:
-    """The first steps of the edit path and turns of both sides, for people to read."""
+    """The first steps of the edit path and turns of both sides, for people to read
+    (a turn is a span labelled by its speaker)."""
 
     steps: tuple[tuple[Op, str, str], ...]
     total_steps: int
-    reference_turns: tuple[Turn, ...]
-    hypothesis_turns: tuple[Turn, ...]
+    reference_turns: tuple[Span, ...]
+    hypothesis_turns: tuple[Span, ...]
     total_turns: int
 
 
@@ -109,10 +102,10 @@ class RunScore:
     preview: Preview
 
 
-def _turns(segments: tuple[Segment, ...]) -> tuple[Turn, ...]:
+def _turns(segments: tuple[Segment, ...]) -> tuple[Span, ...]:
     timed = [s for s in segments if s.start is not None and s.end is not None]
     ordered = sorted(timed, key=lambda s: (s.start, s.end))
-    return tuple(Turn(s.speaker or "(none)", float(s.start or 0.0), float(s.end or 0.0))
+    return tuple(Span.from_seconds(s.start or 0.0, s.end or 0.0, s.speaker or "(none)")
                  for s in ordered[:PREVIEW_TURNS])
 
 
