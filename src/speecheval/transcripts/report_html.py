@@ -16,8 +16,9 @@ from ..core.timeline import Span as TimeSpan
 from ..report import page as pg
 from ..report.numbers import percent
 from ..report.timeline import Span, Timeline, Track, to_svg
+from .score.measure import RunScore
+from .score.measures.text import Text
 from .score.report_tables import kaldi_lines, text_tables
-from .score.sample import RunScore
 from .score.tables import Tables
 
 LANE = 16.0
@@ -65,7 +66,8 @@ def _alignment_blocks(run: RunScore) -> tuple[pg.Block, ...]:
 
 
 def _run_section(index: int, run: RunScore) -> pg.Details:
-    rate = "n/a" if run.text is None else percent(run.text.error_rate)
+    text = run.get(Text)
+    rate = "n/a" if text is None else percent(text.error_rate)
     title = (f"{run.sample.id} (scenario {run.sample.scenario}, repeat {run.repeat}, "
              f"{run.sample.kind}): error rate {rate}")
     if run.failure is not None:

@@ -33,9 +33,10 @@ from ..timestamps.stats import TOLERANCES_S
 from ..timestamps.turns import ANCHOR_SHARE, MIN_MATCHED_SHARE
 from .capabilities import system_support
 from .manifest import FORMAT, Manifest, load_manifest
+from .measure import RunScore
 from .report_tables import kaldi_lines, markdown
 from .rows import diagnostic_row, lattifai_row, moss_row, sample_row
-from .sample import RunScore, score_sample_runs
+from .sample import score_sample_runs
 from .tables import Tables, build_tables
 
 # Distributions beside core's whose versions can change a number here.
