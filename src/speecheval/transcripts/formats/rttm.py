@@ -33,6 +33,7 @@ from ...core.errors import InputError
 from ...core.timebase import to_us
 from ...core.timeline import Span
 from ._io import data_lines, read_text, write_new
+from .timed import SpanInSeconds
 
 NA = "<NA>"
 SPEAKER = "SPEAKER"
@@ -47,7 +48,7 @@ _MAX_FIELDS = 10
 
 
 @dataclass(frozen=True)
-class RttmTurn:
+class RttmTurn(SpanInSeconds):
     """One ``SPEAKER`` record: in ``file_id``, ``span.label`` (the speaker) talks over ``span``.
 
     The time is a :class:`~speecheval.core.timeline.Span` in integer microseconds: RTTM's
@@ -89,21 +90,6 @@ class RttmTurn:
         """The speaker name (``<NA>``: no attribution)."""
         assert self.span.label is not None
         return self.span.label
-
-    @property
-    def start(self) -> float:
-        """Onset in seconds."""
-        return self.span.start_s
-
-    @property
-    def end(self) -> float:
-        """End time in seconds."""
-        return self.span.end_s
-
-    @property
-    def duration(self) -> float:
-        """Duration in seconds."""
-        return self.span.duration_s
 
     @property
     def has_speaker(self) -> bool:

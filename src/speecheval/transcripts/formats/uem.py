@@ -29,12 +29,13 @@ from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
 from ...core.timeline import Span
 from ._io import data_lines, read_text, write_new
+from .timed import SpanInSeconds
 
 _FIELDS = 4
 
 
 @dataclass(frozen=True)
-class UemSegment:
+class UemSegment(SpanInSeconds):
     """One scoring region of ``file_id``: a :class:`~speecheval.core.timeline.Span` in
     integer microseconds; ``line`` is for messages only.
 
@@ -58,16 +59,6 @@ class UemSegment:
         if start < 0 or end < start:
             raise ValueError(f"UEM region must satisfy 0 <= start <= end: {start}, {end}")
         return cls(file_id, Span.from_seconds(start, end), channel, line)
-
-    @property
-    def start(self) -> float:
-        """Start in seconds."""
-        return self.span.start_s
-
-    @property
-    def end(self) -> float:
-        """End in seconds."""
-        return self.span.end_s
 
     def to_line(self) -> str:
         """The region as one UEM line without a newline."""

@@ -29,6 +29,8 @@ For speaker measures this holds only when the system supports speaker attributio
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ...core.timeline import Span
 from .. import formats
 from ..formats._io import read_text
@@ -100,13 +102,8 @@ def _reference(sample: SampleSpec) -> Side:
            if spec.transcript is not None and formats.format_of(spec.transcript).raw_text
            else None)
     words = None if spec.words is None else load_transcript(spec.words, sample.id)
-    if spec.rttm is not None:
-        turns: RTTM | None = load_rttm(spec.rttm, sample.id)
-    elif has_speakers(segments) and is_timed(segments):
-        turns = rttm_from_segments(segments, sample.id, spec.transcript)
-    else:
-        turns = None
-    return Side(segments, words, turns, raw, flat_text(segments))
+    return Side(segments, words, _speaker_turns(sample, spec.rttm, segments, spec.transcript),
+                raw, flat_text(segments))
 
 
 def _hypothesis(sample: SampleSpec, run: RunSpec) -> Side:
@@ -119,13 +116,18 @@ def _hypothesis(sample: SampleSpec, run: RunSpec) -> Side:
     raw = read_text(run.transcript, "transcript") if document.raw_text else None
     words = (load_transcript(run.words, sample.id) if run.words is not None
              else segments if document.word_timed else None)
-    if run.rttm is not None:
-        turns: RTTM | None = load_rttm(run.rttm, sample.id)
-    elif has_speakers(segments) and is_timed(segments):
-        turns = rttm_from_segments(segments, sample.id, run.transcript)
-    else:
-        turns = None
-    return Side(segments, words, turns, raw, flat_text(segments))
+    return Side(segments, words, _speaker_turns(sample, run.rttm, segments, run.transcript),
+                raw, flat_text(segments))
+
+
+def _speaker_turns(sample: SampleSpec, rttm: Path | None, segments: tuple[Segment, ...],
+                   transcript: Path | None) -> RTTM | None:
+    """The side's RTTM, else the transcript's timed speaker segments, else none."""
+    if rttm is not None:
+        return load_rttm(rttm, sample.id)
+    if has_speakers(segments) and is_timed(segments):
+        return rttm_from_segments(segments, sample.id, transcript)
+    return None
 
 
 def _turns(segments: tuple[Segment, ...]) -> tuple[Span, ...]:

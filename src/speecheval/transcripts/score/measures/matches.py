@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...text.prf import MatchCounts
 from ...text.punctuation import punctuation_counts
 from ...text.terms import number_counts, term_counts
@@ -9,26 +11,29 @@ from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs
 
 
-class Punctuation(Measure[MatchCounts]):
+class _TextMatch(Measure[MatchCounts]):
+    """Items of the reference text matched in the output, for speech samples."""
+
+    count: Callable[[str, str], MatchCounts]
+
+    def score(self, inputs: RunInputs) -> Outcome[MatchCounts]:
+        if inputs.sample.kind in NON_SPEECH_KINDS:
+            return Outcome()
+        return Outcome(type(self).count(inputs.reference.text, inputs.hypothesis.text))
+
+
+class Punctuation(_TextMatch):
     """Punctuation marks matched between the texts."""
 
     name = "punctuation"
-
-    def score(self, inputs: RunInputs) -> Outcome[MatchCounts]:
-        if inputs.sample.kind in NON_SPEECH_KINDS:
-            return Outcome()
-        return Outcome(punctuation_counts(inputs.reference.text, inputs.hypothesis.text))
+    count = staticmethod(punctuation_counts)
 
 
-class Numbers(Measure[MatchCounts]):
+class Numbers(_TextMatch):
     """Numbers matched between the texts."""
 
     name = "numbers"
-
-    def score(self, inputs: RunInputs) -> Outcome[MatchCounts]:
-        if inputs.sample.kind in NON_SPEECH_KINDS:
-            return Outcome()
-        return Outcome(number_counts(inputs.reference.text, inputs.hypothesis.text))
+    count = staticmethod(number_counts)
 
 
 class Terms(Measure[MatchCounts]):
