@@ -29,6 +29,7 @@ For speaker measures this holds only when the system supports speaker attributio
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ...core.timeline import Span
@@ -131,10 +132,10 @@ def _speaker_turns(sample: SampleSpec, rttm: Path | None, segments: tuple[Segmen
 
 
 def _turns(segments: tuple[Segment, ...]) -> tuple[Span, ...]:
-    timed = [s for s in segments if s.start is not None and s.end is not None]
-    ordered = sorted(timed, key=lambda s: (s.start, s.end))
-    return tuple(Span.from_seconds(s.start or 0.0, s.end or 0.0, s.speaker or "(none)")
-                 for s in ordered[:PREVIEW_TURNS])
+    timed = sorted((span for s in segments if (span := s.span) is not None),
+                   key=lambda span: (span.start_us, span.end_us))
+    return tuple(span if span.label is not None else replace(span, label="(none)")
+                 for span in timed[:PREVIEW_TURNS])
 
 
 def _turn_segments(side: Side) -> tuple[Segment, ...]:
