@@ -83,7 +83,7 @@ def test_self_overlap_speecheval_merges() -> None:
     # [20.25, 29.75] (B, 9.5 s) = 19.0. X covers A up to 5: missed [5, 9.75] = 4.75.
     assert seconds(score.overlap_included) == (19.0, 4.75, 0.0, 0.0)
     assert seconds(score.overlap_excluded) == (19.0, 4.75, 0.0, 0.0)  # no overlap
-    assert score.differences.reference_self_overlap.to_dict() == {"count": 1, "seconds": 2.0}
+    assert score.differences.reference_self_overlap.report_dict() == {"count": 1, "seconds": 2.0}
 
 
 def test_self_overlap_md_eval_collars_inner_boundaries_and_counts_overlap() -> None:
@@ -133,7 +133,7 @@ def test_dscore_cuts_turns_at_uem_edges(compat: str, scored: float) -> None:
     score = one(CUT_REF, CUT_HYP, "f 1 2 18", collar_s=0.25, compat=compat)
     assert seconds(score.overlap_included) == (scored, 0.0, 0.0, 0.0)
     # A crosses 2 (2 s outside), B crosses 18 (2 s outside): counted in every mode.
-    assert score.differences.reference_cut_at_uem.to_dict() == {"count": 2, "seconds": 4.0}
+    assert score.differences.reference_cut_at_uem.report_dict() == {"count": 2, "seconds": 4.0}
 
 
 def test_dscore_jer_is_on_10_ms_frames() -> None:
@@ -146,7 +146,7 @@ def test_dscore_jer_is_on_10_ms_frames() -> None:
     # JER 1 - 99/101 = 0.019802.
     framed = one(ref, hyp, "f 1 0 2", collar_s=0, compat="dscore")
     assert framed.jer.jer == pytest.approx(1 - 99 / 101)
-    assert framed.differences.off_frame_grid.to_dict() == {"count": 2, "seconds": 0.01}
+    assert framed.differences.off_frame_grid.report_dict() == {"count": 2, "seconds": 0.01}
 
 
 def test_dscore_and_md_eval_skip_files_without_reference() -> None:
@@ -160,7 +160,7 @@ def test_dscore_and_md_eval_skip_files_without_reference() -> None:
         score = one(ref, hyp, uem, collar_s=0, compat=compat)
         # md-eval never sees file g (it loops over the reference files).
         assert seconds(score.overlap_included) == (4.0, 0.0, 0.0, 0.0)
-        assert score.differences.unscored_files.to_dict() == {"count": 1, "seconds": 3.0}
+        assert score.differences.unscored_files.report_dict() == {"count": 1, "seconds": 3.0}
 
 
 @pytest.mark.parametrize(("compat", "ref_text", "uem_text", "message"), [
@@ -194,7 +194,7 @@ def test_md_eval_overlap_defect_speecheval_is_right() -> None:
     assert seconds(score.overlap_excluded) == (2.0, 0.0, 0.0, 0.0)
     # md-eval's -1 loop closes the zone [2,5] at 5, sees the zone [5,10] open at the same
     # instant and stays "evaluating" from 5 until the UEM ends at 8: it scores [5, 8].
-    assert score.differences.md_eval_overlap_defect.to_dict() == {"count": 1, "seconds": 3.0}
+    assert score.differences.md_eval_overlap_defect.report_dict() == {"count": 1, "seconds": 3.0}
 
 
 def test_md_eval_overlap_defect_reproduced_under_compat() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from speecheval.core.timeline import Span
 from speecheval.transcripts.diarization.result import (
     Compat,
     DerComponents,
@@ -84,9 +85,8 @@ def test_dscore_jer_matches_after_dscore_framing(fixtures_dir: Path) -> None:
     def framed(rttm: RTTM) -> RTTM:
         def up(t: float) -> float:
             return math.ceil(round(t * 100, 6)) / 100
-        return RTTM(tuple(dataclasses.replace(t, start=up(t.start),
-                                              duration=up(t.end) - up(t.start))
-                          for t in rttm.turns))
+        return RTTM(tuple(dataclasses.replace(t, span=Span.from_seconds(
+            up(t.start), up(t.end), t.speaker)) for t in rttm.turns))
 
     ref = framed(RTTM.load(fixtures_dir / "dscore" / "ref.rttm"))
     hyp = framed(RTTM.load(fixtures_dir / "dscore" / "sys.rttm"))

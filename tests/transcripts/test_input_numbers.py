@@ -240,5 +240,6 @@ def test_manifest_duration_beyond_three_years_is_refused(tmp_path: Path,
                  str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
-    assert "samples[0].duration_s must be a positive number of seconds up to 1e+08" in err
+    assert ("samples[0].duration_s (line 19): must be a positive number of seconds up to "
+            "1e+08, got 1e+300") in err
     assert not (tmp_path / "out").exists()

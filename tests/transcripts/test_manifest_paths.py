@@ -42,7 +42,7 @@ def test_dot_dot_path_is_refused(example: Path, tmp_path: Path,
     code, err = score(manifest, tmp_path / "out", capsys)
     assert code == 2 and not (tmp_path / "out").exists()
     assert err.strip() == (
-        f"error: sample en-standup: {manifest}: samples[0].runs[0].transcript: "
+        f"error: sample en-standup: {manifest}: samples[0].runs[0].transcript (line 13): "
         f"'../outside.json' resolves to {(tmp_path / 'outside.json').resolve()}, outside "
         f"the manifest's folder ({example.resolve()}); files must lie inside it (symbolic "
         "links included)")

@@ -45,7 +45,7 @@ def test_dump_is_canonical_and_round_trips(tmp_path: Path) -> None:
 
 
 def test_float_noise_is_written_at_the_microsecond() -> None:
-    turn = RttmTurn(file_id="f", start=6.32000000000005, duration=0.1 + 0.2, speaker="s")
+    turn = RttmTurn.from_seconds("f", 6.32000000000005, 0.1 + 0.2, "s")
     assert turn.to_line() == "SPEAKER f 1 6.320 0.300 <NA> <NA> s <NA> <NA>"
 
 

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from speecheval.cli import main
+from speecheval.core.hashing import sha256_file
+from speecheval.core.provenance import read_provenance
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "transcripts" / "manifest.yaml"
 
@@ -217,10 +219,31 @@ def test_html_report_has_alignment_and_timeline(run_dir: Path) -> None:
     assert report.count("<svg") == 10
 
 
-def test_rerun_is_byte_identical(run_dir: Path, tmp_path: Path) -> None:
-    again = tmp_path / "again"
-    assert main(["transcripts", "score", "--manifest", str(EXAMPLE), "--out", str(again)]) == 0
+def test_rerun_is_byte_identical(run_dir: Path, tmp_path: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same command (run.json records it, --out included) in two places.
+    for place in ("first", "second"):
+        (tmp_path / place).mkdir()
+        monkeypatch.chdir(tmp_path / place)
+        assert main(["transcripts", "score", "--manifest", str(EXAMPLE), "--out", "run"]) == 0
+    first, second = tmp_path / "first" / "run", tmp_path / "second" / "run"
     names = sorted(p.name for p in run_dir.iterdir())
-    assert names == sorted(p.name for p in again.iterdir())
+    assert names == sorted(p.name for p in first.iterdir()) == sorted(
+        p.name for p in second.iterdir())
     for name in names:
-        assert (run_dir / name).read_bytes() == (again / name).read_bytes(), name
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+        if name != "run.json":  # its command names a different --out
+            assert (run_dir / name).read_bytes() == (first / name).read_bytes(), name
+
+
+def test_run_json_is_the_provenance_record(run_dir: Path) -> None:
+    record = read_provenance(run_dir / "run.json")
+    assert record.command[:3] == ("speecheval", "transcripts", "score")
+    assert record.settings["manifest_format"] == "speecheval.transcripts.manifest/1"
+    # The manifest and every file it names, hashed under their path from the manifest.
+    manifest_dir = EXAMPLE.parent
+    assert record.inputs["manifest.yaml"] == sha256_file(EXAMPLE)
+    for name, digest in record.inputs.items():
+        assert sha256_file(manifest_dir / name) == digest
+    assert len(record.inputs) > 5
+    assert record.packages["pyyaml"] is not None

@@ -48,11 +48,16 @@ def assert_refused(code: int, err: str, out: Path, *parts: str) -> None:
 
 
 @pytest.mark.parametrize(("where", "expected"), [
-    ("top", "manifest: unknown key 'extra'"),
-    ("scenario", "scenarios.meeting-en: unknown key 'extra'"),
-    ("sample", "samples[1]: unknown key 'extra'"),
-    ("reference", "samples[1].reference: unknown key 'extra'"),
-    ("run", "samples[1].runs[0]: unknown key 'extra'"),
+    ("top", "extra (line 1): unknown key; allowed keys are format, required_repeats, "
+            "samples, scenarios, speaker_attribution, system, token_timestamps"),
+    ("scenario", "scenarios.meeting-en.extra (line 81): unknown key; allowed keys are core, "
+                 "reference_leak_free, unit"),
+    ("sample", "samples[1].extra (line 25): unknown key; allowed keys are duration_s, id, "
+               "kind, reference, runs, scenario, source, speakers"),
+    ("reference", "samples[1].reference.extra (line 27): unknown key; allowed keys are rttm, "
+                  "terms, transcript, words"),
+    ("run", "samples[1].runs[0].extra (line 29): unknown key; allowed keys are failed, repeat, "
+            "rttm, transcript, words"),
 ])
 def test_unknown_keys_are_named(example: Path, tmp_path: Path, where: str, expected: str,
                                 capsys: pytest.CaptureFixture[str]) -> None:
@@ -90,22 +95,44 @@ def test_duplicate_yaml_key(example: Path, tmp_path: Path,
 
 @pytest.mark.parametrize(("change", "expected"), [
     (lambda d: d["samples"][0]["runs"][0].update(transcript="hyp/missing.json"),
-     "samples[0].runs[0].transcript: file not found"),
-    (lambda d: d["samples"][0].update(duration_s=0), "samples[0].duration_s must be a positive"),
-    (lambda d: d["samples"][0].update(scenario="nowhere"), "'nowhere' is not declared"),
+     "samples[0].runs[0].transcript (line 13): file not found"),
+    (lambda d: d["samples"][0].update(duration_s=0),
+     "samples[0].duration_s (line 4): must be a positive"),
+    (lambda d: d["samples"][0].update(scenario="nowhere"),
+     "samples[0].scenario (line 19): 'nowhere' is not declared under scenarios"),
     (lambda d: d["samples"][2].update(reference={"transcript": "ref/en-review.stm"}),
-     "a silence sample has no reference transcript"),
+     "samples[2].reference (line 41): a silence sample has no reference transcript"),
     (lambda d: d["samples"][1]["runs"][1].update(transcript="hyp/en-review.srt"),
-     "a failed run has no files, but 'transcript' is given"),
-    (lambda d: d["samples"][1].update(id="en-standup"), "sample id appears twice"),
-    (lambda d: d["scenarios"]["meeting-en"].update(unit="phone"), "unit must be one of"),
-    (lambda d: d["scenarios"].update({7: {"unit": "word"}}), "scenario name 7 must be"),
-    (lambda d: d.update(format="other/1"), "manifest.format must be"),
-    (lambda d: d["samples"][0].update(speakers="alice"), "speakers must be a list"),
+     "samples[1].runs[1].transcript (line 33): a failed run has no files, but 'transcript' "
+     "is given"),
+    (lambda d: d["samples"][1].update(id="en-standup"),
+     "sample en-standup: "),
+    (lambda d: d["samples"][1].update(id="en-standup"),
+     "samples[1].id (line 25): appears twice (first samples[0], line 5)"),
+    (lambda d: d["scenarios"]["meeting-en"].update(unit="phone"),
+     "scenarios.meeting-en.unit (line 82): must be one of 'word', 'char' or 'mixed', "
+     "got 'phone'"),
+    (lambda d: d["scenarios"].update({7: {"unit": "word"}}),
+     "scenarios (line 87): key '7' is not a string"),
+    (lambda d: d.update(format="other/1"),
+     "format (line 1): must be one of 'speecheval.transcripts.manifest/1', got 'other/1'"),
+    (lambda d: d["samples"][0].update(speakers="alice"),
+     "samples[0].speakers (line 21): must be a list, got 'alice'"),
     (lambda d: d["samples"][0]["runs"][0].update(transcript="ref/en-standup.ctm.bak"),
-     "unknown transcript format"),
+     "samples[0].runs[0].transcript (line 13): 'ref/en-standup.ctm.bak' has an unknown "
+     "transcript format; expected a suffix among .ctm, .json"),
     (lambda d: d["samples"][0]["runs"].append({"repeat": 1, "failed": "x"}),
-     "a repeat index appears twice"),
+     "samples[0].runs (line 10): a repeat index appears twice"),
+    (lambda d: d["samples"][0].pop("reference"),
+     "samples[0].reference (line 4): a speech sample needs a reference transcript"),
+    (lambda d: d["samples"][0]["runs"][0].pop("transcript"),
+     "samples[0].runs[0].transcript (line 11): is required for a run that did not fail"),
+    (lambda d: d["samples"][0].update(runs=[]), "samples[0].runs (line 10): must list at least"),
+    (lambda d: d.update(samples=[]), "samples (line"),
+    (lambda d: d["scenarios"].update(spare={"unit": "word"}),
+     "scenarios.spare (line 87): is declared but has no samples"),
+    (lambda d: d["samples"][0].update(id="a b"),
+     "samples[0].id (line 5): 'a b' may hold only letters"),
 ])
 def test_schema_errors(example: Path, tmp_path: Path, change, expected: str,  # type: ignore[no-untyped-def]
                        capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,6 +8,8 @@ gave a traceback). The output directory is now claimed first.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,25 @@ def test_successful_run_creates_parents(tmp_path: Path,
     assert code == 0 and stdout.startswith("%")
     assert (out / "run.json").is_file()
     assert [p.name for p in (tmp_path / "new").iterdir()] == ["run"]
+
+
+@pytest.mark.parametrize("forced", ["1", "0"])
+def test_progress_goes_to_stderr_only_when_shown(tmp_path: Path, forced: str,
+                                                 capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPEECHEVAL_PROGRESS", forced)
+    code, stdout, err = score(EXAMPLE_MANIFEST, str(tmp_path / "run"), capsys)
+    assert code == 0 and stdout.startswith("%WER 21.74")
+    # the example has 5 samples; the bar counts them on stderr, never on stdout
+    assert ("transcripts score" in err and "/5 " in err) == (forced == "1")
+    assert err == "" or forced == "1"
+
+
+def test_transcripts_help_does_not_import_pydantic() -> None:
+    """The manifest schema is imported where ``score`` runs, not at CLI start-up."""
+    code = ("import sys\nfrom speecheval.cli import main\n"
+            "main(['transcripts', 'der', '--help'])\nmain(['transcripts', 'score', '--help'])\n"
+            "print('pydantic' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "--manifest" in out and out.strip().splitlines()[-1] == "False"

@@ -54,7 +54,7 @@ def test_corpus_validity_and_shared_denominator() -> None:
     assert table.delta_cp == pytest.approx(0.0)
     assert samples[1].cp_invalid_reason == "no_reference_speaker_tags"
     assert samples[2].cp_invalid_reason == "empty_reference_after_cleaning"
-    assert table.to_dict()["track"] == "moss_parity"
+    assert table.report_dict()["track"] == "moss_parity"
 
 
 def test_untagged_hypothesis_is_one_speaker() -> None:

@@ -38,7 +38,7 @@ HYP_TURNS = [seg("X", 0.0, 2.2, "-"), seg("Y", 2.6, 3.0, "-"), seg("X", 5.0, 6.5
 
 def test_turn_timing_counts_errors_and_coverage() -> None:
     result = score_timestamps(REF_TURNS, "word", hypothesis_words=HYP_WORDS,
-                              hypothesis_turns=HYP_TURNS).to_dict()
+                              hypothesis_turns=HYP_TURNS).report_dict()
     assert result["granularity"] == "token"
     turns = result["turns"]
     # T1: 1 of 2 matched (50% is enough) but its last 20% (token 'seven') has no anchor.
@@ -67,7 +67,7 @@ def test_turn_timing_counts_errors_and_coverage() -> None:
 
 
 def test_speech_coverage_and_union_iou() -> None:
-    speech = score_timestamps(REF_TURNS, "word", hypothesis_words=HYP_WORDS).to_dict()["speech"]
+    speech = score_timestamps(REF_TURNS, "word", hypothesis_words=HYP_WORDS).report_dict()["speech"]
     # Reference union: 2 + 1.5 + 2 (5-7) + 1 + 1 + 1 = 8.5 s. Hypothesis words: 1.7 (T0
     # words) + 0.4 + 0.3 + 0.2 + 0.3 + 0.4 + 0.3 + 0.1 + 0.3 + 1.5 = 5.5 s. Shared: 1.5 +
     # 0.4 + 1.2 + 0.3 + 0.1 + 0.1 (yy to 9.0) + 0.6 (alpha to 13.0) = 4.2 s.
@@ -80,7 +80,7 @@ def test_speech_coverage_and_union_iou() -> None:
 
 def test_turn_boundary_precision_recall() -> None:
     bounds = score_timestamps(REF_TURNS, "word", hypothesis_words=HYP_WORDS,
-                              hypothesis_turns=HYP_TURNS).to_dict()["turn_boundaries"]
+                              hypothesis_turns=HYP_TURNS).report_dict()["turn_boundaries"]
     # Reference points (overlapping T2, T3 left out): 0 2 2.5 4 8 9 10 11 12 13 (10).
     # Hypothesis points 0 2.2 2.6 3 5 6.5 8.5 9.2 12.4 13.9; 5 and 6.5 lie in the
     # overlapped span [5, 7]. They are left out unless a kept reference point is within
@@ -97,7 +97,7 @@ def boundaries_of(reference: list[Segment], hypothesis: list[Segment]
                   ) -> dict[str, tuple[int, int, int]]:
     result = score_timestamps(reference, "word", hypothesis_words=[
         seg(None, s.start, s.end, s.words) for s in reference],
-        hypothesis_turns=hypothesis).to_dict()["turn_boundaries"]
+        hypothesis_turns=hypothesis).report_dict()["turn_boundaries"]
     return {k: (v["matched"], v["reference"], v["hypothesis"]) for k, v in result.items()}
 
 
@@ -133,11 +133,11 @@ def test_anchor_rule_on_characters() -> None:
     # 4 tokens: anchor width ceil(0.8) = 1. '界' misheard: 3/4 matched but no last anchor.
     wrong_end = [seg(None, s, e, w) for s, e, w in
                  [(0.1, 0.3, "你"), (0.3, 0.5, "好"), (0.5, 0.7, "世"), (0.7, 0.95, "介")]]
-    turns = score_timestamps(ref, "char", hypothesis_words=wrong_end).to_dict()["turns"]
+    turns = score_timestamps(ref, "char", hypothesis_words=wrong_end).report_dict()["turns"]
     assert turns["scorable_turns"] == 0
     assert turns["excluded_turns"]["no_anchor_in_first_or_last_20_percent"] == 1
     right = wrong_end[:3] + [seg(None, 0.7, 0.95, "界")]
-    turns = score_timestamps(ref, "char", hypothesis_words=right).to_dict()["turns"]
+    turns = score_timestamps(ref, "char", hypothesis_words=right).report_dict()["turns"]
     # Predicted 0.1-0.95: start error 0.1, end error 0.05.
     assert turns["start"]["mean_s"] == pytest.approx(0.1)
     assert turns["end"]["mean_s"] == pytest.approx(0.05)
@@ -148,7 +148,7 @@ def test_matched_token_errors_with_reference_word_times() -> None:
     hyp_words = [seg(None, 0.1, 0.5, "a"), seg(None, 0.5, 1.0, "x"), seg(None, 1.3, 1.9, "c")]
     tokens = score_timestamps([seg("A", 0.0, 1.5, "a b c")], "word",
                               hypothesis_words=hyp_words,
-                              reference_words=ref_words).to_dict()["tokens"]
+                              reference_words=ref_words).report_dict()["tokens"]
     # a and c match: start errors 0.1 and 0.3, end errors 0.0 and 0.4.
     assert tokens["matched_tokens"] == 2
     assert score_timestamps([seg("A", 0.0, 1.5, "a b c")], "word", hypothesis_words=hyp_words,
@@ -163,7 +163,7 @@ def test_segment_only_system_goes_to_the_diagnostic() -> None:
     # H0 pairs uniquely with R0; H1 holds tokens of R1 and R2, so neither is unique.
     hyp = [seg("S1", 0.1, 1.8, "a b c"), seg("S2", 2.2, 6.5, "d e f g")]
     result = score_timestamps(ref, "word", hypothesis_segments=hyp,
-                              hypothesis_turns=hyp).to_dict()
+                              hypothesis_turns=hyp).report_dict()
     assert result["granularity"] == "segment"
     assert result["turns"] is None
     diag = result["segment_pairs_diagnostic"]
@@ -176,7 +176,7 @@ def test_segment_only_system_goes_to_the_diagnostic() -> None:
 
 def test_no_times_is_unsupported() -> None:
     result = score_timestamps([seg("A", 0.0, 1.0, "a")], "word",
-                              hypothesis_segments=[seg("A", None, None, "a")]).to_dict()
+                              hypothesis_segments=[seg("A", None, None, "a")]).report_dict()
     assert result["granularity"] == "unsupported"
     assert result["turns"] is None and result["segment_pairs_diagnostic"] is None
     # No hypothesis speaker turns were given either: boundaries are unsupported, not 0.

@@ -9,9 +9,10 @@ import pytest
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
+from speecheval.core.timeline import Spans
 from speecheval.transcripts.formats.segment import Segment
 from speecheval.transcripts.timestamps.boundaries import greedy_matches
-from speecheval.transcripts.timestamps.intervals import overlaps_other_speaker, union_length
+from speecheval.transcripts.timestamps.intervals import overlaps_other_speaker
 from speecheval.transcripts.timestamps.stream import align_streams, timed_segments
 from speecheval.transcripts.timestamps.turns import turn_timing
 
@@ -26,7 +27,7 @@ def test_union_and_overlap_against_loops(seed: int) -> None:
     covered = np.zeros(80, dtype=bool)
     for s, e in zip(starts, ends, strict=True):
         covered[s:e] = True
-    assert union_length(starts, ends) == int(covered.sum())
+    assert Spans(starts, ends).covered_us() == int(covered.sum())
     expected = [any(speakers[j] != speakers[i] and min(ends[i], ends[j])
                     > max(starts[i], starts[j]) for j in range(n)) for i in range(n)]
     assert overlaps_other_speaker(starts, ends, speakers).tolist() == expected

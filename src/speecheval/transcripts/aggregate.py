@@ -87,7 +87,7 @@ class RateSummary:
     micro_ci95: tuple[float | None, float | None] | None
     per_repeat: tuple[RepeatValue, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """JSON-ready dict (fractions)."""
         return {
             "samples": self.samples, "runs": self.runs, "failed_runs": self.failed_runs,
@@ -182,7 +182,7 @@ class CrossScenario:
     scenario_macro: float | None
     duration_weighted: float | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {"scenarios": list(self.scenarios), "scenario_macro": self.scenario_macro,
                 "duration_weighted": self.duration_weighted}

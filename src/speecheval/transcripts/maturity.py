@@ -69,7 +69,7 @@ class Maturity:
     level: Level
     reasons: tuple[str, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {"level": self.level, "reasons": list(self.reasons)}
 

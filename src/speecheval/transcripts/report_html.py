@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..core.timeline import Span as TimeSpan
 from ..report import page as pg
 from ..report.numbers import percent
 from ..report.timeline import Span, Timeline, Track, to_svg
+from .score.measure import RunScore
+from .score.measures.text import Text
 from .score.report_tables import kaldi_lines, text_tables
-from .score.sample import RunScore, Turn
 from .score.tables import Tables
 
 LANE = 16.0
@@ -25,10 +27,10 @@ COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b
 LEGEND = ("S substitution, D deletion, I insertion; upper: reference, lower: hypothesis.")
 
 
-def _lanes(turns: Sequence[Turn], side: str) -> list[tuple[str, list[Turn]]]:
-    by_speaker: dict[str, list[Turn]] = {}
+def _lanes(turns: Sequence[TimeSpan], side: str) -> list[tuple[str, list[TimeSpan]]]:
+    by_speaker: dict[str, list[TimeSpan]] = {}
     for turn in turns:
-        by_speaker.setdefault(turn.speaker, []).append(turn)
+        by_speaker.setdefault(turn.label or "(none)", []).append(turn)
     return [(f"{side} {name}", by_speaker[name]) for name in sorted(by_speaker)]
 
 
@@ -37,7 +39,8 @@ def speaker_timeline(run: RunScore) -> Timeline:
     lanes = _lanes(run.preview.reference_turns, "ref") + _lanes(run.preview.hypothesis_turns,
                                                                 "hyp")
     tracks = tuple(Track(label, LANE, COLOURS[index % len(COLOURS)], spans=tuple(
-        Span(t.start, t.end, tooltip=f"{label} {t.start:.3f}-{t.end:.3f} s") for t in turns))
+        Span(t.start_s, t.end_s, tooltip=f"{label} {t.start_s:.3f}-{t.end_s:.3f} s")
+        for t in turns))
         for index, (label, turns) in enumerate(lanes))
     return Timeline(run.sample.duration_s, tracks)
 
@@ -63,7 +66,8 @@ def _alignment_blocks(run: RunScore) -> tuple[pg.Block, ...]:
 
 
 def _run_section(index: int, run: RunScore) -> pg.Details:
-    rate = "n/a" if run.text is None else percent(run.text.error_rate)
+    text = run.get(Text)
+    rate = "n/a" if text is None else percent(text.error_rate)
     title = (f"{run.sample.id} (scenario {run.sample.scenario}, repeat {run.repeat}, "
              f"{run.sample.kind}): error rate {rate}")
     if run.failure is not None:

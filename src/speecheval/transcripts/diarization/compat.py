@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.timebase import to_us
+from ...core.timeline import Spans
 from ..formats.rttm import RttmTurn
 from .differences import Differences, Occurrence
 from .dscore import FRAME_STEP_US, framed_jer, md_eval_uem_us, trimmed_turns
@@ -42,9 +43,9 @@ from .md_eval import (
     tie_sensitive_seconds,
 )
 from .metrics import jer_components
-from .partition import Partition, Spans, collar_zones, coverage, covered, partition
+from .partition import Partition, collar_zones, coverage, covered, partition
 from .result import Compat, JerComponents
-from .turns import SpeakerTurns, speaker_turns, speaker_turns_us
+from .turns import SpeakerTurns, speaker_turns, turn_spans
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,7 +77,8 @@ def file_view(compat: Compat, file_id: str, ref_turns: Sequence[RttmTurn],
               collar_us: int) -> FileView:
     """Score-ready view of one file under ``compat`` (see the module)."""
     uem_us = [(to_us(start), to_us(end)) for start, end in regions]
-    given_ref, given_hyp = speaker_turns(ref_turns), speaker_turns(hyp_turns)
+    given_ref = speaker_turns(turn_spans(ref_turns))
+    given_hyp = speaker_turns(turn_spans(hyp_turns))
     if compat == "dscore":
         cut_ref, cut_hyp = trimmed_turns(ref_turns, regions), trimmed_turns(hyp_turns, regions)
         ref = _md_eval_input([t.speaker for t in cut_ref], [t.md_eval_us() for t in cut_ref])
@@ -115,8 +117,8 @@ def file_view(compat: Compat, file_id: str, ref_turns: Sequence[RttmTurn],
 
 
 def _md_eval_input(names: list[str], spans: list[tuple[int, int]]) -> SpeakerTurns:
-    return speaker_turns_us(names, np.array([a for a, _ in spans], dtype=np.int64),
-                            np.array([b for _, b in spans], dtype=np.int64))
+    return speaker_turns(Spans(np.array([a for a, _ in spans], dtype=np.int64),
+                               np.array([b for _, b in spans], dtype=np.int64), labels=names))
 
 
 def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> _MdEvalRegions:
@@ -138,9 +140,9 @@ def _unscored(ref: SpeakerTurns, hyp: SpeakerTurns, uem: Spans) -> Occurrence:
     """A file md-eval skips (no reference record), with the system speaker time in it."""
     if ref.raw_starts.size or hyp.starts.size == 0:
         return Occurrence()
-    bounds = np.unique(np.concatenate([hyp.starts, hyp.ends, *uem]))
+    bounds = np.unique(np.concatenate([hyp.starts, hyp.ends, uem.starts, uem.ends]))
     active = coverage(bounds, hyp.starts, hyp.ends, hyp.speakers, len(hyp.labels)) > 0
-    inside = covered(bounds, *uem)
+    inside = covered(bounds, uem)
     return Occurrence(1, int(np.diff(bounds)[inside] @ active[inside].sum(axis=1)))
 
 
@@ -157,8 +159,8 @@ def self_overlap(turns: SpeakerTurns) -> Occurrence:
 def cut_at_uem(turns: SpeakerTurns, uem: Spans) -> Occurrence:
     """Reference turns with time both inside and outside the UEM, and the time outside."""
     starts, ends = turns.raw_starts, turns.raw_ends
-    bounds = np.unique(np.concatenate([starts, ends, *uem]))
-    inside = covered(bounds, *uem)
+    bounds = np.unique(np.concatenate([starts, ends, uem.starts, uem.ends]))
+    inside = covered(bounds, uem)
     durations = np.diff(bounds)
     count = outside_us = 0
     for lo, hi in zip(np.searchsorted(bounds, starts), np.searchsorted(bounds, ends),
@@ -174,7 +176,7 @@ def off_grid(boundaries: NDArray[np.int64], uem: Spans) -> Occurrence:
     """Boundaries inside the UEM off the 10 ms grid, and their total shift to the next
     grid point (dscore's frame ``i`` starts at ``0.01 i``; a turn counts from the first
     frame at or after its onset and up to the last before its offset)."""
-    lo, hi = uem  # sorted, never overlapping
+    lo, hi = uem.starts, uem.ends  # sorted, never overlapping
     region = np.searchsorted(lo, boundaries, side="right") - 1
     inside = (region >= 0) & (boundaries <= hi[np.maximum(region, 0)]) if lo.size else (
         np.zeros(boundaries.size, dtype=bool))

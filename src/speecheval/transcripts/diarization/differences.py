@@ -27,13 +27,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ...core.results import FieldwiseSum, register
+from ...core.results import FieldwiseSum, Result
 from ...core.timebase import from_us
 
 
-@register("transcripts.der_difference_occurrence")
 @dataclass(frozen=True)
-class Occurrence(FieldwiseSum):
+class Occurrence(FieldwiseSum, Result, kind="transcripts.der_difference_occurrence"):
     """How often an input triggers one difference, and the microseconds involved."""
 
     count: int = 0
@@ -43,14 +42,13 @@ class Occurrence(FieldwiseSum):
         if self.count < 0 or self.us < 0:
             raise ValueError(f"negative occurrence {self!r}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """``{"count": n, "seconds": s}``."""
         return {"count": self.count, "seconds": from_us(self.us)}
 
 
-@register("transcripts.der_differences")
 @dataclass(frozen=True)
-class Differences(FieldwiseSum):
+class Differences(FieldwiseSum, Result, kind="transcripts.der_differences"):
     """Per file (or summed): the triggers listed in the module docstring."""
 
     reference_self_overlap: Occurrence = Occurrence()
@@ -60,9 +58,9 @@ class Differences(FieldwiseSum):
     tie_order: Occurrence = Occurrence()
     unscored_files: Occurrence = Occurrence()
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """Every trigger by name, zeros included."""
-        return {field.name: getattr(self, field.name).to_dict() for field in fields(self)}
+        return {field.name: getattr(self, field.name).report_dict() for field in fields(self)}
 
     def warnings(self, compat: str, collar_s: float) -> list[str]:
         """One line per trigger that occurred, saying what each tool does with it."""

@@ -69,10 +69,10 @@ def trimmed_turns(turns: Sequence[RttmTurn],
     are merged only when two of them strictly overlap; as in dscore, when nothing merges
     the turns are kept as they are, exact duplicates included.
 
-    >>> t = [RttmTurn("f", 1.0, 3.0, "A"), RttmTurn("f", 4.0, 3.0, "A")]
+    >>> t = [RttmTurn.from_seconds("f", 1.0, 3.0, "A"), RttmTurn.from_seconds("f", 4.0, 3.0, "A")]
     >>> [(x.onset, x.offset) for x in trimmed_turns(t, [(0.0, 2.0), (2.0, 6.0)])]
     [(1.0, 4.0), (4.0, 6.0)]
-    >>> t.append(RttmTurn("f", 3.5, 1.0, "A"))
+    >>> t.append(RttmTurn.from_seconds("f", 3.5, 1.0, "A"))
     >>> [(x.onset, x.offset) for x in trimmed_turns(t, [(0.0, 5.0)])]
     [(1.0, 5.0)]
     """
@@ -80,7 +80,8 @@ def trimmed_turns(turns: Sequence[RttmTurn],
     pieces: dict[str, list[tuple[float, float]]] = {}
     for turn in turns:
         for low, high in stretches:
-            onset, offset = max(turn.start, low), min(turn.end, high)
+            # dscore's offset is onset + duration in float seconds, as it reads them
+            onset, offset = max(turn.start, low), min(turn.start + turn.duration, high)
             if offset > onset:
                 pieces.setdefault(turn.speaker, []).append((onset, offset))
     result: list[DscoreTurn] = []

@@ -34,7 +34,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from .partition import Spans, collar_zones, covered
+from ...core.timeline import Spans
+from .partition import collar_zones
 
 Interval = tuple[int, int]
 
@@ -56,12 +57,9 @@ def collared_region(uem: Sequence[Interval], boundaries: NDArray[np.int64],
     regions = [(start, end) for start, end in uem if end > start]
     if collar_us == 0:
         return regions
-    lo, hi = collar_zones(boundaries, collar_us)
-    uem_spans: Spans = (np.array([a for a, _ in regions], dtype=np.int64),
-                        np.array([b for _, b in regions], dtype=np.int64))
-    bounds = np.unique(np.concatenate([*uem_spans, lo, hi]))
-    keep = covered(bounds, *uem_spans) & ~covered(bounds, lo, hi)
-    return intervals_of(bounds, keep)
+    kept: list[Interval] = as_spans(regions).difference(
+        collar_zones(boundaries, collar_us)).to_tuples()
+    return kept
 
 
 def single_speaker_region(scored: Sequence[Interval], turns: Sequence[Interval], *,
@@ -129,22 +127,10 @@ def record_order(starts: NDArray[np.int64], ends: NDArray[np.int64]) -> list[Int
     return [(int(starts[i]), int(ends[i])) for i in order]
 
 
-def intervals_of(bounds: NDArray[np.int64], keep: NDArray[np.bool_]) -> list[Interval]:
-    """Maximal runs of kept elementary intervals between ``bounds``, as ``(start, end)``.
-
-    >>> intervals_of(np.array([0, 2, 5, 7, 9]), np.array([True, True, False, True]))
-    [(0, 5), (7, 9)]
-    """
-    flags = np.concatenate([[False], keep, [False]]).astype(np.int8)
-    edges = np.diff(flags)
-    first, after = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-    return [(int(bounds[a]), int(bounds[b])) for a, b in zip(first, after, strict=True)]
-
-
 def as_spans(intervals: Sequence[Interval]) -> Spans:
-    """Intervals as the ``(starts, ends)`` arrays :func:`.partition.partition` takes."""
-    return (np.array([a for a, _ in intervals], dtype=np.int64).reshape(-1),
-            np.array([b for _, b in intervals], dtype=np.int64).reshape(-1))
+    """Intervals as the spans :func:`.partition.partition` takes."""
+    return Spans(np.array([a for a, _ in intervals], dtype=np.int64).reshape(-1),
+                 np.array([b for _, b in intervals], dtype=np.int64).reshape(-1))
 
 
 def length(intervals: Sequence[Interval]) -> int:
@@ -158,9 +144,8 @@ def difference(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
     >>> difference([(0, 10)], [(2, 3), (5, 12)])
     [(0, 2), (3, 5)]
     """
-    a_spans, b_spans = as_spans(a), as_spans(b)
-    bounds = np.unique(np.concatenate([*a_spans, *b_spans]))
-    return intervals_of(bounds, covered(bounds, *a_spans) & ~covered(bounds, *b_spans))
+    kept: list[Interval] = as_spans(a).difference(as_spans(b)).to_tuples()
+    return kept
 
 
 def tie_sensitive_seconds(scored: Sequence[Interval], turns: Sequence[Interval]) -> int:

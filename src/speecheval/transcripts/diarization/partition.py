@@ -17,10 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.timeline import Spans
 from .turns import SpeakerTurns
-
-Spans = tuple[NDArray[np.int64], NDArray[np.int64]]
-"""``(starts, ends)`` of some ``[start, end)`` spans in µs; they may overlap or touch."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,37 +52,36 @@ def collar_zones(boundaries: NDArray[np.int64], collar_us: int) -> Spans:
     """``[b - collar, b + collar]`` around every reference turn boundary ``b`` (md-eval -c);
     no zone at all when the collar is 0."""
     if collar_us == 0:
-        empty = np.empty(0, dtype=np.int64)
-        return empty, empty
-    return boundaries - collar_us, boundaries + collar_us
+        return Spans.empty()
+    return Spans(boundaries - collar_us, boundaries + collar_us)
 
 
 def partition(ref: SpeakerTurns, hyp: SpeakerTurns, regions: Mapping[str, Spans]) -> Partition:
     """Sweep one file; ``regions`` names the spans whose membership each interval records.
 
     >>> from speecheval.transcripts.formats.rttm import RTTM
-    >>> from speecheval.transcripts.diarization.turns import speaker_turns
-    >>> r = speaker_turns(RTTM.parse("SPEAKER f 1 0 2 <NA> <NA> a <NA> <NA>").turns)
-    >>> h = speaker_turns(RTTM.parse("SPEAKER f 1 1 2 <NA> <NA> x <NA> <NA>").turns)
-    >>> uem = (np.array([0]), np.array([4_000_000]))
+    >>> from speecheval.transcripts.diarization.turns import speaker_turns, turn_spans
+    >>> r = speaker_turns(turn_spans(RTTM.parse("SPEAKER f 1 0 2 <NA> <NA> a <NA> <NA>").turns))
+    >>> h = speaker_turns(turn_spans(RTTM.parse("SPEAKER f 1 1 2 <NA> <NA> x <NA> <NA>").turns))
+    >>> uem = Spans([0], [4_000_000])
     >>> p = partition(r, h, {"uem": uem})
     >>> p.durations.tolist(), p.n_ref.tolist(), p.n_hyp.tolist(), p.inside["uem"].all()
     ([1000000, 1000000, 1000000, 1000000], [1, 1, 0, 0], [0, 1, 1, 0], np.True_)
     """
     bounds = np.unique(np.concatenate([ref.starts, ref.ends, hyp.starts, hyp.ends,
-                                       *(edge for spans in regions.values() for edge in spans)]))
+                                       *(edge for spans in regions.values()
+                                         for edge in (spans.starts, spans.ends))]))
     ref_active = coverage(bounds, ref.starts, ref.ends, ref.speakers, len(ref.labels)) > 0
     hyp_active = coverage(bounds, hyp.starts, hyp.ends, hyp.speakers, len(hyp.labels)) > 0
     return Partition(durations=np.diff(bounds), ref_active=ref_active, hyp_active=hyp_active,
-                     inside={name: covered(bounds, *spans) for name, spans in regions.items()})
+                     inside={name: covered(bounds, spans) for name, spans in regions.items()})
 
 
-def covered(bounds: NDArray[np.int64], starts: NDArray[np.int64],
-            ends: NDArray[np.int64]) -> NDArray[np.bool_]:
+def covered(bounds: NDArray[np.int64], spans: Spans) -> NDArray[np.bool_]:
     """Whether each elementary interval between ``bounds`` lies inside any of the spans
     (every span edge must be one of ``bounds``)."""
-    zeros = np.zeros(starts.size, dtype=np.int64)
-    mask: NDArray[np.bool_] = coverage(bounds, starts, ends, zeros, 1)[:, 0] > 0
+    zeros = np.zeros(len(spans), dtype=np.int64)
+    mask: NDArray[np.bool_] = coverage(bounds, spans.starts, spans.ends, zeros, 1)[:, 0] > 0
     return mask
 
 

@@ -102,11 +102,11 @@ def report_dict(files: dict[str, DiarizationScore], *, exclude_overlap: bool,
         "jer_collared_definition": JER_COLLARED_DEFINITION,
         "uem": uem_source,
         **score_dict(total, exclude_overlap=exclude_overlap),
-        "differences": total.differences.to_dict(),
+        "differences": total.differences.report_dict(),
         "speaker_mapping": [{"file": f, "reference": r, "system": s}
                             for f, r, s in total.mapping],
         "files": {key: {**score_dict(value, exclude_overlap=exclude_overlap),
-                        "differences": value.differences.to_dict()}
+                        "differences": value.differences.report_dict()}
                   for key, value in files.items()},
     }
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from ...core.results import FieldwiseSum, register
+from ...core.results import FieldwiseSum, Result
 from ...core.timebase import from_us
 from .differences import Differences
 
@@ -21,9 +21,8 @@ Compat = Literal["speecheval", "md-eval", "dscore"]
 COMPAT_MODES: tuple[Compat, ...] = ("speecheval", "md-eval", "dscore")
 
 
-@register("transcripts.der_components")
 @dataclass(frozen=True)
-class DerComponents(FieldwiseSum):
+class DerComponents(FieldwiseSum, Result, kind="transcripts.der_components"):
     """Speaker-time components of DER over one scoring region (md-eval's definitions).
 
     ``scored_us`` is reference speaker time (a region with two reference speakers counts
@@ -82,9 +81,8 @@ class DerComponents(FieldwiseSum):
         return from_us(self.confusion_us)
 
 
-@register("transcripts.jer_components")
 @dataclass(frozen=True)
-class JerComponents(FieldwiseSum):
+class JerComponents(FieldwiseSum, Result, kind="transcripts.jer_components"):
     """Jaccard error rate as dscore defines it: the mean over reference speakers.
 
     Each reference speaker contributes ``1 - |R ∩ H| / |R ∪ H|`` with its paired system
@@ -108,9 +106,8 @@ class JerComponents(FieldwiseSum):
         return None if self.speakers == 0 else self.speaker_error_sum / self.speakers
 
 
-@register("transcripts.speaker_count")
 @dataclass(frozen=True)
-class SpeakerCount(FieldwiseSum):
+class SpeakerCount(FieldwiseSum, Result, kind="transcripts.speaker_count"):
     """Speaker count error over files: system speakers minus reference speakers.
 
     A speaker counts in a file when it has speech inside the file's UEM.
@@ -152,9 +149,8 @@ class SpeakerCount(FieldwiseSum):
         return None if self.files == 0 else self.signed_error_sum / self.files
 
 
-@register("transcripts.turn_counts")
 @dataclass(frozen=True)
-class TurnCounts(FieldwiseSum):
+class TurnCounts(FieldwiseSum, Result, kind="transcripts.turn_counts"):
     """What input cleaning did to the turns: self-overlap merges and empty turns dropped.
 
     ``merges`` counts turns absorbed into an overlapping turn of the same speaker
@@ -169,9 +165,8 @@ class TurnCounts(FieldwiseSum):
         if min(self.turns, self.merges, self.empty) < 0 or self.merges + self.empty > self.turns:
             raise ValueError(f"inconsistent turn counts {self!r}")
 
-@register("transcripts.diarization_score")
 @dataclass(frozen=True)
-class DiarizationScore(FieldwiseSum):
+class DiarizationScore(FieldwiseSum, Result, kind="transcripts.diarization_score"):
     """DER variants, JER, speaker count and input counts for one file or a sum of files.
 
     The three DER variants share one speaker mapping and one collar and partition the
@@ -230,9 +225,8 @@ class DiarizationScore(FieldwiseSum):
         return from_us(self.collar_us)
 
 
-@register("transcripts.diarization_unsupported")
 @dataclass(frozen=True)
-class DiarizationUnsupported(FieldwiseSum):
+class DiarizationUnsupported(FieldwiseSum, Result, kind="transcripts.diarization_unsupported"):
     """The system gives no speaker attribution: no DER, JER or speaker count exists.
 
     This is a result, not an error, and never an error rate of 0.

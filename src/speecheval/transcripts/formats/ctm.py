@@ -30,6 +30,8 @@ class CTM(SessionTaggedDocument):
     """Word segments of a CTM file, in file order."""
 
     format_name = "CTM"
+    suffixes = (".ctm",)
+    word_timed = True
 
     @classmethod
     def parse(cls, text: str, path: str | Path | None = None) -> CTM:

@@ -6,6 +6,9 @@ file and writing a new one atomically are the same for all, so they live here on
 Formats that name their session in every line (CTM, STM, SegLST) derive from
 :class:`SessionTaggedDocument`; the others (SRT, WebVTT, TextGrid, raw tagged output) from
 :class:`SessionFileDocument`, whose session id is given or taken from the file name.
+
+A subclass that sets ``suffixes`` joins the format registry (:mod:`.registry`) when it is
+defined, so :func:`speecheval.transcripts.formats.load` reads its files.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Self
 
+from . import registry
 from ._io import read_text, write_new
 from .segment import Segment
 
@@ -25,14 +29,36 @@ class SegmentDocument(ABC):
     """Segments of one transcript document, in document order; subclasses add the syntax.
 
     ``format_name`` names the format in a read error (``cannot read CTM file: ...``).
+    A concrete format also says how the registry recognises it and what its files hold:
+
+    - ``suffixes``: file suffixes (lower case, with the dot) that mean this format;
+    - ``header``: text every file of the format starts with, if any (for other suffixes);
+    - ``word_timed``: every segment is one timed word (CTM), so the file gives token times;
+    - ``raw_text``: the file is one raw model output string, compared as written by the
+      MOSS parity track.
     """
 
     segments: tuple[Segment, ...]
 
     format_name: ClassVar[str]
+    suffixes: ClassVar[tuple[str, ...]] = ()
+    header: ClassVar[str | None] = None
+    word_timed: ClassVar[bool] = False
+    raw_text: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "suffixes" in cls.__dict__:
+            registry.register(cls)
 
     def __init__(self, segments: Iterable[Segment]) -> None:
         object.__setattr__(self, "segments", tuple(segments))
+
+    @classmethod
+    @abstractmethod
+    def load(cls, path: str | Path, session_id: str | None = None) -> Self:
+        """Read and parse a file (UTF-8, a BOM is dropped); see the subclasses for
+        ``session_id``."""
 
     @abstractmethod
     def dumps(self) -> str:
@@ -52,8 +78,9 @@ class SessionTaggedDocument(SegmentDocument):
         """Parse text; errors name ``path`` and the line or entry."""
 
     @classmethod
-    def load(cls, path: str | Path) -> Self:
-        """Read and parse a file (UTF-8, a BOM is dropped)."""
+    def load(cls, path: str | Path, session_id: str | None = None) -> Self:
+        """Read and parse a file (UTF-8, a BOM is dropped); its lines name their sessions,
+        so ``session_id`` is not used."""
         return cls.parse(read_text(path, cls.format_name), path=path)
 
 

@@ -39,6 +39,8 @@ class RawTagged(SessionFileDocument):
     """Segments of one raw tagged output string."""
 
     format_name = "raw output"
+    suffixes = (".txt",)
+    raw_text = True
 
     @classmethod
     def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> RawTagged:

@@ -26,10 +26,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
+from ...core.timebase import to_us
+from ...core.timeline import Span
 from ._io import data_lines, read_text, write_new
+from .timed import SpanInSeconds
 
 NA = "<NA>"
 SPEAKER = "SPEAKER"
@@ -44,16 +48,22 @@ _MAX_FIELDS = 10
 
 
 @dataclass(frozen=True)
-class RttmTurn:
-    """One ``SPEAKER`` record: ``speaker`` talks in ``file_id`` from ``start`` for ``duration``.
+class RttmTurn(SpanInSeconds):
+    """One ``SPEAKER`` record: in ``file_id``, ``span.label`` (the speaker) talks over ``span``.
 
-    ``line`` is the 1-based source line, kept for error messages only.
+    The time is a :class:`~speecheval.core.timeline.Span` in integer microseconds: RTTM's
+    onset and duration are rounded to the microsecond as ``[to_us(tbeg), to_us(tbeg +
+    tdur))``, so float noise in either field cannot move a boundary. The other fields are
+    RTTM's own, kept for round trips. ``line`` is the 1-based source line, kept for error
+    messages only.
+
+    >>> turn = RttmTurn.from_seconds("rec", 0.5, 1.25, "spk1")
+    >>> turn.span, turn.speaker, turn.end
+    (Span(start_us=500000, end_us=1750000, label='spk1', open_at_end=False), 'spk1', 1.75)
     """
 
     file_id: str
-    start: float
-    duration: float
-    speaker: str
+    span: Span
     channel: str = "1"
     ortho: str = NA
     subtype: str = NA
@@ -62,13 +72,24 @@ class RttmTurn:
     line: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        if self.start < 0 or self.duration < 0:
-            raise ValueError(f"negative start or duration in {self!r}")
+        if self.span.start_us < 0:
+            raise ValueError(f"negative start in {self!r}")
+        if self.span.label is None:
+            raise ValueError(f"an RTTM turn needs a speaker (or {NA}): {self!r}")
+
+    @classmethod
+    def from_seconds(cls, file_id: str, start: float, duration: float, speaker: str,
+                     **fields: Any) -> RttmTurn:
+        """A turn from RTTM's onset and duration in seconds."""
+        if start < 0 or duration < 0:
+            raise ValueError(f"negative start or duration: {start}, {duration}")
+        return cls(file_id, Span(to_us(start), to_us(start + duration), speaker), **fields)
 
     @property
-    def end(self) -> float:
-        """End time in seconds (start + duration)."""
-        return self.start + self.duration
+    def speaker(self) -> str:
+        """The speaker name (``<NA>``: no attribution)."""
+        assert self.span.label is not None
+        return self.span.label
 
     @property
     def has_speaker(self) -> bool:
@@ -173,6 +194,6 @@ def _parse_speaker(fields: list[str], number: int, where: str | None) -> RttmTur
     if duration < 0:
         raise InputError(f"line {number}: negative duration {fields[4]}", path=where)
     slat = fields[9] if len(fields) == _MAX_FIELDS else NA
-    return RttmTurn(file_id=fields[1], channel=fields[2], start=start, duration=duration,
-                    ortho=fields[5], subtype=fields[6], speaker=fields[7],
-                    confidence=fields[8], slat=slat, line=number)
+    return RttmTurn.from_seconds(fields[1], start, duration, fields[7], channel=fields[2],
+                                 ortho=fields[5], subtype=fields[6], confidence=fields[8],
+                                 slat=slat, line=number)

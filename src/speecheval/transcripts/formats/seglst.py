@@ -51,6 +51,7 @@ class SegLST(SessionTaggedDocument):
     """Segments of a SegLST document, in document order."""
 
     format_name = "SegLST"
+    suffixes = (".json",)
 
     @classmethod
     def parse(cls, text: str, path: str | Path | None = None) -> SegLST:

@@ -2,13 +2,17 @@
 
 One type for STM, CTM, SegLST, SRT, WebVTT, TextGrid and raw tagged output keeps the
 scorers format-blind: a reader's only job is to produce these, with times in float
-seconds on the input timeline, ``None`` where the format has no such field.
+seconds on the input timeline, ``None`` where the format has no such field. The times
+stay optional floats because raw model output can give a start without an end; a segment
+with both has its :attr:`Segment.span` in the project's time type.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+
+from ...core.timeline import Span
 
 
 @dataclass(frozen=True)
@@ -38,3 +42,15 @@ class Segment:
                 raise ValueError(f"segment {name} is not finite: {value!r}")
         if self.start is not None and self.end is not None and self.end < self.start:
             raise ValueError(f"segment end {self.end} is before its start {self.start}")
+
+    @property
+    def span(self) -> Span | None:
+        """The time as a :class:`~speecheval.core.timeline.Span` labelled by the speaker
+        (each end rounded to the microsecond); ``None`` unless both times are given.
+
+        >>> Segment("rec", "A", 1.2, 6.32000000000005, "hi").span
+        Span(start_us=1200000, end_us=6320000, label='A', open_at_end=False)
+        """
+        if self.start is None or self.end is None:
+            return None
+        return Span.from_seconds(self.start, self.end, self.speaker)

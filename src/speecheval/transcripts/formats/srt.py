@@ -36,6 +36,7 @@ class SRT(SessionFileDocument):
     """Cues of an SRT file as segments, in file order."""
 
     format_name = "SRT"
+    suffixes = (".srt",)
 
     @classmethod
     def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> SRT:

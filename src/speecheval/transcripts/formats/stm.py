@@ -29,6 +29,7 @@ class STM(SessionTaggedDocument):
     """Segments of an STM file, in file order."""
 
     format_name = "STM"
+    suffixes = (".stm",)
 
     @classmethod
     def parse(cls, text: str, path: str | Path | None = None) -> STM:

@@ -93,6 +93,8 @@ class TextGrid(SessionFileDocument):
     """Speaker-attributed segments as a TextGrid."""
 
     format_name = "TextGrid"
+    suffixes = (".textgrid",)
+    header = 'File type = "ooTextFile"'
 
     @classmethod
     def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> TextGrid:

@@ -27,25 +27,38 @@ from pathlib import Path
 
 from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
-from ...core.timebase import to_us
+from ...core.timeline import Span
 from ._io import data_lines, read_text, write_new
+from .timed import SpanInSeconds
 
 _FIELDS = 4
 
 
 @dataclass(frozen=True)
-class UemSegment:
-    """One scoring region ``[start, end]`` of ``file_id``; ``line`` is for messages only."""
+class UemSegment(SpanInSeconds):
+    """One scoring region of ``file_id``: a :class:`~speecheval.core.timeline.Span` in
+    integer microseconds; ``line`` is for messages only.
+
+    >>> UemSegment.from_seconds("rec", 0.5, 15.0).span
+    Span(start_us=500000, end_us=15000000, label=None, open_at_end=False)
+    """
 
     file_id: str
-    start: float
-    end: float
+    span: Span
     channel: str = "1"
     line: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        if self.start < 0 or self.end < self.start:
+        if self.span.start_us < 0:
             raise ValueError(f"UEM region must satisfy 0 <= start <= end: {self!r}")
+
+    @classmethod
+    def from_seconds(cls, file_id: str, start: float, end: float, channel: str = "1",
+                     line: int | None = None) -> UemSegment:
+        """A region from its edges in seconds, each rounded to the microsecond."""
+        if start < 0 or end < start:
+            raise ValueError(f"UEM region must satisfy 0 <= start <= end: {start}, {end}")
+        return cls(file_id, Span.from_seconds(start, end), channel, line)
 
     def to_line(self) -> str:
         """The region as one UEM line without a newline."""
@@ -65,9 +78,9 @@ class UEM:
         for segment in self.segments:
             by_file.setdefault(segment.file_id, []).append(segment)
         for file_segments in by_file.values():
-            ordered = sorted(file_segments, key=lambda seg: (to_us(seg.start), to_us(seg.end)))
+            ordered = sorted(file_segments, key=lambda seg: (seg.span.start_us, seg.span.end_us))
             for before, after in itertools.pairwise(ordered):
-                if to_us(after.start) < to_us(before.end):
+                if after.span.start_us < before.span.end_us:
                     raise InputError(_overlap_message(before, after), path=self.path)
 
     @classmethod
@@ -97,8 +110,7 @@ class UEM:
             if end < start:
                 raise InputError(f"line {number}: region end {fields[3]} is before its start "
                                  f"{fields[2]}", path=where)
-            segments.append(UemSegment(file_id=fields[0], channel=fields[1], start=start,
-                                       end=end, line=number))
+            segments.append(UemSegment.from_seconds(fields[0], start, end, fields[1], number))
         return cls(tuple(segments), path=where)
 
     @classmethod
@@ -113,7 +125,7 @@ class UEM:
         >>> UEM.from_regions({"b": ((0.0, 2.0),), "a": ((1.0, 3.0),)}).file_ids()
         ('a', 'b')
         """
-        return cls(tuple(UemSegment(file_id=key, start=start, end=end)
+        return cls(tuple(UemSegment.from_seconds(key, start, end)
                          for key in sorted(regions) for start, end in regions[key]))
 
     def dumps(self) -> str:

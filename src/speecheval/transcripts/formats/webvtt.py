@@ -37,6 +37,8 @@ class WebVTT(SessionFileDocument):
     """Cues of a WebVTT file as segments, in file order."""
 
     format_name = "WebVTT"
+    suffixes = (".vtt",)
+    header = "WEBVTT"
 
     @classmethod
     def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> WebVTT:

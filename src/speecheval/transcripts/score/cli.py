@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from .run import write_run
-
 
 @click.command("score")
 @click.option("--manifest", "manifest_path", required=True,
@@ -17,5 +15,9 @@ from .run import write_run
               help="New output directory (must not exist; never overwritten).")
 def score(manifest_path: Path, out_dir: Path) -> None:
     """Score every sample of a manifest: per-sample rows, scenario tables, HTML report."""
-    for line in write_run(manifest_path, out_dir):
+    from .run import write_run  # here: the manifest schema imports pydantic
+
+    command = ("speecheval", "transcripts", "score", "--manifest", str(manifest_path),
+               "--out", str(out_dir))
+    for line in write_run(manifest_path, out_dir, command):
         click.echo(line)

@@ -12,38 +12,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...core.errors import InputError
-from ..formats.ctm import CTM
-from ..formats.raw_tagged import RawTagged
+from ...core.timeline import Span
+from .. import formats
 from ..formats.rttm import RTTM, RttmTurn
-from ..formats.seglst import SegLST
 from ..formats.segment import Segment
-from ..formats.srt import SRT
-from ..formats.stm import STM
-from ..formats.textgrid import TextGrid
-from ..formats.webvtt import WebVTT
 
 
 def load_transcript(path: Path, sample_id: str) -> tuple[Segment, ...]:
-    """Segments of a transcript file, format chosen by suffix, session set to the sample."""
-    suffix = path.suffix.lower()
-    segments: Sequence[Segment]
-    if suffix == ".stm":
-        segments = STM.load(path).segments
-    elif suffix == ".json":
-        segments = SegLST.load(path).segments
-    elif suffix == ".ctm":
-        segments = CTM.load(path).segments
-    elif suffix == ".srt":
-        segments = SRT.load(path, sample_id).segments
-    elif suffix == ".vtt":
-        segments = WebVTT.load(path, sample_id).segments
-    elif suffix == ".textgrid":
-        segments = TextGrid.load(path, sample_id).segments
-    elif suffix == ".txt":
-        segments = RawTagged.load(path, sample_id).segments
-    else:
-        raise InputError(f"unknown transcript format {suffix!r}", path=path,
-                         sample_id=sample_id)
+    """Segments of a transcript file in its format (:func:`..formats.load`), session set
+    to the sample."""
+    segments = formats.load(path, sample_id).segments
     sessions = sorted({s.session_id for s in segments})
     if len(sessions) > 1:
         raise InputError(f"file holds several sessions ({', '.join(sessions[:3])}); give one "
@@ -73,8 +51,8 @@ def rttm_from_segments(segments: Sequence[Segment], sample_id: str,
     turns = []
     for seg in segments:
         assert seg.speaker is not None and seg.start is not None and seg.end is not None
-        turns.append(RttmTurn(file_id=sample_id, start=seg.start, duration=seg.end - seg.start,
-                              speaker=seg.speaker, line=seg.line))
+        turns.append(RttmTurn(sample_id, Span.from_seconds(seg.start, seg.end, seg.speaker),
+                              line=seg.line))
     return RTTM(tuple(turns), path=None if path is None else str(path))
 
 

@@ -8,12 +8,14 @@ Files written (all canonical: sorted keys, fixed float rounding, no clock times)
 - ``parity_moss.json``, ``parity_lattifai.json``, ``timestamps_segment_diagnostic.json``:
   the parity tracks and the segment-timestamp diagnostic, each on its own;
 - ``report.html``: tables, alignment views and speaker timelines;
-- ``run.json``: settings, versions and the SHA-256 of the manifest and every input file.
+- ``run.json``: the :mod:`speecheval.core.provenance` record (versions, settings, the
+  SHA-256 of the manifest and of every input file, the command line).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,8 @@ from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
 from ...core.output import atomic_write_text, new_output_dir
+from ...core.progress import progress
+from ...core.provenance import collect_provenance
 from ..diarization.render import COLLAR_DEFINITION, JER_DEFINITION
 from ..diarization.score import LATTIFAI_COLLAR_S, MAIN_COLLAR_S
 from ..report_html import render_report
@@ -29,11 +33,14 @@ from ..timestamps.stats import TOLERANCES_S
 from ..timestamps.turns import ANCHOR_SHARE, MIN_MATCHED_SHARE
 from .capabilities import system_support
 from .manifest import FORMAT, Manifest, load_manifest
+from .measure import RunScore
 from .report_tables import kaldi_lines, markdown
 from .rows import diagnostic_row, lattifai_row, moss_row, sample_row
-from .sample import RunScore, score_sample_runs
+from .sample import score_sample_runs
 from .tables import Tables, build_tables
 
+# Distributions beside core's whose versions can change a number here.
+PACKAGES = ("pydantic", "pyyaml")
 SETTINGS: dict[str, Any] = {
     "normalisation": "NFKC, case folding, Unicode punctuation deleted, whitespace collapsed",
     "diarization_collar_s": MAIN_COLLAR_S,
@@ -52,52 +59,59 @@ SETTINGS: dict[str, Any] = {
 }
 
 
-def _inputs(manifest: Manifest) -> dict[str, str]:
+def _inputs(manifest: Manifest) -> dict[str, Path]:
+    """The manifest and every file it names, by their path relative to the manifest."""
     base = manifest.path.parent
-    paths: set[Path] = set()
+    paths: set[Path] = {manifest.path}
     for sample in manifest.samples:
         ref = sample.reference
         paths.update(p for p in (ref.transcript, ref.rttm, ref.words) if p is not None)
         for run in sample.runs:
             paths.update(p for p in (run.transcript, run.rttm, run.words) if p is not None)
-    return {Path(os.path.relpath(p, base)).as_posix(): sha256_file(p) for p in sorted(paths)}
+    return {Path(os.path.relpath(p, base)).as_posix(): p for p in sorted(paths)}
 
 
 def score_manifest(manifest: Manifest) -> tuple[list[RunScore], Tables]:
-    """Score every run of every sample and build the tables (nothing is written)."""
-    units = {s.name: s.unit for s in manifest.scenarios}
+    """Score every run of every sample and build the tables (nothing is written).
+
+    A terminal shows a bar of the samples scored (:mod:`speecheval.core.progress`).
+    """
+    units = {name: spec.unit for name, spec in manifest.scenarios.items()}
     support = system_support(manifest)
     runs: list[RunScore] = []
-    for sample in manifest.samples:
-        try:
-            runs.extend(score_sample_runs(sample, units[sample.scenario], support))
-        except InputError as exc:
-            if exc.sample_id is not None:
-                raise
-            raise InputError(exc.problem, path=exc.path, sample_id=sample.id) from exc
+    with progress(len(manifest.samples), "transcripts score") as advance:
+        for sample in manifest.samples:
+            try:
+                runs.extend(score_sample_runs(sample, units[sample.scenario], support))
+            except InputError as exc:
+                if exc.sample_id is not None:
+                    raise
+                raise InputError(exc.problem, path=exc.path, sample_id=sample.id) from exc
+            advance()
     return runs, build_tables(manifest, runs, support)
 
 
-def write_run(manifest_path: Path, out_dir: Path) -> list[str]:
+def write_run(manifest_path: Path, out_dir: Path, command: Sequence[str]) -> list[str]:
     """Score ``manifest_path`` into the new directory ``out_dir``; return the summary lines.
 
     The output directory is claimed first, so an existing ``out_dir`` or one that cannot
     be created (its parent is a file, a read-only or virtual file system) is refused
     before any scoring, and a failure leaves nothing behind: neither the directory nor
     any parent created for it.
+    ``command`` is the command line recorded in ``run.json``.
     """
     with new_output_dir(out_dir) as staging:
-        return _score_into(manifest_path, staging)
+        return _score_into(manifest_path, staging, command)
 
 
-def _score_into(manifest_path: Path, staging: Path) -> list[str]:
+def _score_into(manifest_path: Path, staging: Path, command: Sequence[str]) -> list[str]:
     """Score the manifest and write every output file into ``staging``."""
     manifest = load_manifest(manifest_path)
     runs, tables = score_manifest(manifest)
     lines = kaldi_lines(tables)
     support = tables.system_support
     scenarios_doc = {"system": manifest.system, "required_repeats": manifest.required_repeats,
-                     "run_maturity": tables.run_maturity.to_dict(),
+                     "run_maturity": tables.run_maturity.report_dict(),
                      "system_support": {
                          "speaker_attribution": support.speakers,
                          "speaker_attribution_source": support.speakers_source,
@@ -126,8 +140,8 @@ def _score_into(manifest_path: Path, staging: Path) -> list[str]:
         manifest.system, tables, runs, provenance=(
             ("speecheval", __version__),
             ("manifest", f"{manifest.path.name} sha256 {manifest_sha256[:12]}"))))
-    atomic_write_text(staging / "run.json", dumps({
-        "speecheval_version": __version__, "manifest_format": FORMAT,
-        "manifest": manifest.path.name, "manifest_sha256": manifest_sha256,
-        "inputs_sha256": _inputs(manifest), "settings": SETTINGS}))
+    provenance = collect_provenance(
+        command=command, settings={"manifest_format": FORMAT, **SETTINGS},
+        inputs=_inputs(manifest), packages=PACKAGES)
+    atomic_write_text(staging / "run.json", dumps(provenance.to_dict()))
     return lines

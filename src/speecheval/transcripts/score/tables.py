@@ -13,13 +13,13 @@ built here too but returned separately and written to their own files and tables
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from ..aggregate import CrossScenario, SampleValue, cross_scenario, summarise
 from ..diarization.render import score_dict
-from ..diarization.result import DerComponents, DiarizationScore
+from ..diarization.result import DiarizationScore
 from ..maturity import (
     Maturity,
     ScenarioEvidence,
@@ -29,17 +29,15 @@ from ..maturity import (
 )
 from ..text.counts import ErrorCounts
 from ..text.moss_parity import corpus_table
-from ..text.tokenize import Unit
-from ..timestamps.coverage import SpeechCoverage
 from ..timestamps.segment_pairs import SegmentPairTiming
-from ..timestamps.token_times import TokenTiming
-from ..timestamps.turns import TurnTiming
 from .capabilities import SystemSupport
-from .manifest import Manifest, ScenarioSpec
-from .sample import RunScore
-
-RATE_NAMES: dict[Unit, str] = {"word": "wer", "char": "cer", "mixed": "mer"}
-T = TypeVar("T")
+from .manifest import Manifest, Scenario
+from .measure import RunScore, measures, pool
+from .measures.diarization import Diarization
+from .measures.hallucination import hallucination_samples
+from .measures.moss_parity import MossParity
+from .measures.text import RATE_NAMES, Text, text_sample_values
+from .measures.timestamps import Timestamps
 
 
 @dataclass(frozen=True)
@@ -56,51 +54,13 @@ class Tables:
     text_counts: dict[str, dict[int, ErrorCounts]]
 
 
-def _pool(items: Iterable[T | None]) -> T | None:
-    present = [item for item in items if item is not None]
-    if not present:
-        return None
-    total = present[0]
-    for item in present[1:]:
-        total = total + item  # type: ignore[operator]
-    return total
+class _ScenarioView:
+    """Evidence and maturity of each measure of one scenario, from the samples yielding it
+    (the :class:`~.measure.ScenarioView` that measures build their tables with)."""
 
-
-def _values(runs: Sequence[RunScore], pick: Callable[[RunScore], tuple[float, float] | None]
-            ) -> list[SampleValue]:
-    result = []
-    for run in runs:
-        pair = pick(run)
-        if pair is not None:
-            result.append(SampleValue(run.sample.id, run.repeat, run.sample.duration_s,
-                                      pair[0], pair[1], run.failure is not None))
-    return result
-
-
-def _text_pair(run: RunScore) -> tuple[float, float] | None:
-    return None if run.text is None else (run.text.errors, run.text.reference_tokens)
-
-
-def _cp_pair(run: RunScore) -> tuple[float, float] | None:
-    return None if run.cp is None else (run.cp.counts.errors, run.cp.counts.reference_tokens)
-
-
-def _der_pair(part: Callable[[DiarizationScore], DerComponents]
-              ) -> Callable[[RunScore], tuple[float, float] | None]:
-    def pick(run: RunScore) -> tuple[float, float] | None:
-        if run.diarization is None:
-            return None
-        components = part(run.diarization)
-        return float(components.error_us), float(components.scored_us)
-    return pick
-
-
-class _Measures:
-    """Evidence and maturity of each measure of one scenario, from the samples yielding it."""
-
-    def __init__(self, manifest: Manifest, spec: ScenarioSpec) -> None:
-        self.manifest, self.spec = manifest, spec
-        self.samples = [s for s in manifest.samples if s.scenario == spec.name]
+    def __init__(self, manifest: Manifest, name: str, spec: Scenario) -> None:
+        self.manifest, self.name, self.spec = manifest, name, spec
+        self.samples = [s for s in manifest.samples if s.scenario == name]
 
     def evidence(self, sample_ids: set[str]) -> ScenarioEvidence:
         """Counts over the scenario's samples in ``sample_ids`` (at least one)."""
@@ -108,7 +68,7 @@ class _Measures:
         speakers = {name for s in samples for name in s.speakers}
         required = range(1, self.manifest.required_repeats + 1)
         missing = sum(len(set(required) - {r.repeat for r in s.runs}) for s in samples)
-        return ScenarioEvidence(self.spec.name, len(samples), len({s.source for s in samples}),
+        return ScenarioEvidence(self.name, len(samples), len({s.source for s in samples}),
                                 len(speakers), self.spec.reference_leak_free, self.spec.core,
                                 missing)
 
@@ -116,15 +76,15 @@ class _Measures:
         """Rate summary with the maturity of the samples that give a rate."""
         if not values:
             return None
-        return {**summarise(values).to_dict(), **self.maturity(_yielding(values))}
+        return {**summarise(values).report_dict(), **self.maturity(_yielding(values))}
 
     def maturity(self, sample_ids: set[str]) -> dict[str, Any]:
         """``maturity`` and ``evidence`` entries for a measure yielded by ``sample_ids``."""
         level = self.level(sample_ids)
         if not sample_ids:
-            return {"maturity": level.to_dict(), "evidence": None}
+            return {"maturity": level.report_dict(), "evidence": None}
         ev = self.evidence(sample_ids)
-        return {"maturity": level.to_dict(),
+        return {"maturity": level.report_dict(),
                 "evidence": {"samples": ev.samples, "independent_sources": ev.sources,
                              "independent_speakers": ev.speakers,
                              "missing_runs": ev.missing_runs}}
@@ -143,34 +103,10 @@ def _yielding(values: Sequence[SampleValue]) -> set[str]:
 def _counts_by_repeat(runs: Sequence[RunScore]) -> dict[int, ErrorCounts]:
     result: dict[int, ErrorCounts] = {}
     for run in runs:
-        if run.text is not None:
-            result[run.repeat] = result.get(run.repeat, ErrorCounts.zero()) + run.text
+        text = run.get(Text)
+        if text is not None:
+            result[run.repeat] = result.get(run.repeat, ErrorCounts.zero()) + text
     return dict(sorted(result.items()))
-
-
-def _timestamps(runs: Sequence[RunScore]) -> dict[str, Any]:
-    results = [r.timestamps for r in runs if r.timestamps is not None]
-    turns: TurnTiming | None = _pool(t.turns for t in results)
-    tokens: TokenTiming | None = _pool(t.tokens for t in results)
-    speech: SpeechCoverage | None = _pool(t.speech for t in results
-                                          if t.granularity == "token")
-    boundaries: dict[str, Any] | None = None
-    with_bounds = [t.boundaries for t in results if t.boundaries is not None
-                   and t.granularity == "token"]
-    if with_bounds:
-        keys = sorted(with_bounds[0])
-        boundaries = {k: _pool(b[k] for b in with_bounds).to_dict()  # type: ignore[union-attr]
-                      for k in keys}
-    granularity = {g: sum(1 for t in results if t.granularity == g)
-                   for g in ("token", "segment", "unsupported")}
-    return {
-        "runs_by_granularity": granularity,
-        "runs_without_timestamp_scoring": len(runs) - len(results),
-        "turns": None if turns is None else turns.to_dict(),
-        "tokens": None if tokens is None else tokens.to_dict(),
-        "turn_boundaries": boundaries,
-        "speech": None if speech is None else speech.to_dict(),
-    }
 
 
 def build_tables(manifest: Manifest, runs: Sequence[RunScore],
@@ -184,62 +120,38 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore],
     lattifai: dict[str, Any] = {}
     diagnostic: dict[str, Any] = {}
     counts: dict[str, dict[int, ErrorCounts]] = {}
-    for spec in manifest.scenarios:
-        mine = [r for r in runs if r.sample.scenario == spec.name]
-        measures = _Measures(manifest, spec)
-        ev = measures.evidence({s.id for s in measures.samples})
-        text_values[spec.name] = _values(mine, _text_pair)
-        halluc_samples = {r.sample.id for r in mine if r.hallucination is not None}
-        text_samples = _yielding(text_values[spec.name])
+    for name, spec in manifest.scenarios.items():
+        mine = [r for r in runs if r.sample.scenario == name]
+        view = _ScenarioView(manifest, name, spec)
+        ev = view.evidence({s.id for s in view.samples})
+        text_values[name] = text_sample_values(mine)
+        halluc_samples = hallucination_samples(mine)
+        text_samples = _yielding(text_values[name])
         headline = "text" if text_samples else "hallucination" if halluc_samples else None
-        maturity = measures.level(text_samples or halluc_samples)
-        text_levels[spec.name] = (spec.core, measures.level(text_samples))
-        evidence[spec.name] = (ev, maturity)
-        counts[spec.name] = _counts_by_repeat(mine)
-        cp_runs = [r for r in mine if r.cp is not None]
-        diar_runs = [r for r in mine if r.diarization is not None]
-        diar_total: DiarizationScore | None = _pool(r.diarization for r in diar_runs)
-        halluc = _pool(r.hallucination for r in mine)
-        scenarios[spec.name] = {
-            "scenario": spec.name, "unit": spec.unit, "rate_name": RATE_NAMES[spec.unit],
-            "core": spec.core, "maturity": maturity.to_dict(), "maturity_measure": headline,
+        maturity = view.level(text_samples or halluc_samples)
+        text_levels[name] = (spec.core, view.level(text_samples))
+        evidence[name] = (ev, maturity)
+        counts[name] = _counts_by_repeat(mine)
+        scenarios[name] = {
+            "scenario": name, "unit": spec.unit, "rate_name": RATE_NAMES[spec.unit],
+            "core": spec.core, "maturity": maturity.report_dict(), "maturity_measure": headline,
             "samples": ev.samples, "independent_sources": ev.sources,
             "independent_speakers": ev.speakers, "missing_runs": ev.missing_runs,
             "runs": len(mine), "failed_runs": sum(r.failure is not None for r in mine),
-            "text": measures.summary(text_values[spec.name]),
-            "text_counts_by_repeat": {str(k): v.to_dict() for k, v in counts[spec.name].items()},
-            "cp": {"scored_runs": len(cp_runs),
-                   "unsupported_runs": sum(r.status.get("cp", "").startswith("unsupported")
-                                           for r in mine),
-                   "rate": measures.summary(_values(mine, _cp_pair))},
-            "diarization": {
-                "scored_runs": len(diar_runs),
-                "unsupported_runs": sum(r.status.get("diarization", "").startswith(
-                    "unsupported") for r in mine),
-                "der": measures.summary(_values(mine, _der_pair(
-                    lambda d: d.overlap_included))),
-                "der_overlap_excluded": measures.summary(_values(mine, _der_pair(
-                    lambda d: d.overlap_excluded))),
-                "der_overlap_only": measures.summary(_values(mine, _der_pair(
-                    lambda d: d.overlap_only))),
-                "pooled": None if diar_total is None else score_dict(diar_total,
-                                                                     exclude_overlap=False),
-            },
-            "punctuation": _dict(_pool(r.punctuation for r in mine)),
-            "numbers": _dict(_pool(r.numbers for r in mine)),
-            "terms": _dict(_pool(r.terms for r in mine)),
-            "hallucination": (None if halluc is None
-                              else {**halluc.to_dict(), **measures.maturity(halluc_samples)}),
-            "timestamps": _timestamps(mine),
+            "text_counts_by_repeat": {str(k): v.report_dict()
+                                      for k, v in counts[name].items()},
+            **{measure.name: measure.table(mine, view) for measure in measures()
+               if measure.in_scenario_table},
         }
-        moss_samples = [r.moss for r in mine if r.moss is not None]
-        moss[spec.name] = (corpus_table(moss_samples).to_dict() if moss_samples else None)
-        parity_total: DiarizationScore | None = _pool(r.lattifai for r in mine)
-        lattifai[spec.name] = (None if parity_total is None
+        moss_samples = [m for r in mine if (m := r.get(MossParity)) is not None]
+        moss[name] = (corpus_table(moss_samples).report_dict() if moss_samples else None)
+        parity_total: DiarizationScore | None = pool(
+            d.lattifai for r in mine if (d := r.get(Diarization)) is not None)
+        lattifai[name] = (None if parity_total is None
                                else score_dict(parity_total, exclude_overlap=False))
-        pairs: SegmentPairTiming | None = _pool(
-            r.timestamps.segment_pairs for r in mine if r.timestamps is not None)
-        diagnostic[spec.name] = None if pairs is None else pairs.to_dict()
+        pairs: SegmentPairTiming | None = pool(
+            t.segment_pairs for r in mine if (t := r.get(Timestamps)) is not None)
+        diagnostic[name] = None if pairs is None else pairs.report_dict()
     overall = run_maturity(evidence, manifest.required_repeats)
     cross = _cross(manifest, text_values, text_levels, overall)
     return Tables(scenarios, cross, overall, support, moss, lattifai, diagnostic, counts)
@@ -250,15 +162,14 @@ def _cross(manifest: Manifest, values: dict[str, list[SampleValue]],
     """Scenario macros per rate, each with the combined maturity of its scenarios."""
     by_rate: dict[str, Any] = {}
     for unit, rate in RATE_NAMES.items():
-        names = [s.name for s in manifest.scenarios if s.unit == unit and values[s.name]]
+        names = [name for name, spec in manifest.scenarios.items()
+                 if spec.unit == unit and values[name]]
         if names:
             result: CrossScenario = cross_scenario({n: values[n] for n in names})
-            by_rate[rate] = {**result.to_dict(), "maturity": combined_maturity(
-                {n: levels[n] for n in names}, run).to_dict()}
-    return {"run_maturity": run.to_dict(), "by_rate": by_rate}
+            by_rate[rate] = {**result.report_dict(), "maturity": combined_maturity(
+                {n: levels[n] for n in names}, run).report_dict()}
+    return {"run_maturity": run.report_dict(), "by_rate": by_rate}
 
 
-def _dict(value: Any) -> dict[str, Any] | None:
-    return None if value is None else dict(value.to_dict())
 
 

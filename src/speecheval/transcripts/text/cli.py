@@ -15,9 +15,9 @@ import click
 
 from ...core.canonical_json import dumps
 from ...core.errors import InputError
-from ..formats.seglst import SegLST
+from .. import formats
+from ..formats.document import SessionTaggedDocument
 from ..formats.segment import Segment
-from ..formats.stm import STM
 from ..formats.uem import UEM
 from .counts import ErrorCounts
 from .cp import cp_error_rate, filter_by_uem
@@ -28,17 +28,6 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 _RATE_NAMES = {"word": "wer", "char": "cer", "mixed": "mer"}
 
 
-def load_segments(path: Path) -> tuple[Segment, ...]:
-    """STM (``.stm``) or SegLST (``.json``) segments, chosen by the file suffix."""
-    suffix = path.suffix.lower()
-    if suffix == ".stm":
-        return STM.load(path).segments
-    if suffix == ".json":
-        return SegLST.load(path).segments
-    raise InputError("unknown transcript format: expected .stm (STM) or .json (SegLST)",
-                     path=path)
-
-
 def _speaker_check(segments: Sequence[Segment], path: Path, side: str) -> bool:
     """True when every segment has a speaker, False when none has; mixed is an error."""
     missing = [seg for seg in segments if seg.speaker is None]
@@ -47,6 +36,17 @@ def _speaker_check(segments: Sequence[Segment], path: Path, side: str) -> bool:
         raise InputError(f"some {side} segments have a speaker and some do not{where}",
                          path=path)
     return not missing
+
+
+def load_sessions(path: Path) -> tuple[Segment, ...]:
+    """Segments of a registered format whose lines name their session (STM, SegLST, CTM):
+    cp pairs reference and hypothesis speakers session by session, so a format that takes
+    its session from the file name would pair nothing across ``ref`` and ``hyp``."""
+    document = formats.format_of(path)
+    if not issubclass(document, SessionTaggedDocument):
+        raise InputError(f"unknown transcript format for cp: {document.format_name} files "
+                         "name no session; expected STM (.stm) or SegLST (.json)", path=path)
+    return document.load(path).segments
 
 
 def summary_line(name: str, counts: ErrorCounts) -> str:
@@ -75,7 +75,7 @@ def summary_line(name: str, counts: ErrorCounts) -> str:
 def cp(ref_path: Path, hyp_path: Path, unit: Unit, uem_path: Path | None, no_normalize: bool,
        as_json: bool) -> None:
     """cpWER / cpCER of HYP against REF: per-speaker text, optimal speaker assignment."""
-    ref, hyp = load_segments(ref_path), load_segments(hyp_path)
+    ref, hyp = load_sessions(ref_path), load_sessions(hyp_path)
     rate_key = "cpwer" if unit == "word" else "cpcer"
     if not _speaker_check(ref, ref_path, "reference"):
         raise InputError("the reference has no speaker labels; cp scoring needs them",
@@ -97,7 +97,7 @@ def cp(ref_path: Path, hyp_path: Path, unit: Unit, uem_path: Path | None, no_nor
     if as_json:
         payload = {"status": "scored", "unit": unit, "normalized": not no_normalize,
                    "uem": None if uem_path is None else str(uem_path),
-                   **result.to_dict(rate_key)}
+                   **result.report_dict(rate_key)}
         click.echo(dumps(payload), nl=False)
         return
     click.echo(f"{summary_line('cp' + rate_key[2:].upper(), result.counts)} "
@@ -149,7 +149,7 @@ def wer(ref_path: Path, hyp_path: Path, unit: Unit, whole_file: bool, as_json: b
     total = sum(per_utt.values(), ErrorCounts.zero())
     name = _RATE_NAMES[unit]
     if as_json:
-        payload = {"unit": unit, name: total.error_rate, **total.to_dict(),
+        payload = {"unit": unit, name: total.error_rate, **total.report_dict(),
                    "utterances": len(per_utt),
                    "missing_hypotheses": sum(1 for key in refs if key not in hyps)}
         click.echo(dumps(payload), nl=False)

@@ -11,12 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.results import FieldwiseSum, register
+from ...core.results import FieldwiseSum, Result
 
 
-@register("transcripts.error_counts")
 @dataclass(frozen=True)
-class ErrorCounts(FieldwiseSum):
+class ErrorCounts(FieldwiseSum, Result, kind="transcripts.error_counts"):
     """S, D, I and the token counts of one alignment (or a sum of them).
 
     ``reference_tokens - deletions == hypothesis_tokens - insertions`` is the number of
@@ -79,7 +78,7 @@ class ErrorCounts(FieldwiseSum):
             return None
         return self.errors / self.reference_tokens
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """Plain dict with the quantities named, for canonical JSON."""
         return {
             "substitutions": self.substitutions,

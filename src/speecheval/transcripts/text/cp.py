@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
-from ...core.results import FieldwiseSum, register
+from ...core.results import FieldwiseSum, Result
 from ..formats.segment import Segment
 from .align import Vocabulary, distance
 from .bounds import lower_bounds
@@ -43,9 +43,8 @@ from .tokenize import Unit, tokens
 _MIN_HINT = 32
 
 
-@register("transcripts.cp_speaker_pair")
 @dataclass(frozen=True)
-class SpeakerPair:
+class SpeakerPair(Result, kind="transcripts.cp_speaker_pair"):
     """One row of the assignment; a ``None`` speaker is the padding dummy."""
 
     session_id: str
@@ -58,9 +57,8 @@ class SpeakerPair:
             raise ValueError("a speaker pair needs at least one real speaker")
 
 
-@register("transcripts.cp_result")
 @dataclass(frozen=True)
-class CpResult(FieldwiseSum):
+class CpResult(FieldwiseSum, Result, kind="transcripts.cp_result"):
     """cpWER/cpCER counts and the speaker assignment behind them; ``sum()`` gives a corpus."""
 
     counts: ErrorCounts
@@ -91,7 +89,7 @@ class CpResult(FieldwiseSum):
         """cpWER/cpCER as a fraction; ``None`` with no reference tokens."""
         return self.counts.error_rate
 
-    def to_dict(self, rate_key: str) -> dict[str, Any]:
+    def report_dict(self, rate_key: str) -> dict[str, Any]:
         """The quantities by name; ``rate_key`` is ``cpwer`` or ``cpcer``."""
         return {
             rate_key: self.error_rate,

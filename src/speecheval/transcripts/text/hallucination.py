@@ -18,15 +18,14 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.results import FieldwiseSum, register
+from ...core.results import FieldwiseSum, Result
 from .normalize import normalize
 from .rates import text_error_counts
 from .tokenize import char_tokens
 
 
-@register("transcripts.hallucination_counts")
 @dataclass(frozen=True)
-class HallucinationCounts(FieldwiseSum):
+class HallucinationCounts(FieldwiseSum, Result, kind="transcripts.hallucination_counts"):
     """Samples, samples with hallucinated output, hallucinated characters, audio seconds.
 
     >>> total = sum([hallucination("嗯嗯。", 2.0), hallucination(" ... ", 3.0)])
@@ -57,7 +56,7 @@ class HallucinationCounts(FieldwiseSum):
         """Hallucinated characters per second of audio; ``None`` with no audio."""
         return self.characters / self.duration_s if self.duration_s > 0 else None
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """Counts and rates by name."""
         return {"samples": self.samples, "nonempty_samples": self.nonempty_samples,
                 "nonempty_output_rate": self.nonempty_rate, "characters": self.characters,

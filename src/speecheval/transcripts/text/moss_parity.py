@@ -131,7 +131,7 @@ class MossParityTable:
         cp, flat = self.cpcer.error_rate, self.cer_on_cp_valid.error_rate
         return None if cp is None or flat is None else cp - flat
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """The table as named quantities (track ``moss_parity``)."""
         return {
             "track": "moss_parity",

@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.results import FieldwiseSum, register
+from ...core.results import FieldwiseSum, Result
 
 
-@register("transcripts.match_counts")
 @dataclass(frozen=True)
-class MatchCounts(FieldwiseSum):
+class MatchCounts(FieldwiseSum, Result, kind="transcripts.match_counts"):
     """``matched`` items out of ``reference`` and ``hypothesis`` items; adds for a corpus.
 
     >>> m = MatchCounts(matched=3, reference=4, hypothesis=6) + MatchCounts(1, 1, 2)
@@ -46,7 +45,7 @@ class MatchCounts(FieldwiseSum):
         total = self.reference + self.hypothesis
         return 2 * self.matched / total if total else None
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """Counts and rates by name."""
         return {"matched": self.matched, "reference": self.reference,
                 "hypothesis": self.hypothesis, "precision": self.precision,

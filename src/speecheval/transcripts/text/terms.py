@@ -44,7 +44,7 @@ def _multiset_match(reference: Iterable[str], hypothesis: Iterable[str]) -> Matc
 def number_counts(reference: str, hypothesis: str) -> MatchCounts:
     """Number matches.
 
-    >>> number_counts("call 110 or 120 at 3.5", "call 110 or 112 at 35").to_dict()["matched"]
+    >>> number_counts("call 110 or 120 at 3.5", "call 110 or 112 at 35").report_dict()["matched"]
     1
     """
     return _multiset_match(numbers(reference), numbers(hypothesis))

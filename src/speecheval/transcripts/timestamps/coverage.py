@@ -10,17 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from ...core.results import FieldwiseSum, register
+from ...core.results import FieldwiseSum, Result
 from ...core.timebase import from_us
-from .intervals import union_length
 from .stream import TimedSegments
 
 
-@register("transcripts.speech_coverage")
 @dataclass(frozen=True)
-class SpeechCoverage(FieldwiseSum):
+class SpeechCoverage(FieldwiseSum, Result, kind="transcripts.speech_coverage"):
     """Reference, hypothesis and shared speech time in µs; ``+`` pools samples.
 
     >>> c = SpeechCoverage(reference_us=10, hypothesis_us=8, shared_us=6)
@@ -47,7 +43,7 @@ class SpeechCoverage(FieldwiseSum):
         union = self.reference_us + self.hypothesis_us - self.shared_us
         return self.shared_us / union if union else None
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """Times in seconds and both shares."""
         return {"reference_speech_s": from_us(self.reference_us),
                 "hypothesis_speech_s": from_us(self.hypothesis_us),
@@ -56,9 +52,6 @@ class SpeechCoverage(FieldwiseSum):
 
 
 def speech_coverage(reference: TimedSegments, hypothesis: TimedSegments) -> SpeechCoverage:
-    """Union lengths of both sides and of both together give the shared time."""
-    ref = union_length(reference.starts, reference.ends)
-    hyp = union_length(hypothesis.starts, hypothesis.ends)
-    both = union_length(np.concatenate([reference.starts, hypothesis.starts]),
-                        np.concatenate([reference.ends, hypothesis.ends]))
-    return SpeechCoverage(ref, hyp, ref + hyp - both)
+    """Time covered by each side and by both (:mod:`speecheval.core.timeline`)."""
+    ref, hyp = reference.spans(), hypothesis.spans()
+    return SpeechCoverage(ref.covered_us(), hyp.covered_us(), ref.overlap_us(hyp))

@@ -44,18 +44,18 @@ class TimestampResult:
     notes: tuple[str, ...]
     reference_granularity: Literal["word", "segment"]
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """JSON-ready dict; boundary P/R/F1 keyed by tolerance in seconds."""
         return {
             "granularity": self.granularity,
             "reference_granularity": self.reference_granularity,
-            "turns": None if self.turns is None else self.turns.to_dict(),
-            "tokens": None if self.tokens is None else self.tokens.to_dict(),
+            "turns": None if self.turns is None else self.turns.report_dict(),
+            "tokens": None if self.tokens is None else self.tokens.report_dict(),
             "segment_pairs_diagnostic": (None if self.segment_pairs is None
-                                         else self.segment_pairs.to_dict()),
+                                         else self.segment_pairs.report_dict()),
             "turn_boundaries": (None if self.boundaries is None
-                                else {k: v.to_dict() for k, v in self.boundaries.items()}),
-            "speech": None if self.speech is None else self.speech.to_dict(),
+                                else {k: v.report_dict() for k, v in self.boundaries.items()}),
+            "speech": None if self.speech is None else self.speech.report_dict(),
             "notes": list(self.notes),
         }
 

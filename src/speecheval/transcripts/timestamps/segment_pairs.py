@@ -16,15 +16,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.results import FieldwiseSum, register
-from .intervals import overlaps_other_speaker, pair_iou
+from ...core.results import FieldwiseSum, Result
+from ...core.timeline import Spans, pair_iou
+from .intervals import overlaps_other_speaker
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
 
 
-@register("transcripts.segment_pair_timing")
 @dataclass(frozen=True, eq=False)
-class SegmentPairTiming(FieldwiseSum):
+class SegmentPairTiming(FieldwiseSum, Result, kind="transcripts.segment_pair_timing"):
     """Unique pairs and their errors; ``+`` pools samples."""
 
     reference_segments: int
@@ -38,7 +38,7 @@ class SegmentPairTiming(FieldwiseSum):
         """Unique (reference segment, hypothesis segment) pairs."""
         return self.start_errors.count
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """Counts, pair coverage and error summaries."""
         return {
             "reference_segments": self.reference_segments,
@@ -72,5 +72,5 @@ def segment_pair_timing(reference: TimedSegments,
         overlapping_segments=int(overlapping.sum()),
         start_errors=ErrorValues.of(np.abs(hs - rs)),
         end_errors=ErrorValues.of(np.abs(he - re_)),
-        iou=pair_iou(hs, he, rs, re_).astype(np.float64),
+        iou=pair_iou(Spans(hs, he), Spans(rs, re_)),
     )

@@ -15,16 +15,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.results import FieldwiseSum, register
+from ...core.results import FieldwiseSum, Result
 from ...core.stats import linear_percentile
 from ...core.timebase import from_us, to_us
 
 TOLERANCES_S: tuple[float, ...] = (0.25, 0.5, 1.0)
 
 
-@register("transcripts.error_values")
 @dataclass(frozen=True, eq=False)
-class ErrorValues(FieldwiseSum):
+class ErrorValues(FieldwiseSum, Result, kind="transcripts.error_values"):
     """Absolute errors in µs of some items (tokens, turns, segment pairs); ``+`` pools them."""
 
     errors_us: NDArray[np.int64]

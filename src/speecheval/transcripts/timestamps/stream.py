@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.timebase import to_us
+from ...core.timeline import Span, Spans
 from ..formats.segment import Segment
 from ..text.align import EditPath, edit_path, encode_pair
 from ..text.normalize import normalize
@@ -42,6 +42,10 @@ class TimedSegments:
         """Number of segments."""
         return int(self.starts.size)
 
+    def spans(self) -> Spans:
+        """The segments' time spans (no labels), in time order."""
+        return Spans(self.starts, self.ends)
+
     @property
     def token_starts(self) -> NDArray[np.int64]:
         """Start of each token's segment, µs."""
@@ -63,8 +67,8 @@ def timed_segments(segments: Sequence[Segment], unit: Unit) -> TimedSegments:
     >>> ts.token_text, ts.token_group.tolist(), ts.starts.tolist(), ts.labels
     (('a', 'b', 'c', 'd'), [0, 0, 1, 1], [0, 2000000], ('A', 'B'))
     """
-    order = sorted(range(len(segments)), key=lambda k: (_us(segments[k].start),
-                                                        _us(segments[k].end), k))
+    spans = [_span(segment) for segment in segments]
+    order = sorted(range(len(segments)), key=lambda k: (spans[k].start_us, spans[k].end_us, k))
     ordered = [segments[k] for k in order]
     named = sorted({s.speaker for s in ordered if s.speaker is not None})
     ids = {name: index for index, name in enumerate(named)}
@@ -83,8 +87,8 @@ def timed_segments(segments: Sequence[Segment], unit: Unit) -> TimedSegments:
         text.extend(words)
         group.extend([index] * len(words))
     return TimedSegments(
-        starts=np.array([_us(s.start) for s in ordered], dtype=np.int64),
-        ends=np.array([_us(s.end) for s in ordered], dtype=np.int64),
+        starts=np.array([spans[k].start_us for k in order], dtype=np.int64),
+        ends=np.array([spans[k].end_us for k in order], dtype=np.int64),
         speakers=np.array(speaker_ids, dtype=np.int64),
         labels=tuple(labels),
         token_text=tuple(text),
@@ -92,10 +96,11 @@ def timed_segments(segments: Sequence[Segment], unit: Unit) -> TimedSegments:
     )
 
 
-def _us(value: float | None) -> int:
-    if value is None:
+def _span(segment: Segment) -> Span:
+    span = segment.span
+    if span is None:
         raise ValueError("a timed segment needs a start and an end time")
-    return to_us(value)
+    return span
 
 
 def align_streams(reference: TimedSegments, hypothesis: TimedSegments) -> EditPath:

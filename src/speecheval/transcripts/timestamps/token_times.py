@@ -12,14 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.results import FieldwiseSum, register
+from ...core.results import FieldwiseSum, Result
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
 
 
-@register("transcripts.token_timing")
 @dataclass(frozen=True, eq=False)
-class TokenTiming(FieldwiseSum):
+class TokenTiming(FieldwiseSum, Result, kind="transcripts.token_timing"):
     """Errors of matched tokens; ``+`` pools samples."""
 
     reference_tokens: int
@@ -35,7 +34,7 @@ class TokenTiming(FieldwiseSum):
         """Reference tokens matched exactly (each has one start and one end error)."""
         return self.start_errors.count
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """Counts, match coverage and error summaries."""
         return {
             "reference_tokens": self.reference_tokens,

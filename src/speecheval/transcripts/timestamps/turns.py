@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.results import FieldwiseSum, register
-from .intervals import overlaps_other_speaker, pair_iou
+from ...core.results import FieldwiseSum, Result
+from ...core.timeline import Spans, pair_iou
+from .intervals import overlaps_other_speaker
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
 
@@ -32,9 +33,8 @@ MIN_MATCHED_SHARE = 0.5
 ANCHOR_SHARE = 0.2
 
 
-@register("transcripts.turn_timing")
 @dataclass(frozen=True, eq=False)
-class TurnTiming(FieldwiseSum):
+class TurnTiming(FieldwiseSum, Result, kind="transcripts.turn_timing"):
     """Turn counts by outcome and the errors of scorable turns; ``+`` pools samples."""
 
     reference_turns: int
@@ -63,7 +63,7 @@ class TurnTiming(FieldwiseSum):
         """Turns with timing errors."""
         return self.start_errors.count
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """Counts, coverages and error summaries by name (seconds, fractions)."""
         return {
             "reference_turns": self.reference_turns,
@@ -142,5 +142,5 @@ def turn_timing(reference: TimedSegments, hypothesis: TimedSegments) -> TurnTimi
         matched_tokens=int(ref_idx.size),
         start_errors=ErrorValues.of(np.abs(pred_start - ref_start)),
         end_errors=ErrorValues.of(np.abs(pred_end - ref_end)),
-        iou=pair_iou(pred_start, pred_end, ref_start, ref_end).astype(np.float64),
+        iou=pair_iou(Spans(pred_start, pred_end), Spans(ref_start, ref_end)),
     )

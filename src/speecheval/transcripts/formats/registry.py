@@ -1,0 +1,85 @@
+"""Which transcript format a file is in: one registry that every format joins by itself.
+
+A format is one module in this package holding a :class:`~.document.SegmentDocument`
+subclass with ``suffixes`` (and, if its files start with a fixed header, ``header``).
+Defining the class registers it; nothing else names the format, so adding one is writing
+its module. :func:`load` picks the format by the file's suffix and, for a suffix no
+format claims, by the header its text starts with.
+
+The format modules are imported the first time a format is looked up, so importing one
+format (``formats.rttm`` for ``transcripts der``) does not import them all.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...core.errors import InputError
+from ._io import read_text
+
+if TYPE_CHECKING:
+    from .document import SegmentDocument
+
+_BY_SUFFIX: dict[str, type[SegmentDocument]] = {}
+_discovered = False
+
+
+def register(cls: type[SegmentDocument]) -> None:
+    """Add a format under each of its suffixes (called when its class is defined)."""
+    for suffix in cls.suffixes:
+        known = _BY_SUFFIX.get(suffix)
+        if known is not None and known.__qualname__ != cls.__qualname__:
+            raise ValueError(f"suffix {suffix!r} is claimed by {known.__qualname__} and "
+                             f"{cls.__qualname__}")
+        _BY_SUFFIX[suffix] = cls
+
+
+def _discover() -> None:
+    """Import every module of this package once, so every format has registered."""
+    global _discovered
+    if not _discovered:
+        for module in pkgutil.iter_modules([str(Path(__file__).parent)]):
+            if not module.name.startswith("_"):
+                importlib.import_module(f"{__package__}.{module.name}")
+        _discovered = True
+
+
+def suffixes() -> tuple[str, ...]:
+    """Every registered suffix (lower case, with the dot), sorted."""
+    _discover()
+    return tuple(sorted(_BY_SUFFIX))
+
+
+def format_of(path: str | Path) -> type[SegmentDocument]:
+    """The format of ``path``: by suffix, else by the header its text starts with.
+
+    >>> format_of("talk.TextGrid").format_name, format_of("a.vtt").format_name
+    ('TextGrid', 'WebVTT')
+    """
+    _discover()
+    found = _BY_SUFFIX.get(Path(path).suffix.lower())
+    if found is not None:
+        return found
+    headed = sorted({cls for cls in _BY_SUFFIX.values() if cls.header is not None},
+                    key=lambda cls: cls.format_name)
+    if headed and Path(path).is_file():
+        text = read_text(path, "transcript").lstrip()
+        for cls in headed:
+            assert cls.header is not None
+            if text.startswith(cls.header):
+                return cls
+    raise InputError(f"unknown transcript format {Path(path).suffix.lower() or '(no suffix)'}"
+                     f"; expected a suffix among {', '.join(suffixes())}", path=path)
+
+
+def load(path: str | Path, session_id: str | None = None) -> SegmentDocument:
+    """Read ``path`` in its format (see :func:`format_of`).
+
+    ``session_id`` names the session of a format without session fields (SRT, WebVTT,
+    TextGrid, raw output; default: the file name without suffix); formats whose lines
+    name their session (STM, CTM, SegLST) keep their own.
+    """
+    return format_of(path).load(path, session_id)

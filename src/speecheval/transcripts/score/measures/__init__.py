@@ -1,0 +1,1 @@
+"""The transcripts measures, one module each; :func:`..measure.measures` finds them all."""

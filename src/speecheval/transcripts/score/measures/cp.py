@@ -1,0 +1,42 @@
+"""cpWER / cpCER: per-speaker text with the best speaker assignment."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...text.cp import CpResult, cp_error_rate
+from ..inputs import has_speakers
+from ..manifest import NON_SPEECH_KINDS
+from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, sample_values
+from .text import RATE_NAMES
+
+
+class ConcatenatedPermutation(Measure[CpResult]):
+    """Needs reference speakers; a system without speaker output is ``unsupported``."""
+
+    name = "cp"
+
+    def score(self, inputs: RunInputs) -> Outcome[CpResult]:
+        sample, hyp = inputs.sample, inputs.hypothesis.segments
+        if sample.kind in NON_SPEECH_KINDS:
+            return Outcome(status={"cp": f"{sample.kind} sample"})
+        if not has_speakers(inputs.reference.segments):
+            return Outcome(status={"cp": "reference has no speaker labels"})
+        if not has_speakers(hyp) and not (inputs.failed and inputs.support.speakers):
+            return Outcome(status={"cp": "unsupported: the system gives no speaker attribution"})
+        return Outcome(cp_error_rate(inputs.reference.segments, hyp, inputs.unit))
+
+    def row(self, result: CpResult, run: RunScore) -> Any:
+        return result.report_dict("cp" + RATE_NAMES[run.unit])
+
+    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
+        def pick(run: RunScore) -> tuple[float, float] | None:
+            result = run.get(ConcatenatedPermutation)
+            return None if result is None else (result.counts.errors,
+                                                result.counts.reference_tokens)
+        return {"scored_runs": sum(run.get(ConcatenatedPermutation) is not None
+                                   for run in runs),
+                "unsupported_runs": sum(run.status.get("cp", "").startswith("unsupported")
+                                        for run in runs),
+                "rate": view.summary(sample_values(runs, pick))}

@@ -1,0 +1,97 @@
+"""DER/JER of the run's speaker turns over ``[0, duration]``: the main protocol (+-0.25 s
+collar) and the LattifAI parity track (+-0.1 s), computed together."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...diarization.render import score_dict
+from ...diarization.result import DerComponents, DiarizationScore, DiarizationUnsupported
+from ...diarization.score import score_files, score_lattifai_parity, total
+from ...diarization.scoring_region import clipped_turns
+from ...formats.rttm import RTTM
+from ...formats.uem import UEM
+from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, pool, sample_values
+
+
+@dataclass(frozen=True)
+class DiarizationRun:
+    """Both protocols' scores of one run."""
+
+    main: DiarizationScore
+    lattifai: DiarizationScore
+
+
+class Diarization(Measure[DiarizationRun]):
+    """Needs reference speaker turns; without timed system speakers: ``unsupported``."""
+
+    name = "diarization"
+
+    def score(self, inputs: RunInputs) -> Outcome[DiarizationRun]:
+        sample, reference, hyp = inputs.sample, inputs.reference.turns, inputs.hypothesis.turns
+        if reference is None:
+            return Outcome(status={"diarization": "no reference speaker turns"})
+        if hyp is None or (inputs.failed and not inputs.support.speakers):
+            return Outcome(status={"diarization": "unsupported: the system gives no timed "
+                                                  "speaker attribution"})
+        # One file id per run, so the runs of a sample add up as distinct files.
+        file_id = f"{sample.id}#repeat{inputs.run.repeat}"
+        ref_rttm, run_rttm = _renamed(reference, file_id), _renamed(hyp, file_id)
+        uem = UEM.from_regions({file_id: ((0.0, sample.duration_s),)})
+        main = score_files(ref_rttm, run_rttm, uem)
+        parity = score_lattifai_parity(ref_rttm, run_rttm, uem)
+        if isinstance(main, DiarizationUnsupported):
+            return Outcome(status={"diarization": f"unsupported: {main.reason}"})
+        assert not isinstance(parity, DiarizationUnsupported)
+        note = _clipped_note(inputs)
+        return Outcome(DiarizationRun(total(main), total(parity)),
+                       {} if note is None else {"diarization_clipped": note})
+
+    def row(self, result: DiarizationRun, run: RunScore) -> Any:
+        return score_dict(result.main, exclude_overlap=False)
+
+    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
+        scored = [result for run in runs if (result := run.get(Diarization)) is not None]
+        pooled: DiarizationScore | None = pool(result.main for result in scored)
+        return {
+            "scored_runs": len(scored),
+            "unsupported_runs": sum(run.status.get("diarization", "").startswith(
+                "unsupported") for run in runs),
+            "der": view.summary(_der_values(runs, lambda d: d.overlap_included)),
+            "der_overlap_excluded": view.summary(_der_values(runs,
+                                                             lambda d: d.overlap_excluded)),
+            "der_overlap_only": view.summary(_der_values(runs, lambda d: d.overlap_only)),
+            "pooled": None if pooled is None else score_dict(pooled, exclude_overlap=False),
+        }
+
+
+def _der_values(runs: Sequence[RunScore],
+                part: Callable[[DiarizationScore], DerComponents]) -> list[Any]:
+    def pick(run: RunScore) -> tuple[float, float] | None:
+        result = run.get(Diarization)
+        if result is None:
+            return None
+        components = part(result.main)
+        return float(components.error_us), float(components.scored_us)
+    return sample_values(runs, pick)
+
+
+def _renamed(rttm: RTTM, file_id: str) -> RTTM:
+    return dataclasses.replace(rttm, turns=tuple(dataclasses.replace(t, file_id=file_id)
+                                                 for t in rttm.turns))
+
+
+def _clipped_note(inputs: RunInputs) -> str | None:
+    """Say how many turns run past ``duration_s`` and were cut there, if any."""
+    sample = inputs.sample
+    uem = UEM.from_regions({sample.id: ((0.0, sample.duration_s),)})
+    parts = [(side, clipped_turns(rttm, uem)) for side, rttm in
+             (("reference", inputs.reference.turns), ("system", inputs.hypothesis.turns))
+             if rttm is not None]
+    cut = [f"{side} {c['turns']} ({c['seconds']:g} s)" for side, c in parts if c["turns"]]
+    if not cut:
+        return None
+    return f"turns past duration_s {sample.duration_s:g} s cut there: " + ", ".join(cut)

@@ -1,0 +1,72 @@
+"""Timestamps of turns, tokens and speech (see :mod:`...timestamps.score`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ....core.errors import InputError
+from ...timestamps.coverage import SpeechCoverage
+from ...timestamps.score import TimestampResult, score_timestamps
+from ...timestamps.token_times import TokenTiming
+from ...timestamps.turns import TurnTiming
+from ..inputs import is_timed, segments_from_rttm
+from ..manifest import NON_SPEECH_KINDS
+from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, pool
+
+
+class Timestamps(Measure[TimestampResult]):
+    """Needs timed reference turns; failed runs are left out and counted. The segment-pair
+    diagnostic goes to its own file, not to ``samples.jsonl``."""
+
+    name = "timestamps"
+
+    def score(self, inputs: RunInputs) -> Outcome[TimestampResult]:
+        sample, reference, hypothesis = inputs.sample, inputs.reference, inputs.hypothesis
+        if sample.kind in NON_SPEECH_KINDS:
+            return Outcome(status={"timestamps": f"{sample.kind} sample"})
+        if not is_timed(reference.segments):
+            return Outcome(status={"timestamps": "reference transcript has no segment times"})
+        if inputs.failed:
+            return Outcome(status={"timestamps": (
+                "failed run: excluded and counted" if inputs.support.token_timestamps else
+                "unsupported: the system gives no token timestamps (failed run, counted)")})
+        try:
+            return Outcome(score_timestamps(
+                reference.segments, inputs.unit, hypothesis_words=hypothesis.words,
+                hypothesis_segments=(hypothesis.segments if is_timed(hypothesis.segments)
+                                     else None),
+                reference_words=reference.words,
+                hypothesis_turns=(None if hypothesis.turns is None
+                                  else segments_from_rttm(hypothesis.turns))))
+        except ValueError as exc:
+            raise InputError(f"timestamps: {exc}", sample_id=sample.id) from None
+
+    def row(self, result: TimestampResult, run: RunScore) -> Any:
+        row = result.report_dict()
+        row.pop("segment_pairs_diagnostic")
+        return row
+
+    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
+        results = [result for run in runs if (result := run.get(Timestamps)) is not None]
+        turns: TurnTiming | None = pool(t.turns for t in results)
+        tokens: TokenTiming | None = pool(t.tokens for t in results)
+        speech: SpeechCoverage | None = pool(t.speech for t in results
+                                             if t.granularity == "token")
+        boundaries: dict[str, Any] | None = None
+        with_bounds = [t.boundaries for t in results if t.boundaries is not None
+                       and t.granularity == "token"]
+        if with_bounds:
+            keys = sorted(with_bounds[0])
+            boundaries = {k: pool(b[k] for b in with_bounds).report_dict()  # type: ignore[union-attr]
+                          for k in keys}
+        granularity = {g: sum(1 for t in results if t.granularity == g)
+                       for g in ("token", "segment", "unsupported")}
+        return {
+            "runs_by_granularity": granularity,
+            "runs_without_timestamp_scoring": len(runs) - len(results),
+            "turns": None if turns is None else turns.report_dict(),
+            "tokens": None if tokens is None else tokens.report_dict(),
+            "turn_boundaries": boundaries,
+            "speech": None if speech is None else speech.report_dict(),
+        }
