@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from session.result_examples import SESSION_EXAMPLES  # tests/session, on the path by conftest
 
 import speecheval
 from speecheval.core.canonical_json import dumps
@@ -245,6 +246,7 @@ EXAMPLES: dict[str, Callable[[str], st.SearchStrategy[Any]]] = {
     "transcripts.segment_pair_timing": _any(segment_pair_timing()),
     "transcripts.der_difference_occurrence": _any(occurrence),
     "transcripts.der_differences": _any(st.builds(Differences, *[occurrence] * 6)),
+    **SESSION_EXAMPLES,
 }
 
 

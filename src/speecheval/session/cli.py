@@ -18,6 +18,7 @@ from ..agents import registry
 from ..agents.local.server import KINDS, PROTOCOLS, serve_until_cancelled
 from ..core.errors import EXIT_CHECKS_FAILED, InputError, SpeechEvalError, SystemUnderTestError
 from ..core.output import check_new_output_dir
+from ..core.pcm import to_int16
 from .bench import (
     MOCK,
     RunResult,
@@ -35,7 +36,6 @@ from .run_output import write_run
 from .scenario import Scenario, load_scenario
 from .synth import render_turns
 from .turn_schedule import ScriptFeed
-from .virtual_runner import to_int16
 
 
 class AssertionsFailed(SpeechEvalError):
