@@ -32,7 +32,7 @@ from speecheval.cli import main  # noqa: E402
 # Keys that describe where a number came from rather than the number itself.
 PROVENANCE_KEYS = frozenset({
     "speecheval_version", "versions", "vad", "inputs", "inputs_sha256", "manifest_sha256",
-    "sha256", "file", "agent", "manifest", "manifest_format", "audio_files",
+    "sha256", "file", "agent", "manifest", "manifest_format", "audio_files", "provenance",
 })
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 from ..core.pcm import level_dbfs, to_int16
 from ..core.synthetic_signals import FADE_MS, db_to_amplitude, samples_for_ms, speech_shaped
 from ..core.timebase import MAX_AUDIO_MS
-from .base import AgentEvent, AudioOut, Clear, Transcript
+from .base import AgentEvent, AudioOut, Clear, Transcript, VirtualClockAgent
 
 _EPS_S = 1e-9
 # Quiet gaps shorter than this (between words) do not reset the barge-in count.
@@ -48,18 +48,6 @@ def _voice_take(rate: int, level_db: float, seed: int) -> NDArray[np.float32]:
     take = speech_shaped(_TAKE_MS, rate, level_db, seed)
     take.setflags(write=False)
     return take
-
-
-class VirtualClockAgent(Protocol):
-    """An agent driven frame by frame on the virtual clock (no sockets, no waiting).
-
-    ``process`` gets the user frame that starts at ``t_s`` and returns what the agent
-    sends in reply at that instant; audio is placed on the agent track at ``t_s``.
-    """
-
-    def start(self, sample_rate: int) -> None: ...
-
-    def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]: ...
 
 
 class MockOptionError(ValueError):
@@ -134,7 +122,7 @@ def _coerce(key: str, kind: str, value: Any) -> Any:
     return float(value)
 
 
-class MockAgent:
+class MockAgent(VirtualClockAgent):
     """The mock's state machine; see the module docstring for its behaviour."""
 
     def __init__(self, settings: MockSettings | None = None) -> None:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from ..agents.base import AudioOut, Clear, Transcript
-from ..agents.mock import MockAgent, VirtualClockAgent
+from ..agents.base import AudioOut, Clear, Transcript, VirtualClockAgent
+from ..agents.mock import MockAgent
 from ..core.pcm import to_int16
 from ..core.synthetic_signals import samples_for_ms
 from . import events as ev
