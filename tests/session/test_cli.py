@@ -319,3 +319,17 @@ def test_out_of_range_numbers_are_refused_with_the_limit(
     assert run_cli("run", str(path), "--out", str(out)) == 2
     assert capsys.readouterr().err == f"error: {path}: {expected}\n"
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("forced", "shown"), [("1", True), ("0", False)])
+def test_repeated_sessions_show_progress_only_when_asked(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        forced: str, shown: bool) -> None:
+    # SPEECHEVAL_PROGRESS=1 stands in for a terminal (core.progress); the bar counts the
+    # three sessions on stderr and never touches stdout or the run directory
+    monkeypatch.setenv("SPEECHEVAL_PROGRESS", forced)
+    assert run_cli("run", str(write_scenario(tmp_path, QUICK)), "-n", "3",
+                   "--out", str(tmp_path / "run")) == 0
+    captured = capsys.readouterr()
+    assert ("3/3" in captured.err) is shown and "sessions of quick" not in captured.out
+    assert ("sessions of quick" in captured.err) is shown

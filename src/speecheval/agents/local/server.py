@@ -33,6 +33,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 from ...core.errors import InputError
+from ..protocol_events import Native, PcmWs, Realtime
 from .policy import Action, Pacing, TurnPolicy, TurnSettings
 from .voice import reply_audio
 
@@ -48,10 +49,10 @@ NATIVE_RESPONSE = "resp_local_0"
 NATIVE_ITEM = "item_local_0"
 # client events of SGLang-Omni's native protocol and the fields each may carry
 NATIVE_FIELDS: dict[str, set[str]] = {
-    "session.update": {"session"},
-    "input_audio_buffer.append": {"audio", "sglang"},
-    "sglang.input_audio.end": set(),
-    "session.close": set(),
+    Realtime.SESSION_UPDATE: {"session"},
+    Realtime.AUDIO_APPEND: {"audio", "sglang"},
+    Native.INPUT_END: set(),
+    Native.SESSION_CLOSE: set(),
 }
 NATIVE_SESSION_FIELDS = {"type", "model", "instructions", "output_modalities", "audio", "sglang"}
 
@@ -259,7 +260,7 @@ class _AgentSession:
             await self.ws.wait_closed()
 
     def error_event(self) -> dict[str, Any]:
-        return {"type": "error", "error": {"type": "server_error", "code": "simulated",
+        return {"type": Realtime.ERROR, "error": {"type": "server_error", "code": "simulated",
                                            "message": self.failure_message()}}
 
     def failure_message(self) -> str:
@@ -282,7 +283,7 @@ class _AgentSession:
 class _PcmSession(_AgentSession):
     async def run(self) -> None:
         self.start_policy(self.rate)
-        await self.ws.send(json.dumps({"type": "format", "sample_rate": self.out_rate()}))
+        await self.ws.send(json.dumps({"type": PcmWs.FORMAT, "sample_rate": self.out_rate()}))
         async for message in self.ws:
             if isinstance(message, str):
                 self.on_text(message)
@@ -300,16 +301,16 @@ class _PcmSession(_AgentSession):
                 self.start_policy(data["sample_rate"])
 
     def error_event(self) -> dict[str, Any]:
-        return {"type": "error", "message": self.failure_message()}
+        return {"type": PcmWs.ERROR, "message": self.failure_message()}
 
     async def act(self, actions: list[Action]) -> None:
         audio = [a.pcm for a in actions if a.kind == "audio" and a.pcm is not None]
         for action in actions:
             if action.kind == "transcript":
-                await self.ws.send(json.dumps({"type": "transcript", "role": "user",
+                await self.ws.send(json.dumps({"type": PcmWs.TRANSCRIPT, "role": "user",
                                                "text": action.text, "final": True}))
             elif action.kind == "interrupted":
-                await self.ws.send(json.dumps({"type": "clear"}))
+                await self.ws.send(json.dumps({"type": PcmWs.CLEAR}))
         if audio:
             await self.ws.send(np.concatenate(audio).astype("<i2").tobytes())
 
@@ -320,13 +321,13 @@ class _RealtimeSession(_AgentSession):
     ga = True
 
     async def run(self) -> None:
-        await self.send({"type": "session.created", "session": self.session_view()})
+        await self.send({"type": Realtime.SESSION_CREATED, "session": self.session_view()})
         async for message in self.ws:
             if isinstance(message, bytes):
                 continue
             data = json.loads(message)
             kind = data.get("type")
-            if kind == "input_audio_buffer.append":
+            if kind == Realtime.AUDIO_APPEND:
                 wire = base64.b64decode(data["audio"])
                 self.server.log.appends.append((asyncio.get_running_loop().time(), len(wire)))
                 pcm = np.frombuffer(wire, dtype="<i2")
@@ -341,11 +342,11 @@ class _RealtimeSession(_AgentSession):
 
     async def on_control(self, kind: str, data: dict[str, Any]) -> bool:
         """Handle a client event; return True when the session should end."""
-        if kind == "session.update":
+        if kind == Realtime.SESSION_UPDATE:
             session = data.get("session") or {}
             self.ga = "audio" in session
             self.configure(session)
-            await self.send({"type": "session.updated", "session": self.session_view()})
+            await self.send({"type": Realtime.SESSION_UPDATED, "session": self.session_view()})
         return False
 
     def configure(self, session: dict[str, Any]) -> None:
@@ -363,7 +364,7 @@ class _RealtimeSession(_AgentSession):
             await self.ws.send(json.dumps(event))
 
     def audio_delta(self, turn: int, pcm: np.ndarray[Any, np.dtype[np.int16]]) -> dict[str, Any]:
-        name = "response.output_audio.delta" if self.ga else "response.audio.delta"
+        name = Realtime.AUDIO_DELTA if self.ga else Realtime.AUDIO_DELTA_BETA
         return {"type": name, "response_id": f"resp_{turn}", "item_id": f"item_agent_{turn}",
                 "output_index": 0, "content_index": 0,
                 "delta": base64.b64encode(pcm.astype("<i2").tobytes()).decode("ascii")}
@@ -385,8 +386,8 @@ class _OpenAISession(_RealtimeSession):
                 else "pcm16"}
 
     async def on_control(self, kind: str, data: dict[str, Any]) -> bool:
-        if kind == "conversation.item.truncate":
-            await self.send({"type": "conversation.item.truncated",
+        if kind == Realtime.ITEM_TRUNCATE:
+            await self.send({"type": Realtime.ITEM_TRUNCATED,
                              "item_id": data.get("item_id"), "content_index": 0,
                              "audio_end_ms": data.get("audio_end_ms")})
             return False
@@ -395,15 +396,15 @@ class _OpenAISession(_RealtimeSession):
     async def act(self, actions: list[Action]) -> None:
         for action in actions:
             if action.kind == "speech_started":
-                await self.send({"type": "input_audio_buffer.speech_started",
+                await self.send({"type": Realtime.SPEECH_STARTED,
                                  "audio_start_ms": action.at_ms,
                                  "item_id": f"item_user_{action.turn}"})
             elif action.kind == "transcript":
-                await self.send({"type": "conversation.item.input_audio_transcription"
-                                 ".completed", "item_id": f"item_user_{action.turn}",
+                await self.send({"type": Realtime.USER_TRANSCRIPT_DONE,
+                                 "item_id": f"item_user_{action.turn}",
                                  "content_index": 0, "transcript": action.text})
             elif action.kind == "reply_start":
-                await self.send({"type": "response.created",
+                await self.send({"type": Realtime.RESPONSE_CREATED,
                                  "response": {"id": f"resp_{action.turn}"}})
             elif action.kind == "audio" and action.pcm is not None:
                 step = self.out_rate() * BURST_DELTA_MS // 1000
@@ -412,7 +413,7 @@ class _OpenAISession(_RealtimeSession):
                                                      action.pcm[start : start + step]))
             elif action.kind in ("reply_end", "interrupted"):
                 status = "completed" if action.kind == "reply_end" else "cancelled"
-                await self.send({"type": "response.done",
+                await self.send({"type": Realtime.RESPONSE_DONE,
                                  "response": {"id": f"resp_{action.turn}", "status": status}})
 
 
@@ -447,7 +448,7 @@ class _NativeSession(_AgentSession):
                                  [], self.config.pacing, out_rate=self.out_rate)
 
     async def run(self) -> None:
-        await self.send({"type": "session.created",
+        await self.send({"type": Realtime.SESSION_CREATED,
                          "session": {"id": self.session_id, "object": "realtime.session",
                                      "type": "realtime", "model": NATIVE_MODEL,
                                      "sglang": {"granted": None}}})
@@ -474,16 +475,16 @@ class _NativeSession(_AgentSession):
             return await self.reject(event_id, "not_supported", "unsupported event type")
         if set(data) - NATIVE_FIELDS[kind] - {"type", "event_id"}:
             return await self.reject(event_id, "invalid_request", "unsupported event fields")
-        if kind == "input_audio_buffer.append":
+        if kind == Realtime.AUDIO_APPEND:
             return await self.on_append(event_id, data)
         self.server.log.controls.append(data)
-        if kind == "session.update":
+        if kind == Realtime.SESSION_UPDATE:
             return await self.on_update(event_id, data.get("session"))
         if not self.opened:
             return await self.reject(event_id, "invalid_state", "session is not OPEN")
-        if kind == "sglang.input_audio.end":
+        if kind == Native.INPUT_END:
             return await self.on_end(event_id)
-        await self.send({"type": "session.closed", "reason": "client_closed",
+        await self.send({"type": Native.SESSION_CLOSED, "reason": "client_closed",
                          "client_event_id": event_id})
         await self.ws.close(1000, "session closed")
         return False
@@ -493,7 +494,7 @@ class _NativeSession(_AgentSession):
         error = {"type": "invalid_request_error", "code": code, "message": message,
                  "event_id": event_id, "param": param}
         self.server.log.rejections.append(error)
-        await self.send({"type": "error", "sglang": {"fatal": False}, "error": error})
+        await self.send({"type": Realtime.ERROR, "sglang": {"fatal": False}, "error": error})
         return True
 
     async def on_update(self, event_id: str, session: Any) -> bool:
@@ -531,7 +532,7 @@ class _NativeSession(_AgentSession):
                 "audio": {"input": {"format": in_format, "turn_detection": None},
                           "output": {"format": out_format}},
                 "sglang": {**(session.get("sglang") or {}), "granted": granted}}
-        await self.send({"type": "session.updated", "client_event_id": event_id,
+        await self.send({"type": Realtime.SESSION_UPDATED, "client_event_id": event_id,
                          "session": view})
         return True
 
@@ -562,7 +563,7 @@ class _NativeSession(_AgentSession):
         self.server.log.appends.append((asyncio.get_running_loop().time(), len(wire)))
         self.next_seq += 1
         self.accepted += len(wire) // 2
-        await self.send({"type": "sglang.input_audio.accepted", "seq": meta["seq"],
+        await self.send({"type": Native.INPUT_ACCEPTED, "seq": meta["seq"],
                          "accepted_end_ms": self.accepted * 1000 / self.rate,
                          "client_event_id": event_id})
         return await self.hear(np.frombuffer(wire, dtype="<i2").astype(np.int16))
@@ -572,25 +573,25 @@ class _NativeSession(_AgentSession):
             return await self.reject(event_id, "invalid_state", "audio input already ended")
         self.ended = True
         accepted_ms = self.accepted * 1000 / self.rate
-        await self.send({"type": "sglang.input_audio.ended", "accepted_end_ms": accepted_ms,
+        await self.send({"type": Native.INPUT_ENDED, "accepted_end_ms": accepted_ms,
                          "tail_policy": "pad", "client_event_id": event_id})
-        await self.send({"type": "sglang.input_audio.drained", "accepted_end_ms": accepted_ms,
+        await self.send({"type": Native.INPUT_DRAINED, "accepted_end_ms": accepted_ms,
                          "consumed_ms": accepted_ms, "discarded_ms": 0.0, "padding_ms": 0.0,
                          "client_event_id": event_id})
         if self.responding:
             ids = {"response_id": NATIVE_RESPONSE, "item_id": NATIVE_ITEM, "output_index": 0,
                    "content_index": 0}
             text = " ".join(self.spoken)
-            await self.send({"type": "response.output_audio.done", **ids})
-            await self.send({"type": "response.output_audio_transcript.done", **ids,
+            await self.send({"type": Realtime.AUDIO_DONE, **ids})
+            await self.send({"type": Realtime.AGENT_TRANSCRIPT_DONE, **ids,
                              "transcript": text})
-            await self.send({"type": "response.done", "response": {
+            await self.send({"type": Realtime.RESPONSE_DONE, "response": {
                 "id": NATIVE_RESPONSE, "object": "realtime.response", "status": "completed",
                 "status_details": {"reason": "input_ended"}}})
         return True
 
     def error_event(self) -> dict[str, Any]:
-        return {"type": "error", "sglang": {"fatal": True},
+        return {"type": Realtime.ERROR, "sglang": {"fatal": True},
                 "error": {"type": "server_error", "code": "simulated",
                           "message": self.failure_message()}}
 
@@ -605,18 +606,18 @@ class _NativeSession(_AgentSession):
         audio = [a.pcm for a in actions if a.kind == "audio" and a.pcm is not None]
         if audio and not self.responding:
             self.responding = True
-            await self.send({"type": "response.created", "response": {
+            await self.send({"type": Realtime.RESPONSE_CREATED, "response": {
                 "id": NATIVE_RESPONSE, "object": "realtime.response", "status": "in_progress",
                 "output": []}})
         for action in actions:
             if action.kind == "reply_start":
                 text = self.config.reply_texts[(action.turn - 1) % len(self.config.reply_texts)]
                 self.spoken.append(text)
-                await self.send({"type": "response.output_audio_transcript.delta", **ids,
+                await self.send({"type": Realtime.AGENT_TRANSCRIPT_DELTA, **ids,
                                  "delta": text})
         if audio:
             pcm = np.concatenate(audio).astype("<i2").tobytes()
-            await self.send({"type": "response.output_audio.delta", **ids,
+            await self.send({"type": Realtime.AUDIO_DELTA, **ids,
                              "delta": base64.b64encode(pcm).decode("ascii")})
 
 
