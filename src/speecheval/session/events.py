@@ -48,7 +48,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar, dataclass_transform
 
 import numpy as np
 from numpy.typing import NDArray
@@ -62,6 +62,7 @@ TRIGGER_TIMEOUT = "timeout"
 TRIGGER_NOT_PLAYED = "not_played"
 
 _EVENT_TYPES: dict[str, type[Event]] = {}
+E = TypeVar("E", bound="Event")
 
 
 @dataclass(frozen=True)
@@ -76,12 +77,6 @@ class Event:
 
     type: ClassVar[str]
     _omit_when_none: ClassVar[tuple[str, ...]] = ()
-
-    def __init_subclass__(cls, type: str | None = None, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if type is not None:
-            cls.type = type
-            _EVENT_TYPES[type] = cls
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -111,27 +106,37 @@ class Event:
         return dataclasses.replace(self, **texts) if texts else self
 
 
-def _event(type: str) -> Callable[[type[Any]], type[Any]]:
-    return results.register(f"session.event.{type}")
+@dataclass_transform(frozen_default=True)
+def _event(name: str) -> Callable[[type[E]], type[E]]:
+    """Class decorator: a frozen event dataclass whose ``type`` is ``name``, registered as
+    the result kind ``session.event.<name>``."""
+
+    def decorate(cls: type[E]) -> type[E]:
+        cls.type = name
+        _EVENT_TYPES[name] = cls
+        return results.register(f"session.event.{name}")(dataclass(frozen=True)(cls))
+
+    return decorate
 
 
 @_event("session")
-@dataclass(frozen=True)
-class SessionStart(Event, type="session"):
+class SessionStart(Event):
+    """The session began (virtual clock): its rate, frame length and clock."""
+
     sample_rate: int
     frame_ms: float
     clock: Literal["virtual", "real"]
 
 
 @_event("connected")
-@dataclass(frozen=True)
-class Connected(Event, type="connected"):
-    pass
+class Connected(Event):
+    """The transport connected (real clock)."""
 
 
 @_event("turn")
-@dataclass(frozen=True)
-class TurnStart(Event, type="turn"):
+class TurnStart(Event):
+    """A scripted turn's audio started; ``anchor_ms`` is the anchor it waited for."""
+
     turn: str
     index: int
     trigger: str
@@ -140,16 +145,18 @@ class TurnStart(Event, type="turn"):
 
 
 @_event("audio")
-@dataclass(frozen=True)
-class AgentAudio(Event, type="audio"):
+class AgentAudio(Event):
+    """An agent audio packet arrived: its length, level and where it was placed."""
+
     samples: int
     level_dbfs: float | None
     placed_ms: float
 
 
 @_event("clear")
-@dataclass(frozen=True)
-class AgentClear(Event, type="clear"):
+class AgentClear(Event):
+    """The agent asked to drop its buffered audio (``played_ms``: real clock only)."""
+
     dropped_ms: float
     played_ms: int | None = None
 
@@ -157,48 +164,49 @@ class AgentClear(Event, type="clear"):
 
 
 @_event("speech_started")
-@dataclass(frozen=True)
-class SpeechStart(Event, type="speech_started"):
+class SpeechStart(Event):
+    """The server's VAD heard the user (OpenAI Realtime); handled like a clear."""
+
     dropped_ms: float
     played_ms: int
 
 
 @_event("transcript")
-@dataclass(frozen=True)
-class TranscriptLine(Event, type="transcript"):
+class TranscriptLine(Event):
+    """A transcript the agent reported for the user's or its own speech."""
+
     role: Literal["user", "agent"]
     text: str
     final: bool
 
 
 @_event("truncated")
-@dataclass(frozen=True)
-class Truncated(Event, type="truncated"):
-    pass
+class Truncated(Event):
+    """The session hit ``max_duration_ms`` before every turn played."""
 
 
 @_event("fault")
-@dataclass(frozen=True)
-class Fault(Event, type="fault"):
+class Fault(Event):
+    """The agent failed; the recording up to here is kept."""
+
     reason: str
 
 
 @_event("input_end")
-@dataclass(frozen=True)
-class InputEnd(Event, type="input_end"):
-    pass
+class InputEnd(Event):
+    """The end of the user track was sent (real clock)."""
 
 
 @_event("close_error")
-@dataclass(frozen=True)
-class CloseError(Event, type="close_error"):
+class CloseError(Event):
+    """Closing the connection failed (real clock)."""
+
     reason: str
 
 
 @_event("end")
-@dataclass(frozen=True)
-class End(Event, type="end"):
-    pass
+class End(Event):
+    """The last sample of both tracks (virtual clock)."""
 
 
 def event_from_dict(data: Mapping[str, Any], n: int = 0) -> Event:
