@@ -11,13 +11,14 @@ overridden by ``-o``: parsed as YAML for in-process agents, as text for transpor
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..agents import registry
-from ..agents.base import VirtualClockAgent
+from ..agents.base import Clock, VirtualClockAgent
 from ..core.errors import InputError
-from ..core.progress import progress
+from ..core.progress import Advance, progress
 from .bench import (
     MOCK,
     RunResult,
@@ -28,6 +29,7 @@ from .bench import (
     run_virtual_sessions,
 )
 from .real_clock import run_real_clock_sessions
+from .recording import SessionRecording
 from .scenario import Scenario
 
 
@@ -50,31 +52,42 @@ def run_sessions(scenario: Scenario, request: RunRequest) -> RunResult:
     """Run ``request.repeat`` sessions of ``scenario`` and evaluate them (progress shown
     on a terminal, one step per session)."""
     name = agent_name(scenario, request.agent)
-    options = merged_options(scenario, name, request.parsed)
+    clock, options, run = _plan(scenario, name, request)
     with progress(request.repeat, f"sessions of {scenario.name}", unit="session") as advance:
-        if name == MOCK:
-            if request.realtime:
-                raise InputError("the mock agent runs on the virtual clock only; --realtime "
-                                 "needs a transport agent such as pcm-websocket")
-            make = mock_factory(scenario, options, set(request.parsed))
-            return evaluate(scenario, name, options, "virtual",
-                            run_virtual_sessions(scenario, make, request.repeat, advance))
-        cls = registry.agent_class(name)
-        if issubclass(cls, VirtualClockAgent) and not request.realtime:
-            def make_plugin(index: int) -> VirtualClockAgent:
-                agent = registry.build_agent(name, cls, options)
-                assert isinstance(agent, VirtualClockAgent)
-                return agent
+        recordings = run(advance)
+    return evaluate(scenario, name, options, clock, recordings)
 
-            make_plugin(0)  # options checked before the first session
-            return evaluate(scenario, name, options, "virtual",
-                            run_virtual_sessions(scenario, make_plugin, request.repeat,
-                                                 advance))
-        transport_options = {**{key: _option_text(value) for key, value
-                                in merged_options(scenario, name, {}).items()}, **request.raw}
-        recordings = run_real_clock_sessions(scenario, name, transport_options,
-                                             request.repeat, request.concurrency, advance)
-        return evaluate(scenario, name, transport_options, "real", recordings)
+
+Runner = Callable[[Advance], list[SessionRecording]]
+
+
+def _plan(scenario: Scenario, name: str,
+          request: RunRequest) -> tuple[Clock, dict[str, Any], Runner]:
+    """The clock, the agent options as the agent gets them, and how to run the sessions;
+    every usage error (agent, options, clock) is raised here, before a session starts."""
+    options = merged_options(scenario, name, request.parsed)
+    repeat = request.repeat
+    if name == MOCK:
+        if request.realtime:
+            raise InputError("the mock agent runs on the virtual clock only; --realtime "
+                             "needs a transport agent such as pcm-websocket")
+        make = mock_factory(scenario, options, set(request.parsed))
+        return "virtual", options, lambda advance: run_virtual_sessions(
+            scenario, make, repeat, advance)
+    cls = registry.agent_class(name)
+    if issubclass(cls, VirtualClockAgent) and not request.realtime:
+        def make_plugin(index: int) -> VirtualClockAgent:
+            agent = registry.build_agent(name, cls, options)
+            assert isinstance(agent, VirtualClockAgent)
+            return agent
+
+        make_plugin(0)  # options checked before the first session
+        return "virtual", options, lambda advance: run_virtual_sessions(
+            scenario, make_plugin, repeat, advance)
+    text = {**{key: _option_text(value) for key, value
+               in merged_options(scenario, name, {}).items()}, **request.raw}
+    return "real", dict(text), lambda advance: run_real_clock_sessions(
+        scenario, name, text, repeat, request.concurrency, advance)
 
 
 def _option_text(value: Any) -> str:
