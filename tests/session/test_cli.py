@@ -325,11 +325,11 @@ def test_out_of_range_numbers_are_refused_with_the_limit(
 def test_repeated_sessions_show_progress_only_when_asked(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
         forced: str, shown: bool) -> None:
-    # SPEECHEVAL_PROGRESS=1 stands in for a terminal (core.progress); the bar counts the
-    # three sessions on stderr and never touches stdout or the run directory
+    # SPEECHEVAL_PROGRESS=1 stands in for a terminal (core.progress); the bar of the three
+    # sessions goes to stderr (erased when done) and never to stdout or the run directory
     monkeypatch.setenv("SPEECHEVAL_PROGRESS", forced)
     assert run_cli("run", str(write_scenario(tmp_path, QUICK)), "-n", "3",
                    "--out", str(tmp_path / "run")) == 0
     captured = capsys.readouterr()
-    assert ("3/3" in captured.err) is shown and "sessions of quick" not in captured.out
+    assert ("/3 [" in captured.err) is shown and "sessions of quick" not in captured.out
     assert ("sessions of quick" in captured.err) is shown
