@@ -71,8 +71,12 @@ def test_connection_refused_is_a_recorded_fault() -> None:
     ("turn", "native-realtime", {}, "combination"),
     ("turn", "pcm-websocket", {"output_rate": "24000"}, "native-realtime only"),
     ("duplex", "native-realtime", {"transcripts": "hi"}, "not part of the native protocol"),
-    ("turn", "pcm-websocket", {"fault": "explode"}, "fault must be one of"),
-    ("turn", "pcm-websocket", {"colour": "red"}, "unknown option"),
+    ("turn", "pcm-websocket", {"fault": "explode"}, "option fault: must be one of"),
+    ("turn", "pcm-websocket", {"colour": "red"}, "option colour: unknown key; allowed keys are"),
+    ("turn", "pcm-websocket", {"sample_rate": "fast"},
+     "option sample_rate: must be a whole number, got .fast."),
+    ("turn", "pcm-websocket", {"interruptible": "maybe"},
+     "option interruptible: must be true or false"),
 ])
 def test_local_agent_rejects_bad_settings(kind: str, protocol: str, options: dict[str, str],
                                           message: str) -> None:

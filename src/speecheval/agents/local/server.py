@@ -26,7 +26,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -39,7 +39,8 @@ from .voice import reply_audio
 
 KINDS = ("turn", "duplex")
 PROTOCOLS = ("pcm-websocket", "openai-realtime", "native-realtime")
-FAULTS = ("", "disconnect", "malformed", "error", "stall", "wrong-rate")
+FaultMode = Literal["", "disconnect", "malformed", "error", "stall", "wrong-rate"]
+FAULTS: tuple[str, ...] = get_args(FaultMode)
 OPENAI_RATE = 24000
 BURST_DELTA_MS = 100
 CLOSE_TIMEOUT_S = 1.0  # shutting down must not wait 10 s for a stalled connection
@@ -55,26 +56,6 @@ NATIVE_FIELDS: dict[str, set[str]] = {
     Native.SESSION_CLOSE: set(),
 }
 NATIVE_SESSION_FIELDS = {"type", "model", "instructions", "output_modalities", "audio", "sglang"}
-
-DEFAULTS: dict[str, str] = {
-    "sample_rate": "16000",
-    "output_rate": "",
-    "threshold_db": "-45",
-    "endpoint_silence_ms": "300",
-    "response_delay_ms": "200",
-    "barge_in_min_ms": "100",
-    "interrupt_reaction_ms": "100",
-    "interruptible": "true",
-    "reply_text": "Sure, I can help you with that right away.",
-    "reply_ms": "",
-    "voice": "auto",
-    "transcripts": "",
-    "pacing": "",
-    "fault": "",
-    "fault_after_ms": "500",
-    "echo_request": "false",
-}
-
 
 @dataclass
 class AgentConfig:
@@ -107,48 +88,26 @@ class AgentConfig:
         if (kind, protocol) not in allowed:
             raise InputError(f"{where}: this combination is not available; use turn with "
                              "pcm-websocket or openai-realtime, duplex with native-realtime")
-        unknown = sorted(set(options) - set(DEFAULTS))
-        if unknown:
-            raise InputError(f"{where}: unknown option(s) {', '.join(unknown)}")
-        raw = {**DEFAULTS, **options}
-        try:
-            settings = TurnSettings(
-                threshold_db=float(raw["threshold_db"]),
-                endpoint_silence_ms=int(raw["endpoint_silence_ms"]),
-                response_delay_ms=int(raw["response_delay_ms"]),
-                barge_in_min_ms=int(raw["barge_in_min_ms"]),
-                interrupt_reaction_ms=int(raw["interrupt_reaction_ms"]),
-                interruptible=_boolean(raw["interruptible"]))
-            sample_rate = int(raw["sample_rate"])
-            output_rate = int(raw["output_rate"]) if raw["output_rate"] else None
-            reply_ms = int(raw["reply_ms"]) if raw["reply_ms"] else None
-            fault_after_ms = int(raw["fault_after_ms"])
-            echo_request = _boolean(raw["echo_request"])
-        except ValueError as exc:
-            raise InputError(f"{where}: bad option value: {exc}") from exc
-        if output_rate is not None and protocol != "native-realtime":
+        from .options import parse_options  # pydantic only when a local agent starts
+
+        opts = parse_options(where, options)
+        if opts.output_rate is not None and protocol != "native-realtime":
             raise InputError(f"{where}: output_rate is for native-realtime only")
-        if raw["transcripts"] and protocol == "native-realtime":
+        if opts.transcripts and protocol == "native-realtime":
             raise InputError(f"{where}: transcripts are not part of the native protocol "
                              "(SGLang-Omni sends no user transcripts)")
-        if raw["fault"] not in FAULTS:
-            raise InputError(f"{where}: fault must be one of {', '.join(FAULTS[1:])}, "
-                             f"got {raw['fault']!r}")
-        if raw["voice"] not in ("auto", "espeak", "synthetic"):
-            raise InputError(f"{where}: voice must be auto, espeak or synthetic")
-        default_pacing = {"pcm-websocket": "paced", "openai-realtime": "burst",
-                          "native-realtime": "duplex"}[protocol]
-        pacing = raw["pacing"] or default_pacing
-        if pacing not in ("paced", "burst", "duplex"):
-            raise InputError(f"{where}: pacing must be paced, burst or duplex")
-        return cls(kind=kind, protocol=protocol, sample_rate=sample_rate,
-                   output_rate=output_rate, settings=settings,
-                   reply_texts=[t for t in raw["reply_text"].split("|") if t],
-                   reply_ms=reply_ms, voice=raw["voice"],
-                   transcripts=[t for t in raw["transcripts"].split("|") if t],
-                   pacing=pacing,  # type: ignore[arg-type]
-                   fault=raw["fault"], fault_after_ms=fault_after_ms,
-                   echo_request=echo_request)
+        pacings: dict[str, Pacing] = {"pcm-websocket": "paced", "openai-realtime": "burst",
+                                      "native-realtime": "duplex"}
+        settings = TurnSettings(
+            threshold_db=opts.threshold_db, endpoint_silence_ms=opts.endpoint_silence_ms,
+            response_delay_ms=opts.response_delay_ms, barge_in_min_ms=opts.barge_in_min_ms,
+            interrupt_reaction_ms=opts.interrupt_reaction_ms, interruptible=opts.interruptible)
+        return cls(kind=kind, protocol=protocol, sample_rate=opts.sample_rate,
+                   output_rate=opts.output_rate, settings=settings,
+                   reply_texts=list(opts.reply_text), reply_ms=opts.reply_ms, voice=opts.voice,
+                   transcripts=list(opts.transcripts), pacing=opts.pacing or pacings[protocol],
+                   fault=opts.fault, fault_after_ms=opts.fault_after_ms,
+                   echo_request=opts.echo_request)
 
 
 @dataclass
@@ -619,15 +578,6 @@ class _NativeSession(_AgentSession):
             pcm = np.concatenate(audio).astype("<i2").tobytes()
             await self.send({"type": Realtime.AUDIO_DELTA, **ids,
                              "delta": base64.b64encode(pcm).decode("ascii")})
-
-
-def _boolean(text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered in ("true", "1", "yes", "on"):
-        return True
-    if lowered in ("false", "0", "no", "off"):
-        return False
-    raise ValueError(f"not a boolean: {text!r}")
 
 
 async def serve_until_cancelled(kind: str, protocol: str, options: Mapping[str, str],
