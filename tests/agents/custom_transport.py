@@ -15,11 +15,17 @@ from collections.abc import AsyncIterator
 import numpy as np
 from numpy.typing import NDArray
 
-from speecheval.agents.base import AgentEvent, AgentFault, AudioOut
+from speecheval.agents.base import (
+    AgentEvent,
+    AgentFault,
+    AgentTransport,
+    AudioOut,
+    VirtualClockAgent,
+)
 from speecheval.agents.mock import MockAgent, MockSettings
 
 
-class EchoTransport:
+class EchoTransport(AgentTransport):
     def __init__(self, delay_ms: str = "100") -> None:
         self.delay_s = int(delay_ms) / 1000
         self.queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
@@ -45,7 +51,7 @@ class EchoTransport:
         self.queue.put_nowait(None)
 
 
-class LeakyTransport:
+class LeakyTransport(AgentTransport):
     """A careless agent: after ten frames it fails with an error quoting the credentials it
     was given (URL, ``token``, ``headers``) and the key variable ``token_env`` names, as a
     server echoing a rejected request does. It scrubs nothing itself: the session must."""
@@ -80,7 +86,7 @@ class LeakyTransport:
         self.queue.put_nowait(None)
 
 
-class LeakyVirtualAgent:
+class LeakyVirtualAgent(VirtualClockAgent):
     """The same carelessness on the virtual clock: raises quoting its token and key."""
 
     def __init__(self, token: str = "", token_env: str = "LEAKY_TOKEN") -> None:
@@ -89,13 +95,13 @@ class LeakyVirtualAgent:
     def start(self, sample_rate: int) -> None:
         return None
 
-    def process(self, frame: object, t_s: float) -> list[AgentEvent]:
+    def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]:
         if t_s >= 0.2:
             raise RuntimeError(f"bad token {self.token}, key {os.environ.get(self.token_env)}")
         return []
 
 
-class LateFailingAgent:
+class LateFailingAgent(VirtualClockAgent):
     """The mock agent on the virtual clock, failing once the session passes ``fail_at_s``
     (a plug-in: its error is the agent's fault, recorded with its message)."""
 
@@ -110,3 +116,17 @@ class LateFailingAgent:
         if t_s >= self.fail_at_s:
             raise RuntimeError("the model server lost its GPU")
         return self.mock.process(frame, t_s)
+
+
+class NotAnAgent:
+    """A class with every transport method that does not say it is one: refused."""
+
+    def __init__(self, **options: str) -> None:
+        self.options = options
+
+
+class HalfTransport(AgentTransport):
+    """Declares itself a transport but lacks its methods: Python refuses to build it."""
+
+    def __init__(self, **options: str) -> None:
+        self.options = options

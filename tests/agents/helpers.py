@@ -40,4 +40,4 @@ async def session(protocol: str, user: NDArray[np.int16], *, kind: str = "turn",
 
 
 def of_type(recording: SessionRecording, kind: str) -> list[dict[str, Any]]:
-    return [event for event in recording.events if event["type"] == kind]
+    return [event.to_dict() for event in recording.events if event.type == kind]

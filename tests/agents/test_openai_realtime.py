@@ -90,7 +90,8 @@ def test_api_key_goes_only_into_the_request_header(monkeypatch: pytest.MonkeyPat
     recording, log, transport = asyncio.run(_run("ga", user, {}))
     assert log.authorized == [True]  # the agent did receive a bearer token
     assert recording.fault is None and of_type(recording, "audio")
-    written = dumps({"events": recording.events, "fault": recording.fault,
+    written = dumps({"events": [event.to_dict() for event in recording.events],
+                     "fault": recording.fault,
                      "describe": transport.describe()})
     assert SECRET not in written
     assert SECRET not in repr(vars(transport))

@@ -11,7 +11,7 @@ from speecheval.agents.local import LocalAgentServer
 from speecheval.agents.native_realtime import NativeRealtimeTransport
 from speecheval.agents.openai_realtime import OpenAIRealtimeTransport
 from speecheval.agents.pcm_websocket import PcmWebSocketTransport
-from speecheval.agents.registry import open_transport, start_local_agent
+from speecheval.agents.registry import agent_class, open_transport, start_local_agent
 from speecheval.core.errors import InputError
 from speecheval.session.realtime import run_realtime
 from speecheval.session.recording import SessionRecording
@@ -71,8 +71,12 @@ def test_connection_refused_is_a_recorded_fault() -> None:
     ("turn", "native-realtime", {}, "combination"),
     ("turn", "pcm-websocket", {"output_rate": "24000"}, "native-realtime only"),
     ("duplex", "native-realtime", {"transcripts": "hi"}, "not part of the native protocol"),
-    ("turn", "pcm-websocket", {"fault": "explode"}, "fault must be one of"),
-    ("turn", "pcm-websocket", {"colour": "red"}, "unknown option"),
+    ("turn", "pcm-websocket", {"fault": "explode"}, "option fault: must be one of"),
+    ("turn", "pcm-websocket", {"colour": "red"}, "option colour: unknown key; allowed keys are"),
+    ("turn", "pcm-websocket", {"sample_rate": "fast"},
+     "option sample_rate: must be a whole number, got .fast."),
+    ("turn", "pcm-websocket", {"interruptible": "maybe"},
+     "option interruptible: must be true or false"),
 ])
 def test_local_agent_rejects_bad_settings(kind: str, protocol: str, options: dict[str, str],
                                           message: str) -> None:
@@ -110,3 +114,24 @@ def test_pcm_headers_reach_the_agent() -> None:
 def test_transport_numbers_must_be_finite(value: str) -> None:
     with pytest.raises(InputError, match=rf"ping_interval_s='{value}' must be a finite number"):
         open_transport("pcm-websocket", {"url": "ws://127.0.0.1:9", "ping_interval_s": value})
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    # a class with the right methods that does not subclass a base: its clock is unknown
+    ("tests.agents.custom_transport:NotAnAgent", "NotAnAgent is not an agent; subclass"),
+    # a subclass that lacks the abstract methods: named, before any constructor runs
+    ("tests.agents.custom_transport:HalfTransport",
+     "HalfTransport does not implement close, connect, end_input, events, report_played, "
+     "send_audio"),
+    # a virtual-clock agent is not a transport
+    ("tests.agents.custom_transport:LeakyVirtualAgent", "runs on the virtual clock"),
+])
+def test_classes_that_are_not_transports_are_named(name: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        open_transport(name, {})
+
+
+def test_the_class_attribute_says_the_clock() -> None:
+    assert agent_class("pcm-websocket").clock == "real"
+    assert agent_class("tests.agents.custom_transport:EchoTransport").clock == "real"
+    assert agent_class("tests.agents.custom_transport:LateFailingAgent").clock == "virtual"

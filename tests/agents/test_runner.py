@@ -33,7 +33,7 @@ def test_track_is_padded_to_whole_frames_then_the_tail_follows() -> None:
     # 6 frames of track (the last zero-padded) + ceil(50 / 20) = 3 tail frames = 9 frames
     assert recording.user.size == 9 * 320
     assert not recording.user[user.size :].any()
-    assert [e["type"] for e in recording.events][-1] == "input_end"
+    assert [e.type for e in recording.events][-1] == "input_end"
 
 
 def test_frames_leave_on_the_absolute_schedule() -> None:

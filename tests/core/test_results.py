@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from session.result_examples import SESSION_EXAMPLES  # tests/session, on the path by conftest
 
 import speecheval
 from speecheval.core.canonical_json import dumps
@@ -303,6 +304,7 @@ EXAMPLES: dict[str, Callable[[str], st.SearchStrategy[Any]]] = {
     "fdb10.unified_summary": _any(st.builds(UnifiedSummary, text, provenance(),
                                             st.dictionaries(text, subset_result,
                                                             max_size=2))),
+    **SESSION_EXAMPLES,
 }
 
 

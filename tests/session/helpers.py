@@ -77,7 +77,7 @@ def to_voicebench(recording: SessionRecording, path: Path, clock: str = "virtual
     scenario = pytest.importorskip("voicebench.scenario").load_scenario(path)
     windows, packets, clears, transcripts = [], [], [], []
     truncated = False
-    for event in recording.events:
+    for event in (event.to_dict() for event in recording.events):
         t = event["t_ms"] / 1000.0
         if event["type"] == "turn":
             trigger = "timeout" if event["trigger"] == "timeout" else "anchor"

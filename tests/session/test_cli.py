@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from speecheval.agents.base import AgentEvent, AudioOut
+from speecheval.agents.base import AgentEvent, AudioOut, VirtualClockAgent
 from speecheval.cli import main
 from speecheval.core.audio import read_mono, write_wav
+from speecheval.core.hashing import sha256_file
 
 from .helpers import require_espeak, voicebench_examples, write_scenario
 
@@ -42,7 +43,14 @@ def test_run_writes_the_run_directory(tmp_path: Path) -> None:
     for name in ("user.wav", "agent.wav", "session.wav", "events.jsonl"):
         assert (session / name).is_file(), name
     report = json.loads((out / "report.json").read_text())
-    assert report["schema"] == "speecheval.session.report" and report["schema_version"] == 1
+    assert report["schema"] == "speecheval.session.report" and report["schema_version"] == 2
+    # one provenance record: the scenario's hash, the command (no -o), the detectors
+    record = report["provenance"]
+    assert record["kind"] == "core.provenance" and record["tool"] == "speecheval"
+    assert record["inputs"]["scenario"] == sha256_file(out.parent / "scenario.yaml")
+    assert record["command"][:3] == ["speecheval", "session", "run"]
+    assert record["settings"]["vad"]["user"]["engine"] == "energy"
+    assert record["packages"]["numpy"] == np.__version__ and record["models"] == {}
     assert report["passed"] is True and report["clock"] == "virtual"
     turns = report["sessions"][0]["turns"]
     assert [t["id"] for t in turns] == ["hi", "more"]
@@ -176,7 +184,7 @@ def test_voicebench_websocket_example_runs_on_the_mock(tmp_path: Path) -> None:
     assert [t["passed"] for t in report["sessions"][0]["turns"]] == [True, True]
 
 
-class EchoAgent:
+class EchoAgent(VirtualClockAgent):
     """A plug-in virtual-clock agent: repeats the user's frames 1 s later."""
 
     def __init__(self, delay_frames: int = 50) -> None:
@@ -258,7 +266,7 @@ def test_unusable_out_is_refused_before_the_session_runs(
     def must_not_run(*args: object, **kwargs: object) -> None:
         raise AssertionError("the session ran although --out was unusable")
 
-    monkeypatch.setattr("speecheval.session.cli.evaluate", must_not_run)
+    monkeypatch.setattr("speecheval.session.launch.evaluate", must_not_run)
     before = sorted(tmp_path.rglob("*"))
     assert run_cli("run", str(scenario), "--out", str(out)) == 2
     err = capsys.readouterr().err
@@ -311,3 +319,17 @@ def test_out_of_range_numbers_are_refused_with_the_limit(
     assert run_cli("run", str(path), "--out", str(out)) == 2
     assert capsys.readouterr().err == f"error: {path}: {expected}\n"
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("forced", "shown"), [("1", True), ("0", False)])
+def test_repeated_sessions_show_progress_only_when_asked(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        forced: str, shown: bool) -> None:
+    # SPEECHEVAL_PROGRESS=1 stands in for a terminal (core.progress); the bar of the three
+    # sessions goes to stderr (erased when done) and never to stdout or the run directory
+    monkeypatch.setenv("SPEECHEVAL_PROGRESS", forced)
+    assert run_cli("run", str(write_scenario(tmp_path, QUICK)), "-n", "3",
+                   "--out", str(tmp_path / "run")) == 0
+    captured = capsys.readouterr()
+    assert ("/3 [" in captured.err) is shown and "sessions of quick" not in captured.out
+    assert ("sessions of quick" in captured.err) is shown

@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 from speecheval.core.errors import InputError
+from speecheval.core.timeline import Span
+from speecheval.session.events import Fault, events_from_dicts
 from speecheval.session.metrics import analyze
 from speecheval.session.recording import SessionRecording
 from speecheval.session.scenario import Scenario, load_scenario
@@ -35,7 +37,8 @@ def tracks(spans: list[tuple[float, float]], duration: float) -> np.ndarray:
 
 def turn(index: int, start: float, end: float, turn_id: str | None = None) -> dict[str, Any]:
     return {"type": "turn", "t_ms": start * 1000, "end_ms": end * 1000,
-            "turn": turn_id or f"t{index}", "index": index, "trigger": "session_start"}
+            "turn": turn_id or f"t{index}", "index": index, "trigger": "session_start",
+            "anchor_ms": 0.0}
 
 
 def packets(start: float, end: float, level: float | None = -20.0) -> list[dict[str, Any]]:
@@ -49,7 +52,7 @@ def record(user: list[tuple[float, float]], agent: list[tuple[float, float]],
            events: list[dict[str, Any]], duration: float = 4.0) -> SessionRecording:
     ordered = sorted(events, key=lambda e: e["t_ms"])
     return SessionRecording(sample_rate=RATE, user=tracks(user, duration),
-                            agent=tracks(agent, duration), events=ordered)
+                            agent=tracks(agent, duration), events=events_from_dicts(ordered))
 
 
 def scenario(tmp_path: Path, turns: str, extra: str = "") -> Scenario:
@@ -132,7 +135,7 @@ DROPPED = "agent dropped the connection without a close frame"
 
 def faulted(recording: SessionRecording, reason: str, t_s: float) -> SessionRecording:
     """``recording`` with the agent's fault logged at ``t_s`` (past its end: found at close)."""
-    events = [*recording.events, {"type": "fault", "t_ms": t_s * 1000, "reason": reason}]
+    events = [*recording.events, Fault(t_ms=t_s * 1000, reason=reason)]
     return replace(recording, events=events, fault=reason)
 
 
@@ -197,7 +200,8 @@ STOP = "  - {id: b, audio: {synth: tone}, expect: stop, max_stop_ms: 400}\n"
 def test_barge_in_stop_time_vad_and_clear(tmp_path: Path) -> None:
     # agent talks 0.0-1.3 s; the user interrupts at 1.0 s; the agent's clear came at 1.25 s.
     # VAD stop time 1.3 - 1.0 = 300 ms <= 400: pass; clear-based stop time 250 ms.
-    events = [turn(0, 1.0, 1.6, "b"), {"type": "clear", "t_ms": 1250.0}] + packets(0.0, 1.3)
+    clear = {"type": "clear", "t_ms": 1250.0, "dropped_ms": 0.0}
+    events = [turn(0, 1.0, 1.6, "b"), clear] + packets(0.0, 1.3)
     result = analyze(record([(1.0, 1.6)], [(0.0, 1.3)], events), scenario(tmp_path, STOP))
     (t,) = result.turns
     assert (t.stop_ms, t.clear_stop_ms, t.stopped, t.passed) == (300.0, 250.0, True, True)
@@ -231,7 +235,7 @@ def test_agent_still_talking_when_a_ragged_recording_ends_never_stopped(
     events = [turn(0, 1.0, 1.6, "b")] + packets(0.0, 4.0)
     result = analyze(record([(1.0, 1.6)], [(0.0, 4.0)], events),
                      scenario(tmp_path, STOP.replace("400", "5000"), extra=thirty))
-    assert result.agent_segments == ((0, 3_990_000),)
+    assert result.agent_segments == (Span(0, 3_990_000, open_at_end=True),)
     (t,) = result.turns
     assert (t.stop_ms, t.stopped, t.passed) == (None, False, False)
     assert t.notes == ("the agent never stopped before the session ended",)
@@ -306,6 +310,8 @@ def test_rate_mismatch_and_malformed_events_are_refused(tmp_path: Path) -> None:
                              agent=np.zeros(8000, np.int16))
     with pytest.raises(InputError, match="8000 Hz does not match the scenario's 16000 Hz"):
         analyze(wrong, sc)
-    bad = record([], [], [{"type": "turn", "t_ms": 500.0, "turn": "t0", "index": 0}])
-    with pytest.raises(InputError, match="'end_ms' is missing"):
-        analyze(bad, sc)
+    # a malformed log is refused when it is read, before any metric sees it
+    bad = {"type": "turn", "t_ms": 500.0, "turn": "t0", "index": 0, "trigger": "session_start",
+           "anchor_ms": None}
+    with pytest.raises(InputError, match=r"event 0 \('turn'\): .*missing field 'end_ms'"):
+        record([], [], [bad])

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from speecheval.agents.mock import MockAgent, MockOptionError, MockSettings
+from speecheval.core.timeline import Span
 from speecheval.session.bench import evaluate, run_virtual_sessions
 from speecheval.session.metrics import SessionMetrics, analyze
 from speecheval.session.scenario import Scenario, load_scenario
@@ -79,7 +80,8 @@ turns:
 """
     result = session(tmp_path, body, response_ms=20000, interruptible=False,
                      response_delay_ms=200)
-    assert result.duration_s == 4.025 and result.agent_segments == ((1_800_000, 4_020_000),)
+    assert result.duration_s == 4.025
+    assert result.agent_segments == (Span(1_800_000, 4_020_000, open_at_end=True),)
     _, cut = result.turns
     assert (cut.user_onset_s, cut.stop_ms, cut.stopped, cut.passed) == (2.3, None, False, False)
     assert cut.notes == ("the agent never stopped before the session ended",)

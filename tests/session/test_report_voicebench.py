@@ -19,6 +19,7 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
+from speecheval.session.events import events_from_dicts
 from speecheval.session.recording import SessionRecording
 
 from .helpers import to_voicebench, voicebench_examples, write_scenario
@@ -93,7 +94,7 @@ def read_run(out: Path) -> list[SessionRecording]:
         events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
         fault = next((e["reason"] for e in events if e["type"] == "fault"), None)
         recordings.append(SessionRecording(
-            sample_rate=user.rate, events=events, fault=fault,
+            sample_rate=user.rate, events=events_from_dicts(events), fault=fault,
             user=np.round(user.samples * 32768).astype(np.int16),
             agent=np.round(agent.samples * 32768).astype(np.int16)))
     return recordings

@@ -95,9 +95,9 @@ def test_anchors_are_the_scored_silero_boundaries(tmp_path: Path) -> None:
     except InputError as exc:  # the Silero model files are not installed here
         pytest.skip(str(exc))
     metrics = analyze(recording, scenario)
-    starts = [a for a, _ in metrics.agent_segments]
-    ends = [b for _, b in metrics.agent_segments]
-    over, after, quick = turn_events(recording.events)
+    starts = [s.start_us for s in metrics.agent_segments]
+    ends = [s.end_us for s in metrics.agent_segments]
+    over, after, quick = turn_events([e.to_dict() for e in recording.events])
     assert [e["trigger"] for e in (over, after, quick)] == [
         "agent_speech_start", "agent_speech_end", "agent_speech_start"]
     for event, boundaries in ((over, starts), (after, ends), (quick, starts)):
@@ -115,7 +115,7 @@ def test_anchors_are_the_scored_silero_boundaries(tmp_path: Path) -> None:
     # the energy detector puts the greeting's onset elsewhere: this test can tell them apart
     energy = analyze(recording, load_scenario(write_scenario(
         tmp_path, SCENARIO.replace("{engine: silero}", "{engine: energy}"), "energy.yaml")))
-    assert energy.agent_segments[0][0] != metrics.agent_segments[0][0]
+    assert energy.agent_segments[0].start_us != metrics.agent_segments[0].start_us
 
 
 def test_real_clock_anchor_is_the_scored_silero_onset(tmp_path: Path) -> None:

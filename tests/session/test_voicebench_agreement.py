@@ -130,7 +130,7 @@ def test_agreement_on_a_truncated_session(tmp_path: Path) -> None:
     path = write_scenario(tmp_path, NOISY.replace("name: noisy-caller",
                                                   "name: cut-short\nmax_duration_ms: 4000"))
     recording = record(path)
-    assert any(event["type"] == "truncated" for event in recording.events)
+    assert any(event.type == "truncated" for event in recording.events)
     compare(path, recording)
 
 

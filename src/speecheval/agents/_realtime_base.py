@@ -15,6 +15,7 @@ from ._realtime_events import RealtimeDecoder
 from ._ws import Options, parse_json_object
 from ._ws_transport import WebSocketTransport
 from .base import AgentEvent, AgentFault
+from .protocol_events import Realtime
 
 
 class RealtimeWsTransport(WebSocketTransport):
@@ -43,7 +44,7 @@ class RealtimeWsTransport(WebSocketTransport):
         return self._decoder.decode(data)
 
     async def _append(self, wire_pcm16: bytes) -> None:
-        await self._send_event({"type": "input_audio_buffer.append",
+        await self._send_event({"type": Realtime.AUDIO_APPEND,
                                 "audio": base64.b64encode(wire_pcm16).decode("ascii")})
 
     async def _send_event(self, event: dict[str, Any]) -> None:

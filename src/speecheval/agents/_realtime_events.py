@@ -15,14 +15,12 @@ from typing import Any
 
 from ..core.stream_resample import StreamResampler
 from .base import AgentEvent, AgentFault, AudioOut, SpeechStarted, Transcript
+from .protocol_events import Realtime
 
-AUDIO_DELTA = frozenset({"response.output_audio.delta", "response.audio.delta"})
-AGENT_TRANSCRIPT_DONE = frozenset({"response.output_audio_transcript.done",
-                                   "response.audio_transcript.done"})
-USER_TRANSCRIPT_DONE = "conversation.item.input_audio_transcription.completed"
-USER_TRANSCRIPT_DELTA = "conversation.item.input_audio_transcription.delta"
-SPEECH_STARTED = "input_audio_buffer.speech_started"
-SESSION_EVENTS = frozenset({"session.created", "session.updated"})
+AUDIO_DELTA = frozenset({Realtime.AUDIO_DELTA, Realtime.AUDIO_DELTA_BETA})
+AGENT_TRANSCRIPT_DONE = frozenset({Realtime.AGENT_TRANSCRIPT_DONE,
+                                   Realtime.AGENT_TRANSCRIPT_DONE_BETA})
+SESSION_EVENTS = frozenset({Realtime.SESSION_CREATED, Realtime.SESSION_UPDATED})
 
 
 @dataclass
@@ -53,15 +51,15 @@ class RealtimeDecoder:
         kind = data.get("type")
         if kind in AUDIO_DELTA:
             return self._audio(data)
-        if kind == SPEECH_STARTED:
+        if kind == Realtime.SPEECH_STARTED:
             return SpeechStarted()
-        if kind == USER_TRANSCRIPT_DONE and isinstance(data.get("transcript"), str):
+        if kind == Realtime.USER_TRANSCRIPT_DONE and isinstance(data.get("transcript"), str):
             return Transcript(role="user", text=data["transcript"], final=True)
-        if kind == USER_TRANSCRIPT_DELTA and isinstance(data.get("delta"), str):
+        if kind == Realtime.USER_TRANSCRIPT_DELTA and isinstance(data.get("delta"), str):
             return Transcript(role="user", text=data["delta"], final=False)
         if kind in AGENT_TRANSCRIPT_DONE and isinstance(data.get("transcript"), str):
             return Transcript(role="agent", text=data["transcript"], final=True)
-        if kind == "error":
+        if kind == Realtime.ERROR:
             return AgentFault(f"agent error event: {error_text(data.get('error'))}")
         if kind in SESSION_EVENTS:
             return self._check_session(data.get("session"))

@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from ..core.errors import SystemUnderTestError
 from ._ws import Options, check_url, close_reason, open_websocket
-from .base import AgentEvent, AgentFault
+from .base import AgentEvent, AgentFault, AgentTransport
 from .redact import Redactor
 
 CONNECTION_DEFAULTS: dict[str, str] = {
@@ -29,7 +29,7 @@ CONNECTION_DEFAULTS: dict[str, str] = {
 }
 
 
-class WebSocketTransport:
+class WebSocketTransport(AgentTransport):
     """Base of the socket transports; subclasses implement :meth:`_decode`.
 
     Every transport takes the options of :data:`CONNECTION_DEFAULTS` (a required ``url``

@@ -1,15 +1,30 @@
-"""The seam between benchmarks and agents: events an agent emits, and the transport API.
+"""The seam between benchmarks and agents: events an agent emits, and the agent APIs.
 
-Benchmarks never talk to a socket directly; they drive an :class:`AgentTransport` and
-receive :data:`AgentEvent` values, so every transport (and a local test agent behind it)
-plugs into the same runner.
+Benchmarks never talk to a socket directly; they drive an :class:`Agent` and receive
+:data:`AgentEvent` values, so every transport (and a local test agent behind it) plugs
+into the same runner. An agent is one of two abstract base classes, and its class
+attribute ``clock`` says which runner drives it, read before it is ever built:
+
+- :class:`AgentTransport` (``clock = "real"``): a live connection, driven on the real
+  clock by :func:`speecheval.session.realtime.run_realtime`;
+- :class:`VirtualClockAgent` (``clock = "virtual"``): an in-process agent driven frame by
+  frame by :func:`speecheval.session.virtual_runner.run_virtual` (the mock).
+
+A custom agent (``--agent module:Class``) subclasses one of them; Python then refuses to
+build one that lacks a method, so no list of method names is kept anywhere.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import ClassVar, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+Clock = Literal["virtual", "real"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +63,13 @@ class AgentFault:
 AgentEvent = AudioOut | Clear | Transcript | SpeechStarted | AgentFault
 
 
-class AgentTransport(Protocol):
+class Agent(ABC):
+    """Anything a session runs against; ``clock`` names the runner that drives it."""
+
+    clock: ClassVar[Clock]
+
+
+class AgentTransport(Agent):
     """A live connection to an agent on the real clock.
 
     The runner calls ``connect`` once, then ``send_audio`` for every user frame on an
@@ -57,12 +78,18 @@ class AgentTransport(Protocol):
     agent closes; faults are yielded as :class:`AgentFault`, not raised.
     """
 
+    clock: ClassVar[Clock] = "real"
+
+    @abstractmethod
     async def connect(self, sample_rate: int) -> None: ...
 
+    @abstractmethod
     async def send_audio(self, pcm16: bytes) -> None: ...
 
+    @abstractmethod
     def events(self) -> AsyncIterator[AgentEvent]: ...
 
+    @abstractmethod
     async def report_played(self, played_ms: int) -> None:
         """Tell the agent how much of its current reply was actually played (truncate).
 
@@ -70,8 +97,25 @@ class AgentTransport(Protocol):
         this connection (played or later dropped); a transport that tracks replies maps
         it to the reply that was playing and the milliseconds of it that were heard.
         """
-        ...
 
+    @abstractmethod
     async def end_input(self) -> None: ...
 
+    @abstractmethod
     async def close(self) -> None: ...
+
+
+class VirtualClockAgent(Agent):
+    """An agent driven frame by frame on the virtual clock (no sockets, no waiting).
+
+    ``process`` gets the user frame that starts at ``t_s`` and returns what the agent
+    sends in reply at that instant; audio is placed on the agent track at ``t_s``.
+    """
+
+    clock: ClassVar[Clock] = "virtual"
+
+    @abstractmethod
+    def start(self, sample_rate: int) -> None: ...
+
+    @abstractmethod
+    def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]: ...

@@ -27,14 +27,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..core.pcm import level_dbfs, to_int16
 from ..core.synthetic_signals import FADE_MS, db_to_amplitude, samples_for_ms, speech_shaped
 from ..core.timebase import MAX_AUDIO_MS
-from .base import AgentEvent, AudioOut, Clear, Transcript
+from .base import AgentEvent, AudioOut, Clear, Transcript, VirtualClockAgent
 
 _EPS_S = 1e-9
 # Quiet gaps shorter than this (between words) do not reset the barge-in count.
@@ -47,18 +48,6 @@ def _voice_take(rate: int, level_db: float, seed: int) -> NDArray[np.float32]:
     take = speech_shaped(_TAKE_MS, rate, level_db, seed)
     take.setflags(write=False)
     return take
-
-
-class VirtualClockAgent(Protocol):
-    """An agent driven frame by frame on the virtual clock (no sockets, no waiting).
-
-    ``process`` gets the user frame that starts at ``t_s`` and returns what the agent
-    sends in reply at that instant; audio is placed on the agent track at ``t_s``.
-    """
-
-    def start(self, sample_rate: int) -> None: ...
-
-    def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]: ...
 
 
 class MockOptionError(ValueError):
@@ -133,7 +122,7 @@ def _coerce(key: str, kind: str, value: Any) -> Any:
     return float(value)
 
 
-class MockAgent:
+class MockAgent(VirtualClockAgent):
     """The mock's state machine; see the module docstring for its behaviour."""
 
     def __init__(self, settings: MockSettings | None = None) -> None:
@@ -169,7 +158,7 @@ class MockAgent:
             raise RuntimeError("MockAgent.process called before start")
         cfg = self.settings
         frame_ms = frame.size * 1000.0 / self._rate
-        loud = _level_db(frame) >= cfg.threshold_db
+        loud = level_dbfs(frame) >= cfg.threshold_db
         out: list[AgentEvent] = []
         if self._state != "speaking":
             self._listen(loud, frame_ms, t_s, out)
@@ -219,7 +208,7 @@ class MockAgent:
         lead_in = np.full(lead, db_to_amplitude(cfg.lead_in_level_db), dtype=np.float32)
         lead_in[1::2] *= -1.0  # a square wave at half the rate: quiet but not silent
         reply = np.concatenate([lead_in, self._voice(speech_ms)])
-        self._reply = np.round(np.clip(reply, -1.0, 32767 / 32768) * 32768).astype(np.int16)
+        self._reply = to_int16(reply)
         self._replies += 1
         self._reply_start = t_s
         self._sent = 0
@@ -273,11 +262,3 @@ class MockAgent:
             self._quiet_ms = 0.0
 
 
-def _level_db(frame: NDArray[np.int16]) -> float:
-    """RMS level of an int16 frame in dBFS (-inf for digital silence)."""
-    if frame.size == 0:
-        return -math.inf
-    wide = frame.astype(np.int64)
-    energy = float(wide @ wide)  # exact: int16 squares summed in int64
-    mean_square = energy / (frame.size * 32768.0 ** 2)
-    return 10.0 * math.log10(mean_square) if mean_square > 0 else -math.inf

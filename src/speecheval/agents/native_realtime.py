@@ -42,11 +42,10 @@ from ._realtime_events import RealtimeDecoder, error_text
 from ._ws import Options, api_key_from_env, close_reason, parse_json_object
 from ._ws_transport import CONNECTION_DEFAULTS
 from .base import AgentEvent, AgentFault, Transcript
+from .protocol_events import Native, Realtime
 from .redact import redact_url
 
 NAME = "native-realtime"
-END_OF_INPUT = "sglang.input_audio.end"
-AGENT_TRANSCRIPT_DELTA = "response.output_audio_transcript.delta"
 CLOSE_WAIT_S = 1.0  # how long close() waits for ``session.closed`` before hanging up
 
 DEFAULTS: dict[str, str] = {
@@ -72,9 +71,9 @@ class NativeDecoder(RealtimeDecoder):
 
     def decode(self, data: dict[str, Any]) -> AgentEvent | None:
         kind = data.get("type")
-        if kind == "session.closed":
+        if kind == Native.SESSION_CLOSED:
             return AgentFault(f"agent closed the session: {data.get('reason') or 'no reason'}")
-        if kind == AGENT_TRANSCRIPT_DELTA and isinstance(data.get("delta"), str):
+        if kind == Realtime.AGENT_TRANSCRIPT_DELTA and isinstance(data.get("delta"), str):
             return Transcript(role="agent", text=data["delta"], final=False)
         return super().decode(data)
 
@@ -111,9 +110,9 @@ class NativeRealtimeTransport(RealtimeWsTransport):
         await self._open_socket(self._connect_url(), headers)
         try:
             with self._scrubbed_errors():  # a refusal quotes the agent's error text
-                await self._expect("session.created")
+                await self._expect(Realtime.SESSION_CREATED)
                 await self._send_event(self.session_update())
-                updated = await self._expect("session.updated")
+                updated = await self._expect(Realtime.SESSION_UPDATED)
                 in_rate, out_rate = self._granted_rates(updated.get("session"))
         except BaseException:
             # the runner does not close a transport whose connect failed
@@ -140,7 +139,7 @@ class NativeRealtimeTransport(RealtimeWsTransport):
                                    "audio": audio}
         if self.instructions:
             session["instructions"] = self.instructions
-        return self._event("session.update", session=session)
+        return self._event(Realtime.SESSION_UPDATE, session=session)
 
     async def send_audio(self, pcm16: bytes) -> None:
         """Buffer the frame; append every complete ``chunk_ms`` chunk right away."""
@@ -166,7 +165,7 @@ class NativeRealtimeTransport(RealtimeWsTransport):
         if self._pending:
             await self._append_chunk(self._pending)
             self._pending = b""
-        await self._send_event(self._event(END_OF_INPUT))
+        await self._send_event(self._event(Native.INPUT_END))
 
     async def close(self) -> None:
         """``session.close``, wait up to ``CLOSE_WAIT_S`` for ``session.closed``, hang up.
@@ -176,11 +175,11 @@ class NativeRealtimeTransport(RealtimeWsTransport):
         if self._ws is not None and not self._faulted:
             with contextlib.suppress(SystemUnderTestError, TimeoutError, ConnectionClosed):
                 async with asyncio.timeout(CLOSE_WAIT_S):  # a stalled agent blocks the send
-                    await self._send_event(self._event("session.close"))
+                    await self._send_event(self._event(Native.SESSION_CLOSE))
                     async for message in self._ws:
                         data = (parse_json_object(message, self.scrub)
                                 if isinstance(message, str) else "")
-                        if isinstance(data, dict) and data.get("type") == "session.closed":
+                        if isinstance(data, dict) and data.get("type") == Native.SESSION_CLOSED:
                             break
         await super().close()
 
@@ -205,7 +204,7 @@ class NativeRealtimeTransport(RealtimeWsTransport):
     async def _append_chunk(self, wire_pcm16: bytes) -> None:
         t_start_ms = self._sent_samples * 1000 / self._wire_rate
         await self._send_event(self._event(
-            "input_audio_buffer.append", audio=base64.b64encode(wire_pcm16).decode("ascii"),
+            Realtime.AUDIO_APPEND, audio=base64.b64encode(wire_pcm16).decode("ascii"),
             sglang={"seq": self._seq, "t_start_ms": t_start_ms}))
         self._seq += 1
         self._sent_samples += len(wire_pcm16) // 2

@@ -26,6 +26,7 @@ from ._realtime_base import RealtimeWsTransport
 from ._realtime_events import RealtimeDecoder
 from ._ws import Options, api_key_from_env
 from ._ws_transport import CONNECTION_DEFAULTS
+from .protocol_events import Realtime
 from .redact import redact_url
 
 NAME = "openai-realtime"
@@ -104,7 +105,7 @@ class OpenAIRealtimeTransport(RealtimeWsTransport):
             }
         if self.instructions:
             session["instructions"] = self.instructions
-        return {"type": "session.update", "session": session}
+        return {"type": Realtime.SESSION_UPDATE, "session": session}
 
     async def send_audio(self, pcm16: bytes) -> None:
         assert self._upsampler is not None
@@ -119,7 +120,7 @@ class OpenAIRealtimeTransport(RealtimeWsTransport):
         self._truncated.add(point)
         item_id, audio_end_ms = point
         self._decoder.mark_truncated(item_id)
-        await self._send_event({"type": "conversation.item.truncate", "item_id": item_id,
+        await self._send_event({"type": Realtime.ITEM_TRUNCATE, "item_id": item_id,
                                 "content_index": 0, "audio_end_ms": audio_end_ms})
 
     async def end_input(self) -> None:

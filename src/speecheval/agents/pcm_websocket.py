@@ -30,6 +30,7 @@ from ..core.stream_resample import StreamResampler
 from ._ws import Options, parse_json_object
 from ._ws_transport import CONNECTION_DEFAULTS, WebSocketTransport
 from .base import AgentEvent, AgentFault, AudioOut, Clear, Transcript
+from .protocol_events import PcmWs
 from .redact import redact_url
 
 NAME = "pcm-websocket"
@@ -91,14 +92,14 @@ class PcmWebSocketTransport(WebSocketTransport):
         if isinstance(data, str):
             return AgentFault(data)
         kind = data.get("type")
-        if kind == "clear":
+        if kind == PcmWs.CLEAR:
             return Clear()
-        if kind == "transcript" and isinstance(data.get("text"), str):
+        if kind == PcmWs.TRANSCRIPT and isinstance(data.get("text"), str):
             role: Literal["user", "agent"] = "agent" if data.get("role") == "agent" else "user"
             return Transcript(role=role, text=data["text"], final=bool(data.get("final", True)))
-        if kind == "error":
+        if kind == PcmWs.ERROR:
             return AgentFault(f"agent error event: {data.get('message', data)}")
-        if kind == "format":
+        if kind == PcmWs.FORMAT:
             declared = data.get("sample_rate")
             expected = self.agent_sample_rate or self._sample_rate
             if declared != expected:

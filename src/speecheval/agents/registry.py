@@ -1,50 +1,42 @@
-"""Find a transport by name, or start a local agent to talk to.
+"""Find an agent class by name, build a transport, or start a local agent to talk to.
 
 ``open_transport("pcm-websocket", {"url": ...})`` builds a built-in transport;
 ``open_transport("mypkg.agents:MyTransport", {...})`` imports a custom class and calls
 it with the options as keyword arguments (strings). Options are checked by each
 transport, so a misspelt key is an error, not a silently ignored setting.
+
+A custom class subclasses :class:`~speecheval.agents.base.AgentTransport` (real clock) or
+:class:`~speecheval.agents.base.VirtualClockAgent` (virtual clock); :func:`agent_class`
+finds it and its ``clock`` says which runner drives it. A new built-in transport is one
+module in ``agents/`` and one entry in :data:`BUILTIN`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
+import inspect
+from collections.abc import AsyncIterator, Mapping
 
 from ..core.errors import InputError
-from .base import AgentTransport
+from .base import Agent, AgentTransport
 from .local import LocalAgentServer
 from .native_realtime import NativeRealtimeTransport
 from .openai_realtime import OpenAIRealtimeTransport
 from .pcm_websocket import PcmWebSocketTransport
 
-BUILTIN: dict[str, Callable[..., AgentTransport]] = {
+BUILTIN: dict[str, type[AgentTransport]] = {
     "pcm-websocket": PcmWebSocketTransport,
     "openai-realtime": OpenAIRealtimeTransport,
     "native-realtime": NativeRealtimeTransport,
 }
 
-_REQUIRED = ("connect", "send_audio", "events", "report_played", "end_input", "close")
 
-
-def open_transport(name: str, options: Mapping[str, str]) -> AgentTransport:
-    """Build the transport ``name`` (a built-in name or ``module:Class``) with ``options``."""
-    factory = BUILTIN.get(name)
-    if factory is None:
-        factory = _import_factory(name)
-    try:
-        transport = factory(**dict(options))
-    except TypeError as exc:
-        raise InputError(f"agent {name}: bad options: {exc}") from exc
-    missing = [method for method in _REQUIRED if not callable(getattr(transport, method, None))]
-    if missing:
-        raise InputError(f"agent {name}: not an AgentTransport, missing {', '.join(missing)}")
-    return transport
-
-
-def _import_factory(name: str) -> Callable[..., Any]:
+def agent_class(name: str) -> type[Agent]:
+    """The class ``name`` names: a built-in transport or ``module:Class``, an :class:`Agent`."""
+    builtin = BUILTIN.get(name)
+    if builtin is not None:
+        return builtin
     module_name, sep, attribute = name.partition(":")
     if not sep or not module_name or not attribute:
         raise InputError(f"unknown agent {name!r}: use one of {', '.join(sorted(BUILTIN))} "
@@ -52,11 +44,38 @@ def _import_factory(name: str) -> Callable[..., Any]:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise InputError(f"agent {name}: cannot import {module_name}: {exc}") from exc
-    factory = getattr(module, attribute, None)
-    if not callable(factory):
+        raise InputError(f"agent {name}: cannot load {attribute!r} from module "
+                         f"{module_name!r}: {exc}") from exc
+    found = getattr(module, attribute, None)
+    if not isinstance(found, type):
         raise InputError(f"agent {name}: {module_name} has no class {attribute}")
-    return factory  # type: ignore[no-any-return]
+    if not issubclass(found, Agent):
+        raise InputError(f"agent {name}: {attribute} is not an agent; subclass "
+                         "speecheval.agents.base.AgentTransport (real clock) or "
+                         "VirtualClockAgent (virtual clock)")
+    if inspect.isabstract(found):
+        missing = ", ".join(sorted(found.__abstractmethods__))
+        raise InputError(f"agent {name}: {attribute} does not implement {missing}")
+    return found
+
+
+def build_agent(name: str, cls: type[Agent], options: Mapping[str, object]) -> Agent:
+    """``cls(**options)``; a constructor that refuses the options is a usage error."""
+    try:
+        return cls(**dict(options))
+    except TypeError as exc:
+        raise InputError(f"agent {name}: bad options {sorted(options)}: {exc}") from exc
+
+
+def open_transport(name: str, options: Mapping[str, str]) -> AgentTransport:
+    """Build the transport ``name`` (a built-in name or ``module:Class``) with ``options``."""
+    cls = agent_class(name)
+    if not issubclass(cls, AgentTransport):
+        raise InputError(f"agent {name}: runs on the {cls.clock} clock, not a transport "
+                         "for the real clock")
+    transport = build_agent(name, cls, options)
+    assert isinstance(transport, AgentTransport)
+    return transport
 
 
 @contextlib.asynccontextmanager

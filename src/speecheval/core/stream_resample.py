@@ -19,6 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.signal import firwin, lfilter
 
+from .pcm import to_int16
+
 _HALF_ZERO_CROSSINGS = 10
 _KAISER_BETA = 5.0
 
@@ -79,5 +81,4 @@ def float_to_pcm16(samples: NDArray[np.floating]) -> bytes:
     >>> float_to_pcm16(np.array([0.5, -1.5]))
     b'\\x00@\\x00\\x80'
     """
-    scaled = np.clip(np.rint(np.asarray(samples, dtype=np.float64) * 32768.0), -32768, 32767)
-    return scaled.astype("<i2").tobytes()
+    return to_int16(samples).astype("<i2").tobytes()

@@ -7,14 +7,15 @@ assertions and reports are computed the same way.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..agents.mock import MockAgent, MockOptionError, MockSettings, VirtualClockAgent
+from ..agents.base import VirtualClockAgent
+from ..agents.mock import MockAgent, MockOptionError, MockSettings
 from ..agents.redact import Redactor
 from ..core.errors import InputError
+from ..core.progress import Advance
 from .metrics import SessionMetrics, analyze
 from .recording import SessionRecording
 from .scenario import Scenario
@@ -84,29 +85,17 @@ def mock_factory(scenario: Scenario, options: dict[str, Any],
     return make
 
 
-def plugin_factory(spec: str, options: dict[str, Any]) -> Callable[[int], Any]:
-    """``module:Class`` constructed with the options as keyword arguments."""
-    module_name, _, class_name = spec.partition(":")
-    try:
-        cls = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError) as exc:
-        raise InputError(f"--agent {spec}: cannot load {class_name!r} from module "
-                         f"{module_name!r}: {exc}") from exc
-
-    def make(index: int) -> Any:
-        try:
-            return cls(**options)
-        except TypeError as exc:
-            raise InputError(f"--agent {spec}: bad options {sorted(options)}: {exc}") from exc
-
-    return make
-
-
 def run_virtual_sessions(scenario: Scenario, make_agent: Callable[[int], VirtualClockAgent],
-                         repeat: int) -> list[SessionRecording]:
-    """``repeat`` sessions on the virtual clock, the turn audio rendered once."""
+                         repeat: int, advance: Advance | None = None) -> list[SessionRecording]:
+    """``repeat`` sessions on the virtual clock, the turn audio rendered once; ``advance``
+    (a progress bar) is called after each."""
     clips = render_turns(scenario)
-    return [run_virtual(scenario, clips, make_agent(index)) for index in range(repeat)]
+    recordings = []
+    for index in range(repeat):
+        recordings.append(run_virtual(scenario, clips, make_agent(index)))
+        if advance is not None:
+            advance()
+    return recordings
 
 
 def evaluate(scenario: Scenario, agent: str, options: dict[str, Any], clock: str,

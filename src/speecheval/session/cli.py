@@ -7,35 +7,21 @@ error, 3 the agent failed (the run directory is still written, with the reason).
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 import yaml
 
-from ..agents import registry
 from ..agents.local.server import KINDS, PROTOCOLS, serve_until_cancelled
 from ..core.errors import EXIT_CHECKS_FAILED, InputError, SpeechEvalError, SystemUnderTestError
 from ..core.output import check_new_output_dir
-from .bench import (
-    MOCK,
-    RunResult,
-    agent_name,
-    evaluate,
-    merged_options,
-    mock_factory,
-    plugin_factory,
-    run_virtual_sessions,
-)
-from .realtime import run_realtime
-from .recording import SessionRecording
+from .bench import MOCK, RunResult, agent_name, mock_factory
+from .launch import RunRequest, run_sessions
 from .report_md import summary_rows
 from .run_output import write_run
-from .scenario import Scenario, load_scenario
+from .scenario import load_scenario
 from .synth import render_turns
-from .turn_schedule import ScriptFeed
-from .virtual_runner import to_int16
 
 
 class AssertionsFailed(SpeechEvalError):
@@ -93,7 +79,7 @@ def validate(scenarios: tuple[Path, ...]) -> None:
 @click.option("--concurrency", default=1, show_default=True, type=click.IntRange(min=1),
               help="Real clock: run up to this many of the -n sessions at once.")
 @click.option("--realtime", is_flag=True,
-              help="Use the real clock (a module:Class agent is then a transport).")
+              help="Use the real clock (the agent must be a transport).")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="New run directory (must not exist).")
 def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], repeat: int,
@@ -101,28 +87,14 @@ def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], r
     """Run SCENARIO against an agent and write recordings and reports to --out."""
     check_new_output_dir(out)  # before the session: a live run cannot be repeated
     scenario = load_scenario(scenario_path)
-    name = agent_name(scenario, agent)
     if url is not None:
         option_pairs = (*option_pairs, f"url={url}")
     parsed, raw = parse_options(option_pairs)
-    options = merged_options(scenario, name, parsed)
-    if name == MOCK and not realtime:
-        make = mock_factory(scenario, options, set(parsed))
-        result = evaluate(scenario, name, options, "virtual",
-                          run_virtual_sessions(scenario, make, repeat))
-    elif ":" in name and not realtime and _is_virtual(plugin_factory(name, options)(0)):
-        result = evaluate(scenario, name, options, "virtual",
-                          run_virtual_sessions(scenario, plugin_factory(name, options), repeat))
-    elif name == MOCK:
-        raise InputError("the mock agent runs on the virtual clock only; --realtime needs a "
-                         "transport agent such as pcm-websocket")
-    else:
-        transport_options = {**{k: _option_text(v)
-                                for k, v in merged_options(scenario, name, {}).items()}, **raw}
-        result = evaluate(scenario, name, transport_options, "real",
-                          _run_real_clock(scenario, name, transport_options, repeat,
-                                          concurrency))
-    write_run(result, out)
+    result = run_sessions(scenario, RunRequest(agent=agent, parsed=parsed, raw=raw,
+                                               repeat=repeat, concurrency=concurrency,
+                                               realtime=realtime))
+    name = result.agent
+    write_run(result, out, _command(scenario_path, agent, repeat, realtime))
     _print_summary(result, out)
     if result.faulted:
         reasons = "; ".join(sorted({r.fault for r in result.recordings if r.fault}))
@@ -154,50 +126,12 @@ def mock_server(kind: str, protocol: str, host: str, port: int,
         click.echo("stopped", err=True)
 
 
-def _is_virtual(agent: object) -> bool:
-    return callable(getattr(agent, "process", None)) and callable(getattr(agent, "start", None))
-
-
-def _option_text(value: Any) -> str:
-    """A scenario option as the transports take it: maps and lists as JSON, else text."""
-    return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else str(value)
-
-
-def _run_real_clock(scenario: Scenario, name: str, options: dict[str, str], repeat: int,
-                    concurrency: int) -> list[SessionRecording]:
-    """Sessions over a transport on the real clock; turns start live, as on the virtual one.
-
-    Up to ``concurrency`` sessions run at once, on one event loop (each has its own
-    transport, script and clock origin; they only share the CPU). Recordings come back
-    in session order whatever order they finish in.
-    """
-    first = registry.open_transport(name, options)  # checks name and options first
-    clips = [to_int16(clip) for clip in render_turns(scenario)]
-    frame_ms = int(scenario.frame_ms)  # whole milliseconds and samples (validated)
-    frame = scenario.sample_rate * frame_ms // 1000
-    # made before any session starts: a detector that loads a model must not stall the
-    # event loop while other sessions are sending
-    feeds = [ScriptFeed(scenario, clips, frame) for _ in range(repeat)]
-    slots = asyncio.Semaphore(concurrency)
-
-    async def one(index: int) -> SessionRecording:
-        async with slots:
-            transport = first if index == 0 else registry.open_transport(name, options)
-            recording = await run_realtime(
-                transport, feeds[index], scenario.sample_rate, frame_ms=frame_ms,
-                tail_ms=round(scenario.tail_ms), max_duration_ms=round(scenario.max_duration_ms),
-                agent_vad=scenario.agent_vad.settings)
-            return feeds[index].attach(recording)
-
-    async def all_sessions() -> list[SessionRecording]:
-        try:
-            async with asyncio.TaskGroup() as group:
-                tasks = [group.create_task(one(index)) for index in range(repeat)]
-        except ExceptionGroup as failed:  # a usage error in one session stops them all
-            raise failed.exceptions[0] from None
-        return [task.result() for task in tasks]
-
-    return asyncio.run(all_sessions())
+def _command(scenario: Path, agent: str | None, repeat: int, realtime: bool) -> list[str]:
+    """The command line for the provenance record. ``-o`` and ``--url`` are left out (they
+    may hold credentials; their redacted values are in the record's settings), and so are
+    ``--out`` and ``--concurrency``, which change where and when, not what is measured."""
+    return ["speecheval", "session", "run", str(scenario), *(["--agent", agent] if agent else []),
+            "-n", str(repeat), *(["--realtime"] if realtime else [])]
 
 
 def _print_summary(result: RunResult, out: Path) -> None:

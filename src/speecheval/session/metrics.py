@@ -17,9 +17,11 @@ from numpy.typing import NDArray
 
 from ..core.audio import Audio
 from ..core.errors import InputError
+from ..core.results import register
 from ..core.timebase import from_us, to_us
-from ..vad.streaming import detect_segments
+from ..core.timeline import Span, Spans
 from . import events as ev
+from .detectors import whole_track_vad
 from .recording import SessionRecording
 from .scenario import Scenario, TrackVad, Turn
 from .wer import wer
@@ -32,12 +34,15 @@ FAULT_DURING_TURN = "the session ended by an agent fault during the turn"
 # count round differently, so a fault up to 1 ms past the end still ended the session.
 _FAULT_SLACK_US = 1000
 
-Span = tuple[int, int]  # (start_us, end_us)
 
-
+@register("session.turn_metrics")
 @dataclass(frozen=True)
 class TurnMetrics:
-    """One scripted turn. Times in seconds unless the name ends in ``_ms``."""
+    """One scripted turn. Times in seconds unless the name ends in ``_ms``.
+
+    ``to_dict`` is the turn's entry in ``report.json`` (no ``kind``); the lossless form is
+    :func:`speecheval.core.results.to_dict`.
+    """
 
     id: str
     expect: str
@@ -67,9 +72,14 @@ class TurnMetrics:
         return out
 
 
+@register("session.metrics")
 @dataclass(frozen=True)
 class SessionMetrics:
-    """One session: its turns, speech totals, and the detected segments of both tracks."""
+    """One session: its turns, speech totals, and the detected segments of both tracks.
+
+    ``to_dict`` is the session's entry in ``report.json`` (segments as seconds, no
+    ``kind``); the lossless form is :func:`speecheval.core.results.to_dict`.
+    """
 
     turns: tuple[TurnMetrics, ...]
     duration_s: float
@@ -93,8 +103,8 @@ class SessionMetrics:
             "talk_over_ms": self.talk_over_ms,
             "truncated": self.truncated,
             "fault": self.fault,
-            "user_segments": [[from_us(a), from_us(b)] for a, b in self.user_segments],
-            "agent_segments": [[from_us(a), from_us(b)] for a, b in self.agent_segments],
+            "user_segments": [[s.start_s, s.end_s] for s in self.user_segments],
+            "agent_segments": [[s.start_s, s.end_s] for s in self.agent_segments],
             "send_lateness_ms": self.send_lateness_ms,
         }
 
@@ -103,51 +113,21 @@ def _ms(us: int) -> float:
     return us / 1000.0
 
 
-@dataclass(frozen=True)
-class TrackSpeech:
-    """Speech of one track as microsecond spans, and the one still open at its end.
+def track_speech(samples: NDArray[np.int16], rate: int, vad: TrackVad) -> Spans:
+    """Speech of one track with the track's chosen detector, as microsecond spans.
 
-    ``running`` is the last span when the detector had not confirmed its offset when the
-    track ended (the speaker was still talking, as far as the detector knows); its end is
+    The last span has ``open_at_end`` set when the detector had not confirmed its offset
+    when the track ended (the speaker was still talking, as far as it knows): its end is
     then not a stop time.
     """
-
-    spans: tuple[Span, ...]
-    running: Span | None
-
-
-def track_segments(samples: NDArray[np.int16], rate: int, vad: TrackVad) -> TrackSpeech:
-    """Speech of one track, with the track's chosen detector."""
-    if vad.engine == "silero":
-        try:
-            from ..vad.silero import SileroSettings, SileroVad
-        except ImportError as exc:
-            raise InputError("vad engine 'silero' is not available in this installation "
-                             f"({exc})") from exc
-        audio = Audio(samples=samples.astype(np.float32) / 32768.0, rate=rate)
-        found = SileroVad(SileroSettings()).segments(audio)
-        spans = tuple((s.start_us, s.end_us) for s in found)
-        # Silero cuts speech still going at the end of the audio exactly at that end
-        end = to_us(samples.size / rate)
-        return TrackSpeech(spans, spans[-1] if spans and spans[-1][1] >= end else None)
-    segments = detect_segments(samples, rate, vad.settings)
-    spans = tuple((s.start_us, s.end_us) for s in segments)
-    return TrackSpeech(spans, spans[-1] if segments and segments[-1].open_at_end else None)
+    audio = Audio(samples=samples.astype(np.float32) / 32768.0, rate=rate)
+    return Spans.from_spans(whole_track_vad(vad).segments(audio))
 
 
-def overlap_us(first: tuple[Span, ...] | list[Span], second: tuple[Span, ...]) -> int:
-    """Total time covered by both span lists (each list non-overlapping in itself).
-
-    >>> overlap_us([(0, 10), (20, 30)], ((5, 25),))   # 5 + 5
-    10
-    """
-    if not first or not second:
-        return 0
-    a = np.asarray(first, dtype=np.int64)
-    b = np.asarray(second, dtype=np.int64)
-    lo = np.maximum(a[:, None, 0], b[None, :, 0])
-    hi = np.minimum(a[:, None, 1], b[None, :, 1])
-    return int(np.clip(hi - lo, 0, None).sum())
+def _window(spans: Spans, start: int, end: int) -> Spans:
+    """The spans that share time with ``[start, end)``, unclipped."""
+    keep = (spans.ends > start) & (spans.starts < end)
+    return Spans(spans.starts[keep], spans.ends[keep], open_at_end=spans.open_at_end[keep])
 
 
 def _stats_ms(values: list[float]) -> dict[str, float | None]:
@@ -166,10 +146,9 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
                          f"{scenario.sample_rate} Hz", path=scenario.path)
     log = ev.parse_log(recording.events)
     duration = to_us(recording.user.size / rate)
-    user = track_segments(recording.user, rate, scenario.user_vad).spans
-    agent_speech = track_segments(recording.agent, rate, scenario.agent_vad)
-    agent = agent_speech.spans
-    context = _Context(log, user, agent, agent_speech.running, duration,
+    user = track_speech(recording.user, rate, scenario.user_vad)
+    agent = track_speech(recording.agent, rate, scenario.agent_vad)
+    context = _Context(log, user, agent, tuple(agent), duration,
                        [to_us(p.t_s) for p in log.packets], recording.fault,
                        None if log.fault_s is None else to_us(log.fault_s))
     turns: list[TurnMetrics] = []
@@ -182,7 +161,7 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
         metrics, mine = _turn(turn, window, next_start, context)
         turns.append(metrics)
         if turn.expect == "respond":
-            talk_over += overlap_us(mine, agent)
+            talk_over += mine.overlap_us(agent)
     for turn in scenario.turns[len(ordered):]:
         reason = ("the session hit max_duration_ms first" if log.truncated
                   else f"the session ended first ({recording.fault or 'no reason logged'})")
@@ -190,14 +169,14 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
     return SessionMetrics(
         turns=tuple(turns),
         duration_s=from_us(duration),
-        user_speech_ms=_ms(sum(b - a for a, b in user)),
-        agent_speech_ms=_ms(sum(b - a for a, b in agent)),
-        overlap_ms=_ms(overlap_us(user, agent)),
+        user_speech_ms=_ms(user.covered_us()),
+        agent_speech_ms=_ms(agent.covered_us()),
+        overlap_ms=_ms(user.overlap_us(agent)),
         talk_over_ms=_ms(talk_over),
         truncated=log.truncated,
         fault=recording.fault,
-        user_segments=user,
-        agent_segments=agent,
+        user_segments=tuple(user),
+        agent_segments=context.agent_list,
         send_lateness_ms=_stats_ms(recording.send_lateness_ms),
     )
 
@@ -205,9 +184,9 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
 @dataclass(frozen=True)
 class _Context:
     log: ev.SessionLog
-    user: tuple[Span, ...]
-    agent: tuple[Span, ...]
-    agent_running: Span | None  # the agent segment still open when the recording ended
+    user: Spans
+    agent: Spans
+    agent_list: tuple[Span, ...]  # the same spans, searched one by one per turn
     duration: int
     packet_us: list[int]  # arrival of each packet in log order (runners log in time order)
     fault: str | None = None
@@ -236,27 +215,22 @@ def _not_played(turn: Turn, reason: str) -> TurnMetrics:
 
 
 def _turn(turn: Turn, window: ev.TurnWindow, next_start: int,
-          ctx: _Context) -> tuple[TurnMetrics, list[Span]]:
+          ctx: _Context) -> tuple[TurnMetrics, Spans]:
     start = to_us(window.start_s)
     notes: list[str] = []
     if window.trigger == ev.TRIGGER_TIMEOUT:
         notes.append(f"start anchor {turn.start.after!r} never happened; the turn started "
                      f"after its {turn.start.timeout_ms:g} ms timeout")
-    mine = [s for s in ctx.user if s[1] > start and s[0] < next_start]
+    mine = _window(ctx.user, start, next_start)
     cut = ctx.fault_during(start, next_start)  # the agent's fault ended this turn's window
-    values: dict[str, Any] = {
-        "user_onset_s": None, "user_offset_s": None, "responded": None,
-        "response_latency_ms": None, "ttfa_ms": None, "talk_over": None, "stopped": None,
-        "stop_ms": None, "clear_stop_ms": None, "false_barge_in": None,
-        "spurious_response": None,
-    }
+    found = _Findings()
     passed = False
-    if not mine:
+    if not len(mine):
         notes.append("no user speech detected in the turn's window; check vad.user")
     else:
-        onset, offset = mine[0][0], mine[-1][1]
-        values["user_onset_s"], values["user_offset_s"] = from_us(onset), from_us(offset)
-        passed = _judge(turn, onset, offset, next_start, ctx, values, notes,
+        onset, offset = int(mine.starts[0]), int(mine.ends[-1])
+        found.user_onset_s, found.user_offset_s = from_us(onset), from_us(offset)
+        passed = _judge(turn, onset, offset, next_start, ctx, found, notes,
                         to_us(window.end_s) if cut else None)
     if not passed and ctx.fault is not None:
         if cut:
@@ -267,70 +241,92 @@ def _turn(turn: Turn, window: ev.TurnWindow, next_start: int,
     transcript, error = _transcript(turn, start, next_start, ctx, notes)
     metrics = TurnMetrics(
         id=turn.id, expect=turn.expect, trigger=window.trigger, start_s=window.start_s,
-        end_s=from_us(next_start), audio_end_s=window.end_s, transcript=transcript,
-        wer=error, passed=passed, notes=tuple(notes), **values)
+        end_s=from_us(next_start), audio_end_s=window.end_s,
+        user_onset_s=found.user_onset_s, user_offset_s=found.user_offset_s,
+        responded=found.responded, response_latency_ms=found.response_latency_ms,
+        ttfa_ms=found.ttfa_ms, talk_over=found.talk_over, stopped=found.stopped,
+        stop_ms=found.stop_ms, clear_stop_ms=found.clear_stop_ms,
+        false_barge_in=found.false_barge_in, spurious_response=found.spurious_response,
+        transcript=transcript, wer=error, passed=passed, notes=tuple(notes))
     return metrics, mine
 
 
+@dataclass
+class _Findings:
+    """What judging a turn found, filled in as it goes (None: not measured)."""
+
+    user_onset_s: float | None = None
+    user_offset_s: float | None = None
+    responded: bool | None = None
+    response_latency_ms: float | None = None
+    ttfa_ms: float | None = None
+    talk_over: bool | None = None
+    stopped: bool | None = None
+    stop_ms: float | None = None
+    clear_stop_ms: float | None = None
+    false_barge_in: bool | None = None
+    spurious_response: bool | None = None
+
+
 def _judge(turn: Turn, onset: int, offset: int, next_start: int, ctx: _Context,
-           values: dict[str, Any], notes: list[str], cut_audio_end: int | None) -> bool:
-    """Fill the expectation's values; return whether the turn passed.
+           found: _Findings, notes: list[str], cut_audio_end: int | None) -> bool:
+    """Fill the expectation's findings; return whether the turn passed.
 
     ``cut_audio_end`` is the end of the turn's audio when the agent's fault ended the
     session during this turn's window, else None.
     """
     limit = min(next_start, offset + to_us(turn.response_timeout_ms / 1000.0))
-    reply = next((a for a in ctx.agent if onset < a[0] <= limit), None)
-    playing = next((a for a in ctx.agent if a[0] <= onset < a[1]), None)
-    values["responded"] = reply is not None
+    reply = next((a for a in ctx.agent_list if onset < a.start_us <= limit), None)
+    playing = next((a for a in ctx.agent_list if a.contains(onset)), None)
+    found.responded = reply is not None
     if reply is not None and turn.expect != "ignore":
         # a barge-in's reply is timed too: how fast the agent answered the interruption
-        values["response_latency_ms"] = _ms(reply[0] - offset)
-        values["talk_over"] = reply[0] < offset
-        if values["talk_over"]:
+        found.response_latency_ms = _ms(reply.start_us - offset)
+        found.talk_over = reply.start_us < offset
+        if found.talk_over:
             notes.append("the agent started talking before the user finished (talk-over); "
                          "time to first audio is not reported")
         else:
-            values["ttfa_ms"] = _ttfa(reply, offset, limit, ctx)
+            found.ttfa_ms = _ttfa(reply, offset, limit, ctx)
     if turn.expect == "respond":
         if reply is None:
             notes.append(_missed_note(turn, offset, limit, ctx, cut_audio_end))
         return reply is not None
     if turn.expect == "stop":
-        values["clear_stop_ms"] = next(
+        found.clear_stop_ms = next(
             (_ms(c - onset) for c in map(to_us, ctx.log.clears_s) if onset <= c < next_start),
             None)
         if playing is None:
             notes.append("the agent was not talking at the user's onset, so the scenario "
                          "timing did not create a barge-in")
             return False
-        if playing == ctx.agent_running:
-            values["stopped"] = False
+        if playing.open_at_end:
+            found.stopped = False
             notes.append(f"{FAULT_DURING_TURN} before the agent stopped: {ctx.fault}"
                          if cut_audio_end is not None
                          else "the agent never stopped before the session ended")
             return False
-        stop = playing[1] - onset
-        values["stop_ms"] = _ms(stop)
-        values["stopped"] = stop <= to_us(turn.max_stop_ms / 1000.0)
-        if not values["stopped"]:
+        stop = playing.end_us - onset
+        found.stop_ms = _ms(stop)
+        found.stopped = stop <= to_us(turn.max_stop_ms / 1000.0)
+        if not found.stopped:
             notes.append(f"the agent kept talking {_ms(stop):g} ms, more than "
                          f"max_stop_ms {turn.max_stop_ms:g}")
-        return bool(values["stopped"])
+        return bool(found.stopped)
     if playing is not None:
-        stop = playing[1] - onset
-        values["false_barge_in"] = (playing != ctx.agent_running
+        stop = playing.end_us - onset
+        found.false_barge_in = (not playing.open_at_end
                                     and stop <= to_us(turn.max_stop_ms / 1000.0))
-        values["spurious_response"] = False
-        if values["false_barge_in"]:
+        found.spurious_response = False
+        if found.false_barge_in:
             notes.append(f"the agent stopped {_ms(stop):g} ms after non-speech input: a false "
                          "barge-in (a reply ending naturally this close looks the same)")
     else:
-        values["false_barge_in"] = False
-        values["spurious_response"] = reply is not None
+        found.false_barge_in = False
+        found.spurious_response = reply is not None
         if reply is not None:
             notes.append("the agent started talking in response to non-speech input")
-    return not values["false_barge_in"] and not values["spurious_response"]
+    return not found.false_barge_in and not found.spurious_response
 
 
 def _missed_note(turn: Turn, offset: int, limit: int, ctx: _Context,
@@ -355,7 +351,7 @@ def _missed_note(turn: Turn, offset: int, limit: int, ctx: _Context,
 
 def _ttfa(reply: Span, offset: int, limit: int, ctx: _Context) -> float | None:
     """Offset to the first audible packet of the reply (not of an earlier segment)."""
-    floor = max([offset] + [a[1] for a in ctx.agent if a[1] <= reply[0]])
+    floor = max([offset] + [a.end_us for a in ctx.agent_list if a.end_us <= reply.start_us])
     for index in range(bisect_left(ctx.packet_us, floor), len(ctx.packet_us)):
         if ctx.packet_us[index] > limit:
             break

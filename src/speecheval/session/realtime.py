@@ -48,7 +48,7 @@ from ..agents.base import (
 )
 from ..core.errors import InputError, SystemUnderTestError
 from ..vad.streaming import StreamingVad, VadSettings
-from .events import packet_level_dbfs
+from . import events as ev
 from .metrics import PACKET_FLOOR_DB
 from .recording import SessionRecording
 
@@ -154,7 +154,7 @@ class _Session:
         self.loop = asyncio.get_running_loop()
         self.t0 = self.loop.time()
         self.playout = Playout()
-        self.events: list[dict[str, Any]] = []
+        self.events: list[ev.Event] = []
         self.lateness_ms: list[float] = []
         self.fault: str | None = None
         self.fault_sample: int | None = None
@@ -166,8 +166,9 @@ class _Session:
     def now_sample(self) -> int:
         return max(0, round((self.loop.time() - self.t0) * self.rate))
 
-    def log(self, kind: str, **fields: Any) -> None:
-        self.events.append({"t_ms": self.now_ms(), "type": kind, **fields})
+    def log(self, kind: type[ev.Event], **fields: Any) -> None:
+        """Log an event of class ``kind`` at the current time."""
+        self.events.append(kind(t_ms=self.now_ms(), **fields))
 
     def fail(self, reason: str, *, after_recording: bool = False) -> None:
         """Record the first fault and end the session; later faults are only logged.
@@ -175,7 +176,7 @@ class _Session:
         ``after_recording``: the fault was found once the recording had ended (the agent
         did not answer the end of the session), so the tracks are not extended to it.
         """
-        self.log("fault", reason=reason)
+        self.log(ev.Fault, reason=reason)
         if self.fault is None:
             self.fault = reason
             if not after_recording:
@@ -189,13 +190,13 @@ class _Session:
         if isinstance(event, AudioOut):
             self._audio(event)
         elif isinstance(event, Clear | SpeechStarted):
-            kind = "clear" if isinstance(event, Clear) else "speech_started"
+            kind = ev.AgentClear if isinstance(event, Clear) else ev.SpeechStart
             dropped, played = self.playout.clear(self.now_sample())
             played_ms = played * 1000 // self.rate
             self.log(kind, dropped_ms=self.ms(dropped), played_ms=played_ms)
             await self.transport.report_played(played_ms)
         elif isinstance(event, Transcript):
-            self.log("transcript", role=event.role, text=event.text, final=event.final)
+            self.log(ev.TranscriptLine, role=event.role, text=event.text, final=event.final)
         elif isinstance(event, AgentFault):
             self.fail(event.reason)
 
@@ -206,10 +207,10 @@ class _Session:
         pcm = np.frombuffer(event.pcm16, dtype="<i2").astype(np.int16)
         if pcm.size == 0:
             return
-        level = packet_level_dbfs(pcm)
+        level = ev.packet_level_dbfs(pcm)
         audible = level is not None and level > PACKET_FLOOR_DB
         start = self.playout.place(pcm, self.now_sample(), audible)
-        self.log("audio", samples=int(pcm.size), placed_ms=self.ms(start), level_dbfs=level)
+        self.log(ev.AgentAudio, samples=int(pcm.size), placed_ms=self.ms(start), level_dbfs=level)
 
 
 async def _receive(session: _Session) -> None:
@@ -327,12 +328,12 @@ async def _finish(session: _Session, receiver: asyncio.Task[None]) -> None:
         try:
             async with asyncio.timeout(CLOSE_TIMEOUT_S):
                 await session.transport.end_input()
-            session.log("input_end")
+            session.log(ev.InputEnd)
         except TimeoutError:
             session.fail(f"agent stalled: ending the input at the end of the session "
                          f"blocked for more than {CLOSE_TIMEOUT_S:g} s", after_recording=True)
         except (SystemUnderTestError, OSError) as exc:
-            session.log("close_error", reason=str(exc) or type(exc).__name__)
+            session.log(ev.CloseError, reason=str(exc) or type(exc).__name__)
     try:
         async with asyncio.timeout(CLOSE_TIMEOUT_S):
             await session.transport.close()
@@ -342,9 +343,9 @@ async def _finish(session: _Session, receiver: asyncio.Task[None]) -> None:
                          f"{CLOSE_TIMEOUT_S:g} s at the end of the session",
                          after_recording=True)
         else:
-            session.log("close_error", reason="TimeoutError")
+            session.log(ev.CloseError, reason="TimeoutError")
     except (SystemUnderTestError, OSError) as exc:
-        session.log("close_error", reason=str(exc) or type(exc).__name__)
+        session.log(ev.CloseError, reason=str(exc) or type(exc).__name__)
 
 
 async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] | UserFeed,
@@ -380,10 +381,10 @@ async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] 
         reason = str(exc) or f"could not connect within {connect_timeout_s} s"
         empty = np.zeros(0, dtype=np.int16)
         return SessionRecording(sample_rate=sample_rate, user=empty, agent=empty,
-                                events=[{"t_ms": 0.0, "type": "fault", "reason": reason}],
+                                events=[ev.Fault(t_ms=0.0, reason=reason)],
                                 fault=reason)
     session = _Session(transport, sample_rate)
-    session.log("connected")
+    session.log(ev.Connected)
     receiver = asyncio.create_task(_receive(session))
     sent: list[NDArray[np.int16]] = []
     try:

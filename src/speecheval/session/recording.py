@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from .events import Event
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class SessionRecording:
 
     ``user`` is exactly what was sent; ``agent`` is agent audio placed at packet arrival
     through the playout buffer, with cleared (unplayed) audio removed. ``events`` are
-    JSON-ready dicts with at least ``t_ms`` and ``type``. ``send_lateness_ms`` holds one
+    typed events (:mod:`speecheval.session.events`) in time order. ``send_lateness_ms`` holds one
     value per user frame (0 on the virtual clock). ``fault`` is set when the agent failed;
     the recording up to the fault is still kept.
     """
@@ -28,7 +29,7 @@ class SessionRecording:
     sample_rate: int
     user: NDArray[np.int16]
     agent: NDArray[np.int16]
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     send_lateness_ms: list[float] = field(default_factory=list)
     fault: str | None = None
 
@@ -39,15 +40,6 @@ class SessionRecording:
         session scrubs them once, whichever clock or transport recorded them, before
         anything is written (see :mod:`speecheval.agents.redact`).
         """
-        return replace(self, events=[_scrub_value(event, scrub) for event in self.events],
+        return replace(self, events=[event.scrubbed(scrub) for event in self.events],
                        fault=None if self.fault is None else scrub(self.fault))
 
-
-def _scrub_value(value: Any, scrub: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, dict):
-        return {key: _scrub_value(item, scrub) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_scrub_value(item, scrub) for item in value]
-    return value

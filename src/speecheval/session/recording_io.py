@@ -38,4 +38,5 @@ def write_recording(recording: SessionRecording, directory: Path) -> None:
     write_wav(directory / USER_WAV, recording.user, recording.sample_rate)
     write_wav(directory / AGENT_WAV, recording.agent, recording.sample_rate)
     write_wav(directory / SESSION_WAV, stereo_tracks(recording), recording.sample_rate)
-    atomic_write_text(directory / EVENTS_JSONL, dumps_lines(recording.events))
+    lines = dumps_lines(event.to_dict() for event in recording.events)
+    atomic_write_text(directory / EVENTS_JSONL, lines)

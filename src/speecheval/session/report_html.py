@@ -158,8 +158,9 @@ def build_page(report: dict[str, Any], result: RunResult) -> pg.Page:
              pg.Fact("Sessions", (str(summary["sessions"]),)),
              pg.Fact("Result", (pg.Tone(verdict, "pass" if verdict == "PASS" else "fail"),)),
              pg.Fact("Agent options (credentials removed)", (pg.Code(options),)))
-    provenance = (("speecheval", report["versions"]["speecheval"]),
-                  ("scenario", f"{sc['file']} sha256 {sc['sha256'][:12]}"))
+    record = report["provenance"]
+    provenance = (("speecheval", record["tool_version"]),
+                  ("scenario", f"{sc['file']} sha256 {record['inputs']['scenario'][:12]}"))
     blocks: list[pg.Block] = []
     if summary["faulted_sessions"]:
         blocks.append(pg.Paragraph((f"The agent failed in {summary['faulted_sessions']} of "

@@ -3,21 +3,29 @@
 ``schema`` names the document type and ``schema_version`` changes whenever a key is
 renamed, removed or changes meaning (adding a key keeps the version). Nothing in it
 depends on the wall clock, so the same inputs give the same bytes.
+
+Version 2: ``provenance`` (the one record of :mod:`speecheval.core.provenance`: package
+versions, Silero model hashes, the scenario and turn audio hashes, the settings and the
+command line) replaces ``versions`` and the scenario's ``sha256`` and ``audio_files``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from .. import __version__
-from ..core.hashing import sha256_file
+from ..core.provenance import Provenance, collect_provenance
 from .bench import RunResult
+from .detectors import whole_track_vad
 from .scenario import Scenario, TrackVad
 
 SCHEMA = "speecheval.session.report"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Distributions that can change a session's numbers or its wire traffic.
+PACKAGES = ("pyyaml", "websockets")
+SILERO_PACKAGES = ("onnxruntime", "silero-vad")
 
 
 def session_dir(index: int) -> str:
@@ -37,9 +45,6 @@ def _scenario(scenario: Scenario) -> dict[str, Any]:
         "name": scenario.name,
         "description": scenario.description,
         "file": scenario.path.name,
-        "sha256": sha256_file(scenario.path),
-        "audio_files": {turn.id: sha256_file(turn.audio.file) for turn in scenario.turns
-                        if turn.audio.file is not None},
         "sample_rate": scenario.sample_rate,
         "frame_ms": scenario.frame_ms,
         "tail_ms": scenario.tail_ms,
@@ -50,8 +55,31 @@ def _scenario(scenario: Scenario) -> dict[str, Any]:
     }
 
 
-def build_report(result: RunResult) -> dict[str, Any]:
-    """The report as plain JSON-ready data."""
+def provenance(result: RunResult, command: Sequence[str]) -> Provenance:
+    """What produced the run: the scenario and its turn audio, the detectors, the agent
+    and its options (credentials removed), and ``command`` (passed without secrets)."""
+    scenario = result.scenario
+    inputs: dict[str, str | Path] = {"scenario": scenario.path}
+    inputs.update({f"audio/{turn.id}": turn.audio.file for turn in scenario.turns
+                   if turn.audio.file is not None})
+    detectors = {track: whole_track_vad(vad).identity()
+                 for track, vad in (("user", scenario.user_vad), ("agent", scenario.agent_vad))}
+    silero = any(vad.engine == "silero" for vad in (scenario.user_vad, scenario.agent_vad))
+    record = collect_provenance(
+        command=command, inputs=inputs,
+        settings={"agent": result.agent, "options": result.options, "clock": result.clock,
+                  "sessions": len(result.sessions), "vad": detectors},
+        packages=PACKAGES + (SILERO_PACKAGES if silero else ()))
+    # Silero's identity names its model files with their hashes; the record keeps them
+    models = {str(identity[f"{prefix}model_file"]): str(identity[f"{prefix}model_sha256"])
+              for identity in detectors.values() if "model_file" in identity
+              for prefix in ("", "sequence_")}
+    return replace(record, models=dict(sorted(models.items())))
+
+
+def build_report(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
+    """The report as plain JSON-ready data; ``command`` is the command line without
+    secrets, for the provenance record."""
     sessions = []
     for index, (metrics, passed) in enumerate(zip(result.sessions, result.session_passed,
                                                   strict=True)):
@@ -60,7 +88,7 @@ def build_report(result: RunResult) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
-        "versions": {"speecheval": __version__, "numpy": np.__version__},
+        "provenance": provenance(result, command).to_dict(),
         "scenario": _scenario(result.scenario),
         "agent": {"name": result.agent, "options": result.options},
         "clock": result.clock,

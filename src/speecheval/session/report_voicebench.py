@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import __version__
 from ..agents.mock import MockSettings
-from ..core.timebase import from_us
+from ..core.timeline import Span
 from . import events as ev
 from .bench import AGENT_ALIASES, MOCK, RunResult
 from .metrics import SessionMetrics, TurnMetrics
@@ -84,8 +84,8 @@ def _turn(turn: TurnMetrics, duration_s: float) -> dict[str, Any]:
     }
 
 
-def _segments(spans: tuple[tuple[int, int], ...]) -> list[list[float]]:
-    return [[round(from_us(start), 4), round(from_us(end), 4)] for start, end in spans]
+def _segments(spans: tuple[Span, ...]) -> list[list[float]]:
+    return [[round(span.start_s, 4), round(span.end_s, 4)] for span in spans]
 
 
 def _session(metrics: SessionMetrics, duration_s: float) -> dict[str, Any]:

@@ -11,6 +11,7 @@ The directory appears complete or not at all (:func:`speecheval.core.output.new_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,9 @@ REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
 
 
-def write_run(result: RunResult, out: Path) -> dict[str, Any]:
+def write_run(result: RunResult, out: Path, command: Sequence[str]) -> dict[str, Any]:
     """Write everything under the new directory ``out``; return the JSON report."""
-    report = build_report(result)
+    report = build_report(result, command)
     with new_output_dir(out) as staging:
         for index, recording in enumerate(result.recordings):
             write_recording(recording, staging / session_dir(index))

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.stats import linear_percentile, wilson_interval
+from ..core.share import Share
+from ..core.stats import linear_percentile
 from .metrics import SessionMetrics, TurnMetrics
 from .scenario import ASSERTIONS
 
@@ -41,9 +42,11 @@ def distribution(values: list[float]) -> dict[str, float | int | None]:
 
 
 def _share(count: int, n: int) -> dict[str, Any]:
-    interval = wilson_interval(count, n)
-    return {"count": count, "n": n, "rate": count / n if n else None,
-            "ci95": None if interval is None else list(interval)}
+    """``count`` of ``n`` as a :class:`~speecheval.core.share.Share` with its Wilson
+    interval, in the summary's shape (``rate`` and ``ci95``, as voicebench reads them)."""
+    share = Share.wilson(count, n)
+    return {"count": share.count, "n": share.n, "rate": share.value,
+            "ci95": None if share.interval is None else list(share.interval)}
 
 
 def _values(turns: list[TurnMetrics], key: str) -> list[float]:

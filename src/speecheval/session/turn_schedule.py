@@ -16,31 +16,18 @@ scenario plays the same way against the mock and against a socket transport.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..vad.streaming import StreamingVad
 from . import events as ev
+from .detectors import anchor_detector
 from .recording import SessionRecording
 from .scenario import Scenario, Turn
 
 _EPS_S = 1e-9
-
-
-class _Boundary(Protocol):
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def time_s(self) -> float: ...
-
-
-class _SpeechDetector(Protocol):
-    def push(self, samples: NDArray[np.int16]) -> Sequence[_Boundary]: ...
 
 
 class TurnScheduler:
@@ -59,16 +46,12 @@ class TurnScheduler:
         self.clips = clips
         self.rate = scenario.sample_rate
         self.vad = StreamingVad(self.rate, scenario.agent_vad.settings)
-        self.anchor_detector: _SpeechDetector = self.vad
-        if scenario.agent_vad.engine == "silero":
-            from ..vad.silero_stream import SileroStream  # onnxruntime only when used
-
-            self.anchor_detector = SileroStream(self.rate)
+        self.anchor_detector = anchor_detector(scenario.agent_vad, self.rate, self.vad)
         self.onsets: list[float] = []
         self.offsets: list[float] = []
         self.next_turn = 0
         self.prev_end_s = 0.0
-        self.events: list[dict[str, Any]] = []
+        self.events: list[ev.TurnStart] = []
 
     @property
     def finished(self) -> bool:
@@ -110,10 +93,10 @@ class TurnScheduler:
             return None
         clip = self.clips[self.next_turn]
         self.prev_end_s = (pos + clip.size) / self.rate
-        self.events.append({"type": ev.TURN, "t_ms": t * 1000.0, "turn": turn.id,
-                            "index": self.next_turn, "trigger": trigger,
-                            "anchor_ms": None if anchor is None else anchor * 1000.0,
-                            "end_ms": self.prev_end_s * 1000.0})
+        self.events.append(ev.TurnStart(
+            t_ms=t * 1000.0, turn=turn.id, index=self.next_turn, trigger=trigger,
+            anchor_ms=None if anchor is None else anchor * 1000.0,
+            end_ms=self.prev_end_s * 1000.0))
         self.next_turn += 1
         return clip
 
@@ -148,9 +131,9 @@ class ScriptFeed:
     def attach(self, recording: SessionRecording) -> SessionRecording:
         """The recording with the turn events merged in, and ``truncated`` if turns never
         started before the session ended (not after a fault, which says why itself)."""
-        extra: list[dict[str, Any]] = list(self.scheduler.events)
+        extra: list[ev.Event] = list(self.scheduler.events)
         if not self.scheduler.finished and recording.fault is None:
-            extra.append({"type": ev.TRUNCATED,
-                          "t_ms": recording.user.size * 1000.0 / recording.sample_rate})
-        merged = sorted([*recording.events, *extra], key=lambda event: float(event["t_ms"]))
+            extra.append(ev.Truncated(
+                t_ms=recording.user.size * 1000.0 / recording.sample_rate))
+        merged = sorted([*recording.events, *extra], key=lambda event: event.t_ms)
         return replace(recording, events=merged)

@@ -16,13 +16,12 @@ one, the agent is silent and its buffer is empty, or when ``max_duration_ms`` is
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
-from ..agents.base import AudioOut, Clear, Transcript
-from ..agents.mock import MockAgent, VirtualClockAgent
+from ..agents.base import AudioOut, Clear, Transcript, VirtualClockAgent
+from ..agents.mock import MockAgent
+from ..core.pcm import to_int16
 from ..core.synthetic_signals import samples_for_ms
 from . import events as ev
 from .recording import SessionRecording
@@ -52,11 +51,6 @@ class _Track:
         return self.data[start:end]
 
 
-def to_int16(clip: NDArray[np.float32]) -> NDArray[np.int16]:
-    """Float samples in [-1, 1] as int16 PCM (clipped, rounded)."""
-    return np.round(np.clip(clip, -1.0, 32767 / 32768) * 32768).astype(np.int16)
-
-
 def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
                 agent: VirtualClockAgent) -> SessionRecording:
     """Play ``clips`` (one per turn, at the scenario rate) into ``agent``; record it all."""
@@ -67,8 +61,8 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
     user = _Track(max_samples + frame)
     agent_track = _Track(max_samples + frame)
     schedule = TurnScheduler(scenario, pcm_clips)
-    log: list[dict[str, Any]] = [{"type": ev.SESSION, "t_ms": 0.0, "sample_rate": rate,
-                                  "frame_ms": scenario.frame_ms, "clock": "virtual"}]
+    log: list[ev.Event] = [ev.SessionStart(t_ms=0.0, sample_rate=rate,
+                                           frame_ms=scenario.frame_ms, clock="virtual")]
     playout = 0
     vad_pos = 0
     fault: str | None = None
@@ -80,7 +74,7 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
         t = pos / rate
         if pos >= max_samples:
             if not schedule.finished:
-                log.append({"type": ev.TRUNCATED, "t_ms": t * 1000.0})
+                log.append(ev.Truncated(t_ms=t * 1000.0))
             break
         if not schedule.finished and t + _EPS_S >= schedule.prev_end_s:
             vad_pos = _catch_up(schedule, agent_track, vad_pos, pos)
@@ -96,7 +90,7 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
             if isinstance(agent, MockAgent):
                 raise  # the built-in mock failing is a bug in speecheval: keep the traceback
             fault = f"agent raised {type(exc).__name__}: {exc}"
-            log.append({"type": ev.FAULT, "t_ms": t * 1000.0, "reason": fault})
+            log.append(ev.Fault(t_ms=t * 1000.0, reason=fault))
             i += 1
             break
         for reply in replies:
@@ -108,7 +102,7 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
             if not schedule.vad.speaking and playout <= end:
                 break
     end = i * frame
-    log.append({"type": ev.END, "t_ms": end * 1000.0 / rate})
+    log.append(ev.End(t_ms=end * 1000.0 / rate))
     return SessionRecording(sample_rate=rate, user=user.view(0, end).copy(),
                             agent=agent_track.view(0, end).copy(), events=log,
                             send_lateness_ms=[0.0] * i, fault=fault)
@@ -128,23 +122,24 @@ def _catch_up(schedule: TurnScheduler, track: _Track, vad_pos: int, pos: int) ->
 
 
 def _handle(reply: object, pos: int, rate: int, playout: int, track: _Track,
-            log: list[dict[str, Any]]) -> int:
+            log: list[ev.Event]) -> int:
     """Apply one agent event to the playout buffer and the log; return the new playout."""
     t_ms = pos * 1000.0 / rate
     if isinstance(reply, AudioOut):
         pcm = np.frombuffer(reply.pcm16, dtype="<i2")
         placed = max(pos, playout)
         track.write(placed, pcm)
-        log.append({"type": ev.AGENT_AUDIO, "t_ms": t_ms, "samples": int(pcm.size),
-                    "level_dbfs": ev.packet_level_dbfs(pcm), "placed_ms": placed * 1000.0 / rate})
+        log.append(ev.AgentAudio(t_ms=t_ms, samples=int(pcm.size),
+                                 level_dbfs=ev.packet_level_dbfs(pcm),
+                                 placed_ms=placed * 1000.0 / rate))
         return placed + pcm.size
     if isinstance(reply, Clear):
         dropped = max(0, playout - pos)
         if dropped:
             track.view(pos, playout)[:] = 0
-        log.append({"type": ev.CLEAR, "t_ms": t_ms, "dropped_ms": dropped * 1000.0 / rate})
+        log.append(ev.AgentClear(t_ms=t_ms, dropped_ms=dropped * 1000.0 / rate))
         return min(playout, pos)
     if isinstance(reply, Transcript):
-        log.append({"type": ev.TRANSCRIPT, "t_ms": t_ms, "role": reply.role, "text": reply.text,
-                    "final": reply.final})
+        log.append(ev.TranscriptLine(t_ms=t_ms, role=reply.role, text=reply.text,
+                                     final=reply.final))
     return playout

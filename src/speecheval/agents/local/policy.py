@@ -24,6 +24,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.pcm import level_dbfs
+
 ANALYSIS_MS = 10
 
 Pacing = Literal["paced", "burst", "duplex"]
@@ -99,7 +101,7 @@ class TurnPolicy:
         cfg = self.settings
         now = self.heard_ms
         self.heard_ms += ANALYSIS_MS
-        active = _level_db(frame) >= cfg.threshold_db
+        active = level_dbfs(frame) >= cfg.threshold_db
         if active:
             if self._state != "speaking" and not self._heard_speech:
                 self._heard_speech = True
@@ -168,7 +170,3 @@ class TurnPolicy:
         out.append(Action("reply_end", now, self.replies_started))
 
 
-def _level_db(frame: NDArray[np.int16]) -> float:
-    """RMS level of a frame in dBFS; -inf for digital silence."""
-    mean_square = float(np.mean(np.square(frame.astype(np.float64)))) / (32768.0**2)
-    return -np.inf if mean_square <= 0 else 10.0 * float(np.log10(mean_square))

@@ -26,19 +26,21 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 from ...core.errors import InputError
+from ..protocol_events import Native, PcmWs, Realtime
 from .policy import Action, Pacing, TurnPolicy, TurnSettings
 from .voice import reply_audio
 
 KINDS = ("turn", "duplex")
 PROTOCOLS = ("pcm-websocket", "openai-realtime", "native-realtime")
-FAULTS = ("", "disconnect", "malformed", "error", "stall", "wrong-rate")
+FaultMode = Literal["", "disconnect", "malformed", "error", "stall", "wrong-rate"]
+FAULTS: tuple[str, ...] = get_args(FaultMode)
 OPENAI_RATE = 24000
 BURST_DELTA_MS = 100
 CLOSE_TIMEOUT_S = 1.0  # shutting down must not wait 10 s for a stalled connection
@@ -48,32 +50,12 @@ NATIVE_RESPONSE = "resp_local_0"
 NATIVE_ITEM = "item_local_0"
 # client events of SGLang-Omni's native protocol and the fields each may carry
 NATIVE_FIELDS: dict[str, set[str]] = {
-    "session.update": {"session"},
-    "input_audio_buffer.append": {"audio", "sglang"},
-    "sglang.input_audio.end": set(),
-    "session.close": set(),
+    Realtime.SESSION_UPDATE: {"session"},
+    Realtime.AUDIO_APPEND: {"audio", "sglang"},
+    Native.INPUT_END: set(),
+    Native.SESSION_CLOSE: set(),
 }
 NATIVE_SESSION_FIELDS = {"type", "model", "instructions", "output_modalities", "audio", "sglang"}
-
-DEFAULTS: dict[str, str] = {
-    "sample_rate": "16000",
-    "output_rate": "",
-    "threshold_db": "-45",
-    "endpoint_silence_ms": "300",
-    "response_delay_ms": "200",
-    "barge_in_min_ms": "100",
-    "interrupt_reaction_ms": "100",
-    "interruptible": "true",
-    "reply_text": "Sure, I can help you with that right away.",
-    "reply_ms": "",
-    "voice": "auto",
-    "transcripts": "",
-    "pacing": "",
-    "fault": "",
-    "fault_after_ms": "500",
-    "echo_request": "false",
-}
-
 
 @dataclass
 class AgentConfig:
@@ -106,48 +88,26 @@ class AgentConfig:
         if (kind, protocol) not in allowed:
             raise InputError(f"{where}: this combination is not available; use turn with "
                              "pcm-websocket or openai-realtime, duplex with native-realtime")
-        unknown = sorted(set(options) - set(DEFAULTS))
-        if unknown:
-            raise InputError(f"{where}: unknown option(s) {', '.join(unknown)}")
-        raw = {**DEFAULTS, **options}
-        try:
-            settings = TurnSettings(
-                threshold_db=float(raw["threshold_db"]),
-                endpoint_silence_ms=int(raw["endpoint_silence_ms"]),
-                response_delay_ms=int(raw["response_delay_ms"]),
-                barge_in_min_ms=int(raw["barge_in_min_ms"]),
-                interrupt_reaction_ms=int(raw["interrupt_reaction_ms"]),
-                interruptible=_boolean(raw["interruptible"]))
-            sample_rate = int(raw["sample_rate"])
-            output_rate = int(raw["output_rate"]) if raw["output_rate"] else None
-            reply_ms = int(raw["reply_ms"]) if raw["reply_ms"] else None
-            fault_after_ms = int(raw["fault_after_ms"])
-            echo_request = _boolean(raw["echo_request"])
-        except ValueError as exc:
-            raise InputError(f"{where}: bad option value: {exc}") from exc
-        if output_rate is not None and protocol != "native-realtime":
+        from .options import parse_options  # pydantic only when a local agent starts
+
+        opts = parse_options(where, options)
+        if opts.output_rate is not None and protocol != "native-realtime":
             raise InputError(f"{where}: output_rate is for native-realtime only")
-        if raw["transcripts"] and protocol == "native-realtime":
+        if opts.transcripts and protocol == "native-realtime":
             raise InputError(f"{where}: transcripts are not part of the native protocol "
                              "(SGLang-Omni sends no user transcripts)")
-        if raw["fault"] not in FAULTS:
-            raise InputError(f"{where}: fault must be one of {', '.join(FAULTS[1:])}, "
-                             f"got {raw['fault']!r}")
-        if raw["voice"] not in ("auto", "espeak", "synthetic"):
-            raise InputError(f"{where}: voice must be auto, espeak or synthetic")
-        default_pacing = {"pcm-websocket": "paced", "openai-realtime": "burst",
-                          "native-realtime": "duplex"}[protocol]
-        pacing = raw["pacing"] or default_pacing
-        if pacing not in ("paced", "burst", "duplex"):
-            raise InputError(f"{where}: pacing must be paced, burst or duplex")
-        return cls(kind=kind, protocol=protocol, sample_rate=sample_rate,
-                   output_rate=output_rate, settings=settings,
-                   reply_texts=[t for t in raw["reply_text"].split("|") if t],
-                   reply_ms=reply_ms, voice=raw["voice"],
-                   transcripts=[t for t in raw["transcripts"].split("|") if t],
-                   pacing=pacing,  # type: ignore[arg-type]
-                   fault=raw["fault"], fault_after_ms=fault_after_ms,
-                   echo_request=echo_request)
+        pacings: dict[str, Pacing] = {"pcm-websocket": "paced", "openai-realtime": "burst",
+                                      "native-realtime": "duplex"}
+        settings = TurnSettings(
+            threshold_db=opts.threshold_db, endpoint_silence_ms=opts.endpoint_silence_ms,
+            response_delay_ms=opts.response_delay_ms, barge_in_min_ms=opts.barge_in_min_ms,
+            interrupt_reaction_ms=opts.interrupt_reaction_ms, interruptible=opts.interruptible)
+        return cls(kind=kind, protocol=protocol, sample_rate=opts.sample_rate,
+                   output_rate=opts.output_rate, settings=settings,
+                   reply_texts=list(opts.reply_text), reply_ms=opts.reply_ms, voice=opts.voice,
+                   transcripts=list(opts.transcripts), pacing=opts.pacing or pacings[protocol],
+                   fault=opts.fault, fault_after_ms=opts.fault_after_ms,
+                   echo_request=opts.echo_request)
 
 
 @dataclass
@@ -259,7 +219,7 @@ class _AgentSession:
             await self.ws.wait_closed()
 
     def error_event(self) -> dict[str, Any]:
-        return {"type": "error", "error": {"type": "server_error", "code": "simulated",
+        return {"type": Realtime.ERROR, "error": {"type": "server_error", "code": "simulated",
                                            "message": self.failure_message()}}
 
     def failure_message(self) -> str:
@@ -282,7 +242,7 @@ class _AgentSession:
 class _PcmSession(_AgentSession):
     async def run(self) -> None:
         self.start_policy(self.rate)
-        await self.ws.send(json.dumps({"type": "format", "sample_rate": self.out_rate()}))
+        await self.ws.send(json.dumps({"type": PcmWs.FORMAT, "sample_rate": self.out_rate()}))
         async for message in self.ws:
             if isinstance(message, str):
                 self.on_text(message)
@@ -300,16 +260,16 @@ class _PcmSession(_AgentSession):
                 self.start_policy(data["sample_rate"])
 
     def error_event(self) -> dict[str, Any]:
-        return {"type": "error", "message": self.failure_message()}
+        return {"type": PcmWs.ERROR, "message": self.failure_message()}
 
     async def act(self, actions: list[Action]) -> None:
         audio = [a.pcm for a in actions if a.kind == "audio" and a.pcm is not None]
         for action in actions:
             if action.kind == "transcript":
-                await self.ws.send(json.dumps({"type": "transcript", "role": "user",
+                await self.ws.send(json.dumps({"type": PcmWs.TRANSCRIPT, "role": "user",
                                                "text": action.text, "final": True}))
             elif action.kind == "interrupted":
-                await self.ws.send(json.dumps({"type": "clear"}))
+                await self.ws.send(json.dumps({"type": PcmWs.CLEAR}))
         if audio:
             await self.ws.send(np.concatenate(audio).astype("<i2").tobytes())
 
@@ -320,13 +280,13 @@ class _RealtimeSession(_AgentSession):
     ga = True
 
     async def run(self) -> None:
-        await self.send({"type": "session.created", "session": self.session_view()})
+        await self.send({"type": Realtime.SESSION_CREATED, "session": self.session_view()})
         async for message in self.ws:
             if isinstance(message, bytes):
                 continue
             data = json.loads(message)
             kind = data.get("type")
-            if kind == "input_audio_buffer.append":
+            if kind == Realtime.AUDIO_APPEND:
                 wire = base64.b64decode(data["audio"])
                 self.server.log.appends.append((asyncio.get_running_loop().time(), len(wire)))
                 pcm = np.frombuffer(wire, dtype="<i2")
@@ -341,11 +301,11 @@ class _RealtimeSession(_AgentSession):
 
     async def on_control(self, kind: str, data: dict[str, Any]) -> bool:
         """Handle a client event; return True when the session should end."""
-        if kind == "session.update":
+        if kind == Realtime.SESSION_UPDATE:
             session = data.get("session") or {}
             self.ga = "audio" in session
             self.configure(session)
-            await self.send({"type": "session.updated", "session": self.session_view()})
+            await self.send({"type": Realtime.SESSION_UPDATED, "session": self.session_view()})
         return False
 
     def configure(self, session: dict[str, Any]) -> None:
@@ -363,7 +323,7 @@ class _RealtimeSession(_AgentSession):
             await self.ws.send(json.dumps(event))
 
     def audio_delta(self, turn: int, pcm: np.ndarray[Any, np.dtype[np.int16]]) -> dict[str, Any]:
-        name = "response.output_audio.delta" if self.ga else "response.audio.delta"
+        name = Realtime.AUDIO_DELTA if self.ga else Realtime.AUDIO_DELTA_BETA
         return {"type": name, "response_id": f"resp_{turn}", "item_id": f"item_agent_{turn}",
                 "output_index": 0, "content_index": 0,
                 "delta": base64.b64encode(pcm.astype("<i2").tobytes()).decode("ascii")}
@@ -385,8 +345,8 @@ class _OpenAISession(_RealtimeSession):
                 else "pcm16"}
 
     async def on_control(self, kind: str, data: dict[str, Any]) -> bool:
-        if kind == "conversation.item.truncate":
-            await self.send({"type": "conversation.item.truncated",
+        if kind == Realtime.ITEM_TRUNCATE:
+            await self.send({"type": Realtime.ITEM_TRUNCATED,
                              "item_id": data.get("item_id"), "content_index": 0,
                              "audio_end_ms": data.get("audio_end_ms")})
             return False
@@ -395,15 +355,15 @@ class _OpenAISession(_RealtimeSession):
     async def act(self, actions: list[Action]) -> None:
         for action in actions:
             if action.kind == "speech_started":
-                await self.send({"type": "input_audio_buffer.speech_started",
+                await self.send({"type": Realtime.SPEECH_STARTED,
                                  "audio_start_ms": action.at_ms,
                                  "item_id": f"item_user_{action.turn}"})
             elif action.kind == "transcript":
-                await self.send({"type": "conversation.item.input_audio_transcription"
-                                 ".completed", "item_id": f"item_user_{action.turn}",
+                await self.send({"type": Realtime.USER_TRANSCRIPT_DONE,
+                                 "item_id": f"item_user_{action.turn}",
                                  "content_index": 0, "transcript": action.text})
             elif action.kind == "reply_start":
-                await self.send({"type": "response.created",
+                await self.send({"type": Realtime.RESPONSE_CREATED,
                                  "response": {"id": f"resp_{action.turn}"}})
             elif action.kind == "audio" and action.pcm is not None:
                 step = self.out_rate() * BURST_DELTA_MS // 1000
@@ -412,7 +372,7 @@ class _OpenAISession(_RealtimeSession):
                                                      action.pcm[start : start + step]))
             elif action.kind in ("reply_end", "interrupted"):
                 status = "completed" if action.kind == "reply_end" else "cancelled"
-                await self.send({"type": "response.done",
+                await self.send({"type": Realtime.RESPONSE_DONE,
                                  "response": {"id": f"resp_{action.turn}", "status": status}})
 
 
@@ -447,7 +407,7 @@ class _NativeSession(_AgentSession):
                                  [], self.config.pacing, out_rate=self.out_rate)
 
     async def run(self) -> None:
-        await self.send({"type": "session.created",
+        await self.send({"type": Realtime.SESSION_CREATED,
                          "session": {"id": self.session_id, "object": "realtime.session",
                                      "type": "realtime", "model": NATIVE_MODEL,
                                      "sglang": {"granted": None}}})
@@ -474,16 +434,16 @@ class _NativeSession(_AgentSession):
             return await self.reject(event_id, "not_supported", "unsupported event type")
         if set(data) - NATIVE_FIELDS[kind] - {"type", "event_id"}:
             return await self.reject(event_id, "invalid_request", "unsupported event fields")
-        if kind == "input_audio_buffer.append":
+        if kind == Realtime.AUDIO_APPEND:
             return await self.on_append(event_id, data)
         self.server.log.controls.append(data)
-        if kind == "session.update":
+        if kind == Realtime.SESSION_UPDATE:
             return await self.on_update(event_id, data.get("session"))
         if not self.opened:
             return await self.reject(event_id, "invalid_state", "session is not OPEN")
-        if kind == "sglang.input_audio.end":
+        if kind == Native.INPUT_END:
             return await self.on_end(event_id)
-        await self.send({"type": "session.closed", "reason": "client_closed",
+        await self.send({"type": Native.SESSION_CLOSED, "reason": "client_closed",
                          "client_event_id": event_id})
         await self.ws.close(1000, "session closed")
         return False
@@ -493,7 +453,7 @@ class _NativeSession(_AgentSession):
         error = {"type": "invalid_request_error", "code": code, "message": message,
                  "event_id": event_id, "param": param}
         self.server.log.rejections.append(error)
-        await self.send({"type": "error", "sglang": {"fatal": False}, "error": error})
+        await self.send({"type": Realtime.ERROR, "sglang": {"fatal": False}, "error": error})
         return True
 
     async def on_update(self, event_id: str, session: Any) -> bool:
@@ -531,7 +491,7 @@ class _NativeSession(_AgentSession):
                 "audio": {"input": {"format": in_format, "turn_detection": None},
                           "output": {"format": out_format}},
                 "sglang": {**(session.get("sglang") or {}), "granted": granted}}
-        await self.send({"type": "session.updated", "client_event_id": event_id,
+        await self.send({"type": Realtime.SESSION_UPDATED, "client_event_id": event_id,
                          "session": view})
         return True
 
@@ -562,7 +522,7 @@ class _NativeSession(_AgentSession):
         self.server.log.appends.append((asyncio.get_running_loop().time(), len(wire)))
         self.next_seq += 1
         self.accepted += len(wire) // 2
-        await self.send({"type": "sglang.input_audio.accepted", "seq": meta["seq"],
+        await self.send({"type": Native.INPUT_ACCEPTED, "seq": meta["seq"],
                          "accepted_end_ms": self.accepted * 1000 / self.rate,
                          "client_event_id": event_id})
         return await self.hear(np.frombuffer(wire, dtype="<i2").astype(np.int16))
@@ -572,25 +532,25 @@ class _NativeSession(_AgentSession):
             return await self.reject(event_id, "invalid_state", "audio input already ended")
         self.ended = True
         accepted_ms = self.accepted * 1000 / self.rate
-        await self.send({"type": "sglang.input_audio.ended", "accepted_end_ms": accepted_ms,
+        await self.send({"type": Native.INPUT_ENDED, "accepted_end_ms": accepted_ms,
                          "tail_policy": "pad", "client_event_id": event_id})
-        await self.send({"type": "sglang.input_audio.drained", "accepted_end_ms": accepted_ms,
+        await self.send({"type": Native.INPUT_DRAINED, "accepted_end_ms": accepted_ms,
                          "consumed_ms": accepted_ms, "discarded_ms": 0.0, "padding_ms": 0.0,
                          "client_event_id": event_id})
         if self.responding:
             ids = {"response_id": NATIVE_RESPONSE, "item_id": NATIVE_ITEM, "output_index": 0,
                    "content_index": 0}
             text = " ".join(self.spoken)
-            await self.send({"type": "response.output_audio.done", **ids})
-            await self.send({"type": "response.output_audio_transcript.done", **ids,
+            await self.send({"type": Realtime.AUDIO_DONE, **ids})
+            await self.send({"type": Realtime.AGENT_TRANSCRIPT_DONE, **ids,
                              "transcript": text})
-            await self.send({"type": "response.done", "response": {
+            await self.send({"type": Realtime.RESPONSE_DONE, "response": {
                 "id": NATIVE_RESPONSE, "object": "realtime.response", "status": "completed",
                 "status_details": {"reason": "input_ended"}}})
         return True
 
     def error_event(self) -> dict[str, Any]:
-        return {"type": "error", "sglang": {"fatal": True},
+        return {"type": Realtime.ERROR, "sglang": {"fatal": True},
                 "error": {"type": "server_error", "code": "simulated",
                           "message": self.failure_message()}}
 
@@ -605,28 +565,19 @@ class _NativeSession(_AgentSession):
         audio = [a.pcm for a in actions if a.kind == "audio" and a.pcm is not None]
         if audio and not self.responding:
             self.responding = True
-            await self.send({"type": "response.created", "response": {
+            await self.send({"type": Realtime.RESPONSE_CREATED, "response": {
                 "id": NATIVE_RESPONSE, "object": "realtime.response", "status": "in_progress",
                 "output": []}})
         for action in actions:
             if action.kind == "reply_start":
                 text = self.config.reply_texts[(action.turn - 1) % len(self.config.reply_texts)]
                 self.spoken.append(text)
-                await self.send({"type": "response.output_audio_transcript.delta", **ids,
+                await self.send({"type": Realtime.AGENT_TRANSCRIPT_DELTA, **ids,
                                  "delta": text})
         if audio:
             pcm = np.concatenate(audio).astype("<i2").tobytes()
-            await self.send({"type": "response.output_audio.delta", **ids,
+            await self.send({"type": Realtime.AUDIO_DELTA, **ids,
                              "delta": base64.b64encode(pcm).decode("ascii")})
-
-
-def _boolean(text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered in ("true", "1", "yes", "on"):
-        return True
-    if lowered in ("false", "0", "no", "off"):
-        return False
-    raise ValueError(f"not a boolean: {text!r}")
 
 
 async def serve_until_cancelled(kind: str, protocol: str, options: Mapping[str, str],

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.audio import read_mono, resample
+from ...core.pcm import to_int16
 
 ESPEAK = "espeak-ng"
 SYNTHETIC_LEVEL_DBFS = -20.0
@@ -60,11 +61,6 @@ def synthetic_speech(duration_ms: int, rate: int,
     signal = voiced * envelope
     rms = float(np.sqrt(np.mean(signal**2))) if n else 1.0
     return to_int16(signal * (10 ** (level_dbfs / 20.0) / rms))
-
-
-def to_int16(samples: NDArray[np.floating]) -> NDArray[np.int16]:
-    """Float samples in [-1, 1] to int16, rounded and clipped."""
-    return np.clip(np.rint(np.asarray(samples) * 32768.0), -32768, 32767).astype(np.int16)
 
 
 def reply_audio(text: str, rate: int, voice: str, reply_ms: int | None) -> NDArray[np.int16]:

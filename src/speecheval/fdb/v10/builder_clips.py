@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from ...core.audio import read_mono
 from ...core.errors import InputError
 from ...core.hashing import sha256_bytes, sha256_file
+from ...core.pcm import to_int16
 from ...core.timebase import to_us
 from .builder_spec import RATE
 
@@ -75,7 +76,7 @@ def _load_clip(folder: Path, entry: dict[str, object]) -> Clip:
     if audio.rate != RATE:
         raise InputError(f"speech clip is {audio.rate} Hz, expected {RATE}", path=path)
     # PCM16 read as float is k / 32768 exactly, so this recovers the stored integers.
-    pcm = np.round(audio.samples * 32768.0).astype(np.int16)
+    pcm = to_int16(audio.samples)
     raw_words = entry["words"]
     assert isinstance(raw_words, list)
     words = tuple(ClipWord(str(w["text"]), to_us(float(w["start_s"])), to_us(float(w["end_s"])))

@@ -1,0 +1,95 @@
+"""Which agent runs a scenario, on which clock, and running it: the core of ``session run``.
+
+The agent is the one ``--agent`` names, else the scenario's. Its class says its clock
+(:attr:`speecheval.agents.base.Agent.clock`): the mock and custom
+:class:`~speecheval.agents.base.VirtualClockAgent` classes run on the virtual clock,
+transports on the real one (``--realtime`` asks for the real clock and refuses an agent
+that cannot run on it). Options come from the scenario when it names the same agent,
+overridden by ``-o``: parsed as YAML for in-process agents, as text for transports.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..agents import registry
+from ..agents.base import Clock, VirtualClockAgent
+from ..core.errors import InputError
+from ..core.progress import Advance, progress
+from .bench import (
+    MOCK,
+    RunResult,
+    agent_name,
+    evaluate,
+    merged_options,
+    mock_factory,
+    run_virtual_sessions,
+)
+from .real_clock import run_real_clock_sessions
+from .recording import SessionRecording
+from .scenario import Scenario
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What ``session run`` was asked for, once its options are parsed.
+
+    ``parsed`` holds the ``-o`` values parsed as YAML, ``raw`` the same values as typed.
+    """
+
+    agent: str | None = None
+    parsed: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, str] = field(default_factory=dict)
+    repeat: int = 1
+    concurrency: int = 1
+    realtime: bool = False
+
+
+def run_sessions(scenario: Scenario, request: RunRequest) -> RunResult:
+    """Run ``request.repeat`` sessions of ``scenario`` and evaluate them (progress shown
+    on a terminal, one step per session)."""
+    name = agent_name(scenario, request.agent)
+    clock, options, run = _plan(scenario, name, request)
+    with progress(request.repeat, f"sessions of {scenario.name}", unit="session") as advance:
+        recordings = run(advance)
+    return evaluate(scenario, name, options, clock, recordings)
+
+
+Runner = Callable[[Advance], list[SessionRecording]]
+
+
+def _plan(scenario: Scenario, name: str,
+          request: RunRequest) -> tuple[Clock, dict[str, Any], Runner]:
+    """The clock, the agent options as the agent gets them, and how to run the sessions;
+    every usage error (agent, options, clock) is raised here, before a session starts."""
+    options = merged_options(scenario, name, request.parsed)
+    repeat = request.repeat
+    if name == MOCK:
+        if request.realtime:
+            raise InputError("the mock agent runs on the virtual clock only; --realtime "
+                             "needs a transport agent such as pcm-websocket")
+        make = mock_factory(scenario, options, set(request.parsed))
+        return "virtual", options, lambda advance: run_virtual_sessions(
+            scenario, make, repeat, advance)
+    cls = registry.agent_class(name)
+    if issubclass(cls, VirtualClockAgent) and not request.realtime:
+        def make_plugin(index: int) -> VirtualClockAgent:
+            agent = registry.build_agent(name, cls, options)
+            assert isinstance(agent, VirtualClockAgent)
+            return agent
+
+        make_plugin(0)  # options checked before the first session
+        return "virtual", options, lambda advance: run_virtual_sessions(
+            scenario, make_plugin, repeat, advance)
+    text = {**{key: _option_text(value) for key, value
+               in merged_options(scenario, name, {}).items()}, **request.raw}
+    return "real", dict(text), lambda advance: run_real_clock_sessions(
+        scenario, name, text, repeat, request.concurrency, advance)
+
+
+def _option_text(value: Any) -> str:
+    """A scenario option as the transports take it: maps and lists as JSON, else text."""
+    return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else str(value)
