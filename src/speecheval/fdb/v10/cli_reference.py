@@ -1,4 +1,4 @@
-"""The reference-column commands of ``speecheval fdb10``: ``reference-asr``."""
+"""The reference-column commands of ``speecheval fdb10``: ``reference-asr``, ``reference-evaluate``."""
 
 from __future__ import annotations
 
@@ -34,3 +34,42 @@ def reference_asr_command(tree: Path, backend: str, jobs: int | None) -> None:
     words = sum(len(t["chunks"]) for t in run.transcripts.values())
     click.echo(f"transcribed {len(run.transcripts)} samples ({words} words) with {backend}")
     click.echo(f"wrote {run.asr_path} in {time.perf_counter() - started:.1f} s")
+
+
+@click.command("reference-evaluate")
+@click.option("--tree", "tree", required=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Transcribed reference tree (manifest.json, asr.json).")
+@click.option("--reference-source", "source", required=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Checkout of the official Full-Duplex-Bench repository "
+                   "(revision d7336bda1385; every file is checked against pinned hashes).")
+@click.option("--subset", "subsets", multiple=True,
+              help="Subset to evaluate (repeatable) [default: every subset in the tree].")
+@click.option("--python", "python", default=None,
+              help="Python that runs the evaluator [default: this one]; it needs "
+                   "python-dotenv and openai, and torch, torchaudio and silero-vad for "
+                   "the backchannel subset.")
+def reference_evaluate_command(tree: Path, source: Path, subsets: tuple[str, ...],
+                               python: str | None) -> None:
+    """Run the pinned official evaluator on a tree and write summary.json.
+
+    A subset already evaluated is refused; a subset the evaluator cannot compute or that
+    lacks what it needs is recorded with the reason.
+    """
+    from ...core.errors import SystemUnderTestError
+    from .reference_evaluate import FAILED, reference_evaluate
+
+    summary = reference_evaluate(tree, source, list(subsets) or None, python)
+    chosen = list(subsets) or list(summary["runs"])
+    for subset in chosen:
+        run = summary["runs"][subset]
+        values = summary["subsets"].get(subset, {})
+        shown = ", ".join(f"{k} {v}" for k, v in sorted(values.items()))
+        reason = f" ({run['reason']})" if "reason" in run else ""
+        click.echo(f"{subset}: {run['status']}{': ' + shown if run['status'] == 'ok' else ''}"
+                   f"{reason}")
+    click.echo(f"wrote {tree / 'summary.json'}")
+    failed = [s for s in chosen if summary["runs"][s]["status"] == FAILED]
+    if failed:
+        raise SystemUnderTestError(f"the official evaluator failed on {', '.join(failed)}")
