@@ -1,4 +1,4 @@
-"""The reference-column commands of ``speecheval fdb10``: ``reference-asr``, ``reference-evaluate``."""
+"""The reference-column commands of ``speecheval fdb10``: transcribe, evaluate."""
 
 from __future__ import annotations
 

@@ -96,8 +96,11 @@ class SubsetRun:
 def parse_results(stdout: str) -> tuple[dict[str, float], list[str]]:
     """The numbers of the ``[Result]`` block and its lines as printed.
 
-    >>> parse_results("x\\n[Result]\\nAverage take turn:  1.0\\nAverage latency:  1.35\\n---\\n")
-    ({'take_over_rate': 1.0, 'latency_s': 1.35}, ['Average take turn:  1.0', 'Average latency:  1.35'])
+    >>> values, printed = parse_results(
+    ...     "x\\n[Result]\\nAverage take turn:  1.0\\nAverage latency:  1.35\\n---\\n")
+    >>> values, printed
+    ({'take_over_rate': 1.0, 'latency_s': 1.35}, ['Average take turn:  1.0', \
+'Average latency:  1.35'])
     >>> parse_results("[Result]\\nJSD - Mean: 0.5000 ± 0.1000\\n")[0]
     {'jsd': 0.5, 'jsd_std': 0.1}
     """
