@@ -73,3 +73,24 @@ def reference_evaluate_command(tree: Path, source: Path, subsets: tuple[str, ...
     failed = [s for s in chosen if summary["runs"][s]["status"] == FAILED]
     if failed:
         raise SystemUnderTestError(f"the official evaluator failed on {', '.join(failed)}")
+
+
+@click.command("report")
+@click.option("--tree", "trees", required=True, multiple=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Transcribed reference tree; repeat for systems side by side.")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
+              help="New HTML file to write (never overwritten).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes for Silero VAD [default: one per core].")
+def report_command(trees: tuple[Path, ...], out: Path, jobs: int | None) -> None:
+    """Write one self-contained HTML page: metrics with intervals and the reference
+    column, outcome bars, and every sample with its timeline."""
+    from ...core.output import atomic_write_text, refuse_existing
+    from ...report.page import render_page
+    from .report import build_page, load_systems
+
+    refuse_existing(out)
+    systems = load_systems(list(trees), jobs or default_jobs())
+    atomic_write_text(out, render_page(build_page(systems)))
+    click.echo(f"wrote {out}")
