@@ -164,3 +164,20 @@ def test_result_parsing_of_every_printed_form() -> None:
     assert printed == ["Average rating:  4.0", "Average take turn:  1.0",
                        "Average latency:  4.08"]
     assert parse_results("Traceback ...\nZeroDivisionError: division by zero\n") == ({}, [])
+
+
+def test_a_python_without_the_evaluator_imports_is_refused(
+        examples: Path, evaluator: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fdb10", "reference-evaluate", "--tree", str(examples),
+                 "--reference-source", str(evaluator), "--python", "/bin/false"]) == 2
+    err = capsys.readouterr().err
+    assert "imports python-dotenv and openai" in err and "lacks dotenv, openai" in err
+    assert not (examples / "summary.json").exists()
+
+
+def test_an_unknown_or_absent_subset_is_refused(examples: Path, evaluator: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert evaluate(examples, evaluator, "candor_turn_takin") == 2
+    assert "unknown subset 'candor_turn_takin'" in capsys.readouterr().err
+    assert evaluate(examples, evaluator, "icc_backchannel") == 2
+    assert "no eligible sample of icc_backchannel" in capsys.readouterr().err
