@@ -50,17 +50,40 @@ def reference_asr_command(tree: Path, backend: str, jobs: int | None) -> None:
               help="Python that runs the evaluator [default: this one]; it needs "
                    "python-dotenv and openai, and torch, torchaudio and silero-vad for "
                    "the backchannel subset.")
+@click.option("--judge", type=click.Choice(["official", "self-hosted"]), default=None,
+              help="Who rates interruption replies: the official gpt-4-turbo (key from "
+                   "OPENAI_API_KEY) or a self-hosted OpenAI-compatible server "
+                   "[default: none, the interruption subset is skipped].")
+@click.option("--base-url", default=None,
+              help="Self-hosted judge: the server's OpenAI API base URL (…/v1).")
+@click.option("--served-model", default=None, help="Self-hosted judge: the model name.")
+@click.option("--judge-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="Environment variable holding the judge's API key (never recorded).")
+@click.option("--judge-attempts", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Times one rating request is sent at most (errors and unparsable "
+                   "answers alike).")
 def reference_evaluate_command(tree: Path, source: Path, subsets: tuple[str, ...],
-                               python: str | None) -> None:
+                               python: str | None, judge: str | None, base_url: str | None,
+                               served_model: str | None, judge_key_env: str,
+                               judge_attempts: int) -> None:
     """Run the pinned official evaluator on a tree and write summary.json.
 
     A subset already evaluated is refused; a subset the evaluator cannot compute or that
     lacks what it needs is recorded with the reason.
     """
-    from ...core.errors import SystemUnderTestError
-    from .reference_evaluate import FAILED, reference_evaluate
+    from ...core.errors import InputError, SystemUnderTestError
+    from .reference_evaluate import FAILED, OFFICIAL_JUDGE_MODEL, Judge, reference_evaluate
 
-    summary = reference_evaluate(tree, source, list(subsets) or None, python)
+    rater = None
+    if judge == "self-hosted":
+        if not base_url or not served_model:
+            raise InputError("--judge self-hosted needs --base-url and --served-model")
+        rater = Judge(False, served_model, base_url, judge_key_env, judge_attempts)
+    elif judge == "official":
+        if base_url or served_model:
+            raise InputError("--judge official takes no --base-url or --served-model")
+        rater = Judge(True, OFFICIAL_JUDGE_MODEL, None, judge_key_env, judge_attempts)
+    summary = reference_evaluate(tree, source, list(subsets) or None, python, rater)
     chosen = list(subsets) or list(summary["runs"])
     for subset in chosen:
         run = summary["runs"][subset]

@@ -16,9 +16,11 @@ Known traps are recorded, not fixed inside its code:
   is refused before anything runs;
 - the backchannel script needs torch, torchaudio and silero-vad: without them the subset
   is ``skipped`` with the reason;
-- the interruption script asks an OpenAI model for a rating and retries forever: until a
-  judge with bounded retries is configured the subset is ``skipped: judge not
-  configured``. (It also appends each rating twice.)
+- the interruption script asks an OpenAI model for a rating and asks again without end
+  while the answer does not parse: it runs through :mod:`.judge_runner`, which bounds the
+  attempts and writes every request, response and error to ``TREE/judge-ledger.jsonl``;
+  without a judge the subset is ``skipped: judge not configured``. It also appends each
+  rating twice, which is noted.
 """
 
 from __future__ import annotations
@@ -58,6 +60,12 @@ NOT_COMPUTABLE = "not computable"
 SKIPPED = "skipped"
 FAILED = "failed"
 
+OFFICIAL_JUDGE_MODEL = "gpt-4-turbo"
+"""The model ``eval_user_interruption.py`` names."""
+LEDGER_FILE = "judge-ledger.jsonl"
+DOUBLED_RATINGS = ("eval_user_interruption.py appends each rating twice: the printed mean "
+                   "is over the doubled list (the same mean, twice the count)")
+
 TIMEOUT_S = 3600
 """A subset that runs longer than this is recorded as failed (the evaluator never hangs on
 its own; a stuck filesystem or a judge would)."""
@@ -75,6 +83,23 @@ PRINTED_KEYS: dict[str, str] = {
 _RESULT_LINE = re.compile(r"^(?P<name>[^:]+):\s*(?P<value>\S+)(?:\s*±\s*(?P<std>\S+))?\s*$")
 
 
+@dataclass(frozen=True)
+class Judge:
+    """Who rates the interruption replies: the official model or a self-hosted server
+    speaking the OpenAI chat API. The key is read from ``key_env`` by the subprocess and
+    never written anywhere."""
+
+    official: bool
+    model: str
+    base_url: str | None = None
+    key_env: str = "OPENAI_API_KEY"
+    max_attempts: int = 3
+
+    def record(self) -> dict[str, Any]:
+        return {"model": self.model, "official": self.official, "keys": ["mean_rating"],
+                "base_url": self.base_url, "max_attempts": self.max_attempts}
+
+
 @dataclass
 class SubsetRun:
     """One subset's outcome: its numbers, or why it has none, and what was printed."""
@@ -84,12 +109,15 @@ class SubsetRun:
     reason: str | None = None
     printed: list[str] = field(default_factory=list)
     samples: int = 0
+    notes: list[str] = field(default_factory=list)
 
     def record(self) -> dict[str, Any]:
         record: dict[str, Any] = {"status": self.status, "samples": self.samples,
                                   "printed": self.printed}
         if self.reason is not None:
             record["reason"] = self.reason
+        if self.notes:
+            record["notes"] = self.notes
         return record
 
 
@@ -156,19 +184,36 @@ def _layout(tree: Path, subset: str, scratch: Path) -> int:
     return count
 
 
-def _evaluator_env() -> dict[str, str]:
-    """The environment of the evaluator: ours, without a key it must not use, and without
-    writing byte code into the user's checkout."""
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+def _evaluator_env(judge: Judge | None = None) -> dict[str, str]:
+    """The environment of the evaluator: ours, without a key it must not use (only the
+    judge's own key variable stays), and without writing byte code into the checkout."""
+    keep = judge.key_env if judge is not None else None
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY" or k == keep}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.setdefault("OPENAI_API_KEY", "not-used")   # evaluate.py reads it at import
+    if judge is not None:   # the judge runner is a speecheval module: make it importable
+        package_root = str(Path(__file__).resolve().parents[3])
+        env["PYTHONPATH"] = os.pathsep.join(
+            [package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     return env
 
 
-def run_subset(tree: Path, subset: str, evaluation: Path, python: str) -> SubsetRun:
+def _command(python: str, task: str, root: Path, judge: Judge | None, ledger: Path
+             ) -> list[str]:
+    if task != USER_INTERRUPTION:
+        return [python, "evaluate.py", "--task", task, "--root_dir", str(root)]
+    assert judge is not None
+    command = [python, "-m", "speecheval.fdb.v10.judge_runner", "--root-dir", str(root),
+               "--model", judge.model, "--api-key-env", judge.key_env,
+               "--max-attempts", str(judge.max_attempts), "--ledger", str(ledger)]
+    return command + (["--base-url", judge.base_url] if judge.base_url else [])
+
+
+def run_subset(tree: Path, subset: str, evaluation: Path, python: str,
+               judge: Judge | None = None) -> SubsetRun:
     """Run ``evaluate.py --task`` on one subset and classify what happened."""
     task = SUBSET_TASKS[subset]
-    if task == USER_INTERRUPTION:
+    if task == USER_INTERRUPTION and judge is None:
         return SubsetRun(SKIPPED, reason="judge not configured: the interruption script "
                                          "rates every reply with an OpenAI model")
     if task == BACKCHANNEL:
@@ -179,29 +224,31 @@ def run_subset(tree: Path, subset: str, evaluation: Path, python: str) -> Subset
                                              + ", ".join(missing))
     with tempfile.TemporaryDirectory(prefix="speecheval-reference-") as scratch:
         samples = _layout(tree, subset, Path(scratch))
+        ledger = tree_file(tree, LEDGER_FILE)
         try:
             done = subprocess.run(
-                [python, "evaluate.py", "--task", task, "--root_dir",
-                 str(Path(scratch) / subset)],
-                cwd=evaluation, env=_evaluator_env(), capture_output=True, text=True,
+                _command(python, task, Path(scratch) / subset, judge, ledger),
+                cwd=evaluation, env=_evaluator_env(judge), capture_output=True, text=True,
                 timeout=TIMEOUT_S, check=False)
         except subprocess.TimeoutExpired:
             return SubsetRun(FAILED, reason=f"the evaluator ran past {TIMEOUT_S} s",
                              samples=samples)
     values, printed = parse_results(done.stdout)
+    notes = [DOUBLED_RATINGS, f"every judge request, response and error: {LEDGER_FILE}"] \
+        if task == USER_INTERRUPTION else []
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["(no error output)"])[-1]
         if "ZeroDivisionError" in done.stderr:
-            return SubsetRun(NOT_COMPUTABLE, samples=samples, printed=printed,
+            return SubsetRun(NOT_COMPUTABLE, samples=samples, printed=printed, notes=notes,
                              reason="the official evaluator raised ZeroDivisionError: no "
                                     "sample took the turn (or none was given), and it "
                                     f"averages an empty list ({last})")
-        return SubsetRun(FAILED, samples=samples, printed=printed,
+        return SubsetRun(FAILED, samples=samples, printed=printed, notes=notes,
                          reason=f"the evaluator exited with {done.returncode}: {last}")
     if not values:
-        return SubsetRun(FAILED, samples=samples, printed=printed,
+        return SubsetRun(FAILED, samples=samples, printed=printed, notes=notes,
                          reason="the evaluator printed no [Result] numbers")
-    return SubsetRun(OK, values=values, samples=samples, printed=printed)
+    return SubsetRun(OK, values=values, samples=samples, printed=printed, notes=notes)
 
 
 def _existing_summary(tree: Path, manifest_sha256: str, asr_sha256: str) -> dict[str, Any]:
@@ -227,7 +274,8 @@ def _existing_summary(tree: Path, manifest_sha256: str, asr_sha256: str) -> dict
 
 
 def reference_evaluate(tree: Path, source: Path, subsets: list[str] | None = None,
-                       python: str | None = None) -> dict[str, Any]:
+                       python: str | None = None, judge: Judge | None = None
+                       ) -> dict[str, Any]:
     """Evaluate the chosen subsets (default: every subset with eligible samples) and write
     ``TREE/summary.json``; returns the summary written."""
     manifest = load_manifest(tree)
@@ -256,7 +304,9 @@ def reference_evaluate(tree: Path, source: Path, subsets: list[str] | None = Non
                              "column is never evaluated twice",
                              path=tree_file(tree, SUMMARY_FILE))
     for subset in chosen:
-        run = run_subset(tree, subset, evaluation, interpreter)
+        run = run_subset(tree, subset, evaluation, interpreter, judge)
+        if judge is not None and SUBSET_TASKS[subset] == USER_INTERRUPTION:
+            summary["judge"] = judge.record()
         summary["runs"][subset] = run.record()
         if run.status == OK:
             summary["subsets"][subset] = run.values
