@@ -181,3 +181,14 @@ def test_an_unknown_or_absent_subset_is_refused(examples: Path, evaluator: Path,
     assert "unknown subset 'candor_turn_takin'" in capsys.readouterr().err
     assert evaluate(examples, evaluator, "icc_backchannel") == 2
     assert "no eligible sample of icc_backchannel" in capsys.readouterr().err
+
+
+def test_a_transcript_that_differs_from_asr_json_is_refused(
+        examples: Path, evaluator: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The summary is bound to asr.json: evaluating another transcript would break that.
+    (examples / "candor_turn_taking" / "1" / "output.json").write_text(
+        json.dumps({"text": "", "chunks": []}))
+    assert evaluate(examples, evaluator, "candor_turn_taking") == 2
+    err = capsys.readouterr().err
+    assert "sample candor_turn_taking/1" in err and "output.json differs from asr.json" in err
+    assert not (examples / "summary.json").exists()

@@ -38,6 +38,7 @@ from typing import Any
 from ... import __version__
 from ...core import canonical_json
 from ...core.errors import InputError
+from ...core.hashing import sha256_file
 from ...core.output import atomic_write_text
 from .official_evaluator import REPOSITORY, REVISION, verify_checkout
 from .reference_column import SUMMARY_KIND
@@ -165,8 +166,12 @@ def _python_lacks(python: str, modules: tuple[str, ...]) -> list[str]:
 
 
 def _layout(tree: Path, subset: str, scratch: Path) -> int:
-    """Copy the subset's eligible samples to ``scratch/<subset>/<id>/``; return how many."""
-    manifest = load_manifest(tree)
+    """Copy the subset's eligible samples to ``scratch/<subset>/<id>/``; return how many.
+
+    Each copied file must be the one the summary is bound to: ``output.json`` as listed in
+    ``asr.json``, the annotation and ``output.wav`` as listed in ``manifest.json``.
+    """
+    manifest, asr = load_manifest(tree), load_asr(tree)
     folder = scratch / subset
     folder.mkdir()
     count = 0
@@ -179,7 +184,16 @@ def _layout(tree: Path, subset: str, scratch: Path) -> int:
         if sample.task == BACKCHANNEL:
             names.append(OUTPUT_WAV)
         for name in names:
-            shutil.copyfile(sample.file(tree, name), target / name)
+            source = sample.file(tree, name)
+            listed, index = ((asr.transcripts.get(sample.sample_id), "asr.json")
+                             if name == OUTPUT_JSON else (sample.files.get(name),
+                                                          "manifest.json"))
+            if not source.is_file():
+                raise InputError(f"{name} is missing", path=source, sample_id=sample.sample_id)
+            if sha256_file(source) != listed:
+                raise InputError(f"{name} differs from {index}", path=source,
+                                 sample_id=sample.sample_id)
+            shutil.copyfile(source, target / name)
         count += 1
     return count
 
