@@ -127,6 +127,70 @@ class Details:
     block: ClassVar[str] = "details"
 
 
+BAR_TONES = frozenset({"good", "warn", "bad", "other", "none"})
+
+
+@dataclass(frozen=True)
+class Bars:
+    """Stacked bars, one per row: each category's count as a share of the row's total
+    (outcomes per system). Categories keep their colour across rows by their position."""
+
+    categories: tuple[str, ...]
+    rows: tuple[tuple[str, tuple[int, ...]], ...]
+    tones: tuple[str, ...]
+    """Each category's colour: one of :data:`BAR_TONES`."""
+    block: ClassVar[str] = "bars"
+
+    def __post_init__(self) -> None:
+        if len(self.tones) != len(self.categories) or not set(self.tones) <= BAR_TONES:
+            raise ValueError(f"bars: one tone per category, each one of {sorted(BAR_TONES)}")
+        for label, counts in self.rows:
+            if len(counts) != len(self.categories):
+                raise ValueError(f"bar {label!r}: {len(counts)} counts for "
+                                 f"{len(self.categories)} categories")
+
+
+@dataclass(frozen=True)
+class FilterRow:
+    """One row of a :class:`FilterTable`: its group, its cells, and what it opens."""
+
+    group: str
+    cells: tuple[str, ...]
+    details: tuple[Block, ...] = ()
+
+
+@dataclass(frozen=True)
+class FilterTable:
+    """A table whose rows a click narrows to one group (an outcome), without script: one
+    radio button per group and a style rule per button. A row with ``details`` opens
+    them (a timeline) from its last cell. ``key`` names the table's controls and must be
+    unique in the page (letters, digits and ``-``)."""
+
+    key: str
+    header: tuple[str, ...]
+    rows: tuple[FilterRow, ...]
+    details_label: str = "open"
+    block: ClassVar[str] = "filter"
+
+    def __post_init__(self) -> None:
+        if not self.key or not all(c.isalnum() or c == "-" for c in self.key):
+            raise ValueError(f"filter table key {self.key!r}: letters, digits and '-' only")
+
+    @property
+    def groups(self) -> tuple[tuple[str, int], ...]:
+        """Each group in order of first appearance, with its number of rows."""
+        counts: dict[str, int] = {}
+        for row in self.rows:
+            counts[row.group] = counts.get(row.group, 0) + 1
+        return tuple(counts.items())
+
+    @property
+    def indexed_rows(self) -> tuple[tuple[int, FilterRow], ...]:
+        """Each row with the position of its group in :attr:`groups`."""
+        index = {name: i for i, (name, _) in enumerate(self.groups)}
+        return tuple((index[row.group], row) for row in self.rows)
+
+
 @dataclass(frozen=True)
 class Section:
     """A heading (``level`` 2 to 4) and its blocks."""
@@ -138,7 +202,7 @@ class Section:
 
 
 Block = Paragraph | BulletList | TableBlock | Figure | Audio | Preformatted | Alignment \
-    | Details | Section
+    | Details | Section | Bars | FilterTable
 
 
 @dataclass(frozen=True)
@@ -196,6 +260,9 @@ def _walk(blocks: Iterable[Block]) -> Iterator[Block]:
         yield block
         if isinstance(block, Details | Section):
             yield from _walk(block.blocks)
+        elif isinstance(block, FilterTable):
+            for row in block.rows:
+                yield from _walk(row.details)
 
 
 def render_page(page: Page) -> str:

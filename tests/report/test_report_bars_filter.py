@@ -1,0 +1,48 @@
+"""The Bars and FilterTable blocks: counts, groups, one style rule per group, escaping."""
+
+from __future__ import annotations
+
+import pytest
+
+from speecheval.report import page as pg
+
+
+def render(*blocks: pg.Block) -> str:
+    return pg.render_page(pg.Page("t", (), (), blocks))
+
+
+def test_bars_draw_each_nonzero_count_with_its_tone() -> None:
+    html = render(pg.Bars(("response", "no_response", "ineligible"),
+                          (("sys <a>", (3, 0, 1)),), ("good", "bad", "none")))
+    assert 'class="t-good" style="flex-grow:3" title="response: 3 of 4"' in html
+    assert "flex-grow:0" not in html                   # a zero count draws nothing
+    assert 'class="t-none" style="flex-grow:1" title="ineligible: 1 of 4"' in html
+    assert "sys &lt;a&gt;" in html
+
+
+def test_bars_refuse_a_row_of_the_wrong_length_and_an_unknown_tone() -> None:
+    with pytest.raises(ValueError, match="2 counts for 3 categories"):
+        pg.Bars(("a", "b", "c"), (("x", (1, 2)),), ("good", "bad", "none"))
+    with pytest.raises(ValueError, match="one tone per category"):
+        pg.Bars(("a",), (("x", (1,)),), ("pink",))
+
+
+def test_filter_table_groups_rows_and_hides_the_others_per_button() -> None:
+    rows = (pg.FilterRow("response", ("a", "1")), pg.FilterRow("no_response", ("b", "2")),
+            pg.FilterRow("response", ("c", "<3>"), (pg.Paragraph(("inside",)),)))
+    table = pg.FilterTable("samples-x", ("id", "n"), rows, details_label="timeline")
+    assert table.groups == (("response", 2), ("no_response", 1))
+    html = render(table)
+    assert '<label for="samples-x-all">all (3)</label>' in html
+    assert '<label for="samples-x-0">response (2)</label>' in html
+    assert '<label for="samples-x-1">no_response (1)</label>' in html
+    assert "#samples-x-0:checked~table tbody tr:not(.g0){display:none}" in html
+    assert "#samples-x-1:checked~table tbody tr:not(.g1){display:none}" in html
+    assert html.count('<tr class="g0">') == 2 and html.count('<tr class="g1">') == 1
+    assert "&lt;3&gt;" in html
+    assert "<details><summary>timeline</summary><p>inside</p></details>" in html
+
+
+def test_filter_table_key_is_checked() -> None:
+    with pytest.raises(ValueError, match="letters, digits"):
+        pg.FilterTable("bad key", ("a",), ())
