@@ -167,6 +167,10 @@ async def capture_session(transport: AgentTransport, pcm16: bytes, rate: int,
     try:
         async with asyncio.timeout(CLOSE_TIMEOUT_S):
             await transport.close()
-    except (TimeoutError, SystemUnderTestError) as exc:
-        session.note("close_error", reason=str(exc) or "close timed out")
+    except TimeoutError:
+        # a stall the keepalive had no time to notice in a short session shows here
+        session.fault(f"agent stalled: it did not answer the closing handshake within "
+                      f"{CLOSE_TIMEOUT_S:g} s at the end of the session")
+    except SystemUnderTestError as exc:
+        session.note("close_error", reason=str(exc))
     return capture

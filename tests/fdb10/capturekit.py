@@ -1,0 +1,53 @@
+"""Helpers for the capture tests: short datasets in the official layout, and local agents
+served on a background thread so the command's own event loop (or a subprocess) can
+talk to them over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from speecheval.agents.local import LocalAgentServer
+from speecheval.fdb.v10.builder_clips import load_clips
+from speecheval.fdb.v10.builder_spec import Placement, SampleSpec
+from speecheval.fdb.v10.dataset_build import write_dataset_sample
+
+
+def short_dataset(root: Path, count: int = 3, duration_s: float = 1.2,
+                  subset: str = "icc_backchannel") -> Path:
+    """``count`` backchannel samples of ``duration_s`` with "hello" at 0.2 s."""
+    clips = load_clips()
+    for index in range(1, count + 1):
+        write_dataset_sample(SampleSpec(subset=subset, local_id=str(index),
+                                        duration_s=duration_s,
+                                        placements=(Placement("w_hello", 0.2),)), clips, root)
+    return root
+
+
+@contextmanager
+def agent_thread(kind: str = "duplex", protocol: str = "native-realtime",
+                 options: dict[str, str] | None = None) -> Iterator[LocalAgentServer]:
+    """A LocalAgentServer on its own thread and loop; yields it (``.url``, ``.log``)."""
+    ready = threading.Event()
+    holder: list[LocalAgentServer] = []
+    loop = asyncio.new_event_loop()
+    stop = asyncio.Event()
+
+    async def serve() -> None:
+        async with LocalAgentServer(kind, protocol, options) as agent:
+            holder.append(agent)
+            ready.set()
+            await stop.wait()
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
+    thread.start()
+    assert ready.wait(10), "local agent did not start"
+    try:
+        yield holder[0]
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(10)
+        loop.close()
