@@ -10,7 +10,7 @@ import click
 from ...core.output import refuse_existing
 from .cli_build import build_tree
 from .cli_dataset import build_dataset_command, check_dataset_command
-from .cli_record import record_command
+from .cli_record import record_command, reference_export_command
 from .console import render
 from .outputs import write_unified
 from .reference_column import load_reference_column
@@ -27,6 +27,7 @@ fdb10.add_command(build_tree)
 fdb10.add_command(build_dataset_command)
 fdb10.add_command(check_dataset_command)
 fdb10.add_command(record_command)
+fdb10.add_command(reference_export_command)
 
 
 @fdb10.command("unified-score")

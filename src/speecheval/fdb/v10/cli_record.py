@@ -84,3 +84,21 @@ def record_command(root: Path | None, agent: str | None, option_pairs: tuple[str
                f"{counts['error']} error, {counts['skipped']} skipped")
     if counts["error"]:
         raise click.exceptions.Exit(EXIT_SYSTEM_FAILED)
+
+
+@click.command("reference-export")
+@click.option("--run", "runs", required=True, multiple=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="A record run directory (repeatable: shards merge).")
+@click.option("--dataset-root", "root", required=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="The dataset the runs recorded (its file hashes are checked).")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
+              help="New directory for the reference tree.")
+def reference_export_command(runs: tuple[Path, ...], root: Path, out: Path) -> None:
+    """Play out record runs into the reference tree that unified-score reads."""
+    from .export import export_tree
+
+    counts = export_tree(list(runs), root, out)
+    click.echo(f"wrote {out}: {counts['samples']} samples, {counts['eligible']} eligible, "
+               f"{counts['ineligible']} ineligible")
