@@ -5,6 +5,9 @@ talk to them over real sockets."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,3 +54,22 @@ def agent_thread(kind: str = "duplex", protocol: str = "native-realtime",
         loop.call_soon_threadsafe(stop.set)
         thread.join(10)
         loop.close()
+
+
+@contextmanager
+def agent_process(kind: str = "duplex", protocol: str = "native-realtime",
+                  options: dict[str, str] | None = None) -> Iterator[str]:
+    """A local agent in its own process (its own interpreter lock, as a real server has);
+    yields its URL."""
+    pairs = [arg for key, value in (options or {}).items() for arg in ("-o", f"{key}={value}")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    process = subprocess.Popen([sys.executable, "-m", "speecheval.agents.local", kind,
+                                protocol, *pairs], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.startswith("ws://"), f"local agent printed {url!r}"
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from speecheval.cli import main
 from speecheval.core.audio import read_mono
 from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.dataset import load_dataset
+from speecheval.fdb.v10.export import export_tree
 
 from .capturekit import agent_thread, short_dataset
 
@@ -201,9 +203,18 @@ def test_kill_9_then_resume_finishes_without_rewriting(tmp_path: Path) -> None:
         before = _tree_bytes(run)
         finished = {key.split("/")[2] for key in before if key.endswith("status.json")}
         assert {"1", "2"} <= finished and len(finished) < 4
+        killed = tmp_path / "killed"
+        shutil.copytree(run, killed)
         assert main(["fdb10", "record", "--resume", str(run)]) == 0
     after = _tree_bytes(run)
     assert {k: v for k, v in after.items() if k in before} == before
+    # exported, every sample finished before the kill gives the same bytes as before
+    export_tree([killed], dataset, tmp_path / "tree-killed")
+    export_tree([run], dataset, tmp_path / "tree")
+    for local_id in finished:
+        wav = f"icc_backchannel/{local_id}/output.wav"
+        assert (tmp_path / "tree-killed" / wav).read_bytes() == (tmp_path / "tree" / wav
+                                                                  ).read_bytes()
     assert all(_status(run, f"icc_backchannel/{i}")["status"] == "complete" for i in range(1, 5))
     assert json.loads((run / "run.json").read_text())["status"] == "complete"
     assert not list((run / "samples").glob("*/.*"))   # no staging folder left
