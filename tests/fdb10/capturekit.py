@@ -9,9 +9,10 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from speecheval.agents.local import LocalAgentServer
 from speecheval.fdb.v10.builder_clips import load_clips
@@ -31,29 +32,37 @@ def short_dataset(root: Path, count: int = 3, duration_s: float = 1.2,
 
 
 @contextmanager
-def agent_thread(kind: str = "duplex", protocol: str = "native-realtime",
-                 options: dict[str, str] | None = None) -> Iterator[LocalAgentServer]:
-    """A LocalAgentServer on its own thread and loop; yields it (``.url``, ``.log``)."""
+def server_thread(make: Callable[[], Any]) -> Iterator[Any]:
+    """Run ``make()`` (an async context manager serving on 127.0.0.1) on its own thread
+    and loop for the block; yields what it entered as (``.url`` and its logs)."""
     ready = threading.Event()
-    holder: list[LocalAgentServer] = []
+    holder: list[Any] = []
     loop = asyncio.new_event_loop()
     stop = asyncio.Event()
 
     async def serve() -> None:
-        async with LocalAgentServer(kind, protocol, options) as agent:
-            holder.append(agent)
+        async with make() as server:
+            holder.append(server)
             ready.set()
             await stop.wait()
 
     thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
     thread.start()
-    assert ready.wait(10), "local agent did not start"
+    assert ready.wait(10), "server did not start"
     try:
         yield holder[0]
     finally:
         loop.call_soon_threadsafe(stop.set)
         thread.join(10)
         loop.close()
+
+
+@contextmanager
+def agent_thread(kind: str = "duplex", protocol: str = "native-realtime",
+                 options: dict[str, str] | None = None) -> Iterator[LocalAgentServer]:
+    """A LocalAgentServer on a background thread; yields it (``.url``, ``.log``)."""
+    with server_thread(lambda: LocalAgentServer(kind, protocol, options)) as agent:
+        yield agent
 
 
 @contextmanager
