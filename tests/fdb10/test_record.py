@@ -229,3 +229,24 @@ def test_resume_refuses_a_changed_dataset(tmp_path: Path,
     (dataset / "icc_backchannel/1/transcription.json").write_text("[]\n")
     assert main(["fdb10", "record", "--resume", str(run)]) == 2
     assert "has revision" in capsys.readouterr().err
+
+
+def test_resume_asks_again_for_a_redacted_option(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    dataset = short_dataset(tmp_path / "ds", count=2, duration_s=0.5)
+    run = tmp_path / "run"
+    with agent_thread() as agent:
+        assert _record(dataset, run, agent.url + "?token=s3cr3t-value",
+                       "--sample-id", "icc_backchannel/1") == 0
+        document = json.loads((run / "run.json").read_text())
+        assert "s3cr3t-value" not in (run / "run.json").read_text()
+        assert document["agent"]["options"]["url"].endswith("token=REDACTED")
+        # pretend the run was killed before its second sample: widen the selection
+        document["selection"].append("icc_backchannel/2")
+        (run / "run.json").write_text(json.dumps(document))
+        assert main(["fdb10", "record", "--resume", str(run)]) == 2
+        assert "option(s) url were redacted" in capsys.readouterr().err
+        assert not (run / "samples/icc_backchannel/2").exists()
+        assert main(["fdb10", "record", "--resume", str(run), "-o",
+                     f"url={agent.url}?token=s3cr3t-value"]) == 0
+    assert _status(run, "icc_backchannel/2")["status"] == "complete"
