@@ -243,3 +243,16 @@ def test_cli_bad_run_exits_2_and_writes_nothing(recorded: tuple[Path, Path], tmp
     assert main(["fdb10", "reference-export", "--run", str(run), "--dataset-root",
                  str(dataset), "--out", str(out)]) == 0
     assert "2 samples, 2 eligible, 0 ineligible" in capsys.readouterr().out
+
+
+def test_a_selected_sample_the_dataset_cannot_supply_is_unlisted_not_dropped(
+        recorded: tuple[Path, Path], tmp_path: Path) -> None:
+    dataset_original, run = recorded
+    dataset = tmp_path / "ds"
+    shutil.copytree(dataset_original, dataset)
+    (dataset / "icc_backchannel/2/input.wav").unlink()   # its T is now unknown
+    counts = export_tree([run], dataset, tmp_path / "tree")
+    assert counts == {"samples": 1, "eligible": 1, "ineligible": 0, "unlisted": 1}
+    manifest = json.loads((tmp_path / "tree/manifest.json").read_text())
+    assert manifest["unlisted"] == [{"sample_id": "icc_backchannel/2",
+                                     "reasons": ["input.wav is missing"]}]

@@ -101,4 +101,6 @@ def reference_export_command(runs: tuple[Path, ...], root: Path, out: Path) -> N
 
     counts = export_tree(list(runs), root, out)
     click.echo(f"wrote {out}: {counts['samples']} samples, {counts['eligible']} eligible, "
-               f"{counts['ineligible']} ineligible")
+               f"{counts['ineligible']} ineligible"
+               + (f", {counts['unlisted']} unlisted (not usable in the dataset)"
+                  if counts["unlisted"] else ""))

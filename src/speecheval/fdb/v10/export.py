@@ -198,8 +198,11 @@ def _play(sample: DatasetSample, run_folder: Path, status: dict[str, Any], folde
     return {"output.wav": sha256_bytes(data)}
 
 
-def _order(sample_id: str) -> tuple[int, int, int | str]:
+def _subset_order(sample_id: str) -> tuple[int, int, int | str]:
+    """Dataset order; a sample id of no v1.0 subset is bad input."""
     subset, _, local_id = sample_id.partition("/")
+    if subset not in SUBSET_TASKS:
+        raise InputError(f"a run selected {sample_id}, not a v1.0 sample")
     key: tuple[int, int | str] = (0, int(local_id)) if local_id.isdecimal() else (1, local_id)
     return (list(DECLARED_SIZES).index(subset), *key)
 
@@ -212,16 +215,12 @@ def export_tree(run_paths: Sequence[Path], dataset_root: Path, out: Path) -> dic
         raise InputError("two runs share a directory name; each source is named by it")
     dataset: Dataset = load_dataset(dataset_root)
     by_id = dataset.by_id()
-    selected = sorted({sid for run in runs for sid in run.selection}, key=_order)
-    for sample_id in selected:
-        subset = sample_id.partition("/")[0]
-        if subset not in SUBSET_TASKS:
-            raise InputError(f"a run selected {sample_id}, not a v1.0 sample")
-        sample = by_id.get(sample_id)
-        if sample is None or not sample.usable:
-            why = "not in" if sample is None else "unusable in"
-            raise InputError(f"the sample is {why} the dataset, so its T is unknown",
-                             path=dataset_root, sample_id=sample_id)
+    everything = sorted({sid for run in runs for sid in run.selection}, key=_subset_order)
+    selected = [sid for sid in everything if sid in by_id and by_id[sid].usable]
+    # A sample the dataset cannot supply has no T, so the tree cannot list it; it is kept
+    # under ``unlisted`` with the dataset's reasons instead of being dropped silently.
+    unlisted = [{"sample_id": sid, "reasons": list(by_id[sid].problems) if sid in by_id
+                 else ["not in the dataset"]} for sid in everything if sid not in selected]
     chosen = {sid: choose(runs, sid) for sid in selected}
     entries = []
     with new_output_dir(out) as staging:
@@ -237,7 +236,9 @@ def export_tree(run_paths: Sequence[Path], dataset_root: Path, out: Path) -> dic
             "capture": {"sources": [run.describe() for run in runs],
                         "playout_policy": POLICY, "pacing_tolerance_ms": 80},
             "samples": entries,
+            "unlisted": unlisted,
         }
         (staging / "manifest.json").write_text(dumps(manifest), encoding="utf-8")
     eligible = sum(entry["eligible"] for entry in entries)
-    return {"samples": len(entries), "eligible": eligible, "ineligible": len(entries) - eligible}
+    return {"samples": len(entries), "eligible": eligible, "ineligible": len(entries) - eligible,
+            "unlisted": len(unlisted)}
