@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from speecheval.cli import main
@@ -91,3 +92,41 @@ def test_dataset_record_export_score(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert turn_rows and all(r["outcome"] == "response" for r in turn_rows)
     # 300 ms endpoint + 200 ms delay, plus chunking and Silero's 32 ms windows
     assert all(0.4 <= r["latency_s"] <= 1.0 for r in turn_rows), turn_rows
+
+
+LONG_REPLY = ("one good choice is a classic novel about growing up in a small town, and "
+              "there are many ways to learn a new language with daily practice")
+
+
+def test_turn_based_barge_in_drops_the_queued_reply(tmp_path: Path) -> None:
+    """The OpenAI-protocol turn agent sends a whole reply at once; when the interruption
+    starts it reports speech_started, and the playout drops what was still queued."""
+    dataset = tmp_path / "ds"
+    build_dataset(dataset, "mini")
+    run, tree = tmp_path / "run", tmp_path / "tree"
+    with agent_process("turn", "openai-realtime", {"reply_text": LONG_REPLY}) as url:
+        assert main(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
+                     "openai-realtime", "-o", f"url={url}", "-o", "api_key_env=",
+                     "-o", "transcription_model=", "--out", str(run),
+                     "--subset", "synthetic_user_interruption", "--max-per-subset", "2",
+                     "--concurrency", "2", "--grace", "0.3"]) == 0
+    assert main(["fdb10", "reference-export", "--run", str(run), "--dataset-root",
+                 str(dataset), "--out", str(tree)]) == 0
+    manifest = json.loads((tree / "manifest.json").read_text())
+    for entry in manifest["samples"]:
+        sample_id = entry["sample_id"]
+        trace = [json.loads(line) for line in
+                 (run / "samples" / sample_id / "trace.jsonl").read_text().splitlines()]
+        (annotation,) = json.loads((dataset / sample_id / "interrupt.json").read_text())
+        onset = annotation["timestamp"][0]
+        # server VAD reports every user turn: the question (nothing queued yet) and the
+        # interruption, which the agent hears for 100 ms (barge_in_min_ms) before saying so
+        started = [e["t_s"] for e in trace if e["type"] == "speech_started"]
+        assert len(started) == 2 and started[0] < 1.0
+        barge_in = started[1]
+        assert onset < barge_in < onset + 0.5
+        assert entry["playout"]["dropped_s"] > 1.0   # most of a ~7 s reply was queued
+        output = read_mono(tree / sample_id / "output.wav").samples
+        start = round(barge_in * 16_000)
+        assert np.abs(output[start - 8000:start]).max() > 0.05   # it was speaking
+        assert np.abs(output[start + 1:start + 16_000]).max() < 1e-3   # then nothing plays
