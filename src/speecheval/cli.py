@@ -12,6 +12,7 @@ import sys
 import click
 
 from . import __version__
+from .agents.cli import agents
 from .core.errors import EXIT_BAD_INPUT, SpeechEvalError
 from .fdb.v10.cli import fdb10
 from .session.cli import session
@@ -24,6 +25,7 @@ def app() -> None:
     """Measure spoken-dialogue systems from their audio."""
 
 
+app.add_command(agents)
 app.add_command(fdb10)
 app.add_command(session)
 app.add_command(transcripts)

@@ -9,6 +9,8 @@ import click
 
 from ...core.output import refuse_existing
 from .cli_build import build_tree
+from .cli_dataset import build_dataset_command, check_dataset_command
+from .cli_record import record_command, reference_export_command
 from .cli_reference import reference_asr_command, reference_evaluate_command, report_command
 from .console import render
 from .outputs import write_unified
@@ -26,6 +28,10 @@ fdb10.add_command(build_tree)
 fdb10.add_command(reference_asr_command)
 fdb10.add_command(reference_evaluate_command)
 fdb10.add_command(report_command)
+fdb10.add_command(build_dataset_command)
+fdb10.add_command(check_dataset_command)
+fdb10.add_command(record_command)
+fdb10.add_command(reference_export_command)
 
 
 @fdb10.command("unified-score")

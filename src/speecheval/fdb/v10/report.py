@@ -21,7 +21,6 @@ from markupsafe import Markup
 
 from ... import __version__
 from ...core.audio import read_mono
-from ...core.timebase import from_us
 from ...report import page as pg
 from ...report.numbers import fixed
 from ...report.table import Table
@@ -107,22 +106,31 @@ def row_numbers(row: dict[str, Any]) -> str:
 def _timelines(tree: Path, result: UnifiedResult, workers: int, prefix: str
                ) -> dict[str, Markup]:
     """The ``fdb10 show`` picture of every eligible scored sample, as inline SVG."""
-    rows = {r["sample_id"]: r for r in result.rows if r["eligible"]}
+    rows = {r["sample_id"]: r for r in _rows(result) if r["eligible"]}
     entries = [e for e in result.manifest.samples if e.sample_id in rows]
     jobs = [SpeechJob(e.sample_id, e.file(tree, OUTPUT_WAV), e.files[OUTPUT_WAV],
                       e.input_duration_s) for e in entries]
     pictures = {}
-    for index, (entry, segments) in enumerate(zip(entries, segment_files(jobs, workers),
-                                                  strict=True)):
+    segmented = segment_files(jobs, workers, advance=lambda units=1: None)
+    for index, (entry, segments) in enumerate(zip(entries, segmented, strict=True)):
         sample = load_sample(tree, entry, result.asr)
         audio = read_mono(entry.file(tree, OUTPUT_WAV), sample_id=entry.sample_id)
-        times = tuple((from_us(s.start_us), from_us(s.end_us)) for s in segments)
-        timeline = plan_timeline(sample, times, rows[entry.sample_id], audio.samples,
+        timeline = plan_timeline(sample, segments, rows[entry.sample_id], audio.samples,
                                  audio.rate)
         pictures[entry.sample_id] = to_svg(
             timeline, ident=f"{prefix}s{index}",
             description=f"timeline of {entry.sample_id}: {outcome(rows[entry.sample_id])}")
     return pictures
+
+
+def _rows(result: UnifiedResult) -> list[dict[str, Any]]:
+    """The per-sample rows as ``unified-samples.jsonl`` writes them."""
+    return [row.record() for row in result.rows]
+
+
+def _summary(result: UnifiedResult) -> dict[str, Any]:
+    """The summary as ``unified.json`` writes it."""
+    return result.summary.record()
 
 
 def load_systems(trees: Sequence[Path], workers: int) -> list[System]:
@@ -201,7 +209,7 @@ def _reference_rows(systems: Sequence[System], subset: str) -> list[list[str]]:
 
 
 def _subset_section(systems: Sequence[System], subset: str) -> pg.Section | None:
-    records = [(s, s.result.summary["subsets"].get(subset)) for s in systems]
+    records = [(s, _summary(s.result)["subsets"].get(subset)) for s in systems]
     present = [(s, r) for s, r in records if r is not None]
     if not present:
         return None
@@ -230,7 +238,7 @@ def _subset_section(systems: Sequence[System], subset: str) -> pg.Section | None
         categories = tuple(name for name, _ in OUTCOMES[task])
         bars = []
         for system in systems:
-            groups = [outcome(r) for r in system.result.rows if r["subset"] == subset]
+            groups = [outcome(r) for r in _rows(system.result) if r["subset"] == subset]
             bars.append((system.name, tuple(groups.count(c) for c in categories)))
         tones = tuple(tone for _, tone in OUTCOMES[task])
         blocks.append(pg.Section("Outcomes", (pg.Bars(categories, tuple(bars), tones),),
@@ -242,7 +250,7 @@ def _subset_section(systems: Sequence[System], subset: str) -> pg.Section | None
 def _sample_table(systems: Sequence[System], subset: str) -> pg.FilterTable:
     rows = []
     for system in systems:
-        for row in system.result.rows:
+        for row in _rows(system.result):
             if row["subset"] != subset:
                 continue
             picture = system.timelines.get(row["sample_id"])
@@ -256,7 +264,7 @@ def _sample_table(systems: Sequence[System], subset: str) -> pg.FilterTable:
 
 def build_page(systems: Sequence[System]) -> pg.Page:
     """The page of one or more scored systems."""
-    first = systems[0].result.summary
+    first = _summary(systems[0].result)
     facts = [pg.Fact("systems", (", ".join(f"{s.name} ({s.tree})" for s in systems),)),
              pg.Fact("definitions", (pg.Code(first["definitions_version"]),))]
     for system in systems:
@@ -269,7 +277,7 @@ def build_page(systems: Sequence[System]) -> pg.Page:
                                                 system.reference_note)))
     subsets: list[str] = []
     for system in systems:
-        subsets += [s for s in system.result.summary["subsets"] if s not in subsets]
+        subsets += [s for s in _summary(system.result)["subsets"] if s not in subsets]
     sections = tuple(section for subset in subsets
                      if (section := _subset_section(systems, subset)) is not None)
     provenance = tuple((f"{s.name} manifest.json", s.result.manifest.sha256[:12])

@@ -1,0 +1,37 @@
+"""``speecheval agents``: serve reference agents for recording and checking pipelines."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import click
+
+
+@click.group()
+def agents() -> None:
+    """Reference agents to record against."""
+
+
+@agents.group()
+def serve() -> None:
+    """Serve an agent on this machine until Ctrl-C, printing its URL."""
+
+
+@serve.command("replay")
+@click.option("--outputs", required=True, type=click.Path(path_type=Path, file_okay=False),
+              help="Folder with <subset>/<id>/output.wav (a reference tree works).")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="0 picks a free port.")
+def replay(outputs: Path, host: str, port: int) -> None:
+    """Stream each sample's output.wav back in real time (pcm-websocket protocol).
+
+    Record with: -o url=ws://HOST:PORT/{sample_id} -o agent_sample_rate=<output.wav rate>.
+    """
+    from .replay import serve_replay_until_cancelled
+
+    try:
+        asyncio.run(serve_replay_until_cancelled(outputs, host=host, port=port))
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)

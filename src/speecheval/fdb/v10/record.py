@@ -1,0 +1,301 @@
+"""``fdb10 record``: capture a system's sessions on a v1.0 dataset into a run directory.
+
+A run directory is written so that killing the process at any moment leaves it
+resumable and never half-written:
+
+```
+RUN/run.json                          status preparing | running | complete, and settings
+RUN/samples/<subset>/<id>/input.wav   the exact PCM16 sent, at the session rate
+RUN/samples/<subset>/<id>/received.wav  every agent audio byte as delivered, in order
+RUN/samples/<subset>/<id>/trace.jsonl  every append (receipt) and agent event, with times
+RUN/samples/<subset>/<id>/status.json  complete | error | skipped, with the reasons
+```
+
+A sample folder appears only when all four files are written (it is staged and renamed
+by ``core.output.new_output_dir``), so a folder that exists is finished and is never
+written again; ``--resume`` records the selected samples that have none. A fault of the
+system under test makes that sample ``error`` and the run goes on; a sample the dataset
+cannot supply is ``skipped`` with the dataset's reasons and is not the system's fault.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import platform
+import shutil
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import numpy as np
+
+from ... import __version__
+from ...agents.redact import REDACTED, Redactor, redact_url
+from ...agents.registry import open_transport
+from ...core.audio import encode_wav, read_mono
+from ...core.canonical_json import dumps, dumps_lines
+from ...core.errors import InputError
+from ...core.hashing import sha256_bytes
+from ...core.output import atomic_write_text, check_new_output_dir, new_output_dir
+from ...core.progress import Advance, progress
+from ...core.provenance import package_version
+from .capture import Capture, CaptureSettings, capture_session
+from .dataset import INPUT_WAV, Dataset, DatasetSample, load_dataset
+
+RUN_FILE = "run.json"
+RUN_KIND = "speecheval-fdb10-run"
+SCHEMA_VERSION = 1
+SAMPLES_DIR = "samples"
+STATUS_FILE = "status.json"
+TRACE_FILE = "trace.jsonl"
+INPUT_FILE = "input.wav"
+RECEIVED_FILE = "received.wav"
+SAMPLE_ID_FIELD = "{sample_id}"
+PROBE_TIMEOUT_S = 2.0
+
+
+@dataclass(frozen=True)
+class RecordRequest:
+    """Everything a run needs, checked before anything is written."""
+
+    dataset_root: Path
+    agent: str
+    options: dict[str, str]
+    sample_ids: tuple[str, ...]
+    settings: CaptureSettings
+    concurrency: int = 1
+    server_revision: str | None = None
+    model: str | None = None
+    dataset_label: str | None = None
+
+
+def agent_options(options: Mapping[str, str], sample_id: str) -> dict[str, str]:
+    """The options for one session: ``{sample_id}`` in the URL becomes the sample's id.
+
+    >>> agent_options({"url": "ws://h/{sample_id}"}, "icc_backchannel/3")
+    {'url': 'ws://h/icc_backchannel/3'}
+    """
+    out = dict(options)
+    if SAMPLE_ID_FIELD in out.get("url", ""):
+        out["url"] = out["url"].replace(SAMPLE_ID_FIELD, quote(sample_id, safe="/"))
+    return out
+
+
+def check_agent(agent: str, options: Mapping[str, str], sample_id: str) -> dict[str, Any]:
+    """Build the transport once (no connection) so bad options are exit 2 before writing."""
+    transport = open_transport(agent, agent_options(options, sample_id))
+    describe = getattr(transport, "describe", None)
+    return dict(describe()) if callable(describe) else {}
+
+
+def probe_models(url: str | None) -> dict[str, Any]:
+    """GET ``/v1/models`` next to the agent URL; a failure is recorded, never raised."""
+    if not url:
+        return {"ok": False, "error": "no agent url"}
+    parts = urlsplit(url)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    probe = urlunsplit((scheme, parts.netloc, "/v1/models", "", ""))
+    described = redact_url(probe)
+    try:
+        with urllib.request.urlopen(probe, timeout=PROBE_TIMEOUT_S) as response:  # noqa: S310
+            body = response.read(65536).decode("utf-8", errors="replace")
+            status = int(response.status)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        return {"url": described, "ok": False, "error": str(exc)}
+    try:
+        parsed: Any = json.loads(body)
+    except json.JSONDecodeError:
+        parsed = body[:500]
+    return {"url": described, "ok": 200 <= status < 300, "status": status, "body": parsed}
+
+
+def _pcm16(sample: DatasetSample, root: Path) -> bytes:
+    """The dataset input as PCM16 (a PCM16 file's own integers, exactly)."""
+    audio = read_mono(sample.folder(root) / INPUT_WAV, sample_id=sample.sample_id)
+    scaled = np.clip(np.round(audio.samples.astype(np.float64) * 32768.0), -32768, 32767)
+    return scaled.astype("<i2").tobytes()
+
+
+def sample_folder(run: Path, sample_id: str) -> Path:
+    return run / SAMPLES_DIR / sample_id
+
+
+def finished(run: Path, sample_id: str) -> bool:
+    return (sample_folder(run, sample_id) / STATUS_FILE).is_file()
+
+
+def _write_sample(run: Path, sample_id: str, files: Mapping[str, bytes]) -> None:
+    """Stage the sample's files and rename the folder into place (all or nothing)."""
+    with new_output_dir(sample_folder(run, sample_id)) as staging:
+        for name, data in files.items():
+            (staging / name).write_bytes(data)
+
+
+def _status(sample: DatasetSample, status: str, reasons: Sequence[str],
+            **fields: Any) -> bytes:
+    return dumps({"sample_id": sample.sample_id, "subset": sample.subset,
+                  "task": sample.task, "status": status, "reasons": list(reasons),
+                  "dataset_files": dict(sorted(sample.files.items())), **fields}).encode()
+
+
+async def record_sample(run: Path, request: RecordRequest, dataset: Dataset,
+                        sample: DatasetSample) -> str:
+    """Record one sample into its folder; returns its status.
+
+    Reading the input and writing the files run in a worker thread: with K sessions on
+    one loop, a 48 kHz input decoded on the loop delayed the other sessions' packets by
+    over 100 ms.
+    """
+    if not sample.usable:
+        await asyncio.to_thread(_write_sample, run, sample.sample_id, {
+            STATUS_FILE: _status(sample, "skipped", sample.problems)})
+        return "skipped"
+    assert sample.input_rate is not None
+    pcm = await asyncio.to_thread(_pcm16, sample, dataset.root)
+    transport = open_transport(request.agent, agent_options(request.options, sample.sample_id))
+    capture = await capture_session(transport, pcm, sample.input_rate, sample.duration_s,
+                                    request.settings)
+    status = "error" if capture.reasons else "complete"
+    await asyncio.to_thread(_write_capture, run, request, sample, pcm, capture, status)
+    return status
+
+
+def _write_capture(run: Path, request: RecordRequest, sample: DatasetSample, pcm: bytes,
+                   capture: Capture, status: str) -> None:
+    assert sample.input_rate is not None
+    received = np.frombuffer(bytes(capture.received), dtype="<i2")
+    header = {"type": "header", "sample_id": sample.sample_id, "rate": sample.input_rate,
+              "output_rate": capture.rate, "t0_monotonic": capture.t0_monotonic,
+              "packet_ms": request.settings.packet_ms, "duration_s": sample.duration_s}
+    files = {
+        INPUT_FILE: encode_wav(np.frombuffer(pcm, dtype="<i2"), sample.input_rate),
+        RECEIVED_FILE: encode_wav(received, capture.rate),
+        TRACE_FILE: dumps_lines([header, *capture.trace]).encode(),
+    }
+    files[STATUS_FILE] = _status(
+        sample, status, capture.reasons, input_rate=sample.input_rate,
+        output_rate=capture.rate, duration_s=sample.duration_s, input_samples=len(pcm) // 2,
+        received_samples=int(received.shape[0]),
+        files={name: sha256_bytes(data) for name, data in sorted(files.items())})
+    _write_sample(run, sample.sample_id, files)
+
+
+def _run_document(request: RecordRequest, dataset: Dataset, status: str,
+                  transport: dict[str, Any], probe: dict[str, Any]) -> dict[str, Any]:
+    described = Redactor(request.options).describe()
+    return {
+        "kind": RUN_KIND, "schema_version": SCHEMA_VERSION, "status": status,
+        "speecheval_version": __version__, "python": platform.python_version(),
+        "packages": {name: package_version(name) for name in ("numpy", "soundfile",
+                                                               "websockets")},
+        "agent": {"name": request.agent, "options": described, "transport": transport},
+        "server": {"revision": request.server_revision, "model": request.model,
+                   "probe": probe},
+        "dataset": {**dataset.describe(), "label": request.dataset_label,
+                    "files": dataset.file_hashes()},
+        "selection": list(request.sample_ids),
+        "settings": {**asdict(request.settings), "concurrency": request.concurrency},
+    }
+
+
+def _set_status(run: Path, status: str) -> None:
+    document = json.loads((run / RUN_FILE).read_text(encoding="utf-8"))
+    document["status"] = status
+    atomic_write_text(run / RUN_FILE, dumps(document))
+
+
+async def _record_all(run: Path, request: RecordRequest, dataset: Dataset,
+                      pending: Sequence[DatasetSample], advance: Advance) -> None:
+    gate = asyncio.Semaphore(request.concurrency)
+
+    async def one(sample: DatasetSample) -> None:
+        async with gate:
+            await record_sample(run, request, dataset, sample)
+            advance()
+
+    await asyncio.gather(*(one(sample) for sample in pending))
+
+
+def _sweep_partials(run: Path) -> None:
+    """Remove the staging folders a killed run left (never a finished sample)."""
+    for partial in (run / SAMPLES_DIR).glob("*/.*.partial"):
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def execute(run: Path, request: RecordRequest, dataset: Dataset) -> dict[str, int]:
+    """Record every selected sample without a folder, then mark the run complete."""
+    _set_status(run, "running")
+    _sweep_partials(run)
+    by_id = dataset.by_id()
+    pending = [by_id[sid] for sid in request.sample_ids if not finished(run, sid)]
+    with progress(len(pending), "recording") as advance:
+        asyncio.run(_record_all(run, request, dataset, pending, advance))
+    _set_status(run, "complete")
+    return count_statuses(run, request.sample_ids)
+
+
+def count_statuses(run: Path, sample_ids: Sequence[str]) -> dict[str, int]:
+    counts = {"complete": 0, "error": 0, "skipped": 0}
+    for sample_id in sample_ids:
+        status = json.loads((sample_folder(run, sample_id) / STATUS_FILE).read_text())
+        counts[status["status"]] += 1
+    return counts
+
+
+def start_run(run: Path, request: RecordRequest, dataset: Dataset) -> dict[str, int]:
+    """A new run: check everything, write run.json (preparing), record, complete.
+
+    ``dataset`` is the one ``request.sample_ids`` were selected from.
+    """
+    if not request.sample_ids:
+        raise InputError("the selection holds no sample", path=request.dataset_root)
+    target = check_new_output_dir(run)
+    transport = check_agent(request.agent, request.options, request.sample_ids[0])
+    probe = probe_models(agent_options(request.options, "probe").get("url"))
+    target.mkdir(parents=True)
+    (target / SAMPLES_DIR).mkdir()
+    atomic_write_text(target / RUN_FILE, dumps(
+        _run_document(request, dataset, "preparing", transport, probe)))
+    return execute(target, request, dataset)
+
+
+def resume_request(run: Path, overrides: Mapping[str, str]) -> RecordRequest:
+    """The request of an earlier run, with ``-o`` values given again for redacted ones."""
+    path = run / RUN_FILE
+    if not path.is_file():
+        raise InputError("not a record run directory (no run.json)", path=run)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    if document.get("kind") != RUN_KIND:
+        raise InputError(f"run.json is not a {RUN_KIND} document", path=path)
+    options = {str(k): str(v) for k, v in document["agent"]["options"].items()}
+    options.update(overrides)
+    hidden = sorted(key for key, value in options.items() if REDACTED in value)
+    if hidden:
+        raise InputError(f"option(s) {', '.join(hidden)} were redacted in run.json; give "
+                         "them again with -o KEY=VALUE", path=path)
+    settings = document["settings"]
+    return RecordRequest(
+        dataset_root=Path(document["dataset"]["root"]), agent=document["agent"]["name"],
+        options=options, sample_ids=tuple(document["selection"]),
+        settings=CaptureSettings(packet_ms=settings["packet_ms"], grace_s=settings["grace_s"],
+                                 timeout_s=settings["timeout_s"]),
+        concurrency=settings["concurrency"], server_revision=document["server"]["revision"],
+        model=document["server"]["model"], dataset_label=document["dataset"]["label"])
+
+
+def resume_run(run: Path, overrides: Mapping[str, str]) -> dict[str, int]:
+    """Finish the pending samples of ``run``; the dataset must still have its revision."""
+    request = resume_request(run, overrides)
+    document = json.loads((run / RUN_FILE).read_text(encoding="utf-8"))
+    dataset = load_dataset(request.dataset_root)
+    if dataset.revision != document["dataset"]["revision"]:
+        raise InputError(f"the dataset at {request.dataset_root} has revision "
+                         f"{dataset.revision[:16]}, the run recorded "
+                         f"{document['dataset']['revision'][:16]}", path=run / RUN_FILE)
+    check_agent(request.agent, request.options, request.sample_ids[0])
+    return execute(run, request, dataset)

@@ -1,0 +1,84 @@
+"""Helpers for the capture tests: short datasets in the official layout, and local agents
+served on a background thread so the command's own event loop (or a subprocess) can
+talk to them over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from speecheval.agents.local import LocalAgentServer
+from speecheval.fdb.v10.builder_clips import load_clips
+from speecheval.fdb.v10.builder_spec import Placement, SampleSpec
+from speecheval.fdb.v10.dataset_build import write_dataset_sample
+
+
+def short_dataset(root: Path, count: int = 3, duration_s: float = 1.2,
+                  subset: str = "icc_backchannel") -> Path:
+    """``count`` backchannel samples of ``duration_s`` with "hello" at 0.2 s."""
+    clips = load_clips()
+    for index in range(1, count + 1):
+        write_dataset_sample(SampleSpec(subset=subset, local_id=str(index),
+                                        duration_s=duration_s,
+                                        placements=(Placement("w_hello", 0.2),)), clips, root)
+    return root
+
+
+@contextmanager
+def server_thread(make: Callable[[], Any]) -> Iterator[Any]:
+    """Run ``make()`` (an async context manager serving on 127.0.0.1) on its own thread
+    and loop for the block; yields what it entered as (``.url`` and its logs)."""
+    ready = threading.Event()
+    holder: list[Any] = []
+    loop = asyncio.new_event_loop()
+    stop = asyncio.Event()
+
+    async def serve() -> None:
+        async with make() as server:
+            holder.append(server)
+            ready.set()
+            await stop.wait()
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
+    thread.start()
+    assert ready.wait(10), "server did not start"
+    try:
+        yield holder[0]
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(10)
+        loop.close()
+
+
+@contextmanager
+def agent_thread(kind: str = "duplex", protocol: str = "native-realtime",
+                 options: dict[str, str] | None = None) -> Iterator[LocalAgentServer]:
+    """A LocalAgentServer on a background thread; yields it (``.url``, ``.log``)."""
+    with server_thread(lambda: LocalAgentServer(kind, protocol, options)) as agent:
+        yield agent
+
+
+@contextmanager
+def agent_process(kind: str = "duplex", protocol: str = "native-realtime",
+                  options: dict[str, str] | None = None) -> Iterator[str]:
+    """A local agent in its own process (its own interpreter lock, as a real server has);
+    yields its URL."""
+    pairs = [arg for key, value in (options or {}).items() for arg in ("-o", f"{key}={value}")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    process = subprocess.Popen([sys.executable, "-m", "speecheval.agents.local", kind,
+                                protocol, *pairs], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.startswith("ws://"), f"local agent printed {url!r}"
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
