@@ -229,11 +229,12 @@ def export_tree(run_paths: Sequence[Path], dataset_root: Path, out: Path) -> dic
                                          staging))
         manifest = {
             "kind": MANIFEST_KIND, "schema_version": SCHEMA_VERSION,
-            "dataset": {"revision": dataset.revision, "declared": dict(DECLARED_SIZES),
-                        "labels": sorted({str(run.document["dataset"].get("label"))
-                                          for run in runs
-                                          if run.document["dataset"].get("label")})},
+            "dataset": {"revision": dataset.revision, "declared": dict(DECLARED_SIZES)},
+            # Keys a tree reader may ignore stay at the top level (docs/fdb10-tree.md).
             "capture": {"sources": [run.describe() for run in runs],
+                        "dataset_labels": sorted({str(run.document["dataset"].get("label"))
+                                                  for run in runs
+                                                  if run.document["dataset"].get("label")}),
                         "playout_policy": POLICY, "pacing_tolerance_ms": 80},
             "samples": entries,
             "unlisted": unlisted,

@@ -82,6 +82,14 @@ class SampleEntry(Schema):
     eligible: bool
     reasons: tuple[str, ...]
     files: dict[str, str]
+    # What `reference-export` adds for a reader to trace a sample back to its capture
+    # (docs/fdb10-capture.md); scoring never reads them, but they are named so that a
+    # misspelt scoring key is still refused.
+    capture: dict[str, Any] | None = None
+    playout: dict[str, Any] | None = None
+    pacing: dict[str, Any] | None = None
+    eligibility_details: tuple[str, ...] | None = None
+    faults_after_t: tuple[Any, ...] | None = None
 
     @field_validator("subset")
     @classmethod
