@@ -308,7 +308,8 @@ def test_unknown_sample_key_is_refused_with_sample_key_and_line(tmp_path: Path,
     lines = (tree / "manifest.json").read_text().splitlines()
     line = next(i for i, text in enumerate(lines, 1) if '"eligable"' in text)
     error = expect_error(tree, f"{TT}/t", f"samples[1].eligable (line {line}): unknown key; "
-                                          "allowed keys are eligible, files, ")
+                                          "allowed keys are capture, eligibility_details, "
+                                          "eligible, faults_after_t, files, ")
     assert error.path == str(tree / "manifest.json")
 
 
