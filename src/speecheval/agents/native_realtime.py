@@ -39,11 +39,16 @@ from ..core.errors import SystemUnderTestError
 from ..core.stream_resample import StreamResampler
 from ._realtime_base import RealtimeWsTransport
 from ._realtime_events import RealtimeDecoder, error_text
-from ._ws import Options, api_key_from_env, close_reason, parse_json_object
-from ._ws_transport import CONNECTION_DEFAULTS
+from ._ws import api_key_from_env, close_reason, parse_json_object
 from .base import AgentEvent, AgentFault, Transcript
 from .protocol_events import Native, Realtime
 from .redact import redact_url
+from .transport_options import (
+    CONNECTION_DEFAULTS,
+    ConnectionOptions,
+    PositiveOrUnset,
+    parse_options,
+)
 
 NAME = "native-realtime"
 CLOSE_WAIT_S = 1.0  # how long close() waits for ``session.closed`` before hanging up
@@ -57,6 +62,17 @@ DEFAULTS: dict[str, str] = {
     "chunk_ms": "80",
     "api_key_env": "",
 }
+
+
+class NativeRealtimeOptions(ConnectionOptions):
+    """The model's session settings; rates ``""`` mean the server's own."""
+
+    model: str
+    instructions: str
+    input_rate: PositiveOrUnset
+    output_rate: PositiveOrUnset
+    chunk_ms: PositiveOrUnset
+    api_key_env: str
 
 
 class NativeDecoder(RealtimeDecoder):
@@ -84,14 +100,14 @@ class NativeRealtimeTransport(RealtimeWsTransport):
     name = NAME
 
     def __init__(self, **options: str) -> None:
-        opts = Options(NAME, options, DEFAULTS)
+        opts = parse_options(NAME, options, DEFAULTS, NativeRealtimeOptions)
         super().__init__(opts)
-        self.model = opts.text("model")
-        self.instructions = opts.text("instructions")
-        self.input_rate = opts.integer("input_rate")
-        self.output_rate = opts.integer("output_rate")
-        self.chunk_ms = opts.integer("chunk_ms") or 80
-        self.api_key_env = opts.text("api_key_env")
+        self.model = opts.parsed.model
+        self.instructions = opts.parsed.instructions
+        self.input_rate = opts.parsed.input_rate
+        self.output_rate = opts.parsed.output_rate
+        self.chunk_ms = opts.parsed.chunk_ms or 80
+        self.api_key_env = opts.parsed.api_key_env
         self.granted: dict[str, Any] = {}
         self._to_model: StreamResampler | None = None
         self._wire_rate = 0
