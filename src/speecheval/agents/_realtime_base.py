@@ -9,14 +9,16 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._realtime_events import RealtimeDecoder
 from ._ws import parse_json_object
 from ._ws_transport import WebSocketTransport
 from .base import AgentEvent, AgentFault
 from .protocol_events import Realtime
-from .transport_options import ConnectionOptions, TransportOptions
+
+if TYPE_CHECKING:  # pydantic is imported only when a transport is built
+    from .transport_options import ConnectionOptions, TransportOptions
 
 
 class RealtimeWsTransport(WebSocketTransport):

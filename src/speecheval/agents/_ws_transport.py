@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
@@ -20,7 +21,9 @@ from ..core.errors import SystemUnderTestError
 from ._ws import check_url, close_reason, open_websocket
 from .base import AgentEvent, AgentFault, AgentTransport
 from .redact import Redactor
-from .transport_options import ConnectionOptions, TransportOptions
+
+if TYPE_CHECKING:  # pydantic is imported only when a transport is built
+    from .transport_options import ConnectionOptions, TransportOptions
 
 
 class WebSocketTransport(AgentTransport):

@@ -43,37 +43,9 @@ from ._ws import api_key_from_env, close_reason, parse_json_object
 from .base import AgentEvent, AgentFault, Transcript
 from .protocol_events import Native, Realtime
 from .redact import redact_url
-from .transport_options import (
-    CONNECTION_DEFAULTS,
-    ConnectionOptions,
-    PositiveOrUnset,
-    parse_options,
-)
 
 NAME = "native-realtime"
 CLOSE_WAIT_S = 1.0  # how long close() waits for ``session.closed`` before hanging up
-
-DEFAULTS: dict[str, str] = {
-    **CONNECTION_DEFAULTS,
-    "model": "",
-    "instructions": "",
-    "input_rate": "",
-    "output_rate": "",
-    "chunk_ms": "80",
-    "api_key_env": "",
-}
-
-
-class NativeRealtimeOptions(ConnectionOptions):
-    """The model's session settings; rates ``""`` mean the server's own."""
-
-    model: str
-    instructions: str
-    input_rate: PositiveOrUnset
-    output_rate: PositiveOrUnset
-    chunk_ms: PositiveOrUnset
-    api_key_env: str
-
 
 class NativeDecoder(RealtimeDecoder):
     """Server events of the native protocol, beyond the shared Realtime vocabulary.
@@ -100,7 +72,9 @@ class NativeRealtimeTransport(RealtimeWsTransport):
     name = NAME
 
     def __init__(self, **options: str) -> None:
-        opts = parse_options(NAME, options, DEFAULTS, NativeRealtimeOptions)
+        from .transport_options import NativeRealtimeOptions, parse_options  # pydantic: lazily
+
+        opts = parse_options(NAME, options, NativeRealtimeOptions)
         super().__init__(opts)
         self.model = opts.parsed.model
         self.instructions = opts.parsed.instructions

@@ -17,7 +17,7 @@ kept on the object, so it cannot reach a describe(), an event or a report.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from ..core.stream_resample import StreamResampler
@@ -26,45 +26,9 @@ from ._realtime_events import RealtimeDecoder
 from ._ws import api_key_from_env
 from .protocol_events import Realtime
 from .redact import redact_url
-from .transport_options import (
-    CONNECTION_DEFAULTS,
-    ConnectionOptions,
-    NonNegative,
-    parse_options,
-)
 
 NAME = "openai-realtime"
 WIRE_RATE = 24000  # the API's PCM16 rate
-
-DEFAULTS: dict[str, str] = {
-    **CONNECTION_DEFAULTS,
-    "url": "wss://api.openai.com/v1/realtime",
-    "model": "gpt-realtime",
-    "api_key_env": "OPENAI_API_KEY",
-    "api": "ga",
-    "voice": "alloy",
-    "instructions": "",
-    "transcription_model": "gpt-4o-mini-transcribe",
-    "vad_threshold": "0.5",
-    "vad_prefix_padding_ms": "300",
-    "vad_silence_duration_ms": "500",
-}
-
-
-class OpenAIRealtimeOptions(ConnectionOptions):
-    """The session settings sent in ``session.update``; ``api`` picks the GA or beta
-    event shapes."""
-
-    model: str
-    api_key_env: str
-    api: Literal["ga", "beta"]
-    voice: str
-    instructions: str
-    transcription_model: str
-    vad_threshold: NonNegative
-    vad_prefix_padding_ms: NonNegative
-    vad_silence_duration_ms: NonNegative
-
 
 class OpenAIRealtimeTransport(RealtimeWsTransport):
     """OpenAI Realtime client with server VAD, transcripts and truncate on barge-in."""
@@ -72,7 +36,9 @@ class OpenAIRealtimeTransport(RealtimeWsTransport):
     name = NAME
 
     def __init__(self, **options: str) -> None:
-        opts = parse_options(NAME, options, DEFAULTS, OpenAIRealtimeOptions)
+        from .transport_options import OpenAIRealtimeOptions, parse_options  # pydantic: lazily
+
+        opts = parse_options(NAME, options, OpenAIRealtimeOptions)
         super().__init__(opts)
         parsed = opts.parsed
         self.model = parsed.model

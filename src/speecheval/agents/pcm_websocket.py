@@ -32,31 +32,8 @@ from ._ws_transport import WebSocketTransport
 from .base import AgentEvent, AgentFault, AudioOut, Clear, Transcript
 from .protocol_events import PcmWs
 from .redact import redact_url
-from .transport_options import (
-    CONNECTION_DEFAULTS,
-    ConnectionOptions,
-    PositiveOrUnset,
-    parse_options,
-)
 
 NAME = "pcm-websocket"
-
-DEFAULTS: dict[str, str] = {
-    **CONNECTION_DEFAULTS,
-    "agent_sample_rate": "",
-    "start_message": "",
-    "headers": "",
-}
-
-
-class PcmWebSocketOptions(ConnectionOptions):
-    """``agent_sample_rate`` (``""``: the session's rate); ``start_message`` and ``headers``
-    are JSON objects written as text, checked when the transport is built."""
-
-    agent_sample_rate: PositiveOrUnset
-    start_message: str
-    headers: str
-
 
 class PcmWebSocketTransport(WebSocketTransport):
     """Client for agents that stream raw PCM16 both ways (see the module docstring)."""
@@ -64,7 +41,9 @@ class PcmWebSocketTransport(WebSocketTransport):
     name = NAME
 
     def __init__(self, **options: str) -> None:
-        opts = parse_options(NAME, options, DEFAULTS, PcmWebSocketOptions)
+        from .transport_options import PcmWebSocketOptions, parse_options  # pydantic: lazily
+
+        opts = parse_options(NAME, options, PcmWebSocketOptions)
         super().__init__(opts)
         self.agent_sample_rate = opts.parsed.agent_sample_rate
         self.start_message = _json_object(opts.parsed.start_message, "start_message")
