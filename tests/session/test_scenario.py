@@ -147,3 +147,16 @@ def test_voicebench_examples_validate() -> None:
     assert websocket.agent.type == "websocket"
     assert websocket.turns[1].max_stop_ms == 600
     assert websocket.turns[0].response_timeout_ms == 4000
+
+
+def test_empty_blocks_mean_the_defaults_and_limits_keep_file_order(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, "name: x\ndefaults:\nvad:\n"
+                                    "assert: {max_wer: 0.2, max_talk_over_ms: 300}\n"
+                                    "turns:\n  - audio: {synth: tone}\n    start:\n")
+    scenario = load_scenario(path)
+    turn = scenario.turns[0]
+    # the voicebench defaults: first turn 500 ms after session_start, 5000 ms to respond
+    assert (turn.start.after, turn.start.delay_ms, turn.response_timeout_ms,
+            turn.max_stop_ms) == ("session_start", 500.0, 5000.0, 1000.0)
+    assert scenario.user_vad.engine == scenario.agent_vad.engine == "energy"
+    assert list(scenario.assertions.items()) == [("max_wer", 0.2), ("max_talk_over_ms", 300.0)]
