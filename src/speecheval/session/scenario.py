@@ -33,13 +33,8 @@ Expectation = Literal["respond", "stop", "ignore"]
 SynthKind = Literal["speech", "tts", "tone", "noise", "silence"]
 VadEngine = Literal["energy", "silero"]
 
-ANCHORS: tuple[Anchor, ...] = ("session_start", "previous_turn_end", "agent_speech_start",
-                               "agent_speech_end")
-EXPECTATIONS: tuple[Expectation, ...] = ("respond", "stop", "ignore")
-SYNTH_KINDS: tuple[SynthKind, ...] = ("speech", "tts", "tone", "noise", "silence")
 # Audio keys that only synthesized words (espeak-ng) use.
 _TTS_KEYS = ("say", "voice")
-VAD_ENGINES: tuple[VadEngine, ...] = ("energy", "silero")
 
 # Defaults shared with voicebench 0.2.0, so its scenarios mean the same thing here.
 DEFAULT_SAMPLE_RATE = 16000
