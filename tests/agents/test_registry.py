@@ -27,7 +27,9 @@ def test_builtin_names(name: str, cls: type) -> None:
 
 
 def test_unknown_option_is_named() -> None:
-    with pytest.raises(InputError, match="unknown option.*modle"):
+    with pytest.raises(InputError, match=r"^openai-realtime: option modle: unknown key; allowed "
+                                         r"keys are api, api_key_env, connect_timeout_s, "
+                                         r"instructions, model, ping_interval_s, "):
         open_transport("openai-realtime", {"modle": "x"})
 
 
@@ -112,8 +114,37 @@ def test_pcm_headers_reach_the_agent() -> None:
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1"])
 def test_transport_numbers_must_be_finite(value: str) -> None:
-    with pytest.raises(InputError, match=rf"ping_interval_s='{value}' must be a finite number"):
+    with pytest.raises(InputError, match=rf"^pcm-websocket: option ping_interval_s: must be a "
+                                         rf"finite number >= 0, got '{value}'$"):
         open_transport("pcm-websocket", {"url": "ws://127.0.0.1:9", "ping_interval_s": value})
+
+
+@pytest.mark.parametrize(("name", "options", "message"), [
+    ("pcm-websocket", {"connect_timeout_s": "soon"},
+     "pcm-websocket: option connect_timeout_s: must be a number, got 'soon'"),
+    ("pcm-websocket", {"agent_sample_rate": "0"},
+     "pcm-websocket: option agent_sample_rate: must be a positive whole number, got '0'"),
+    ("native-realtime", {"chunk_ms": "80.5"},
+     "native-realtime: option chunk_ms: must be a positive whole number, got '80.5'"),
+    ("openai-realtime", {"api": "v2"},
+     "openai-realtime: option api: must be one of 'ga' or 'beta', got 'v2'"),
+    ("openai-realtime", {"vad_threshold": "-0.5"},
+     "openai-realtime: option vad_threshold: must be a finite number >= 0, got '-0.5'"),
+])
+def test_bad_transport_option_values_are_named(name: str, options: dict[str, str],
+                                               message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        open_transport(name, {"url": "ws://127.0.0.1:9", **options})
+    assert str(caught.value) == message
+
+
+def test_transport_options_are_parsed_from_text() -> None:
+    transport = open_transport("openai-realtime", {"vad_prefix_padding_ms": "250",
+                                                   "ping_timeout_s": "2.5"})
+    assert isinstance(transport, OpenAIRealtimeTransport)
+    assert transport.turn_detection == {"type": "server_vad", "threshold": 0.5,
+                                        "prefix_padding_ms": 250, "silence_duration_ms": 500}
+    assert transport.ping_timeout_s == 2.5 and transport.api == "ga"
 
 
 @pytest.mark.parametrize(("name", "message"), [

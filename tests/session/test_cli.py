@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -292,7 +294,7 @@ turns:
      "max_duration_ms (line 2): must be a finite number, got nan"),
     ("delay_ms: 100", "delay_ms: .nan",
      "turns[0].start.delay_ms (line 7): must be a finite number, got nan"),
-    ("duration_ms: 600", "duration_ms: 1.0e+9",
+    ("silence, duration_ms: 600", "silence, duration_ms: 1.0e+9",
      "turns[0].audio.duration_ms (line 6): must be at most 3600000 ms (one hour), got 1e+09"),
     ("max_duration_ms: 60000", "max_duration_ms: 3600001",
      "max_duration_ms (line 2): must be at most 3600000 ms (one hour), got 3.6e+06"),
@@ -333,3 +335,14 @@ def test_repeated_sessions_show_progress_only_when_asked(
     captured = capsys.readouterr()
     assert ("/3 [" in captured.err) is shown and "sessions of quick" not in captured.out
     assert ("sessions of quick" in captured.err) is shown
+
+
+def test_session_help_does_not_import_pydantic() -> None:
+    """The scenario and transport schemas are imported when a file or an agent's options
+    are read, not by ``speecheval session --help``."""
+    code = ("import sys\nfrom speecheval.cli import main\n"
+            "try:\n    main(['session', '--help'])\nexcept SystemExit:\n    pass\n"
+            "print('pydantic' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip().splitlines()[-1] == "False"

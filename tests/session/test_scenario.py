@@ -66,7 +66,7 @@ def test_unknown_key_names_file_key_and_line(tmp_path: Path) -> None:
     ("name: x\nsample_rate: 4000\nturns:\n  - audio: {synth: tone}\n",
      "sample_rate (line 2): must be >= 8000"),
     ("name: x\nturns:\n  - audio: {synth: tone}\n    expect: maybe\n",
-     "turns[0].expect (line 4): must be one of respond, stop, ignore"),
+     "turns[0].expect (line 4): must be one of 'respond', 'stop' or 'ignore', got 'maybe'"),
     ("name: x\nturns: []\n", "turns (line 2): must be a non-empty list"),
     ("turns:\n  - audio: {synth: tone}\n", "name (line 1): is required"),
     ("name: x\nturns:\n  - audio: {synth: tone, file: a.wav}\n",
@@ -75,10 +75,29 @@ def test_unknown_key_names_file_key_and_line(tmp_path: Path) -> None:
      "assert.max_latency (line 2): unknown key"),
     ("name: x\nvad: {agent: {threshold_db: loud}}\nturns:\n  - audio: {synth: tone}\n",
      "vad.agent.threshold_db (line 2): must be a number"),
-    ("name: x\nname: y\nturns:\n  - audio: {synth: tone}\n", "duplicate key 'name'"),
+    ("name: x\nname: y\nturns:\n  - audio: {synth: tone}\n",
+     "name (line 2): key 'name' appears twice (first on line 1)"),
     ("name: x\nturns:\n  - {id: a, audio: {synth: tone}}\n  - {id: a, audio: {synth: tone}}\n",
      "turns[1].id (line 4): duplicate turn id 'a' (first used on line 3)"),
-    ("name: [unclosed\n", "invalid YAML"),
+    ("name: [unclosed\n", "line 2: not valid YAML"),
+    # every allowed key is listed, the voicebench ones (adapter, assert, defaults) included
+    ("name: x\nturnz: []\n",
+     "turnz (line 2): unknown key; allowed keys are adapter, agent, assert, defaults, "
+     "description, frame_ms, max_duration_ms, name, sample_rate, tail_ms, turns, vad"),
+    ("name: x\nturns: 3\n", "turns (line 2): must be a list, got 3"),
+    ("name: x\nturns:\n  - {id: a}\n",
+     "turns[0].audio (line 3): is required (a 'file' or a 'synth' signal)"),
+    ("name: x\nturns:\n  - audio: {synth: tone, duration_ms: 0}\n",
+     "turns[0].audio.duration_ms (line 3): must be > 0, got 0"),
+    ("name: x\nturns:\n  - audio: {synth: tone}\n    seed: 1\n",
+     "turns[0].seed (line 4): unknown key; allowed keys are audio, expect, id, "
+     "max_stop_ms, response_timeout_ms, start, text"),
+    ("name: x\nvad: {user: {engine: silero, min_speech_ms: 80}}\nturns:\n"
+     "  - audio: {synth: tone}\n",
+     "vad.user.min_speech_ms (line 2): tunes the energy detector; it has no effect with "
+     "engine: silero"),
+    ("name: x\nadapter: {type: mock}\nagent: {type: mock}\nturns:\n  - audio: {synth: tone}\n",
+     "agent (line 3): set either 'agent' or its voicebench name 'adapter', not both"),
 ])
 def test_bad_values_are_named(tmp_path: Path, body: str, expected: str) -> None:
     path = write_scenario(tmp_path, body)
@@ -109,7 +128,7 @@ def test_missing_audio_file_is_named(tmp_path: Path) -> None:
 
 
 def test_missing_scenario_file() -> None:
-    with pytest.raises(InputError, match="cannot read scenario"):
+    with pytest.raises(InputError, match="scenario is missing"):
         load_scenario("/nonexistent/scenario.yaml")
 
 
@@ -128,3 +147,16 @@ def test_voicebench_examples_validate() -> None:
     assert websocket.agent.type == "websocket"
     assert websocket.turns[1].max_stop_ms == 600
     assert websocket.turns[0].response_timeout_ms == 4000
+
+
+def test_empty_blocks_mean_the_defaults_and_limits_keep_file_order(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, "name: x\ndefaults:\nvad:\n"
+                                    "assert: {max_wer: 0.2, max_talk_over_ms: 300}\n"
+                                    "turns:\n  - audio: {synth: tone}\n    start:\n")
+    scenario = load_scenario(path)
+    turn = scenario.turns[0]
+    # the voicebench defaults: first turn 500 ms after session_start, 5000 ms to respond
+    assert (turn.start.after, turn.start.delay_ms, turn.response_timeout_ms,
+            turn.max_stop_ms) == ("session_start", 500.0, 5000.0, 1000.0)
+    assert scenario.user_vad.engine == scenario.agent_vad.engine == "energy"
+    assert list(scenario.assertions.items()) == [("max_wer", 0.2), ("max_talk_over_ms", 300.0)]

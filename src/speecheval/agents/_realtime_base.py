@@ -9,13 +9,16 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._realtime_events import RealtimeDecoder
-from ._ws import Options, parse_json_object
+from ._ws import parse_json_object
 from ._ws_transport import WebSocketTransport
 from .base import AgentEvent, AgentFault
 from .protocol_events import Realtime
+
+if TYPE_CHECKING:  # pydantic is imported only when a transport is built
+    from .transport_options import ConnectionOptions, TransportOptions
 
 
 class RealtimeWsTransport(WebSocketTransport):
@@ -23,7 +26,7 @@ class RealtimeWsTransport(WebSocketTransport):
 
     name = "realtime"
 
-    def __init__(self, opts: Options) -> None:
+    def __init__(self, opts: TransportOptions[ConnectionOptions]) -> None:
         super().__init__(opts)
         self._decoder: RealtimeDecoder | None = None
 

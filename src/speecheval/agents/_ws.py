@@ -1,4 +1,4 @@
-"""WebSocket plumbing shared by the socket transports: connecting, close reasons, options.
+"""WebSocket plumbing shared by the socket transports: connecting, close reasons, messages.
 
 Every transport turns a broken connection into one readable sentence (``agent dropped
 the connection without a close frame``) because that sentence ends up as the session's
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import os
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -105,48 +104,3 @@ def parse_json_object(text: str, scrub: Callable[[str], str]) -> dict[str, Any] 
         return (f"agent sent a JSON {type(data).__name__}, expected an object: "
                 f"{scrub(text)[:60]!r}")
     return data
-
-
-class Options:
-    """String options of one transport, checked against the keys it knows.
-
-    Unknown keys are errors (a typo like ``-o modle=...`` must not be silently ignored).
-    """
-
-    def __init__(self, transport: str, given: Mapping[str, str], known: Mapping[str, str]):
-        unknown = sorted(set(given) - set(known))
-        if unknown:
-            raise InputError(f"{transport}: unknown option(s) {', '.join(unknown)}; "
-                             f"known: {', '.join(sorted(known))}")
-        self.transport = transport
-        self.values = {**known, **given}
-
-    def text(self, key: str) -> str:
-        return self.values[key]
-
-    def number(self, key: str) -> float:
-        try:
-            value = float(self.values[key])
-        except ValueError as exc:
-            raise InputError(f"{self.transport}: option {key}={self.values[key]!r} "
-                             "is not a number") from exc
-        if not math.isfinite(value) or value < 0:
-            raise InputError(f"{self.transport}: option {key}={self.values[key]!r} must be "
-                             "a finite number >= 0")
-        return value
-
-    def integer(self, key: str) -> int | None:
-        """A positive integer, or None for an empty value."""
-        raw = self.values[key]
-        if raw == "":
-            return None
-        if not raw.isdigit() or int(raw) <= 0:
-            raise InputError(f"{self.transport}: option {key}={raw!r} "
-                             "is not a positive integer")
-        return int(raw)
-
-    def required(self, key: str) -> str:
-        value = self.values[key]
-        if not value:
-            raise InputError(f"{self.transport}: option {key} is required (-o {key}=...)")
-        return value

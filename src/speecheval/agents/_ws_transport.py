@@ -12,39 +12,37 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from ..core.errors import SystemUnderTestError
-from ._ws import Options, check_url, close_reason, open_websocket
+from ._ws import check_url, close_reason, open_websocket
 from .base import AgentEvent, AgentFault, AgentTransport
 from .redact import Redactor
 
-CONNECTION_DEFAULTS: dict[str, str] = {
-    "url": "",
-    "connect_timeout_s": "10",
-    "ping_interval_s": "5",
-    "ping_timeout_s": "5",
-}
+if TYPE_CHECKING:  # pydantic is imported only when a transport is built
+    from .transport_options import ConnectionOptions, TransportOptions
 
 
 class WebSocketTransport(AgentTransport):
     """Base of the socket transports; subclasses implement :meth:`_decode`.
 
-    Every transport takes the options of :data:`CONNECTION_DEFAULTS` (a required ``url``
+    Every transport takes the options of
+    :class:`~speecheval.agents.transport_options.ConnectionOptions` (a required ``url``
     unless its defaults give one, and the connection timeouts) besides its own.
     """
 
     name = "websocket"
 
-    def __init__(self, opts: Options) -> None:
+    def __init__(self, opts: TransportOptions[ConnectionOptions]) -> None:
         self.url = opts.required("url")
         check_url(self.url)
-        self.connect_timeout_s = opts.number("connect_timeout_s")
-        self.ping_interval_s = opts.number("ping_interval_s")
-        self.ping_timeout_s = opts.number("ping_timeout_s")
-        self._redactor = Redactor(opts.values)
+        self.connect_timeout_s = opts.parsed.connect_timeout_s
+        self.ping_interval_s = opts.parsed.ping_interval_s
+        self.ping_timeout_s = opts.parsed.ping_timeout_s
+        self._redactor = Redactor(opts.text)
         self._ws: ClientConnection | None = None
         self._closing = False
 

@@ -39,25 +39,13 @@ from ..core.errors import SystemUnderTestError
 from ..core.stream_resample import StreamResampler
 from ._realtime_base import RealtimeWsTransport
 from ._realtime_events import RealtimeDecoder, error_text
-from ._ws import Options, api_key_from_env, close_reason, parse_json_object
-from ._ws_transport import CONNECTION_DEFAULTS
+from ._ws import api_key_from_env, close_reason, parse_json_object
 from .base import AgentEvent, AgentFault, Transcript
 from .protocol_events import Native, Realtime
 from .redact import redact_url
 
 NAME = "native-realtime"
 CLOSE_WAIT_S = 1.0  # how long close() waits for ``session.closed`` before hanging up
-
-DEFAULTS: dict[str, str] = {
-    **CONNECTION_DEFAULTS,
-    "model": "",
-    "instructions": "",
-    "input_rate": "",
-    "output_rate": "",
-    "chunk_ms": "80",
-    "api_key_env": "",
-}
-
 
 class NativeDecoder(RealtimeDecoder):
     """Server events of the native protocol, beyond the shared Realtime vocabulary.
@@ -84,14 +72,16 @@ class NativeRealtimeTransport(RealtimeWsTransport):
     name = NAME
 
     def __init__(self, **options: str) -> None:
-        opts = Options(NAME, options, DEFAULTS)
+        from .transport_options import NativeRealtimeOptions, parse_options  # pydantic: lazily
+
+        opts = parse_options(NAME, options, NativeRealtimeOptions)
         super().__init__(opts)
-        self.model = opts.text("model")
-        self.instructions = opts.text("instructions")
-        self.input_rate = opts.integer("input_rate")
-        self.output_rate = opts.integer("output_rate")
-        self.chunk_ms = opts.integer("chunk_ms") or 80
-        self.api_key_env = opts.text("api_key_env")
+        self.model = opts.parsed.model
+        self.instructions = opts.parsed.instructions
+        self.input_rate = opts.parsed.input_rate
+        self.output_rate = opts.parsed.output_rate
+        self.chunk_ms = opts.parsed.chunk_ms or 80
+        self.api_key_env = opts.parsed.api_key_env
         self.granted: dict[str, Any] = {}
         self._to_model: StreamResampler | None = None
         self._wire_rate = 0

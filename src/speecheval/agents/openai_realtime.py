@@ -20,32 +20,15 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from ..core.errors import InputError
 from ..core.stream_resample import StreamResampler
 from ._realtime_base import RealtimeWsTransport
 from ._realtime_events import RealtimeDecoder
-from ._ws import Options, api_key_from_env
-from ._ws_transport import CONNECTION_DEFAULTS
+from ._ws import api_key_from_env
 from .protocol_events import Realtime
 from .redact import redact_url
 
 NAME = "openai-realtime"
 WIRE_RATE = 24000  # the API's PCM16 rate
-
-DEFAULTS: dict[str, str] = {
-    **CONNECTION_DEFAULTS,
-    "url": "wss://api.openai.com/v1/realtime",
-    "model": "gpt-realtime",
-    "api_key_env": "OPENAI_API_KEY",
-    "api": "ga",
-    "voice": "alloy",
-    "instructions": "",
-    "transcription_model": "gpt-4o-mini-transcribe",
-    "vad_threshold": "0.5",
-    "vad_prefix_padding_ms": "300",
-    "vad_silence_duration_ms": "500",
-}
-
 
 class OpenAIRealtimeTransport(RealtimeWsTransport):
     """OpenAI Realtime client with server VAD, transcripts and truncate on barge-in."""
@@ -53,21 +36,22 @@ class OpenAIRealtimeTransport(RealtimeWsTransport):
     name = NAME
 
     def __init__(self, **options: str) -> None:
-        opts = Options(NAME, options, DEFAULTS)
+        from .transport_options import OpenAIRealtimeOptions, parse_options  # pydantic: lazily
+
+        opts = parse_options(NAME, options, OpenAIRealtimeOptions)
         super().__init__(opts)
-        self.model = opts.text("model")
-        self.api_key_env = opts.text("api_key_env")
-        self.api = opts.text("api")
-        if self.api not in ("ga", "beta"):
-            raise InputError(f"{NAME}: option api must be 'ga' or 'beta', got {self.api!r}")
-        self.voice = opts.text("voice")
-        self.instructions = opts.text("instructions")
-        self.transcription_model = opts.text("transcription_model")
+        parsed = opts.parsed
+        self.model = parsed.model
+        self.api_key_env = parsed.api_key_env
+        self.api = parsed.api
+        self.voice = parsed.voice
+        self.instructions = parsed.instructions
+        self.transcription_model = parsed.transcription_model
         self.turn_detection: dict[str, Any] = {
             "type": "server_vad",
-            "threshold": opts.number("vad_threshold"),
-            "prefix_padding_ms": int(opts.number("vad_prefix_padding_ms")),
-            "silence_duration_ms": int(opts.number("vad_silence_duration_ms")),
+            "threshold": parsed.vad_threshold,
+            "prefix_padding_ms": int(parsed.vad_prefix_padding_ms),
+            "silence_duration_ms": int(parsed.vad_silence_duration_ms),
         }
         self._upsampler: StreamResampler | None = None
         self._truncated: set[tuple[str, int]] = set()

@@ -27,21 +27,13 @@ from typing import Literal
 
 from ..core.errors import InputError
 from ..core.stream_resample import StreamResampler
-from ._ws import Options, parse_json_object
-from ._ws_transport import CONNECTION_DEFAULTS, WebSocketTransport
+from ._ws import parse_json_object
+from ._ws_transport import WebSocketTransport
 from .base import AgentEvent, AgentFault, AudioOut, Clear, Transcript
 from .protocol_events import PcmWs
 from .redact import redact_url
 
 NAME = "pcm-websocket"
-
-DEFAULTS: dict[str, str] = {
-    **CONNECTION_DEFAULTS,
-    "agent_sample_rate": "",
-    "start_message": "",
-    "headers": "",
-}
-
 
 class PcmWebSocketTransport(WebSocketTransport):
     """Client for agents that stream raw PCM16 both ways (see the module docstring)."""
@@ -49,11 +41,13 @@ class PcmWebSocketTransport(WebSocketTransport):
     name = NAME
 
     def __init__(self, **options: str) -> None:
-        opts = Options(NAME, options, DEFAULTS)
+        from .transport_options import PcmWebSocketOptions, parse_options  # pydantic: lazily
+
+        opts = parse_options(NAME, options, PcmWebSocketOptions)
         super().__init__(opts)
-        self.agent_sample_rate = opts.integer("agent_sample_rate")
-        self.start_message = _json_object(opts.text("start_message"), "start_message")
-        headers = _json_object(opts.text("headers"), "headers") or {}
+        self.agent_sample_rate = opts.parsed.agent_sample_rate
+        self.start_message = _json_object(opts.parsed.start_message, "start_message")
+        headers = _json_object(opts.parsed.headers, "headers") or {}
         self._headers = {str(name): str(value) for name, value in headers.items()}
         self._sample_rate = 0
         self._resampler: StreamResampler | None = None

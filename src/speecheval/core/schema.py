@@ -382,6 +382,16 @@ def _input_error(exc: ValidationError, model: type[BaseModel], document: Documen
                       sample_id=sample_id)
 
 
+def located_error(document: Document, where: KeyPath, problem: str, *,
+                  what: str = "file") -> InputError:
+    """An error found after validation (a rule across keys, a file that does not exist),
+    worded as validation errors are: ``turns[1].id (line 9): duplicate turn id 'a'``."""
+    name = _render(where, what)
+    line = document.line(where)
+    return InputError(f"{name if line is None else f'{name} (line {line})'}: {problem}",
+                      path=document.path)
+
+
 def _render(where: KeyPath, root: str) -> str:
     """``turns[0].start.delay_ms``; the root alone is ``root``.
 

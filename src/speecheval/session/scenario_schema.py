@@ -1,0 +1,190 @@
+"""The scenario file's shape as :mod:`speecheval.core.schema` models.
+
+These models check each value where it stands: unknown keys (with the allowed ones
+listed), types, finite numbers, the one-hour cap on every ``*_ms`` value and the
+limits of each key. What depends on several keys (the turn defaults, ``frame_ms``
+against ``sample_rate``, the audio source, the live detector) is checked by
+:func:`speecheval.session.scenario.load_scenario`, which turns these models into the
+:class:`~speecheval.session.scenario.Scenario` the runners use.
+
+Importing this module imports pydantic: ``load_scenario`` imports it when it reads a
+file, so that ``speecheval --help`` does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import AfterValidator, BeforeValidator, Field, JsonValue, create_model
+
+from ..core.schema import Schema
+from ..vad.streaming import VadSettings
+from .scenario import (
+    ASSERTIONS,
+    DEFAULT_FRAME_MS,
+    DEFAULT_FREQ_HZ,
+    DEFAULT_LEVEL_DB,
+    DEFAULT_MAX_DURATION_MS,
+    DEFAULT_MAX_STOP_MS,
+    DEFAULT_RESPONSE_TIMEOUT_MS,
+    DEFAULT_SAMPLE_RATE,
+    DEFAULT_START_TIMEOUT_MS,
+    DEFAULT_TAIL_MS,
+    MAX_MS,
+    MAX_SAMPLE_RATE,
+    Anchor,
+    Expectation,
+    SynthKind,
+    VadEngine,
+)
+
+
+def _within_an_hour(value: float) -> float:
+    if value > MAX_MS:
+        raise ValueError(f"must be at most {MAX_MS:.0f} ms (one hour), got {value:g}")
+    return value
+
+
+def _at_least(minimum: float) -> Callable[[float], float]:
+    def check(value: float) -> float:
+        if value < minimum:
+            raise ValueError(f"must be >= {minimum:g}, got {value:g}")
+        return value
+    return check
+
+
+def _above(limit: float) -> Callable[[float], float]:
+    def check(value: float) -> float:
+        if value <= limit:
+            raise ValueError(f"must be > {limit:g}, got {value:g}")
+        return value
+    return check
+
+
+def _at_most(maximum: int) -> Callable[[int], int]:
+    def check(value: int) -> int:
+        if value > maximum:
+            raise ValueError(f"must be <= {maximum}, got {value}")
+        return value
+    return check
+
+
+def _non_empty(value: str) -> str:
+    if not value.strip():
+        raise ValueError(f"must be a non-empty string, got {value!r}")
+    return value
+
+
+def _empty_if_null(value: object) -> object:
+    """A key written with nothing after it (``defaults:``) is an empty mapping."""
+    return {} if value is None else value
+
+
+Ms = Annotated[float, AfterValidator(_within_an_hour)]
+MsAtLeast0 = Annotated[Ms, AfterValidator(_at_least(0))]
+MsAbove0 = Annotated[Ms, AfterValidator(_above(0))]
+Text = Annotated[str, AfterValidator(_non_empty)]
+NullIsEmpty = BeforeValidator(_empty_if_null)
+
+
+class StartModel(Schema):
+    """``start``: the anchor and the delay; unset ones depend on the turn's place."""
+
+    after: Anchor | None = None
+    delay_ms: MsAtLeast0 | None = None
+    timeout_ms: MsAtLeast0 = DEFAULT_START_TIMEOUT_MS
+
+
+class AudioModel(Schema):
+    """``audio``: a file, or a synthesized signal and its settings."""
+
+    file: Text | None = None
+    synth: SynthKind | None = None
+    duration_ms: MsAbove0 | None = None
+    level_db: float = DEFAULT_LEVEL_DB
+    freq_hz: Annotated[float, AfterValidator(_above(0))] = DEFAULT_FREQ_HZ
+    seed: Annotated[int, AfterValidator(_at_least(0))] = 0
+    say: Text | None = None
+    voice: Text | None = None
+
+
+class TurnModel(Schema):
+    """One entry of ``turns``; ``audio`` is checked for presence with a hint."""
+
+    id: Text | None = None
+    audio: AudioModel | None = None
+    start: Annotated[StartModel, NullIsEmpty] = StartModel()
+    expect: Expectation = "respond"
+    text: Text | None = None
+    response_timeout_ms: MsAtLeast0 | None = None
+    max_stop_ms: MsAtLeast0 | None = None
+
+
+class DefaultsModel(Schema):
+    """``defaults``: limits for every turn that does not set its own."""
+
+    response_timeout_ms: MsAtLeast0 = DEFAULT_RESPONSE_TIMEOUT_MS
+    max_stop_ms: MsAtLeast0 = DEFAULT_MAX_STOP_MS
+
+
+_VAD = VadSettings()
+
+
+class TrackVadModel(Schema):
+    """``vad.user`` / ``vad.agent``: the engine and the energy detector's settings."""
+
+    engine: VadEngine = "energy"
+    threshold_db: float = _VAD.threshold_db
+    hysteresis_db: Annotated[float, AfterValidator(_at_least(0))] = _VAD.hysteresis_db
+    frame_ms: MsAbove0 = _VAD.frame_ms
+    min_speech_ms: MsAtLeast0 = _VAD.min_speech_ms
+    min_silence_ms: MsAtLeast0 = _VAD.min_silence_ms
+
+
+class VadModel(Schema):
+    user: Annotated[TrackVadModel, NullIsEmpty] = TrackVadModel()
+    agent: Annotated[TrackVadModel, NullIsEmpty] = TrackVadModel()
+
+
+class AgentModel(Schema):
+    """``agent`` (voicebench: ``adapter``): the agent's name and its options, which the
+    agent itself checks."""
+
+    type: Text = "mock"
+    options: Annotated[dict[str, JsonValue], NullIsEmpty] = Field(
+        default_factory=dict)
+
+
+if TYPE_CHECKING:
+    class AssertionsModel(Schema):
+        """``assert``: one optional limit per key of ``ASSERTIONS``."""
+else:  # one field per key of ASSERTIONS: a finite number, the ``*_ms`` ones within an hour
+    AssertionsModel = create_model(
+        "AssertionsModel", __base__=Schema,
+        **{key: (Ms if key.endswith("_ms") else float, 0.0) for key in ASSERTIONS})
+
+
+def _turns_not_empty(turns: tuple[TurnModel, ...]) -> tuple[TurnModel, ...]:
+    if not turns:
+        raise ValueError("must be a non-empty list of turns")
+    return turns
+
+
+class ScenarioModel(Schema):
+    """A scenario file (voicebench 0.2.0's keys, plus ``agent``, ``vad`` engines and
+    ``synth`` kinds)."""
+
+    name: Text
+    description: Text | None = None
+    sample_rate: Annotated[int, AfterValidator(_at_least(8000)),
+                           AfterValidator(_at_most(MAX_SAMPLE_RATE))] = DEFAULT_SAMPLE_RATE
+    frame_ms: Annotated[Ms, AfterValidator(_at_least(5))] = DEFAULT_FRAME_MS
+    tail_ms: MsAtLeast0 = DEFAULT_TAIL_MS
+    max_duration_ms: MsAbove0 = DEFAULT_MAX_DURATION_MS
+    vad: Annotated[VadModel, NullIsEmpty] = VadModel()
+    adapter: Annotated[AgentModel, NullIsEmpty] | None = None
+    agent: Annotated[AgentModel, NullIsEmpty] | None = None
+    defaults: Annotated[DefaultsModel, NullIsEmpty] = DefaultsModel()
+    turns: Annotated[tuple[TurnModel, ...], AfterValidator(_turns_not_empty)]
+    assert_: Annotated[AssertionsModel, NullIsEmpty] = Field(AssertionsModel(), alias="assert")
