@@ -62,7 +62,6 @@ def test_changed_files_are_refused(tmp_path: Path, hand_segments, relative: str,
 
 def test_changed_interruption_audio_is_refused(tmp_path: Path) -> None:
     # The real Silero path reads and hashes the file, so no segment seam here.
-    pytest.importorskip("onnxruntime")
     tree = write_tree(tmp_path / "t", good_specs())
     wav = tree / UI / "u" / "output.wav"
     data = bytearray(wav.read_bytes())

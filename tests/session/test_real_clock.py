@@ -17,11 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from speecheval.agents import local
 from speecheval.cli import main
 
 from .helpers import write_scenario
-
-local = pytest.importorskip("speecheval.agents.local")
 
 SCENARIO = """
 name: real-clock
