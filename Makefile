@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench
+.PHONY: setup demo test lint bench mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,3 +32,12 @@ lint: setup
 
 bench: setup
 	$(BIN)/python benchmarks/fdb10_unified_speed.py
+
+# Mutation testing of the metric modules (docs/testing.md): mutmut runs, for each mutant,
+# only the tests that reach the mutated function; then the per-module score is printed.
+# Niced so that it leaves the machine usable; MUTATE_JOBS sets the parallel workers.
+MUTATE_JOBS ?= 2
+mutate: setup
+	rm -rf mutants
+	SPEECHEVAL_SHARED=$(abspath ../shared) nice -n 10 $(BIN)/mutmut run --max-children $(MUTATE_JOBS) > .mutmut.log 2>&1 || (tail -20 .mutmut.log; exit 1)
+	$(BIN)/python benchmarks/mutation_report.py

@@ -10,13 +10,16 @@ a skip) is reported as a failure by the hooks below.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = REPO_ROOT.parent / "shared"
+# ../shared beside the repository; SPEECHEVAL_SHARED points elsewhere (``make mutate`` runs
+# the tests from a copy of the repository in mutants/, one folder further down).
+SHARED = Path(os.environ.get("SPEECHEVAL_SHARED") or REPO_ROOT.parent / "shared")
 FIXTURES = SHARED / "fixtures"
 
 # What a skip reason may name: things outside the project that a machine may lack.

@@ -127,3 +127,19 @@ def test_linear_percentile_interpolates_and_is_none_when_empty() -> None:
     assert linear_percentile([4, 1, 3, 2], 25) == 1.75
     assert isinstance(linear_percentile([1, 2], 50), float)
     assert linear_percentile([], 50) is None
+
+
+def test_bootstrap_quantile_equals_a_plain_numpy_recomputation() -> None:
+    # 1000 values, seed 5, 300 resamples: each resample's median is the ceil(0.5 * 1000) =
+    # 500th smallest of its draw, the interval the ceil(0.025 * 300) = 8th and
+    # ceil(0.975 * 300) = 293rd smallest medians. Recomputed with a full sort, so any
+    # partial-sort shortcut that does not put the k-th value in place shows.
+    values = np.random.default_rng(11).exponential(1.0, 1000)
+    draws = np.random.default_rng(5).integers(0, 1000, size=(300, 1000))
+    medians = np.sort(np.sort(values[draws], axis=1)[:, 499])
+    interval = bootstrap_quantile(values, 0.5, resamples=300, seed=5)
+    assert interval is not None
+    assert (interval.low, interval.high) == (medians[7], medians[292])
+    # another seed gives another interval (the seed is used, not the default 0)
+    assert bootstrap_quantile(values, 0.5, resamples=300, seed=6) != interval
+    assert bootstrap_quantile(values, 0.5, resamples=300) != interval

@@ -1,0 +1,99 @@
+"""cpWER details that the totals do not show: the reported assignment, its order and
+session ids, one-sided sessions, normalisation switched off, and the UEM filter's edges.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from speecheval.transcripts.formats.segment import Segment
+from speecheval.transcripts.text.counts import ErrorCounts
+from speecheval.transcripts.text.cp import (
+    CpResult,
+    cp_error_counts,
+    cp_error_rate,
+    filter_by_uem,
+    speaker_tokens,
+)
+
+
+def names(result: CpResult) -> list[tuple[str, str | None, str | None]]:
+    return [(p.session_id, p.reference_speaker, p.hypothesis_speaker) for p in result.assignment]
+
+
+def test_assignment_is_listed_by_reference_speaker_then_false_alarms_by_name() -> None:
+    # A says "a b", B says "c d"; hypothesis Y = "a b" (A's words), X = "c d" (B's), and
+    # two extra speakers W = "q", Z = "r". Best pairing A-Y, B-X (0 errors) and W, Z left
+    # over (1 insertion each). The assignment is sorted by reference speaker (A before B,
+    # though A's partner Y sorts after B's X), then the false alarms by name (W before Z).
+    result = cp_error_counts({"B": ["c", "d"], "A": ["a", "b"]},
+                             {"Z": ["r"], "Y": ["a", "b"], "X": ["c", "d"], "W": ["q"]})
+    assert names(result) == [("", "A", "Y"), ("", "B", "X"), ("", None, "W"), ("", None, "Z")]
+    assert [p.counts.errors for p in result.assignment] == [0, 0, 1, 1]
+    assert result.counts == ErrorCounts(0, 0, 2, 4, 6)
+    assert (result.false_alarm_speakers, result.hypothesis_speakers) == (2, 4)
+
+
+def test_missed_reference_speakers_are_listed_in_name_order() -> None:
+    # reference C, A, B; hypothesis X = B's words: B-X 0 errors, A and C missed (their
+    # 1 + 2 words deleted); listed A, B, C
+    result = cp_error_counts({"C": ["e", "f"], "A": ["a"], "B": ["c", "d"]}, {"X": ["c", "d"]})
+    assert names(result) == [("", "A", None), ("", "B", "X"), ("", "C", None)]
+    assert result.counts.deletions == 3 and result.missed_speakers == 2
+
+
+def test_session_ids_reach_the_assignment() -> None:
+    ref = [Segment("s2", "A", 0, 1, "x"), Segment("s1", "A", 0, 1, "a b")]
+    hyp = [Segment("s1", "H", 0, 1, "a b"), Segment("s3", "H", 0, 1, "y")]
+    result = cp_error_rate(ref, hyp, "word")
+    # sessions in name order: s1 (A-H exact), s2 (reference only: A missed, 1 deletion),
+    # s3 (hypothesis only: H a false alarm, 1 insertion)
+    assert names(result) == [("s1", "A", "H"), ("s2", "A", None), ("s3", None, "H")]
+    assert result.counts == ErrorCounts(0, 1, 1, 3, 3)
+    assert cp_error_counts({"A": ["x"]}, {"H": ["x"]}, "meeting").assignment[0].session_id == (
+        "meeting")
+
+
+def test_no_session_at_all_is_the_zero_result() -> None:
+    result = cp_error_rate([], [], "word")
+    assert isinstance(result, CpResult) and result == CpResult.zero()
+    assert result.error_rate is None
+
+
+def test_normalisation_can_be_switched_off() -> None:
+    # normalised: "Hello, World" -> "hello world" matches exactly; raw whitespace words
+    # "Hello," and "World" against "hello" and "world" are 2 substitutions
+    ref = [Segment("s", "A", 0, 1, "Hello, World")]
+    hyp = [Segment("s", "B", 0, 1, "hello world")]
+    assert cp_error_rate(ref, hyp, "word").counts.errors == 0
+    assert cp_error_rate(ref, hyp, "word", normalise=False).counts.substitutions == 2
+    # characters: raw keeps case and the comma: "Hello,World" (11) vs "helloworld" (10)
+    raw = cp_error_rate(ref, hyp, "char", normalise=False).counts
+    assert (raw.reference_tokens, raw.hypothesis_tokens, raw.errors) == (11, 10, 3)
+    assert speaker_tokens(ref, "word", normalise=False) == {"s": {"A": ["Hello,", "World"]}}
+
+
+def test_segment_without_a_speaker_is_refused() -> None:
+    with pytest.raises(ValueError, match="segment without a speaker in session 's'"):
+        speaker_tokens([Segment("s", None, 0, 1, "a")], "word")
+
+
+def test_untimed_segments_sort_at_zero() -> None:
+    # A's untimed segment sorts as if at 0 s, before the one at 1 s: "x y"
+    segments = [Segment("s", "A", 1.0, 2.0, "y"), Segment("s", "A", None, None, "x")]
+    assert speaker_tokens(segments, "word") == {"s": {"A": ["x", "y"]}}
+
+
+def test_uem_filter_keeps_segments_touching_a_region_edge() -> None:
+    # region [10, 20]: a segment ending exactly at 10 or starting exactly at 20 touches it
+    # and is kept whole; one ending at 9.99 or starting at 20.01 is dropped
+    segments = [Segment("f", "A", 5, 10, "end-at-start"), Segment("f", "A", 20, 25, "at-end"),
+                Segment("f", "A", 5, 9.99, "before"), Segment("f", "A", 20.01, 25, "after")]
+    kept = filter_by_uem(segments, {"f": [(10.0, 20.0)]})
+    assert [s.words for s in kept] == ["end-at-start", "at-end"]
+
+
+def test_uem_filter_needs_times() -> None:
+    with pytest.raises(ValueError, match=r"^segment without times in session 'f' cannot be "
+                                         r"filtered by a UEM$"):
+        filter_by_uem([Segment("f", "A", None, None, "x")], {"f": [(0.0, 1.0)]})
