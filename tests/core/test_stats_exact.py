@@ -41,6 +41,14 @@ def test_rank_quantile_picks_the_seventh_of_a_hundred() -> None:
     assert rank_quantile(values, 0.07) == 7.0
 
 
+def test_rank_quantile_puts_the_kth_value_in_place() -> None:
+    # 1000 uniform values (seed 4): Q(0.1) is the ceil(0.1 * 1000) = 100th smallest.
+    # Partitioning around a neighbouring index would usually, but not here, leave the
+    # 100th value in place, so this case tells the exact rank from a near miss.
+    values = np.random.default_rng(4).random(1000)
+    assert rank_quantile(values, 0.1) == np.sort(values)[99]
+
+
 def test_quantile_rank_is_at_least_one_and_at_most_n() -> None:
     # q = 0.01, N = 10: 0.1 -> ceil 1; q = 1: rank N.
     assert quantile_rank(0.01, 10) == 1
@@ -51,16 +59,16 @@ def test_quantile_rank_is_at_least_one_and_at_most_n() -> None:
 
 @pytest.mark.parametrize("q", [0.0, -0.5, 1.0000001, 2.0])
 def test_quantile_outside_the_unit_interval_is_refused(q: float) -> None:
-    with pytest.raises(ValueError, match=r"quantile must be in \(0, 1\], got"):
+    with pytest.raises(ValueError, match=rf"^quantile must be in \(0, 1\], got {q}$"):
         quantile_rank(q, 10)
 
 
 def test_quantile_of_nothing_is_refused() -> None:
-    with pytest.raises(ValueError, match="quantile of an empty set"):
+    with pytest.raises(ValueError, match="^quantile of an empty set$"):
         quantile_rank(0.5, 0)
-    with pytest.raises(ValueError, match="rank_quantile needs a non-empty 1-D array"):
+    with pytest.raises(ValueError, match="^rank_quantile needs a non-empty 1-D array$"):
         rank_quantile([], 0.5)
-    with pytest.raises(ValueError, match="rank_quantile needs a non-empty 1-D array"):
+    with pytest.raises(ValueError, match="^rank_quantile needs a non-empty 1-D array$"):
         rank_quantile([[1.0, 2.0]], 0.5)
 
 
@@ -91,7 +99,7 @@ def test_wilson_lower_endpoint_is_exactly_zero_where_the_formula_is_above(n: int
 
 @pytest.mark.parametrize(("count", "n"), [(3, 2), (-1, 4), (0, -1)])
 def test_wilson_refuses_impossible_counts(count: int, n: int) -> None:
-    with pytest.raises(ValueError, match=rf"need 0 <= count <= n, got count={count}, n={n}"):
+    with pytest.raises(ValueError, match=rf"^need 0 <= count <= n, got count={count}, n={n}$"):
         wilson_interval(count, n)
 
 
@@ -116,10 +124,22 @@ def test_bootstrap_records_the_resample_count() -> None:
 
 
 def test_bootstrap_ratio_refuses_mismatched_arrays() -> None:
-    with pytest.raises(ValueError, match="1-D arrays of equal length"):
+    message = "^numerators and denominators must be 1-D arrays of equal length$"
+    with pytest.raises(ValueError, match=message):
         bootstrap_ratio([1.0, 2.0], [1.0])
-    with pytest.raises(ValueError, match="1-D arrays of equal length"):
+    with pytest.raises(ValueError, match=message):
         bootstrap_ratio([[1.0]], [[1.0]])
+
+
+def test_bootstrap_ratio_uses_the_seed_it_is_given() -> None:
+    # per-sample ratios of 1/1, 2/1, 3/1, 4/1 resampled 50 times with seed 7: the pooled
+    # ratio of a resample is its mean here; endpoints are the ceil(0.025 * 50) = 2nd and
+    # ceil(0.975 * 50) = 49th smallest of those means (recomputed with plain numpy)
+    values = np.array([1.0, 2.0, 3.0, 4.0])
+    means = np.sort(values[np.random.default_rng(7).integers(0, 4, size=(50, 4))].sum(axis=1)
+                    / 4)
+    interval = bootstrap_ratio(values, np.ones(4), resamples=50, seed=7)
+    assert interval is not None and (interval.low, interval.high) == (means[1], means[48])
 
 
 def test_linear_percentile_interpolates_and_is_none_when_empty() -> None:

@@ -172,8 +172,8 @@ def test_segment_starting_one_microsecond_after_s_is_a_restart_not_onset_speech(
 def test_segment_ending_exactly_at_s_does_not_cover_s() -> None:
     # [4.0, S): S < end is false -> not exercised
     sample = interruption([(4_000_000, S)])
-    assert (sample.outcome, sample.speech_at_onset, sample.stop_us) == (
-        "not_exercised", False, None)
+    assert (sample.outcome, sample.speech_at_onset, sample.stop_us, sample.stop_observed) == (
+        "not_exercised", False, None, None)
     assert sample.speech_in_interruption_us == 0
     # [4.0, S + 1 µs) covers S: stops 1 µs after the onset
     covering = interruption([(4_000_000, S + 1)])

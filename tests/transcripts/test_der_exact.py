@@ -13,7 +13,7 @@ from md_eval_tool import find_md_eval
 from test_der_boundaries import score
 
 from speecheval.core.errors import InputError
-from speecheval.transcripts.diarization.render import report_dict, table
+from speecheval.transcripts.diarization.render import report_dict, table, unsupported_dict
 from speecheval.transcripts.diarization.result import (
     DerComponents,
     DiarizationScore,
@@ -159,8 +159,9 @@ def test_durations_describe_and_refuse_repeats() -> None:
         parse_durations(["a=2", "a=3"])
     with pytest.raises(InputError, match=r"^--duration '=3': file id missing or given twice$"):
         parse_durations(["=3"])
-    for bad in ("x", "nan", "-1", "inf"):
-        with pytest.raises(InputError, match=r"seconds must be a finite number > 0"):
+    for bad in ("x", "nan", "-1", "inf", "0", "a=0"):
+        with pytest.raises(InputError, match=rf"^--duration '{bad}': seconds must be a finite "
+                                             r"number > 0$"):
             parse_durations([bad])
     # a duration of 0.5 s (below 1) is a valid duration
     assert parse_durations(["0.5"]).every_file == 0.5
@@ -200,6 +201,14 @@ def test_input_errors_name_the_problem_and_the_file(tmp_path) -> None:
     with pytest.raises(InputError, match=r"^line 1: reference turn in file 'f' has no speaker "
                                          r"name \(<NA>\)$"):
         score_files(rttm("f 1 0 1 <NA>"), rttm("f 1 0 1 X"), UEM.parse("f 1 0 5"))
+
+
+def test_unsupported_report() -> None:
+    result = score_files(rttm("f 1 0 1 A"), None, UEM.parse("f 1 0 5\ng 1 0 5"))
+    assert not isinstance(result, dict)
+    assert unsupported_dict(result, uem_source="given") == {
+        "status": "unsupported", "reason": "the system gives no speaker attribution",
+        "uem": "given", "der": None, "jer": None, "files": ["f", "g"]}
 
 
 def test_unsupported_systems_say_why() -> None:
