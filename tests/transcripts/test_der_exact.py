@@ -31,7 +31,7 @@ from speecheval.transcripts.diarization.scoring_region import (
     clipped_turns,
     parse_durations,
 )
-from speecheval.transcripts.diarization.turns import merge_self_overlaps
+from speecheval.transcripts.diarization.turns import merge_self_overlaps, speaker_turns
 from speecheval.transcripts.formats.rttm import RTTM
 from speecheval.transcripts.formats.uem import UEM
 
@@ -116,6 +116,11 @@ def test_jer_ignores_speech_outside_the_region() -> None:
     # speaker Y only outside the UEM ([8, 9]) is not a JER column either.
     s = score(((0.0, 4.0, "A"),), ((0.0, 6.0, "X"), (8.0, 9.0, "Y")), "f 1 2 6", 0.0)
     assert (s.jer.speaker_error_sum, s.jer.speakers) == (0.5, 1)
+    # with two system speakers inside the UEM and one (W) outside, the outside one is left
+    # out of the Jaccard matrix: A [2, 4] = X's, B [4, 6] vs Y [4, 5]: 1 - 1/2 = 0.5
+    s = score(((2.0, 4.0, "A"), (4.0, 6.0, "B")),
+              ((0.5, 1.0, "W"), (2.0, 4.0, "X"), (4.0, 5.0, "Y")), "f 1 2 6", 0.0)
+    assert (s.jer.speaker_error_sum, s.jer.speakers) == (0.5, 2)
 
 
 def test_overlap_excluded_jer_uses_single_speaker_regions_only() -> None:
@@ -175,6 +180,16 @@ def test_clipped_turns_keep_microseconds() -> None:
         "turns": 1, "seconds": 0.000002}
 
 
+def test_speaker_turns_merge_overlaps_keep_touching_turns_and_drop_empty_ones() -> None:
+    # a: 0-2 and 1-3 overlap -> one turn 0-3 (1 merge); 3-4 only touches it and stays;
+    # b: 5-5 has no length and is dropped (1 empty)
+    merged = speaker_turns(rttm("f 1 0 2 a;f 1 1 2 a;f 1 3 1 a;f 1 5 0 b").turns)
+    assert (merged.starts.tolist(), merged.ends.tolist()) == ([0, 3_000_000],
+                                                             [3_000_000, 4_000_000])
+    assert merged.counts == TurnCounts(turns=4, merges=1, empty=1)
+    assert merged.labels == ("a", "b") and merged.speakers.tolist() == [0, 0]
+
+
 def test_self_overlap_merge_keeps_speakers_apart() -> None:
     # speaker 0 talks [0, 10], speaker 1 [0, 2]: nothing to merge, both turns stay
     starts, ends, speakers = merge_self_overlaps(np.array([0, 0]), np.array([10, 2]),
@@ -198,6 +213,10 @@ def test_input_errors_name_the_problem_and_the_file(tmp_path) -> None:
     with pytest.raises(InputError) as info:
         score_files(rttm("f 1 0 1 A"), rttm("f 1 0 1 X"), UEM.load(empty))
     assert str(info.value) == f"{empty}: the UEM names no file, so nothing can be scored"
+    # a UEM without a file name (parsed from text) is named by nothing after "UEM"
+    with pytest.raises(InputError, match=r"^line 1: file 'f' has no scoring region in the "
+                                         r"UEM$"):
+        score_files(rttm("f 1 0 1 A"), rttm("f 1 0 1 X"), UEM.parse("g 1 0 5"))
     with pytest.raises(InputError, match=r"^line 1: reference turn in file 'f' has no speaker "
                                          r"name \(<NA>\)$"):
         score_files(rttm("f 1 0 1 <NA>"), rttm("f 1 0 1 X"), UEM.parse("f 1 0 5"))
