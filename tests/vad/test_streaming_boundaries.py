@@ -105,3 +105,29 @@ def test_segment_whose_silence_is_one_frame_short_at_the_end_is_open_at_end() ->
     assert both_paths(x, EXACT) == [(0.10, 0.20, True)]
     y = np.concatenate([square(10, 0.0), square(10, 1.0), square(25, 0.0)])
     assert both_paths(y, EXACT) == [(0.10, 0.20, False)]
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"frame_ms": 0.0}, "^frame_ms must be positive$"),
+    ({"frame_ms": -10.0}, "^frame_ms must be positive$"),
+    ({"min_speech_ms": -1.0}, "^min_speech_ms and min_silence_ms must not be negative$"),
+    ({"min_silence_ms": -1.0}, "^min_speech_ms and min_silence_ms must not be negative$"),
+    ({"hysteresis_db": -0.5}, "^hysteresis_db must not be negative$"),
+])
+def test_settings_are_checked(changes: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        VadSettings(**changes)
+
+
+def test_zero_and_fractional_settings_are_allowed() -> None:
+    # zero durations and zero hysteresis are valid (one frame is then enough), and so is a
+    # frame shorter than a millisecond
+    settings = VadSettings(frame_ms=0.5, min_speech_ms=0.0, min_silence_ms=0.0,
+                           hysteresis_db=0.0)
+    assert (settings.frame_ms, settings.min_speech_ms, settings.hysteresis_db) == (0.5, 0, 0)
+    # with min_speech 0 a single loud frame (10 ms) is a segment, and min_silence 0 ends it
+    # at the first quiet frame
+    x = np.concatenate([square(10, 0.0), square(1, 1.0), square(10, 0.0)])
+    zero = VadSettings(threshold_db=0.0, hysteresis_db=0.0, min_speech_ms=0.0,
+                       min_silence_ms=0.0)
+    assert both_paths(x, zero) == [(0.10, 0.11, False)]
