@@ -158,3 +158,21 @@ def test_cp_result_dict_and_invariants() -> None:
         CpResult(pair.counts, 2, 1, 0, 0, (pair,))
     with pytest.raises(ValueError, match="^a speaker pair needs at least one real speaker$"):
         SpeakerPair("s", None, None, ErrorCounts.zero())
+
+
+def test_speaker_tokens_in_mixed_units() -> None:
+    # normalised MER tokens: a Latin run is one token, each CJK character one token;
+    # without normalisation every non-space character is a token (as meeteval's cpCER)
+    segments = [Segment("s", "A", 0, 1, "用Python写")]
+    assert speaker_tokens(segments, "mixed") == {"s": {"A": ["用", "python", "写"]}}
+    assert speaker_tokens(segments, "mixed", normalise=False) == {
+        "s": {"A": ["用", "P", "y", "t", "h", "o", "n", "写"]}}
+
+
+def test_segments_are_concatenated_by_start_not_by_end() -> None:
+    # "first" 0-10 s starts before "second" 1-2 s, though it ends later; an untimed end
+    # counts as 0: "open" (0, no end) comes before "short" (0-0.5)
+    segments = [Segment("s", "A", 1.0, 2.0, "second"), Segment("s", "A", 0.0, 10.0, "first"),
+                Segment("s", "A", 0.0, 0.5, "short"), Segment("s", "A", 0.0, None, "open")]
+    assert speaker_tokens(segments, "word") == {"s": {"A": ["open", "short", "first",
+                                                             "second"]}}
