@@ -5,9 +5,19 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from speecheval.session.metrics import analyze
+import numpy as np
+import pytest
+
+from speecheval.core.audio import Audio, read_mono
+from speecheval.core.errors import InputError
+from speecheval.session.metrics import analyze, overlap_us, track_segments
+from speecheval.session.recording import SessionRecording
+from speecheval.session.scenario import TrackVad
+from speecheval.vad.silero import SileroSettings, SileroVad
 
 from .test_metrics import RESPOND, packets, record, scenario, turn
+
+VAD_DATA = Path(__file__).resolve().parents[1] / "data" / "vad"
 
 
 def test_window_closing_just_before_the_timeout_is_not_the_timeout(tmp_path: Path) -> None:
@@ -94,3 +104,102 @@ def test_reply_starting_exactly_at_the_offset_is_not_talk_over(tmp_path: Path) -
     (t,) = analyze(record([(0.5, 1.5)], [(1.5, 2.5)], events),
                    scenario(tmp_path, RESPOND)).turns
     assert (t.response_latency_ms, t.talk_over, t.ttfa_ms) == (0.0, False, 0.0)
+
+
+def transcript(t_ms: float, text: str) -> dict[str, object]:
+    return {"type": "transcript", "t_ms": t_ms, "role": "user", "text": text, "final": True}
+
+
+def test_transcripts_are_taken_from_the_turn_start_up_to_the_next_turn(tmp_path: Path) -> None:
+    # windows [0.5, 2.0) and [2.0, 4.0): a transcript at exactly 0.5 s belongs to a, one at
+    # exactly 2.0 s to b, not to a
+    body = "  - {id: a, audio: {synth: tone}}\n  - {id: b, audio: {synth: tone}}\n"
+    events = [turn(0, 0.5, 1.0, "a"), turn(1, 2.0, 2.5, "b"), transcript(500.0, "first"),
+              transcript(2000.0, "second")]
+    a, b = analyze(record([(0.5, 1.0), (2.0, 2.5)], [], events), scenario(tmp_path, body)).turns
+    assert (a.transcript, b.transcript) == ("first", "second")
+
+
+def test_speech_ending_exactly_at_the_turn_start_is_not_the_turns(tmp_path: Path) -> None:
+    # user speech 0.2-0.5 s ends where the turn's window starts (0.5 s); the turn's own
+    # speech is 0.8-1.2 s: onset 0.8, not 0.2
+    (t,) = analyze(record([(0.2, 0.5), (0.8, 1.2)], [], [turn(0, 0.5, 1.2)]),
+                   scenario(tmp_path, RESPOND)).turns
+    assert (t.user_onset_s, t.user_offset_s, t.audio_end_s, t.start_s) == (0.8, 1.2, 1.2, 0.5)
+
+
+def test_turn_without_user_speech_fails_with_its_note(tmp_path: Path) -> None:
+    (t,) = analyze(record([], [], [turn(0, 0.5, 1.5)]), scenario(tmp_path, RESPOND)).turns
+    assert t.passed is False
+    assert t.notes[0] == "no user speech detected in the turn's window; check vad.user"
+
+
+def test_turn_started_by_its_timeout_says_so(tmp_path: Path) -> None:
+    body = ("  - {id: a, audio: {synth: tone}, start: {after: agent_speech_start, "
+            "timeout_ms: 800}}\n")
+    event = {**turn(0, 0.8, 1.3, "a"), "trigger": "timeout"}
+    (t,) = analyze(record([(0.8, 1.3)], [], [event]), scenario(tmp_path, body)).turns
+    assert t.trigger == "timeout"
+    assert t.notes[0] == ("start anchor 'agent_speech_start' never happened; the turn started "
+                          "after its 800 ms timeout")
+
+
+def test_talk_over_time_adds_up_over_respond_turns(tmp_path: Path) -> None:
+    # two respond turns, each talked over: a [0.5, 1.5) by the agent's 1.2-1.8 (300 ms of
+    # overlap with the user), b [2.0, 3.0) by 2.9-3.5 (100 ms): 400 ms in all
+    body = "  - {id: a, audio: {synth: tone}}\n  - {id: b, audio: {synth: tone}}\n"
+    events = [turn(0, 0.5, 1.5, "a"), turn(1, 2.0, 3.0, "b")]
+    result = analyze(record([(0.5, 1.5), (2.0, 3.0)], [(1.2, 1.8), (2.9, 3.5)], events,
+                            duration=4.0), scenario(tmp_path, body))
+    assert result.talk_over_ms == 400.0 and result.overlap_ms == 400.0
+
+
+def test_turns_that_never_played_say_why(tmp_path: Path) -> None:
+    body = "  - {id: a, audio: {synth: tone}}\n  - {id: b, audio: {synth: tone}}\n"
+    rec = record([(0.5, 1.0)], [], [turn(0, 0.5, 1.0, "a")], duration=2.0)
+    _, b = analyze(rec, scenario(tmp_path, body)).turns
+    assert b.notes == ("turn never played: the session ended first (no reason logged)",)
+    _, b = analyze(replace(rec, fault="agent closed the socket"), scenario(tmp_path, body)).turns
+    assert b.notes == ("turn never played: the session ended first (agent closed the socket)",)
+    truncated = replace(rec, events=rec.events + [{"type": "truncated", "t_ms": 2000.0}])
+    _, b = analyze(truncated, scenario(tmp_path, body)).turns
+    assert b.notes == ("turn never played: the session hit max_duration_ms first",)
+
+
+def test_overlap_of_nothing_is_zero() -> None:
+    assert overlap_us([], ((0, 5),)) == 0 and overlap_us([(0, 5)], ()) == 0
+    assert overlap_us([(0, 5)], ((5, 9),)) == 0   # touching spans share no time
+
+
+def test_rate_mismatch_names_the_scenario(tmp_path: Path) -> None:
+    sc = scenario(tmp_path, RESPOND)
+    wrong = SessionRecording(sample_rate=8000, user=np.zeros(8000, np.int16),
+                             agent=np.zeros(8000, np.int16))
+    with pytest.raises(InputError) as info:
+        analyze(wrong, sc)
+    assert str(info.value) == (f"{sc.path}: recording rate 8000 Hz does not match the "
+                               "scenario's 16000 Hz")
+
+
+def test_silero_track_segments_follow_the_placed_speech() -> None:
+    # 0.5 s of silence, sentence a (committed 16 kHz espeak-ng recording), 0.7 s of silence.
+    # Expected independently: Silero's own segments of the same audio as float samples in
+    # [-1, 1), in whole microseconds, starting near 0.5 s and ending near the sentence end;
+    # nothing runs to the end of the track.
+    speech = read_mono(VAD_DATA / "speech_a.wav").samples
+    silent = np.zeros(8000, np.float32)
+    track = np.concatenate([silent, speech, np.zeros(11200, np.float32)])
+    pcm = np.round(track * 32767).astype(np.int16)
+    found = track_segments(pcm, 16000, TrackVad(engine="silero"))
+    expected = tuple((round(s.start_s * 1e6), round(s.end_s * 1e6)) for s in
+                     SileroVad(SileroSettings()).segments(Audio(pcm / 32768.0, 16000)))
+    assert found.spans == expected and found.running is None
+    assert abs(found.spans[0][0] - 500_000) <= 100_000
+    end_of_speech = round((8000 + speech.size) / 16000 * 1e6)
+    assert abs(found.spans[-1][1] - end_of_speech) <= 150_000
+    # the same speech running to the last sample: the last span reaches the end and is
+    # the one still running
+    cut = np.round(np.concatenate([silent, speech]) * 32767).astype(np.int16)
+    running = track_segments(cut, 16000, TrackVad(engine="silero"))
+    assert running.running == running.spans[-1]
+    assert running.spans[-1][1] == round(cut.size / 16000 * 1e6)
