@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -197,9 +198,21 @@ def test_silero_track_segments_follow_the_placed_speech() -> None:
     assert abs(found.spans[0][0] - 500_000) <= 100_000
     end_of_speech = round((8000 + speech.size) / 16000 * 1e6)
     assert abs(found.spans[-1][1] - end_of_speech) <= 150_000
-    # the same speech running to the last sample: the last span reaches the end and is
-    # the one still running
-    cut = np.round(np.concatenate([silent, speech]) * 32767).astype(np.int16)
+    # sentences a, b, a with 1 s pauses, the last one running to the last sample: Silero
+    # finds 4 segments in it; the last reaches the end and is the one still
+    # running, not the second
+    other = read_mono(VAD_DATA / "speech_b.wav").samples
+    pause = np.zeros(16000, np.float32)
+    cut = np.round(np.concatenate([silent, speech, pause, other, pause, speech]) * 32767
+                   ).astype(np.int16)
     running = track_segments(cut, 16000, TrackVad(engine="silero"))
-    assert running.running == running.spans[-1]
+    assert len(running.spans) == 4 and running.running == running.spans[-1]
     assert running.spans[-1][1] == round(cut.size / 16000 * 1e6)
+
+
+def test_silero_track_unavailable_is_an_input_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    # an installation without the Silero module: a one-line input error naming the engine
+    monkeypatch.setitem(sys.modules, "speecheval.vad.silero", None)
+    with pytest.raises(InputError, match=r"^vad engine 'silero' is not available in this "
+                                         r"installation \(.+\)$"):
+        track_segments(np.zeros(1600, np.int16), 16000, TrackVad(engine="silero"))
