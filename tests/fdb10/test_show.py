@@ -16,7 +16,6 @@ from .test_official_examples import convert
 
 @pytest.fixture
 def tree(fixtures_dir: Path, tmp_path: Path) -> Path:
-    pytest.importorskip("onnxruntime")
     convert(fixtures_dir / "fdb-official-examples" / "example_data", tmp_path / "tree")
     return tmp_path / "tree"
 
