@@ -2,8 +2,10 @@
 
 A skip must never hide a failure of speecheval itself. A test may skip only because
 something outside the project is missing: an external program (espeak-ng, perl with
-md-eval), an optional comparison package from the ``test``/``parity`` extras, or the
-public fixtures in ``../shared``, and its reason must name that thing. Any other skip
+md-eval, headless Chromium), a CJK font, ``/proc``, an optional package from the
+``test``/``parity``/``reference`` extras, or the public fixtures in ``../shared``, and its
+reason must name that thing. Runtime dependencies (onnxruntime, tqdm, faster-whisper...)
+are imported directly: without them speecheval itself is broken. Any other skip
 (for example ``importorskip`` on one of speecheval's own modules, or an error turned into
 a skip) is reported as a failure by the hooks below.
 """
@@ -26,6 +28,7 @@ FIXTURES = SHARED / "fixtures"
 EXTERNAL_PREREQUISITES = (
     "espeak-ng", "md-eval", "perl", "../shared", "fixtures",
     "torch", "silero-vad", "voicebench", "jiwer", "meeteval", "pyannote", "packaging",
+    "dotenv", "openai", "Chromium", "CJK font", "/proc",
 )
 
 

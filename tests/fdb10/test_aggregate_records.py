@@ -1,15 +1,30 @@
 """The records of unified.json, field by field: shares, pooled ratios, latency quantiles.
 
-unified.json is what users read and compare between runs, so each record is checked
-whole, including its empty and undefined cases.
+Each metric result's ``record()`` is what unified.json holds; users read and compare it
+between runs, so each record is checked whole, including its empty and undefined cases.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from speecheval.core.stats import bootstrap_quantile, bootstrap_ratio
-from speecheval.fdb.v10.aggregate import latency_quantiles, pooled_ratio, share
+from speecheval.fdb.v10.aggregate import LatencyQuantiles, PooledRatio, ShareMetric
+
+
+def share(count: int, n: int, **kwargs: Any) -> dict[str, Any]:
+    return ShareMetric.of(count, n, **kwargs).record()
+
+
+def pooled_ratio(numerators: list[float], denominators: list[float], **kwargs: Any
+                 ) -> dict[str, Any]:
+    return PooledRatio.of(numerators, denominators, **kwargs).record()
+
+
+def latency_quantiles(latencies_us: list[int | None], **kwargs: Any) -> dict[str, Any]:
+    return LatencyQuantiles.of(latencies_us, **kwargs).record()
 
 
 def test_share_record() -> None:

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from speecheval.core.errors import InputError
+from speecheval.core.timeline import Span, Spans
 from speecheval.fdb.v10.aggregate import rate_within
 from speecheval.fdb.v10.annotations import (
-    Interval,
     Word,
     load_interruption,
     load_pauses,
@@ -33,32 +33,32 @@ S, R, T = 5_000_000, 7_000_000, 20_000_000   # interruption [S, R] and window le
 
 def interruption(segments: list[tuple[int, int]], words: list[int] = ()):  # type: ignore[assignment]
     return score_interruption_sample(
-        tuple(Interval(a, b) for a, b in segments),
-        tuple(Word("w", w, w + 200_000) for w in words), Interval(S, R), T)
+        Spans.from_spans(Span(a, b) for a, b in segments),
+        tuple(Word("w", w, w + 200_000) for w in words), Span(S, R), T)
 
 
 # --- E: the end of the user's turn --------------------------------------------------------
 
 def test_word_exactly_at_e_is_a_response_with_zero_latency() -> None:
     e = 2_010_000
-    at = score_turn_taking_sample((Word("ok", e, e + 300_000),), e)
+    at = score_turn_taking_sample((Word("ok", e, e + 300_000),), e, T)
     assert (at.outcome, at.latency_us) == ("response", 0)
     # one microsecond earlier: a word starts before E, so an early start with no latency
-    before = score_turn_taking_sample((Word("ok", e - 1, e + 300_000),), e)
+    before = score_turn_taking_sample((Word("ok", e - 1, e + 300_000),), e, T)
     assert (before.outcome, before.latency_us, before.first_word_us) == (
         "early_start", None, e - 1)
     # one microsecond later: latency 1 µs
-    after = score_turn_taking_sample((Word("ok", e + 1, e + 300_000),), e)
+    after = score_turn_taking_sample((Word("ok", e + 1, e + 300_000),), e, T)
     assert (after.outcome, after.latency_us) == ("response", 1)
 
 
 def test_the_earliest_word_decides_whatever_the_order() -> None:
     # words given out of order: 3.0 s and 1.999999 s against E = 2.0 s -> early start
     words = (Word("b", 3_000_000, 3_100_000), Word("a", 1_999_999, 2_100_000))
-    assert score_turn_taking_sample(words, 2_000_000).outcome == "early_start"
+    assert score_turn_taking_sample(words, 2_000_000, T).outcome == "early_start"
     # 3.0 s and 2.0 s -> response; latency from the earlier word, 2.0 - 2.0 = 0
     words = (Word("b", 3_000_000, 3_100_000), Word("a", 2_000_000, 2_100_000))
-    sample = score_turn_taking_sample(words, 2_000_000)
+    sample = score_turn_taking_sample(words, 2_000_000, T)
     assert (sample.outcome, sample.latency_us, sample.first_word_us) == (
         "response", 0, 2_000_000)
 
@@ -75,7 +75,7 @@ def test_response_within_k_seconds_means_at_most_k() -> None:
 # --- pause start a and end b ------------------------------------------------------------
 
 def test_word_exactly_at_the_first_pause_start_intrudes_and_is_not_pre_pause() -> None:
-    pauses = (Interval(2_000_000, 3_000_000), Interval(5_000_000, 6_000_000))
+    pauses = Spans.from_spans((Span(2_000_000, 3_000_000), Span(5_000_000, 6_000_000)))
     at = score_pause_sample((Word("w", 2_000_000, 2_100_000),), pauses, 10_000_000)
     # onset = a: "at or after the first pause start" and inside [a, b)
     assert (at.pause_intrusion, at.pre_pause_speech, at.inside_pause_onset) == (
@@ -91,7 +91,7 @@ def test_word_exactly_at_the_first_pause_start_intrudes_and_is_not_pre_pause() -
 
 
 def test_carry_in_needs_the_word_to_end_after_the_pause_start() -> None:
-    pauses = (Interval(2_000_000, 3_000_000),)
+    pauses = Spans.from_spans((Span(2_000_000, 3_000_000),))
     # 1.5 s to a + 1 µs: starts before a and ends after it -> carry-in, covers 1 µs
     word = score_pause_sample((Word("w", 1_500_000, 2_000_001),), pauses, 10_000_000)
     assert (word.carry_in, word.pre_pause_speech, word.pause_intrusion) == (True, True, False)
@@ -102,7 +102,7 @@ def test_carry_in_needs_the_word_to_end_after_the_pause_start() -> None:
 
 
 def test_word_exactly_at_a_pause_end_is_not_inside_that_pause() -> None:
-    pauses = (Interval(2_000_000, 3_000_000), Interval(5_000_000, 6_000_000))
+    pauses = Spans.from_spans((Span(2_000_000, 3_000_000), Span(5_000_000, 6_000_000)))
     # onset b = 3.0: [a, b) excludes b, so not inside; still intrusion (after the first
     # pause start) and in pause 1's owned [2, 5)
     at_end = score_pause_sample((Word("w", 3_000_000, 3_200_000),), pauses, 10_000_000)
@@ -116,7 +116,7 @@ def test_word_exactly_at_a_pause_end_is_not_inside_that_pause() -> None:
 
 def test_owned_interval_boundaries() -> None:
     # pauses [2, 3) and [5, 6), T = 10: pause 1 owns [2, 5), pause 2 owns [5, 10].
-    pauses = (Interval(2_000_000, 3_000_000), Interval(5_000_000, 6_000_000))
+    pauses = Spans.from_spans((Span(2_000_000, 3_000_000), Span(5_000_000, 6_000_000)))
     # onsets 4.999999 (pause 1) and 5.0 (pause 2's start: owned by pause 2, not 1)
     words = (Word("a", 4_999_999, 4_999_999), Word("b", 5_000_000, 5_000_000))
     both = score_pause_sample(words, pauses, 10_000_000)
@@ -135,7 +135,7 @@ def test_coverage_at_the_pause_edges() -> None:
     # pause [2, 3); word [1.0, 2.0] touches a: 0; word [3.0, 4.0] touches b: 0;
     # word [2.999999, 3.5]: 1 µs; words [1.5, 2.4] and [2.4, 2.6] abut: union [1.5, 2.6]
     # covers 0.6 s of the pause.
-    pauses = (Interval(2_000_000, 3_000_000),)
+    pauses = Spans.from_spans((Span(2_000_000, 3_000_000),))
     touching = (Word("a", 1_000_000, 2_000_000), Word("b", 3_000_000, 4_000_000))
     assert score_pause_sample(touching, pauses, 10_000_000).intrusion_us == 0
     edge = (Word("c", 2_999_999, 3_500_000),)
@@ -143,7 +143,7 @@ def test_coverage_at_the_pause_edges() -> None:
     abutting = (Word("d", 1_500_000, 2_400_000), Word("e", 2_400_000, 2_600_000))
     assert score_pause_sample(abutting, pauses, 10_000_000).intrusion_us == 600_000
     # pause time: two pauses of 1 s and 0.5 s -> 1.5 s
-    two = (Interval(2_000_000, 3_000_000), Interval(4_000_000, 4_500_000))
+    two = Spans.from_spans((Span(2_000_000, 3_000_000), Span(4_000_000, 4_500_000)))
     assert score_pause_sample((), two, 10_000_000).pause_us == 1_500_000
 
 
@@ -259,9 +259,9 @@ def test_word_exactly_at_t_is_accepted_and_one_microsecond_later_refused(tmp_pat
 def test_interruption_with_s_equal_to_r_and_at_the_window_edges(tmp_path: Path) -> None:
     # S = R is allowed (S <= R), both may sit exactly on 0 and T; R < S is refused
     same = _write(tmp_path / "same.json", [{"timestamp": [3.0, 3.0]}])
-    assert load_interruption(same, "s1", 10_000_000) == Interval(3_000_000, 3_000_000)
+    assert load_interruption(same, "s1", 10_000_000) == Span(3_000_000, 3_000_000)
     edges = _write(tmp_path / "edges.json", [{"timestamp": [0.0, 10.0]}])
-    assert load_interruption(edges, "s1", 10_000_000) == Interval(0, 10_000_000)
+    assert load_interruption(edges, "s1", 10_000_000) == Span(0, 10_000_000)
     backwards = _write(tmp_path / "back.json", [{"timestamp": [3.0, 2.999999]}])
     with pytest.raises(InputError, match=r"ends \(R\) before it starts \(S\)"):
         load_interruption(backwards, "s1", 10_000_000)
@@ -272,15 +272,15 @@ def test_pauses_may_touch_but_not_overlap(tmp_path: Path) -> None:
     # [1, 2] then [1.999999, 3] overlaps by 1 µs and is refused
     touching = _write(tmp_path / "touch.json",
                       [{"timestamp": [1.0, 2.0]}, {"timestamp": [2.0, 3.0]}])
-    assert load_pauses(touching, "s1", 10_000_000) == (
-        Interval(1_000_000, 2_000_000), Interval(2_000_000, 3_000_000))
+    assert load_pauses(touching, "s1", 10_000_000).to_tuples() == [
+        (1_000_000, 2_000_000), (2_000_000, 3_000_000)]
     overlapping = _write(tmp_path / "over.json",
                          [{"timestamp": [1.0, 2.0]}, {"timestamp": [1.999999, 3.0]}])
     with pytest.raises(InputError, match="pause 1 starts before pause 0 ends"):
         load_pauses(overlapping, "s1", 10_000_000)
     # a zero-length pause a = b is allowed; b = T allowed, b = T + 1 µs refused
     zero = _write(tmp_path / "zero.json", [{"timestamp": [4.0, 4.0]}, {"timestamp": [9.0, 10.0]}])
-    assert load_pauses(zero, "s1", 10_000_000)[0].length_us == 0
+    assert load_pauses(zero, "s1", 10_000_000)[0].duration_us == 0
     past = _write(tmp_path / "past.json", [{"timestamp": [9.0, 10.000001]}])
     with pytest.raises(InputError, match=r"pause 0 ends at 10\.000001 s lies outside"):
         load_pauses(past, "s1", 10_000_000)

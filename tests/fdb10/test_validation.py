@@ -280,8 +280,8 @@ def test_t_of_exactly_one_silero_window_is_scored(tmp_path: Path, hand_segments)
 
 
 def test_minimum_t_is_the_silero_window() -> None:
-    silero_model = pytest.importorskip("speecheval.vad.silero_model")
     from speecheval.fdb.v10.tree import SILERO_WINDOW_S
+    from speecheval.vad import silero_model
 
     for rate, (window, _context) in silero_model.FRAMING.items():
         assert window / rate == SILERO_WINDOW_S
@@ -310,7 +310,6 @@ def test_truncated_output_is_refused_as_truncated(tmp_path: Path, hand_segments)
 
 
 def test_non_finite_interruption_output_is_refused(tmp_path: Path) -> None:
-    pytest.importorskip("onnxruntime")
     tree = write_tree(tmp_path / "t", good_specs())
     samples = np.zeros(160000, np.float32)
     samples[16000] = np.nan                       # 1.000 s into the 10 s output

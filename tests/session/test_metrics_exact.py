@@ -11,7 +11,10 @@ import pytest
 
 from speecheval.core.audio import Audio, read_mono
 from speecheval.core.errors import InputError
-from speecheval.session.metrics import analyze, overlap_us, track_segments
+from speecheval.core.timeline import Spans
+from speecheval.session import detectors
+from speecheval.session.events import events_from_dicts
+from speecheval.session.metrics import analyze, track_speech
 from speecheval.session.recording import SessionRecording
 from speecheval.session.scenario import TrackVad
 from speecheval.vad.silero import SileroSettings, SileroVad
@@ -162,14 +165,16 @@ def test_turns_that_never_played_say_why(tmp_path: Path) -> None:
     assert b.notes == ("turn never played: the session ended first (no reason logged)",)
     _, b = analyze(replace(rec, fault="agent closed the socket"), scenario(tmp_path, body)).turns
     assert b.notes == ("turn never played: the session ended first (agent closed the socket)",)
-    truncated = replace(rec, events=rec.events + [{"type": "truncated", "t_ms": 2000.0}])
+    truncated = replace(rec, events=rec.events + events_from_dicts(
+        [{"type": "truncated", "t_ms": 2000.0}]))
     _, b = analyze(truncated, scenario(tmp_path, body)).turns
     assert b.notes == ("turn never played: the session hit max_duration_ms first",)
 
 
 def test_overlap_of_nothing_is_zero() -> None:
-    assert overlap_us([], ((0, 5),)) == 0 and overlap_us([(0, 5)], ()) == 0
-    assert overlap_us([(0, 5)], ((5, 9),)) == 0   # touching spans share no time
+    assert Spans.empty().overlap_us(Spans([0], [5])) == 0
+    assert Spans([0], [5]).overlap_us(Spans.empty()) == 0
+    assert Spans([0], [5]).overlap_us(Spans([5], [9])) == 0   # touching spans share no time
 
 
 def test_rate_mismatch_names_the_scenario(tmp_path: Path) -> None:
@@ -191,13 +196,13 @@ def test_silero_track_segments_follow_the_placed_speech() -> None:
     silent = np.zeros(8000, np.float32)
     track = np.concatenate([silent, speech, np.zeros(11200, np.float32)])
     pcm = np.round(track * 32767).astype(np.int16)
-    found = track_segments(pcm, 16000, TrackVad(engine="silero"))
-    expected = tuple((round(s.start_s * 1e6), round(s.end_s * 1e6)) for s in
-                     SileroVad(SileroSettings()).segments(Audio(pcm / 32768.0, 16000)))
-    assert found.spans == expected and found.running is None
-    assert abs(found.spans[0][0] - 500_000) <= 100_000
+    found = track_speech(pcm, 16000, TrackVad(engine="silero"))
+    expected = [(round(s.start_s * 1e6), round(s.end_s * 1e6)) for s in
+                SileroVad(SileroSettings()).segments(Audio(pcm / 32768.0, 16000))]
+    assert found.to_tuples() == expected and not found.open_at_end.any()
+    assert abs(int(found.starts[0]) - 500_000) <= 100_000
     end_of_speech = round((8000 + speech.size) / 16000 * 1e6)
-    assert abs(found.spans[-1][1] - end_of_speech) <= 150_000
+    assert abs(int(found.ends[-1]) - end_of_speech) <= 150_000
     # sentences a, b, a with 1 s pauses, the last one running to the last sample: Silero
     # finds 4 segments in it; the last reaches the end and is the one still
     # running, not the second
@@ -205,14 +210,19 @@ def test_silero_track_segments_follow_the_placed_speech() -> None:
     pause = np.zeros(16000, np.float32)
     cut = np.round(np.concatenate([silent, speech, pause, other, pause, speech]) * 32767
                    ).astype(np.int16)
-    running = track_segments(cut, 16000, TrackVad(engine="silero"))
-    assert len(running.spans) == 4 and running.running == running.spans[-1]
-    assert running.spans[-1][1] == round(cut.size / 16000 * 1e6)
+    running = track_speech(cut, 16000, TrackVad(engine="silero"))
+    assert running.open_at_end.tolist() == [False, False, False, True]
+    assert int(running.ends[-1]) == round(cut.size / 16000 * 1e6)
 
 
 def test_silero_track_unavailable_is_an_input_error(monkeypatch: pytest.MonkeyPatch) -> None:
     # an installation without the Silero module: a one-line input error naming the engine
+    # (the loaded detector is cached per process: forget it before and after)
     monkeypatch.setitem(sys.modules, "speecheval.vad.silero", None)
-    with pytest.raises(InputError, match=r"^vad engine 'silero' is not available in this "
-                                         r"installation \(.+\)$"):
-        track_segments(np.zeros(1600, np.int16), 16000, TrackVad(engine="silero"))
+    detectors._silero.cache_clear()
+    try:
+        with pytest.raises(InputError, match=r"^vad engine 'silero' is not available in "
+                                             r"this installation \(.+\)$"):
+            track_speech(np.zeros(1600, np.int16), 16000, TrackVad(engine="silero"))
+    finally:
+        detectors._silero.cache_clear()

@@ -7,12 +7,12 @@ Times are chosen so every value is exact; the arithmetic is in the comments.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from md_eval_tool import find_md_eval
 from test_der_boundaries import score
 
 from speecheval.core.errors import InputError
+from speecheval.core.timeline import Spans
 from speecheval.transcripts.diarization.render import report_dict, table, unsupported_dict
 from speecheval.transcripts.diarization.result import (
     DerComponents,
@@ -31,7 +31,7 @@ from speecheval.transcripts.diarization.scoring_region import (
     clipped_turns,
     parse_durations,
 )
-from speecheval.transcripts.diarization.turns import merge_self_overlaps, speaker_turns
+from speecheval.transcripts.diarization.turns import speaker_turns, turn_spans
 from speecheval.transcripts.formats.rttm import RTTM
 from speecheval.transcripts.formats.uem import UEM
 
@@ -125,12 +125,14 @@ def test_jer_ignores_speech_outside_the_region() -> None:
 
 def test_overlap_excluded_jer_uses_single_speaker_regions_only() -> None:
     # A [0, 4], B [2, 6] overlap on [2, 4]; X [0, 4], Y [4, 6]; UEM [0, 6].
-    # Overlap excluded: region [0, 2] + [4, 6]: A has [0, 2] = X's -> error 0; B has [4, 6]
-    # = Y's -> error 0: sum 0 over 2 speakers. Over everything: A-X exact (0); B [2, 6] vs
+    # Overlap excluded (jer_collared_overlap_excluded; the collar is 0 here): region
+    # [0, 2] + [4, 6]: A has [0, 2] = X's -> error 0; B has [4, 6] = Y's -> error 0: sum 0
+    # over 2 speakers. Over everything (jer, dscore's): A-X exact (0); B [2, 6] vs
     # Y [4, 6]: 1 - 2/4 = 0.5.
     s = score(((0.0, 4.0, "A"), (2.0, 6.0, "B")), ((0.0, 4.0, "X"), (4.0, 6.0, "Y")),
               "f 1 0 6", 0.0)
-    assert (s.jer_overlap_excluded.speaker_error_sum, s.jer_overlap_excluded.speakers) == (0.0, 2)
+    excluded = s.jer_collared_overlap_excluded
+    assert (excluded.speaker_error_sum, excluded.speakers) == (0.0, 2)
     assert s.jer.speaker_error_sum == pytest.approx(0.5, abs=1e-12)
 
 
@@ -164,7 +166,12 @@ def test_durations_describe_and_refuse_repeats() -> None:
         parse_durations(["a=2", "a=3"])
     with pytest.raises(InputError, match=r"^--duration '=3': file id missing or given twice$"):
         parse_durations(["=3"])
-    for bad in ("x", "nan", "-1", "inf", "0", "a=0"):
+    for bad in ("x", "nan", "inf"):   # not plain decimal digits
+        with pytest.raises(InputError) as info:
+            parse_durations([bad])
+        assert str(info.value) == (f"--duration '{bad}': not a number of seconds: '{bad}' "
+                                   "(plain decimal digits only, such as 1000.5)")
+    for bad in ("-1", "0", "a=0"):
         with pytest.raises(InputError, match=rf"^--duration '{bad}': seconds must be a finite "
                                              r"number > 0$"):
             parse_durations([bad])
@@ -183,7 +190,7 @@ def test_clipped_turns_keep_microseconds() -> None:
 def test_speaker_turns_merge_overlaps_keep_touching_turns_and_drop_empty_ones() -> None:
     # a: 0-2 and 1-3 overlap -> one turn 0-3 (1 merge); 3-4 only touches it and stays;
     # b: 5-5 has no length and is dropped (1 empty)
-    merged = speaker_turns(rttm("f 1 0 2 a;f 1 1 2 a;f 1 3 1 a;f 1 5 0 b").turns)
+    merged = speaker_turns(turn_spans(rttm("f 1 0 2 a;f 1 1 2 a;f 1 3 1 a;f 1 5 0 b").turns))
     assert (merged.starts.tolist(), merged.ends.tolist()) == ([0, 3_000_000],
                                                              [3_000_000, 4_000_000])
     assert merged.counts == TurnCounts(turns=4, merges=1, empty=1)
@@ -192,9 +199,10 @@ def test_speaker_turns_merge_overlaps_keep_touching_turns_and_drop_empty_ones() 
 
 def test_self_overlap_merge_keeps_speakers_apart() -> None:
     # speaker 0 talks [0, 10], speaker 1 [0, 2]: nothing to merge, both turns stay
-    starts, ends, speakers = merge_self_overlaps(np.array([0, 0]), np.array([10, 2]),
-                                                 np.array([0, 1]))
-    assert (starts.tolist(), ends.tolist(), speakers.tolist()) == ([0, 0], [10, 2], [0, 1])
+    merged = speaker_turns(Spans([0, 0], [10, 2], labels=["a", "b"]))
+    assert (merged.starts.tolist(), merged.ends.tolist(), merged.speakers.tolist()) == (
+        [0, 0], [10, 2], [0, 1])
+    assert merged.counts == TurnCounts(turns=2, merges=0, empty=0)
 
 
 # --- the checks and their messages -------------------------------------------------------
@@ -248,10 +256,10 @@ def _components(scored: int = 0) -> DerComponents:
 
 def _score(**changes: object) -> DiarizationScore:
     fields: dict[str, object] = dict(
-        track="main", collar_us=0, mapping_region="uem", file_ids=("f",),
-        overlap_included=_components(2), overlap_excluded=_components(1),
+        track="main", compat="speecheval", collar_us=0, mapping_region="uem",
+        file_ids=("f",), overlap_included=_components(2), overlap_excluded=_components(1),
         overlap_only=_components(1), jer=JerComponents(0.0, 1),
-        jer_overlap_excluded=JerComponents(0.0, 1),
+        jer_collared=JerComponents(0.0, 1), jer_collared_overlap_excluded=JerComponents(0.0, 1),
         speaker_count=SpeakerCount(1, 1, 0, 0, 1, 1), ref_turns=TurnCounts(1, 0, 0),
         hyp_turns=TurnCounts(1, 0, 0), mapping=())
     fields.update(changes)
@@ -293,7 +301,8 @@ def test_report_json_and_table_of_a_hand_case() -> None:
     # Reference A [0, 4], B [3, 6]; system X [0, 3.5], Y [3.5, 6]; UEM [0, 6], no collar
     # (test_der_hand.py): scored 7, missed 1 -> DER 1/7; overlap only [3, 4]: scored 2,
     # missed 1; excluded: 5 s all correct. JER: A [0, 4] vs X [0, 3.5]: 1 - 3.5/4 =
-    # 0.125; B [3, 6] vs Y [3.5, 6]: 1 - 2.5/3 = 1/6; sum 0.291667 over 2.
+    # 0.125; B [3, 6] vs Y [3.5, 6]: 1 - 2.5/3 = 1/6; sum 0.291667 over 2. With no collar
+    # jer_collared is over the same region: the same 0.145833.
     ref = rttm("f 1 0 4 A;f 1 3 3 B")
     hyp = rttm("f 1 0 3.5 X;f 1 3.5 2.5 Y")
     files = score_files(ref, hyp, UEM.parse("f 1 0 6"), collar_s=0.0)
@@ -304,7 +313,7 @@ def test_report_json_and_table_of_a_hand_case() -> None:
     expected_score = {
         "der": 1 / 7, "scored": 7.0, "missed": 1.0, "false_alarm": 0.0, "confusion": 0.0,
         "scored_region": 6.0, "regions": "all", "jer": pytest.approx(jer / 2),
-        "jer_reference_speakers": 2,
+        "jer_reference_speakers": 2, "jer_collared": pytest.approx(jer / 2),
         "overlap_included": {"der": 1 / 7, "scored": 7.0, "missed": 1.0, "false_alarm": 0.0,
                              "confusion": 0.0, "scored_region": 6.0},
         "overlap_excluded": {"der": 0.0, "scored": 5.0, "missed": 0.0, "false_alarm": 0.0,
@@ -315,15 +324,20 @@ def test_report_json_and_table_of_a_hand_case() -> None:
                           "abs_error": 0.0, "accuracy": 1.0, "files": 1},
         "reference_turns": {"turns": 2, "self_overlap_merges": 0, "empty_turns_dropped": 0},
         "system_turns": {"turns": 2, "self_overlap_merges": 0, "empty_turns_dropped": 0},
+        "differences": {name: {"count": 0, "seconds": 0.0} for name in (
+            "reference_self_overlap", "reference_cut_at_uem", "off_frame_grid",
+            "md_eval_overlap_defect", "tie_order", "unscored_files")},
     }
     assert per_file == {"f": expected_score}
     assert report == {
-        "status": "scored", "track": "main", "collar": 0.0,
+        "status": "scored", "track": "main", "compat": "speecheval",
+        "compat_definition": report["compat_definition"], "collar": 0.0,
         "collar_definition": ("no-score collar of +-collar seconds around every reference "
                               "turn boundary (md-eval -c); pyannote.metrics' collar is the "
                               "total width, 2 x collar"),
         "mapping_region": "uem",
         "jer_definition": report["jer_definition"],
+        "jer_collared_definition": report["jer_collared_definition"],
         "uem": "given", **expected_score,
         "speaker_mapping": [{"file": "f", "reference": "A", "system": "X"},
                             {"file": "f", "reference": "B", "system": "Y"}],
@@ -332,23 +346,26 @@ def test_report_json_and_table_of_a_hand_case() -> None:
     assert (excluded["der"], excluded["regions"], excluded["scored"]) == (0.0,
                                                                           "exclude_overlap", 5.0)
     assert excluded["files"]["f"]["regions"] == "exclude_overlap"
-    # overlap excluded, A has [0, 3] vs X's [0, 3]; B [4, 6] vs Y [4, 6]: JER 0
-    assert excluded["jer"] == 0.0 and excluded["files"]["f"]["jer"] == 0.0
+    # JER is dscore's whatever --exclude-overlap says (no collar, overlap included):
+    # still 0.145833. The collared variant excludes the overlap [3, 4]: A has [0, 3] vs
+    # X's [0, 3]; B [4, 6] vs Y [4, 6]: jer_collared 0
+    assert excluded["jer"] == pytest.approx(jer / 2)
+    assert excluded["files"]["f"]["jer"] == pytest.approx(jer / 2)
+    assert excluded["jer_collared"] == 0.0 and excluded["files"]["f"]["jer_collared"] == 0.0
     assert table(files, exclude_overlap=False, title="DER") == (
         "DER\n"
-        "file                       scored_s  missed_s      fa_s    conf_s      DER      JER"
-        " spk ref/sys\n"
-        + "-" * 95 + "\n"
-        "f                             7.000     1.000     0.000     0.000   14.29%   14.58%"
-        "         2/2\n"
-        "TOTAL                         7.000     1.000     0.000     0.000   14.29%   14.58%"
-        "         2/2\n"
+        "file   scored_s  missed_s   fa_s  conf_s     DER     JER  spk ref/sys\n"
+        + "-" * 69 + "\n"
+        "f         7.000     1.000  0.000   0.000  14.29%  14.58%          2/2\n"
+        "TOTAL     7.000     1.000  0.000   0.000  14.29%  14.58%          2/2\n"
         "overlap excluded DER 0.00%, overlap-only DER 50.00%, speaker count accuracy 100.00%,"
         " mean |count error| 0.00\n"
+        "JER is dscore's (no collar); jer_collared 14.58%\n"
         "self-overlap merges: reference 0, system 0\n")
     table_excluded = table(files, exclude_overlap=True, title="DER").splitlines()
-    assert table_excluded[3] == ("f                             5.000     0.000     0.000"
-                                 "     0.000    0.00%    0.00%         2/2")
+    assert table_excluded[3] == ("f         5.000     0.000  0.000   0.000  0.00%  14.58%"
+                                 "          2/2")
+    assert table_excluded[-2] == "JER is dscore's (no collar); jer_collared 0.00%"
 
 
 def test_table_says_n_a_for_undefined_rates() -> None:
@@ -356,6 +373,7 @@ def test_table_says_n_a_for_undefined_rates() -> None:
     files = score_files(rttm("f 1 0 1 A"), rttm("f 1 2 1 X"), UEM.parse("f 1 1 5"), collar_s=0.0)
     assert isinstance(files, dict)
     last_rows = table(files, exclude_overlap=False, title="t").splitlines()
-    assert "     n/a      n/a" in last_rows[3]
-    assert last_rows[-2] == ("overlap excluded DER n/a, overlap-only DER n/a, speaker count "
+    assert last_rows[3] == "f         0.000     0.000  1.000   0.000  n/a  n/a          0/1"
+    assert last_rows[-3] == ("overlap excluded DER n/a, overlap-only DER n/a, speaker count "
                              "accuracy 0.00%, mean |count error| 1.00")
+    assert last_rows[-2] == "JER is dscore's (no collar); jer_collared n/a"
