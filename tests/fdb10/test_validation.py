@@ -40,7 +40,7 @@ def rewrite(tree: Path, relative: str, data: object) -> None:
 def test_good_tree_scores(tmp_path: Path, hand_segments) -> None:
     hand_segments({f"{UI}/u": [(0.0, 6.0)]})
     rows = {row["sample_id"]: row for row in
-            score_tree(write_tree(tmp_path / "t", good_specs())).rows}
+            (r.record() for r in score_tree(write_tree(tmp_path / "t", good_specs())).rows)}
     expected = {
         # T = 6, pauses [2, 3) and [4, 5), one word 2.5-2.7: it starts after the first
         # pause start (intrusion) inside [2, 3); pause 1 owns [2, 4), so 1 of 2 pauses is

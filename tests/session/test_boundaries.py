@@ -86,10 +86,10 @@ def test_clear_exactly_at_the_onset_counts_and_one_at_the_next_turn_does_not(
     body = STOP_400 + "  - {id: c, audio: {synth: tone}}\n"
     base = [turn(0, 1.0, 1.6, "b"), turn(1, 2.0, 2.5, "c")]
     user, agent = [(1.0, 1.6), (2.0, 2.5)], [(0.0, 1.3)]
-    at_onset = base + [{"type": "clear", "t_ms": 1000.0}]
+    at_onset = base + [{"type": "clear", "t_ms": 1000.0, "dropped_ms": 300.0}]
     b, _ = analyze(record(user, agent, at_onset), scenario(tmp_path, body)).turns
     assert b.clear_stop_ms == 0.0
-    at_next = base + [{"type": "clear", "t_ms": 2000.0}]
+    at_next = base + [{"type": "clear", "t_ms": 2000.0, "dropped_ms": 300.0}]
     b, _ = analyze(record(user, agent, at_next), scenario(tmp_path, body)).turns
     assert b.clear_stop_ms is None
 

@@ -137,7 +137,7 @@ def test_false_alarms_are_sorted_even_when_the_assignment_lists_them_otherwise()
 def test_cp_result_dict_and_invariants() -> None:
     result = cp_error_counts({"A": ["a", "b"]}, {"X": ["a", "c"], "Y": ["d"]}, "s")
     # A-X: 1 substitution over 2; Y a false alarm: 1 insertion; 2 errors over 2 tokens
-    assert result.to_dict("cpwer") == {
+    assert result.report_dict("cpwer") == {
         "cpwer": 1.0, "errors": 2, "length": 2, "hypothesis_length": 3, "insertions": 1,
         "deletions": 0, "substitutions": 1, "reference_speakers": 1, "hypothesis_speakers": 2,
         "missed_speakers": 0, "false_alarm_speakers": 1,

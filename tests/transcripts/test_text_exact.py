@@ -50,7 +50,7 @@ def test_counts_must_be_non_negative_ints(value: object) -> None:
 def test_counts_dict_names_every_quantity() -> None:
     # 1 substitution, 2 deletions, 1 insertion over 10 reference tokens (9 hypothesis
     # tokens: 10 - 2 + 1): errors 4, rate 0.4
-    assert ErrorCounts(1, 2, 1, 10, 9).to_dict() == {
+    assert ErrorCounts(1, 2, 1, 10, 9).report_dict() == {
         "substitutions": 1, "deletions": 2, "insertions": 1, "errors": 4, "length": 10,
         "hypothesis_length": 9, "error_rate": 0.4}
-    assert ErrorCounts.zero().to_dict()["error_rate"] is None
+    assert ErrorCounts.zero().report_dict()["error_rate"] is None
