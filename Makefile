@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 TEST_STAMP := $(VENV)/.test-installed
 
-.PHONY: setup setup-test demo test lint bench
+.PHONY: setup setup-test demo test lint bench mutate
 
 # Runtime dependencies only: no torch, no test tools.
 $(RUNTIME_STAMP): pyproject.toml
@@ -45,3 +45,12 @@ lint: setup-test
 
 bench: setup
 	$(BIN)/python benchmarks/fdb10_unified_speed.py
+
+# Mutation testing of the metric modules (docs/testing.md): mutmut runs, for each mutant,
+# only the tests that reach the mutated function; then the per-module score is printed.
+# Niced so that it leaves the machine usable; MUTATE_JOBS sets the parallel workers.
+MUTATE_JOBS ?= 2
+mutate: setup-test
+	rm -rf mutants
+	SPEECHEVAL_SHARED=$(abspath ../shared) nice -n 10 $(BIN)/mutmut run --max-children $(MUTATE_JOBS) > .mutmut.log 2>&1 || (tail -20 .mutmut.log; exit 1)
+	$(BIN)/python benchmarks/mutation_report.py

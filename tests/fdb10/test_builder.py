@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +27,7 @@ from speecheval.fdb.v10.builder_spec import (
     SampleSpec,
 )
 from speecheval.fdb.v10.cli_build import build_tree as build_tree_command
+from speecheval.vad.silero import SileroVad
 
 Words = list[tuple[int, int | None]]
 
@@ -281,28 +281,9 @@ def test_intended_interruption_latencies_follow_from_the_written_words(
 
 
 def _silero_segments() -> Callable[[Path], list[tuple[float, float]]]:
-    """Segments with the spec's settings, from speecheval's wrapper or the torch package."""
-    if importlib.util.find_spec("speecheval.vad.silero") is not None:
-        from speecheval.vad.silero import SileroVad
-
-        vad = SileroVad()
-        return lambda path: [(s.start_s, s.end_s) for s in vad.segments(read_mono(path))]
-    pytest.importorskip("torch", reason="needs speecheval.vad.silero or torch + silero-vad")
-    pytest.importorskip("silero_vad", reason="needs speecheval.vad.silero or silero-vad")
-    import torch
-    from silero_vad import get_speech_timestamps, load_silero_vad
-
-    torch.set_num_threads(1)
-    model = load_silero_vad()
-
-    def segments(path: Path) -> list[tuple[float, float]]:
-        audio = read_mono(path)
-        stamps = get_speech_timestamps(torch.from_numpy(audio.samples), model, threshold=0.5,
-                                       min_speech_duration_ms=250, min_silence_duration_ms=100,
-                                       speech_pad_ms=0)
-        return [(s["start"] / audio.rate, s["end"] / audio.rate) for s in stamps]
-
-    return segments
+    """Segments with the spec's settings, from speecheval's Silero wrapper."""
+    vad = SileroVad()
+    return lambda path: [(s.start_s, s.end_s) for s in vad.segments(read_mono(path))]
 
 
 def test_silero_sees_the_intended_interruption_flags(mini: tuple[Path, list[BuiltSample]]

@@ -24,6 +24,7 @@ from speecheval.core.audio import read_mono
 from speecheval.core.canonical_json import dumps
 from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.dataset_build import build_dataset
+from speecheval.vad.silero import SileroVad
 
 from .capturekit import agent_process
 
@@ -32,8 +33,7 @@ SUBSETS = ("synthetic_pause_handling", "candor_turn_taking")
 
 def _segment_words(tree: Path) -> None:
     """output.json from Silero segments (one word each) and asr.json over them."""
-    silero = pytest.importorskip("speecheval.vad.silero")
-    vad = silero.SileroVad()
+    vad = SileroVad()
     manifest = json.loads((tree / "manifest.json").read_text())
     transcripts = {}
     for entry in manifest["samples"]:

@@ -20,7 +20,6 @@ from speecheval.fdb.v10.builder_spec import BuiltSample
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory: pytest.TempPathFactory
            ) -> tuple[list[BuiltSample], dict[str, dict], dict]:
-    pytest.importorskip("onnxruntime")
     root = tmp_path_factory.mktemp("mini")
     built = build_mini_tree(root / "tree")
     assert main(["fdb10", "unified-score", "--tree", str(root / "tree"),
@@ -82,7 +81,6 @@ def test_subset_counts_follow_from_the_design(
 
 def test_demo_command_writes_identical_bytes_twice(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("onnxruntime")
     for name in ("a", "b"):  # the same command (it is in the provenance record) in two places
         (tmp_path / name).mkdir()
         monkeypatch.chdir(tmp_path / name)

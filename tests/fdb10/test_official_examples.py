@@ -63,7 +63,6 @@ def convert(example_data: Path, tree: Path) -> None:
 
 @pytest.fixture
 def scored(fixtures_dir: Path, tmp_path: Path) -> dict[str, dict]:
-    pytest.importorskip("onnxruntime")
     tree = tmp_path / "tree"
     convert(fixtures_dir / "fdb-official-examples" / "example_data", tree)
     return {row.subset: row.record() for row in score_tree(tree).rows}

@@ -34,7 +34,6 @@ def speech_to_the_end(rate: int, start_s: float, duration_s: float) -> np.ndarra
 
 
 def test_speech_to_the_end_at_24_khz_has_no_observed_stop(tmp_path: Path) -> None:
-    pytest.importorskip("onnxruntime")
     audio = speech_to_the_end(24000, 1.0, T)
     assert audio.size == 240004 and audio.size / 24000 < T
     tree = write_tree(tmp_path / "t", [

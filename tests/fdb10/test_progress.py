@@ -31,8 +31,6 @@ def tree(tmp_path: Path) -> Path:
 def test_vad_progress_on_a_terminal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str], forced: str,
                                          shown: bool) -> None:
-    pytest.importorskip("onnxruntime")
-    pytest.importorskip("tqdm")
     source = tree(tmp_path)
     monkeypatch.setenv("SPEECHEVAL_PROGRESS", forced)  # "1" stands for a terminal
     assert main(["fdb10", "unified-score", "--tree", str(source), "--out",
@@ -46,7 +44,6 @@ def test_vad_progress_on_a_terminal_only(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_the_bar_advances_once_per_vad_file(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("onnxruntime")
     calls: list[tuple[str, int, int]] = []
 
     @contextmanager

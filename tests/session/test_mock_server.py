@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -24,6 +26,13 @@ turns:
 """
 
 
+def read_line(stream: IO[str], timeout_s: float) -> str:
+    """One line from a child's pipe, or an assertion error after ``timeout_s`` (no hang)."""
+    ready, _, _ = select.select([stream], [], [], timeout_s)
+    assert ready, f"no line from the mock server within {timeout_s:g} s"
+    return stream.readline()
+
+
 def test_mock_server_serves_a_session(tmp_path: Path) -> None:
     server = subprocess.Popen(
         [sys.executable, "-m", "speecheval", "session", "mock-server", "--port", "0",
@@ -32,8 +41,10 @@ def test_mock_server_serves_a_session(tmp_path: Path) -> None:
         env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         assert server.stdout is not None
-        url = server.stdout.readline().strip()
-        assert url.startswith("ws://127.0.0.1:"), server.stderr.read() if server.stderr else ""
+        url = read_line(server.stdout, 30).strip()
+        if not url.startswith("ws://127.0.0.1:"):
+            server.terminate()
+            raise AssertionError(f"mock server printed {url!r}: {server.communicate(10)[1]}")
         out = tmp_path / "run"
         code = main(["session", "run", str(write_scenario(tmp_path, SCENARIO)), "--agent",
                      "pcm-websocket", "-o", f"url={url}", "--out", str(out)])

@@ -68,27 +68,34 @@ def close(ours: float | None, theirs: float | None) -> bool:
     return abs(ours - theirs) <= FRAME_MS + 1e-6
 
 
-def compare(path: Path, recording: SessionRecording) -> int:
-    """Assert agreement metric by metric; return how many numeric values were compared."""
+def compare(path: Path, recording: SessionRecording) -> dict[str, int]:
+    """Assert agreement metric by metric; return how many values of each kind were compared.
+
+    A value both tools leave undefined (``None``) agrees but is not counted, so a test
+    can say exactly which numbers were checked against voicebench.
+    """
     ours = analyze(recording, load_scenario(path))
     theirs = vb_metrics.analyze(to_voicebench(recording, path))
-    compared = 0
+    compared = dict.fromkeys(("session", "onset", "offset", "latency", "ttfa", "stop"), 0)
     for name in ("user_speech_ms", "agent_speech_ms", "overlap_ms", "talk_over_ms"):
         assert close(getattr(ours, name), getattr(theirs, name)), name
-        compared += 1
+        compared["session"] += 1
     assert ours.truncated == theirs.truncated
     assert len(ours.turns) == len(theirs.turns)
     for mine, other in zip(ours.turns, theirs.turns, strict=True):
         where = f"{path.name} turn {mine.id}"
         assert mine.id == other.id
-        for a, b in ((mine.user_onset_s, other.user_onset_s),
-                     (mine.user_offset_s, other.user_offset_s)):
+        pairs = {"onset": (mine.user_onset_s, other.user_onset_s),
+                 "offset": (mine.user_offset_s, other.user_offset_s)}
+        for kind, (a, b) in pairs.items():
             assert close(None if a is None else a * 1000, None if b is None else b * 1000), where
-        pairs = [(mine.response_latency_ms, other.response_latency_ms),
-                 (mine.ttfa_ms, other.ttfa_ms), (mine.stop_ms, other.stop_latency_ms)]
-        for a, b in pairs:
+            compared[kind] += a is not None
+        pairs = {"latency": (mine.response_latency_ms, other.response_latency_ms),
+                 "ttfa": (mine.ttfa_ms, other.ttfa_ms),
+                 "stop": (mine.stop_ms, other.stop_latency_ms)}
+        for kind, (a, b) in pairs.items():
             assert close(a, b), (where, a, b)
-            compared += a is not None
+            compared[kind] += a is not None
         if mine.expect == "ignore" and mine.user_onset_s is not None:
             assert mine.false_barge_in == other.false_barge_in, where
             assert mine.spurious_response == other.spurious_response, where
@@ -104,34 +111,50 @@ def compare(path: Path, recording: SessionRecording) -> int:
     return compared
 
 
-@pytest.mark.parametrize("overrides", [
-    {},
-    {"interruptible": False},
-    {"response_delay_ms": 900, "jitter_ms": 0},
+def counts(turns: int, latency: int, stop: int, ttfa: int | None = None) -> dict[str, int]:
+    """Expected compared values: 4 session totals, an onset and an offset per played turn."""
+    return {"session": 4, "onset": turns, "offset": turns, "latency": latency,
+            "ttfa": latency if ttfa is None else ttfa, "stop": stop}
+
+
+# mock-conversation.yaml: five turns, all played; the three respond turns and the barge-in
+# (whose reply is timed too) have a reply latency and time to first audio, the cough
+# (ignore) has none, and the barge-in has a stop time. Not interruptible, the mock keeps
+# talking through the barge-in (stop 1.6 s) and starts no new reply within its window.
+@pytest.mark.parametrize(("overrides", "expected"), [
+    ({}, counts(5, latency=4, stop=1)),
+    ({"interruptible": False}, counts(5, latency=3, stop=1)),
+    ({"response_delay_ms": 900, "jitter_ms": 0}, counts(5, latency=4, stop=1)),
 ])
-def test_agreement_on_voicebench_example(overrides: dict[str, Any]) -> None:
+def test_agreement_on_voicebench_example(overrides: dict[str, Any],
+                                         expected: dict[str, int]) -> None:
     path = voicebench_examples() / "mock-conversation.yaml"
-    assert compare(path, record(path, **overrides)) >= 8
+    assert compare(path, record(path, **overrides)) == expected
 
 
-@pytest.mark.parametrize("overrides", [
-    {},
-    {"talk_over_ms": 700},
-    {"lead_in_ms": 240, "packet_ms": 120},
-    {"min_turn_ms": 400, "barge_in_min_ms": 400},
+# NOISY: four turns; "ask" (respond) and "cut" (the barge-in's reply) have latencies and
+# TTFA, "cut" a stop time, the two noise turns neither. With talk_over_ms the reply to
+# "ask" starts before the user finished: a latency (negative) but no TTFA.
+@pytest.mark.parametrize(("overrides", "expected"), [
+    ({}, counts(4, latency=2, stop=1)),
+    ({"talk_over_ms": 700}, counts(4, latency=2, stop=1, ttfa=1)),
+    ({"lead_in_ms": 240, "packet_ms": 120}, counts(4, latency=2, stop=1)),
+    ({"min_turn_ms": 400, "barge_in_min_ms": 400}, counts(4, latency=2, stop=1)),
 ])
-def test_agreement_on_talk_over_barge_in_and_noise(tmp_path: Path,
-                                                   overrides: dict[str, Any]) -> None:
+def test_agreement_on_talk_over_barge_in_and_noise(tmp_path: Path, overrides: dict[str, Any],
+                                                   expected: dict[str, int]) -> None:
     path = write_scenario(tmp_path, NOISY)
-    assert compare(path, record(path, **overrides)) >= 6
+    assert compare(path, record(path, **overrides)) == expected
 
 
 def test_agreement_on_a_truncated_session(tmp_path: Path) -> None:
+    # cut at 4 s: "ask" and "cut" played (the barge-in's stop is measured, its reply is not
+    # heard before the end), "cough" and "slam" never played: no onsets for them
     path = write_scenario(tmp_path, NOISY.replace("name: noisy-caller",
                                                   "name: cut-short\nmax_duration_ms: 4000"))
     recording = record(path)
     assert any(event.type == "truncated" for event in recording.events)
-    compare(path, recording)
+    assert compare(path, recording) == counts(2, latency=1, stop=1)
 
 
 # A run cut short. "ask" plays 0.5-1.1 s; the mock answers at 1.1 + 0.3 (endpoint) + 0.4

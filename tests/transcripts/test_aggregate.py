@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from speecheval.transcripts.aggregate import SampleValue, cross_scenario, summarise
@@ -53,17 +54,43 @@ def test_repeats_mean_std_and_failures() -> None:
     assert s.micro == pytest.approx(0.375)
 
 
-def test_bootstrap_intervals_bracket_the_values() -> None:
-    values = [v(f"s{k}", 1, 1.0, k, 10) for k in range(10)]
+def test_bootstrap_intervals_are_the_pinned_percentile_bootstrap() -> None:
+    # Ten samples, sample k with k errors in 10 + k tokens: rates k / (10 + k). The
+    # documented bootstrap (docs/statistics.md): 2000 resamples of whole samples drawn by
+    # numpy.random.default_rng(0).integers(0, n, size=(2000, n)); each resample's macro is
+    # the mean of its rates and its micro is sum(errors) / sum(tokens); the interval is the
+    # 50th and 1950th smallest (ceil(0.025 * 2000), ceil(0.975 * 2000)). Recomputed here
+    # with plain numpy, independently of speecheval.core.stats.
+    values = [v(f"s{k}", 1, 1.0, k, 10 + k) for k in range(10)]
     s = summarise(values)
-    assert s.macro_ci95 is not None and s.micro_ci95 is not None
-    low, high = s.macro_ci95
-    assert low is not None and high is not None and low < s.macro < high  # type: ignore[operator]
-    # Every rate lies in [0, 0.9], so every resampled mean does too.
-    assert low >= 0.0 and high <= 0.9
+    errors = np.arange(10, dtype=np.float64)
+    tokens = errors + 10
+    draws = np.random.default_rng(0).integers(0, 10, size=(2000, 10))
+    macros = np.sort((errors / tokens)[draws].mean(axis=1))
+    micros = np.sort(errors[draws].sum(axis=1) / tokens[draws].sum(axis=1))
+    assert s.macro_ci95 == pytest.approx((macros[49], macros[1949]), rel=1e-12)
+    assert s.micro_ci95 == pytest.approx((micros[49], micros[1949]), rel=1e-12)
+    # and the point values lie inside: macro mean(k / (10 + k)), micro 45 / 145
+    assert s.micro == pytest.approx(45 / 145)
+    assert macros[49] < s.macro < macros[1949]  # type: ignore[operator]
     # Identical samples: the interval collapses to the value.
     same = summarise([v(f"s{k}", 1, 1.0, 2, 10) for k in range(5)])
     assert same.macro_ci95 == pytest.approx((0.2, 0.2))
+    assert same.micro_ci95 == pytest.approx((0.2, 0.2))
+
+
+def test_bootstrap_averages_a_samples_repeats_first() -> None:
+    # Two samples with two repeats each: a has rates 0.1 and 0.3 (mean 0.2), b has 0.5
+    # twice. The bootstrap resamples samples, not runs: every resample's macro is a mean
+    # of 0.2s and 0.5s, so the interval lies in [0.2, 0.5]; a resample of only a gives 0.2,
+    # and with 2000 draws of 2 samples, P(all a) = 1/4 puts the 50th smallest at 0.2.
+    values = [v("a", 1, 1.0, 1, 10), v("a", 2, 1.0, 3, 10),
+              v("b", 1, 1.0, 5, 10), v("b", 2, 1.0, 5, 10)]
+    s = summarise(values)
+    draws = np.random.default_rng(0).integers(0, 2, size=(2000, 2))
+    macros = np.sort(np.array([0.2, 0.5])[draws].mean(axis=1))
+    assert s.macro_ci95 == pytest.approx((macros[49], macros[1949]))
+    assert s.macro_ci95 == pytest.approx((0.2, 0.5))
 
 
 def test_duplicate_run_is_refused() -> None:

@@ -1,8 +1,9 @@
 """Optional cross-check against NIST md-eval-22.pl on random multi-file RTTM pairs.
 
-md-eval is not a dependency and is not in this repository. To run this test, point
-``SPEECHEVAL_MD_EVAL`` at a copy of ``md-eval-22.pl`` (for example from nryant/dscore,
-``scorelib/md-eval-22.pl``) on a machine with ``perl``. Every component (scored, missed,
+md-eval is not a dependency and is not in this repository. The test runs on a machine
+with ``perl`` when it finds a copy of ``md-eval-22.pl`` (for example from nryant/dscore,
+``scorelib/md-eval-22.pl``) at ``SPEECHEVAL_MD_EVAL`` or in ``../shared/fixtures/dscore``
+(see md_eval_tool.py). Every component (scored, missed,
 false alarm, speaker error) must agree to md-eval's printed precision (1 µs) at collar 0
 and ±0.25 s, with and without ``-1``.
 
@@ -15,41 +16,25 @@ second gives them to ``--compat md-eval``, which must then agree with md-eval.
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from md_eval_tool import SKIP_REASON, find_md_eval, md_eval_components
 from random_rttm import random_speaker_lines
 
 from speecheval.transcripts.diarization.score import score_files, total
 from speecheval.transcripts.formats.rttm import RTTM
 from speecheval.transcripts.formats.uem import UEM
 
-MD_EVAL = os.environ.get("SPEECHEVAL_MD_EVAL", "")
-pytestmark = pytest.mark.skipif(
-    not (MD_EVAL and Path(MD_EVAL).is_file() and shutil.which("perl")),
-    reason="set SPEECHEVAL_MD_EVAL to md-eval-22.pl (and have perl) to cross-check md-eval")
-
-FIELDS = ("SCORED SPEAKER TIME", "MISSED SPEAKER TIME", "FALARM SPEAKER TIME",
-          "SPEAKER ERROR TIME")
+MD_EVAL = find_md_eval()
+pytestmark = pytest.mark.skipif(MD_EVAL is None, reason=SKIP_REASON)
 
 
 def md_eval(tmp: Path, ref: str, hyp: str, uem: str, collar: float,
             exclude_overlap: bool) -> tuple[float, ...]:
-    """md-eval's ALL line: scored, missed, false alarm and speaker error time."""
-    (tmp / "ref.rttm").write_text(ref)
-    (tmp / "hyp.rttm").write_text(hyp)
-    (tmp / "all.uem").write_text(uem)
-    command = ["perl", MD_EVAL, "-c", str(collar), "-r", str(tmp / "ref.rttm"),
-               "-s", str(tmp / "hyp.rttm"), "-u", str(tmp / "all.uem")]
-    if exclude_overlap:
-        command.append("-1")
-    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    return tuple(float(re.findall(rf"{name} =([\d.]+)", out)[-1]) for name in FIELDS)
+    assert MD_EVAL is not None
+    return md_eval_components(MD_EVAL, tmp, ref, hyp, uem, collar, exclude_overlap)
 
 
 @pytest.mark.parametrize("seed", range(8))

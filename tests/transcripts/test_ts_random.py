@@ -1,8 +1,9 @@
-"""The vectorised timestamp code against plain loops and scipy on random cases."""
+"""The vectorised timestamp code against plain loops, scipy and a brute-force oracle."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from speecheval.core.timeline import Spans
 from speecheval.transcripts.formats.segment import Segment
 from speecheval.transcripts.timestamps.boundaries import greedy_matches
 from speecheval.transcripts.timestamps.intervals import overlaps_other_speaker
-from speecheval.transcripts.timestamps.stream import align_streams, timed_segments
+from speecheval.transcripts.timestamps.stream import timed_segments
 from speecheval.transcripts.timestamps.turns import turn_timing
 
 
@@ -48,53 +49,99 @@ def test_greedy_boundary_matching_is_maximum(seed: int) -> None:
     assert greedy_matches(ref, hyp, tolerance) == best
 
 
-def _loop_turns(ref_segments: list[Segment], hyp_words: list[Segment]) -> tuple[int, list[int]]:
-    """Scorable turns and their start errors (µs), one turn at a time."""
-    ref = timed_segments(ref_segments, "word")
-    hyp = timed_segments(hyp_words, "word")
-    path = align_streams(ref, hyp)
-    match = {int(r): int(h) for r, h in path.matched_pairs()}
-    overlap = overlaps_other_speaker(ref.starts, ref.ends, ref.speakers)
-    errors = []
-    position = 0
-    for turn in range(ref.size):
-        n = int((ref.token_group == turn).sum())
-        indices = list(range(position, position + n))
-        position += n
-        anchors = [i for i in indices if i in match]
-        width = max(1, math.ceil(0.2 * n - 1e-12))
-        if overlap[turn] or n == 0 or 2 * len(anchors) < n:
-            continue
-        if not (anchors and anchors[0] - indices[0] < width
-                and indices[-1] - anchors[-1] < width):
-            continue
-        errors.append(abs(int(hyp.token_starts[match[anchors[0]]]) - int(ref.starts[turn])))
-    return len(errors), errors
+@dataclass
+class TurnCase:
+    """One random case and what a plain reading of the rules says about it."""
+
+    ref_segments: list[Segment]
+    hyp_words: list[Segment]
+    expected: dict[str, object]
 
 
-@pytest.mark.parametrize("seed", range(15))
-def test_turn_timing_against_a_loop(seed: int) -> None:
-    rng = np.random.default_rng(200 + seed)
-    vocabulary = ["a", "b", "c", "d", "e"]
-    ref_segments, hyp_words, clock = [], [], 0.0
-    for _ in range(int(rng.integers(1, 8))):
-        words = list(rng.choice(vocabulary, int(rng.integers(0, 7))))
+def _random_case(rng: np.random.Generator) -> TurnCase:
+    """Reference turns and a word-timed hypothesis whose alignment is unique by design.
+
+    Every reference word is distinct (``w0``, ``w1``, ...), and the hypothesis is the
+    reference stream with some words deleted and some replaced by fresh words (``x0``,
+    ...) that occur nowhere in the reference, in the same order, with no insertions. For
+    such a pair every minimum-edit alignment matches exactly the kept words: an alignment
+    with M matches costs at least |ref| - M, the kept ones give |ref| - K with K the most
+    matches possible, and distinct words can only match their own copy. So the anchors
+    are known without running any aligner, and the expectations below follow from the
+    rules in turns.py alone, turn by turn.
+    """
+    turns: list[tuple[float, float, str, list[str]]] = []
+    clock, word_id = 0.0, 0
+    for _ in range(int(rng.integers(1, 9))):
+        count = int(rng.integers(0, 8))
+        words = [f"w{word_id + k}" for k in range(count)]
+        word_id += count
         start = clock + float(rng.integers(0, 3)) / 2
-        end = start + 0.5 * max(len(words), 1)
-        speaker = str(rng.choice(["A", "B"]))
-        ref_segments.append(Segment("r", speaker, start, end, " ".join(words)))
-        t = start
-        for word in words:
-            if rng.random() < 0.3:
-                word = str(rng.choice(vocabulary))  # a substitution or an accidental match
-            if rng.random() < 0.8:
-                hyp_words.append(Segment("r", None, t + 0.1, t + 0.4, word))
-            t += 0.5
-        clock = end - float(rng.integers(0, 2))  # sometimes overlap the next turn
+        end = start + 0.5 * max(count, 1)
+        turns.append((start, end, str(rng.choice(["A", "B"])), words))
+        clock = end - float(rng.integers(0, 2))   # sometimes overlap the next turn
+    ref_segments = [Segment("r", speaker, start, end, " ".join(words))
+                    for start, end, speaker, words in turns]
+    # reference order: by (start, end, position in the file)
+    order = sorted(range(len(turns)), key=lambda k: (turns[k][0], turns[k][1], k))
+    hyp_words: list[Segment] = []
+    anchors: dict[int, list[tuple[int, float, float]]] = {k: [] for k in order}
+    t, fresh = 0.0, 0
+    for k in order:
+        start, _, _, words = turns[k]
+        for position, word in enumerate(words):
+            t = max(t + 0.5, start + 0.1 + 0.5 * position)   # strictly increasing times
+            fate = rng.random()
+            if fate < 0.2:
+                continue                                      # deleted
+            if fate < 0.4:
+                hyp_words.append(Segment("r", None, t, t + 0.3, f"x{fresh}"))
+                fresh += 1                                    # substituted by a fresh word
+                continue
+            hyp_words.append(Segment("r", None, t, t + 0.3, word))
+            anchors[k].append((position, t, t + 0.3))         # kept: an anchor
     if not hyp_words:
-        hyp_words.append(Segment("r", None, 0.0, 0.1, "z"))
-    result = turn_timing(timed_segments(ref_segments, "word"),
-                         timed_segments(hyp_words, "word"))
-    count, errors = _loop_turns(ref_segments, hyp_words)
-    assert result.scorable_turns == count
-    assert result.start_errors.errors_us.tolist() == errors
+        hyp_words.append(Segment("r", None, 1000.0, 1000.1, "x-only"))
+    return TurnCase(ref_segments, hyp_words, _expected(turns, anchors))
+
+
+def _expected(turns: list[tuple[float, float, str, list[str]]],
+              anchors: dict[int, list[tuple[int, float, float]]]) -> dict[str, object]:
+    """Counts and errors (µs) by the rules, one turn at a time, in reference order."""
+    us = lambda seconds: round(seconds * 1_000_000)  # noqa: E731
+    reasons = {"overlapping": 0, "empty": 0, "low": 0, "missing": 0}
+    starts, ends = [], []
+    for k in sorted(range(len(turns)), key=lambda k: (turns[k][0], turns[k][1], k)):
+        start, end, speaker, words = turns[k]
+        n, found = len(words), anchors[k]
+        width = max(1, math.ceil(n / 5))                      # ceil(0.2 n), at least 1
+        if any(other[2] != speaker and min(end, other[1]) > max(start, other[0])
+               for other in turns):
+            reasons["overlapping"] += 1
+        elif n == 0:
+            reasons["empty"] += 1
+        elif 2 * len(found) < n:
+            reasons["low"] += 1
+        elif not (found[0][0] < width and found[-1][0] >= n - width):
+            reasons["missing"] += 1
+        else:
+            starts.append(abs(us(found[0][1]) - us(start)))
+            ends.append(abs(us(found[-1][2]) - us(end)))
+    return {"reasons": reasons, "starts": starts, "ends": ends,
+            "reference_tokens": sum(len(turn[3]) for turn in turns),
+            "matched_tokens": sum(len(found) for found in anchors.values())}
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_turn_timing_against_a_brute_force_oracle(seed: int) -> None:
+    case = _random_case(np.random.default_rng(200 + seed))
+    result = turn_timing(timed_segments(case.ref_segments, "word"),
+                         timed_segments(case.hyp_words, "word"))
+    expected = case.expected
+    assert {"overlapping": result.overlapping_turns, "empty": result.empty_turns,
+            "low": result.low_match_turns, "missing": result.missing_anchor_turns} == (
+        expected["reasons"])
+    assert result.start_errors.errors_us.tolist() == expected["starts"]
+    assert result.end_errors.errors_us.tolist() == expected["ends"]
+    assert result.reference_tokens == expected["reference_tokens"]
+    assert result.matched_tokens == expected["matched_tokens"]

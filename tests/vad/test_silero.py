@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime
 import pytest
+from scipy.signal import resample_poly
 
 from speecheval.core.audio import Audio, resample
 from speecheval.core.canonical_json import dumps
@@ -102,11 +103,28 @@ def test_multiples_of_16k_are_decimated_and_mapped_back(vad: SileroVad) -> None:
 
 
 def test_rates_silero_refuses_are_resampled_to_16k(vad: SileroVad) -> None:
-    talk = join(silence(250), speech("b"), silence(300))
-    at24 = resample(talk, RATE, 24_000)
+    # Two sentences placed by hand at 16 kHz: b on [0.25, 0.25 + 3.729625] = [0.25,
+    # 3.979625] s, 400 ms of silence, a on [4.379625, 8.0869375] s. The 24 kHz clip is made
+    # with SciPy's polyphase filter (up 3, down 2), not with speecheval's resampler, so
+    # nothing here repeats the code under test. Expected, independently of that code:
+    # exactly two segments (a 400 ms pause is far above Silero's 100 ms minimum silence),
+    # each within one Silero window (32 ms) of what the model finds on the untouched 16 kHz
+    # original, and each near where its sentence was placed (Silero starts a segment a few
+    # windows into the speech and ends it after the probability decays).
+    b, a = speech("b"), speech("a")
+    talk = join(silence(250), b, silence(400), a, silence(300))
+    placed = [(0.25, 0.25 + b.size / RATE), (0.25 + (b.size + 6400) / RATE,
+                                            0.25 + (b.size + 6400 + a.size) / RATE)]
+    at24 = resample_poly(talk.astype(np.float64), 3, 2).astype(np.float32)
+    assert at24.size == (talk.size * 3 + 1) // 2   # ceil(n * 3 / 2) samples
     found = vad.segments(Audio(at24, 24_000))
-    assert found
-    assert found == vad.segments(Audio(resample(at24, 24_000, RATE), RATE))
+    original = vad.segments(Audio(talk, RATE))
+    assert len(found) == len(original) == 2
+    for ours, plain, (start, end) in zip(found, original, placed, strict=True):
+        assert abs(ours.start_s - plain.start_s) <= 0.032
+        assert abs(ours.end_s - plain.end_s) <= 0.032
+        assert start - 0.032 <= ours.start_s <= start + 0.1
+        assert end - 0.1 <= ours.end_s <= end + 0.15
 
 
 def test_identity_records_package_model_hash_runtime_and_settings() -> None:

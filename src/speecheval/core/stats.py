@@ -59,11 +59,11 @@ def wilson_interval(count: int, n: int, z: float = Z_95) -> tuple[float, float] 
 def quantile_rank(q: float, n: int) -> int:
     """1-based rank ceil(qN) used by :func:`rank_quantile`, computed in exact arithmetic.
 
-    Exact arithmetic matters: 0.9 * 30 is 27.000000000000004 in floats, whose ceiling
-    would wrongly be 28.
+    Exact arithmetic matters: 0.07 * 100 is 7.000000000000001 in floats, whose ceiling
+    would wrongly be 8.
 
-    >>> quantile_rank(0.5, 10), quantile_rank(0.9, 30), quantile_rank(0.5, 7)
-    (5, 27, 4)
+    >>> quantile_rank(0.5, 10), quantile_rank(0.07, 100), quantile_rank(0.5, 7)
+    (5, 7, 4)
     """
     if not 0 < q <= 1:
         raise ValueError(f"quantile must be in (0, 1], got {q}")
