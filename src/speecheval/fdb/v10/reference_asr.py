@@ -16,7 +16,6 @@ already written are removed again, so a tree never holds transcripts without the
 from __future__ import annotations
 
 import contextlib
-import io
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -26,14 +25,14 @@ from typing import Any
 from ... import __version__
 from ...asr.base import SAMPLE_RATE, Recogniser, TimedWord
 from ...core import canonical_json
-from ...core.audio import read_mono, resample
+from ...core.audio import resample
 from ...core.errors import InputError
 from ...core.hashing import sha256_bytes
 from ...core.output import atomic_write_text
 from ...core.progress import progress
 from ...core.timebase import to_us
 from .annotations import load_interruption
-from .speech import expected_samples
+from .speech import read_output
 from .tree import (
     ASR_FILE,
     ASR_KIND,
@@ -115,20 +114,7 @@ def transcribe_job(job: AsrJob) -> dict[str, Any]:
     (a word the decoder stretches over the end of the file) is set to T, so every word
     lies in ``[0, T]`` as the scorer requires.
     """
-    if not job.wav.is_file():
-        raise InputError("output.wav is missing", path=job.wav, sample_id=job.sample_id)
-    data = job.wav.read_bytes()
-    actual = sha256_bytes(data)
-    if actual != job.expected_sha256:
-        raise InputError(f"output.wav differs from manifest.json (sha256 {actual[:12]}..., "
-                         f"manifest {job.expected_sha256[:12]}...)", path=job.wav,
-                         sample_id=job.sample_id)
-    audio = read_mono(io.BytesIO(data), name=job.wav, sample_id=job.sample_id)
-    want = expected_samples(job.duration_s, audio.rate)
-    if audio.n_samples != want:
-        raise InputError(f"output.wav holds {audio.n_samples} samples at {audio.rate} Hz, "
-                         f"but T = {job.duration_s} s needs exactly {want}", path=job.wav,
-                         sample_id=job.sample_id)
+    audio = read_output(job.wav, job.expected_sha256, job.duration_s, job.sample_id)
     cut = audio.samples[int(job.offset_s * audio.rate):]
     words = _recogniser().words(resample(cut, audio.rate, SAMPLE_RATE)) if cut.size else []
     end = job.duration_s

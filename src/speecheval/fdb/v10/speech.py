@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...core.audio import read_mono
+from ...core.audio import Audio, read_mono
 from ...core.errors import InputError
 from ...core.hashing import sha256_bytes
 from ...core.progress import Advance
@@ -53,22 +53,30 @@ def expected_samples(duration_s: float, rate: int) -> int:
     return round(duration_s * rate)
 
 
-def segment_file(job: SpeechJob) -> Spans:
-    """Verify one output.wav and return its speech segments in microseconds."""
-    if not job.path.is_file():
-        raise InputError("output.wav is missing", path=job.path, sample_id=job.sample_id)
-    data = job.path.read_bytes()
+def read_output(path: Path, expected_sha256: str, duration_s: float,
+                sample_id: str) -> Audio:
+    """Read one output.wav after checking it is the file manifest.json names (its
+    SHA-256) and holds exactly round(T * rate) samples; anything else is bad input."""
+    if not path.is_file():
+        raise InputError("output.wav is missing", path=path, sample_id=sample_id)
+    data = path.read_bytes()
     actual = sha256_bytes(data)
-    if actual != job.expected_sha256:
+    if actual != expected_sha256:
         raise InputError(f"output.wav differs from manifest.json (sha256 {actual[:12]}..., "
-                         f"manifest {job.expected_sha256[:12]}...)", path=job.path,
-                         sample_id=job.sample_id)
-    audio = read_mono(io.BytesIO(data), name=job.path, sample_id=job.sample_id)
-    want = expected_samples(job.duration_s, audio.rate)
+                         f"manifest {expected_sha256[:12]}...)", path=path,
+                         sample_id=sample_id)
+    audio = read_mono(io.BytesIO(data), name=path, sample_id=sample_id)
+    want = expected_samples(duration_s, audio.rate)
     if audio.n_samples != want:
         raise InputError(f"output.wav holds {audio.n_samples} samples at {audio.rate} Hz, "
-                         f"but T = {job.duration_s} s needs exactly {want}", path=job.path,
-                         sample_id=job.sample_id)
+                         f"but T = {duration_s} s needs exactly {want}", path=path,
+                         sample_id=sample_id)
+    return audio
+
+
+def segment_file(job: SpeechJob) -> Spans:
+    """Verify one output.wav and return its speech segments in microseconds."""
+    audio = read_output(job.path, job.expected_sha256, job.duration_s, job.sample_id)
     duration_us = to_us(job.duration_s)
     file_end_us = to_us(audio.duration_s)
     try:
