@@ -33,7 +33,7 @@ from . import events as ev
 from .bench import AGENT_ALIASES, MOCK, RunResult
 from .metrics import SessionMetrics, TurnMetrics
 from .scenario import ASSERTIONS
-from .summary import RUN_LEVEL_ASSERTIONS
+from .summary import ASSERTION_PATHS, RUN_LEVEL_ASSERTIONS, assertion_value
 
 REPORT_VOICEBENCH = "report.voicebench.json"
 VOICEBENCH_VERSION = "0.2.0"
@@ -145,27 +145,17 @@ def _summary(sessions: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+VOICEBENCH_ASSERTION_PATHS = {**ASSERTION_PATHS,
+                              "min_barge_in_success_rate": ("barge_in_success_rate",),
+                              "max_wer": ("mean_wer",)}
+
+
 def _assertion_value(summary: dict[str, Any], key: str,
                      session_pass_rate: float | None) -> float | None:
     """What an assertion limits, read from the voicebench summary (None: missing)."""
     if key in RUN_LEVEL_ASSERTIONS:  # min_session_pass_rate: speecheval's own
         return None if session_pass_rate is None else round(session_pass_rate, 4)
-    lookup: dict[str, Any] = {
-        "max_response_latency_ms": summary["response_latency_ms"]["max"],
-        "p50_response_latency_ms": summary["response_latency_ms"]["p50"],
-        "p90_response_latency_ms": summary["response_latency_ms"]["p90"],
-        "p50_ttfa_ms": summary["ttfa_ms"]["p50"],
-        "p90_ttfa_ms": summary["ttfa_ms"]["p90"],
-        "max_barge_in_stop_ms": summary["barge_in_stop_ms"]["max"],
-        "min_barge_in_success_rate": summary["barge_in_success_rate"],
-        "max_false_barge_ins": summary["false_barge_ins"],
-        "max_spurious_responses": summary["spurious_responses"],
-        "max_missed_responses": summary["missed_responses"],
-        "max_talk_over_ms": summary["talk_over_ms"],
-        "max_wer": summary["mean_wer"],
-    }
-    value = lookup[key]
-    return None if value is None else float(value)
+    return assertion_value(summary, key, VOICEBENCH_ASSERTION_PATHS)
 
 
 def _assertions(result: RunResult, summary: dict[str, Any]) -> list[dict[str, Any]]:
