@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from speecheval.report import page as pg
@@ -14,10 +16,15 @@ def render(*blocks: pg.Block) -> str:
 def test_bars_draw_each_nonzero_count_with_its_tone() -> None:
     html = render(pg.Bars(("response", "no_response", "ineligible"),
                           (("sys <a>", (3, 0, 1)),), ("good", "bad", "none")))
-    assert 'class="t-good" style="flex-grow:3" title="response: 3 of 4"' in html
-    assert "flex-grow:0" not in html                   # a zero count draws nothing
-    assert 'class="t-none" style="flex-grow:1" title="ineligible: 1 of 4"' in html
-    assert "sys &lt;a&gt;" in html
+    assert html.count('<svg class="bars"') == 1
+    # the plot is 1200 - left - 70 units wide; 3 of 4 take three quarters of it
+    assert '<title>response: 3 of 4</title>' in html
+    assert 'class="t-bad"' not in html                 # a zero count draws nothing
+    assert '<title>ineligible: 1 of 4</title>' in html
+    assert "sys &lt;a&gt;" in html and ">n = 4</text>" in html
+    widths = [float(w) for w in re.findall(r'class="t-\w+" x="[\d.]+" y="[\d.]+" '
+                                           r'width="([\d.]+)"', html)]
+    assert len(widths) == 2 and widths[0] == pytest.approx(3 * widths[1], abs=0.2)
 
 
 def test_bars_refuse_a_row_of_the_wrong_length_and_an_unknown_tone() -> None:

@@ -23,6 +23,7 @@ from typing import ClassVar
 
 from markupsafe import Markup
 
+from .bars_svg import render_bars
 from .html import render, stylesheet
 from .table import Table, alignments
 
@@ -133,7 +134,8 @@ BAR_TONES = frozenset({"good", "warn", "bad", "other", "none"})
 @dataclass(frozen=True)
 class Bars:
     """Stacked bars, one per row: each category's count as a share of the row's total
-    (outcomes per system). Categories keep their colour across rows by their position."""
+    (outcomes per system), drawn as inline SVG (:mod:`.bars_svg`). Categories keep their
+    colour across rows by their position."""
 
     categories: tuple[str, ...]
     rows: tuple[tuple[str, tuple[int, ...]], ...]
@@ -275,7 +277,7 @@ def render_page(page: Page) -> str:
     players = {id(b): resolver.audio(b) for b in _walk(page.blocks) if isinstance(b, Audio)}
     document = render("page.html.j2", page=page, links=resolver.links,
                       style=stylesheet(), player=lambda b: players[id(b)],
-                      align=alignments)
+                      align=alignments, bars_svg=render_bars)
     problems = link_problems(document, allowed=resolver.links)
     if problems:
         raise ValueError(f"page {page.title!r}: " + "; ".join(problems))
