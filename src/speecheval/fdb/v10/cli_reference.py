@@ -108,12 +108,13 @@ def reference_evaluate_command(tree: Path, source: Path, subsets: tuple[str, ...
               help="Worker processes for Silero VAD [default: one per core].")
 def report_command(trees: tuple[Path, ...], out: Path, jobs: int | None) -> None:
     """Write one self-contained HTML page: metrics with intervals and the reference
-    column, outcome bars, and every sample with its timeline."""
+    column, latency curves, outcome bars, the paired comparison of two systems, and every
+    sample with its timeline and audio."""
     from ...core.output import atomic_write_text, refuse_existing
     from ...report.page import render_page
     from .report import build_page, load_systems
 
     refuse_existing(out)
     systems = load_systems(list(trees), jobs or default_jobs())
-    atomic_write_text(out, render_page(build_page(systems)))
+    atomic_write_text(out, render_page(build_page(systems, out.parent)))
     click.echo(f"wrote {out}")

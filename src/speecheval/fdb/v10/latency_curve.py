@@ -71,7 +71,7 @@ class LatencyCurve:
 def in_denominator(row: dict[str, Any]) -> bool:
     """Whether an eligible row counts in the curve: every turn-taking sample, and the
     exercised interruption samples (a not-exercised one has no outcome to time)."""
-    return row["task"] == SMOOTH_TURN_TAKING or row["outcome"] != NOT_EXERCISED
+    return bool(row["task"] == SMOOTH_TURN_TAKING or row["outcome"] != NOT_EXERCISED)
 
 
 def latency_curve(rows: Iterable[dict[str, Any]]) -> LatencyCurve:

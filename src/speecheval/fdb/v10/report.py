@@ -2,9 +2,14 @@
 
 A person should see what happened, not read JSON: per subset every unified metric with
 its interval, count and selected bounds beside the official reference column, coverage
-and why samples were ineligible, the outcomes as stacked bars per system, and every
-sample in a table that a click narrows to one outcome, each row opening the sample's
-timeline (the ``fdb10 show`` picture, drawn by the shared renderer as inline SVG).
+and why samples were ineligible, the response-latency curve F(t) of every system
+(turn-taking and interruption), the outcomes as stacked bars per system, for two systems
+the paired comparison the spec prescribes, and every sample in a table that a click
+narrows to one outcome, each row opening the sample's timeline (the ``fdb10 show``
+picture, drawn by the shared renderer as inline SVG) and its audio.
+
+Audio is embedded while the page's budget allows (:mod:`speecheval.report.page`); past
+it a player links the file by its path relative to the page, and the page says so.
 
 Each tree is scored exactly as ``unified-score`` scores it (:func:`score_tree`), so the
 page shows the same numbers; the timelines add Silero segments for every sample.
@@ -12,6 +17,7 @@ page shows the same numbers; the timelines add Silero segments for every sample.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,29 +31,20 @@ from ...report import page as pg
 from ...report.numbers import fixed
 from ...report.table import Table
 from ...report.timeline import to_svg
+from .latency_curve import REFERENCE_TIME, latency_curve
+from .outcomes import OUTCOMES, outcome, outcome_counts
+from .paired import pair_subset
 from .reference_column import ReferenceColumn, load_reference_column
+from .report_curves import curve_blocks
+from .report_paired import paired_section
 from .scoring import UnifiedResult, load_sample, score_tree
 from .show_plan import plan_timeline
 from .speech import SpeechJob, segment_files
-from .tree import (
-    BACKCHANNEL,
-    OUTPUT_WAV,
-    PAUSE_HANDLING,
-    SMOOTH_TURN_TAKING,
-    USER_INTERRUPTION,
-)
+from .tree import BACKCHANNEL, OUTPUT_WAV, PAUSE_HANDLING, SMOOTH_TURN_TAKING, ManifestSample
 
-INELIGIBLE = "ineligible"
-OUTCOMES: dict[str, tuple[tuple[str, str], ...]] = {
-    PAUSE_HANDLING: (("no intrusion", "good"), ("intrusion", "bad"), (INELIGIBLE, "none")),
-    SMOOTH_TURN_TAKING: (("response", "good"), ("early_start", "warn"),
-                         ("no_response", "bad"), (INELIGIBLE, "none")),
-    USER_INTERRUPTION: (("response", "good"), ("speaking_at_end", "warn"),
-                        ("no_response", "bad"), ("not_exercised", "other"),
-                        (INELIGIBLE, "none")),
-}
-"""The outcomes of each task in the order of the bars, with their colours."""
-
+INPUT_WAV = "input.wav"
+"""The user's side, played beside the output when the tree has it (not part of the
+tree format, so not hash-checked)."""
 
 @dataclass(frozen=True)
 class System:
@@ -59,21 +56,6 @@ class System:
     reference: ReferenceColumn | None
     reference_note: str
     timelines: dict[str, Markup]
-
-
-def outcome(row: dict[str, Any]) -> str:
-    """The group a per-sample row falls in (pause samples: whether a word intruded).
-
-    >>> outcome({"eligible": False}), outcome({"eligible": True, "pause_intrusion": True})
-    ('ineligible', 'intrusion')
-    >>> outcome({"eligible": True, "outcome": "early_start"})
-    'early_start'
-    """
-    if not row["eligible"]:
-        return INELIGIBLE
-    if "pause_intrusion" in row:
-        return "intrusion" if row["pause_intrusion"] else "no intrusion"
-    return str(row["outcome"])
 
 
 def _seconds(value: float | None) -> str:
@@ -208,7 +190,8 @@ def _reference_rows(systems: Sequence[System], subset: str) -> list[list[str]]:
     return rows
 
 
-def _subset_section(systems: Sequence[System], subset: str) -> pg.Section | None:
+def _subset_section(systems: Sequence[System], subset: str, page_folder: Path
+                    ) -> pg.Section | None:
     records = [(s, _summary(s.result)["subsets"].get(subset)) for s in systems]
     present = [(s, r) for s, r in records if r is not None]
     if not present:
@@ -234,36 +217,68 @@ def _subset_section(systems: Sequence[System], subset: str) -> pg.Section | None
         Table.of(["system", "official metric", "value", "source"],
                  _reference_rows(systems, subset),
                  align=["left", "left", "right", "left"])),), level=3))
+    if task in REFERENCE_TIME:
+        what = "exercised samples" if task != SMOOTH_TURN_TAKING else "eligible samples"
+        curves = [(system.name, latency_curve(_subset_rows(system, subset)))
+                  for system in systems]
+        blocks.append(pg.Section("Response-latency curve F(t)", curve_blocks(
+            curves, reference=REFERENCE_TIME[task], what=what), level=3))
     if task in OUTCOMES:
-        categories = tuple(name for name, _ in OUTCOMES[task])
-        bars = []
-        for system in systems:
-            groups = [outcome(r) for r in _rows(system.result) if r["subset"] == subset]
-            bars.append((system.name, tuple(groups.count(c) for c in categories)))
-        tones = tuple(tone for _, tone in OUTCOMES[task])
-        blocks.append(pg.Section("Outcomes", (pg.Bars(categories, tuple(bars), tones),),
+        blocks.append(pg.Section("Outcomes", (pg.Bars(
+            tuple(name for name, _ in OUTCOMES[task]),
+            tuple((system.name, outcome_counts(task, _subset_rows(system, subset)))
+                  for system in systems),
+            tuple(tone for _, tone in OUTCOMES[task])),), level=3))
+        if len(systems) == 2:
+            first, second = systems
+            blocks.append(paired_section(pair_subset(subset, _rows(first.result),
+                                                     _rows(second.result)),
+                                         first.name, second.name))
+        blocks.append(pg.Section("Samples", (_sample_table(systems, subset, page_folder),),
                                  level=3))
-        blocks.append(pg.Section("Samples", (_sample_table(systems, subset),), level=3))
     return pg.Section(f"{subset} ({task})", tuple(blocks))
 
 
-def _sample_table(systems: Sequence[System], subset: str) -> pg.FilterTable:
+def _subset_rows(system: System, subset: str) -> list[dict[str, Any]]:
+    return [row for row in _rows(system.result) if row["subset"] == subset]
+
+
+def _players(system: System, entry: ManifestSample, page_folder: Path) -> list[pg.Block]:
+    """The sample's output (hash-checked when it was scored) and, when the tree has it,
+    the input; each links its file relative to the page when it is not embedded."""
+    players: list[pg.Block] = []
+    for name, caption in ((OUTPUT_WAV, "output.wav (the system)"),
+                          (INPUT_WAV, "input.wav (the user; not hash-checked)")):
+        path = entry.file(system.tree, name)
+        if name == OUTPUT_WAV or path.is_file():
+            relative = Path(os.path.relpath(os.path.abspath(path),
+                                            os.path.abspath(page_folder))).as_posix()
+            players.append(pg.Audio(caption, relative, path.read_bytes))
+    return players
+
+
+def _sample_table(systems: Sequence[System], subset: str, page_folder: Path
+                  ) -> pg.FilterTable:
     rows = []
     for system in systems:
-        for row in _rows(system.result):
-            if row["subset"] != subset:
-                continue
+        entries = {e.sample_id: e for e in system.result.manifest.samples}
+        for row in _subset_rows(system, subset):
             picture = system.timelines.get(row["sample_id"])
+            details: list[pg.Block] = []
+            if picture is not None:
+                details = [pg.Figure(picture),
+                           *_players(system, entries[row["sample_id"]], page_folder)]
             rows.append(pg.FilterRow(
                 outcome(row), (system.name, row["sample_id"], outcome(row), row_numbers(row)),
-                () if picture is None else (pg.Figure(picture),)))
+                tuple(details)))
     return pg.FilterTable(f"samples-{subset.replace('_', '-')}",
                           ("system", "sample", "outcome", "numbers"), tuple(rows),
-                          details_label="timeline")
+                          details_label="timeline and audio")
 
 
-def build_page(systems: Sequence[System]) -> pg.Page:
-    """The page of one or more scored systems."""
+def build_page(systems: Sequence[System], page_folder: Path) -> pg.Page:
+    """The page of one or more scored systems, to be written into ``page_folder`` (audio
+    that is not embedded is linked relative to it)."""
     first = _summary(systems[0].result)
     facts = [pg.Fact("systems", (", ".join(f"{s.name} ({s.tree})" for s in systems),)),
              pg.Fact("definitions", (pg.Code(first["definitions_version"]),))]
@@ -279,7 +294,7 @@ def build_page(systems: Sequence[System]) -> pg.Page:
     for system in systems:
         subsets += [s for s in _summary(system.result)["subsets"] if s not in subsets]
     sections = tuple(section for subset in subsets
-                     if (section := _subset_section(systems, subset)) is not None)
+                     if (section := _subset_section(systems, subset, page_folder)) is not None)
     provenance = tuple((f"{s.name} manifest.json", s.result.manifest.sha256[:12])
                        for s in systems) + (("speecheval", __version__),)
     return pg.Page(title="Full-Duplex-Bench v1.0: " + ", ".join(s.name for s in systems),
