@@ -159,6 +159,17 @@ def test_not_exercised_first_start_is_not_a_restart(mini: Path) -> None:
     assert "speech_at_end true" in numbers_line(fig)
     assert "start in (S, R)" in strings(fig)
     assert not any("restart" in s for s in strings(fig))
+    # the speech carrying over R is a span of its own, from the segment start to R
+    assert "speech_at_end: carries over R from 5.632 s" in strings(fig)
+
+
+def test_speech_at_end_span_only_where_speech_carries_over_r(mini: Path) -> None:
+    from speecheval.fdb.v10.show import timeline_figure
+
+    # UI/1: silent at S and at R; UI/11: speaking at end, one segment [0.608, 12.0] to T
+    assert not any("carries over R" in s for s in strings(timeline_figure(mini, f"{UI}/1")))
+    assert "speech_at_end: carries over R from 0.608 s" in strings(
+        timeline_figure(mini, f"{UI}/11"))
 
 
 def test_turn_taking_latency_span_and_zoom_around_e(tree: Path) -> None:

@@ -2,7 +2,7 @@
 
 A picture is checked by eye, so everything that decides an outcome must be visible on it:
 the reference times (E, S, R, the first pause) with readable labels, the stop time and the
-latency as spans, and, because a 160 ms pause at S can decide an interruption sample,
+latency as spans, the speech that carries over R (``speech_at_end``) as a span, and, because a 160 ms pause at S can decide an interruption sample,
 zoomed panels around the reference times. The title carries the outcome and the numbers
 exactly as ``unified-samples.jsonl`` has them, including ``speech_at_end`` for a sample
 that is not exercised (the spec keeps it visible there).
@@ -182,6 +182,11 @@ def _interruption_plan(row: dict[str, Any], duration: float, segments: Spans) ->
     # otherwise it is the model's first start during the interruption.
     parts.append(f"restarts {row['restarts']}" if exercised
                  else f"segments starting inside (S, R) {row['restarts']}")
+    # speech_at_end decides speaking_at_end and stays visible on a not-exercised sample
+    # (the spec keeps it there): the stretch of the segment carrying over R, up to R.
+    intervals += [Interval(start, r, f"speech_at_end: carries over R from {_s(start)} s",
+                           LOWER)
+                  for start, end in _seconds(segments) if start < r < end]
     if row["latency_s"] is not None:
         parts.append(f"latency_s {_s(row['latency_s'])}")
         intervals.append(Interval(r, row["first_word_s"], f"latency_s {_s(row['latency_s'])}",
