@@ -1,9 +1,10 @@
 """What ``fdb10 show`` draws for one scored sample, decided apart from how it is drawn.
 
 A picture is checked by eye, so everything that decides an outcome must be visible on it:
-the reference times (E, S, R, the first pause) with readable labels, the stop time and the
-latency as spans, the speech that carries over R (``speech_at_end``) as a span, and, because a 160 ms pause at S can decide an interruption sample,
-zoomed panels around the reference times. The title carries the outcome and the numbers
+the reference times (E, S, R, the first pause) with readable labels, the stop time, the
+latency and the speech that carries over R (``speech_at_end``) as spans, and, because a
+160 ms pause at S can decide an interruption sample, zoomed panels around the reference
+times. The title carries the outcome and the numbers
 exactly as ``unified-samples.jsonl`` has them, including ``speech_at_end`` for a sample
 that is not exercised (the spec keeps it visible there).
 
