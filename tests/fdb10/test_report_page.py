@@ -128,7 +128,7 @@ def test_latency_curves_mark_the_rates_quantiles_and_horizon(page: Path) -> None
 def test_page_in_chromium_loads_filters_and_plays(page: Path, tmp_path: Path) -> None:
     with Browser(tmp_path / "profile") as browser:
         browser.open(page)
-        assert browser.evaluate("document.querySelectorAll('.filter tbody tr').length") \
+        assert browser.evaluate("document.querySelectorAll('.filter tbody tr:not(.detail)').length") \
             == ROWS
         assert browser.evaluate("document.querySelectorAll('svg.timeline').length") \
             == TIMELINES
@@ -137,6 +137,17 @@ def test_page_in_chromium_loads_filters_and_plays(page: Path, tmp_path: Path) ->
         assert _click_and_count(browser, "samples-candor-turn-taking", "all") == 13
         assert _click_and_count(browser, "samples-synthetic-user-interruption",
                                 "not_exercised") == 2
+        # the toggle of a row opens its timeline and player in a full-width row under it
+        assert browser.evaluate("""(() => {
+            const row = [...document.querySelectorAll('.filter tbody tr:not(.detail)')]
+                .find(r => r.cells[1].textContent === 'synthetic_user_interruption/2');
+            const detail = row.nextElementSibling, shown = () => getComputedStyle(detail).display;
+            const before = shown();
+            row.querySelector('summary').click();
+            return [before, shown(), detail.querySelectorAll('svg.timeline').length,
+                    detail.querySelectorAll('audio').length,
+                    detail.getBoundingClientRect().width >= row.getBoundingClientRect().width];
+        })()""") == ["none", "table-row", 1, 1, True]
         # every curve has one path per system
         assert browser.evaluate("[...document.querySelectorAll('svg.curve')].map(s => "
                                 "s.querySelectorAll('path.curve[data-series]').length)") \
@@ -206,7 +217,7 @@ def test_two_systems_side_by_side_with_the_paired_comparison(mini: Path, tmp_pat
             "the same latency in 7.") in html
     with Browser(tmp_path / "profile") as browser:
         browser.open(out)
-        assert browser.evaluate("document.querySelectorAll('.filter tbody tr').length") \
+        assert browser.evaluate("document.querySelectorAll('.filter tbody tr:not(.detail)').length") \
             == 2 * ROWS
         assert browser.evaluate("[...document.querySelectorAll('svg.curve')].map(s => "
                                 "s.querySelectorAll('path.curve[data-series]').length)") \
@@ -229,7 +240,7 @@ def _click_and_count(browser: Browser, key: str, group: str) -> int:
         const label = [...table.querySelectorAll('label')]
             .find(l => l.textContent.startsWith('{group} ('));
         label.click();
-        return [...table.querySelectorAll('tbody tr')]
+        return [...table.querySelectorAll('tbody tr:not(.detail)')]
             .filter(row => getComputedStyle(row).display !== 'none').length;
     }})()""")
     assert isinstance(count, int)

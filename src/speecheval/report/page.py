@@ -165,7 +165,8 @@ class FilterRow:
 class FilterTable:
     """A table whose rows a click narrows to one group (an outcome), without script: one
     radio button per group and a style rule per button. A row with ``details`` opens
-    them (a timeline) from its last cell. ``key`` names the table's controls and must be
+    them (a timeline) from its last cell, in a full-width row under it that a style rule
+    shows while the cell's toggle is open. ``key`` names the table's controls and must be
     unique in the page (letters, digits and ``-``)."""
 
     key: str
