@@ -26,6 +26,7 @@ from speecheval.report.page import page_problems, render_page
 from .browserkit import Browser
 
 ROWS, TIMELINES = 44, 39
+SAMPLE_ROWS = "document.querySelectorAll('.filter tbody tr:not(.detail)').length"
 TT, UI = "candor_turn_taking", "synthetic_user_interruption"
 SP, CP = "synthetic_pause_handling", "candor_pause_handling"
 # Outcome bars in the order of the bars, from the builder's intended outcomes:
@@ -128,8 +129,7 @@ def test_latency_curves_mark_the_rates_quantiles_and_horizon(page: Path) -> None
 def test_page_in_chromium_loads_filters_and_plays(page: Path, tmp_path: Path) -> None:
     with Browser(tmp_path / "profile") as browser:
         browser.open(page)
-        assert browser.evaluate("document.querySelectorAll('.filter tbody tr:not(.detail)').length") \
-            == ROWS
+        assert browser.evaluate(SAMPLE_ROWS) == ROWS
         assert browser.evaluate("document.querySelectorAll('svg.timeline').length") \
             == TIMELINES
         # a click on "early_start (2)" leaves the two early starts; "all" brings back 13
@@ -217,8 +217,7 @@ def test_two_systems_side_by_side_with_the_paired_comparison(mini: Path, tmp_pat
             "the same latency in 7.") in html
     with Browser(tmp_path / "profile") as browser:
         browser.open(out)
-        assert browser.evaluate("document.querySelectorAll('.filter tbody tr:not(.detail)').length") \
-            == 2 * ROWS
+        assert browser.evaluate(SAMPLE_ROWS) == 2 * ROWS
         assert browser.evaluate("[...document.querySelectorAll('svg.curve')].map(s => "
                                 "s.querySelectorAll('path.curve[data-series]').length)") \
             == [2, 2, 2, 2]
