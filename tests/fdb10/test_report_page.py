@@ -259,3 +259,23 @@ def _players(browser: Browser) -> list[list[object]]:
     })""")
     assert isinstance(players, list)
     return players
+
+
+def test_the_curve_gives_the_scorers_rates_and_quantiles(mini: Path) -> None:
+    from speecheval.fdb.v10.latency_curve import latency_curve
+    from speecheval.fdb.v10.scoring import score_tree
+
+    result = score_tree(mini, workers=1)
+    rows = [row.record() for row in result.rows]
+    for subset in (TT, UI):
+        record = result.summary.record()["subsets"][subset]
+        metrics = record["metrics"]
+        curve = latency_curve(r for r in rows if r["subset"] == subset)
+        for k in (1, 2, 5):
+            rate = metrics[f"response_rate_{k}s"]
+            assert (rate["count"], rate["n"]) == (round(curve.share_within(k) * curve.n),
+                                                  curve.n)
+        latency = metrics["response_latency_s"]
+        assert curve.quantile(0.5) == latency["median"]["value"]
+        assert curve.quantile(0.9) == latency["p90"]["value"]
+        assert curve.min_observable_s == record["min_observable_s"]
