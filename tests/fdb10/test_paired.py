@@ -28,7 +28,7 @@ def test_interruption_pairs_exercised_in_both() -> None:
     second = [ui("1", "response", 1.5), ui("2", "not_exercised"), ui("3", "response", 0.4),
               ui("4", "not_exercised"), ui("5", "response", 0.3), ui("6", "response", 0.1),
               ui("7", "response", 2.0), ui("8", "response", 0.9), ui("10", "response", 1.0)]
-    paired = pair_subset(UI, first, second)
+    paired = pair_subset(UI, "user_interruption", first, second)
     # selected: 1-8 in both (8), 9 only in the first, 10 only in the second
     assert paired.selected == (8, 1, 1)
     # eligible: 6 is ineligible in the first only; the other 7 eligible in both
@@ -61,7 +61,7 @@ def test_turn_taking_pairs_eligible_in_both() -> None:
              tt("3", False, "", None), tt("4", True, "response", 0.4)]
     second = [tt("1", True, "response", 0.6), tt("2", True, "response", 1.2),
               tt("3", False, "", None), tt("4", False, "", None)]
-    paired = pair_subset(TT, first, second)
+    paired = pair_subset(TT, "smooth_turn_taking", first, second)
     assert paired.eligible == Split(both=2, first_only=1, second_only=0, neither=1)
     assert paired.exercised is None and paired.paired == 2
     assert paired.outcomes == (("response", "response", 1), ("early_start", "response", 1))
@@ -75,13 +75,16 @@ def test_pause_pairs_intrusions_and_has_no_curve() -> None:
         return {"sample_id": f"{P}/{sid}", "subset": P, "task": "pause_handling",
                 "eligible": True, "pause_intrusion": intrusion}
 
-    paired = pair_subset(P, [p("1", True), p("2", False), p("3", True)],
+    paired = pair_subset(P, "pause_handling", [p("1", True), p("2", False), p("3", True)],
                          [p("1", True), p("2", True), p("3", True)])
     assert paired.outcomes == (("no intrusion", "intrusion", 1), ("intrusion", "intrusion", 2))
     assert paired.curves is None and paired.sooner is None
 
 
-def test_rows_of_two_tasks_under_one_subset_are_refused() -> None:
+def test_rows_of_another_task_are_refused_and_no_rows_pair_nothing() -> None:
     row = ui("1", "response", 0.5)
-    with pytest.raises(ValueError, match="tasks"):
-        pair_subset(UI, [row], [row | {"task": "smooth_turn_taking"}])
+    with pytest.raises(ValueError, match="rows of tasks"):
+        pair_subset(UI, "user_interruption", [row], [row | {"task": "smooth_turn_taking"}])
+    empty = pair_subset(UI, "user_interruption", [], [])
+    assert (empty.selected, empty.paired, empty.outcomes) == ((0, 0, 0), 0, ())
+    assert empty.curves is not None and empty.curves[0].n == 0

@@ -74,15 +74,15 @@ def _exercised(row: dict[str, Any]) -> bool:
     return bool(row["outcome"] != NOT_EXERCISED)
 
 
-def pair_subset(subset: str, first: Iterable[dict[str, Any]],
+def pair_subset(subset: str, task: str, first: Iterable[dict[str, Any]],
                 second: Iterable[dict[str, Any]]) -> PairedSubset:
-    """Pair two systems' rows of ``subset`` (rows of other subsets are ignored)."""
+    """Pair two systems' rows of ``subset``, a subset of ``task`` (rows of other subsets
+    are ignored)."""
     a = {row["sample_id"]: row for row in first if row["subset"] == subset}
     b = {row["sample_id"]: row for row in second if row["subset"] == subset}
     tasks = {row["task"] for row in [*a.values(), *b.values()]}
-    if len(tasks) != 1:
-        raise ValueError(f"{subset}: the two systems' rows name tasks {sorted(tasks)}")
-    task = tasks.pop()
+    if not tasks <= {task}:
+        raise ValueError(f"{subset}: rows of tasks {sorted(tasks)}, expected {task}")
     common = sorted(a.keys() & b.keys())
     eligible = _split(common, {i: a[i]["eligible"] for i in common},
                       {i: b[i]["eligible"] for i in common})

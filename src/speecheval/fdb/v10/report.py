@@ -46,6 +46,7 @@ INPUT_WAV = "input.wav"
 """The user's side, played beside the output when the tree has it (not part of the
 tree format, so not hash-checked)."""
 
+
 @dataclass(frozen=True)
 class System:
     """One scored tree: its name on the page, its scores, reference column and pictures."""
@@ -231,7 +232,7 @@ def _subset_section(systems: Sequence[System], subset: str, page_folder: Path
             tuple(tone for _, tone in OUTCOMES[task])),), level=3))
         if len(systems) == 2:
             first, second = systems
-            blocks.append(paired_section(pair_subset(subset, _rows(first.result),
+            blocks.append(paired_section(pair_subset(subset, task, _rows(first.result),
                                                      _rows(second.result)),
                                          first.name, second.name))
         blocks.append(pg.Section("Samples", (_sample_table(systems, subset, page_folder),),
