@@ -106,8 +106,13 @@ def _backend_factory(backend: str, given: dict[str, Any]) -> Callable[[], Recogn
         settings = ParakeetSettings(device=given.get("--nemo-device", "cuda"))
         return partial(ParakeetRecogniser, checkpoint, settings)
     if backend == "openai-compatible":
-        from ...asr.openai_compatible import OpenAICompatibleRecogniser, OpenAISettings
+        from ...asr.openai_compatible import (
+            OpenAICompatibleRecogniser,
+            OpenAISettings,
+            check_base_url,
+        )
 
+        check_base_url(given["--base-url"])
         defaults = OpenAISettings(base_url=given["--base-url"], model=given["--model"])
         return partial(OpenAICompatibleRecogniser, OpenAISettings(
             base_url=defaults.base_url, model=defaults.model,
