@@ -304,3 +304,19 @@ def test_a_base_url_with_credentials_is_refused(monkeypatch: pytest.MonkeyPatch,
                  "openai-compatible", "--base-url", "http://user:pw@127.0.0.1:9/v1",
                  "--model", "m"]) == 2
     assert "must not carry credentials" in capsys.readouterr().err
+
+
+def test_every_sample_failing_names_ten_and_counts_the_rest(
+        tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    tree = untranscribed(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    eligible = [job.sample_id for job in plan_jobs(tree)]
+    server.script = [lambda r: error(400, "unsupported model")] * len(eligible)
+    assert main(command(tree, server)) == 3
+    err = capsys.readouterr().err
+    # A 400 is not retried: one request per sample. Ten samples are named, in tree order.
+    assert len(server.received) == len(eligible)
+    assert f"failed on {len(eligible)} of {len(eligible)} samples" in err
+    assert f"sample {eligible[9]}: HTTP 400: unsupported model; and " \
+           f"{len(eligible) - 10} more" in err and f"sample {eligible[10]}:" not in err

@@ -57,7 +57,7 @@ class ASRModel:
                    override_config=None):
         info = sf.info(audio[0])
         log(call="transcribe", files=len(audio), batch_size=batch_size,
-            timestamps=timestamps, rate=info.samplerate, channels=info.channels,
+            timestamps=timestamps, verbose=verbose, rate=info.samplerate, channels=info.channels,
             subtype=info.subtype, frames=info.frames)
         frames = int(info.frames / info.samplerate / FRAME_S)
         words = [("first", 0, 3), ("last", frames - 6, frames)]
@@ -160,8 +160,9 @@ def test_transcripts_in_the_official_format_cut_at_r(
     heard = {c["frames"] for c in made[1:]}
     assert heard == {round(7.6 * 16000), round(t_turn * 16000)}
     for call in made[1:]:
-        assert (call["files"], call["batch_size"], call["timestamps"], call["rate"],
-                call["channels"], call["subtype"]) == (1, 1, True, 16000, 1, "PCM_16")
+        assert (call["files"], call["batch_size"], call["timestamps"], call["verbose"],
+                call["rate"], call["channels"], call["subtype"]
+                ) == (1, 1, True, False, 16000, 1, "PCM_16")
     identity = json.loads((tree / "asr.json").read_text())["asr"]
     assert identity["backend"] == "parakeet"
     assert identity["model"] == {"name": "nvidia/parakeet-tdt-0.6b-v2",

@@ -110,7 +110,8 @@ class ParakeetRecogniser:
             wav = Path(scratch) / "track.wav"
             write_wav(wav, samples, SAMPLE_RATE)
             hypotheses = self._model.transcribe([str(wav)], batch_size=self.settings.batch_size,
-                                                timestamps=self.settings.timestamps)
+                                                timestamps=self.settings.timestamps,
+                                                verbose=False)
         return words_of_hypothesis(hypotheses[0])
 
     def identity(self) -> dict[str, object]:

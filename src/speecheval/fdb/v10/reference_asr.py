@@ -87,14 +87,21 @@ class AsrRun:
     retries: int = 0
 
 
+SHOWN_FAILURES = 10
+"""Failed samples named in the error line; the rest are counted."""
+
+
 class AsrFailed(SystemUnderTestError):
     """The backend gave no words for some samples; nothing was written."""
 
     def __init__(self, failures: Sequence[JobResult], total: int) -> None:
         self.failures = [(f.sample_id, f.failure or "") for f in failures]
-        shown = "; ".join(f"sample {sid}: {reason}" for sid, reason in self.failures)
+        shown = "; ".join(f"sample {sid}: {reason}"
+                          for sid, reason in self.failures[:SHOWN_FAILURES])
+        more = len(self.failures) - SHOWN_FAILURES
         super().__init__(f"the recogniser failed on {len(self.failures)} of {total} samples, "
-                         f"nothing was written: {shown}")
+                         f"nothing was written: {shown}"
+                         + (f"; and {more} more" if more > 0 else ""))
 
 
 _worker_recogniser: Recogniser | None = None
