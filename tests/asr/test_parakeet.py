@@ -47,6 +47,8 @@ class ASRModel:
     def restore_from(cls, restore_path, override_config_path=None, map_location=None,
                      strict=True, return_config=False, save_restore_connector=None,
                      trainer=None):
+        if open(restore_path, "rb").read(4) == b"BAD!":
+            raise RuntimeError("PytorchStreamReader failed reading zip archive")
         log(call="restore_from", restore_path=restore_path,
             map_location=f"{type(map_location).__module__}.{type(map_location).__name__}"
                          f":{map_location}")
@@ -220,3 +222,20 @@ def test_settings_it_does_not_take(tmp_path: Path, fake_nemo: Path,
 def test_parakeet_needs_its_checkpoint(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fdb10", "reference-asr", "--tree", "t", "--backend", "parakeet"]) == 2
     assert "--backend parakeet needs --nemo and --nemo-sha256" in capsys.readouterr().err
+
+
+def test_a_checkpoint_nemo_cannot_load_and_a_missing_gpu_exit_2(
+        tmp_path: Path, fake_nemo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    torch = pytest.importorskip("torch", reason="torch is not installed (it comes with NeMo)")
+    tree = untranscribed(tmp_path)
+    nemo = tmp_path / "broken.nemo"
+    nemo.write_bytes(b"BAD! not a tar archive")
+    sha = sha256_file(nemo)
+    assert main(command(tree, nemo, sha, "--nemo-device", "cpu")) == 2
+    err = capsys.readouterr().err
+    assert f"{nemo.resolve()}: NeMo could not load the checkpoint: RuntimeError: " \
+           "PytorchStreamReader failed" in err and "Traceback" not in err
+    assert not (tree / "asr.json").exists()
+    if not torch.cuda.is_available():  # the default device is cuda, as the official script
+        assert main(command(tree, nemo, sha)) == 2
+        assert "--nemo-device cuda, but torch finds no CUDA device" in capsys.readouterr().err

@@ -96,12 +96,20 @@ class ParakeetRecogniser:
         self.checkpoint = checkpoint
         self.settings = settings or ParakeetSettings()
         self._asr_model = require_nemo()
+        self._torch = importlib.import_module("torch")
+        if self.settings.device == "cuda" and not self._torch.cuda.is_available():
+            raise InputError("--nemo-device cuda, but torch finds no CUDA device "
+                             "(give --nemo-device cpu to run Parakeet on the CPU)")
 
     @cached_property
     def _model(self) -> Any:
-        torch = importlib.import_module("torch")
-        return self._asr_model.restore_from(restore_path=str(self.checkpoint.path),
-                                      map_location=torch.device(self.settings.device))
+        try:
+            return self._asr_model.restore_from(
+                restore_path=str(self.checkpoint.path),
+                map_location=self._torch.device(self.settings.device))
+        except Exception as exc:  # NeMo raises many types for a file it cannot use
+            raise InputError(f"NeMo could not load the checkpoint: {type(exc).__name__}: "
+                             f"{exc}", path=self.checkpoint.path) from exc
 
     def words(self, samples: Samples) -> list[TimedWord]:
         """Words of a 16 kHz track, transcribed from a temporary 16-bit WAV as the
