@@ -23,12 +23,12 @@ from typing import Any
 import numpy as np
 import pytest
 import soundfile as sf
+from fdb10.test_reference_asr import untranscribed
 
 from speecheval.asr.base import SAMPLE_RATE, RecognitionFailed, TimedWord
 from speecheval.asr.openai_compatible import OpenAICompatibleRecogniser, OpenAISettings
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
-from speecheval.fdb.v10.builder import build_mini_tree
 from speecheval.fdb.v10.reference_asr import plan_jobs
 
 KEY = "sk-test-0123456789abcdef"
@@ -199,15 +199,6 @@ def test_a_malformed_answer_fails_without_a_retry(server: Server, monkeypatch: p
 # The command on the mini tree ---------------------------------------------------------
 
 
-def untranscribed(root: Path) -> Path:
-    tree = root / "tree"
-    build_mini_tree(tree)
-    (tree / "asr.json").unlink()
-    for path in tree.glob("*/*/output.json"):
-        path.unlink()
-    return tree
-
-
 def command(tree: Path, server: Server, *extra: str) -> list[str]:
     return ["fdb10", "reference-asr", "--tree", str(tree), "--backend", "openai-compatible",
             "--base-url", server.url, "--model", "whisper-1", "--jobs", "1", *extra]
@@ -216,7 +207,7 @@ def command(tree: Path, server: Server, *extra: str) -> list[str]:
 def test_the_command_writes_official_transcripts_cut_at_r(
         tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    tree = untranscribed(tmp_path)
+    tree, _ = untranscribed(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     # The third request is throttled once: retried, counted, and the words are the same.
     server.script = [edge_answer, edge_answer, lambda r: error(429, "rate limited",
@@ -250,7 +241,7 @@ def test_the_command_writes_official_transcripts_cut_at_r(
 def test_a_wrong_key_stops_the_run_without_showing_it(
         tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    tree = untranscribed(tmp_path)
+    tree, _ = untranscribed(tmp_path)
     monkeypatch.setenv("MY_ASR_KEY", KEY)
     # OpenAI's own 401 message quotes the key it was given; this server quotes all of it.
     server.script = [lambda r: error(401, f"Incorrect API key provided: {KEY}.")]
@@ -266,7 +257,7 @@ def test_a_wrong_key_stops_the_run_without_showing_it(
 def test_a_malformed_answer_fails_that_sample_and_writes_nothing(
         tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    tree = untranscribed(tmp_path)
+    tree, _ = untranscribed(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     third = plan_jobs(tree)[2].sample_id
     server.script = [edge_answer, edge_answer,
@@ -288,7 +279,7 @@ def test_a_malformed_answer_fails_that_sample_and_writes_nothing(
 def test_bad_settings_exit_2(tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch,
                              capsys: pytest.CaptureFixture[str], args: tuple[str, ...],
                              env: dict[str, str], message: str) -> None:
-    tree = untranscribed(tmp_path)
+    tree, _ = untranscribed(tmp_path)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -309,7 +300,7 @@ def test_a_base_url_with_credentials_is_refused(monkeypatch: pytest.MonkeyPatch,
 def test_every_sample_failing_names_ten_and_counts_the_rest(
         tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    tree = untranscribed(tmp_path)
+    tree, _ = untranscribed(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     eligible = [job.sample_id for job in plan_jobs(tree)]
     server.script = [lambda r: error(400, "unsupported model")] * len(eligible)

@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fdb10.test_reference_asr import untranscribed
 
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.builder import build_mini_tree
 
 FAKE_MODELS = '''
 import json, os
@@ -112,18 +112,6 @@ def checkpoint(tmp_path: Path) -> tuple[Path, str]:
 KEEP = {"synthetic_user_interruption/8", "candor_turn_taking/1"}
 
 
-def untranscribed(root: Path) -> Path:
-    tree = root / "tree"
-    build_mini_tree(tree)
-    (tree / "asr.json").unlink()
-    for path in tree.glob("*/*/output.json"):
-        path.unlink()
-    manifest = json.loads((tree / "manifest.json").read_text())
-    manifest["samples"] = [s for s in manifest["samples"] if s["sample_id"] in KEEP]
-    (tree / "manifest.json").write_text(json.dumps(manifest))
-    return tree
-
-
 def command(tree: Path, nemo: Path, sha256: str, *extra: str) -> list[str]:
     return ["fdb10", "reference-asr", "--tree", str(tree), "--backend", "parakeet",
             "--nemo", str(nemo), "--nemo-sha256", sha256, *extra]
@@ -132,7 +120,7 @@ def command(tree: Path, nemo: Path, sha256: str, *extra: str) -> list[str]:
 def test_transcripts_in_the_official_format_cut_at_r(
         tmp_path: Path, fake_nemo: Path, checkpoint: tuple[Path, str]) -> None:
     pytest.importorskip("torch", reason="torch is not installed (it comes with NeMo)")
-    tree = untranscribed(tmp_path)
+    tree, _ = untranscribed(tmp_path, KEEP)
     nemo, sha = checkpoint
     assert main(command(tree, nemo, sha, "--nemo-device", "cpu")) == 0
     sample = tree / "synthetic_user_interruption" / "8"
@@ -177,7 +165,7 @@ def test_transcripts_in_the_official_format_cut_at_r(
 def test_a_wrong_checkpoint_exits_2_before_loading(
         tmp_path: Path, fake_nemo: Path, checkpoint: tuple[Path, str], case: str,
         capsys: pytest.CaptureFixture[str]) -> None:
-    tree = untranscribed(tmp_path)
+    tree, _ = untranscribed(tmp_path, KEEP)
     nemo, sha = checkpoint
     if case == "mismatch":
         sha = "0" * 64
@@ -227,7 +215,7 @@ def test_parakeet_needs_its_checkpoint(capsys: pytest.CaptureFixture[str]) -> No
 def test_a_checkpoint_nemo_cannot_load_and_a_missing_gpu_exit_2(
         tmp_path: Path, fake_nemo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     torch = pytest.importorskip("torch", reason="torch is not installed (it comes with NeMo)")
-    tree = untranscribed(tmp_path)
+    tree, _ = untranscribed(tmp_path, KEEP)
     nemo = tmp_path / "broken.nemo"
     nemo.write_bytes(b"BAD! not a tar archive")
     sha = sha256_file(nemo)
