@@ -20,13 +20,13 @@ import re
 import tempfile
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from ..core.audio import Samples, write_wav
 from ..core.errors import InputError
 from ..core.hashing import sha256_file
+from ..core.provenance import package_version
 from .base import SAMPLE_RATE, TimedWord
 
 OFFICIAL_CHECKPOINT = "nvidia/parakeet-tdt-0.6b-v2"
@@ -81,13 +81,6 @@ def require_nemo() -> Any:
     return models.ASRModel
 
 
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 class ParakeetRecogniser:
     """Timed words from a verified Parakeet ``.nemo`` checkpoint, loaded on first use."""
 
@@ -128,7 +121,7 @@ class ParakeetRecogniser:
             "engine": "NeMo ASRModel.restore_from + transcribe(timestamps=True)",
             "model": {"name": OFFICIAL_CHECKPOINT, "file": self.checkpoint.path.name,
                       "sha256": self.checkpoint.sha256},
-            "packages": {name: _version(name) for name in PACKAGES},
+            "packages": {name: package_version(name) for name in PACKAGES},
             "decoding": asdict(self.settings),
             "audio": f"WAV, {SAMPLE_RATE} Hz mono, 16-bit PCM",
             "word_times": 'hypothesis.timestamp["word"][i]["start"] and ["end"], seconds',
