@@ -196,6 +196,15 @@ def test_a_malformed_answer_fails_without_a_retry(server: Server, monkeypatch: p
     assert len(server.received) == 1 and asr.retries == 0
 
 
+def test_a_redirect_is_not_followed(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    asr = recogniser(server, monkeypatch)
+    # Following it would send the key to the Location; the sample fails instead.
+    server.script = [lambda r: (302, {"Location": server.url + "/audio/transcriptions"}, b"")]
+    with pytest.raises(RecognitionFailed, match="HTTP 302"):
+        asr.words(np.zeros(SAMPLE_RATE, np.float32))
+    assert len(server.received) == 1
+
+
 # The command on the mini tree ---------------------------------------------------------
 
 

@@ -11,8 +11,9 @@ Failures are told apart by whose fault they are and what a retry can change:
   ``max_attempts`` times in all, waiting ``backoff_s`` and then twice as long each time
   (or the server's ``Retry-After``), never more than ``max_backoff_s``;
 - HTTP 401 and 403 stop the run: the key is wrong for every sample (exit 2);
-- any other answer that gives no words (another 4xx, retries used up, a 2xx body that is
-  not ``verbose_json`` with word timestamps) fails that sample only, with the reason.
+- any other answer that gives no words (another 4xx, a redirect, which is not followed
+  so the key goes nowhere else, retries used up, a 2xx body that is not
+  ``verbose_json`` with word timestamps) fails that sample only, with the reason.
 
 The key is read from an environment variable and sent only in the ``Authorization``
 header; it is removed from every reason before the reason leaves this module.
@@ -72,6 +73,17 @@ def check_base_url(base_url: str) -> None:
                          "(it is recorded in asr.json; the key comes from --api-key-env)")
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are not followed: urllib would resend the Authorization header to
+    wherever the server points; a 3xx answer fails the sample instead."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 class _Retry(Exception):
     """One attempt failed in a way a later attempt may not."""
 
@@ -85,6 +97,8 @@ class OpenAICompatibleRecogniser:
 
     def __init__(self, settings: OpenAISettings) -> None:
         check_base_url(settings.base_url)
+        if settings.max_attempts < 1:
+            raise InputError(f"max_attempts must be at least 1, got {settings.max_attempts}")
         key = os.environ.get(settings.api_key_env)
         if not key:
             raise InputError(f"the openai-compatible backend reads its API key from the "
@@ -139,7 +153,7 @@ class OpenAICompatibleRecogniser:
             headers={"Content-Type": content_type, "Accept": "application/json",
                      "Authorization": f"Bearer {self._key}"})
         try:
-            with urllib.request.urlopen(request, timeout=s.timeout_s) as answer:  # noqa: S310
+            with _OPENER.open(request, timeout=s.timeout_s) as answer:
                 data: bytes = answer.read()
                 return data
         except urllib.error.HTTPError as error:
