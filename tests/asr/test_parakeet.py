@@ -57,6 +57,8 @@ class ASRModel:
     def transcribe(self, audio, batch_size=4, return_hypotheses=False, num_workers=0,
                    channel_selector=None, augmentor=None, verbose=True, timestamps=None,
                    override_config=None):
+        if os.environ.get("FAKE_NEMO_FAIL"):
+            raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
         info = sf.info(audio[0])
         log(call="transcribe", files=len(audio), batch_size=batch_size,
             timestamps=timestamps, verbose=verbose, rate=info.samplerate, channels=info.channels,
@@ -227,3 +229,17 @@ def test_a_checkpoint_nemo_cannot_load_and_a_missing_gpu_exit_2(
     if not torch.cuda.is_available():  # the default device is cuda, as the official script
         assert main(command(tree, nemo, sha)) == 2
         assert "--nemo-device cuda, but torch finds no CUDA device" in capsys.readouterr().err
+
+
+def test_nemo_failing_on_a_track_fails_that_sample(
+        tmp_path: Path, fake_nemo: Path, checkpoint: tuple[Path, str],
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch", reason="torch is not installed (it comes with NeMo)")
+    tree, _ = untranscribed(tmp_path, KEEP)
+    nemo, sha = checkpoint
+    monkeypatch.setenv("FAKE_NEMO_FAIL", "1")
+    assert main(command(tree, nemo, sha, "--nemo-device", "cpu")) == 3
+    err = capsys.readouterr().err
+    assert "failed on 2 of 2 samples, nothing was written: sample candor_turn_taking/1: " \
+           "NeMo failed on this track: RuntimeError: CUDA out of memory" in err
+    assert "Traceback" not in err and not (tree / "asr.json").exists()
