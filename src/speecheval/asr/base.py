@@ -25,12 +25,23 @@ class TimedWord:
     end_s: float
 
 
+class RecognitionFailed(Exception):
+    """The recogniser gave no words for this track, for a reason that is the backend's fault
+    (a server's error reply, a truncated answer); the caller records it and goes on."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
 @runtime_checkable
 class Recogniser(Protocol):
     """A speech recogniser over whole 16 kHz mono tracks."""
 
     def words(self, samples: Samples) -> list[TimedWord]:
-        """The words of ``samples`` (float32 at :data:`SAMPLE_RATE`), in time order."""
+        """The words of ``samples`` (float32 at :data:`SAMPLE_RATE`), in time order.
+
+        Raises :class:`RecognitionFailed` when the backend fails on this track only."""
         ...
 
     def identity(self) -> dict[str, object]:

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.audio import Samples
 from ..core.errors import InputError
 from ..core.hashing import sha256_file
+from ..core.provenance import package_version
 from .base import SAMPLE_RATE, TimedWord
 from .repetition import RepetitionGuard
 
@@ -93,13 +93,6 @@ def _vad_model_path() -> Path:
     return Path(faster_whisper.__file__).parent / "assets" / VAD_MODEL_FILE
 
 
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 class WhisperRecogniser:
     """Timed words from Whisper tiny.en, with the speech-region and repetition guards."""
 
@@ -149,7 +142,7 @@ class WhisperRecogniser:
             "backend": "whisper",
             "engine": "faster-whisper",
             "model": {"name": MODEL_NAME, "package": MODEL_PACKAGE, "files": files},
-            "packages": {name: _version(name) for name in PACKAGES},
+            "packages": {name: package_version(name) for name in PACKAGES},
             "decoding": settings,
             "guard": {
                 "speech_regions": {"engine": "faster-whisper vad_filter (Silero v6)",

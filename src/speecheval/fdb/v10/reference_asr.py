@@ -11,6 +11,11 @@ The tree is only added to: a tree that already has ``asr.json``, or an eligible 
 that already has ``output.json``, is refused before any work. Transcripts are computed
 first and written afterwards, ``asr.json`` last; if writing fails, the transcripts
 already written are removed again, so a tree never holds transcripts without their index.
+
+A backend that fails on one sample (a server's error reply, a truncated answer) does not
+stop the others: every sample is tried, and if any failed, nothing is written and the run
+ends with each failed sample and its reason (exit 3). ``unified-score`` needs a transcript
+for every eligible sample, so a tree is transcribed completely or not at all.
 """
 
 from __future__ import annotations
@@ -23,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ...asr.base import SAMPLE_RATE, Recogniser, TimedWord
+from ...asr.base import SAMPLE_RATE, Recogniser, RecognitionFailed, TimedWord
 from ...core import canonical_json
 from ...core.audio import resample
-from ...core.errors import InputError
+from ...core.errors import InputError, SystemUnderTestError
 from ...core.hashing import sha256_bytes
 from ...core.output import atomic_write_text
 from ...core.progress import progress
@@ -45,7 +50,6 @@ from .tree import (
     tree_file,
 )
 
-BACKENDS = ("whisper",)
 CUT_RULE = ("user_interruption samples: audio cut at sample int(R * rate) before "
             "transcribing, R added to every time (official get_transcript/asr.py)")
 
@@ -64,20 +68,49 @@ class AsrJob:
 
 
 @dataclass(frozen=True)
+class JobResult:
+    """One sample's transcript, or why the backend gave none; and the backend's retries."""
+
+    sample_id: str
+    transcript: dict[str, Any] | None
+    failure: str | None = None
+    retries: int = 0
+
+
+@dataclass(frozen=True)
 class AsrRun:
-    """What ``reference-asr`` wrote: the transcripts by sample id and the asr.json path."""
+    """What ``reference-asr`` wrote: the transcripts by sample id, the asr.json path, and
+    how many requests the backend sent again (a server backend's retries, else 0)."""
 
     asr_path: Path
     transcripts: dict[str, dict[str, Any]]
+    retries: int = 0
+
+
+SHOWN_FAILURES = 10
+"""Failed samples named in the error line; the rest are counted."""
+
+
+class AsrFailed(SystemUnderTestError):
+    """The backend gave no words for some samples; nothing was written."""
+
+    def __init__(self, failures: Sequence[JobResult], total: int) -> None:
+        self.failures = [(f.sample_id, f.failure or "") for f in failures]
+        shown = "; ".join(f"sample {sid}: {reason}"
+                          for sid, reason in self.failures[:SHOWN_FAILURES])
+        more = len(self.failures) - SHOWN_FAILURES
+        super().__init__(f"the recogniser failed on {len(self.failures)} of {total} samples, "
+                         f"nothing was written: {shown}"
+                         + (f"; and {more} more" if more > 0 else ""))
 
 
 _worker_recogniser: Recogniser | None = None
 _worker_factory: Callable[[], Recogniser] | None = None
 
 
-def _init_worker(factory: Callable[[], Recogniser]) -> None:
+def _init_worker(factory: Callable[[], Recogniser], made: Recogniser | None = None) -> None:
     global _worker_factory, _worker_recogniser
-    _worker_factory, _worker_recogniser = factory, None
+    _worker_factory, _worker_recogniser = factory, made
 
 
 def _recogniser() -> Recogniser:
@@ -107,20 +140,33 @@ def transcript_of(words: Sequence[TimedWord]) -> dict[str, Any]:
             "chunks": [{"text": w.text, "timestamp": [w.start_s, w.end_s]} for w in words]}
 
 
-def transcribe_job(job: AsrJob) -> dict[str, Any]:
+def transcribe_job(job: AsrJob) -> JobResult:
     """Verify one output.wav, transcribe it (cut at the offset) and return its transcript.
 
     Times are placed on the input window: the offset is added back, and a time past T
     (a word the decoder stretches over the end of the file) is set to T, so every word
-    lies in ``[0, T]`` as the scorer requires.
+    lies in ``[0, T]`` as the scorer requires. A :class:`RecognitionFailed` from the
+    backend becomes this sample's failure; bad input (a changed output.wav) still stops.
     """
     audio = read_output(job.wav, job.expected_sha256, job.duration_s, job.sample_id)
     cut = audio.samples[int(job.offset_s * audio.rate):]
-    words = _recogniser().words(resample(cut, audio.rate, SAMPLE_RATE)) if cut.size else []
+    recogniser = _recogniser()
+    retries_before = _retries(recogniser)
+    try:
+        words = recogniser.words(resample(cut, audio.rate, SAMPLE_RATE)) if cut.size else []
+    except RecognitionFailed as failed:
+        return JobResult(job.sample_id, None, failed.reason,
+                         _retries(recogniser) - retries_before)
     end = job.duration_s
-    return transcript_of([TimedWord(w.text, min(w.start_s + job.offset_s, end),
-                                    min(max(w.end_s, w.start_s) + job.offset_s, end))
-                          for w in words])
+    transcript = transcript_of([TimedWord(w.text, min(w.start_s + job.offset_s, end),
+                                          min(max(w.end_s, w.start_s) + job.offset_s, end))
+                                for w in words])
+    return JobResult(job.sample_id, transcript, None, _retries(recogniser) - retries_before)
+
+
+def _retries(recogniser: Recogniser) -> int:
+    """Requests a server backend has sent again so far (``retries``), 0 for the others."""
+    return int(getattr(recogniser, "retries", 0))
 
 
 def _job(tree: Path, sample: ManifestSample, output: Path) -> AsrJob:
@@ -155,10 +201,10 @@ def plan_jobs(tree: Path) -> list[AsrJob]:
 
 
 def _transcribe_all(jobs: Sequence[AsrJob], workers: int,
-                    factory: Callable[[], Recogniser]) -> list[dict[str, Any]]:
+                    factory: Callable[[], Recogniser], made: Recogniser) -> list[JobResult]:
     with progress(len(jobs), "reference-asr") as advance:
         if workers <= 1 or len(jobs) <= 1:
-            _init_worker(factory)
+            _init_worker(factory, made)
             results = []
             for job in jobs:
                 results.append(transcribe_job(job))
@@ -178,11 +224,18 @@ def reference_asr(tree: Path, *, workers: int = 1,
     """Transcribe every eligible sample of ``tree`` and write output.json and asr.json.
 
     ``factory`` makes the recogniser in each worker process (it must be picklable: a
-    module-level function). The recogniser's identity goes into asr.json.
+    module-level function, or a ``functools.partial`` of one). It is called once here
+    first, so a backend that cannot start (a missing package or key) stops the run before
+    any sample is transcribed; that recogniser's identity goes into asr.json.
     """
     jobs = plan_jobs(tree)
-    transcripts = _transcribe_all(jobs, workers, factory)
-    identity = dict(factory().identity())
+    recogniser = factory()
+    results = _transcribe_all(jobs, workers, factory, recogniser)
+    failures = [r for r in results if r.transcript is None]
+    if failures:
+        raise AsrFailed(failures, len(results))
+    transcripts = [r.transcript for r in results if r.transcript is not None]
+    identity = dict(recogniser.identity())
     identity["interruption_cut"] = CUT_RULE
     written: list[Path] = []
     hashes: dict[str, str] = {}
@@ -203,4 +256,5 @@ def reference_asr(tree: Path, *, workers: int = 1,
         raise
     return AsrRun(asr_path=asr_path,
                   transcripts={job.sample_id: t for job, t in zip(jobs, transcripts,
-                                                                   strict=True)})
+                                                                   strict=True)},
+                  retries=sum(r.retries for r in results))
