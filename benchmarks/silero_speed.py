@@ -31,7 +31,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from speecheval.core.audio import Audio, read_mono, resample
-from speecheval.vad.silero import SileroVad, SpeechSegment
+from speecheval.core.timeline import Span as SpeechSegment
+from speecheval.vad.silero import SileroVad
 
 RATE = 16_000
 SENTENCES = Path(__file__).resolve().parents[1] / "tests" / "data" / "vad"

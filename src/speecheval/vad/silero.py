@@ -197,5 +197,6 @@ class SileroVad:
             "sequence_model_file": SEQUENCE_MODEL_FILE,
             "sequence_model_sha256": hashes[SEQUENCE_MODEL_FILE],
             "runtime": self._onnx.runtime(),
+            "computation_16k": self._onnx.computation(),
             "settings": asdict(self.settings),
         }
