@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 FLOAT, INT64 = 1, 7  # TensorProto.DataType
-_DTYPES = {FLOAT: np.dtype("<f4"), INT64: np.dtype("<i8")}
+_DTYPES: dict[int, np.dtype[np.generic]] = {FLOAT: np.dtype("<f4"), INT64: np.dtype("<i8")}
 _ATTR_INT, _ATTR_STRING, _ATTR_INTS = 2, 3, 7  # AttributeProto.AttributeType
 IR_VERSION = 8
 OPSET = 16
