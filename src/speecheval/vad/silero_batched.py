@@ -25,12 +25,15 @@ sequence model the probabilities differ by at most a few 1e-7 (the tests bound i
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnxruntime as ort
 from numpy.typing import NDArray
 
 from . import onnx_wire as wire
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
 
 WINDOW, CONTEXT = 512, 64
 REFLECT = 64  # Silero reflect-pads each model input by 64 samples on the right
@@ -163,5 +166,7 @@ def read_weights(sequence_model: bytes) -> dict[str, NDArray[np.float32]]:
 
 def batched_session(sequence_path: Path, options: ort.SessionOptions) -> ort.InferenceSession:
     """An onnxruntime session of the batched graph built from ``sequence_path``."""
+    import onnxruntime as ort
+
     return ort.InferenceSession(batched_model(sequence_path.read_bytes()),
                                 sess_options=options, providers=["CPUExecutionProvider"])

@@ -27,15 +27,18 @@ import importlib.util
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnxruntime as ort
 from numpy.typing import NDArray
 
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
 
 from .silero_batched import COMPUTATION, batched_session, stft_frames
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
 
 DISTRIBUTION = "silero-vad"
 PINNED_VERSION = "6.2.3"
@@ -103,6 +106,8 @@ def locate_model_files() -> ModelFiles:
 def _options() -> ort.SessionOptions:
     """One-thread, sequential CPU sessions: the speed budget is per core, and results must
     not depend on how many threads a machine offers."""
+    import onnxruntime as ort
+
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
@@ -154,6 +159,10 @@ class SileroOnnx:
     streaming model as shipped, and the batched 16 kHz graph (``silero_batched``)."""
 
     def __init__(self, files: ModelFiles) -> None:
+        # imported here: onnxruntime takes up to a second to import, which a run whose
+        # segments all come from the VAD cache never pays
+        import onnxruntime as ort
+
         self.files = files
         self._streaming = ort.InferenceSession(str(files.streaming), sess_options=_options(),
                                                providers=["CPUExecutionProvider"])
@@ -220,6 +229,8 @@ class SileroOnnx:
         the cost of a call by about a third compared with ``session.run`` and its
         per-call copies.
         """
+        import onnxruntime as ort
+
         window, context = FRAMING[rate]
         out = np.empty(rows.shape[0], dtype=np.float32)
         model_in = np.zeros((1, context + window), dtype=np.float32)
@@ -240,15 +251,19 @@ class SileroOnnx:
             out[index] = prob[0, 0]
         return out, (states[rows.shape[0] % 2].copy(),)
 
-    def runtime(self) -> str:
-        return f"onnxruntime {ort.__version__}"
 
-    @staticmethod
-    def computation() -> str:
-        """How the 16 kHz probabilities are computed (changes when the arithmetic does)."""
-        return COMPUTATION
 
-    def model_hashes(self) -> dict[str, str]:
-        """SHA-256 of both model files, keyed by file name."""
-        return {path.name: sha256_file(path)
-                for path in (self.files.streaming, self.files.sequence)}
+def runtime() -> str:
+    """The runtime that computes the probabilities, with its version (read from the
+    installed metadata, so that recording it does not import onnxruntime)."""
+    return f"onnxruntime {importlib.metadata.version('onnxruntime')}"
+
+
+def computation() -> str:
+    """How the 16 kHz probabilities are computed (changes when the arithmetic does)."""
+    return COMPUTATION
+
+
+def model_hashes(files: ModelFiles) -> dict[str, str]:
+    """SHA-256 of both model files, keyed by file name."""
+    return {path.name: sha256_file(path) for path in (files.streaming, files.sequence)}
