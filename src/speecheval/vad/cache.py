@@ -122,7 +122,7 @@ class VadCache:
         key = cache_key(audio_sha256, self.identity)
         try:
             text = self.path(key).read_text(encoding="utf-8")
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return "miss", None
         except (OSError, UnicodeDecodeError):
             return "corrupt", None
