@@ -6,13 +6,12 @@ the speech detector, a :class:`speecheval.vad.base.Vad` (Silero defines speech f
 v1.0). Files are independent, so they are spread over worker processes; the caller's
 ``advance`` is called once per finished file, for the progress display.
 
-A job may name a VAD cache folder (:mod:`speecheval.vad.cache`). Then every file is first
-hashed and looked up in this process (hashing 200 files of 30 s takes about 0.1 s); only
-the files without a valid entry are decoded and segmented, in the workers, and their
-results stored. A hit skips decoding and the model, but not the checks: the bytes still
-match the manifest's SHA-256 and the sample count stored with the entry still has to be
-round(T * rate). The segments are the same either way, so nothing scored depends on the
-cache; what it did is counted in :class:`CacheUse`.
+A job may name a VAD cache folder (:mod:`speecheval.vad.cache`). Then the worker looks
+the file's verified SHA-256 up there; only a file without a valid entry is decoded and
+segmented, and its result stored. A hit skips decoding and the model, but not the checks:
+the bytes still match the manifest's SHA-256 and the sample count stored with the entry
+still has to be round(T * rate). The segments are the same either way, so nothing scored
+depends on the cache; what it did is counted in :class:`CacheUse`.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from __future__ import annotations
 import io
 import os
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
@@ -123,7 +122,12 @@ def read_output(path: Path, expected_sha256: str, duration_s: float,
                 sample_id: str) -> Audio:
     """Read one output.wav after checking it is the file manifest.json names (its
     SHA-256) and holds exactly round(T * rate) samples; anything else is bad input."""
-    data = read_verified(path, expected_sha256, sample_id)
+    return decode_output(read_verified(path, expected_sha256, sample_id), path, duration_s,
+                         sample_id)
+
+
+def decode_output(data: bytes, path: Path, duration_s: float, sample_id: str) -> Audio:
+    """Decode the verified bytes of an output.wav of T seconds and check its length."""
     audio = read_mono(io.BytesIO(data), name=path, sample_id=sample_id)
     check_length(audio.n_samples, audio.rate, duration_s, path, sample_id)
     return audio
@@ -135,29 +139,28 @@ def _cache(folder: Path) -> VadCache:
     return VadCache(folder, _vad().identity())
 
 
-def detect(job: SpeechJob) -> Segmented:
-    """Verify, decode and segment one output.wav with the model, storing the result in
-    the job's cache folder (the worker's job when the cache has no valid entry)."""
-    audio = read_output(job.path, job.expected_sha256, job.duration_s, job.sample_id)
-    try:
-        found = CachedSegments(audio.rate, audio.n_samples, tuple(_vad().segments(audio)))
-    except InputError as exc:
-        raise InputError(exc.problem, path=job.path, sample_id=job.sample_id) from exc
-    lookup: Lookup | None = None
-    if job.cache_dir is not None:
+def segment_job(job: SpeechJob) -> Segmented:
+    """Verify one output.wav and find its speech segments: from the job's cache folder
+    when it holds a valid entry for these bytes, else from the model (then stored)."""
+    data = read_verified(job.path, job.expected_sha256, job.sample_id)
+    if job.cache_dir is None:
+        return Segmented(_on_timeline(_detect(job, data), job))
+    lookup, found = _cache(job.cache_dir).get(job.expected_sha256)
+    if found is not None:
+        check_length(found.n_samples, found.rate, job.duration_s, job.path, job.sample_id)
+    else:
+        found = _detect(job, data)
         _cache(job.cache_dir).put(job.expected_sha256, found)
-        lookup = "miss"
     return Segmented(_on_timeline(found, job), lookup)
 
 
-def look_up(job: SpeechJob, folder: Path) -> tuple[Lookup, Segmented | None]:
-    """Verify one output.wav's bytes and find its segments in the cache ``folder``."""
-    read_verified(job.path, job.expected_sha256, job.sample_id)
-    lookup, found = _cache(folder).get(job.expected_sha256)
-    if found is None:
-        return lookup, None
-    check_length(found.n_samples, found.rate, job.duration_s, job.path, job.sample_id)
-    return lookup, Segmented(_on_timeline(found, job), lookup)
+def _detect(job: SpeechJob, verified: bytes) -> CachedSegments:
+    """Decode the verified bytes of one output.wav and run the detector over them."""
+    audio = decode_output(verified, job.path, job.duration_s, job.sample_id)
+    try:
+        return CachedSegments(audio.rate, audio.n_samples, tuple(_vad().segments(audio)))
+    except InputError as exc:
+        raise InputError(exc.problem, path=job.path, sample_id=job.sample_id) from exc
 
 
 def _on_timeline(found: CachedSegments, job: SpeechJob) -> Spans:
@@ -171,7 +174,7 @@ def _on_timeline(found: CachedSegments, job: SpeechJob) -> Spans:
 
 def segment_file(job: SpeechJob) -> Spans:
     """Verify one output.wav and return its speech segments in microseconds."""
-    return segment_jobs([job], 1, lambda units=1: None)[0].spans
+    return segment_job(job).spans
 
 
 def _segment_end(end_us: int, file_end_us: int, duration_us: int) -> int:
@@ -202,33 +205,22 @@ def segment_files(jobs: Sequence[SpeechJob], workers: int, advance: Advance) -> 
 
 def segment_jobs(jobs: Sequence[SpeechJob], workers: int, advance: Advance
                  ) -> list[Segmented]:
-    """Segments of every job, in order, from the cache where a job names one and it has a
-    valid entry, else from the model (``workers`` <= 1: in this process)."""
-    found: dict[int, Segmented] = {}
-    lookups: dict[int, Lookup] = {}
-    for index, job in enumerate(jobs):
-        if job.cache_dir is not None:
-            lookups[index], hit = look_up(job, job.cache_dir)
-            if hit is not None:
-                found[index] = hit
-                advance()
-    pending = [index for index in range(len(jobs)) if index not in found]
-    for index, result in zip(pending, _detect_all([jobs[i] for i in pending], workers),
-                             strict=True):
-        # a corrupt entry was replaced by a fresh result: say so rather than "miss"
-        found[index] = (Segmented(result.spans, "corrupt")
-                        if lookups.get(index) == "corrupt" else result)
-        advance()
-    return [found[index] for index in range(len(jobs))]
+    """:func:`segment_job` on every job, in order; ``workers`` <= 1 runs in this process.
 
-
-def _detect_all(jobs: Sequence[SpeechJob], workers: int) -> Iterator[Segmented]:
-    """:func:`detect` on every job, in order, each as soon as it is done."""
+    Cache lookups run in the workers too, so a cold run hashes each file once and a warm
+    one hashes them in parallel; a worker whose files all hit never loads the model.
+    """
+    found: list[Segmented] = []
     if workers <= 1 or len(jobs) <= 1:
-        yield from map(detect, jobs)
-        return
+        for job in jobs:
+            found.append(segment_job(job))
+            advance()
+        return found
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(detect, jobs, chunksize=max(1, len(jobs) // (4 * workers)))
+        for item in pool.map(segment_job, jobs, chunksize=max(1, len(jobs) // (4 * workers))):
+            found.append(item)
+            advance()
+    return found
 
 
 def vad_identity() -> dict[str, object]:
