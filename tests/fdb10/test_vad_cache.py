@@ -233,6 +233,18 @@ def test_cache_off_runs_the_model_and_says_so(tree: Path, tmp_path: Path,
     assert len(entries(tmp_path / "env-cache")) == 3
 
 
+def test_an_empty_cache_option_is_refused(tree: Path, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from speecheval.cli import main
+
+    code = main(["fdb10", "unified-score", "--tree", str(tree), "--out",
+                 str(tmp_path / "out"), "--vad-cache", " "])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "error: --vad-cache needs a folder or 'off', got an empty value"
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_wav_changed_after_caching_is_still_refused(tree: Path, tmp_path: Path) -> None:
     """A hit never skips the manifest check: the bytes must still be the listed ones."""
     folder = tmp_path / "cache"

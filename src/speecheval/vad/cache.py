@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from .. import __version__
 from ..core.canonical_json import dumps
+from ..core.errors import InputError
 from ..core.hashing import sha256_bytes
 from ..core.output import atomic_write_text
 from ..core.timeline import Span
@@ -63,6 +64,8 @@ def resolve_cache_dir(option: str | None) -> Path | None:
     """
     if option is None:
         return default_cache_dir()
+    if not option.strip():
+        raise InputError("--vad-cache needs a folder or 'off', got an empty value")
     return None if option.strip().lower() == OFF else Path(option).expanduser()
 
 
