@@ -1,19 +1,24 @@
-"""How fast speecheval's Silero path runs, against the torch JIT reference, on one core.
+"""How fast speecheval's Silero path runs against silero-vad's own paths, on one core.
 
-The FDB v1.0 scorer needs Silero at least 300x faster than real time per core. This script
-builds a deterministic stretch of mixed audio (espeak-ng sentences with pauses of 50 ms to
-1.5 s, noise, tones, silence) from the committed test sentences, and times:
+Builds a deterministic stretch of mixed audio (espeak-ng sentences with pauses of 50 ms to
+1.5 s, noise, tones, silence) from the committed test sentences, and times, in one run:
 
-- ``speecheval 16k``: ``SileroVad.segments`` on 16 kHz audio (the sequence-model fast path);
+- ``speecheval 16k``: ``SileroVad.segments`` on 16 kHz audio (the batched matrix-product
+  path, ``vad/silero_batched.py``);
 - ``speecheval 24k``: the same audio at 24 kHz, which is resampled to 16 kHz first;
 - ``speecheval 8k``: the same audio at 8 kHz (streaming model, one call per window);
-- ``torch jit 16k``: ``silero_vad.get_speech_timestamps`` with ``load_silero_vad()`` and
-  ``torch.set_num_threads(1)``, the reference the spec names (left out, with a message,
-  when torch is not installed).
+- ``package sequence``: ``get_speech_timestamps_sequence`` with
+  ``load_silero_vad(sequence=True)``, silero-vad's fastest path (the peer of issue 15);
+- ``package onnx``: ``get_speech_timestamps`` with ``load_silero_vad(onnx=True)``;
+- ``package jit``: ``get_speech_timestamps`` with ``load_silero_vad()`` (TorchScript) and
+  ``torch.set_num_threads(1)``, the reference the FDB v1.0 spec names.
 
-Real-time factors are audio seconds over CPU seconds of this process (every path runs on
-one thread, so CPU time is the per-core cost and is not inflated by other load on a shared
-machine); wall seconds are printed too. Run from the repository root::
+The package rows need torch (``import silero_vad`` loads it) and are left out, with a
+message, without it. Real-time factors are audio seconds over CPU seconds of this process
+(every path runs on one thread, so CPU time is the per-core cost and is not inflated by
+other load on a shared machine); wall seconds are printed too, and every factor is also
+given as a ratio to the package's sequence path measured in the same run. Run from the
+repository root::
 
     .venv/bin/python benchmarks/silero_speed.py [--minutes 10] [--repeat 3]
 """
@@ -31,11 +36,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from speecheval.core.audio import Audio, read_mono, resample
-from speecheval.vad.silero import SileroVad, SpeechSegment
+from speecheval.vad.silero import SileroVad
 
+Segments = list[tuple[int, int]]  # (start, end) in microseconds
 RATE = 16_000
 SENTENCES = Path(__file__).resolve().parents[1] / "tests" / "data" / "vad"
-TARGET_RTF = 300.0
+TARGET_RATIO = 1.5
 
 
 def mixed_audio(minutes: float, seed: int = 0) -> NDArray[np.float32]:
@@ -62,11 +68,10 @@ def mixed_audio(minutes: float, seed: int = 0) -> NDArray[np.float32]:
     return np.concatenate(parts)[:total]
 
 
-def timed(run: Callable[[], list[SpeechSegment]], repeat: int
-          ) -> tuple[float, float, list[SpeechSegment]]:
+def timed(run: Callable[[], Segments], repeat: int) -> tuple[float, float, Segments]:
     """Best CPU and wall seconds over ``repeat`` runs, and the last result."""
     best_cpu = best_wall = float("inf")
-    result: list[SpeechSegment] = []
+    result: Segments = []
     for _ in range(repeat):
         cpu, wall = time.process_time(), time.perf_counter()
         result = run()
@@ -75,35 +80,45 @@ def timed(run: Callable[[], list[SpeechSegment]], repeat: int
     return best_cpu, best_wall, result
 
 
-def torch_reference(samples: NDArray[np.float32]) -> Callable[[], list[SpeechSegment]] | None:
-    """A closure running the torch JIT reference, or None when torch is not installed."""
+def package_paths(samples: NDArray[np.float32]) -> dict[str, Callable[[], Segments]]:
+    """silero-vad's own sequence, ONNX and JIT paths at 16 kHz (empty without torch)."""
     if importlib.util.find_spec("torch") is None:
-        return None
+        return {}
     import torch
     from silero_vad import (  # type: ignore[import-untyped]
         get_speech_timestamps,
+        get_speech_timestamps_sequence,
         load_silero_vad,
     )
 
     torch.set_num_threads(1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = load_silero_vad()
+    settings = {"threshold": 0.5, "min_speech_duration_ms": 250,
+                "min_silence_duration_ms": 100, "speech_pad_ms": 0}
     tensor = torch.from_numpy(samples)
 
-    def run() -> list[SpeechSegment]:
-        found = get_speech_timestamps(tensor, model, threshold=0.5, min_speech_duration_ms=250,
-                                      min_silence_duration_ms=100, speech_pad_ms=0)
-        return [SpeechSegment(item["start"] / RATE, min(item["end"], samples.size) / RATE)
+    def as_us(found: list[dict[str, int]]) -> Segments:
+        # sample index at 16 kHz = 62.5 us; the end of open speech is the file's end
+        return [(item["start"] * 125 // 2, min(item["end"], samples.size) * 125 // 2)
                 for item in found]
 
-    return run
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sequence = load_silero_vad(sequence=True)
+        onnx = load_silero_vad(onnx=True)
+        jit = load_silero_vad()
+    return {
+        "package sequence": lambda: as_us(get_speech_timestamps_sequence(
+            samples, sequence, **settings)),
+        "package onnx": lambda: as_us(get_speech_timestamps(tensor, onnx, **settings)),
+        "package jit": lambda: as_us(get_speech_timestamps(tensor, jit, **settings)),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0)
-    parser.add_argument("--repeat", type=int, default=3, help="runs per path; best is kept")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of the fast paths; the best is kept (slow paths run once)")
     args = parser.parse_args()
 
     samples = mixed_audio(args.minutes)
@@ -113,32 +128,41 @@ def main() -> None:
     at24 = Audio(resample(samples, RATE, 24_000), 24_000)
     at8 = Audio(resample(samples, RATE, 8_000), 8_000)
 
+    def ours(audio: Audio) -> Callable[[], Segments]:
+        return lambda: [(s.start_us, s.end_us) for s in vad.segments(audio)]
+
+    runs: list[tuple[str, Callable[[], Segments], int]] = [
+        ("speecheval 16k", ours(at16), args.repeat),
+        ("speecheval 24k", ours(at24), args.repeat),
+        ("speecheval 8k", ours(at8), 1)]
+    peers = package_paths(samples)
+    runs += [(name, run, args.repeat if name == "package sequence" else 1)
+             for name, run in peers.items()]
     rows: list[tuple[str, float, float]] = []
-    cpu16, wall16, ours = timed(lambda: vad.segments(at16), args.repeat)
-    rows.append(("speecheval 16k", cpu16, wall16))
-    cpu24, wall24, _ = timed(lambda: vad.segments(at24), args.repeat)
-    rows.append(("speecheval 24k", cpu24, wall24))
-    cpu8, wall8, _ = timed(lambda: vad.segments(at8), 1)
-    rows.append(("speecheval 8k", cpu8, wall8))
-    reference = torch_reference(samples)
-    torch_cpu: float | None = None
-    if reference is not None:
-        torch_cpu, torch_wall, expected = timed(reference, 1)
-        rows.append(("torch jit 16k", torch_cpu, torch_wall))
+    results: dict[str, Segments] = {}
+    for name, run, repeat in runs:
+        cpu, wall, results[name] = timed(run, repeat)
+        rows.append((name, cpu, wall))
 
     print(f"audio: {seconds:.0f} s of mixed speech, noise, tones and silence; "
-          f"{len(ours)} speech segments at 16 kHz")
-    print(f"{'path':<16}{'cpu s':>9}{'wall s':>9}{'x real time':>13}{'x torch':>9}")
+          f"{len(results['speecheval 16k'])} speech segments at 16 kHz")
+    peer = dict((name, cpu) for name, cpu, _ in rows).get("package sequence")
+    print(f"{'path':<18}{'cpu s':>9}{'wall s':>9}{'x real time':>13}{'x sequence':>12}")
     for name, cpu, wall in rows:
-        ratio = f"{torch_cpu / cpu:9.1f}" if torch_cpu else f"{'-':>9}"
-        print(f"{name:<16}{cpu:9.2f}{wall:9.2f}{seconds / cpu:13.0f}{ratio}")
-    if reference is None:
-        print("torch is not installed: the reference column is left out "
-              "(pip install '.[parity]' to measure it)")
-    else:
-        print(f"segments identical to the torch reference: {'yes' if ours == expected else 'NO'}")
-    verdict = "meets" if seconds / cpu16 >= TARGET_RTF else "MISSES"
-    print(f"16 kHz path {verdict} the {TARGET_RTF:.0f}x real-time target per core")
+        ratio = f"{peer / cpu:12.2f}" if peer else f"{'-':>12}"
+        print(f"{name:<18}{cpu:9.2f}{wall:9.2f}{seconds / cpu:13.0f}{ratio}")
+    if not peers:
+        print("torch is not installed: the package paths are left out "
+              "(pip install '.[parity]' to measure them)")
+        return
+    for name in peers:
+        same = results[name] == results["speecheval 16k"]
+        print(f"segments of speecheval 16k identical to {name}: {'yes' if same else 'NO'}")
+    cpu16 = rows[0][1]
+    assert peer is not None
+    verdict = "meets" if peer / cpu16 >= TARGET_RATIO else "MISSES"
+    print(f"16 kHz path {verdict} the {TARGET_RATIO}x target against the package's "
+          f"sequence path (issue 15)")
 
 
 if __name__ == "__main__":

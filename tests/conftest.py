@@ -86,3 +86,11 @@ def pytest_make_collect_report(collector: pytest.Collector
                                ) -> Generator[None, pytest.CollectReport, None]:
     outcome = yield
     _refuse_hidden_skip(outcome.get_result())  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_vad_cache(tmp_path_factory: pytest.TempPathFactory) -> Generator[None]:
+    """CLI runs in tests cache VAD results in a folder of their own, never the user's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SPEECHEVAL_VAD_CACHE", str(tmp_path_factory.mktemp("vad-cache")))
+        yield

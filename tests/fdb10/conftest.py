@@ -14,6 +14,7 @@ import pytest
 from speecheval.core.progress import Advance
 from speecheval.core.timeline import Spans
 from speecheval.fdb.v10 import scoring
+from speecheval.fdb.v10.speech import Segmented
 
 FAKE_VAD = {"package": "hand-written segments", "settings": {}}
 
@@ -25,12 +26,12 @@ def hand_segments(monkeypatch: pytest.MonkeyPatch
 
     def install(table: dict[str, list[tuple[float, float]]]) -> None:
         def fake(jobs: Sequence[scoring.SpeechJob], workers: int, advance: Advance
-                 ) -> list[Spans]:
-            return [Spans.from_seconds([a for a, _ in table[job.sample_id]],
-                                       [b for _, b in table[job.sample_id]])
+                 ) -> list[Segmented]:
+            return [Segmented(Spans.from_seconds([a for a, _ in table[job.sample_id]],
+                                                 [b for _, b in table[job.sample_id]]))
                     for job in jobs]
 
-        monkeypatch.setattr(scoring, "segment_files", fake)
+        monkeypatch.setattr(scoring, "segment_jobs", fake)
         monkeypatch.setattr(scoring, "vad_identity", lambda: FAKE_VAD)
 
     install({})

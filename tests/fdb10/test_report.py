@@ -60,7 +60,8 @@ def test_rerun_writes_identical_bytes(tree: Path, tmp_path: Path,
                                      str(tree), "--out", str(tmp_path / "a"), "--jobs", "1"]
     assert provenance["settings"]["definitions_version"] == "fdb-v1.0-unified-4"
     assert set(provenance["settings"]) == {"asr", "dataset_revision", "definitions_version",
-                                           "vad"}
+                                           "vad", "vad_cache"}
+    assert provenance["settings"]["vad_cache"] == "read-write"  # the tests' private folder
     rows = (tmp_path / "a" / "unified-samples.jsonl").read_text().splitlines()
     # one row per selected sample of the scored subsets, ineligible ones included
     assert [json.loads(r)["sample_id"] for r in rows] == [

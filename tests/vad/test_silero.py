@@ -58,14 +58,16 @@ def test_probability_count_follows_silero_windows(vad: SileroVad) -> None:
     assert vad.probabilities(Audio(silence(0), RATE)).size == 0
 
 
-def test_fast_sequence_model_matches_the_streaming_model(vad: SileroVad) -> None:
-    """The 16 kHz fast path must compute what silero_vad.onnx computes window by window."""
+def test_fast_batched_path_matches_the_streaming_model(vad: SileroVad) -> None:
+    """The 16 kHz fast path must compute what silero_vad.onnx computes window by window,
+    up to float32 rounding in another order of summation (1e-4, the tolerance the parity
+    tests allow against the JIT model; measured 2e-6 here, see test_silero_batched)."""
     audio = join(silence(300), speech("a"), silence(120), speech("b")[:-100])
     onnx = silero_model.SileroOnnx(silero_model.locate_model_files())
-    fast = onnx.sequence_probabilities(audio)
+    fast = onnx.batched_probabilities(audio)
     slow = onnx.streaming_probabilities(audio, RATE)
     assert fast.shape == slow.shape == (-(-audio.size // 512),)
-    assert float(np.max(np.abs(fast - slow))) <= 1e-6
+    assert float(np.max(np.abs(fast - slow))) <= 1e-4
     assert fast.max() > 0.9 and fast.min() < 0.1  # the clip has both speech and silence
 
 
@@ -73,11 +75,11 @@ def test_block_boundaries_do_not_change_probabilities(monkeypatch: pytest.Monkey
     """State and context must carry across blocks: tiny blocks give the same numbers."""
     audio = join(silence(100), speech("b"), silence(100))  # 3.93 s: 123 windows at 16 kHz
     onnx = silero_model.SileroOnnx(silero_model.locate_model_files())
-    whole16 = onnx.sequence_probabilities(audio)
+    whole16 = onnx.batched_probabilities(audio)
     whole8 = onnx.streaming_probabilities(resample(audio, RATE, 8_000), 8_000)
-    monkeypatch.setattr(silero_model, "SEQUENCE_BLOCK_WINDOWS", 7)
+    monkeypatch.setattr(silero_model, "BATCHED_BLOCK_WINDOWS", 7)
     monkeypatch.setattr(silero_model, "STREAMING_BLOCK_WINDOWS", 5)
-    assert np.array_equal(onnx.sequence_probabilities(audio), whole16)
+    assert np.array_equal(onnx.batched_probabilities(audio), whole16)
     assert np.array_equal(onnx.streaming_probabilities(resample(audio, RATE, 8_000), 8_000),
                           whole8)
     assert whole16.max() > 0.9  # speech was scored, not just zeros
@@ -142,6 +144,7 @@ def test_identity_records_package_model_hash_runtime_and_settings() -> None:
         "sequence_model_sha256": hashlib.sha256(
             (data / "silero_vad_16k_sequence.onnx").read_bytes()).hexdigest(),
         "runtime": f"onnxruntime {onnxruntime.__version__}",
+        "computation_16k": "speecheval-batched-matmul-1",
         "settings": {"threshold": 0.6, "min_speech_ms": 250, "min_silence_ms": 300,
                      "speech_pad_ms": 0, "max_speech_s": 30.0, "neg_threshold": None,
                      "min_silence_at_max_speech_ms": 98,

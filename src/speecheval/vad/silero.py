@@ -36,7 +36,10 @@ from .silero_model import (
     STREAMING_MODEL_FILE,
     Probabilities,
     SileroOnnx,
+    computation,
     locate_model_files,
+    model_hashes,
+    runtime,
 )
 from .silero_segments import SegmentRule, speech_segments
 
@@ -150,7 +153,16 @@ class SileroVad:
     def __init__(self, settings: SileroSettings = SileroSettings()) -> None:
         self.settings = settings
         self._files = locate_model_files()
-        self._onnx = SileroOnnx(self._files)
+        self._model: SileroOnnx | None = None
+        self._hashes: dict[str, str] | None = None
+
+    @property
+    def _onnx(self) -> SileroOnnx:
+        """The onnxruntime sessions, made on first use: :meth:`identity` (all a run
+        needs when its segments come from the VAD cache) does not need them."""
+        if self._model is None:
+            self._model = SileroOnnx(self._files)
+        return self._model
 
     def probabilities(self, audio: Audio, *, path: str | Path | None = None) -> Probabilities:
         """Speech probability of each 32 ms model window (see ``model_input`` for rates)."""
@@ -187,15 +199,18 @@ class SileroVad:
                                  open_at_end=end >= prepared.samples.size)
 
     def identity(self) -> dict[str, object]:
-        """What a run records so its speech segments can be traced and reproduced."""
-        hashes = self._onnx.model_hashes()
+        """What a run records so its speech segments can be traced and reproduced (also
+        the VAD cache's key: everything here decides the segments)."""
+        if self._hashes is None:
+            self._hashes = model_hashes(self._files)
         return {
             "package": "silero-vad",
             "version": self._files.version,
             "model_file": STREAMING_MODEL_FILE,
-            "model_sha256": hashes[STREAMING_MODEL_FILE],
+            "model_sha256": self._hashes[STREAMING_MODEL_FILE],
             "sequence_model_file": SEQUENCE_MODEL_FILE,
-            "sequence_model_sha256": hashes[SEQUENCE_MODEL_FILE],
-            "runtime": self._onnx.runtime(),
+            "sequence_model_sha256": self._hashes[SEQUENCE_MODEL_FILE],
+            "runtime": runtime(),
+            "computation_16k": computation(),
             "settings": asdict(self.settings),
         }

@@ -8,11 +8,12 @@ does not execute it) and opens two of its files:
 - ``silero_vad.onnx``: the streaming model, one 32 ms window per call, for 8 kHz and
   16 kHz. It is the ONNX twin of the ``silero_vad.jit`` model that ``load_silero_vad()``
   loads, and the file whose hash a run records.
-- ``silero_vad_16k_sequence.onnx``: the same 16 kHz weights with the LSTM unrolled over a
-  block of windows, so one call scores thousands of windows. Per window it computes what
-  the streaming model computes (the tests check the two agree), and it removes the
-  per-window Python and onnxruntime call overhead that otherwise caps the speed at well
-  under the 300x real time the scorer needs.
+- ``silero_vad_16k_sequence.onnx``: the same 16 kHz weights with the LSTM run over a
+  block of windows. Its weights are read byte for byte and run by ``silero_batched``,
+  which computes every layer but the LSTM as one matrix product over a whole block of
+  windows (the tests check it agrees with the streaming model and with an independent
+  float64 evaluation); that removes the per-window call overhead and the tiny per-window
+  convolutions that otherwise cap the speed.
 
 Both reproduce Silero's own framing: windows of 512 samples at 16 kHz (256 at 8 kHz), each
 preceded by the last 64 (32) samples of the previous window as context (zeros before the
@@ -26,13 +27,18 @@ import importlib.util
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnxruntime as ort
 from numpy.typing import NDArray
 
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
+
+from .silero_batched import COMPUTATION, batched_session, stft_frames
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
 
 DISTRIBUTION = "silero-vad"
 PINNED_VERSION = "6.2.3"
@@ -43,9 +49,9 @@ SEQUENCE_MODEL_FILE = "silero_vad_16k_sequence.onnx"
 # rate -> (window samples, context samples), as Silero frames audio.
 FRAMING: dict[int, tuple[int, int]] = {16_000: (512, 64), 8_000: (256, 32)}
 STATE_WIDTH = 128
-# Windows per call of the sequence model: 2048 windows = 65.5 s of audio, about 4.7 MB of
-# input. Larger blocks gain nothing measurable; smaller ones add call overhead.
-SEQUENCE_BLOCK_WINDOWS = 2048
+# Windows per call of the batched 16 kHz graph: 2048 windows = 65.5 s of audio, 8 MB of
+# STFT frames. Larger blocks gain nothing measurable; smaller ones add call overhead.
+BATCHED_BLOCK_WINDOWS = 2048
 # The streaming model takes one window per call; blocks only bound the framing memory.
 STREAMING_BLOCK_WINDOWS = 2048
 
@@ -97,17 +103,17 @@ def locate_model_files() -> ModelFiles:
     return files
 
 
-def _session(path: Path) -> ort.InferenceSession:
-    """One-thread, sequential CPU session: the speed budget is per core, and results must
+def _options() -> ort.SessionOptions:
+    """One-thread, sequential CPU sessions: the speed budget is per core, and results must
     not depend on how many threads a machine offers."""
+    import onnxruntime as ort
+
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    # The sequence model carries unused initializers; onnxruntime warns about each one.
     options.log_severity_level = 3
-    return ort.InferenceSession(str(path), sess_options=options,
-                                providers=["CPUExecutionProvider"])
+    return options
 
 
 def window_count(n_samples: int, rate: int) -> int:
@@ -149,17 +155,23 @@ def framed_blocks(samples: NDArray[np.float32], rate: int,
 
 
 class SileroOnnx:
-    """The two ONNX sessions and the per-window probabilities they produce."""
+    """The two onnxruntime sessions and the per-window probabilities they produce: the
+    streaming model as shipped, and the batched 16 kHz graph (``silero_batched``)."""
 
     def __init__(self, files: ModelFiles) -> None:
+        # imported here: onnxruntime takes up to a second to import, which a run whose
+        # segments all come from the VAD cache never pays
+        import onnxruntime as ort
+
         self.files = files
-        self._streaming = _session(files.streaming)
-        self._sequence = _session(files.sequence)
+        self._streaming = ort.InferenceSession(str(files.streaming), sess_options=_options(),
+                                               providers=["CPUExecutionProvider"])
+        self._batched = batched_session(files.sequence, _options())
 
     def probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
         """Speech probability per window of ``samples`` at 8 or 16 kHz (fast path at 16)."""
         if rate == 16_000:
-            return self.sequence_probabilities(samples)
+            return self.batched_probabilities(samples)
         return self.streaming_probabilities(samples, rate)
 
     def block_probabilities(self, rows: NDArray[np.float32], rate: int,
@@ -172,12 +184,12 @@ class SileroOnnx:
         track scored a few windows at a time matches the whole file scored at once.
         """
         if rate == 16_000:
-            return self._sequence_block(rows, state)
+            return self._batched_block(rows, state)
         return self._streaming_block(rows, rate, state)
 
-    def sequence_probabilities(self, samples: NDArray[np.float32]) -> Probabilities:
+    def batched_probabilities(self, samples: NDArray[np.float32]) -> Probabilities:
         """16 kHz probabilities, a block of windows per call, LSTM state carried across."""
-        return self._by_blocks(samples, 16_000, SEQUENCE_BLOCK_WINDOWS, self._sequence_block)
+        return self._by_blocks(samples, 16_000, BATCHED_BLOCK_WINDOWS, self._batched_block)
 
     def streaming_probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
         """Probabilities from the streaming model, one call per window, as Silero runs it."""
@@ -197,14 +209,15 @@ class SileroOnnx:
             first += block.shape[0]
         return out
 
-    def _sequence_block(self, rows: NDArray[np.float32],
-                        state: ModelState | None) -> tuple[Probabilities, ModelState]:
-        """The unrolled 16 kHz model over a block; the state is the LSTM's hidden and cell."""
+    def _batched_block(self, rows: NDArray[np.float32],
+                       state: ModelState | None) -> tuple[Probabilities, ModelState]:
+        """The batched 16 kHz graph over a block; the state is the LSTM's hidden and cell."""
         if state is None:
             state = (np.zeros((1, 1, STATE_WIDTH), dtype=np.float32),
                      np.zeros((1, 1, STATE_WIDTH), dtype=np.float32))
-        probs, hidden, cell = self._sequence.run(
-            ["speech_probs", "hn", "cn"], {"input": rows, "h": state[0], "c": state[1]})
+        probs, hidden, cell = self._batched.run(
+            ["speech_probs", "hn", "cn"],
+            {"frames": stft_frames(rows), "h": state[0], "c": state[1]})
         return np.asarray(probs, dtype=np.float32).reshape(-1), (hidden, cell)
 
     def _streaming_block(self, rows: NDArray[np.float32], rate: int,
@@ -216,6 +229,8 @@ class SileroOnnx:
         the cost of a call by about a third compared with ``session.run`` and its
         per-call copies.
         """
+        import onnxruntime as ort
+
         window, context = FRAMING[rate]
         out = np.empty(rows.shape[0], dtype=np.float32)
         model_in = np.zeros((1, context + window), dtype=np.float32)
@@ -236,10 +251,19 @@ class SileroOnnx:
             out[index] = prob[0, 0]
         return out, (states[rows.shape[0] % 2].copy(),)
 
-    def runtime(self) -> str:
-        return f"onnxruntime {ort.__version__}"
 
-    def model_hashes(self) -> dict[str, str]:
-        """SHA-256 of both model files, keyed by file name."""
-        return {path.name: sha256_file(path)
-                for path in (self.files.streaming, self.files.sequence)}
+
+def runtime() -> str:
+    """The runtime that computes the probabilities, with its version (read from the
+    installed metadata, so that recording it does not import onnxruntime)."""
+    return f"onnxruntime {importlib.metadata.version('onnxruntime')}"
+
+
+def computation() -> str:
+    """How the 16 kHz probabilities are computed (changes when the arithmetic does)."""
+    return COMPUTATION
+
+
+def model_hashes(files: ModelFiles) -> dict[str, str]:
+    """SHA-256 of both model files, keyed by file name."""
+    return {path.name: sha256_file(path) for path in (files.streaming, files.sequence)}

@@ -43,16 +43,25 @@ fdb10.add_command(reference_export_command)
                    "[default: TREE/unified].")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes for Silero VAD [default: one per core].")
-def unified_score(tree: Path, out: Path | None, jobs: int | None) -> None:
+@click.option("--vad-cache", "vad_cache", metavar="DIR|off", default=None,
+              help="Folder of cached VAD results, or off [default: $SPEECHEVAL_VAD_CACHE, "
+                   "else $XDG_CACHE_HOME/speecheval/vad, else ~/.cache/speecheval/vad].")
+def unified_score(tree: Path, out: Path | None, jobs: int | None,
+                  vad_cache: str | None) -> None:
     """Score a reference tree with the unified turn-taking metrics (fdb-v1.0-unified-4)."""
+    from ...vad.cache import resolve_cache_dir
+
     destination = refuse_existing(out if out is not None else tree / "unified")
     started = time.perf_counter()
+    # the cache folder is left out of the recorded command: it changes no number
     command = ["speecheval", "fdb10", "unified-score", "--tree", str(tree), "--out",
                str(destination)] + ([] if jobs is None else ["--jobs", str(jobs)])
-    result = score_tree(tree, workers=jobs or default_jobs(), command=command)
+    result = score_tree(tree, workers=jobs or default_jobs(), command=command,
+                        vad_cache=resolve_cache_dir(vad_cache))
     reference, note = load_reference_column(tree, result.manifest.sha256, result.asr.sha256)
     write_unified(result, destination)
     click.echo(render(result.summary, reference, note), nl=False)
+    click.echo(result.vad_cache.describe())
     click.echo(f"wrote {destination} in {time.perf_counter() - started:.1f} s")
 
 

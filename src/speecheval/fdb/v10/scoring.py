@@ -2,7 +2,8 @@
 
 The data flows once: tree -> samples -> per-task rows -> subsets -> outputs. Everything
 is read and checked first (so a bad tree stops before any work), then the tasks that
-need speech segments get them from the VAD (Silero, with progress on a terminal), then
+need speech segments get them from the VAD (Silero, with progress on a terminal, or from
+the VAD cache when one is given: see ``speech.py``), then
 each sample's :class:`~speecheval.fdb.v10.tasks.Task` scores it and summarises its
 subset. What differs between tasks lives in ``tasks.py``; nothing here names a task.
 """
@@ -21,7 +22,7 @@ from ...core.results import Result
 from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from ...core.timeline import Spans
 from .samples import LoadedSample, read_sample
-from .speech import SpeechJob, segment_files, vad_identity, vad_model_files
+from .speech import CacheUse, SpeechJob, segment_jobs, vad_identity, vad_model_files
 from .tasks import TASKS, SampleScore, SubsetResult
 from .tree import (
     ASR_FILE,
@@ -120,6 +121,7 @@ class UnifiedResult:
     manifest: Manifest
     asr: AsrIndex
     timings: Timings = field(default_factory=Timings, compare=False)
+    vad_cache: CacheUse = field(default_factory=CacheUse, compare=False)
 
 
 def load_sample(tree: Path, entry: ManifestSample, asr: AsrIndex) -> LoadedSample:
@@ -133,15 +135,17 @@ def load_samples(tree: Path, manifest: Manifest, asr: AsrIndex) -> dict[str, Loa
             if entry.eligible and TASKS[entry.task].scored}
 
 
-def speech_segments(tree: Path, samples: Sequence[LoadedSample], workers: int
-                    ) -> dict[str, Spans]:
-    """VAD segments of the ``output.wav`` of every sample whose task needs them."""
+def speech_segments(tree: Path, samples: Sequence[LoadedSample], workers: int,
+                    vad_cache: Path | None = None) -> tuple[dict[str, Spans], CacheUse]:
+    """VAD segments of the ``output.wav`` of every sample whose task needs them, and how
+    the VAD cache folder ``vad_cache`` (None: none) was used."""
     jobs = [SpeechJob(s.entry.sample_id, s.entry.file(tree, OUTPUT_WAV),
-                      s.entry.files[OUTPUT_WAV], s.entry.input_duration_s)
+                      s.entry.files[OUTPUT_WAV], s.entry.input_duration_s, vad_cache)
             for s in samples if TASKS[s.entry.task].needs_speech]
     with progress(len(jobs), "speech (Silero VAD)") as advance:
-        found = segment_files(jobs, workers, advance)
-    return {job.sample_id: spans for job, spans in zip(jobs, found, strict=True)}
+        found = segment_jobs(jobs, workers, advance)
+    return ({job.sample_id: item.spans for job, item in zip(jobs, found, strict=True)},
+            CacheUse.of(vad_cache, found))
 
 
 def score_sample(sample: LoadedSample, segments: Spans) -> SampleScore:
@@ -150,12 +154,16 @@ def score_sample(sample: LoadedSample, segments: Spans) -> SampleScore:
     return TASKS[sample.entry.task].score(sample, segments)
 
 
-def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = None
-               ) -> UnifiedResult:
+def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = None,
+               vad_cache: Path | None = None) -> UnifiedResult:
     """Score a reference tree; raises InputError (exit 2) on the first failed check.
 
     ``command`` is the command line recorded in the provenance record (by default the
-    ``unified-score`` call on ``tree``).
+    ``unified-score`` call on ``tree``). ``vad_cache`` is the VAD cache folder (None: no
+    cache). The provenance records whether a cache was on (``settings.vad_cache``), not
+    its folder or its hits: an entry is keyed by everything that decides its segments,
+    so a warm run writes the same bytes as a cold one (``UnifiedResult.vad_cache`` has
+    the counts, which the command prints).
     """
     timings = Timings()
     started = time.perf_counter()
@@ -165,7 +173,7 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
     timings.loading = time.perf_counter() - started
 
     started = time.perf_counter()
-    segments = speech_segments(tree, list(loaded.values()), workers)
+    segments, cache_use = speech_segments(tree, list(loaded.values()), workers, vad_cache)
     vad = vad_identity()
     timings.vad = time.perf_counter() - started
 
@@ -190,9 +198,10 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
         command=(tuple(command) if command is not None
                  else ("speecheval", "fdb10", "unified-score", "--tree", str(tree))),
         settings={"definitions_version": DEFINITIONS_VERSION,
-                  "dataset_revision": manifest.revision, "asr": asr.identity, "vad": vad},
+                  "dataset_revision": manifest.revision, "asr": asr.identity, "vad": vad,
+                  "vad_cache": "off" if vad_cache is None else "read-write"},
         inputs={MANIFEST_FILE: manifest.path, ASR_FILE: asr.path},
         models=vad_model_files(), packages=("onnxruntime", "silero-vad"))
     summary = UnifiedSummary(DEFINITIONS_VERSION, record, subsets)
     return UnifiedResult(summary=summary, rows=tuple(rows), manifest=manifest, asr=asr,
-                         timings=timings)
+                         timings=timings, vad_cache=cache_use)

@@ -5,15 +5,24 @@ manifest lists), decoded, checked to hold exactly round(T * rate) samples, and p
 the speech detector, a :class:`speecheval.vad.base.Vad` (Silero defines speech for FDB
 v1.0). Files are independent, so they are spread over worker processes; the caller's
 ``advance`` is called once per finished file, for the progress display.
+
+A job may name a VAD cache folder (:mod:`speecheval.vad.cache`). Then the worker looks
+the file's verified SHA-256 up there; only a file without a valid entry is decoded and
+segmented, and its result stored. A hit skips decoding and the model, but not the checks:
+the bytes still match the manifest's SHA-256 and the sample count stored with the entry
+still has to be round(T * rate). The segments are the same either way, so nothing scored
+depends on the cache; what it did is counted in :class:`CacheUse`.
 """
 
 from __future__ import annotations
 
 import io
 import os
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from ...core.audio import Audio, read_mono
@@ -23,16 +32,49 @@ from ...core.progress import Advance
 from ...core.timebase import to_us
 from ...core.timeline import Span, Spans
 from ...vad.base import Vad
+from ...vad.cache import CachedSegments, Lookup, VadCache
 
 
 @dataclass(frozen=True)
 class SpeechJob:
-    """One file to segment, with what the manifest says it must be."""
+    """One file to segment, with what the manifest says it must be, and the VAD cache
+    folder to use (None: no cache)."""
 
     sample_id: str
     path: Path
     expected_sha256: str
     duration_s: float
+    cache_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class Segmented:
+    """A file's segments and what the cache did for it (None: no cache)."""
+
+    spans: Spans
+    lookup: Lookup | None = None
+
+
+@dataclass(frozen=True)
+class CacheUse:
+    """How a run used the VAD cache: its folder (None: off) and the lookups by outcome
+    (``hit``, ``miss``, ``corrupt``: an entry that failed its checks and was replaced)."""
+
+    folder: Path | None = None
+    lookups: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, folder: Path | None, found: Sequence[Segmented]) -> CacheUse:
+        counts = Counter(item.lookup for item in found if item.lookup is not None)
+        return cls(folder, {name: counts.get(name, 0) for name in ("hit", "miss", "corrupt")})
+
+    def describe(self) -> str:
+        """One line for the console."""
+        if self.folder is None:
+            return "VAD cache: off"
+        return (f"VAD cache {self.folder}: {self.lookups['hit']} hits, "
+                f"{self.lookups['miss']} misses, {self.lookups['corrupt']} corrupt "
+                f"entries recomputed")
 
 
 _worker_vad: Vad | None = None
@@ -53,10 +95,8 @@ def expected_samples(duration_s: float, rate: int) -> int:
     return round(duration_s * rate)
 
 
-def read_output(path: Path, expected_sha256: str, duration_s: float,
-                sample_id: str) -> Audio:
-    """Read one output.wav after checking it is the file manifest.json names (its
-    SHA-256) and holds exactly round(T * rate) samples; anything else is bad input."""
+def read_verified(path: Path, expected_sha256: str, sample_id: str) -> bytes:
+    """The bytes of one output.wav after checking it is the file manifest.json names."""
     if not path.is_file():
         raise InputError("output.wav is missing", path=path, sample_id=sample_id)
     data = path.read_bytes()
@@ -65,27 +105,76 @@ def read_output(path: Path, expected_sha256: str, duration_s: float,
         raise InputError(f"output.wav differs from manifest.json (sha256 {actual[:12]}..., "
                          f"manifest {expected_sha256[:12]}...)", path=path,
                          sample_id=sample_id)
-    audio = read_mono(io.BytesIO(data), name=path, sample_id=sample_id)
-    want = expected_samples(duration_s, audio.rate)
-    if audio.n_samples != want:
-        raise InputError(f"output.wav holds {audio.n_samples} samples at {audio.rate} Hz, "
+    return data
+
+
+def check_length(n_samples: int, rate: int, duration_s: float, path: Path,
+                 sample_id: str) -> None:
+    """An output of T seconds must hold exactly round(T * rate) samples."""
+    want = expected_samples(duration_s, rate)
+    if n_samples != want:
+        raise InputError(f"output.wav holds {n_samples} samples at {rate} Hz, "
                          f"but T = {duration_s} s needs exactly {want}", path=path,
                          sample_id=sample_id)
+
+
+def read_output(path: Path, expected_sha256: str, duration_s: float,
+                sample_id: str) -> Audio:
+    """Read one output.wav after checking it is the file manifest.json names (its
+    SHA-256) and holds exactly round(T * rate) samples; anything else is bad input."""
+    return decode_output(read_verified(path, expected_sha256, sample_id), path, duration_s,
+                         sample_id)
+
+
+def decode_output(data: bytes, path: Path, duration_s: float, sample_id: str) -> Audio:
+    """Decode the verified bytes of an output.wav of T seconds and check its length."""
+    audio = read_mono(io.BytesIO(data), name=path, sample_id=sample_id)
+    check_length(audio.n_samples, audio.rate, duration_s, path, sample_id)
     return audio
+
+
+@cache
+def _cache(folder: Path) -> VadCache:
+    """This process's view of the cache folder, keyed by this process's detector."""
+    return VadCache(folder, _vad().identity())
+
+
+def segment_job(job: SpeechJob) -> Segmented:
+    """Verify one output.wav and find its speech segments: from the job's cache folder
+    when it holds a valid entry for these bytes, else from the model (then stored)."""
+    data = read_verified(job.path, job.expected_sha256, job.sample_id)
+    if job.cache_dir is None:
+        return Segmented(_on_timeline(_detect(job, data), job))
+    lookup, found = _cache(job.cache_dir).get(job.expected_sha256)
+    if found is not None:
+        check_length(found.n_samples, found.rate, job.duration_s, job.path, job.sample_id)
+    else:
+        found = _detect(job, data)
+        _cache(job.cache_dir).put(job.expected_sha256, found)
+    return Segmented(_on_timeline(found, job), lookup)
+
+
+def _detect(job: SpeechJob, verified: bytes) -> CachedSegments:
+    """Decode the verified bytes of one output.wav and run the detector over them."""
+    audio = decode_output(verified, job.path, job.duration_s, job.sample_id)
+    try:
+        return CachedSegments(audio.rate, audio.n_samples, tuple(_vad().segments(audio)))
+    except InputError as exc:
+        raise InputError(exc.problem, path=job.path, sample_id=job.sample_id) from exc
+
+
+def _on_timeline(found: CachedSegments, job: SpeechJob) -> Spans:
+    """The detector's segments of a file on the sample's timeline [0, T] (microseconds)."""
+    duration_us = to_us(job.duration_s)
+    file_end_us = to_us(found.n_samples / found.rate)
+    return Spans.from_spans(
+        Span(min(s.start_us, duration_us), _segment_end(s.end_us, file_end_us, duration_us))
+        for s in found.segments)
 
 
 def segment_file(job: SpeechJob) -> Spans:
     """Verify one output.wav and return its speech segments in microseconds."""
-    audio = read_output(job.path, job.expected_sha256, job.duration_s, job.sample_id)
-    duration_us = to_us(job.duration_s)
-    file_end_us = to_us(audio.duration_s)
-    try:
-        found = _vad().segments(audio)
-    except InputError as exc:
-        raise InputError(exc.problem, path=job.path, sample_id=job.sample_id) from exc
-    return Spans.from_spans(
-        Span(min(s.start_us, duration_us), _segment_end(s.end_us, file_end_us, duration_us))
-        for s in found)
+    return segment_job(job).spans
 
 
 def _segment_end(end_us: int, file_end_us: int, duration_us: int) -> int:
@@ -111,16 +200,25 @@ def default_jobs() -> int:
 
 def segment_files(jobs: Sequence[SpeechJob], workers: int, advance: Advance) -> list[Spans]:
     """Segments of every job, in order; ``workers`` <= 1 runs in this process."""
-    found: list[Spans] = []
+    return [item.spans for item in segment_jobs(jobs, workers, advance)]
+
+
+def segment_jobs(jobs: Sequence[SpeechJob], workers: int, advance: Advance
+                 ) -> list[Segmented]:
+    """:func:`segment_job` on every job, in order; ``workers`` <= 1 runs in this process.
+
+    Cache lookups run in the workers too, so a cold run hashes each file once and a warm
+    one hashes them in parallel; a worker whose files all hit never loads the model.
+    """
+    found: list[Segmented] = []
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
-            found.append(segment_file(job))
+            found.append(segment_job(job))
             advance()
         return found
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for spans in pool.map(segment_file, jobs,
-                              chunksize=max(1, len(jobs) // (4 * workers))):
-            found.append(spans)
+        for item in pool.map(segment_job, jobs, chunksize=max(1, len(jobs) // (4 * workers))):
+            found.append(item)
             advance()
     return found
 

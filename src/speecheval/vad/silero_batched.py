@@ -1,0 +1,174 @@
+"""Silero's 16 kHz network rewritten as matrix products over every window of a block.
+
+Per 32 ms window Silero computes a 4-frame STFT (a convolution with a 256-sample basis,
+stride 128, after reflect-padding the 576-sample input by 64), four small convolutions
+(129->128->64->64->128 channels over 4, 4, 2 and 1 frames), one LSTM step, and a 1x1
+output convolution with a sigmoid. ``silero_vad_16k_sequence.onnx`` already takes a whole
+block of windows per call, but it runs each convolution as a batch of 4-frame
+convolutions, which onnxruntime executes as thousands of tiny products (about 80 % of its
+time). Here the same weights, read byte for byte from that file, run as one matrix
+product per layer over all windows of the block:
+
+- the STFT is ``frames @ basis`` with the frames (4 per window) cut in numpy;
+- a kernel-3 convolution over a few frames becomes the product of the frames laid side by
+  side (``im2col``: zero frame, frame, next frame) with the kernel reshaped to a matrix;
+  taps that only ever meet zero padding (the 1-frame layers) are left out, which drops
+  exact zeros from each sum;
+- the LSTM is the same ONNX ``LSTM`` node with the same weights and state, the only part
+  that runs window after window; the output layer is one more product.
+
+The sums are the same up to float32 rounding in the order of accumulation: on 10 minutes
+of benchmark audio the probabilities differ from the sequence model's by at most 1.9e-5
+and from a float64 evaluation by at most 2.1e-5 (the sequence model's own error: 1.5e-5);
+the tests bound both at 1e-4, the tolerance already allowed between the ONNX files and the
+JIT model, and require identical segments (docs/vad.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import onnx_wire as wire
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
+
+WINDOW, CONTEXT = 512, 64
+REFLECT = 64  # Silero reflect-pads each model input by 64 samples on the right
+FFT_SIZE, HOP = 256, 128
+FRAMES = (CONTEXT + WINDOW + REFLECT - FFT_SIZE) // HOP + 1  # 4 STFT frames per window
+BINS = FFT_SIZE // 2 + 1
+HIDDEN = 128
+# What a result computed this way records, so a cache never mixes it with another path.
+COMPUTATION = "speecheval-batched-matmul-1"
+
+
+def stft_frames(rows: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The STFT frames of framed model inputs (context + window rows), 4 per row.
+
+    >>> rows = np.arange(2 * 576, dtype=np.float32).reshape(2, 576)
+    >>> frames = stft_frames(rows)
+    >>> # frame 1 starts at sample 128; the last frame ends in the reflection, rows[574 - 63]
+    >>> frames.shape, float(frames[1, 0]), float(frames[3, 255])
+    ((8, 256), 128.0, 511.0)
+    """
+    width = rows.shape[1]
+    frames = np.empty((rows.shape[0], FRAMES, FFT_SIZE), dtype=np.float32)
+    for frame in range(FRAMES - 1):
+        frames[:, frame] = rows[:, frame * HOP: frame * HOP + FFT_SIZE]
+    inside = width - (FRAMES - 1) * HOP  # the last frame's samples before the padding
+    frames[:, -1, :inside] = rows[:, (FRAMES - 1) * HOP:]
+    # reflect without repeating the edge sample: padded[576 + k] = rows[574 - k]
+    frames[:, -1, inside:] = rows[:, -2: -2 - REFLECT: -1]
+    return frames.reshape(-1, FFT_SIZE)
+
+
+def _ints(name: str, *values: int) -> bytes:
+    return wire.tensor(name, np.array(values, dtype=np.int64))
+
+
+def conv_matrix(weight: NDArray[np.float32], frames_in: int, stride: int
+                ) -> NDArray[np.float32]:
+    """A kernel-3, padding-1 convolution over ``frames_in`` frames as one dense matrix.
+
+    Inputs and outputs are laid out channel after channel (index ``channel * frames +
+    frame``), so a window's whole feature map is one row and the layer is one product;
+    channel-major rows also sum each output in the order a convolution does (channel,
+    then tap), which keeps the rounding as small as the sequence model's (frame-major
+    rows measured about 1.5x larger errors). Output frame t, tap k reads input frame
+    ``stride * t + k - 1``; taps that fall in the padding get no entry (they only ever
+    multiply zeros).
+
+    Rows are input frames, columns output frames; with taps 1, 2, 3, entry (s, t) is
+    tap ``s - stride * t + 1`` plus one:
+
+    >>> w = np.arange(1, 4, dtype=np.float32).reshape(1, 1, 3)
+    >>> conv_matrix(w, 4, 1).astype(int).tolist()
+    [[2, 1, 0, 0], [3, 2, 1, 0], [0, 3, 2, 1], [0, 0, 3, 2]]
+    >>> conv_matrix(w, 4, 2).astype(int).tolist()
+    [[2, 0], [3, 1], [0, 2], [0, 3]]
+    """
+    out_channels, in_channels, taps = weight.shape
+    frames_out = (frames_in + 2 - taps) // stride + 1
+    matrix = np.zeros((in_channels, frames_in, out_channels, frames_out), dtype=np.float32)
+    for t in range(frames_out):
+        for k in range(taps):
+            source = stride * t + k - 1
+            if 0 <= source < frames_in:
+                matrix[:, source, :, t] = weight[:, :, k].T
+    return matrix.reshape(in_channels * frames_in, out_channels * frames_out)
+
+
+def _dense(source: str, layer: str) -> list[bytes]:
+    """``relu(source @ {layer}_w + {layer}_b)``."""
+    return [wire.node("MatMul", [source, f"{layer}_w"], [f"{layer}_product"]),
+            wire.node("Add", [f"{layer}_product", f"{layer}_b"], [f"{layer}_biased"]),
+            wire.node("Relu", [f"{layer}_biased"], [layer])]
+
+
+def batched_model(sequence_model: bytes) -> bytes:
+    """The batched graph, as ONNX bytes, with the weights of the sequence model file.
+
+    Inputs: ``frames`` (4 STFT frames per window, from :func:`stft_frames`), ``h`` and
+    ``c`` (1, 1, 128). Outputs: ``speech_probs`` (one per window), ``hn``, ``cn``.
+    """
+    w = read_weights(sequence_model)
+    basis = w["stft.forward_basis_buffer"][:, 0, :]  # (258, 256): real rows, then imaginary
+    weights = {"basis_real": basis[:BINS].T, "basis_imag": basis[BINS:].T}
+    frames, stride = FRAMES, (1, 2, 2, 1)
+    for index in range(4):
+        weight = w[f"encoder.{index}.weight"]
+        weights[f"enc{index}_w"] = conv_matrix(weight, frames, stride[index])
+        frames = (frames - 1) // stride[index] + 1
+        weights[f"enc{index}_b"] = np.repeat(w[f"encoder.{index}.bias"], frames)
+    weights |= {"out_w": w["output.weight"][:, :, 0].T, "out_b": w["output.bias"],
+                "lstm_w": w["onnx::LSTM_209"], "lstm_r": w["onnx::LSTM_210"],
+                "lstm_b": w["onnx::LSTM_211"]}
+    initializers = [wire.tensor(name, np.ascontiguousarray(value))
+                    for name, value in weights.items()]
+    initializers += [_ints("by_frame", -1, FRAMES, BINS), _ints("by_window", -1, FRAMES * BINS),
+                     _ints("sequence", -1, 1, HIDDEN),
+                     _ints("hidden", -1, HIDDEN), _ints("flat", -1)]
+    nodes = [
+        wire.node("MatMul", ["frames", "basis_real"], ["real"]),
+        wire.node("MatMul", ["frames", "basis_imag"], ["imag"]),
+        wire.node("Mul", ["real", "real"], ["real2"]),
+        wire.node("Mul", ["imag", "imag"], ["imag2"]),
+        wire.node("Add", ["real2", "imag2"], ["power"]),
+        wire.node("Sqrt", ["power"], ["magnitude"]),
+        wire.node("Reshape", ["magnitude", "by_frame"], ["frame_major"]),
+        wire.node("Transpose", ["frame_major"], ["channel_major"], perm=[0, 2, 1]),
+        wire.node("Reshape", ["channel_major", "by_window"], ["spectrum"]),
+        *_dense("spectrum", "enc0"), *_dense("enc0", "enc1"),
+        *_dense("enc1", "enc2"), *_dense("enc2", "enc3"),
+        wire.node("Reshape", ["enc3", "sequence"], ["lstm_in"]),
+        wire.node("LSTM", ["lstm_in", "lstm_w", "lstm_r", "lstm_b", "", "h", "c"],
+                  ["lstm_out", "hn", "cn"], hidden_size=HIDDEN),
+        wire.node("Reshape", ["lstm_out", "hidden"], ["lstm_flat"]),
+        wire.node("Relu", ["lstm_flat"], ["decoder_in"]),
+        wire.node("MatMul", ["decoder_in", "out_w"], ["logit_product"]),
+        wire.node("Add", ["logit_product", "out_b"], ["logit"]),
+        wire.node("Sigmoid", ["logit"], ["probs"]),
+        wire.node("Reshape", ["probs", "flat"], ["speech_probs"]),
+    ]
+    return wire.model("silero_batched_16k", nodes, initializers, ["frames", "h", "c"],
+                      ["speech_probs", "hn", "cn"])
+
+
+def read_weights(sequence_model: bytes) -> dict[str, NDArray[np.float32]]:
+    """The float weights of ``silero_vad_16k_sequence.onnx`` by initializer name."""
+    return {name: value.astype(np.float32, copy=False)
+            for name, value in wire.read_initializers(sequence_model).items()
+            if value.dtype == np.float32}
+
+
+def batched_session(sequence_path: Path, options: ort.SessionOptions) -> ort.InferenceSession:
+    """An onnxruntime session of the batched graph built from ``sequence_path``."""
+    import onnxruntime as ort
+
+    return ort.InferenceSession(batched_model(sequence_path.read_bytes()),
+                                sess_options=options, providers=["CPUExecutionProvider"])

@@ -1,0 +1,256 @@
+"""The VAD cache: a warm run skips the model, a bad entry is recomputed, a new key misses.
+
+Trees hold real speech (the committed espeak-ng sentences) so Silero really runs; the
+model is counted by wrapping ``SileroVad.segments`` (one worker: all in this process).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from speecheval.core.audio import read_mono
+from speecheval.core.errors import InputError
+from speecheval.core.timeline import Span
+from speecheval.fdb.v10.scoring import UnifiedResult, score_tree
+from speecheval.vad import cache as vad_cache
+from speecheval.vad.cache import CachedSegments, VadCache, default_cache_dir
+from speecheval.vad.silero import SileroSettings, SileroVad
+
+from .treekit import Spec, interrupt, write_tree
+
+UI = "synthetic_user_interruption"
+SENTENCES = Path(__file__).resolve().parents[1] / "data" / "vad"
+
+
+def speech_track(name: str, lead_s: float, total_s: float) -> np.ndarray:
+    """A sentence placed ``lead_s`` into ``total_s`` seconds of silence, as int16."""
+    sentence = read_mono(SENTENCES / f"speech_{name}.wav").samples
+    track = np.zeros(round(total_s * 16000), dtype=np.float32)
+    start = round(lead_s * 16000)
+    track[start: start + sentence.size] = sentence[: track.size - start]
+    return (track * 32767).astype(np.int16)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """Three interruption samples with distinct speech tracks (three distinct SHA-256)."""
+    specs = [Spec(UI, f"u{i}", 6.0, [("yes", 5.0, 5.3)], interrupt(1.5, 2.5),
+                  audio=speech_track(name, lead, 6.0))
+             for i, (name, lead) in enumerate([("a", 0.5), ("b", 1.0), ("a", 1.2)])]
+    return write_tree(tmp_path / "tree", specs)
+
+
+@pytest.fixture
+def model_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts calls of the Silero model over whole files in this process."""
+    calls: list[int] = []
+    original = SileroVad.segments
+
+    def counted(self: SileroVad, *args: object, **kwargs: object) -> list[Span]:
+        calls.append(1)
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SileroVad, "segments", counted)
+    return calls
+
+
+def entries(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*/*.json"))
+
+
+def rows(result: UnifiedResult) -> list[dict[str, object]]:
+    return [row.record() for row in result.rows]
+
+
+def test_warm_run_does_not_call_the_model(tree: Path, tmp_path: Path,
+                                          model_calls: list[int]) -> None:
+    folder = tmp_path / "cache"
+    cold = score_tree(tree, vad_cache=folder)
+    assert len(model_calls) == 3 and len(entries(folder)) == 3
+    assert cold.vad_cache.lookups == {"hit": 0, "miss": 3, "corrupt": 0}
+    warm = score_tree(tree, vad_cache=folder)
+    assert len(model_calls) == 3  # no new call
+    assert warm.vad_cache.lookups == {"hit": 3, "miss": 0, "corrupt": 0}
+    assert rows(warm) == rows(cold)
+    assert warm.summary.record() == cold.summary.record()
+    assert any(row["segments"] for row in rows(cold))  # Silero found speech to cache
+
+
+def test_no_cache_always_runs_the_model(tree: Path, model_calls: list[int]) -> None:
+    first = score_tree(tree)
+    second = score_tree(tree)
+    assert len(model_calls) == 6
+    assert first.vad_cache.folder is None
+    assert second.vad_cache.lookups == {"hit": 0, "miss": 0, "corrupt": 0}
+    assert rows(first) == rows(second)
+
+
+def test_corrupt_entries_are_detected_and_recomputed(tree: Path, tmp_path: Path,
+                                                     model_calls: list[int]) -> None:
+    folder = tmp_path / "cache"
+    cold = score_tree(tree, vad_cache=folder)
+    first, second, _ = entries(folder)
+    # a valid JSON entry whose segment was edited: its checksum no longer matches
+    entry = json.loads(first.read_text())
+    entry["result"]["segments"][0][1] += 1_000_000
+    first.write_text(json.dumps(entry))
+    # an entry cut in half, as a write without the atomic rename could leave it
+    second.write_bytes(second.read_bytes()[: second.stat().st_size // 2])
+    repaired = score_tree(tree, vad_cache=folder)
+    assert len(model_calls) == 3 + 2
+    assert repaired.vad_cache.lookups == {"hit": 1, "miss": 0, "corrupt": 2}
+    assert rows(repaired) == rows(cold)
+    again = score_tree(tree, vad_cache=folder)  # the entries were rewritten whole
+    assert again.vad_cache.lookups == {"hit": 3, "miss": 0, "corrupt": 0}
+    assert len(model_calls) == 5
+
+
+def identity(**changes: object) -> dict[str, object]:
+    base = SileroVad().identity()
+    return base | changes
+
+
+FOUND = CachedSegments(16000, 96000, (Span(544000, 1568000), Span(2000000, 6000000,
+                                                                  open_at_end=True)))
+AUDIO_SHA = "ab" * 32
+
+
+def test_an_entry_is_found_only_under_the_same_audio_model_and_settings(tmp_path: Path
+                                                                        ) -> None:
+    VadCache(tmp_path, identity()).put(AUDIO_SHA, FOUND)
+    assert VadCache(tmp_path, identity()).get(AUDIO_SHA) == ("hit", FOUND)
+    other_settings = identity(settings=SileroVad(SileroSettings(threshold=0.6)).identity()
+                              ["settings"])
+    assert VadCache(tmp_path, other_settings).get(AUDIO_SHA) == ("miss", None)
+    assert VadCache(tmp_path, identity(model_sha256="0" * 64)).get(AUDIO_SHA) == ("miss",
+                                                                               None)
+    assert VadCache(tmp_path, identity(computation_16k="x")).get(AUDIO_SHA) == ("miss",
+                                                                             None)
+    assert VadCache(tmp_path, identity()).get("cd" * 32) == ("miss", None)
+
+
+def test_an_entry_under_another_key_is_not_trusted(tmp_path: Path) -> None:
+    """An entry copied to another key's name (right checksum, wrong key) is corrupt."""
+    cache = VadCache(tmp_path, identity())
+    cache.put(AUDIO_SHA, FOUND)
+    source = cache.path(vad_cache.cache_key(AUDIO_SHA, identity()))
+    target = cache.path(vad_cache.cache_key("cd" * 32, identity()))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(source.read_bytes())
+    assert cache.get("cd" * 32) == ("corrupt", None)
+
+
+def test_an_interrupted_write_leaves_no_entry(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = VadCache(tmp_path, identity())
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt  # the run stops between writing and renaming
+
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        cache.put(AUDIO_SHA, FOUND)
+    monkeypatch.undo()
+    key = vad_cache.cache_key(AUDIO_SHA, identity())
+    folder = cache.path(key).parent
+    assert list(tmp_path.rglob("*")) == [folder]  # the folder, no file in it
+    # a temporary file left by a killed process is never read as an entry
+    (folder / f".{key}.json.x1y2.tmp").write_text(json.dumps({"result": 1}))
+    assert cache.get(AUDIO_SHA) == ("miss", None)
+
+
+def test_an_unwritable_folder_only_loses_the_cache(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    cache = VadCache(blocked, identity())
+    assert cache.put(AUDIO_SHA, FOUND) is False
+    assert cache.get(AUDIO_SHA) == ("miss", None)
+
+
+@pytest.mark.parametrize(("env", "xdg", "want"), [
+    ("/somewhere/vad", "/x", "/somewhere/vad"),
+    ("off", "/x", None),
+    ("OFF", None, None),
+    ("", "/x", "/x/speecheval/vad"),
+    ("", "relative/path", "HOME/.cache/speecheval/vad"),  # XDG: relative paths are ignored
+    ("", None, "HOME/.cache/speecheval/vad"),
+])
+def test_default_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, env: str,
+                        xdg: str | None, want: str | None) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv(vad_cache.ENV_VAR, env)
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    expected = None if want is None else Path(want.replace("HOME", str(tmp_path)))
+    assert default_cache_dir() == expected
+
+
+def cli(tree: Path, out: Path, *extra: str) -> str:
+    from click.testing import CliRunner
+
+    from speecheval.fdb.v10.cli import fdb10
+
+    result = CliRunner().invoke(fdb10, ["unified-score", "--tree", str(tree), "--out",
+                                        str(out), "--jobs", "1", *extra])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_cold_and_warm_runs_write_the_same_bytes(tree: Path, tmp_path: Path,
+                                                 model_calls: list[int]) -> None:
+    folder = tmp_path / "cache"
+    cold_out = cli(tree, tmp_path / "out", "--vad-cache", str(folder))
+    (tmp_path / "out").rename(tmp_path / "cold")  # same command again: same recorded line
+    warm_out = cli(tree, tmp_path / "out", "--vad-cache", str(folder))
+    assert f"VAD cache {folder}: 0 hits, 3 misses, 0 corrupt" in cold_out
+    assert f"VAD cache {folder}: 3 hits, 0 misses, 0 corrupt" in warm_out
+    assert len(model_calls) == 3
+    for name in ("unified.json", "unified-samples.jsonl"):
+        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "cold" / name).read_bytes()
+    record = json.loads((tmp_path / "out" / "unified.json").read_text())
+    assert record["provenance"]["settings"]["vad_cache"] == "read-write"
+    assert str(folder) not in (tmp_path / "out" / "unified.json").read_text()
+
+
+def test_cache_off_runs_the_model_and_says_so(tree: Path, tmp_path: Path,
+                                              model_calls: list[int],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPEECHEVAL_VAD_CACHE", str(tmp_path / "env-cache"))
+    output = cli(tree, tmp_path / "out", "--vad-cache", "off")
+    assert "VAD cache: off" in output and len(model_calls) == 3
+    assert not (tmp_path / "env-cache").exists()
+    record = json.loads((tmp_path / "out" / "unified.json").read_text())
+    assert record["provenance"]["settings"]["vad_cache"] == "off"
+    # the environment variable chooses the folder when the option is not given
+    cli(tree, tmp_path / "out2")
+    assert len(entries(tmp_path / "env-cache")) == 3
+
+
+def test_an_empty_cache_option_is_refused(tree: Path, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from speecheval.cli import main
+
+    code = main(["fdb10", "unified-score", "--tree", str(tree), "--out",
+                 str(tmp_path / "out"), "--vad-cache", " "])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "error: --vad-cache needs a folder or 'off', got an empty value"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_wav_changed_after_caching_is_still_refused(tree: Path, tmp_path: Path) -> None:
+    """A hit never skips the manifest check: the bytes must still be the listed ones."""
+    folder = tmp_path / "cache"
+    score_tree(tree, vad_cache=folder)
+    wav = tree / UI / "u1" / "output.wav"
+    wav.write_bytes(wav.read_bytes()[:-2] + b"\x01\x00")
+    with pytest.raises(InputError, match="differs from manifest.json"):
+        score_tree(tree, vad_cache=folder)
+
