@@ -7,6 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from speecheval.fdb.v15.scoring import ScenarioTiming
 from speecheval.fdb.v15.timing import TrialTiming
 
 latency_us = st.integers(0, 60_000_000)
@@ -19,6 +20,9 @@ trial_timing = st.builds(
     st.sampled_from(["responded", "speaking_through_end", "no_response", "right_censored"]),
     latency_us)
 
+scenario_timing = st.builds(ScenarioTiming.of, st.integers(0, 200),
+                            st.lists(trial_timing, max_size=6))
+
 
 def _any(strategy: st.SearchStrategy[Any]) -> Callable[[str], st.SearchStrategy[Any]]:
     return lambda prefix: strategy
@@ -26,4 +30,5 @@ def _any(strategy: st.SearchStrategy[Any]) -> Callable[[str], st.SearchStrategy[
 
 FDB15_EXAMPLES: dict[str, Callable[[str], st.SearchStrategy[Any]]] = {
     "fdb15.trial_timing": _any(trial_timing),
+    "fdb15.scenario_timing": _any(scenario_timing),
 }

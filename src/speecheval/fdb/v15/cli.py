@@ -54,3 +54,40 @@ def check_dataset_command(root: Path) -> None:
             click.echo(f"  {sample.sample_id}: {'; '.join(sample.problems)}")
     for scenario, ranges in dataset.absent_ranges().items():
         click.echo(f"  absent {scenario}: {ranges}")
+
+
+@fdb15.command("score")
+@click.option("--tree", "tree", required=True, type=click.Path(path_type=Path, file_okay=False),
+              help="Tree of sample folders with metadata.json, input.wav and output.wav.")
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
+              help="New directory for timing.json and timing-samples.jsonl "
+                   "[default: TREE/fdb15-timing].")
+def score_command(tree: Path, out: Path | None) -> None:
+    """Score the timing of every trial: stop and response latency, statuses, official column."""
+    from ...core.output import refuse_existing
+    from ...core.provenance import collect_provenance
+    from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+    from ...vad.silero import SileroVad
+    from .official_timing import MODEL_MERGE_GAP_S, USER_MERGE_GAP_S
+    from .score_output import render, write_timing
+    from .scoring import TREE_FILES, find_trials, score_trial, summarize
+
+    destination = refuse_existing(out if out is not None else tree / "fdb15-timing")
+    started = time.perf_counter()
+    trials = find_trials(tree)
+    vad = SileroVad()
+    scored = [score_trial(trial, vad) for trial in trials]
+    summary = summarize(scored)
+    provenance = collect_provenance(
+        command=["speecheval", "fdb15", "score", "--tree", str(tree), "--out",
+                 str(destination)],
+        settings={"vad": vad.identity(),
+                  "bootstrap": {"resamples": BOOTSTRAP_RESAMPLES, "seed": BOOTSTRAP_SEED},
+                  "official_merge_gaps_s": {"user": USER_MERGE_GAP_S,
+                                            "model": MODEL_MERGE_GAP_S}},
+        inputs={f"{trial.sample_id}/{name}": trial.folder / name
+                for trial in trials for name in TREE_FILES},
+        packages=["onnxruntime", "silero-vad"])
+    write_timing(destination, provenance, summary, scored)
+    click.echo(render(summary), nl=False)
+    click.echo(f"wrote {destination} in {time.perf_counter() - started:.1f} s")
