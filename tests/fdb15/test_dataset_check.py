@@ -92,7 +92,9 @@ def test_check_dataset_command_prints_counts_and_problems(
     (_sample(tmp_path, "user_interruption/2") / "clean_input.wav").unlink()
     assert main(["fdb15", "check-dataset", "--dataset-root", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "user_interruption    usable   1 of 200  problems   1  absent 198" in out
+    assert ("user_interruption    usable   1 of 200  problems   1  absent 198  rates 16000"
+            in out)
+    assert "user_backchannel     usable   0 of  99  problems   0  absent  99  rates -" in out
     assert "user_interruption/2: clean_input.wav is missing" in out
     assert "absent user_interruption: 3-200" in out
     assert "absent user_backchannel: 1-99" not in out   # no folder at all: count only

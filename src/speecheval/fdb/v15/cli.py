@@ -46,9 +46,12 @@ def check_dataset_command(root: Path) -> None:
 
     dataset = load_dataset(root)
     click.echo(f"dataset {root}  revision {dataset.revision}")
+    rates = dataset.rates()
     for scenario, counts in dataset.counts().items():
+        seen = ", ".join(str(rate) for rate in rates.get(scenario, [])) or "-"
         click.echo(f"  {scenario:20s} usable {counts['usable']:3d} of {counts['declared']:3d}"
-                   f"  problems {counts['with_problems']:3d}  absent {counts['absent']:3d}")
+                   f"  problems {counts['with_problems']:3d}  absent {counts['absent']:3d}"
+                   f"  rates {seen}")
     for sample in dataset.samples:
         if sample.problems and not sample.absent:
             click.echo(f"  {sample.sample_id}: {'; '.join(sample.problems)}")

@@ -17,33 +17,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ...core.audio import audio_info
 from ...core.errors import InputError
 from ..v10.dataset import ABSENT, _hash_folder, _id_key, revision_digest
-from .layout import CLEAN_INPUT_WAV, DECLARED_SIZES, INPUT_WAV, METADATA_JSON
+from .layout import (
+    CLEAN_INPUT_WAV,
+    DECLARED_SIZES,
+    INPUT_WAV,
+    METADATA_JSON,
+    SampleRef,
+    sample_folders,
+)
 
 
 @dataclass(frozen=True)
-class DatasetSample:
+class DatasetSample(SampleRef):
     """One sample: what is on disk, or why it cannot be used.
 
-    ``input_rate`` and ``input_samples`` come from the input.wav header, ``window`` from
-    metadata.json (None when unreadable); ``files`` maps each file name to its SHA-256.
+    ``input_rate`` and ``input_samples`` come from the input.wav header (None when it is
+    missing or unreadable); ``files`` maps each file name to its SHA-256.
     """
 
-    scenario: str
-    local_id: str
     input_rate: int | None = None
     input_samples: int | None = None
-    window: tuple[float, float] | None = None
     files: dict[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
-
-    @property
-    def sample_id(self) -> str:
-        return f"{self.scenario}/{self.local_id}"
 
     @property
     def usable(self) -> bool:
@@ -52,12 +51,6 @@ class DatasetSample:
     @property
     def absent(self) -> bool:
         return self.problems == (ABSENT,)
-
-    def describe(self) -> dict[str, Any]:
-        return {"sample_id": self.sample_id, "scenario": self.scenario,
-                "input_rate": self.input_rate, "input_samples": self.input_samples,
-                "window": None if self.window is None else list(self.window),
-                "files": dict(sorted(self.files.items())), "problems": list(self.problems)}
 
 
 @dataclass(frozen=True)
@@ -82,6 +75,14 @@ class Dataset:
             }
         return counts
 
+    def rates(self) -> dict[str, list[int]]:
+        """The input.wav rates seen in each scenario."""
+        seen: dict[str, set[int]] = {}
+        for sample in self.samples:
+            if sample.input_rate is not None:
+                seen.setdefault(sample.scenario, set()).add(sample.input_rate)
+        return {scenario: sorted(rates) for scenario, rates in seen.items()}
+
     def absent_ranges(self) -> dict[str, str]:
         """The absent ids of each scenario as ranges: ``{"user_backchannel": "7-99"}``."""
         ranges = {}
@@ -91,13 +92,6 @@ class Dataset:
             if numbers:
                 ranges[scenario] = _as_ranges(numbers)
         return ranges
-
-    def describe(self) -> dict[str, Any]:
-        return {"root": str(self.root), "revision": self.revision,
-                "declared": dict(DECLARED_SIZES), "counts": self.counts(),
-                "problems": {s.sample_id: list(s.problems) for s in self.samples
-                             if s.problems and not s.absent},
-                "absent": [s.sample_id for s in self.samples if s.absent]}
 
 
 def _as_ranges(numbers: list[int]) -> str:
@@ -167,7 +161,7 @@ def read_sample(root: Path, scenario: str, local_id: str) -> DatasetSample:
     return DatasetSample(scenario=scenario, local_id=local_id,
                          input_rate=None if input_shape is None else input_shape[0],
                          input_samples=None if input_shape is None else input_shape[1],
-                         window=window, files=files, problems=tuple(problems))
+                         files=files, problems=tuple(problems))
 
 
 def _absent(scenario: str, present: list[str]) -> tuple[list[DatasetSample], int]:
@@ -189,18 +183,9 @@ def load_dataset(root: str | Path) -> Dataset:
     InputError; a problem inside one sample is recorded on that sample.
     """
     base = Path(root)
-    if not base.is_dir():
-        raise InputError("dataset root is not a directory", path=base)
-    if not any((base / scenario).is_dir() for scenario in DECLARED_SIZES):
-        raise InputError("no Full-Duplex-Bench v1.5 scenario folder here (expected "
-                         f"{', '.join(DECLARED_SIZES)})", path=base)
     samples: list[DatasetSample] = []
     unnamed: dict[str, int] = {}
-    for scenario in DECLARED_SIZES:
-        folder = base / scenario
-        present = sorted((p.name for p in folder.iterdir()
-                          if p.is_dir() and not p.name.startswith(".")),
-                         key=_id_key) if folder.is_dir() else []
+    for scenario, present in sample_folders(base, "dataset root").items():
         listed = [read_sample(base, scenario, local_id) for local_id in present]
         absent, unnamed[scenario] = _absent(scenario, present)
         samples.extend(sorted(listed + absent, key=lambda s: _id_key(s.local_id)))

@@ -34,7 +34,7 @@ from ...core.pcm import to_int16
 from ..v10.builder_render import NOISE_SHIFT, noise_seed, official_json
 from . import speech
 from .acoustics import Reflection, add_reflections, apply_gain_db, high_shelf, low_pass
-from .layout import CLEAN_INPUT_WAV, DECLARED_SIZES, INPUT_WAV, METADATA_JSON
+from .layout import CLEAN_INPUT_WAV, DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef
 from .texts import BACKCHANNELS, BACKGROUND, CONTEXTS, INTERRUPTIONS, SIDE_REMARKS
 
 RATE = 16_000
@@ -104,18 +104,12 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 @dataclass(frozen=True)
-class SampleSpec:
+class SampleSpec(SampleRef):
     """The choices of one sample, drawn before any audio is made."""
 
-    scenario: str
-    local_id: str
     context_text: str
     overlap_text: str
     gap_s: float
-
-    @property
-    def sample_id(self) -> str:
-        return f"{self.scenario}/{self.local_id}"
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,7 @@ from ...core.timebase import to_us
 from ...core.timeline import Span
 from ...vad.base import Vad
 from ..v10.aggregate import LatencyQuantiles, ShareMetric
-from ..v10.dataset import _id_key
-from .layout import DECLARED_SIZES, INPUT_WAV, METADATA_JSON
+from .layout import DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef, sample_folders
 from .official_timing import OfficialTiming, official_timing
 from .timing import RESPONSE_STATUSES, STOP_STATUSES, TrialTiming, trial_timing
 
@@ -39,16 +38,10 @@ TREE_FILES = (METADATA_JSON, INPUT_WAV, OUTPUT_WAV)
 
 
 @dataclass(frozen=True)
-class TrialInput:
+class TrialInput(SampleRef):
     """One sample folder of the tree, located and named."""
 
-    scenario: str
-    local_id: str
     folder: Path
-
-    @property
-    def sample_id(self) -> str:
-        return f"{self.scenario}/{self.local_id}"
 
 
 @dataclass(frozen=True)
@@ -113,19 +106,8 @@ class ScenarioTiming(Result, kind="fdb15.scenario_timing"):
 
 def find_trials(tree: Path) -> list[TrialInput]:
     """Every sample folder of the tree, in scenario order then by id."""
-    if not tree.is_dir():
-        raise InputError("tree is not a directory", path=tree)
-    if not any((tree / scenario).is_dir() for scenario in DECLARED_SIZES):
-        raise InputError("no Full-Duplex-Bench v1.5 scenario folder here (expected "
-                         f"{', '.join(DECLARED_SIZES)})", path=tree)
-    trials: list[TrialInput] = []
-    for scenario in DECLARED_SIZES:
-        folder = tree / scenario
-        if not folder.is_dir():
-            continue
-        names = sorted((p.name for p in folder.iterdir()
-                        if p.is_dir() and not p.name.startswith(".")), key=_id_key)
-        trials.extend(TrialInput(scenario, name, folder / name) for name in names)
+    trials = [TrialInput(scenario, name, tree / scenario / name)
+              for scenario, names in sample_folders(tree, "tree").items() for name in names]
     if not trials:
         raise InputError("the tree holds no sample folder", path=tree)
     return trials
