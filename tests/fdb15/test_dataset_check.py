@@ -98,3 +98,15 @@ def test_check_dataset_command_prints_counts_and_problems(
     assert "user_interruption/2: clean_input.wav is missing" in out
     assert "absent user_interruption: 3-200" in out
     assert "absent user_backchannel: 1-99" not in out   # no folder at all: count only
+
+
+def test_existing_output_directories_are_refused(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    assert main(["fdb15", "build-dataset", "--out", str(taken)]) == 2
+    assert "exists" in capsys.readouterr().err
+    _sample(tmp_path / "tree", "user_interruption/1")
+    (tmp_path / "tree" / "fdb15-timing").mkdir()
+    assert main(["fdb15", "score", "--tree", str(tmp_path / "tree")]) == 2
+    assert "exists" in capsys.readouterr().err
