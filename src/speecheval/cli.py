@@ -15,6 +15,7 @@ from . import __version__
 from .agents.cli import agents
 from .core.errors import EXIT_BAD_INPUT, SpeechEvalError
 from .fdb.v10.cli import fdb10
+from .fdb.v15.cli import fdb15
 from .session.cli import session
 from .transcripts.cli import transcripts
 
@@ -27,6 +28,7 @@ def app() -> None:
 
 app.add_command(agents)
 app.add_command(fdb10)
+app.add_command(fdb15)
 app.add_command(session)
 app.add_command(transcripts)
 

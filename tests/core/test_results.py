@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fdb15.result_examples import FDB15_EXAMPLES  # tests/fdb15, on the path by conftest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from session.result_examples import SESSION_EXAMPLES  # tests/session, on the path by conftest
@@ -305,6 +306,7 @@ EXAMPLES: dict[str, Callable[[str], st.SearchStrategy[Any]]] = {
                                             st.dictionaries(text, subset_result,
                                                             max_size=2))),
     **SESSION_EXAMPLES,
+    **FDB15_EXAMPLES,
 }
 
 

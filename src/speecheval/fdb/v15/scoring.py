@@ -1,0 +1,151 @@
+"""``fdb15 score``: the timing of every trial of a v1.5 output tree, per scenario.
+
+A tree is the official dataset layout with each system output beside its input
+(``docs/fdb15.md``): ``<tree>/<scenario>/<id>/`` holds ``metadata.json``, ``input.wav``
+and ``output.wav`` (the system's audio on the input's timeline). Every sample folder is
+scored; a folder that lacks one of the files, or holds one that cannot be read, is bad
+input (exit 2, naming the sample and the file), and nothing is written.
+
+Per trial: Silero segments of output.wav give the event-anchored timing
+(:func:`.timing.trial_timing`) against the window of metadata.json, and Silero segments
+of input.wav and output.wav give the official intervals (:mod:`.official_timing`).
+Per scenario: the share of each status with its Wilson interval, and the median stop and
+response latency with a whole-sample bootstrap interval (v1.0's
+:class:`..v10.aggregate.LatencyQuantiles`: 2000 resamples, seed 0, the rank rule of
+:mod:`speecheval.core.stats`, censored and missing values at ``+inf``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...core.audio import Audio, read_mono
+from ...core.errors import InputError
+from ...core.results import Result
+from ...core.timebase import to_us
+from ...core.timeline import Span
+from ...vad.base import Vad
+from ..v10.aggregate import LatencyQuantiles, ShareMetric
+from .layout import DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef, sample_folders
+from .official_timing import OfficialTiming, official_timing
+from .timing import RESPONSE_STATUSES, STOP_STATUSES, TrialTiming, trial_timing
+
+OUTPUT_WAV = "output.wav"
+TREE_FILES = (METADATA_JSON, INPUT_WAV, OUTPUT_WAV)
+
+
+@dataclass(frozen=True)
+class TrialInput(SampleRef):
+    """One sample folder of the tree, located and named."""
+
+    folder: Path
+
+
+@dataclass(frozen=True)
+class ScoredTrial:
+    """The timing of one trial and the official intervals of the same sample."""
+
+    sample_id: str
+    scenario: str
+    window: Span
+    output_end_us: int
+    timing: TrialTiming
+    official: OfficialTiming
+
+    def row(self) -> dict[str, Any]:
+        """The trial's line of ``timing-samples.jsonl`` (seconds)."""
+        return {"sample_id": self.sample_id, "scenario": self.scenario,
+                "window_s": [self.window.start_s, self.window.end_s],
+                "output_duration_s": self.output_end_us / 1e6,
+                "stop_status": self.timing.stop_status,
+                "stop_latency_s": self.timing.stop_latency_s,
+                "response_status": self.timing.response_status,
+                "response_latency_s": self.timing.response_latency_s,
+                "official": self.official.record()}
+
+
+@dataclass(frozen=True)
+class ScenarioTiming(Result, kind="fdb15.scenario_timing"):
+    """The timing summary of one scenario."""
+
+    declared: int
+    trials: int
+    stop_statuses: dict[str, ShareMetric]
+    response_statuses: dict[str, ShareMetric]
+    stop_latency: LatencyQuantiles
+    response_latency: LatencyQuantiles
+
+    @classmethod
+    def of(cls, declared: int, timings: Sequence[TrialTiming]) -> ScenarioTiming:
+        n = len(timings)
+
+        def shares(statuses: Sequence[str], pick: Callable[[TrialTiming], str]
+                   ) -> dict[str, ShareMetric]:
+            return {status: ShareMetric.of(sum(pick(t) == status for t in timings), n,
+                                           selected=n, unknown=0, better="none")
+                    for status in statuses}
+
+        stops = [t.stop_latency_us for t in timings if t.stop_value() is not None]
+        responses = [t.response_latency_us for t in timings if t.response_value() is not None]
+        return cls(declared=declared, trials=n,
+                   stop_statuses=shares(STOP_STATUSES, lambda t: t.stop_status),
+                   response_statuses=shares(RESPONSE_STATUSES, lambda t: t.response_status),
+                   stop_latency=LatencyQuantiles.of(stops),
+                   response_latency=LatencyQuantiles.of(responses))
+
+    def record(self) -> dict[str, Any]:
+        return {"declared": self.declared, "trials": self.trials,
+                "stop_statuses": {k: v.record() for k, v in self.stop_statuses.items()},
+                "response_statuses": {k: v.record() for k, v in self.response_statuses.items()},
+                "stop_latency": self.stop_latency.record(),
+                "response_latency": self.response_latency.record()}
+
+
+def find_trials(tree: Path) -> list[TrialInput]:
+    """Every sample folder of the tree, in scenario order then by id."""
+    trials = [TrialInput(scenario, name, tree / scenario / name)
+              for scenario, names in sample_folders(tree, "tree").items() for name in names]
+    if not trials:
+        raise InputError("the tree holds no sample folder", path=tree)
+    return trials
+
+
+def _window(trial: TrialInput) -> Span:
+    from ...core.schema import load
+    from .metadata_schema import SampleMetadata
+
+    metadata = load(SampleMetadata, trial.folder / METADATA_JSON, what="metadata.json",
+                    sample_id=trial.sample_id)
+    return Span.from_seconds(*metadata.timestamps)
+
+
+def _audio(trial: TrialInput, name: str) -> Audio:
+    return read_mono(trial.folder / name, sample_id=trial.sample_id)
+
+
+def score_trial(trial: TrialInput, vad: Vad) -> ScoredTrial:
+    """Read the three files of one trial and time it."""
+    for name in TREE_FILES:
+        if not (trial.folder / name).is_file():
+            raise InputError(f"{name} is missing", path=trial.folder / name,
+                             sample_id=trial.sample_id)
+    window = _window(trial)
+    output = _audio(trial, OUTPUT_WAV)
+    output_segments = vad.segments(output)
+    input_segments = vad.segments(_audio(trial, INPUT_WAV))
+    output_end = to_us(output.n_samples / output.rate)
+    return ScoredTrial(sample_id=trial.sample_id, scenario=trial.scenario, window=window,
+                       output_end_us=output_end,
+                       timing=trial_timing(output_segments, window, output_end),
+                       official=official_timing(input_segments, output_segments))
+
+
+def summarize(scored: Sequence[ScoredTrial]) -> dict[str, ScenarioTiming]:
+    """The summary of each scenario that has trials, in the paper's order."""
+    return {scenario: ScenarioTiming.of(declared,
+                                        [t.timing for t in scored if t.scenario == scenario])
+            for scenario, declared in DECLARED_SIZES.items()
+            if any(t.scenario == scenario for t in scored)}

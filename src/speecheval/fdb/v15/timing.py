@@ -1,0 +1,114 @@
+"""Event-anchored timing of one v1.5 trial: how fast the system stops and re-enters.
+
+Anchored on the overlap window ``[a, b)`` of metadata.json and the speech segments of the
+system's output (Silero, half-open spans, ``open_at_end`` on a segment still running when
+the output ends at ``T``):
+
+* **stop latency** = ``c.end - a`` for the segment ``c`` that covers the onset
+  (``c.start <= a < c.end``). Its status is ``stopped``, or ``not_speaking_at_onset``
+  when no segment covers ``a`` (a segment ending exactly at ``a`` does not), or
+  ``right_censored`` when ``c`` is still running at ``T`` or the output ends by ``a`` (the
+  observation ends first; the latency is at least ``T - a``).
+* **response latency** = ``n.start - b`` for the first segment ``n`` with
+  ``n.start >= b`` (one starting exactly at ``b`` has latency 0). Its status is
+  ``responded``; ``speaking_through_end`` when a segment runs across the overlap end
+  (``start < b < end``: the system never yielded, so there is no re-entry to time);
+  ``no_response`` when no segment starts in ``[b, T)``; ``right_censored`` when the
+  output ends by ``b``.
+
+Nothing is dropped silently: every trial has both statuses. For quantiles a censored
+stop and a missing response are ``+inf`` (they did not happen within the observation,
+:mod:`speecheval.core.stats`' rule); trials not speaking at the onset have no stop value
+and trials speaking through the end or censored before ``b`` have no response value.
+
+The official whole-file intervals are a different computation, kept as a reference
+column in :mod:`.official_timing`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ...core.results import Result
+from ...core.timeline import Span
+
+STOP_STATUSES = ("stopped", "not_speaking_at_onset", "right_censored")
+RESPONSE_STATUSES = ("responded", "speaking_through_end", "no_response", "right_censored")
+
+
+@dataclass(frozen=True)
+class TrialTiming(Result, kind="fdb15.trial_timing"):
+    """Stop and response of one trial, in microseconds, each with its status."""
+
+    stop_status: str
+    stop_latency_us: int | None
+    response_status: str
+    response_latency_us: int | None
+
+    _derived: ClassVar[tuple[str, ...]] = ("stop_latency_s", "response_latency_s")
+
+    def __post_init__(self) -> None:
+        if self.stop_status not in STOP_STATUSES:
+            raise ValueError(f"unknown stop status {self.stop_status!r}")
+        if self.response_status not in RESPONSE_STATUSES:
+            raise ValueError(f"unknown response status {self.response_status!r}")
+        if (self.stop_latency_us is not None) != (self.stop_status == "stopped"):
+            raise ValueError("a stop latency is given exactly when the status is 'stopped'")
+        if (self.response_latency_us is not None) != (self.response_status == "responded"):
+            raise ValueError("a response latency is given exactly when the status is "
+                             "'responded'")
+        for value in (self.stop_latency_us, self.response_latency_us):
+            if value is not None and value < 0:
+                raise ValueError(f"latencies are never negative, got {value} us")
+
+    @property
+    def stop_latency_s(self) -> float | None:
+        return None if self.stop_latency_us is None else self.stop_latency_us / 1e6
+
+    @property
+    def response_latency_s(self) -> float | None:
+        return None if self.response_latency_us is None else self.response_latency_us / 1e6
+
+    def stop_value(self) -> float | None:
+        """Seconds for quantiles: ``+inf`` when censored, None when not speaking at onset."""
+        if self.stop_status == "not_speaking_at_onset":
+            return None
+        return math.inf if self.stop_latency_s is None else self.stop_latency_s
+
+    def response_value(self) -> float | None:
+        """Seconds for quantiles: ``+inf`` for no response, None when there is nothing to
+        time (speaking through the end, or the output ended by the overlap end)."""
+        if self.response_status in ("speaking_through_end", "right_censored"):
+            return None
+        return math.inf if self.response_latency_s is None else self.response_latency_s
+
+
+def trial_timing(segments: Sequence[Span], window: Span, output_end_us: int) -> TrialTiming:
+    """The stop and response of one trial (``segments`` sorted and disjoint, as a Vad
+    returns them; ``window`` is the overlap ``[a, b)``; ``output_end_us`` is ``T``)."""
+    onset, end = window.start_us, window.end_us
+    covering = next((s for s in segments if s.start_us <= onset < s.end_us), None)
+    stop_latency = None
+    if onset >= output_end_us or (covering is not None and covering.open_at_end):
+        stop_status = "right_censored"
+    elif covering is None:
+        stop_status = "not_speaking_at_onset"
+    else:
+        stop_status, stop_latency = "stopped", covering.end_us - onset
+
+    response_latency = None
+    if end >= output_end_us:
+        response_status = "right_censored"
+    elif any(s.start_us < end < s.end_us for s in segments):
+        response_status = "speaking_through_end"
+    else:
+        following = next((s for s in segments if s.start_us >= end), None)
+        if following is None:
+            response_status = "no_response"
+        else:
+            response_status, response_latency = "responded", following.start_us - end
+    return TrialTiming(stop_status=stop_status, stop_latency_us=stop_latency,
+                       response_status=response_status, response_latency_us=response_latency)
