@@ -20,11 +20,10 @@ what it did is counted in :class:`CacheUse`.
 from __future__ import annotations
 
 import io
-import itertools
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -239,32 +238,55 @@ def segment_files(jobs: Sequence[SpeechJob], workers: int, advance: Advance) -> 
 
 def segment_jobs(jobs: Sequence[SpeechJob], workers: int, advance: Advance
                  ) -> list[Segmented]:
-    """:func:`segment_job` on every job, in order; ``workers`` <= 1 runs in this process.
+    """:func:`segment_job` on every job, in order; ``workers`` <= 1 runs in this process."""
+    with SpeechRun(jobs, workers) as run:
+        return run.finish(advance)
 
-    Cache hits are verified first, in ``workers`` threads of this process (so a changed
-    file stops the run before the model starts); the rest go to ``workers`` processes.
+
+class SpeechRun:
+    """The segments of a list of jobs, found in two steps so the cheap part can overlap
+    the caller's other work.
+
+    Made (as a context manager), it looks every job up in the VAD cache and starts
+    verifying the hits (reading and hashing each file) in up to ``workers`` threads of
+    this process, in the background: hashlib and file reads release the GIL, so this
+    runs beside the caller's Python work. :meth:`finish` then segments the rest in
+    ``workers`` processes (``workers`` <= 1: in this process) and returns every job's
+    result in order. Leaving the ``with`` block early (the caller's input was bad)
+    cancels the verifications not yet started and waits for the running ones.
     """
-    looked = [_look_up(job) for job in jobs]
-    hits = {i: entry for i, (_, entry) in enumerate(looked) if entry is not None}
-    rest = [i for i in range(len(jobs)) if i not in hits]
-    found: dict[int, Segmented] = {}
-    verified = _in_threads(lambda i: _verified_hit(jobs[i], hits[i]), list(hits), workers)
-    segmented = _in_processes([(jobs[i], looked[i][0]) for i in rest], workers)
-    for i, item in zip([*hits, *rest], itertools.chain(verified, segmented), strict=True):
-        found[i] = item
-        advance()
-    return [found[i] for i in range(len(jobs))]
 
+    def __init__(self, jobs: Sequence[SpeechJob], workers: int) -> None:
+        self.jobs = list(jobs)
+        self.workers = workers
+        self._looked = [_look_up(job) for job in self.jobs]
+        hits = [(i, entry) for i, (_, entry) in enumerate(self._looked) if entry is not None]
+        self._threads = ThreadPoolExecutor(max_workers=max(1, workers)) if hits else None
+        self._hits: dict[int, Future[Segmented]] = {
+            i: self._threads.submit(_verified_hit, self.jobs[i], entry)
+            for i, entry in hits} if self._threads is not None else {}
 
-def _in_threads(verify: Callable[[int], Segmented], hits: list[int], workers: int
-                ) -> Iterator[Segmented]:
-    """``verify`` on every hit, in order, in up to ``workers`` threads (the hashing and
-    file reading release the GIL)."""
-    if workers <= 1 or len(hits) <= 1:
-        yield from map(verify, hits)
-        return
-    with ThreadPoolExecutor(max_workers=workers) as threads:
-        yield from threads.map(verify, hits)
+    def __enter__(self) -> SpeechRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._threads is not None:
+            self._threads.shutdown(cancel_futures=True)
+
+    def finish(self, advance: Advance) -> list[Segmented]:
+        """Every job's segments, in order: the verified hits first (a changed file stops
+        the run before the model starts), then the rest from the model."""
+        found: dict[int, Segmented] = {}
+        for i, future in self._hits.items():
+            found[i] = future.result()
+            advance()
+        rest = [i for i in range(len(self.jobs)) if i not in self._hits]
+        segmented = _in_processes([(self.jobs[i], self._looked[i][0]) for i in rest],
+                                  self.workers)
+        for i, item in zip(rest, segmented, strict=True):
+            found[i] = item
+            advance()
+        return [found[i] for i in range(len(self.jobs))]
 
 
 def _in_processes(work: list[tuple[SpeechJob, Lookup | None]], workers: int
