@@ -40,7 +40,7 @@ def resolve_inside(root: Path, relative: str | PurePath, *, sample_id: str | Non
     speecheval.core.errors.InputError: sample a: tree/../x.wav: ...
     """
     candidate = root / relative
-    if _plainly_inside(root, PurePath(relative)):
+    if _plainly_inside(root, relative):
         return candidate
     try:
         real_root = root.resolve()
@@ -55,14 +55,21 @@ def resolve_inside(root: Path, relative: str | PurePath, *, sample_id: str | Non
     return candidate
 
 
-def _plainly_inside(root: Path, relative: PurePath) -> bool:
+def _plainly_inside(root: Path, relative: str | PurePath) -> bool:
     """True when ``relative`` is relative, has no ``..``, and every component below
     ``root`` exists and is not a symbolic link: then its real path is ``real(root) /
-    relative`` (module doc). False means "resolve it fully", not "outside"."""
-    if relative.is_absolute() or ".." in relative.parts:
+    relative`` (module doc). False means "resolve it fully", not "outside".
+
+    Plain string work (empty and ``.`` components dropped, as :class:`PurePath` does):
+    this runs for every file of every sample."""
+    text = os.fspath(relative)
+    if text.startswith("/"):
+        return False
+    parts = [part for part in text.split("/") if part not in ("", ".")]
+    if ".." in parts:
         return False
     path = os.fspath(root)
-    for part in relative.parts:
+    for part in parts:
         path = os.path.join(path, part)
         try:
             if stat.S_ISLNK(os.lstat(path).st_mode):
