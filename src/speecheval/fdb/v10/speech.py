@@ -248,12 +248,13 @@ class SpeechRun:
     the caller's other work.
 
     Made (as a context manager), it looks every job up in the VAD cache and starts
-    verifying the hits (reading and hashing each file) in up to ``workers`` threads of
-    this process, in the background: hashlib and file reads release the GIL, so this
-    runs beside the caller's Python work. :meth:`finish` then segments the rest in
-    ``workers`` processes (``workers`` <= 1: in this process) and returns every job's
-    result in order. Leaving the ``with`` block early (the caller's input was bad)
-    cancels the verifications not yet started and waits for the running ones.
+    verifying the hits (reading and hashing each file) in ``workers - 1`` threads of this
+    process (at least one), in the background: hashlib and file reads release the GIL,
+    so this runs on the other cores beside the caller's Python work. :meth:`finish`
+    then segments the rest in ``workers`` processes (``workers`` <= 1: in this process)
+    and returns every job's result in order. Leaving the ``with`` block early (the
+    caller's input was bad) cancels the verifications not yet started and waits for the
+    running ones.
     """
 
     def __init__(self, jobs: Sequence[SpeechJob], workers: int) -> None:
@@ -261,7 +262,7 @@ class SpeechRun:
         self.workers = workers
         self._looked = [_look_up(job) for job in self.jobs]
         hits = [(i, entry) for i, (_, entry) in enumerate(self._looked) if entry is not None]
-        self._threads = ThreadPoolExecutor(max_workers=max(1, workers)) if hits else None
+        self._threads = ThreadPoolExecutor(max_workers=max(1, workers - 1)) if hits else None
         self._hits: dict[int, Future[Segmented]] = {
             i: self._threads.submit(_verified_hit, self.jobs[i], entry)
             for i, entry in hits} if self._threads is not None else {}
