@@ -4,8 +4,10 @@ Builds a 727-sample tree (200 interruption samples of about 30 s) with the tree 
 (or takes ``--tree``), scores it in this process twice with a fresh VAD cache folder:
 cold (every file through Silero, results stored) and warm (every file from the cache),
 and prints for each the time split (loading, VAD, statistics, writing), wall and CPU
-seconds (this process plus its VAD workers), the cache lookups, and whether both runs
-wrote the same bytes. Then peak memory, Silero's real-time factor per core, and the
+seconds (this process, its hashing threads and its VAD workers), the cache lookups, and
+whether both runs wrote the same bytes. Then the whole ``speecheval fdb10 unified-score``
+command on the warm cache (interpreter start and imports included) beside its own
+``--help`` (start and imports alone), peak memory, Silero's real-time factor per core, and the
 vectorised bootstrap against a plain per-resample Python loop (the named baseline).
 
 Targets (issue 15): with ``--jobs 2``, under 2 s cold and under 0.5 s warm (scoring and
@@ -23,6 +25,8 @@ import argparse
 import os
 import resource
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -94,6 +98,14 @@ def silero_per_core(tree: Path) -> tuple[float, float, float]:
             time.process_time() - cpu_started)
 
 
+def whole_command(args: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one ``python -m speecheval ...`` process."""
+    cpu, started = cpu_seconds(), time.perf_counter()
+    subprocess.run([sys.executable, "-m", "speecheval", *args], check=True,
+                   stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started, cpu_seconds() - cpu
+
+
 def loop_bootstrap_median(values: np.ndarray) -> tuple[float, float]:
     """Baseline: the same bootstrap with a Python loop over resamples."""
     indices = resample_indices(values.size)
@@ -125,19 +137,29 @@ def main() -> None:
               f"{os.cpu_count()} cores; {args.jobs} VAD worker process(es)")
 
         cache = workdir / "vad-cache"
-        runs = []
+        runs, totals = [], []
         for label, target in (("cold", COLD_TARGET_S), ("warm", WARM_TARGET_S)):
             result, writing, total, cpu = timed_run(
                 lambda: score_tree(tree, workers=args.jobs, vad_cache=cache),
                 workdir / label)
             report(label, result, writing, total, cpu, target)
             runs.append(result)
+            totals.append((total, cpu))
         result = runs[0]
         same = all((workdir / "cold" / name).read_bytes() == (workdir / "warm" / name).read_bytes()
                    for name in ("unified.json", "unified-samples.jsonl"))
         print(f"\ncold and warm runs wrote the same bytes: {'yes' if same else 'NO'}")
+        (cold_wall, cold_cpu), (warm_wall, warm_cpu) = totals
+        print(f"warm against cold in the same run: {cold_wall / warm_wall:.1f}x by wall "
+              f"clock, {cold_cpu / warm_cpu:.1f}x by CPU seconds")
         own, children = peak_rss_mib()
         print(f"peak memory: this process {own:.0f} MiB, VAD workers {children:.0f} MiB")
+        command = ["fdb10", "unified-score", "--tree", str(tree), "--jobs", str(args.jobs),
+                   "--vad-cache", str(cache)]
+        wall, cpu = whole_command([*command, "--out", str(workdir / "cli")])
+        help_wall, help_cpu = whole_command(["fdb10", "unified-score", "--help"])
+        print(f"whole command, warm: {wall:.2f} s wall, {cpu:.2f} s CPU; its --help "
+              f"(start and imports only): {help_wall:.2f} s wall, {help_cpu:.2f} s CPU")
 
         audio_s, wall_s, cpu_s = silero_per_core(tree)
         factor = audio_s / cpu_s

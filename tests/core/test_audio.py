@@ -176,3 +176,20 @@ def test_downsampling_removes_what_the_new_rate_cannot_hold() -> None:
 def test_same_rate_is_returned_unchanged() -> None:
     samples = sine(440, 0.5, 16000, 100).astype(np.float32)
     assert resample(samples, 16000, 16000) is samples
+
+
+def test_audio_info_reads_the_header_fields(tmp_path: Path) -> None:
+    """Rate, channels, frames and subtype as written; an empty or non-audio file is an
+    InputError naming it."""
+    path = tmp_path / "s.wav"
+    sf.write(path, np.zeros((1234, 2)), 22050, subtype="PCM_24")
+    info = audio_info(path, sample_id="a")
+    assert (info.rate, info.channels, info.n_samples, info.subtype) == (22050, 2, 1234,
+                                                                          "PCM_24")
+    sf.write(tmp_path / "empty.wav", np.zeros((0, 1)), 16000)
+    with pytest.raises(InputError, match="holds no samples") as empty:
+        audio_info(tmp_path / "empty.wav", sample_id="a")
+    assert empty.value.sample_id == "a"
+    (tmp_path / "text.wav").write_text("not audio")
+    with pytest.raises(InputError, match="cannot read audio"):
+        audio_info(tmp_path / "text.wav")

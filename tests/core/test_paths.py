@@ -71,3 +71,26 @@ def test_link_loop_is_an_input_error(root: Path) -> None:
     os.symlink("loop1", root / "loop2")
     error = refused(root, "loop1")
     assert error.problem.startswith("cannot resolve the path: ")
+
+
+def test_fast_answer_agrees_with_full_resolution(root: Path, tmp_path: Path) -> None:
+    """Every path the lstat-only check passes resolves to ``real(root) / relative``; every
+    link, ``..`` or missing component is left to the full resolution."""
+    from speecheval.core.paths import _plainly_inside
+
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", root / "out")       # folder link leaving the root
+    os.symlink("a", root / "inside")                        # folder link staying inside
+    os.symlink("x.wav", root / "a" / "y.wav")               # file link staying inside
+    os.symlink(root, tmp_path / "alias")                    # the root reached through a link
+    cases = {"a/x.wav": True, "a": True, "a/./x.wav": True, "./a//x.wav": True, "a/y.wav": False,
+             "inside/x.wav": False, "out/x.wav": False, "a/../a/x.wav": False,
+             "a/missing.wav": False, "a/x.wav/under": False, str(root / "a"): False}
+    for base in (root, tmp_path / "alias"):
+        for relative, plain in cases.items():
+            assert _plainly_inside(base, relative) is plain, relative
+            assert _plainly_inside(base, Path(relative)) is plain, relative
+            if plain:
+                assert (base / relative).resolve() == base.resolve() / Path(relative)
+    assert resolve_inside(tmp_path / "alias", "inside/x.wav") == tmp_path / "alias/inside/x.wav"
+    refused(tmp_path / "alias", "out/x.wav")

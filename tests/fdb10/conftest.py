@@ -25,13 +25,24 @@ def hand_segments(monkeypatch: pytest.MonkeyPatch
     """Install ``{sample_id: [(start_s, end_s), ...]}`` as the speech segments."""
 
     def install(table: dict[str, list[tuple[float, float]]]) -> None:
-        def fake(jobs: Sequence[scoring.SpeechJob], workers: int, advance: Advance
-                 ) -> list[Segmented]:
-            return [Segmented(Spans.from_seconds([a for a, _ in table[job.sample_id]],
-                                                 [b for _, b in table[job.sample_id]]))
-                    for job in jobs]
+        class FakeRun:
+            """Stands in for ``speech.SpeechRun``: the table instead of files and Silero."""
 
-        monkeypatch.setattr(scoring, "segment_jobs", fake)
+            def __init__(self, jobs: Sequence[scoring.SpeechJob], workers: int) -> None:
+                self.jobs = list(jobs)
+
+            def __enter__(self) -> FakeRun:
+                return self
+
+            def __exit__(self, *exc: object) -> None:
+                return None
+
+            def finish(self, advance: Advance) -> list[Segmented]:
+                return [Segmented(Spans.from_seconds([a for a, _ in table[job.sample_id]],
+                                                     [b for _, b in table[job.sample_id]]))
+                        for job in self.jobs]
+
+        monkeypatch.setattr(scoring, "SpeechRun", FakeRun)
         monkeypatch.setattr(scoring, "vad_identity", lambda: FAKE_VAD)
 
     install({})

@@ -254,3 +254,40 @@ def test_a_wav_changed_after_caching_is_still_refused(tree: Path, tmp_path: Path
     with pytest.raises(InputError, match="differs from manifest.json"):
         score_tree(tree, vad_cache=folder)
 
+
+
+def test_a_warm_run_starts_no_worker_and_hashes_each_file_once(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cold: each WAV hashed once, from the bytes the model reads. Warm with two jobs:
+    each hashed once, in a thread, and no worker process is started."""
+    from speecheval.fdb.v10 import speech
+
+    hashed: list[str] = []
+    for name in ("sha256_bytes", "sha256_file"):
+        original = getattr(speech, name, None)
+        monkeypatch.setattr(speech, name, lambda data, _f=original, _n=name: (
+            hashed.append(_n), _f(data))[1], raising=False)
+    folder = tmp_path / "cache"
+    score_tree(tree, vad_cache=folder)
+    assert hashed == ["sha256_bytes"] * 3
+
+    class NoProcesses:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            raise AssertionError("a warm run started a worker process")
+
+    monkeypatch.setattr(speech, "ProcessPoolExecutor", NoProcesses)
+    hashed.clear()
+    warm = score_tree(tree, workers=2, vad_cache=folder)
+    assert warm.vad_cache.lookups == {"hit": 3, "miss": 0, "corrupt": 0}
+    assert hashed == ["sha256_file"] * 3
+
+
+def test_a_bad_sample_stops_the_run_while_hits_are_verified(tree: Path,
+                                                            tmp_path: Path) -> None:
+    """The hits are hashed in the background while the samples load; a loading error
+    still stops the run with its own message (the background work is abandoned)."""
+    folder = tmp_path / "cache"
+    score_tree(tree, vad_cache=folder)
+    (tree / UI / "u2" / "output.json").write_text("{}")
+    with pytest.raises(InputError, match="output.json differs from asr.json"):
+        score_tree(tree, workers=2, vad_cache=folder)

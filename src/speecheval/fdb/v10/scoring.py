@@ -5,7 +5,10 @@ is read and checked first (so a bad tree stops before any work), then the tasks 
 need speech segments get them from the VAD (Silero, with progress on a terminal, or from
 the VAD cache when one is given: see ``speech.py``), then
 each sample's :class:`~speecheval.fdb.v10.tasks.Task` scores it and summarises its
-subset. What differs between tasks lives in ``tasks.py``; nothing here names a task.
+subset. The one overlap: the VAD cache hits are looked up as soon as the manifest is
+read, and their files hashed in background threads while the samples load (checking,
+not work: the model only starts once every sample has loaded). What differs between
+tasks lives in ``tasks.py``; nothing here names a task.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from ...core.results import Result
 from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from ...core.timeline import Spans
 from .samples import LoadedSample, read_sample
-from .speech import CacheUse, SpeechJob, segment_jobs, vad_identity, vad_model_files
+from .speech import CacheUse, SpeechJob, SpeechRun, vad_identity, vad_model_files
 from .tasks import TASKS, SampleScore, SubsetResult
 from .tree import (
     ASR_FILE,
@@ -105,7 +108,8 @@ class UnifiedSummary(Result, kind="fdb10.unified_summary"):
 @dataclass
 class Timings:
     """Wall-clock seconds of each scoring phase, for the speed benchmark (which times the
-    writing of the outputs itself)."""
+    writing of the outputs itself). The VAD cache hits are verified during ``loading``;
+    ``vad`` is the wait for them that is left, and the model's run on the misses."""
 
     loading: float = 0.0
     vad: float = 0.0
@@ -135,16 +139,23 @@ def load_samples(tree: Path, manifest: Manifest, asr: AsrIndex) -> dict[str, Loa
             if entry.eligible and TASKS[entry.task].scored}
 
 
-def speech_segments(tree: Path, samples: Sequence[LoadedSample], workers: int,
-                    vad_cache: Path | None = None) -> tuple[dict[str, Spans], CacheUse]:
-    """VAD segments of the ``output.wav`` of every sample whose task needs them, and how
-    the VAD cache folder ``vad_cache`` (None: none) was used."""
-    jobs = [SpeechJob(s.entry.sample_id, s.entry.file(tree, OUTPUT_WAV),
-                      s.entry.files[OUTPUT_WAV], s.entry.input_duration_s, vad_cache)
-            for s in samples if TASKS[s.entry.task].needs_speech]
-    with progress(len(jobs), "speech (Silero VAD)") as advance:
-        found = segment_jobs(jobs, workers, advance)
-    return ({job.sample_id: item.spans for job, item in zip(jobs, found, strict=True)},
+def speech_jobs(tree: Path, manifest: Manifest, vad_cache: Path | None = None
+                ) -> list[SpeechJob]:
+    """The ``output.wav`` of every eligible sample whose task needs speech segments, to
+    be segmented with the VAD cache folder ``vad_cache`` (None: none)."""
+    return [SpeechJob(e.sample_id, e.file(tree, OUTPUT_WAV), e.files[OUTPUT_WAV],
+                      e.input_duration_s, vad_cache)
+            for e in manifest.samples
+            if e.eligible and TASKS[e.task].scored and TASKS[e.task].needs_speech]
+
+
+def speech_segments(run: SpeechRun, vad_cache: Path | None
+                    ) -> tuple[dict[str, Spans], CacheUse]:
+    """VAD segments of every job of ``run`` by sample id, and how the VAD cache folder
+    ``vad_cache`` (None: none) was used."""
+    with progress(len(run.jobs), "speech (Silero VAD)") as advance:
+        found = run.finish(advance)
+    return ({job.sample_id: item.spans for job, item in zip(run.jobs, found, strict=True)},
             CacheUse.of(vad_cache, found))
 
 
@@ -168,12 +179,14 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
     timings = Timings()
     started = time.perf_counter()
     manifest = load_manifest(tree)
-    asr = load_asr(tree)
-    loaded = load_samples(tree, manifest, asr)
-    timings.loading = time.perf_counter() - started
+    with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers) as speech:
+        # the VAD cache hits are verified in the background while the samples load
+        asr = load_asr(tree)
+        loaded = load_samples(tree, manifest, asr)
+        timings.loading = time.perf_counter() - started
 
-    started = time.perf_counter()
-    segments, cache_use = speech_segments(tree, list(loaded.values()), workers, vad_cache)
+        started = time.perf_counter()
+        segments, cache_use = speech_segments(speech, vad_cache)
     vad = vad_identity()
     timings.vad = time.perf_counter() - started
 

@@ -6,12 +6,15 @@ the speech detector, a :class:`speecheval.vad.base.Vad` (Silero defines speech f
 v1.0). Files are independent, so they are spread over worker processes; the caller's
 ``advance`` is called once per finished file, for the progress display.
 
-A job may name a VAD cache folder (:mod:`speecheval.vad.cache`). Then the worker looks
-the file's verified SHA-256 up there; only a file without a valid entry is decoded and
-segmented, and its result stored. A hit skips decoding and the model, but not the checks:
-the bytes still match the manifest's SHA-256 and the sample count stored with the entry
-still has to be round(T * rate). The segments are the same either way, so nothing scored
-depends on the cache; what it did is counted in :class:`CacheUse`.
+A job may name a VAD cache folder (:mod:`speecheval.vad.cache`). Its entry is looked up
+first, in this process, by the SHA-256 the manifest lists; a hit skips decoding and the
+model, but not the checks: the file's bytes are still hashed and must match that SHA-256
+(in threads: hashlib releases the GIL), and the sample count stored with the entry still
+has to be round(T * rate). Only files without a valid entry go to the worker processes,
+which verify, decode and segment them and store the result. Each file is read and hashed
+once either way, and a run whose files all hit starts no worker and never loads the
+model. The segments are the same either way, so nothing scored depends on the cache;
+what it did is counted in :class:`CacheUse`.
 """
 
 from __future__ import annotations
@@ -19,15 +22,15 @@ from __future__ import annotations
 import io
 import os
 from collections import Counter
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from ...core.audio import Audio, read_mono
 from ...core.errors import InputError
-from ...core.hashing import sha256_bytes
+from ...core.hashing import sha256_bytes, sha256_file
 from ...core.progress import Advance
 from ...core.timebase import to_us
 from ...core.timeline import Span, Spans
@@ -100,12 +103,22 @@ def read_verified(path: Path, expected_sha256: str, sample_id: str) -> bytes:
     if not path.is_file():
         raise InputError("output.wav is missing", path=path, sample_id=sample_id)
     data = path.read_bytes()
-    actual = sha256_bytes(data)
-    if actual != expected_sha256:
-        raise InputError(f"output.wav differs from manifest.json (sha256 {actual[:12]}..., "
-                         f"manifest {expected_sha256[:12]}...)", path=path,
-                         sample_id=sample_id)
+    _check_sha256(sha256_bytes(data), expected_sha256, path, sample_id)
     return data
+
+
+def verify_file(path: Path, expected_sha256: str, sample_id: str) -> None:
+    """Check that one output.wav is the file manifest.json names, without keeping its
+    bytes (a cache hit needs only the proof)."""
+    if not path.is_file():
+        raise InputError("output.wav is missing", path=path, sample_id=sample_id)
+    _check_sha256(sha256_file(path), expected_sha256, path, sample_id)
+
+
+def _check_sha256(actual: str, expected: str, path: Path, sample_id: str) -> None:
+    if actual != expected:
+        raise InputError(f"output.wav differs from manifest.json (sha256 {actual[:12]}..., "
+                         f"manifest {expected[:12]}...)", path=path, sample_id=sample_id)
 
 
 def check_length(n_samples: int, rate: int, duration_s: float, path: Path,
@@ -142,14 +155,34 @@ def _cache(folder: Path) -> VadCache:
 def segment_job(job: SpeechJob) -> Segmented:
     """Verify one output.wav and find its speech segments: from the job's cache folder
     when it holds a valid entry for these bytes, else from the model (then stored)."""
-    data = read_verified(job.path, job.expected_sha256, job.sample_id)
-    if job.cache_dir is None:
-        return Segmented(_on_timeline(_detect(job, data), job))
-    lookup, found = _cache(job.cache_dir).get(job.expected_sha256)
+    lookup, found = _look_up(job)
     if found is not None:
-        check_length(found.n_samples, found.rate, job.duration_s, job.path, job.sample_id)
-    else:
-        found = _detect(job, data)
+        return _verified_hit(job, found)
+    return _segment_uncached((job, lookup))
+
+
+def _look_up(job: SpeechJob) -> tuple[Lookup | None, CachedSegments | None]:
+    """The job's cache entry, found by the SHA-256 the manifest lists (None, None: no
+    cache). Nothing found is trusted before :func:`_verified_hit` checks the file."""
+    if job.cache_dir is None:
+        return None, None
+    return _cache(job.cache_dir).get(job.expected_sha256)
+
+
+def _verified_hit(job: SpeechJob, found: CachedSegments) -> Segmented:
+    """A cache hit, once the file's bytes match the manifest and the entry's length is
+    round(T * rate)."""
+    verify_file(job.path, job.expected_sha256, job.sample_id)
+    check_length(found.n_samples, found.rate, job.duration_s, job.path, job.sample_id)
+    return Segmented(_on_timeline(found, job), "hit")
+
+
+def _segment_uncached(work: tuple[SpeechJob, Lookup | None]) -> Segmented:
+    """Verify, decode and segment one file without a valid cache entry, and store the
+    result when the job has a cache folder (a worker's task: one picklable argument)."""
+    job, lookup = work
+    found = _detect(job, read_verified(job.path, job.expected_sha256, job.sample_id))
+    if job.cache_dir is not None:
         _cache(job.cache_dir).put(job.expected_sha256, found)
     return Segmented(_on_timeline(found, job), lookup)
 
@@ -205,22 +238,68 @@ def segment_files(jobs: Sequence[SpeechJob], workers: int, advance: Advance) -> 
 
 def segment_jobs(jobs: Sequence[SpeechJob], workers: int, advance: Advance
                  ) -> list[Segmented]:
-    """:func:`segment_job` on every job, in order; ``workers`` <= 1 runs in this process.
+    """:func:`segment_job` on every job, in order; ``workers`` <= 1 runs in this process."""
+    with SpeechRun(jobs, workers) as run:
+        return run.finish(advance)
 
-    Cache lookups run in the workers too, so a cold run hashes each file once and a warm
-    one hashes them in parallel; a worker whose files all hit never loads the model.
+
+class SpeechRun:
+    """The segments of a list of jobs, found in two steps so the cheap part can overlap
+    the caller's other work.
+
+    Made (as a context manager), it looks every job up in the VAD cache and starts
+    verifying the hits (reading and hashing each file) in ``workers - 1`` threads of this
+    process (at least one), in the background: hashlib and file reads release the GIL,
+    so this runs on the other cores beside the caller's Python work. :meth:`finish`
+    then segments the rest in ``workers`` processes (``workers`` <= 1: in this process)
+    and returns every job's result in order. Leaving the ``with`` block early (the
+    caller's input was bad) cancels the verifications not yet started and waits for the
+    running ones.
     """
-    found: list[Segmented] = []
-    if workers <= 1 or len(jobs) <= 1:
-        for job in jobs:
-            found.append(segment_job(job))
+
+    def __init__(self, jobs: Sequence[SpeechJob], workers: int) -> None:
+        self.jobs = list(jobs)
+        self.workers = workers
+        self._looked = [_look_up(job) for job in self.jobs]
+        hits = [(i, entry) for i, (_, entry) in enumerate(self._looked) if entry is not None]
+        self._threads = ThreadPoolExecutor(max_workers=max(1, workers - 1)) if hits else None
+        self._hits: dict[int, Future[Segmented]] = {
+            i: self._threads.submit(_verified_hit, self.jobs[i], entry)
+            for i, entry in hits} if self._threads is not None else {}
+
+    def __enter__(self) -> SpeechRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._threads is not None:
+            self._threads.shutdown(cancel_futures=True)
+
+    def finish(self, advance: Advance) -> list[Segmented]:
+        """Every job's segments, in order: the verified hits first (a changed file stops
+        the run before the model starts), then the rest from the model."""
+        found: dict[int, Segmented] = {}
+        for i, future in self._hits.items():
+            found[i] = future.result()
             advance()
-        return found
+        rest = [i for i in range(len(self.jobs)) if i not in self._hits]
+        segmented = _in_processes([(self.jobs[i], self._looked[i][0]) for i in rest],
+                                  self.workers)
+        for i, item in zip(rest, segmented, strict=True):
+            found[i] = item
+            advance()
+        return [found[i] for i in range(len(self.jobs))]
+
+
+def _in_processes(work: list[tuple[SpeechJob, Lookup | None]], workers: int
+                  ) -> Iterator[Segmented]:
+    """:func:`_segment_uncached` on every item, in order, in up to ``workers`` processes
+    (none is started when there is nothing to segment)."""
+    if workers <= 1 or len(work) <= 1:
+        yield from map(_segment_uncached, work)
+        return
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for item in pool.map(segment_job, jobs, chunksize=max(1, len(jobs) // (4 * workers))):
-            found.append(item)
-            advance()
-    return found
+        yield from pool.map(_segment_uncached, work,
+                            chunksize=max(1, len(work) // (4 * workers)))
 
 
 def vad_identity() -> dict[str, object]:
