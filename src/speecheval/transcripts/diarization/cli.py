@@ -20,7 +20,6 @@ from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
 from ..formats.rttm import RTTM
 from ..formats.uem import UEM
-from .render import report_dict, table, unsupported_dict
 from .result import COMPAT_MODES, Compat, DiarizationUnsupported
 from .score import MAIN_COLLAR_S, default_uem, score_files, score_lattifai_parity, total
 from .scoring_region import clipped_turns, parse_durations
@@ -93,6 +92,8 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
     A warning on stderr names every input that makes speecheval's, md-eval-22's and
     dscore's definitions differ here, with counts and seconds.
     """
+    from .render import report_dict, table, unsupported_dict  # here: jinja2 is slow to import
+
     if uem_path is not None and durations:
         raise InputError("give either --uem or --duration, not both")
     ref, hyp = RTTM.load(ref_path), RTTM.load(hyp_path)

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import linear_sum_assignment
 
 from ...core.errors import InputError
 from ...core.timebase import to_us
@@ -122,6 +121,8 @@ def framed_jer(ref: Sequence[DscoreTurn], hyp: Sequence[DscoreTurn],
                          "10 ms frame inside the UEM, where dscore's JER is 0/0 (dscore "
                          "stops here)")
     errors = 1.0 - intersect / union
+    from scipy.optimize import linear_sum_assignment  # here: slow to import
+
     rows, cols = linear_sum_assignment(errors)
     per_speaker = np.ones(n_ref)
     per_speaker[rows] = errors[rows, cols]

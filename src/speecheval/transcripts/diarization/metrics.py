@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import linear_sum_assignment
 
 from .partition import Partition
 from .result import DerComponents, JerComponents
@@ -53,6 +52,8 @@ def optimal_mapping(overlap: NDArray[np.int64]) -> Pairs:
     if overlap.size == 0:
         empty = np.empty(0, dtype=np.intp)
         return empty, empty
+    from scipy.optimize import linear_sum_assignment  # here: slow to import
+
     ref, hyp = linear_sum_assignment(overlap, maximize=True)
     keep = overlap[ref, hyp] > 0
     return ref[keep], hyp[keep]
@@ -92,6 +93,8 @@ def jer_components(part: Partition, region: NDArray[np.bool_]) -> JerComponents:
     intersect = cooccurrence(part, region)[np.ix_(ref_keep, hyp_keep)]
     union = ref_time[ref_keep][:, None] + hyp_time[hyp_keep][None, :] - intersect
     errors = 1.0 - intersect / union
+    from scipy.optimize import linear_sum_assignment  # here: slow to import
+
     rows, cols = linear_sum_assignment(errors)
     per_speaker = np.ones(n_ref)
     per_speaker[rows] = errors[rows, cols]

@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import linear_sum_assignment
 
 from ...core.results import FieldwiseSum, Result
 from ..formats.segment import Segment
@@ -113,6 +112,8 @@ class CpResult(FieldwiseSum, Result, kind="transcripts.cp_result"):
 
 
 def _assign(cost: NDArray[np.int64]) -> list[tuple[int, int]]:
+    from scipy.optimize import linear_sum_assignment  # here: slow to import
+
     rows, cols = linear_sum_assignment(cost)
     return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True)]
 
