@@ -24,7 +24,7 @@ SPEAKER rec 1 0.500 1.250 <NA> <NA> spk1 <NA> <NA>
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -209,6 +209,10 @@ class RTTM:
         rttm = cls((), path, ignored_records, other_records)
         rttm._turns, rttm._columns, rttm._extras = None, columns, extras
         return rttm
+
+    def with_turns(self, turns: Iterable[RttmTurn]) -> RTTM:
+        """The same file (path, other records) with other turns."""
+        return RTTM(tuple(turns), self.path, self.ignored_records, self.other_records)
 
     @property
     def turns(self) -> tuple[RttmTurn, ...]:
