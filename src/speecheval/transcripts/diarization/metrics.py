@@ -30,14 +30,9 @@ Pairs = tuple[NDArray[np.intp], NDArray[np.intp]]
 def cooccurrence(part: Partition, region: NDArray[np.bool_]) -> NDArray[np.int64]:
     """(reference, system) matrix of time (µs) both speakers are active inside ``region``.
 
-    A weighted count over the partition's co-occurring pairs; it runs in float64 and is
-    exact: every partial sum is a whole number of microseconds far below 2**53 (285 years).
+    Summed over the overlapping pairs of turns (:meth:`Partition.overlaps`), exactly.
     """
-    intervals, codes = part.pairs()
-    weights = np.where(region, part.durations, 0)
-    shape = (part.ref.n_speakers, part.hyp.n_speakers)
-    totals = np.bincount(codes, weights=weights[intervals], minlength=shape[0] * shape[1])
-    return np.rint(totals).astype(np.int64).reshape(shape)
+    return part.cooccurrence(np.where(region, part.durations, 0))
 
 
 def optimal_mapping(overlap: NDArray[np.int64]) -> Pairs:

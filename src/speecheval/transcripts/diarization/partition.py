@@ -8,10 +8,11 @@ speakers, and whether it lies inside each named region. All DER/JER quantities a
 weighted sums over these intervals: exact in continuous time, with no 10 ms frames, and
 vectorised.
 
-Who talks where is kept as the list of ``(interval, speaker)`` pairs that hold
-(:class:`Activity`), not as a (intervals x speakers) matrix: a speaker's merged turns are
-disjoint, so the list is as long as the turns' intervals together, whatever the number of
-speakers, and a million turns a side stay within a few hundred megabytes.
+Who talks where is kept as each merged turn's range of intervals (:class:`Activity`), not
+as an (intervals x speakers) matrix: counts per interval are a running sum of +1/-1 steps,
+a speaker's time a difference of prefix sums, and the co-occurrence of two speakers a sum
+over the pairs of turns that overlap (about as many as the turns). Memory and time grow
+with the turns, whatever the number of speakers.
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ from .turns import SpeakerTurns
 
 @dataclass(frozen=True, eq=False)
 class Activity:
-    """The ``(interval, speaker)`` pairs where a speaker talks, ordered by interval.
+    """One side's merged turns as ranges ``[lo, hi)`` of elementary intervals.
 
-    ``n_intervals`` elementary intervals, ``n_speakers`` speakers (indices into the
-    turns' ``labels``).
+    ``speakers[k]`` (an index into the turns' ``labels``) talks over intervals
+    ``lo[k]`` to ``hi[k] - 1``; ``n_intervals`` intervals, ``n_speakers`` speakers.
     """
 
-    intervals: NDArray[np.int64]
+    lo: NDArray[np.int64]
+    hi: NDArray[np.int64]
     speakers: NDArray[np.int64]
     n_intervals: int
     n_speakers: int
@@ -42,32 +44,34 @@ class Activity:
     @classmethod
     def of(cls, bounds: NDArray[np.int64], turns: SpeakerTurns) -> Activity:
         """Where the merged ``turns`` talk between ``bounds`` (every turn edge is one)."""
-        rows, intervals = _expand(np.searchsorted(bounds, turns.starts),
-                                  np.searchsorted(bounds, turns.ends))
-        order = np.argsort(intervals, kind="stable")
-        return cls(intervals[order].astype(np.int64), turns.speakers[rows[order]],
+        return cls(np.searchsorted(bounds, turns.starts).astype(np.int64),
+                   np.searchsorted(bounds, turns.ends).astype(np.int64), turns.speakers,
                    max(bounds.size - 1, 0), len(turns.labels))
 
     def counts(self) -> NDArray[np.int64]:
-        """Number of active speakers per interval."""
-        counts: NDArray[np.int64] = np.bincount(self.intervals, minlength=self.n_intervals)
+        """Number of active speakers per interval (+1 where a turn starts, -1 where it
+        ends, summed up)."""
+        steps = (np.bincount(self.lo, minlength=self.n_intervals + 1)
+                 - np.bincount(self.hi, minlength=self.n_intervals + 1))
+        counts: NDArray[np.int64] = np.cumsum(steps[:-1])
         return counts
 
     def time(self, weights: NDArray[np.int64]) -> NDArray[np.int64]:
-        """Each speaker's total ``weights`` over the intervals where it talks.
+        """Each speaker's total ``weights`` over the intervals where it talks."""
+        return _per_code(self.speakers, self.lo, self.hi, weights, self.n_speakers)
 
-        The sum runs in float64 and is exact: every partial sum is a whole number of
-        microseconds far below 2**53 (285 years).
-        """
-        totals = np.bincount(self.speakers, weights=weights[self.intervals],
-                             minlength=self.n_speakers)
-        return np.rint(totals).astype(np.int64)
 
-    def dense(self) -> NDArray[np.bool_]:
-        """The (intervals, speakers) matrix of who talks (for small partitions and checks)."""
-        active = np.zeros((self.n_intervals, self.n_speakers), dtype=bool)
-        active[self.intervals, self.speakers] = True
-        return active
+def _per_code(codes: NDArray[np.int64], lo: NDArray[np.int64], hi: NDArray[np.int64],
+              weights: NDArray[np.int64], n_codes: int) -> NDArray[np.int64]:
+    """Sum over ``k`` of ``weights[lo[k]:hi[k]]``, per code ``codes[k]``.
+
+    Prefix sums give each range's total exactly (int64); the sum per code runs in float64
+    and is exact too: every partial sum is a whole number of microseconds far below 2**53
+    (285 years).
+    """
+    prefix = np.concatenate([[0], np.cumsum(weights)])
+    totals = np.bincount(codes, weights=prefix[hi] - prefix[lo], minlength=n_codes)
+    return np.rint(totals).astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,15 +79,22 @@ class Partition:
     """Elementary intervals of one file (``n`` intervals).
 
     ``durations`` (n,) in µs; ``ref`` and ``hyp`` say which reference and system speakers
-    talk in which interval; ``inside[name]`` (n,) says whether an interval lies inside the
-    named region given to :func:`partition`.
+    talk in which intervals; ``inside[name]`` (n,) says whether an interval lies inside the
+    named region given to :func:`partition`; ``bounds`` (n + 1,) are the interval edges.
     """
 
-    durations: NDArray[np.int64]
+    bounds: NDArray[np.int64]
     ref: Activity
     hyp: Activity
     inside: Mapping[str, NDArray[np.bool_]]
     _cache: dict[str, NDArray[np.int64]] = field(default_factory=dict, repr=False)
+
+    @property
+    def durations(self) -> NDArray[np.int64]:
+        """Duration of each interval (µs)."""
+        if "durations" not in self._cache:
+            self._cache["durations"] = np.diff(self.bounds)
+        return self._cache["durations"]
 
     @property
     def n_ref(self) -> NDArray[np.int64]:
@@ -99,19 +110,56 @@ class Partition:
             self._cache["n_hyp"] = self.hyp.counts()
         return self._cache["n_hyp"]
 
-    def pairs(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """Every ``(interval, ref speaker * hyp speakers + hyp speaker)`` where both talk:
-        the change-point form of the co-occurrence of the two sides (computed once)."""
-        if "pair_intervals" not in self._cache:
+    def overlaps(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """Every overlapping pair of a reference and a system turn, as the intervals
+        ``[lo, hi)`` they share and ``ref speaker * system speakers + system speaker``
+        (computed once).
+
+        Two turns overlap when the later one starts inside the earlier one, so the pairs
+        are the system turns holding each reference start, and the reference turns
+        holding each system start that begin strictly earlier: about as many pairs as
+        turns, whatever the number of speakers.
+        """
+        if "overlap_codes" not in self._cache:
             ref, hyp = self.ref, self.hyp
-            offsets = np.zeros(hyp.n_intervals + 1, dtype=np.int64)
-            np.cumsum(np.bincount(hyp.intervals, minlength=hyp.n_intervals),
-                      out=offsets[1:])
-            rows, partners = _expand(offsets[ref.intervals], offsets[ref.intervals + 1])
-            self._cache["pair_intervals"] = ref.intervals[rows]
-            self._cache["pair_codes"] = (ref.speakers[rows] * hyp.n_speakers
-                                         + hyp.speakers[partners])
-        return self._cache["pair_intervals"], self._cache["pair_codes"]
+            ref_rows, hyp_rows = _holding(hyp.lo, hyp.hi, ref.lo)
+            later_hyp, earlier_ref = _holding(ref.lo, ref.hi, hyp.lo)
+            strict = ref.lo[earlier_ref] < hyp.lo[later_hyp]
+            ref_rows = np.concatenate([ref_rows, earlier_ref[strict]])
+            hyp_rows = np.concatenate([hyp_rows, later_hyp[strict]])
+            self._cache["overlap_lo"] = np.maximum(ref.lo[ref_rows], hyp.lo[hyp_rows])
+            self._cache["overlap_hi"] = np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows])
+            self._cache["overlap_codes"] = (ref.speakers[ref_rows] * hyp.n_speakers
+                                            + hyp.speakers[hyp_rows])
+        return (self._cache["overlap_lo"], self._cache["overlap_hi"],
+                self._cache["overlap_codes"])
+
+    def cooccurrence(self, weights: NDArray[np.int64]) -> NDArray[np.int64]:
+        """(reference, system) matrix of total ``weights`` where both speakers talk."""
+        lo, hi, codes = self.overlaps()
+        shape = (self.ref.n_speakers, self.hyp.n_speakers)
+        return _per_code(codes, lo, hi, weights, shape[0] * shape[1]).reshape(shape)
+
+
+def _holding(lo: NDArray[np.int64], hi: NDArray[np.int64],
+             points: NDArray[np.int64]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Every ``(point, range)`` with ``lo[range] <= points[point] < hi[range]``.
+
+    The ranges are indexed by their own edges, so each point falls into one cell of
+    them and the ranges covering that cell are listed once (a compressed table cell ->
+    ranges, as long as the ranges' cells together).
+    """
+    edges = _sorted_unique(np.concatenate([lo, hi]))
+    ranges, cells = _expand(np.searchsorted(edges, lo), np.searchsorted(edges, hi))
+    order = np.argsort(cells, kind="stable")
+    ranges = ranges[order]
+    offsets = np.zeros(edges.size + 1, dtype=np.intp)
+    np.cumsum(np.bincount(cells, minlength=edges.size), out=offsets[1:])
+    cell = np.searchsorted(edges, points, side="right") - 1
+    cell = np.where(cell >= 0, cell, edges.size)  # before every range: the empty last row
+    offsets = np.append(offsets, offsets[-1])
+    rows, position = _expand(offsets[cell], offsets[cell + 1])
+    return rows, ranges[position]
 
 
 def collar_zones(boundaries: NDArray[np.int64], collar_us: int) -> Spans:
@@ -137,8 +185,7 @@ def partition(ref: SpeakerTurns, hyp: SpeakerTurns, regions: Mapping[str, Spans]
     bounds = sorted_bounds([ref.starts, ref.ends, hyp.starts, hyp.ends,
                             *(edge for spans in regions.values()
                               for edge in (spans.starts, spans.ends))])
-    return Partition(durations=np.diff(bounds), ref=Activity.of(bounds, ref),
-                     hyp=Activity.of(bounds, hyp),
+    return Partition(bounds=bounds, ref=Activity.of(bounds, ref), hyp=Activity.of(bounds, hyp),
                      inside={name: covered(bounds, spans) for name, spans in regions.items()})
 
 
