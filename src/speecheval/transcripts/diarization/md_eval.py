@@ -95,18 +95,22 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     regions = regions[regions[:, 1] > regions[:, 0]]
     nz, nu = zones.shape[0], regions.shape[0]
     times = np.concatenate([zones[:, 0], zones[:, 1], regions[:, 0], regions[:, 1]])
-    begin = np.repeat([True, False, True, False], [nz, nz, nu, nu])
+    # +1 a begin, -1 an end; rank at one instant: ends first: ends 0, begins 1; else: zone
+    # begins 0, ends 1, scoring-region begins 2
+    step = np.repeat(np.array([1, -1, 1, -1], dtype=np.int8), [nz, nz, nu, nu])
     is_zone = np.repeat([True, True, False, False], [nz, nz, nu, nu])
-    # ends first: ends 0, begins 1; else: zone begins 0, ends 1, scoring-region begins 2
-    rank = np.where(begin, 1, 0) if ends_first else np.where(begin, np.where(is_zone, 0, 2), 1)
+    rank = (step > 0).astype(np.int8) if ends_first else np.where(
+        step > 0, np.where(is_zone, 0, 2), 1).astype(np.int8)
     order = np.lexsort((rank, times))  # stable: list order within one time and rank
-    times, begin, is_zone = times[order], begin[order], is_zone[order]
-    step = np.where(begin, 1, -1)
-    zone_count = np.cumsum(np.where(is_zone, step, 0))
-    uem_count = np.cumsum(np.where(is_zone, 0, step))
+    del rank
+    times, step, is_zone = times[order], step[order], is_zone[order]
+    del order
+    zone_count = np.cumsum(np.where(is_zone, step, 0), dtype=np.int32)
+    uem_count = np.cumsum(np.where(is_zone, 0, step), dtype=np.int32)
     opening = (uem_count > 0) & (zone_count == 0)
-    index = np.arange(times.size)
-    last_open = np.maximum.accumulate(np.where(opening, index, -1))
+    del zone_count, uem_count, step, is_zone
+    last_open = np.maximum.accumulate(
+        np.where(opening, np.arange(times.size, dtype=np.int64), -1))
     started = times[np.maximum(last_open, 0)]
     closing = np.flatnonzero(~opening & (last_open >= 0) & (times > started))
     owner = last_open[closing]
@@ -128,10 +132,11 @@ def overlap_zones(turns: IntervalsLike, *, ends_first: bool = True) -> Intervals
     n = records.shape[0]
     times = np.concatenate([records[:, 0], records[:, 1]])
     begin = np.repeat([True, False], [n, n])
-    rank = np.where(begin, 1, 0) if ends_first else np.where(begin, 0, 1)
+    rank = begin if ends_first else ~begin  # the rank of an event at one instant
     order = np.lexsort((rank, times))
     times, begin = times[order], begin[order]
-    count = np.cumsum(np.where(begin, 1, -1))
+    del order
+    count = np.cumsum(np.where(begin, 1, -1).astype(np.int8), dtype=np.int32)
     opens = times[begin & (count == 2)]
     closes = times[~begin & (count == 1)]
     return np.stack([opens, closes], axis=1).astype(np.int64)

@@ -131,6 +131,7 @@ class Partition:
             self._cache["overlap_hi"] = np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows])
             self._cache["overlap_codes"] = (ref.speakers[ref_rows] * hyp.n_speakers
                                             + hyp.speakers[hyp_rows])
+            del ref_rows, hyp_rows, later_hyp, earlier_ref
         return (self._cache["overlap_lo"], self._cache["overlap_hi"],
                 self._cache["overlap_codes"])
 
