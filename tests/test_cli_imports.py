@@ -50,6 +50,19 @@ def test_cli_and_help_import_nothing_heavy(argv: list[str] | None) -> None:
     assert _heavy_after(argv) == {"code": 0, "heavy": []}
 
 
+def test_scoring_der_and_cp_imports_no_scipy(tmp_path: Path) -> None:
+    """The speaker mapping and pairing use speecheval.core.assignment, not scipy.optimize
+    (half a second of import, more than the scoring of an hour)."""
+    rttm, stm = tmp_path / "a.rttm", tmp_path / "a.stm"
+    rttm.write_text("SPEAKER f 1 0 2 <NA> <NA> a <NA> <NA>\n")
+    stm.write_text("s 1 A 0 2 hello world\n")
+    for argv in (["transcripts", "der", "--ref", str(rttm), "--hyp", str(rttm)],
+                 ["transcripts", "cp", "--ref", str(stm), "--hyp", str(stm)]):
+        outcome = _heavy_after(argv)
+        assert outcome["code"] == 0, argv
+        assert [m for m in outcome["heavy"] if m.startswith("scipy")] == [], argv  # type: ignore[attr-defined]
+
+
 def test_help_in_a_real_process_lists_every_family() -> None:
     env = {**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "80"}
     done = subprocess.run([sys.executable, "-m", "speecheval", "--help"], capture_output=True,

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.assignment import linear_sum_assignment
 from ...core.errors import InputError
 from ...core.timebase import to_us
 from ..formats.rttm import RttmTurn
@@ -121,8 +122,6 @@ def framed_jer(ref: Sequence[DscoreTurn], hyp: Sequence[DscoreTurn],
                          "10 ms frame inside the UEM, where dscore's JER is 0/0 (dscore "
                          "stops here)")
     errors = 1.0 - intersect / union
-    from scipy.optimize import linear_sum_assignment  # here: slow to import
-
     rows, cols = linear_sum_assignment(errors)
     per_speaker = np.ones(n_ref)
     per_speaker[rows] = errors[rows, cols]

@@ -7,7 +7,7 @@ Definitions (md-eval-22 for DER, dscore for JER), per elementary interval of dur
 * scored speaker time ``d * R``; missed ``d * max(R - H, 0)``; false alarm
   ``d * max(H - R, 0)``; confusion ``d * (min(R, H) - C)``.
 * The mapping is one-to-one between reference and system speakers and maximises their
-  total co-occurrence (Hungarian, ``scipy.optimize.linear_sum_assignment``) over the
+  total co-occurrence (:func:`speecheval.core.assignment.linear_sum_assignment`) over the
   *mapping region*: md-eval maps over the whole UEM before collars and overlap
   exclusion (``"uem"``), pyannote.metrics over the UEM minus collars
   (``"uem_minus_collar"``).
@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.assignment import linear_sum_assignment
 from .partition import Activity, Partition
 from .result import DerComponents, JerComponents
 
@@ -48,8 +49,6 @@ def optimal_mapping(overlap: NDArray[np.int64]) -> Pairs:
     if overlap.size == 0:
         empty = np.empty(0, dtype=np.intp)
         return empty, empty
-    from scipy.optimize import linear_sum_assignment  # here: slow to import
-
     ref, hyp = linear_sum_assignment(overlap, maximize=True)
     keep = overlap[ref, hyp] > 0
     return ref[keep], hyp[keep]
@@ -88,8 +87,6 @@ def jer_components(part: Partition, region: NDArray[np.bool_]) -> JerComponents:
     intersect = cooccurrence(part, region)[np.ix_(ref_keep, hyp_keep)]
     union = ref_time[ref_keep][:, None] + hyp_time[hyp_keep][None, :] - intersect
     errors = 1.0 - intersect / union
-    from scipy.optimize import linear_sum_assignment  # here: slow to import
-
     rows, cols = linear_sum_assignment(errors)
     per_speaker = np.ones(n_ref)
     per_speaker[rows] = errors[rows, cols]
