@@ -14,15 +14,12 @@ over the target).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
-import time
-from pathlib import Path
+
+from whole_process import process_times
 
 TARGET_S = 0.3
-SRC = Path(__file__).resolve().parents[1] / "src"
 BASELINE = ("python -c 'import numpy, click'", [sys.executable, "-c", "import numpy, click"])
 COMMANDS = [
     ("speecheval --help", [sys.executable, "-m", "speecheval", "--help"]),
@@ -31,29 +28,18 @@ COMMANDS = [
 ]
 
 
-def wall_times(argv: list[str], repeats: int) -> list[float]:
-    """Wall seconds of ``repeats`` fresh runs of ``argv`` (each must exit 0)."""
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - started)
-    return times
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
-    wall_times(BASELINE[1], 1)  # warm the file cache
-    base = wall_times(BASELINE[1], args.repeats)
+    process_times(BASELINE[1], 1)  # warm the file cache
+    base = process_times(BASELINE[1], args.repeats)
     base_median = statistics.median(base)
     print(f"{'command':<36} {'min s':>7} {'median s':>9} {'vs baseline':>12}")
     print(f"{BASELINE[0]:<36} {min(base):7.3f} {base_median:9.3f} {'1.00x':>12}")
     ok = True
     for name, argv in COMMANDS:
-        times = wall_times(argv, args.repeats)
+        times = process_times(argv, args.repeats)
         median = statistics.median(times)
         ok &= median < TARGET_S
         print(f"{name:<36} {min(times):7.3f} {median:9.3f} {median / base_median:11.2f}x")

@@ -26,16 +26,16 @@ Run: ``.venv/bin/python benchmarks/transcripts_cp_speed.py [--skip-meeteval]
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+
+from whole_process import process_times
 
 from speecheval.transcripts.formats.segment import Segment
 from speecheval.transcripts.text.cp import cp_error_rate, speaker_tokens
@@ -50,7 +50,6 @@ PUNCT = "，。？！"
 ISSUE_DENSITY = 16.7  # characters a second of the issue's transcript (55-78 per 4 s turn)
 REALISTIC_DENSITY = 4.5
 PROCESS_RATIO = 3.0
-SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def generate(hours: float = 1.0, seed: int = 20260721,
@@ -125,27 +124,15 @@ def spaced_characters(segments: list[Segment]) -> dict[str, str]:
     return out
 
 
-def process_seconds(argv: list[str], repeats: int = 3) -> float:
-    """Minimum wall time of ``repeats`` fresh runs of ``argv`` (each must exit 0)."""
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
 def whole_process(ref: list[Segment], hyp: list[Segment], with_meeteval: bool) -> bool:
     """Time both commands as fresh processes; True when ours is at least 3x faster."""
     with tempfile.TemporaryDirectory() as tmp:
         ref_stm, hyp_stm = Path(tmp, "ref.stm"), Path(tmp, "hyp.stm")
         write_stm(ref_stm, ref)
         write_stm(hyp_stm, hyp)
-        ours = process_seconds([sys.executable, "-m", "speecheval", "transcripts", "cp",
+        ours = min(process_times([sys.executable, "-m", "speecheval", "transcripts", "cp",
                                 "--ref", str(ref_stm), "--hyp", str(hyp_stm), "--unit",
-                                "char"])
+                                "char"]))
         print(f"whole process: speecheval transcripts cp --unit char  {ours:.3f} s")
         meeteval = shutil.which("meeteval-wer", path=str(Path(sys.executable).parent))
         if not with_meeteval or meeteval is None:
@@ -154,9 +141,9 @@ def whole_process(ref: list[Segment], hyp: list[Segment], with_meeteval: bool) -
         spaced_ref, spaced_hyp = Path(tmp, "ref_chars.stm"), Path(tmp, "hyp_chars.stm")
         write_stm(spaced_ref, ref, spaced_characters(ref))
         write_stm(spaced_hyp, hyp, spaced_characters(hyp))
-        theirs = process_seconds([meeteval, "cpwer", "-r", str(spaced_ref), "-h",
+        theirs = min(process_times([meeteval, "cpwer", "-r", str(spaced_ref), "-h",
                                   str(spaced_hyp), "--average-out", str(Path(tmp, "a.yaml")),
-                                  "--per-reco-out", str(Path(tmp, "p.yaml"))])
+                                  "--per-reco-out", str(Path(tmp, "p.yaml"))]))
         print(f"whole process: meeteval-wer cpwer                   {theirs:.3f} s")
         print(f"whole process ratio meeteval / ours: {theirs / ours:.1f}x "
               f"(target >= {PROCESS_RATIO:g}x)")

@@ -4,7 +4,7 @@ Issue 15 asks for 1M reference and 1M system turns in one file pair in under 3 s
 300 MB peak, growing linearly in turns and not in turns x speakers. Each case is a whole
 ``speecheval transcripts der --json`` process (parsing, default UEM, the main protocol
 with its overlap variants, JER, the md-eval differences, the JSON), run in a fresh
-subprocess; the wall time and the peak resident memory (``ru_maxrss`` of that child) are
+subprocess; the wall time and the peak resident memory (``VmHWM`` of that child) are
 printed for 10k, 100k, 1M and 3M turns a side and for 4 and 32 speakers.
 
 The pairs are synthetic and seeded: each reference speaker's turns follow one another
@@ -64,20 +64,35 @@ def _rttm_text(starts: np.ndarray, lengths: np.ndarray, labels: np.ndarray,
                                       strict=True))
 
 
+# Runs the command and writes the process's peak resident memory (VmHWM) to a file.
+# ru_maxrss would not do: Linux keeps it across exec, so a child forked from this large
+# process would report this process's size.
+_CHILD = """
+import sys
+from pathlib import Path
+from speecheval.cli import main
+code = main(sys.argv[2:])
+hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
+Path(sys.argv[1]).write_text(hwm[0].split()[1])
+sys.exit(code)
+"""
+
+
 def run_der(ref: Path, hyp: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one ``speecheval transcripts der`` process."""
+    """Wall seconds and peak resident memory (MB) of one ``speecheval transcripts der``
+    process."""
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    argv = [sys.executable, "-m", "speecheval", "transcripts", "der", "--ref", str(ref),
-            "--hyp", str(hyp), "--json"]
+    peak_file = ref.with_suffix(".peak")
+    argv = [sys.executable, "-c", _CHILD, str(peak_file), "transcripts", "der", "--ref",
+            str(ref), "--hyp", str(hyp), "--json"]
     started = time.perf_counter()
-    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
+    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seconds = time.perf_counter() - started
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise SystemExit(f"speecheval transcripts der exited {child.returncode} on {ref}")
-    return seconds, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
+    if done.returncode != 0:
+        raise SystemExit(f"speecheval transcripts der exited {done.returncode} on {ref}")
+    peak_kib = int(peak_file.read_text())
+    peak_file.unlink()
+    return seconds, peak_kib / 1024
 
 
 def main() -> int:
