@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,8 +36,8 @@ class Activity:
     ``lo[k]`` to ``hi[k] - 1``; ``n_intervals`` intervals, ``n_speakers`` speakers.
     """
 
-    lo: NDArray[np.int64]
-    hi: NDArray[np.int64]
+    lo: NDArray[np.int32]
+    hi: NDArray[np.int32]
     speakers: NDArray[np.int64]
     n_intervals: int
     n_speakers: int
@@ -44,16 +45,16 @@ class Activity:
     @classmethod
     def of(cls, bounds: NDArray[np.int64], turns: SpeakerTurns) -> Activity:
         """Where the merged ``turns`` talk between ``bounds`` (every turn edge is one)."""
-        return cls(np.searchsorted(bounds, turns.starts).astype(np.int64),
-                   np.searchsorted(bounds, turns.ends).astype(np.int64), turns.speakers,
+        return cls(np.searchsorted(bounds, turns.starts).astype(np.int32),
+                   np.searchsorted(bounds, turns.ends).astype(np.int32), turns.speakers,
                    max(bounds.size - 1, 0), len(turns.labels))
 
-    def counts(self) -> NDArray[np.int64]:
+    def counts(self) -> NDArray[np.int32]:
         """Number of active speakers per interval (+1 where a turn starts, -1 where it
         ends, summed up)."""
         steps = (np.bincount(self.lo, minlength=self.n_intervals + 1)
                  - np.bincount(self.hi, minlength=self.n_intervals + 1))
-        counts: NDArray[np.int64] = np.cumsum(steps[:-1])
+        counts: NDArray[np.int32] = np.cumsum(steps[:-1], dtype=np.int32)
         return counts
 
     def time(self, weights: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -61,7 +62,7 @@ class Activity:
         return _per_code(self.speakers, self.lo, self.hi, weights, self.n_speakers)
 
 
-def _per_code(codes: NDArray[np.int64], lo: NDArray[np.int64], hi: NDArray[np.int64],
+def _per_code(codes: NDArray[np.integer], lo: NDArray[np.integer], hi: NDArray[np.integer],
               weights: NDArray[np.int64], n_codes: int) -> NDArray[np.int64]:
     """Sum over ``k`` of ``weights[lo[k]:hi[k]]``, per code ``codes[k]``.
 
@@ -69,7 +70,8 @@ def _per_code(codes: NDArray[np.int64], lo: NDArray[np.int64], hi: NDArray[np.in
     and is exact too: every partial sum is a whole number of microseconds far below 2**53
     (285 years).
     """
-    prefix = np.concatenate([[0], np.cumsum(weights)])
+    prefix = np.zeros(weights.size + 1, dtype=np.int64)
+    np.cumsum(weights, out=prefix[1:])
     totals = np.bincount(codes, weights=prefix[hi] - prefix[lo], minlength=n_codes)
     return np.rint(totals).astype(np.int64)
 
@@ -87,30 +89,33 @@ class Partition:
     ref: Activity
     hyp: Activity
     inside: Mapping[str, NDArray[np.bool_]]
-    _cache: dict[str, NDArray[np.int64]] = field(default_factory=dict, repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def durations(self) -> NDArray[np.int64]:
         """Duration of each interval (µs)."""
         if "durations" not in self._cache:
             self._cache["durations"] = np.diff(self.bounds)
-        return self._cache["durations"]
+        durations: NDArray[np.int64] = self._cache["durations"]
+        return durations
 
     @property
-    def n_ref(self) -> NDArray[np.int64]:
+    def n_ref(self) -> NDArray[np.int32]:
         """Number of active reference speakers per interval."""
         if "n_ref" not in self._cache:
             self._cache["n_ref"] = self.ref.counts()
-        return self._cache["n_ref"]
+        counts: NDArray[np.int32] = self._cache["n_ref"]
+        return counts
 
     @property
-    def n_hyp(self) -> NDArray[np.int64]:
+    def n_hyp(self) -> NDArray[np.int32]:
         """Number of active system speakers per interval."""
         if "n_hyp" not in self._cache:
             self._cache["n_hyp"] = self.hyp.counts()
-        return self._cache["n_hyp"]
+        counts: NDArray[np.int32] = self._cache["n_hyp"]
+        return counts
 
-    def overlaps(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    def overlaps(self) -> tuple[NDArray[np.integer], NDArray[np.integer], NDArray[np.integer]]:
         """Every overlapping pair of a reference and a system turn, as the intervals
         ``[lo, hi)`` they share and ``ref speaker * system speakers + system speaker``
         (computed once).
@@ -130,7 +135,7 @@ class Partition:
             self._cache["overlap_lo"] = np.maximum(ref.lo[ref_rows], hyp.lo[hyp_rows])
             self._cache["overlap_hi"] = np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows])
             self._cache["overlap_codes"] = (ref.speakers[ref_rows] * hyp.n_speakers
-                                            + hyp.speakers[hyp_rows])
+                                            + hyp.speakers[hyp_rows]).astype(np.int32)
             del ref_rows, hyp_rows, later_hyp, earlier_ref
         return (self._cache["overlap_lo"], self._cache["overlap_hi"],
                 self._cache["overlap_codes"])
@@ -142,8 +147,8 @@ class Partition:
         return _per_code(codes, lo, hi, weights, shape[0] * shape[1]).reshape(shape)
 
 
-def _holding(lo: NDArray[np.int64], hi: NDArray[np.int64],
-             points: NDArray[np.int64]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+def _holding(lo: NDArray[np.int32], hi: NDArray[np.int32],
+             points: NDArray[np.int32]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Every ``(point, range)`` with ``lo[range] <= points[point] < hi[range]``.
 
     The ranges are indexed by their own edges, so each point falls into one cell of
