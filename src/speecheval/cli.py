@@ -12,25 +12,31 @@ import sys
 import click
 
 from . import __version__
-from .agents.cli import agents
+from .cli_lazy import Lazy, LazyGroup
 from .core.errors import EXIT_BAD_INPUT, SpeechEvalError
-from .fdb.v10.cli import fdb10
-from .fdb.v15.cli import fdb15
-from .session.cli import session
-from .transcripts.cli import transcripts
+
+# Each family is imported when its command runs; the listing uses these texts, which are
+# the groups' docstrings (tests/test_cli_imports.py checks they stay the same).
+FAMILIES = {
+    "agents": Lazy("speecheval.agents.cli:agents", "Reference agents to record against."),
+    "fdb10": Lazy("speecheval.fdb.v10.cli:fdb10",
+                  "Full-Duplex-Bench v1.0: reference trees and unified turn-taking scores."),
+    "fdb15": Lazy("speecheval.fdb.v15.cli:fdb15",
+                  "Full-Duplex-Bench v1.5: overlap scenarios (dataset and timing)."),
+    "session": Lazy("speecheval.session.cli:session",
+                    "Play a scripted user track into a voice agent and measure the "
+                    "conversation."),
+    "transcripts": Lazy("speecheval.transcripts.cli:transcripts",
+                        "Score transcripts, speaker attribution and timestamps (WER/CER/MER, "
+                        "DER/JER, cpWER)."),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, lazy=FAMILIES,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="speecheval")
 def app() -> None:
     """Measure spoken-dialogue systems from their audio."""
-
-
-app.add_command(agents)
-app.add_command(fdb10)
-app.add_command(fdb15)
-app.add_command(session)
-app.add_command(transcripts)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,6 @@ from typing import BinaryIO
 import numpy as np
 import soundfile as sf
 from numpy.typing import NDArray
-from scipy.signal import resample_poly
 
 from .errors import InputError
 from .output import atomic_write_bytes
@@ -203,6 +202,8 @@ def resample(samples: Samples, rate_in: int, rate_out: int) -> Samples:
     """
     if rate_in == rate_out:
         return samples
+    from scipy.signal import resample_poly  # here: scipy.signal takes half a second to import
+
     common = gcd(rate_in, rate_out)
     out = resample_poly(samples, rate_out // common, rate_in // common)
     return np.asarray(out, dtype=np.float32)

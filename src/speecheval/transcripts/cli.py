@@ -1,20 +1,22 @@
-"""``speecheval transcripts``: transcription, diarization and timestamp scoring."""
+"""``speecheval transcripts``: transcription, diarization and timestamp scoring.
+
+Each subcommand's module is imported when it runs (:mod:`speecheval.cli_lazy`).
+"""
 
 from __future__ import annotations
 
 import click
 
-from .diarization.cli import der
-from .score.cli import score
-from .text.cli import cp, wer
+from ..cli_lazy import Lazy, LazyGroup
+
+COMMANDS = {
+    "der": Lazy("speecheval.transcripts.diarization.cli:der"),
+    "cp": Lazy("speecheval.transcripts.text.cli:cp"),
+    "wer": Lazy("speecheval.transcripts.text.cli:wer"),
+    "score": Lazy("speecheval.transcripts.score.cli:score"),
+}
 
 
-@click.group()
+@click.group(cls=LazyGroup, lazy=COMMANDS)
 def transcripts() -> None:
     """Score transcripts, speaker attribution and timestamps (WER/CER/MER, DER/JER, cpWER)."""
-
-
-transcripts.add_command(der)
-transcripts.add_command(cp)
-transcripts.add_command(wer)
-transcripts.add_command(score)

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import scipy.signal  # noqa: F401  # here, not at the first reply: a live reply must not wait for it
 from numpy.typing import NDArray
 
 from ...core.audio import read_mono, resample

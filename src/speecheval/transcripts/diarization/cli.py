@@ -15,15 +15,9 @@ from pathlib import Path
 
 import click
 
-from ...core.canonical_json import dumps
 from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
-from ..formats.rttm import RTTM
-from ..formats.uem import UEM
-from .render import report_dict, table, unsupported_dict
-from .result import COMPAT_MODES, Compat, DiarizationUnsupported
-from .score import MAIN_COLLAR_S, default_uem, score_files, score_lattifai_parity, total
-from .scoring_region import clipped_turns, parse_durations
+from .settings import COMPAT_MODES, MAIN_COLLAR_S, Compat
 
 DEFAULT_UEM_SOURCES: dict[Compat, str] = {
     "speecheval": "default: [0, last turn end over reference and hypothesis] per file "
@@ -93,6 +87,15 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
     A warning on stderr names every input that makes speecheval's, md-eval-22's and
     dscore's definitions differ here, with counts and seconds.
     """
+    # here, not at the top: --help needs none of the scorer (and jinja2 is slow to import)
+    from ...core.canonical_json import dumps
+    from ..formats.rttm import RTTM
+    from ..formats.uem import UEM
+    from .render import report_dict, table, unsupported_dict
+    from .result import DiarizationUnsupported
+    from .score import default_uem, score_files, score_lattifai_parity, total
+    from .scoring_region import clipped_turns, parse_durations
+
     if uem_path is not None and durations:
         raise InputError("give either --uem or --duration, not both")
     ref, hyp = RTTM.load(ref_path), RTTM.load(hyp_path)

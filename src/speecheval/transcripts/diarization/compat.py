@@ -33,9 +33,11 @@ from .differences import Differences, Occurrence
 from .dscore import FRAME_STEP_US, framed_jer, md_eval_uem_us, trimmed_turns
 from .md_eval import (
     Interval,
+    Intervals,
     as_spans,
     collared_region,
     difference,
+    intervals,
     length,
     overlap_zones,
     record_order,
@@ -43,9 +45,9 @@ from .md_eval import (
     tie_sensitive_seconds,
 )
 from .metrics import jer_components
-from .partition import Partition, collar_zones, coverage, covered, partition
+from .partition import Partition, collar_zones, partition
 from .result import Compat, JerComponents
-from .turns import SpeakerTurns, speaker_turns, turn_spans
+from .turns import SpeakerTurns, speaker_turns
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,21 +68,22 @@ class FileView:
 class _MdEvalRegions:
     """md-eval-22's scoring and ``-1`` regions of one file, and what is odd about them."""
 
-    scored: list[Interval]
-    single: list[Interval]
+    scored: Intervals
+    single: Intervals
     defect: Occurrence
     tie_order: Occurrence
 
 
-def file_view(compat: Compat, file_id: str, ref_turns: Sequence[RttmTurn],
-              hyp_turns: Sequence[RttmTurn], regions: Sequence[tuple[float, float]],
-              collar_us: int) -> FileView:
-    """Score-ready view of one file under ``compat`` (see the module)."""
+def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
+              regions: Sequence[tuple[float, float]], collar_us: int) -> FileView:
+    """Score-ready view of one file under ``compat`` (see the module); the turns are the
+    file's as read, labelled by speaker."""
     uem_us = [(to_us(start), to_us(end)) for start, end in regions]
-    given_ref = speaker_turns(turn_spans(ref_turns))
-    given_hyp = speaker_turns(turn_spans(hyp_turns))
+    given_ref = speaker_turns(ref_turns)
+    given_hyp = speaker_turns(hyp_turns)
     if compat == "dscore":
-        cut_ref, cut_hyp = trimmed_turns(ref_turns, regions), trimmed_turns(hyp_turns, regions)
+        cut_ref = trimmed_turns(_turn_objects(file_id, ref_turns), regions)
+        cut_hyp = trimmed_turns(_turn_objects(file_id, hyp_turns), regions)
         ref = _md_eval_input([t.speaker for t in cut_ref], [t.md_eval_us() for t in cut_ref])
         hyp = _md_eval_input([t.speaker for t in cut_hyp], [t.md_eval_us() for t in cut_hyp])
         md_uem = md_eval_uem_us(regions)
@@ -116,6 +119,11 @@ def file_view(compat: Compat, file_id: str, ref_turns: Sequence[RttmTurn],
                     jer=jer, differences=differences)
 
 
+def _turn_objects(file_id: str, turns: Spans) -> list[RttmTurn]:
+    """The turns as objects, for dscore's per-turn float arithmetic."""
+    return [RttmTurn(file_id, span) for span in turns]
+
+
 def _md_eval_input(names: list[str], spans: list[tuple[int, int]]) -> SpeakerTurns:
     return speaker_turns(Spans(np.array([a for a, _ in spans], dtype=np.int64),
                                np.array([b for _, b in spans], dtype=np.int64), labels=names))
@@ -124,13 +132,13 @@ def _md_eval_input(names: list[str], spans: list[tuple[int, int]]) -> SpeakerTur
 def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> _MdEvalRegions:
     """md-eval's regions over the reference records as md-eval reads them."""
     if ref.raw_starts.size == 0:  # md-eval does not score a file without reference turns
-        return _MdEvalRegions([], [], Occurrence(), Occurrence())
+        return _MdEvalRegions(intervals([]), intervals([]), Occurrence(), Occurrence())
     boundaries = np.concatenate([ref.raw_starts, ref.raw_ends])
     scored = collared_region(uem, boundaries, collar_us)
     records = record_order(ref.raw_starts, ref.raw_ends)
     single = single_speaker_region(scored, records)
     correct = difference(scored, overlap_zones(records))
-    wrong = difference(single, correct) + difference(correct, single)
+    wrong = np.concatenate([difference(single, correct), difference(correct, single)])
     ties = tie_sensitive_seconds(scored, records)
     return _MdEvalRegions(scored, single, Occurrence(len(wrong), length(wrong)),
                           Occurrence(1, ties) if ties else Occurrence())
@@ -140,36 +148,45 @@ def _unscored(ref: SpeakerTurns, hyp: SpeakerTurns, uem: Spans) -> Occurrence:
     """A file md-eval skips (no reference record), with the system speaker time in it."""
     if ref.raw_starts.size or hyp.starts.size == 0:
         return Occurrence()
-    bounds = np.unique(np.concatenate([hyp.starts, hyp.ends, uem.starts, uem.ends]))
-    active = coverage(bounds, hyp.starts, hyp.ends, hyp.speakers, len(hyp.labels)) > 0
-    inside = covered(bounds, uem)
-    return Occurrence(1, int(np.diff(bounds)[inside] @ active[inside].sum(axis=1)))
+    # a speaker's merged turns are disjoint: its time inside the UEM is their overlap with it
+    inside = _covered_before(uem, hyp.ends) - _covered_before(uem, hyp.starts)
+    return Occurrence(1, int(inside.sum()))
+
+
+def _covered_before(spans: Spans, times: NDArray[np.int64]) -> NDArray[np.int64]:
+    """For each time, how much of ``spans`` (as a set of instants) lies before it."""
+    union = spans.union()
+    before = np.concatenate([[0], np.cumsum(union.ends - union.starts)])
+    index = np.searchsorted(union.starts, times, side="right")  # spans starting at or before
+    last = np.maximum(index - 1, 0)
+    partial = np.where(index > 0, np.minimum(times, union.ends[last]) - union.starts[last], 0)
+    covered: NDArray[np.int64] = before[last] * (index > 0) + partial
+    return covered
 
 
 def self_overlap(turns: SpeakerTurns) -> Occurrence:
     """Self-overlap merges, and the time a speaker has two or more of its own turns."""
     if turns.counts.merges == 0:
         return Occurrence()
-    bounds = np.unique(np.concatenate([turns.raw_starts, turns.raw_ends]))
-    counts = coverage(bounds, turns.raw_starts, turns.raw_ends, turns.raw_speakers,
-                      len(turns.labels))
-    return Occurrence(turns.counts.merges, int(np.diff(bounds) @ (counts >= 2).sum(axis=1)))
+    # sweep each speaker's turn edges in time order: +1 at a start, -1 at an end
+    speakers = np.concatenate([turns.raw_speakers, turns.raw_speakers])
+    times = np.concatenate([turns.raw_starts, turns.raw_ends])
+    steps = np.concatenate([np.ones(turns.raw_starts.size, dtype=np.int64),
+                            -np.ones(turns.raw_ends.size, dtype=np.int64)])
+    order = np.lexsort((steps, times, speakers))  # ends before starts at one instant
+    speakers, times, depth = speakers[order], times[order], np.cumsum(steps[order])
+    same = speakers[1:] == speakers[:-1]
+    doubled = same & (depth[:-1] >= 2)
+    return Occurrence(turns.counts.merges, int((times[1:] - times[:-1])[doubled].sum()))
 
 
 def cut_at_uem(turns: SpeakerTurns, uem: Spans) -> Occurrence:
     """Reference turns with time both inside and outside the UEM, and the time outside."""
     starts, ends = turns.raw_starts, turns.raw_ends
-    bounds = np.unique(np.concatenate([starts, ends, uem.starts, uem.ends]))
-    inside = covered(bounds, uem)
-    durations = np.diff(bounds)
-    count = outside_us = 0
-    for lo, hi in zip(np.searchsorted(bounds, starts), np.searchsorted(bounds, ends),
-                      strict=True):
-        part_inside = inside[lo:hi]
-        if part_inside.any() and not part_inside.all():
-            count += 1
-            outside_us += int(durations[lo:hi][~part_inside].sum())
-    return Occurrence(count, outside_us)
+    inside = _covered_before(uem, ends) - _covered_before(uem, starts)
+    outside = (ends - starts) - inside
+    cut = (inside > 0) & (outside > 0)
+    return Occurrence(int(np.count_nonzero(cut)), int(outside[cut].sum()))
 
 
 def off_grid(boundaries: NDArray[np.int64], uem: Spans) -> Occurrence:

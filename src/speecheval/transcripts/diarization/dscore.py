@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import linear_sum_assignment
 
+from ...core.assignment import linear_sum_assignment
 from ...core.errors import InputError
 from ...core.timebase import to_us
 from ..formats.rttm import RttmTurn

@@ -38,32 +38,37 @@ from ...core.timeline import Spans
 from .partition import collar_zones
 
 Interval = tuple[int, int]
+# Intervals as an (n, 2) array of [start, end) µs; lists of pairs are accepted as input.
+Intervals = NDArray[np.int64]
+IntervalsLike = Intervals | Sequence[Interval]
 
-_BEG, _END = "BEG", "END"
+
+def intervals(given: IntervalsLike) -> Intervals:
+    """``given`` as an (n, 2) int64 array."""
+    return np.asarray(given, dtype=np.int64).reshape(-1, 2)
 
 
-def collared_region(uem: Sequence[Interval], boundaries: NDArray[np.int64],
-                    collar_us: int) -> list[Interval]:
+def collared_region(uem: IntervalsLike, boundaries: NDArray[np.int64],
+                    collar_us: int) -> Intervals:
     """md-eval's scoring region: the UEM regions minus ``±collar`` around ``boundaries``.
 
     With collar 0 md-eval uses its UEM regions as they are (touching regions stay apart);
     otherwise ``add_collars_to_uem`` returns maximal intervals, touching ones joined.
 
-    >>> collared_region([(0, 10), (10, 20)], np.array([4, 12]), 1)
-    [(0, 3), (5, 11), (13, 20)]
-    >>> collared_region([(0, 10), (10, 20)], np.array([4]), 0)
-    [(0, 10), (10, 20)]
+    >>> collared_region([(0, 10), (10, 20)], np.array([4, 12]), 1).tolist()
+    [[0, 3], [5, 11], [13, 20]]
+    >>> collared_region([(0, 10), (10, 20)], np.array([4]), 0).tolist()
+    [[0, 10], [10, 20]]
     """
-    regions = [(start, end) for start, end in uem if end > start]
+    regions = intervals(uem)
+    regions = regions[regions[:, 1] > regions[:, 0]]
     if collar_us == 0:
         return regions
-    kept: list[Interval] = as_spans(regions).difference(
-        collar_zones(boundaries, collar_us)).to_tuples()
-    return kept
+    return _of_spans(as_spans(regions).difference(collar_zones(boundaries, collar_us)))
 
 
-def single_speaker_region(scored: Sequence[Interval], turns: Sequence[Interval], *,
-                          ends_first: bool = True) -> list[Interval]:
+def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
+                          ends_first: bool = True) -> Intervals:
     """md-eval's ``-1`` region: ``scored`` minus its overlap zones, with md-eval's loop.
 
     ``turns`` are the reference records of one file in md-eval's order (by midpoint);
@@ -71,102 +76,108 @@ def single_speaker_region(scored: Sequence[Interval], turns: Sequence[Interval],
     Hand check (item 21): A 0-10, B 2-5, B 5-20 over [0, 8]; the overlap zones are [2, 5]
     and [5, 10], and md-eval keeps [5, 8] although it is overlap.
 
-    >>> single_speaker_region([(0, 8)], [(0, 10), (2, 5), (5, 20)])
-    [(0, 2), (5, 8)]
-    >>> single_speaker_region([(0, 30)], [(0, 10), (2, 5), (5, 20)])
-    [(0, 2), (10, 30)]
+    >>> single_speaker_region([(0, 8)], [(0, 10), (2, 5), (5, 20)]).tolist()
+    [[0, 2], [5, 8]]
+    >>> single_speaker_region([(0, 30)], [(0, 10), (2, 5), (5, 20)]).tolist()
+    [[0, 2], [10, 30]]
+
+    md-eval's loop, event by event in sorted order, after updating the counts: if it is
+    evaluating and the event leaves no scoring region or enters an overlap zone, and time
+    has passed since ``start``, it closes ``[start, now]``; otherwise, if the event is
+    inside a scoring region and outside every zone, it (re)starts evaluating from now.
+    Every event is one of the two kinds (closing or opening), so the region closed is
+    ``[t(last opening event), t(first later closing event at a later time)]``, and nothing
+    when every closing event before the next opening one comes at the same instant (the
+    "stuck" case of the module). That is what is computed here, without the loop.
     """
     zones = overlap_zones(turns, ends_first=ends_first)
-    events = [(start, "NSZ", _BEG) for start, _ in zones]
-    events += [(end, "NSZ", _END) for _, end in zones]
-    events += [(start, "UEM", _BEG) for start, end in scored if end > start]
-    events += [(end, "UEM", _END) for start, end in scored if end > start]
-    region: list[Interval] = []
-    uem_count = zone_count = 0
-    evaluating, start = False, 0
-    for time, kind, edge in _sorted(events, ends_first):
-        step = 1 if edge == _BEG else -1
-        if kind == "UEM":
-            uem_count += step
-        else:
-            zone_count += step
-        if evaluating and (uem_count == 0 or zone_count > 0) and time > start:
-            region.append((start, time))
-            evaluating = False
-        elif uem_count > 0 and zone_count == 0:
-            start, evaluating = time, True
-    return region
+    regions = intervals(scored)
+    regions = regions[regions[:, 1] > regions[:, 0]]
+    nz, nu = zones.shape[0], regions.shape[0]
+    times = np.concatenate([zones[:, 0], zones[:, 1], regions[:, 0], regions[:, 1]])
+    # +1 a begin, -1 an end; rank at one instant: ends first: ends 0, begins 1; else: zone
+    # begins 0, ends 1, scoring-region begins 2
+    step = np.repeat(np.array([1, -1, 1, -1], dtype=np.int8), [nz, nz, nu, nu])
+    is_zone = np.repeat([True, True, False, False], [nz, nz, nu, nu])
+    rank = (step > 0).astype(np.int8) if ends_first else np.where(
+        step > 0, np.where(is_zone, 0, 2), 1).astype(np.int8)
+    order = np.lexsort((rank, times))  # stable: list order within one time and rank
+    del rank
+    times, step, is_zone = times[order], step[order], is_zone[order]
+    del order
+    zone_count = np.cumsum(np.where(is_zone, step, 0), dtype=np.int32)
+    uem_count = np.cumsum(np.where(is_zone, 0, step), dtype=np.int32)
+    opening = (uem_count > 0) & (zone_count == 0)
+    del zone_count, uem_count, step, is_zone
+    last_open = np.maximum.accumulate(
+        np.where(opening, np.arange(times.size, dtype=np.int64), -1))
+    started = times[np.maximum(last_open, 0)]
+    closing = np.flatnonzero(~opening & (last_open >= 0) & (times > started))
+    owner = last_open[closing]
+    first = np.ones(closing.size, dtype=bool)
+    first[1:] = owner[1:] != owner[:-1]
+    closing = closing[first]
+    return np.stack([started[closing], times[closing]], axis=1).astype(np.int64)
 
 
-def overlap_zones(turns: Sequence[Interval], *, ends_first: bool = True) -> list[Interval]:
+def overlap_zones(turns: IntervalsLike, *, ends_first: bool = True) -> Intervals:
     """Where two or more reference records overlap (any speakers), as md-eval finds it:
     a zone opens when the record count reaches 2 and closes when it falls back to 1.
 
-    >>> overlap_zones([(0, 10), (2, 5), (5, 20)])
-    [(2, 5), (5, 10)]
+    >>> overlap_zones([(0, 10), (2, 5), (5, 20)]).tolist()
+    [[2, 5], [5, 10]]
     """
-    events = [(start, "SEG", _BEG) for start, end in turns if end > start]
-    events += [(end, "SEG", _END) for start, end in turns if end > start]
-    zones: list[Interval] = []
-    count, zone_start = 0, 0
-    for time, _kind, edge in _sorted(events, ends_first):
-        if edge == _BEG:
-            count += 1
-            if count == 2:
-                zone_start = time
-        else:
-            count -= 1
-            if count == 1:
-                zones.append((zone_start, time))
-    return zones
+    records = intervals(turns)
+    records = records[records[:, 1] > records[:, 0]]
+    n = records.shape[0]
+    times = np.concatenate([records[:, 0], records[:, 1]])
+    begin = np.repeat([True, False], [n, n])
+    rank = begin if ends_first else ~begin  # the rank of an event at one instant
+    order = np.lexsort((rank, times))
+    times, begin = times[order], begin[order]
+    del order
+    count = np.cumsum(np.where(begin, 1, -1).astype(np.int8), dtype=np.int32)
+    opens = times[begin & (count == 2)]
+    closes = times[~begin & (count == 1)]
+    return np.stack([opens, closes], axis=1).astype(np.int64)
 
 
-def record_order(starts: NDArray[np.int64], ends: NDArray[np.int64]) -> list[Interval]:
+def record_order(starts: NDArray[np.int64], ends: NDArray[np.int64]) -> Intervals:
     """Reference records in md-eval's order: sorted by midpoint, ties in input order."""
     order = np.argsort(starts + ends, kind="stable")
-    return [(int(starts[i]), int(ends[i])) for i in order]
+    return np.stack([starts[order], ends[order]], axis=1).astype(np.int64)
 
 
-def as_spans(intervals: Sequence[Interval]) -> Spans:
+def as_spans(given: IntervalsLike) -> Spans:
     """Intervals as the spans :func:`.partition.partition` takes."""
-    return Spans(np.array([a for a, _ in intervals], dtype=np.int64).reshape(-1),
-                 np.array([b for _, b in intervals], dtype=np.int64).reshape(-1))
+    pairs = intervals(given)
+    return Spans(pairs[:, 0], pairs[:, 1])
 
 
-def length(intervals: Sequence[Interval]) -> int:
+def length(given: IntervalsLike) -> int:
     """Total length of disjoint intervals."""
-    return sum(end - start for start, end in intervals)
+    pairs = intervals(given)
+    return int((pairs[:, 1] - pairs[:, 0]).sum())
 
 
-def difference(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
+def difference(a: IntervalsLike, b: IntervalsLike) -> Intervals:
     """The parts of ``a`` outside ``b`` (both lists of intervals; may overlap each other).
 
-    >>> difference([(0, 10)], [(2, 3), (5, 12)])
-    [(0, 2), (3, 5)]
+    >>> difference([(0, 10)], [(2, 3), (5, 12)]).tolist()
+    [[0, 2], [3, 5]]
     """
-    kept: list[Interval] = as_spans(a).difference(as_spans(b)).to_tuples()
-    return kept
+    return _of_spans(as_spans(a).difference(as_spans(b)))
 
 
-def tie_sensitive_seconds(scored: Sequence[Interval], turns: Sequence[Interval]) -> int:
+def tie_sensitive_seconds(scored: IntervalsLike, turns: IntervalsLike) -> int:
     """Microseconds on which the ``-1`` region depends on the order of simultaneous events
     (0 when it does not): the symmetric difference of the two orders' results."""
     first = single_speaker_region(scored, turns, ends_first=True)
     second = single_speaker_region(scored, turns, ends_first=False)
-    if first == second:
+    if np.array_equal(first, second):
         return 0
     return length(difference(first, second)) + length(difference(second, first))
 
 
-def _sorted(events: list[tuple[int, str, str]],
-            ends_first: bool) -> list[tuple[int, str, str]]:
-    """By time, then in list order, except at one instant: ends before begins, or with
-    ``ends_first=False`` the begins of records and overlap zones first (scoring regions
-    keep ends first: they reach md-eval already sorted, which Perl's sort keeps)."""
-    def rank(event: tuple[int, str, str]) -> int:
-        if ends_first:
-            return 0 if event[2] == _END else 1
-        if event[2] == _BEG:
-            return 2 if event[1] == "UEM" else 0
-        return 1
-    return sorted(events, key=lambda event: (event[0], rank(event)))
+def _of_spans(spans: Spans) -> Intervals:
+    return np.stack([spans.starts, spans.ends], axis=1).astype(np.int64)

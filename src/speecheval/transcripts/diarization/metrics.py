@@ -7,7 +7,7 @@ Definitions (md-eval-22 for DER, dscore for JER), per elementary interval of dur
 * scored speaker time ``d * R``; missed ``d * max(R - H, 0)``; false alarm
   ``d * max(H - R, 0)``; confusion ``d * (min(R, H) - C)``.
 * The mapping is one-to-one between reference and system speakers and maximises their
-  total co-occurrence (Hungarian, ``scipy.optimize.linear_sum_assignment``) over the
+  total co-occurrence (:func:`speecheval.core.assignment.linear_sum_assignment`) over the
   *mapping region*: md-eval maps over the whole UEM before collars and overlap
   exclusion (``"uem"``), pyannote.metrics over the UEM minus collars
   (``"uem_minus_collar"``).
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import linear_sum_assignment
 
-from .partition import Partition
+from ...core.assignment import linear_sum_assignment
+from .partition import Activity, Partition
 from .result import DerComponents, JerComponents
 
 Pairs = tuple[NDArray[np.intp], NDArray[np.intp]]
@@ -31,13 +31,9 @@ Pairs = tuple[NDArray[np.intp], NDArray[np.intp]]
 def cooccurrence(part: Partition, region: NDArray[np.bool_]) -> NDArray[np.int64]:
     """(reference, system) matrix of time (µs) both speakers are active inside ``region``.
 
-    The product runs in float64 (BLAS) and is exact: every partial sum is a whole number
-    of microseconds far below 2**53 (285 years).
+    Summed over the overlapping pairs of turns (:meth:`Partition.overlaps`), exactly.
     """
-    weights = np.where(region, part.durations, 0).astype(np.float64)
-    weighted_ref = part.ref_active * weights[:, None]
-    product = weighted_ref.T @ part.hyp_active.astype(np.float64)
-    return np.rint(product).astype(np.int64)
+    return part.cooccurrence(np.where(region, part.durations, 0))
 
 
 def optimal_mapping(overlap: NDArray[np.int64]) -> Pairs:
@@ -63,13 +59,13 @@ def der_components(part: Partition, region: NDArray[np.bool_], pairs: Pairs) -> 
     weights = np.where(region, part.durations, 0)
     n_ref, n_hyp = part.n_ref, part.n_hyp
     ref_idx, hyp_idx = pairs
-    correct = (part.ref_active[:, ref_idx] & part.hyp_active[:, hyp_idx]).sum(
-        axis=1, dtype=np.int64)
+    # time a reference speaker and its mapped system speaker talk together (correct)
+    correct_us = int(cooccurrence(part, region)[ref_idx, hyp_idx].sum()) if ref_idx.size else 0
     return DerComponents(
         scored_us=int(weights @ n_ref),
         missed_us=int(weights @ np.maximum(n_ref - n_hyp, 0)),
         false_alarm_us=int(weights @ np.maximum(n_hyp - n_ref, 0)),
-        confusion_us=int(weights @ (np.minimum(n_ref, n_hyp) - correct)),
+        confusion_us=int(weights @ np.minimum(n_ref, n_hyp)) - correct_us,
         region_us=int(weights.sum()),
     )
 
@@ -81,8 +77,7 @@ def jer_components(part: Partition, region: NDArray[np.bool_]) -> JerComponents:
     set just above zero), so a speaker heard only outside the UEM cannot add an error.
     """
     weights = np.where(region, part.durations, 0)
-    ref_time = weights @ part.ref_active.astype(np.int64)
-    hyp_time = weights @ part.hyp_active.astype(np.int64)
+    ref_time, hyp_time = part.ref.time(weights), part.hyp.time(weights)
     ref_keep, hyp_keep = ref_time > 0, hyp_time > 0
     n_ref = int(np.count_nonzero(ref_keep))
     if n_ref == 0:
@@ -98,6 +93,6 @@ def jer_components(part: Partition, region: NDArray[np.bool_]) -> JerComponents:
     return JerComponents(float(per_speaker.sum()), n_ref)
 
 
-def speakers_present(active: NDArray[np.bool_], weights: NDArray[np.int64]) -> int:
+def speakers_present(active: Activity, weights: NDArray[np.int64]) -> int:
     """Number of speakers with positive speech time under ``weights``."""
-    return int(np.count_nonzero(weights @ active.astype(np.int64) > 0))
+    return int(np.count_nonzero(active.time(weights) > 0))

@@ -14,11 +14,11 @@ from typing import ClassVar, Literal
 from ...core.results import FieldwiseSum, Result
 from ...core.timebase import from_us
 from .differences import Differences
+from .settings import COMPAT_MODES as COMPAT_MODES  # re-exported: long imported from here
+from .settings import Compat as Compat
 
 Track = Literal["main", "lattifai_parity"]
 MappingRegion = Literal["uem", "uem_minus_collar"]
-Compat = Literal["speecheval", "md-eval", "dscore"]
-COMPAT_MODES: tuple[Compat, ...] = ("speecheval", "md-eval", "dscore")
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...core.errors import InputError
-from ...core.timebase import to_us
-from ..formats.rttm import RTTM, RttmTurn
+from ...core.timebase import from_us, to_us
+from ...core.timeline import Spans
+from ..formats.rttm import NA, RTTM, RttmColumns, RttmTurn
 from ..formats.uem import UEM
 from .compat import file_view
 from .metrics import (
@@ -37,8 +38,9 @@ from .result import (
     SpeakerCount,
     Track,
 )
+from .settings import MAIN_COLLAR_S as MAIN_COLLAR_S  # re-exported: long imported from here
+from .turns import turn_spans
 
-MAIN_COLLAR_S = 0.25
 LATTIFAI_COLLAR_S = 0.1  # LattifAI runs pyannote.metrics with collar=0.2 (total width)
 
 NO_SPEAKERS = "the system gives no speaker attribution"
@@ -60,15 +62,31 @@ def default_uem(ref: RTTM, hyp: RTTM | None, compat: Compat = "speecheval") -> U
     >>> [default_uem(ref, hyp, c).regions("a") for c in ("speecheval", "md-eval", "dscore")]
     [((0.0, 8.0),), ((2.0, 5.0),), ((1.0, 8.0),)]
     """
+    sides = [ref.columns] if hyp is None else [ref.columns, hyp.columns]
     ref_files = set(ref.file_ids())
-    turns = list(ref.turns) + [t for t in (() if hyp is None else hyp.turns)
-                               if compat != "md-eval" or t.file_id not in ref_files]
-    extents: dict[str, tuple[float, float]] = {}
-    for turn in turns:
-        low, high = extents.get(turn.file_id, (turn.start, turn.end))
-        extents[turn.file_id] = (min(low, turn.start), max(high, turn.end))
-    first = {key: 0.0 if compat == "speecheval" else low for key, (low, _) in extents.items()}
-    return UEM.from_regions({key: ((first[key], high),) for key, (_, high) in extents.items()})
+    extents: dict[str, tuple[int, int]] = {}
+    for side, columns in enumerate(sides):
+        for file_id, (low, high) in _file_extents(columns).items():
+            if side == 1 and compat == "md-eval" and file_id in ref_files:
+                continue
+            known = extents.get(file_id, (low, high))
+            extents[file_id] = (min(known[0], low), max(known[1], high))
+    regions: dict[str, tuple[tuple[float, float], ...]] = {
+        key: ((0.0 if compat == "speecheval" else from_us(low), from_us(high)),)
+        for key, (low, high) in extents.items()}
+    return UEM.from_regions(regions)
+
+
+def _file_extents(columns: RttmColumns) -> dict[str, tuple[int, int]]:
+    """``(first start, last end)`` in µs of each file's turns."""
+    count = len(columns.file_names)
+    present = np.bincount(columns.files, minlength=count) > 0
+    low = np.full(count, np.iinfo(np.int64).max)
+    high = np.full(count, np.iinfo(np.int64).min)
+    np.minimum.at(low, columns.files, columns.starts)
+    np.maximum.at(high, columns.files, columns.ends)
+    return {columns.file_names[i]: (int(low[i]), int(high[i]))
+            for i in np.flatnonzero(present).tolist()}
 
 
 def score_files(ref: RTTM, hyp: RTTM | None, uem: UEM, *, collar_s: float = MAIN_COLLAR_S,
@@ -95,11 +113,12 @@ def score_files(ref: RTTM, hyp: RTTM | None, uem: UEM, *, collar_s: float = MAIN
     _check_covered(hyp, uem)
     if compat != "speecheval":
         check_compat_input(compat, ref, hyp, uem)
-    ref_files, hyp_files = ref.by_file(), hyp.by_file()
+    ref_files, hyp_files = ref.columns.spans_by_file(), hyp.columns.spans_by_file()
     return {
-        file_id: score_file(file_id, ref_files.get(file_id, ()), hyp_files.get(file_id, ()),
-                            uem.regions(file_id), collar_s=collar_s, track=track,
-                            mapping_region=mapping_region, compat=compat)
+        file_id: score_file(file_id, ref_files.get(file_id, Spans.empty()),
+                            hyp_files.get(file_id, Spans.empty()), uem.regions(file_id),
+                            collar_s=collar_s, track=track, mapping_region=mapping_region,
+                            compat=compat)
         for file_id in file_ids
     }
 
@@ -114,11 +133,11 @@ def check_compat_input(compat: Compat, ref: RTTM, hyp: RTTM, uem: UEM) -> None:
             raise InputError(f"line {line}: --compat {compat}: {kind} records are not "
                              f"reproduced ({tool} reads them as no-score zones or as turns); "
                              "keep only SPEAKER (and SPKR-INFO) records", path=rttm.path)
-        if compat == "dscore":
-            for turn in rttm.turns:
-                if turn.duration == 0:
-                    raise InputError(f"line {turn.line}: --compat dscore: zero-length turn, "
-                                     "which dscore refuses to load", path=rttm.path)
+        columns = rttm.columns
+        empty = np.flatnonzero(columns.ends == columns.starts)
+        if compat == "dscore" and empty.size:
+            raise InputError(f"line {columns.line(int(empty[0]))}: --compat dscore: "
+                             "zero-length turn, which dscore refuses to load", path=rttm.path)
     for segment in uem.segments:
         where = "" if segment.line is None else f"line {segment.line}: "
         if segment.end <= segment.start:
@@ -146,18 +165,21 @@ def score_lattifai_parity(ref: RTTM, hyp: RTTM | None,
                        mapping_region="uem_minus_collar")
 
 
-def score_file(file_id: str, ref_turns: Sequence[RttmTurn], hyp_turns: Sequence[RttmTurn],
-               regions: Sequence[tuple[float, float]], *, collar_s: float, track: Track,
-               mapping_region: MappingRegion, compat: Compat = "speecheval") -> DiarizationScore:
-    """All diarization quantities of one file over its UEM ``regions``."""
+def score_file(file_id: str, ref_turns: Spans | Sequence[RttmTurn],
+               hyp_turns: Spans | Sequence[RttmTurn], regions: Sequence[tuple[float, float]],
+               *, collar_s: float, track: Track, mapping_region: MappingRegion,
+               compat: Compat = "speecheval") -> DiarizationScore:
+    """All diarization quantities of one file over its UEM ``regions``; the turns are the
+    file's, as read (spans labelled by speaker, or turn objects)."""
     collar_us = to_us(collar_s)
-    view = file_view(compat, file_id, ref_turns, hyp_turns, regions, collar_us)
+    view = file_view(compat, file_id, _as_spans(ref_turns), _as_spans(hyp_turns), regions,
+                     collar_us)
     part, scored, single = view.part, view.scored, view.single
     mapping_mask = view.uem if mapping_region == "uem" else scored
     pairs = optimal_mapping(cooccurrence(part, mapping_mask))
     uem_weights = np.where(view.uem, part.durations, 0)
-    n_ref = speakers_present(part.ref_active, uem_weights)
-    n_hyp = speakers_present(part.hyp_active, uem_weights)
+    n_ref = speakers_present(part.ref, uem_weights)
+    n_hyp = speakers_present(part.hyp, uem_weights)
     return DiarizationScore(
         track=track, compat=compat, collar_us=collar_us, mapping_region=mapping_region,
         file_ids=(file_id,),
@@ -178,20 +200,33 @@ def score_file(file_id: str, ref_turns: Sequence[RttmTurn], hyp_turns: Sequence[
     )
 
 
+def _as_spans(turns: Spans | Sequence[RttmTurn]) -> Spans:
+    return turns if isinstance(turns, Spans) else turn_spans(turns)
+
+
 def _check_labels(rttm: RTTM, role: str) -> None:
     """A reference must name the speaker of every turn."""
-    for turn in rttm.turns:
-        if not turn.has_speaker:
-            raise InputError(f"line {turn.line}: {role} turn in file {turn.file_id!r} has no "
-                             "speaker name (<NA>)", path=rttm.path)
+    columns = rttm.columns
+    unnamed = _first_with_speaker(columns, NA)
+    if unnamed is not None:
+        file_id = columns.file_names[columns.files[unnamed]]
+        raise InputError(f"line {columns.line(unnamed)}: {role} turn in file {file_id!r} has "
+                         "no speaker name (<NA>)", path=rttm.path)
+
+
+def _first_with_speaker(columns: RttmColumns, name: str) -> int | None:
+    """Index of the first turn of speaker ``name``, or None."""
+    if name not in columns.speaker_names:
+        return None
+    hits = np.flatnonzero(columns.speakers == columns.speaker_names.index(name))
+    return int(hits[0])
 
 
 def _unsupported_reason(hyp: RTTM | None) -> str | None:
     """Why the system has no speaker attribution, or None; mixed labelling is an error."""
     if hyp is None:
         return NO_SPEAKERS
-    labelled = [turn.has_speaker for turn in hyp.turns]
-    if labelled and not any(labelled):
+    if hyp.columns.speaker_names == (NA,):
         return "every system turn has the speaker name <NA> (no speaker attribution)"
     _check_labels(hyp, role="system")
     return None
@@ -199,9 +234,13 @@ def _unsupported_reason(hyp: RTTM | None) -> str | None:
 
 def _check_covered(rttm: RTTM, uem: UEM) -> None:
     """Every annotated file must have a scoring region."""
+    columns = rttm.columns
     covered = set(uem.file_ids())
-    for turn in rttm.turns:
-        if turn.file_id not in covered:
-            where = f" {uem.path}" if uem.path else ""
-            raise InputError(f"line {turn.line}: file {turn.file_id!r} has no scoring region "
-                             f"in the UEM{where}", path=rttm.path)
+    missing = np.array([name not in covered for name in columns.file_names], dtype=bool)
+    outside = np.flatnonzero(missing[columns.files]) if missing.any() else np.zeros(0)
+    if outside.size:
+        first = int(outside[0])
+        where = f" {uem.path}" if uem.path else ""
+        raise InputError(f"line {columns.line(first)}: file "
+                         f"{columns.file_names[columns.files[first]]!r} has no scoring region "
+                         f"in the UEM{where}", path=rttm.path)

@@ -24,18 +24,24 @@ SPEAKER rec 1 0.500 1.250 <NA> <NA> spk1 <NA> <NA>
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
 from ...core.timebase import to_us
-from ...core.timeline import Span
-from ._io import data_lines, read_text, write_new
+from ...core.timeline import Span, Spans
+from ._io import read_text, write_new
+from .rttm_plain import plain_columns
 from .timed import SpanInSeconds
 
 NA = "<NA>"
+BOM = "\ufeff".encode()
 SPEAKER = "SPEAKER"
 SPEAKER_INFO = "SPKR-INFO"
 # Record types of the RTTM specification (NIST RT-09 plan, appendix A), as md-eval knows them.
@@ -105,7 +111,73 @@ class RttmTurn(SpanInSeconds):
         ])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
+class RttmColumns:
+    """The ``SPEAKER`` turns of an RTTM as columns: what scoring needs, one array each.
+
+    A million turns as :class:`RttmTurn` objects cost about 640 bytes each; as columns
+    they cost 32. ``files[i]`` and ``speakers[i]`` index ``file_names`` and
+    ``speaker_names`` (in order of first appearance), ``starts``/``ends`` are the
+    turn's µs (as :class:`RttmTurn` rounds them) and ``lines`` the 1-based source line
+    (0 when unknown).
+    """
+
+    file_names: tuple[str, ...]
+    files: NDArray[np.int32]
+    speaker_names: tuple[str, ...]
+    speakers: NDArray[np.int32]
+    starts: NDArray[np.int64]
+    ends: NDArray[np.int64]
+    lines: NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return int(self.starts.size)
+
+    @classmethod
+    def from_turns(cls, turns: Sequence[RttmTurn]) -> RttmColumns:
+        """Columns of turn objects, in their order."""
+        file_index: dict[str, int] = {}
+        speaker_index: dict[str, int] = {}
+        n = len(turns)
+        files = np.fromiter((file_index.setdefault(t.file_id, len(file_index)) for t in turns),
+                            dtype=np.int32, count=n)
+        speakers = np.fromiter((speaker_index.setdefault(t.speaker, len(speaker_index))
+                                for t in turns), dtype=np.int32, count=n)
+        return cls(tuple(file_index), files, tuple(speaker_index), speakers,
+                   np.fromiter((t.span.start_us for t in turns), dtype=np.int64, count=n),
+                   np.fromiter((t.span.end_us for t in turns), dtype=np.int64, count=n),
+                   np.fromiter((t.line or 0 for t in turns), dtype=np.int64, count=n))
+
+    def file_ids(self) -> tuple[str, ...]:
+        """File ids with turns, in sorted order."""
+        present = np.flatnonzero(np.bincount(self.files, minlength=len(self.file_names)))
+        return tuple(sorted(self.file_names[i] for i in present.tolist()))
+
+    def line(self, index: int) -> int | None:
+        """Source line of turn ``index`` (None when unknown)."""
+        return int(self.lines[index]) or None
+
+    def spans_by_file(self) -> dict[str, Spans]:
+        """Each file's turns as spans labelled by speaker, in input order (files sorted).
+
+        Labels are the file's own speakers, sorted, as :meth:`Spans.from_spans` gives.
+        """
+        order = np.argsort(self.files, kind="stable")
+        cuts = np.flatnonzero(np.diff(self.files[order])) + 1
+        result: dict[str, Spans] = {}
+        for rows in np.split(order, cuts) if order.size else []:
+            speakers = self.speakers[rows]
+            present = np.flatnonzero(np.bincount(speakers, minlength=len(self.speaker_names)))
+            names = [self.speaker_names[i] for i in present.tolist()]
+            rank = np.argsort(np.array(names, dtype=str), kind="stable")
+            code = np.zeros(len(self.speaker_names), dtype=np.int32)
+            code[present[rank]] = np.arange(rank.size, dtype=np.int32)
+            result[self.file_names[int(self.files[rows[0]])]] = Spans._trusted(
+                self.starts[rows], self.ends[rows], code[speakers],
+                tuple(names[i] for i in rank.tolist()))
+        return dict(sorted(result.items()))
+
+
 class RTTM:
     """The ``SPEAKER`` turns of one RTTM file, in file order.
 
@@ -113,12 +185,70 @@ class RTTM:
     of those that are not ``SPKR-INFO`` (md-eval turns ``NOSCORE`` and ``NON-LEX`` into
     no-score zones and dscore reads any of them as a turn, so the compatibility modes
     refuse them).
+
+    A parsed RTTM holds its turns as :class:`RttmColumns` (``columns``), which is what
+    scoring reads; the :class:`RttmTurn` objects (``turns``) are made on first use.
     """
 
-    turns: tuple[RttmTurn, ...]
-    path: str | None = None
-    ignored_records: int = 0
-    other_records: tuple[tuple[int, str], ...] = ()
+    __slots__ = ("_turns", "_columns", "_extras", "path", "ignored_records", "other_records")
+
+    def __init__(self, turns: Sequence[RttmTurn] = (), path: str | None = None,
+                 ignored_records: int = 0, other_records: tuple[tuple[int, str], ...] = ()
+                 ) -> None:
+        self._turns: tuple[RttmTurn, ...] | None = tuple(turns)
+        self._columns: RttmColumns | None = None
+        self._extras: dict[int, tuple[str, ...]] = {}
+        self.path = path
+        self.ignored_records = ignored_records
+        self.other_records = other_records
+
+    @classmethod
+    def _from_columns(cls, columns: RttmColumns, extras: dict[int, tuple[str, ...]],
+                      path: str | None, ignored_records: int,
+                      other_records: tuple[tuple[int, str], ...]) -> RTTM:
+        rttm = cls((), path, ignored_records, other_records)
+        rttm._turns, rttm._columns, rttm._extras = None, columns, extras
+        return rttm
+
+    def with_turns(self, turns: Iterable[RttmTurn]) -> RTTM:
+        """The same file (path, other records) with other turns."""
+        return RTTM(tuple(turns), self.path, self.ignored_records, self.other_records)
+
+    @property
+    def turns(self) -> tuple[RttmTurn, ...]:
+        """The turns as objects (made from the columns on first use)."""
+        if self._turns is None:
+            self._turns = tuple(self._turn(i) for i in range(len(self.columns)))
+        return self._turns
+
+    @property
+    def columns(self) -> RttmColumns:
+        """The turns as columns (made from the objects on first use)."""
+        if self._columns is None:
+            self._columns = RttmColumns.from_turns(self.turns)
+        return self._columns
+
+    def _turn(self, index: int) -> RttmTurn:
+        c = self.columns
+        channel, ortho, subtype, confidence, slat = self._extras.get(index, _DEFAULTS)
+        return RttmTurn(c.file_names[c.files[index]],
+                        Span(int(c.starts[index]), int(c.ends[index]),
+                             c.speaker_names[c.speakers[index]]),
+                        channel=channel, ortho=ortho, subtype=subtype, confidence=confidence,
+                        slat=slat, line=c.line(index))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RTTM):
+            return NotImplemented
+        return (self.turns, self.path, self.ignored_records, self.other_records) == (
+            other.turns, other.path, other.ignored_records, other.other_records)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"RTTM(turns={self.turns!r}, path={self.path!r}, "
+                f"ignored_records={self.ignored_records!r}, "
+                f"other_records={self.other_records!r})")
 
     @classmethod
     def parse(cls, text: str, path: str | Path | None = None) -> RTTM:
@@ -133,28 +263,32 @@ class RTTM:
         speecheval.core.errors.InputError: x: line 1: bad onset: not a number of seconds: 'zero' ...
         """
         where = None if path is None else str(path)
-        turns: list[RttmTurn] = []
-        ignored = 0
-        others: list[tuple[int, str]] = []
-        for number, stripped in data_lines(text, ("#", ";")):
-            fields = stripped.split()
-            kind = fields[0].upper()
-            if kind != SPEAKER:
-                if kind not in OTHER_RECORD_TYPES:
-                    raise InputError(f"line {number}: unknown RTTM record type {fields[0]!r}",
-                                     path=where)
-                ignored += 1
-                if kind != SPEAKER_INFO:
-                    others.append((number, kind))
-                continue
-            turns.append(_parse_speaker(fields, number, where))
-        return cls(tuple(turns), path=where, ignored_records=ignored,
-                   other_records=tuple(others))
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: not plain, the line reader decides
+            data = b""
+        return cls._plain(data, where) or _ColumnReader(where).read(text)
 
     @classmethod
     def load(cls, path: str | Path) -> RTTM:
         """Read and parse an RTTM file (UTF-8, a BOM is dropped)."""
-        return cls.parse(read_text(path, "RTTM"), path=path)
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            data = b""  # read_text names the problem
+        return cls._plain(data.removeprefix(BOM), str(path)) or cls.parse(
+            read_text(path, "RTTM"), path=path)
+
+    @classmethod
+    def _plain(cls, data: bytes, path: str | None) -> RTTM | None:
+        """A plain RTTM read from its bytes (:mod:`.rttm_plain`), or None if not plain."""
+        plain = plain_columns(data)
+        if plain is None:
+            return None
+        file_names, files, speaker_names, speakers, starts, ends = plain
+        lines = np.arange(1, starts.size + 1, dtype=np.int64)
+        return cls._from_columns(RttmColumns(file_names, files, speaker_names, speakers,
+                                             starts, ends, lines), {}, path, 0, ())
 
     def dumps(self) -> str:
         """RTTM text: one ``SPEAKER`` line per turn, newline-terminated."""
@@ -166,7 +300,7 @@ class RTTM:
 
     def file_ids(self) -> tuple[str, ...]:
         """File ids in sorted order."""
-        return tuple(sorted({turn.file_id for turn in self.turns}))
+        return self.columns.file_ids()
 
     def by_file(self) -> dict[str, tuple[RttmTurn, ...]]:
         """Turns grouped by file id (file order kept inside each group)."""
@@ -174,6 +308,85 @@ class RTTM:
         for turn in self.turns:
             groups.setdefault(turn.file_id, []).append(turn)
         return {key: tuple(value) for key, value in sorted(groups.items())}
+
+
+_DEFAULTS = ("1", NA, NA, NA, NA)  # channel, ortho, subtype, confidence, slat
+_CHUNK_LINES = 16384
+
+
+class _ColumnReader:
+    """Parses RTTM text line by line into columns, a chunk of lines at a time (so the
+    per-line objects of one chunk at most are alive at once); used for text that is not
+    plain (:mod:`.rttm_plain`), with the checks and messages of one turn per line."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.file_index: dict[str, int] = {}
+        self.speaker_index: dict[str, int] = {}
+        self.parts: list[tuple[NDArray[Any], ...]] = []
+        self.extras: dict[int, tuple[str, ...]] = {}
+        self.count = 0
+        self.ignored = 0
+        self.others: list[tuple[int, str]] = []
+
+    def read(self, text: str) -> RTTM:
+        first_line = 1
+        for chunk in _chunks(text):
+            lines = chunk.splitlines()
+            self._add([line.split() for line in lines], first_line)
+            first_line += len(lines)
+        files, speakers, starts, ends, numbers = (
+            np.concatenate([part[k] for part in self.parts]).astype(dtype) if self.parts
+            else np.zeros(0, dtype=dtype)
+            for k, dtype in enumerate((np.int32, np.int32, np.int64, np.int64, np.int64)))
+        return RTTM._from_columns(
+            RttmColumns(tuple(self.file_index), files, tuple(self.speaker_index), speakers,
+                        starts, ends, numbers),
+            self.extras, self.path, self.ignored, tuple(self.others))
+
+    def _add(self, rows: list[list[str]], first_line: int) -> None:
+        """The records of a chunk of lines split into fields, checked one at a time."""
+        turns: list[RttmTurn] = []
+        for offset, fields in enumerate(rows):
+            if not fields or fields[0].startswith(("#", ";")):
+                continue
+            number = first_line + offset
+            kind = fields[0].upper()
+            if kind != SPEAKER:
+                if kind not in OTHER_RECORD_TYPES:
+                    raise InputError(f"line {number}: unknown RTTM record type {fields[0]!r}",
+                                     path=self.path)
+                self.ignored += 1
+                if kind != SPEAKER_INFO:
+                    self.others.append((number, kind))
+                continue
+            turns.append(_parse_speaker(fields, number, self.path))
+        for turn in turns:
+            extra = (turn.channel, turn.ortho, turn.subtype, turn.confidence, turn.slat)
+            if extra != _DEFAULTS:
+                self.extras[self.count] = extra
+            self.count += 1
+        columns = RttmColumns.from_turns(turns)
+        files = np.array([self.file_index.setdefault(f, len(self.file_index))
+                          for f in columns.file_names], dtype=np.int32)
+        speakers = np.array([self.speaker_index.setdefault(k, len(self.speaker_index))
+                             for k in columns.speaker_names], dtype=np.int32)
+        # local first-appearance codes of this chunk -> codes of the whole file
+        self.parts.append((files[columns.files] if files.size else columns.files,
+                           speakers[columns.speakers] if speakers.size else columns.speakers,
+                           columns.starts, columns.ends, columns.lines))
+
+
+def _chunks(text: str) -> Iterator[str]:
+    """``text`` cut after a newline every ``_CHUNK_LINES`` lines or so (a cut after
+    ``\\n`` is a line break for :meth:`str.splitlines` too, so line numbers add up)."""
+    size = _CHUNK_LINES * 64
+    position = 0
+    while position < len(text):
+        cut = text.find("\n", position + size)
+        end = len(text) if cut < 0 else cut + 1
+        yield text[position:end]
+        position = end
 
 
 def _parse_speaker(fields: list[str], number: int, where: str | None) -> RttmTurn:

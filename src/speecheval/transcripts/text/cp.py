@@ -1,7 +1,7 @@
 """cpWER / cpCER: concatenated minimum-permutation error rate (spec: Diarization 协议).
 
 Each speaker's text is concatenated in time order; reference and hypothesis speakers are
-paired by an optimal assignment (scipy's ``linear_sum_assignment``) on a cost matrix padded
+paired by an optimal assignment (:mod:`speecheval.core.assignment`) on a cost matrix padded
 to a square with empty "dummy" speakers, so any number of speakers on either side works.
 A reference speaker paired with a dummy is a *missed speaker* (all its tokens deleted), a
 hypothesis speaker paired with a dummy is a *false-alarm speaker* (all its tokens inserted).
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import linear_sum_assignment
 
+from ...core.assignment import linear_sum_assignment
 from ...core.results import FieldwiseSum, Result
 from ..formats.segment import Segment
 from .align import Vocabulary, distance

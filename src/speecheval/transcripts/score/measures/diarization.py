@@ -80,8 +80,7 @@ def _der_values(runs: Sequence[RunScore],
 
 
 def _renamed(rttm: RTTM, file_id: str) -> RTTM:
-    return dataclasses.replace(rttm, turns=tuple(dataclasses.replace(t, file_id=file_id)
-                                                 for t in rttm.turns))
+    return rttm.with_turns(dataclasses.replace(t, file_id=file_id) for t in rttm.turns)
 
 
 def _clipped_note(inputs: RunInputs) -> str | None:

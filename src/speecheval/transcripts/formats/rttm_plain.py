@@ -1,0 +1,197 @@
+"""Columns of a plain RTTM straight from its bytes, with array operations only.
+
+Diarization systems write RTTM one way: ten fields separated by single spaces, ``1`` as
+the channel, ``<NA>`` in the unused fields and times as short decimals
+(``SPEAKER rec 1 12.340 1.500 <NA> <NA> spk3 <NA> <NA>``). A file of only such lines is
+read here without a Python object per line: the separators are found with numpy, the
+times are converted digit column by digit column, and file ids and speaker names are
+decoded once per distinct value. A million lines take well under a second and the
+arrays 32 bytes a turn.
+
+Every time is converted to exactly the float that ``float(text)`` gives: a decimal of at
+most 15 significant digits is its integer mantissa (exact in float64) divided by a power
+of ten up to 10**15 (exact too), and IEEE division rounds that quotient correctly, as
+``float`` does. Anything else (comments, other records, another field count, tabs,
+``\\r``, signs, exponents, longer numbers, other channel or ``<NA>`` fields, text that
+is not UTF-8) returns ``None``, and the caller reads the file line by line with the
+checks and error messages of :mod:`.rttm`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ...core.decimal_seconds import MAX_SECONDS
+from ...core.timebase import to_us_array
+
+FIELDS = 10
+_SPACE, _NEWLINE, _DOT, _ZERO = ord(" "), ord("\n"), ord("."), ord("0")
+_MAX_DIGITS = 15
+_CHUNK_BYTES = 1 << 22
+_POWERS_OF_TEN = np.array([float(10**k) for k in range(_MAX_DIGITS + 1)])  # each exact
+# Fields 0, 2, 5, 6, 8 and 9 must be these exactly.
+_FIXED = {0: b"SPEAKER", 2: b"1", 5: b"<NA>", 6: b"<NA>", 8: b"<NA>", 9: b"<NA>"}
+
+Positions = NDArray[np.int32]  # byte offsets and lengths inside one chunk
+Columns = tuple[tuple[str, ...], NDArray[np.int32], tuple[str, ...], NDArray[np.int32],
+                NDArray[np.int64], NDArray[np.int64]]
+
+
+def plain_columns(data: bytes) -> Columns | None:
+    """``(file names, file codes, speaker names, speaker codes, starts µs, ends µs)`` of
+    a plain RTTM (see the module), codes in order of first appearance; ``None`` if the
+    file is not plain.
+
+    >>> names, files, speakers, codes, starts, ends = plain_columns(
+    ...     b"SPEAKER a 1 0.5 1.25 <NA> <NA> x <NA> <NA>\\n"
+    ...     b"SPEAKER a 1 2 .5 <NA> <NA> y <NA> <NA>\\n")
+    >>> names, files.tolist(), speakers, codes.tolist(), starts.tolist(), ends.tolist()
+    (('a',), [0, 0], ('x', 'y'), [0, 1], [500000, 2000000], [1750000, 2500000])
+    >>> plain_columns(b"SPEAKER a 1 0.5 1.25 <NA> <NA> x <NA>\\n") is None  # 9 fields
+    True
+    """
+    if not data:
+        return None
+    file_index: dict[str, int] = {}
+    speaker_index: dict[str, int] = {}
+    parts = []
+    for chunk in _chunks(data):
+        part = _plain_chunk(np.frombuffer(chunk, dtype=np.uint8))
+        if part is None:
+            return None
+        file_names, files, speaker_names, speakers, starts, ends = part
+        files = _recode(file_index, file_names)[files]
+        speakers = _recode(speaker_index, speaker_names)[speakers]
+        parts.append((files, speakers, starts, ends))
+    files, speakers, starts, ends = (np.concatenate(column) for column in zip(*parts,
+                                                                               strict=True))
+    return tuple(file_index), files, tuple(speaker_index), speakers, starts, ends
+
+
+def _chunks(data: bytes) -> Iterator[bytes]:
+    """``data`` cut after a newline every ``_CHUNK_BYTES`` or so (memory stays bounded)."""
+    position = 0
+    while position < len(data):
+        cut = data.find(b"\n", position + _CHUNK_BYTES)
+        end = len(data) if cut < 0 else cut + 1
+        yield data[position:end]
+        position = end
+
+
+def _recode(index: dict[str, int], names: tuple[str, ...]) -> NDArray[np.int32]:
+    """Codes of ``names`` in ``index`` (new names added in order)."""
+    return np.array([index.setdefault(name, len(index)) for name in names], dtype=np.int32)
+
+
+def _plain_chunk(buf: NDArray[np.uint8]) -> Columns | None:
+    """:func:`plain_columns` of whole lines."""
+    if buf[-1] != _NEWLINE:
+        buf = np.append(buf, np.uint8(_NEWLINE))
+    separator = (buf == _SPACE) | (buf == _NEWLINE)
+    ends = np.flatnonzero(separator).astype(np.int32)  # the byte after every field
+    del separator
+    if ends.size % FIELDS or np.count_nonzero(buf < _SPACE) != ends.size // FIELDS:
+        return None  # another field count, or a tab, \r or other control byte
+    bounds = ends.reshape(-1, FIELDS)
+    if (buf[bounds[:, -1]] != _NEWLINE).any() or (buf[bounds[:, :-1]] == _NEWLINE).any():
+        return None
+    starts = np.empty_like(bounds)
+    starts[0, 0] = 0
+    starts[1:, 0] = bounds[:-1, -1] + 1
+    starts[:, 1:] = bounds[:, :-1] + 1
+    lengths = bounds - starts
+    if (lengths <= 0).any():
+        return None  # two separators in a row, or an empty line
+    for k, text in _FIXED.items():
+        if not _equals(buf, starts[:, k], lengths[:, k], text):
+            return None
+    onset = _decimals(buf, starts[:, 3], lengths[:, 3])
+    duration = _decimals(buf, starts[:, 4], lengths[:, 4])
+    if onset is None or duration is None:
+        return None
+    if (onset > MAX_SECONDS).any() or (duration > MAX_SECONDS).any():
+        return None
+    files = _categories(buf, starts[:, 1], lengths[:, 1])
+    speakers = _categories(buf, starts[:, 7], lengths[:, 7])
+    if files is None or speakers is None:
+        return None
+    return (*files, *speakers, to_us_array(onset), to_us_array(onset + duration))
+
+
+def _equals(buf: NDArray[np.uint8], at: Positions, length: Positions,
+            text: bytes) -> bool:
+    """Whether every field is exactly ``text``."""
+    if (length != len(text)).any():
+        return False
+    return all(bool((buf[at + i] == byte).all()) for i, byte in enumerate(text))
+
+
+def _decimals(buf: NDArray[np.uint8], at: Positions,
+              length: Positions) -> NDArray[np.float64] | None:
+    """Fields of digits with at most one point and 15 digits, as ``float`` reads them."""
+    width = int(length.max())
+    if width > _MAX_DIGITS + 1:
+        return None
+    mantissa = np.zeros(at.size, dtype=np.int64)
+    point = np.full(at.size, -1, dtype=np.int64)
+    digits = np.zeros(at.size, dtype=np.int64)
+    for column in range(width):
+        inside = column < length
+        byte = buf[np.where(inside, at + column, 0)].astype(np.int64)
+        is_point = inside & (byte == _DOT)
+        is_digit = inside & (byte >= _ZERO) & (byte <= _ZERO + 9)
+        if (inside & ~is_point & ~is_digit).any() or (is_point & (point >= 0)).any():
+            return None
+        point[is_point] = column
+        mantissa = np.where(is_digit, mantissa * 10 + (byte - _ZERO), mantissa)
+        digits += is_digit
+    if (digits == 0).any() or (digits > _MAX_DIGITS).any():
+        return None
+    decimals = np.where(point >= 0, length - 1 - point, 0)
+    values: NDArray[np.float64] = mantissa.astype(np.float64) / _POWERS_OF_TEN[decimals]
+    return values
+
+
+def _categories(buf: NDArray[np.uint8], at: Positions,
+                length: Positions) -> tuple[tuple[str, ...], NDArray[np.int32]] | None:
+    """Distinct field texts in order of first appearance, and each field's index into them;
+    ``None`` if one is not UTF-8 or holds a character ``str.split`` takes as whitespace.
+
+    Equal neighbours are found first (a file id repeats for thousands of lines), then the
+    first field of each run is sorted as fixed-width bytes to number the distinct texts.
+    """
+    width = int(length.max())
+    same = np.zeros(at.size, dtype=bool)
+    same[1:] = length[1:] == length[:-1]
+    for column in range(width):
+        byte = buf[np.where(column < length, at + column, 0)]
+        same[1:] &= byte[1:] == byte[:-1]
+    heads = np.flatnonzero(~same)
+    run = np.cumsum(~same) - 1
+    padded = np.zeros((heads.size, width), dtype=np.uint8)
+    for column in range(width):
+        inside = column < length[heads]
+        padded[inside, column] = buf[at[heads][inside] + column]
+    keys = padded.view(f"S{width}").ravel()
+    order = np.argsort(keys, kind="stable")
+    ranked = keys[order]
+    new = np.ones(ranked.size, dtype=bool)
+    new[1:] = ranked[1:] != ranked[:-1]
+    first = order[new]  # the first run of each distinct text, in sorted-text order
+    appearance = np.argsort(first, kind="stable")
+    code = np.empty(appearance.size, dtype=np.int32)
+    code[appearance] = np.arange(appearance.size, dtype=np.int32)
+    head_codes = np.empty(heads.size, dtype=np.int32)
+    head_codes[order] = code[np.cumsum(new) - 1]
+    try:
+        names = tuple(bytes(buf[a:a + n]).decode("utf-8") for a, n in zip(
+            at[heads[np.sort(first)]].tolist(), length[heads[np.sort(first)]].tolist(),
+            strict=True))
+    except UnicodeDecodeError:
+        return None
+    if any(name.split() != [name] for name in names):
+        return None
+    return names, head_codes[run]

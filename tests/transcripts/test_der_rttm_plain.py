@@ -1,0 +1,113 @@
+"""The bytes reader of plain RTTM (:mod:`rttm_plain`) gives what the line reader gives.
+
+Each text is read twice: through :meth:`RTTM.parse` (the plain reader when the text is
+plain) and through the line reader alone (``_ColumnReader``, one turn object per line,
+the checks and rounding of :class:`RttmTurn`). The turns must be equal, field by field
+and microsecond by microsecond; text that is not plain must fall back and still agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from speecheval.core.errors import InputError
+from speecheval.transcripts.formats.rttm import RTTM, _ColumnReader
+from speecheval.transcripts.formats.rttm_plain import plain_columns
+
+
+def _line_reader(text: str) -> RTTM:
+    return _ColumnReader(None).read(text)
+
+
+def _random_plain(rng: np.random.Generator, lines: int) -> str:
+    names = ["spk0", "spk1", "Ünïcødé", "a" * 40, "x"]
+    files = ["rec", "EN2002a.Mix-Headset", "f"]
+    out = []
+    for _ in range(lines):
+        digits = int(rng.integers(0, 7))
+        start = float(rng.uniform(0, 99_999)) if rng.random() < 0.5 else float(
+            rng.uniform(0, 10))
+        duration = float(rng.uniform(0, 30))
+        onset = f"{start:.{digits}f}" if rng.random() < 0.9 else str(int(start))
+        span = f"{duration:.{int(rng.integers(0, 10))}f}"
+        out.append(f"SPEAKER {files[int(rng.integers(0, 3))]} 1 {onset} {span} <NA> <NA> "
+                   f"{names[int(rng.integers(0, 5))]} <NA> <NA>")
+    return "\n".join(out) + ("\n" if rng.random() < 0.5 else "")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_plain_reader_matches_the_line_reader(seed: int) -> None:
+    text = _random_plain(np.random.default_rng(seed), 500)
+    assert plain_columns(text.encode()) is not None
+    plain, lines = RTTM.parse(text), _line_reader(text)
+    assert plain.turns == lines.turns
+    assert [t.line for t in plain.turns] == [t.line for t in lines.turns]
+    assert plain.file_ids() == lines.file_ids()
+
+
+def test_long_decimals_round_as_float_does() -> None:
+    # 15 digits (leading zeros count), the most the reader converts itself; 16 fall back
+    text = ("SPEAKER f 1 12345.6789012345 0.00000049999999 <NA> <NA> a <NA> <NA>\n"
+            "SPEAKER f 1 0.0000005 1.0000005 <NA> <NA> a <NA> <NA>\n")
+    assert plain_columns(text.encode()) is not None
+    assert RTTM.parse(text).turns == _line_reader(text).turns
+    longer = text.replace("12345.6789012345", "12345.67890123456")
+    assert plain_columns(longer.encode()) is None
+    assert RTTM.parse(longer).turns == _line_reader(longer).turns
+
+
+@pytest.mark.parametrize("text", [
+    "SPEAKER f 1 0.5 1 <NA> <NA> a <NA>\n",  # nine fields
+    "SPEAKER f 1 0.5 1 <NA> <NA> a <NA> <NA>\n\n",  # a blank line
+    "; comment\nSPEAKER f 1 0.5 1 <NA> <NA> a <NA> <NA>\n",
+    "SPEAKER f 1 0.5 1 <NA> <NA> a <NA> <NA>\r\n",
+    "SPEAKER  f 1 0.5 1 <NA> <NA> a <NA> <NA>\n",  # two spaces
+    "SPEAKER\tf 1 0.5 1 <NA> <NA> a <NA> <NA>\n",
+    "speaker f 1 0.5 1 <NA> <NA> a <NA> <NA>\n",
+    "SPEAKER f 2 0.5 1 <NA> <NA> a <NA> <NA>\n",  # channel kept for round trips
+    "SPEAKER f 1 0.5 1 x <NA> a 0.9 <NA>\n",
+    "SPEAKER f 1 1e1 1 <NA> <NA> a <NA> <NA>\n",
+    "SPEAKER f 1 +1 1 <NA> <NA> a <NA> <NA>\n",
+    "SPEAKER f 1 0.5 1 <NA> <NA> a\u00a0b <NA> <NA>\n",  # str.split splits at NBSP
+    "SPEAKER f 1 0.5 1 <NA> <NA> a\u2028b <NA> <NA>\n",  # and str.splitlines at U+2028
+    "SPKR-INFO f 1 <NA> <NA> <NA> unknown a <NA> <NA>\n",
+])
+def test_text_that_is_not_plain_is_read_line_by_line(text: str) -> None:
+    assert plain_columns(text.encode()) is None
+    assert _outcome(RTTM.parse, text) == _outcome(_line_reader, text)
+
+
+def _outcome(read: Callable[[str], RTTM], text: str) -> object:
+    """The turns and ignored records read, or the error (the NBSP line has 11 fields)."""
+    try:
+        rttm = read(text)
+    except InputError as exc:
+        return str(exc)
+    return rttm.turns, rttm.ignored_records
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("SPEAKER f 1 2e8 1 <NA> <NA> a <NA> <NA>\n", "line 1: bad onset: '2e8' seconds is more"),
+    ("SPEAKER f 1 1 . <NA> <NA> a <NA> <NA>\n", "line 1: bad duration: not a number"),
+    ("SPEAKER f 1 1 1 <NA> <NA> a <NA> <NA>\nSPEAKER f 1 1 -1 <NA> <NA> a <NA> <NA>\n",
+     "line 2: negative duration -1"),
+    ("SPEAKER f 1 100000001 1 <NA> <NA> a <NA> <NA>\n", "line 1: bad onset: '100000001'"),
+])
+def test_bad_times_get_the_line_readers_error(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message) as raised:
+        RTTM.parse(text, path="x.rttm")
+    assert str(raised.value).startswith("x.rttm: " + message)
+
+
+def test_load_of_a_plain_file_keeps_path_and_lines(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "a.rttm"
+    path.write_bytes(b"\xef\xbb\xbfSPEAKER f 1 0.5 1 <NA> <NA> a <NA> <NA>\n"
+                     b"SPEAKER g 1 2 1 <NA> <NA> b <NA> <NA>\n")
+    rttm = RTTM.load(path)
+    assert rttm.path == str(path)
+    assert [(t.file_id, t.span.start_us, t.span.end_us, t.speaker, t.line)
+            for t in rttm.turns] == [("f", 500_000, 1_500_000, "a", 1),
+                                     ("g", 2_000_000, 3_000_000, "b", 2)]
