@@ -68,7 +68,7 @@ def test_help_in_a_real_process_lists_every_family() -> None:
     done = subprocess.run([sys.executable, "-m", "speecheval", "--help"], capture_output=True,
                           text=True, env=env, check=True, timeout=120)
     listed = [line.split()[0] for line in done.stdout.split("Commands:\n")[1].splitlines()]
-    assert listed == ["agents", "fdb10", "session", "transcripts"]
+    assert listed == ["agents", "fdb10", "fdb15", "session", "transcripts"]
 
 
 def test_listing_summaries_are_the_groups_docstrings() -> None:
