@@ -102,8 +102,9 @@ def test_numeric_file_ids_stay_left_aligned_in_the_table() -> None:
     assert row.startswith("7 ")
 
 
-def test_clipped_seconds_are_rounded_to_the_microsecond() -> None:
-    # Region [0, 5]; turn 0-5.1234567 runs 0.1234567 s past it: 0.123457 at 6 decimals.
+def test_clipped_seconds_are_whole_microseconds() -> None:
+    # RTTM times are read to the microsecond: the turn 0-5.1234567 ends at 5.123457, so
+    # it runs 0.123457 s past the region [0, 5].
     rttm_ = RTTM.parse("SPEAKER a 1 0 5.1234567 <NA> <NA> A <NA> <NA>")
     got = clipped_turns(rttm_, UEM.from_regions({"a": ((0.0, 5.0),)}))
     assert got == {"turns": 1, "seconds": 0.123457}
