@@ -91,7 +91,8 @@ SELF = ("2 reference turns overlap a turn of their own speaker (1.5 s of self-ov
         "md-eval-22 collars their inner boundaries and its -1 counts them as overlap")
 CUT = ("3 reference turns cross a UEM edge (0.25 s outside it): {}; dscore cuts them at the "
        "edge, where md-eval then puts a +-{} s collar")
-GRID = "4 turn boundaries are off dscore's 10 ms frame grid (moved 0.005 s in all by its framing): {}"
+GRID = ("4 turn boundaries are off dscore's 10 ms frame grid (moved 0.005 s in all by its "
+        "framing): {}")
 DEFECT = "md-eval-22's -1 misplaces 5 stretches (2 s) here (known defect): {}"
 TIES = ("in 6 files md-eval's -1 region depends on how Perl sorts simultaneous events (0.01 s "
         "at stake); speecheval takes ends before begins")
