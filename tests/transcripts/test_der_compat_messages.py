@@ -100,37 +100,26 @@ UNSCORED = ("7 files have no reference turns and are not scored, as in md-eval (
             "speaker time there is not counted as false alarm)")
 
 
-def test_warnings_in_speecheval_mode_say_what_speecheval_does() -> None:
+@pytest.mark.parametrize(("compat", "collar_s", "expected"), [
     # Tie order and unscored files concern md-eval's -1 and its file loop, which the
-    # default mode does not reproduce, so they are not warned about.
-    assert ALL.warnings("speecheval", 0.25) == [
-        SELF.format("merged, as speecheval and dscore do"),
-        CUT.format("not cut, as speecheval and md-eval do", "0.25"),
-        GRID.format("JER in continuous time"),
-        DEFECT.format("not reproduced (speecheval's overlap-excluded DER is right)"),
-    ]
-
-
-def test_warnings_in_md_eval_mode_say_what_md_eval_does() -> None:
-    assert ALL.warnings("md-eval", 0.1) == [
-        SELF.format("scored as md-eval-22 does"),
-        CUT.format("not cut, as speecheval and md-eval do", "0.1"),
-        GRID.format("JER in continuous time"),
-        DEFECT.format("reproduced"),
-        TIES,
-        UNSCORED,
-    ]
-
-
-def test_warnings_in_dscore_mode_say_what_dscore_does() -> None:
-    assert ALL.warnings("dscore", 0.5) == [
-        SELF.format("merged, as speecheval and dscore do"),
-        CUT.format("cut there as dscore does", "0.5"),
-        GRID.format("JER on 10 ms frames as dscore does"),
-        DEFECT.format("reproduced"),
-        TIES,
-        UNSCORED,
-    ]
+    # default mode does not reproduce, so they are not warned about there.
+    ("speecheval", 0.25, [SELF.format("merged, as speecheval and dscore do"),
+                          CUT.format("not cut, as speecheval and md-eval do", "0.25"),
+                          GRID.format("JER in continuous time"),
+                          DEFECT.format("not reproduced (speecheval's overlap-excluded DER is "
+                                        "right)")]),
+    ("md-eval", 0.1, [SELF.format("scored as md-eval-22 does"),
+                      CUT.format("not cut, as speecheval and md-eval do", "0.1"),
+                      GRID.format("JER in continuous time"), DEFECT.format("reproduced"),
+                      TIES, UNSCORED]),
+    ("dscore", 0.5, [SELF.format("merged, as speecheval and dscore do"),
+                     CUT.format("cut there as dscore does", "0.5"),
+                     GRID.format("JER on 10 ms frames as dscore does"),
+                     DEFECT.format("reproduced"), TIES, UNSCORED]),
+])
+def test_warnings_say_what_each_mode_does(compat: str, collar_s: float,
+                                          expected: list[str]) -> None:
+    assert ALL.warnings(compat, collar_s) == expected
 
 
 @pytest.mark.parametrize("compat", ["speecheval", "md-eval", "dscore"])
