@@ -12,7 +12,7 @@ from speecheval.core.errors import InputError
 from speecheval.core.timeline import Spans
 from speecheval.transcripts.diarization.compat import off_grid
 from speecheval.transcripts.diarization.differences import Occurrence
-from speecheval.transcripts.diarization.partition import coverage
+from speecheval.transcripts.diarization.partition import Activity
 from speecheval.transcripts.diarization.render import table
 from speecheval.transcripts.diarization.result import DiarizationScore
 from speecheval.transcripts.diarization.score import default_uem, score_file, score_files, total
@@ -110,8 +110,10 @@ def test_clipped_seconds_are_whole_microseconds() -> None:
     assert got == {"turns": 1, "seconds": 0.123457}
 
 
-def test_coverage_without_bounds_has_no_interval() -> None:
-    empty = np.array([], dtype=np.int64)
-    got = coverage(empty, empty, empty, empty, 2)
-    assert got.shape == (0, 2)
-    assert got.dtype == np.int64
+def test_activity_without_intervals_counts_nothing() -> None:
+    # No turn edges: zero elementary intervals, so zero speaker counts and zero time
+    # per speaker (two speakers declared, neither talks).
+    empty32 = np.array([], dtype=np.int32)
+    activity = Activity(empty32, empty32, np.array([], dtype=np.int64), 0, 2)
+    assert activity.counts().shape == (0,)
+    assert activity.time(np.array([], dtype=np.int64)).tolist() == [0, 0]
