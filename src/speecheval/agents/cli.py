@@ -44,7 +44,8 @@ def replay(outputs: Path, host: str, port: int) -> None:
               show_default=True)
 @click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
               help="Cascade option (repeatable): silence_ms, min_speech_ms, vad_threshold, "
-                   "chunk_ms, max_reply_words, sample_rate, output_rate; see docs/agents.md.")
+                   "chunk_ms, max_reply_words, workers, sample_rate, output_rate; see "
+                   "docs/agents.md.")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="0 picks a free port.")

@@ -3,9 +3,12 @@
 Loaded once per server and shared by every session: Whisper tiny.en (the bundled model
 of :mod:`speecheval.asr.whisper`, int8 on the CPU, with its guards against words made up
 over silence) is loaded when the server starts, not when a session needs it. Each turn's
-work (recognition, then espeak-ng) runs on one worker thread, so the event loop keeps
-serving the other sessions' audio meanwhile, and turns are decoded one at a time, which
-is also what keeps them deterministic and the CPU load bounded.
+work (recognition, then espeak-ng) runs on a worker thread, so the event loop keeps
+serving every session's audio meanwhile. There are ``workers`` threads (default 1: on
+two cores shared with the recorder, a second decoder steals the CPU the recorder's send
+schedule needs), each with its own copy of the model (a faster-whisper model decodes one
+call at a time); each decode is single-threaded and greedy, so a turn's words do not
+depend on which worker took it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from queue import SimpleQueue
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,6 +26,7 @@ from ...asr.base import SAMPLE_RATE
 from ...core.audio import Samples
 from ...core.errors import InputError
 from ..local.voice import espeak_available, espeak_speech
+from .listener import Listener
 from .options import CascadeSettings
 from .reply import reply_text
 
@@ -43,16 +48,23 @@ class CascadeEngine:
 
     def __init__(self, settings: CascadeSettings) -> None:
         self.settings = settings
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cascade")
-        self._recogniser: WhisperRecogniser | None = None
+        self._executor = ThreadPoolExecutor(max_workers=settings.workers,
+                                            thread_name_prefix="cascade")
+        self._recognisers: SimpleQueue[WhisperRecogniser] = SimpleQueue()
 
     async def start(self) -> None:
-        """Load the recogniser (and its model) on the worker thread."""
+        """Load the models (Whisper, Silero) on the worker thread, before any session."""
         if not espeak_available():
             raise InputError("the cascade agent speaks with espeak-ng, which is not "
                              "installed (apt-get install espeak-ng)")
         loop = asyncio.get_running_loop()
-        self._recogniser = await loop.run_in_executor(self._executor, _load_recogniser)
+        for recogniser in await asyncio.gather(*[
+                loop.run_in_executor(self._executor, _load_recogniser)
+                for _ in range(self.settings.workers)]):
+            self._recognisers.put(recogniser)
+        # Silero's model too: loaded by the first session instead, it would hold the event
+        # loop (and every other session's audio) for a third of a second
+        await loop.run_in_executor(self._executor, Listener, SAMPLE_RATE, self.settings)
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -63,8 +75,11 @@ class CascadeEngine:
         return await loop.run_in_executor(self._executor, self._answer, turn, out_rate)
 
     def _answer(self, turn: Samples, out_rate: int) -> Reply:
-        assert self._recogniser is not None, "start() loads the recogniser first"
-        words = self._recogniser.words(turn)
+        recogniser = self._recognisers.get(timeout=60)  # start() put one per worker
+        try:
+            words = recogniser.words(turn)
+        finally:
+            self._recognisers.put(recogniser)
         heard = " ".join(word.text for word in words).strip()
         text = reply_text(heard, self.settings.max_reply_words)
         return Reply(heard=heard, text=text, pcm=espeak_speech(text, out_rate))

@@ -28,6 +28,7 @@ class CascadeOptions(Schema):
     vad_threshold: Number = Field(0.5, gt=0, lt=1)
     chunk_ms: Whole = Field(80, gt=0)
     max_reply_words: Whole = Field(8, gt=0)
+    workers: Whole = Field(1, gt=0)
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class CascadeSettings:
     vad_threshold: float = 0.5
     chunk_ms: int = 80
     max_reply_words: int = 8
+    workers: int = 1
 
     @classmethod
     def parse(cls, protocol: str, options: Mapping[str, str]) -> CascadeSettings:

@@ -49,7 +49,8 @@ class CascadeAgentServer(ProtocolServer):
             self.engine.close()
 
     def new_policy(self, session: Any, rate: int, out_rate: int) -> SessionPolicy:
-        return CascadePolicy(self.engine, rate, out_rate, session.act)
+        return CascadePolicy(self.engine, rate, out_rate, session.act,
+                             continuous=self.config.protocol == "native-realtime")
 
 
 async def serve_cascade_until_cancelled(protocol: str, options: Mapping[str, str],
