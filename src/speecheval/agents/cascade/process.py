@@ -3,15 +3,11 @@ and for tests: its own interpreter (and lock), as a real server has, on a free p
 
 The child is ``speecheval agents serve cascade --port 0``; it prints its URL once the
 model is loaded and it listens. The block gets that URL; when the block ends, however it
-ends, the child is stopped (SIGTERM, then SIGKILL if it does not go). The child runs at a
-lower CPU priority (``AGENT_NICENESS``): on one shared machine Whisper's decoding would
-otherwise hold up the recorder's 80 ms send schedule, and those late packets would make
-samples ineligible for a reason that is the test bench's, not the system's.
+ends, the child is stopped (SIGTERM, then SIGKILL if it does not go).
 """
 
 from __future__ import annotations
 
-import os
 import select
 import subprocess
 import sys
@@ -23,7 +19,6 @@ from .options import CascadeSettings
 
 STARTUP_TIMEOUT_S = 120.0  # loading Whisper on a busy 2-core machine takes seconds
 STOP_TIMEOUT_S = 10.0
-AGENT_NICENESS = 10
 
 
 @contextmanager
@@ -38,8 +33,7 @@ def cascade_agent_process(protocol: str, options: Mapping[str, str],
     pairs = [arg for key, value in options.items() for arg in ("-o", f"{key}={value}")]
     command = [sys.executable, "-m", "speecheval", "agents", "serve", "cascade",
                "--protocol", protocol, "--port", "0", *pairs]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
-                               preexec_fn=lambda: os.nice(AGENT_NICENESS))
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         ready, _, _ = select.select([process.stdout], [], [], startup_timeout_s)
