@@ -48,7 +48,7 @@ class CascadeEngine:
 
     def __init__(self, settings: CascadeSettings) -> None:
         self.settings = settings
-        self._executor = ThreadPoolExecutor(max_workers=settings.workers,
+        self._executor = ThreadPoolExecutor(max_workers=settings.options.workers,
                                             thread_name_prefix="cascade")
         self._recognisers: SimpleQueue[WhisperRecogniser] = SimpleQueue()
 
@@ -60,7 +60,7 @@ class CascadeEngine:
         loop = asyncio.get_running_loop()
         for recogniser in await asyncio.gather(*[
                 loop.run_in_executor(self._executor, _load_recogniser)
-                for _ in range(self.settings.workers)]):
+                for _ in range(self.settings.options.workers)]):
             self._recognisers.put(recogniser)
         # Silero's model too: loaded by the first session instead, it would hold the event
         # loop (and every other session's audio) for a third of a second
@@ -81,7 +81,7 @@ class CascadeEngine:
         finally:
             self._recognisers.put(recogniser)
         heard = " ".join(word.text for word in words).strip()
-        text = reply_text(heard, self.settings.max_reply_words)
+        text = reply_text(heard, self.settings.options.max_reply_words)
         return Reply(heard=heard, text=text, pcm=espeak_speech(text, out_rate))
 
 

@@ -30,8 +30,8 @@ class Listener:
         self.rate = rate
         self._resampler = None if rate == SAMPLE_RATE else StreamResampler(rate, SAMPLE_RATE)
         self._vad = SileroStream(SAMPLE_RATE, SileroSettings(
-            threshold=settings.vad_threshold, min_speech_ms=settings.min_speech_ms,
-            min_silence_ms=settings.silence_ms))
+            threshold=settings.options.vad_threshold, min_speech_ms=settings.options.min_speech_ms,
+            min_silence_ms=settings.options.silence_ms))
         self._chunks: list[NDArray[np.int16]] = []
         self._heard = 0  # samples at 16 kHz
 

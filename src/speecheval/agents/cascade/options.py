@@ -33,17 +33,10 @@ class CascadeOptions(Schema):
 
 @dataclass(frozen=True)
 class CascadeSettings:
-    """The parsed options and the protocol served."""
+    """The protocol served and the parsed options."""
 
     protocol: str
-    sample_rate: int = 16000
-    output_rate: int | None = None
-    silence_ms: int = 500
-    min_speech_ms: int = 250
-    vad_threshold: float = 0.5
-    chunk_ms: int = 80
-    max_reply_words: int = 8
-    workers: int = 1
+    options: CascadeOptions
 
     @classmethod
     def parse(cls, protocol: str, options: Mapping[str, str]) -> CascadeSettings:
@@ -53,9 +46,9 @@ class CascadeSettings:
             raise InputError(f"cascade agent protocol must be one of {', '.join(PROTOCOLS)}, "
                              f"got {protocol!r}")
         try:
-            opts = validate(CascadeOptions, dict(options), what="options")
+            parsed = validate(CascadeOptions, dict(options), what="options")
         except InputError as exc:
             raise InputError(f"{where}: option {exc}") from None
-        if opts.output_rate is not None and protocol != "native-realtime":
+        if parsed.output_rate is not None and protocol != "native-realtime":
             raise InputError(f"{where}: output_rate is for native-realtime only")
-        return cls(protocol=protocol, **opts.model_dump())
+        return cls(protocol=protocol, options=parsed)

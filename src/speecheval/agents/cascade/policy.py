@@ -47,7 +47,7 @@ class CascadePolicy:
         self.out_rate = out_rate
         self.emit = emit
         self.continuous = continuous
-        self.chunk = out_rate * engine.settings.chunk_ms // 1000
+        self.chunk = out_rate * engine.settings.options.chunk_ms // 1000
         self.listener = Listener(rate, engine.settings)
         self.heard_ms = 0
         self.replies_started = 0
@@ -75,7 +75,7 @@ class CascadePolicy:
                                       self.replies_started))
             elif self._turn_start_s is not None:
                 # up to where the silence became long enough: the same for any packet size
-                decided_s = boundary.time_s + self.engine.settings.silence_ms / 1000
+                decided_s = boundary.time_s + self.engine.settings.options.silence_ms / 1000
                 audio = self.listener.audio(self._turn_start_s - PREROLL_S, decided_s)
                 self._start(self._answer(self._generation, audio))
         self.heard_ms = self._now_ms()
@@ -115,7 +115,7 @@ class CascadePolicy:
         """Every ``chunk_ms`` from the first audio heard: the next reply chunk, or silence
         (``continuous``) or nothing. A reply ends one tick after its last chunk left."""
         loop = asyncio.get_running_loop()
-        period = self.engine.settings.chunk_ms / 1000
+        period = self.engine.settings.options.chunk_ms / 1000
         t0 = loop.time()
         tick = 0
         silence = np.zeros(self.chunk, np.int16)

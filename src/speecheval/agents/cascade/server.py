@@ -27,7 +27,8 @@ class CascadeAgentServer(ProtocolServer):
         settings = CascadeSettings.parse(protocol, dict(options or {}))
         # the protocol layer's view: rates only; no scripted replies, no faults
         config = AgentConfig(kind="cascade", protocol=protocol,
-                             sample_rate=settings.sample_rate, output_rate=settings.output_rate,
+                             sample_rate=settings.options.sample_rate,
+                             output_rate=settings.options.output_rate,
                              settings=TurnSettings(), reply_texts=[], reply_ms=None,
                              voice="espeak", transcripts=[], pacing="paced", fault="",
                              fault_after_ms=0)
