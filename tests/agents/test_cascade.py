@@ -230,3 +230,16 @@ def test_unknown_or_bad_option_exits_2(capsys: pytest.CaptureFixture[str]) -> No
                  "-o", "output_rate=24000"]) == 2
     assert "output_rate is for native-realtime only" in capsys.readouterr().err
     assert main(["agents", "serve", "cascade", "--protocol", "websocket"]) == 2
+
+
+def test_speech_before_the_reply_is_ready_joins_the_turn(engine: CascadeEngine) -> None:
+    """The user goes on after a 0.7 s silence (a turn end at 500 ms): the packets reach
+    the agent before Whisper has answered the first part, so that answer is dropped and
+    the next end of turn answers both parts as one turn, once."""
+    user = np.concatenate([LEAD, _spoken(SAID), np.zeros(RATE * 7 // 10, np.int16),
+                           _spoken("in london"), np.zeros(RATE, np.int16)])
+    actions = asyncio.run(_reply_actions(engine, user, 1280))
+    assert [kind for kind, _ in actions] == ["transcript", "reply_start"]
+    (_, heard), (_, reply) = actions
+    assert words_of(heard) == [*SAID.split(), "in", "london"]
+    assert reply == f"You said {SAID} in london."

@@ -27,12 +27,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from speecheval.agents.cascade.process import cascade_agent_process
 from speecheval.agents.cascade.reply import words_of
 from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
+from speecheval.core.audio import read_mono
 from speecheval.fdb.v10.dataset_build import build_dataset
 
 pytestmark = pytest.mark.skipif(not espeak_available(),
@@ -44,7 +46,7 @@ GRACE_S = 6.0
 
 
 def _record_and_score(dataset: Path, out: Path, subsets: tuple[str, ...],
-                      options: dict[str, str], per_subset: int = 2
+                      options: dict[str, str], per_subset: int = 2, grace_s: float = 0.5
                       ) -> tuple[dict[str, Any], list[dict[str, Any]], Path]:
     """Record ``per_subset`` samples of each of ``subsets`` against a cascade agent with
     ``options``; export, transcribe, score; return unified.json, eligible rows, the tree."""
@@ -54,7 +56,7 @@ def _record_and_score(dataset: Path, out: Path, subsets: tuple[str, ...],
         subprocess.run([sys.executable, "-m", "speecheval", "fdb10", "record",
                         "--dataset-root", str(dataset), "--agent", "native-realtime",
                         "-o", f"url={url}", "--out", str(run), "--max-per-subset", str(per_subset),
-                        "--concurrency", "4", "--grace", str(GRACE_S),
+                        "--concurrency", "4", "--grace", str(grace_s),
                         *[arg for subset in subsets for arg in ("--subset", subset)]],
                        check=True)
     assert main(["fdb10", "reference-export", "--run", str(run), "--dataset-root",
@@ -77,16 +79,23 @@ def test_turn_based_cascade_scores_as_a_turn_based_system(
     dataset = tmp_path / "ds"
     build_dataset(dataset, "mini")
 
-    unified, rows, _ = _record_and_score(dataset, tmp_path / "long", PAUSE_SUBSETS,
-                                         {"silence_ms": "2000"})
-    assert rows and not any(row["pause_intrusion"] or row["any_speech"] for row in rows)
+    unified, rows, tree = _record_and_score(dataset, tmp_path / "long", PAUSE_SUBSETS,
+                                            {"silence_ms": "2000"})
+    # from the run itself, whatever the pacing: it announced no reply and sent only
+    # silence, in every sample, until T + 0.5 s (the last word plus 2 s of silence comes
+    # after that: the tails are at most 1.43 s)
+    for sample in sorted((tree.parent / "run" / "samples").glob("*/*")):
+        assert _agent_replies(sample) == [], sample
+        assert not np.any(read_mono(sample / "received.wav").samples), sample
+    # scored (the samples whose sender kept its schedule on this machine): 0 of n
+    assert not any(row["pause_intrusion"] or row["any_speech"] for row in rows)
     for subset in PAUSE_SUBSETS:
         n = sum(row["subset"] == subset for row in rows)
         rate = unified["subsets"][subset]["metrics"]["pause_intrusion_rate"]
         assert (rate["count"], rate["n"], rate["value"]) == (0, n, 0.0)
 
     unified, rows, tree = _record_and_score(dataset, tmp_path / "short", TURN_SUBSETS, {},
-                                            per_subset=1)
+                                            per_subset=1, grace_s=GRACE_S)
     # scored (when the sender kept its schedule on this machine): never an early start,
     # and after R the first reply is gone (stopped at barge-in, or dropped if it was not
     # ready by S), so the first word after R answers the interruption: >= R + 0.5 s too
