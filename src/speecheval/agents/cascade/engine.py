@@ -14,6 +14,7 @@ depend on which worker took it.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from queue import SimpleQueue
@@ -69,12 +70,19 @@ class CascadeEngine:
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
-    async def answer(self, turn: Samples, out_rate: int) -> Reply:
-        """Recognise ``turn`` (16 kHz), choose the reply and speak it at ``out_rate``."""
+    async def answer(self, turn: Samples, out_rate: int,
+                     wanted: Callable[[], bool] = lambda: True) -> Reply | None:
+        """Recognise ``turn`` (16 kHz), choose the reply and speak it at ``out_rate``;
+        None when ``wanted()`` says no once a worker is free (the user went on talking
+        while the turn waited: decoding it would only delay the other sessions' turns)."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._answer, turn, out_rate)
+        return await loop.run_in_executor(self._executor, self._answer, turn, out_rate,
+                                          wanted)
 
-    def _answer(self, turn: Samples, out_rate: int) -> Reply:
+    def _answer(self, turn: Samples, out_rate: int, wanted: Callable[[], bool]
+                ) -> Reply | None:
+        if not wanted():
+            return None
         recogniser = self._recognisers.get(timeout=60)  # start() put one per worker
         try:
             words = recogniser.words(turn)

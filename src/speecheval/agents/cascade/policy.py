@@ -100,8 +100,9 @@ class CascadePolicy:
         return round(self.listener.heard_s * 1000)
 
     async def _answer(self, generation: int, audio: NDArray[np.float32]) -> None:
-        reply = await self.engine.answer(audio, self.out_rate)
-        if generation != self._generation:
+        reply = await self.engine.answer(audio, self.out_rate,
+                                         wanted=lambda: generation == self._generation)
+        if reply is None or generation != self._generation:
             return
         turn = self.replies_started
         self.replies_started += 1
