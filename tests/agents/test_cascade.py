@@ -7,9 +7,9 @@ Timing bounds, and why:
   Silero's segment closes (its offset is where the silent windows start, within one
   32 ms window of the last audible sample of espeak's speech). Lower bound:
   end + silence_ms - 0.1 s.
-* Its upper bound is loose on purpose: Whisper encodes a padded 30 s window per turn,
-  about 0.5 s on a quiet core and several seconds on a loaded one; 6 s past the lower
-  bound is a hang, not a slow machine.
+* Its upper bound is loose on purpose: a turn costs Whisper under a second of CPU, which
+  took up to 13 s of wall time while the whole suite ran on two cores shared with other
+  jobs; 20 s past the lower bound is a hang, not a slow machine.
 * Barge-in: the agent stops once Silero's onset is certain, ``min_speech_ms`` (250 ms)
   after it, decided per 32 ms window; Silero's probability crosses 0.5 within two
   windows of espeak's onset (64 ms); the client's 20 ms frames add 20 ms; the 80 ms chunk
@@ -71,7 +71,7 @@ async def _session(protocol: str, user: UntilAnswered | BargeInFeed,
         transport = open_transport(protocol, transport_options)
         return await asyncio.wait_for(
             run_realtime(transport, user, RATE, frame_ms=20, tail_ms=200,
-                         max_duration_ms=20000), 40)
+                         max_duration_ms=40000), 60)
 
 
 def _texts(recording: SessionRecording, role: str) -> list[str]:
@@ -93,7 +93,7 @@ def test_answers_after_the_silence_threshold_with_the_words_it_heard(
     reply_start_s = _first_audible_s(recording.agent)
     assert reply_start_s is not None, "the agent never answered"
     earliest = user_end_s + silence_ms / 1000 - 0.1
-    assert earliest <= reply_start_s <= earliest + 6.0, (user_end_s, reply_start_s)
+    assert earliest <= reply_start_s <= earliest + 20.0, (user_end_s, reply_start_s)
     expected_reply = f"You said {SAID}."  # four words, under max_reply_words (8)
     if protocol == "native-realtime":  # the native protocol carries the agent's words
         assert _texts(recording, "agent") == [expected_reply]
@@ -111,7 +111,7 @@ class UntilAnswered:
     """Says ``user``, then stays silent until the agent has answered and been quiet for
     ``quiet_s`` (at most ``limit_s`` in all): a session as long as the exchange."""
 
-    def __init__(self, user: NDArray[np.int16], quiet_s: float = 0.3, limit_s: float = 15.0,
+    def __init__(self, user: NDArray[np.int16], quiet_s: float = 0.3, limit_s: float = 30.0,
                  frame: int = 320) -> None:
         self.user, self.frame = user, frame
         self.quiet_frames = round(quiet_s * RATE) // frame

@@ -42,7 +42,7 @@ pytestmark = pytest.mark.skipif(not espeak_available(),
 
 PAUSE_SUBSETS = ("synthetic_pause_handling", "candor_pause_handling")
 TURN_SUBSETS = ("candor_turn_taking", "synthetic_user_interruption")
-GRACE_S = 6.0
+GRACE_S = 12.0  # Whisper took up to 13 s a turn while the whole suite ran on 2 cores
 
 
 def _record_and_score(dataset: Path, out: Path, subsets: tuple[str, ...],
