@@ -21,7 +21,7 @@ Timing bounds, and why:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 import pytest
@@ -187,10 +187,11 @@ def test_barge_in_stops_the_reply_within_the_bound() -> None:
 
 
 @pytest.fixture(scope="module")
-def engine() -> CascadeEngine:
+def engine() -> Iterator[CascadeEngine]:
     engine = CascadeEngine(CascadeSettings.parse("native-realtime", {}))
     asyncio.run(engine.start())
-    return engine
+    yield engine
+    engine.close()
 
 
 async def _reply_actions(engine: CascadeEngine, user: NDArray[np.int16],

@@ -68,7 +68,8 @@ class CascadeEngine:
         await loop.run_in_executor(self._executor, Listener, SAMPLE_RATE, self.settings)
 
     def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Drop queued turns and wait for the one being decoded: no thread outlives it."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
 
     async def answer(self, turn: Samples, out_rate: int,
                      wanted: Callable[[], bool] = lambda: True) -> Reply | None:
