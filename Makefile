@@ -29,12 +29,15 @@ setup: $(RUNTIME_STAMP)
 
 setup-test: $(TEST_STAMP)
 
-# Build the bundled mini Full-Duplex-Bench tree, score it, and draw one sample's timeline.
+# The whole Full-Duplex-Bench v1.0 pipeline, offline: build the mini dataset, serve the
+# cascade agent on a free local port, record it over a real socket, export, transcribe
+# with the bundled Whisper, score, and write runs/demo/report.html (speecheval fdb10 demo).
+# Needs espeak-ng (apt-get install espeak-ng). DEMO_ARGS narrows or widens it, e.g.
+# DEMO_ARGS="--max-per-subset 8 --concurrency 8".
+DEMO_ARGS ?=
 demo: setup
 	rm -rf runs/demo
-	$(BIN)/speecheval fdb10 build-tree --out runs/demo/tree
-	$(BIN)/speecheval fdb10 unified-score --tree runs/demo/tree --out runs/demo/unified
-	$(BIN)/speecheval fdb10 show --tree runs/demo/tree synthetic_user_interruption/10 --out runs/demo/interruption-10.png
+	$(BIN)/speecheval fdb10 demo --out runs/demo $(DEMO_ARGS)
 
 test: setup-test
 	$(BIN)/python -m pytest -q

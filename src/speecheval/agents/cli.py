@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from .local.server import PROTOCOLS
+
 
 @click.group()
 def agents() -> None:
@@ -33,5 +35,29 @@ def replay(outputs: Path, host: str, port: int) -> None:
 
     try:
         asyncio.run(serve_replay_until_cancelled(outputs, host=host, port=port))
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+
+
+@serve.command("cascade")
+@click.option("--protocol", type=click.Choice(PROTOCOLS), default="native-realtime",
+              show_default=True)
+@click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="Cascade option (repeatable): silence_ms, min_speech_ms, vad_threshold, "
+                   "chunk_ms, max_reply_words, workers, sample_rate, output_rate; see "
+                   "docs/agents.md.")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="0 picks a free port.")
+def cascade(protocol: str, option_pairs: tuple[str, ...], host: str, port: int) -> None:
+    """A real turn-based voice agent, offline: Silero end of turn, Whisper tiny.en, a
+    templated reply, espeak-ng speech in real time; it stops when the user speaks."""
+    from ..fdb.v10.cli_record import _pairs as parse_pairs
+    from .cascade import CascadeSettings, serve_cascade_until_cancelled
+
+    options = parse_pairs(option_pairs)
+    CascadeSettings.parse(protocol, options)  # bad options exit 2 before any model loads
+    try:
+        asyncio.run(serve_cascade_until_cancelled(protocol, options, host=host, port=port))
     except KeyboardInterrupt:
         click.echo("stopped", err=True)

@@ -19,7 +19,7 @@ clock, and the agent's behaviour depends only on what it heard, not on schedulin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -54,6 +54,20 @@ class Action:
     turn: int
     pcm: NDArray[np.int16] | None = None
     text: str = ""
+
+
+class SessionPolicy(Protocol):
+    """What a protocol session asks of the agent behind it: hear audio, say what to do."""
+
+    heard_ms: int
+
+    def feed(self, pcm: NDArray[np.int16]) -> list[Action]:
+        """Hear more user audio; return what the agent does now, in order."""
+        ...
+
+    def close(self) -> None:
+        """The session is over: stop anything still running for it."""
+        ...
 
 
 class TurnPolicy:
@@ -96,6 +110,9 @@ class TurnPolicy:
             frame, self._pending = self._pending[: self.step], self._pending[self.step :]
             self._frame(frame, actions)
         return actions
+
+    def close(self) -> None:
+        """Nothing to stop: this policy acts only when it hears audio."""
 
     def _frame(self, frame: NDArray[np.int16], out: list[Action]) -> None:
         cfg = self.settings

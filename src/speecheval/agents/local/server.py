@@ -24,9 +24,10 @@ import contextlib
 import errno
 import json
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Self, get_args
 
 import numpy as np
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -34,7 +35,7 @@ from websockets.exceptions import ConnectionClosed
 
 from ...core.errors import InputError
 from ..protocol_events import Native, PcmWs, Realtime
-from .policy import Action, Pacing, TurnPolicy, TurnSettings
+from .policy import Action, Pacing, SessionPolicy, TurnPolicy, TurnSettings
 from .voice import reply_audio
 
 KINDS = ("turn", "duplex")
@@ -124,20 +125,20 @@ class AgentLog:
     authorized: list[bool] = field(default_factory=list)
 
 
-class LocalAgentServer:
-    """A running local agent: ``async with LocalAgentServer(...) as agent: agent.url``."""
+class ProtocolServer(ABC):
+    """Serves one of the three wire protocols on 127.0.0.1; what the agent says is decided
+    by the policy :meth:`new_policy` makes for each session (the seam other agents, such
+    as the cascade agent, plug into)."""
 
-    def __init__(self, kind: str, protocol: str, options: Mapping[str, str] | None = None,
-                 host: str = "127.0.0.1", port: int = 0) -> None:
-        self.config = AgentConfig.parse(kind, protocol, dict(options or {}))
+    def __init__(self, config: AgentConfig, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.config = config
         self.host = host
         self.port = port
         self.log = AgentLog()
-        self._replies: dict[int, list[np.ndarray[Any, np.dtype[np.int16]]]] = {}
         self._server: Server | None = None
         self.url = ""
 
-    async def __aenter__(self) -> LocalAgentServer:
+    async def __aenter__(self) -> Self:
         try:
             self._server = await serve(self._handle, self.host, self.port, compression=None,
                                        max_size=None, close_timeout=CLOSE_TIMEOUT_S)
@@ -157,13 +158,10 @@ class LocalAgentServer:
             self._server.close()
             await self._server.wait_closed()
 
-    def replies(self, rate: int) -> list[np.ndarray[Any, np.dtype[np.int16]]]:
-        """Reply audio at ``rate``, rendered once per rate."""
-        if rate not in self._replies:
-            cfg = self.config
-            self._replies[rate] = [reply_audio(text, rate, cfg.voice, cfg.reply_ms)
-                                   for text in cfg.reply_texts]
-        return self._replies[rate]
+    @abstractmethod
+    def new_policy(self, session: _AgentSession, rate: int, out_rate: int) -> SessionPolicy:
+        """The policy of one session hearing at ``rate`` and speaking at ``out_rate``; it
+        may also send actions later through ``session.act`` (a policy with its own clock)."""
 
     async def _handle(self, ws: ServerConnection) -> None:
         self.log.connections += 1
@@ -175,26 +173,60 @@ class LocalAgentServer:
             if name.lower() != "authorization"})
         handler = {"pcm-websocket": _PcmSession, "openai-realtime": _OpenAISession,
                    "native-realtime": _NativeSession}[self.config.protocol]
-        with contextlib.suppress(ConnectionClosed):
-            await handler(self, ws).run()
+        session = handler(self, ws)
+        try:
+            with contextlib.suppress(ConnectionClosed):
+                await session.run()
+        finally:
+            session.stop_policy()
+
+
+class LocalAgentServer(ProtocolServer):
+    """A running local agent: ``async with LocalAgentServer(...) as agent: agent.url``."""
+
+    def __init__(self, kind: str, protocol: str, options: Mapping[str, str] | None = None,
+                 host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__(AgentConfig.parse(kind, protocol, dict(options or {})), host, port)
+        self._replies: dict[int, list[np.ndarray[Any, np.dtype[np.int16]]]] = {}
+
+    def new_policy(self, session: _AgentSession, rate: int, out_rate: int) -> SessionPolicy:
+        cfg = self.config
+        return TurnPolicy(rate, cfg.settings, self.replies(out_rate), cfg.transcripts,
+                          cfg.pacing, out_rate=out_rate)
+
+    def replies(self, rate: int) -> list[np.ndarray[Any, np.dtype[np.int16]]]:
+        """Reply audio at ``rate``, rendered once per rate."""
+        if rate not in self._replies:
+            cfg = self.config
+            self._replies[rate] = [reply_audio(text, rate, cfg.voice, cfg.reply_ms)
+                                   for text in cfg.reply_texts]
+        return self._replies[rate]
 
 
 class _AgentSession:
     """One connection: decode input, run the policy, encode actions, inject faults."""
 
-    def __init__(self, server: LocalAgentServer, ws: ServerConnection) -> None:
+    def __init__(self, server: ProtocolServer, ws: ServerConnection) -> None:
         self.server = server
         self.config = server.config
         self.ws = ws
         self.rate = self.config.sample_rate
-        self.policy: TurnPolicy | None = None
+        self.policy: SessionPolicy | None = None
         self.fault_done = False
 
     def start_policy(self, rate: int) -> None:
         self.rate = rate
         out_rate = rate * 2 if self.config.fault == "wrong-rate" else rate
-        self.policy = TurnPolicy(rate, self.config.settings, self.server.replies(out_rate),
-                                 self.config.transcripts, self.config.pacing, out_rate=out_rate)
+        self.replace_policy(self.server.new_policy(self, rate, out_rate))
+
+    def replace_policy(self, policy: SessionPolicy) -> None:
+        self.stop_policy()
+        self.policy = policy
+
+    def stop_policy(self) -> None:
+        """Stop what the policy runs in the background (the session ended or restarted)."""
+        if self.policy is not None:
+            self.policy.close()
 
     async def hear(self, pcm: np.ndarray[Any, np.dtype[np.int16]]) -> bool:
         """Run the policy on heard audio; return False once a fault ended the session."""
@@ -330,7 +362,7 @@ class _RealtimeSession(_AgentSession):
 
 
 class _OpenAISession(_RealtimeSession):
-    def __init__(self, server: LocalAgentServer, ws: ServerConnection) -> None:
+    def __init__(self, server: ProtocolServer, ws: ServerConnection) -> None:
         super().__init__(server, ws)
         self.rate = OPENAI_RATE
 
@@ -389,7 +421,7 @@ class _NativeSession(_AgentSession):
     every append heard, and ``response.done`` once the input has drained.
     """
 
-    def __init__(self, server: LocalAgentServer, ws: ServerConnection) -> None:
+    def __init__(self, server: ProtocolServer, ws: ServerConnection) -> None:
         super().__init__(server, ws)
         self.out_rate = self.config.output_rate or self.rate
         if self.config.fault == "wrong-rate":
@@ -403,8 +435,7 @@ class _NativeSession(_AgentSession):
         self.spoken: list[str] = []
 
     def start_policy(self, rate: int) -> None:
-        self.policy = TurnPolicy(rate, self.config.settings, self.server.replies(self.out_rate),
-                                 [], self.config.pacing, out_rate=self.out_rate)
+        self.replace_policy(self.server.new_policy(self, rate, self.out_rate))
 
     async def run(self) -> None:
         await self.send({"type": Realtime.SESSION_CREATED,
@@ -570,7 +601,8 @@ class _NativeSession(_AgentSession):
                 "output": []}})
         for action in actions:
             if action.kind == "reply_start":
-                text = self.config.reply_texts[(action.turn - 1) % len(self.config.reply_texts)]
+                text = action.text or self.config.reply_texts[
+                    (action.turn - 1) % len(self.config.reply_texts)]
                 self.spoken.append(text)
                 await self.send({"type": Realtime.AGENT_TRANSCRIPT_DELTA, **ids,
                                  "delta": text})

@@ -10,6 +10,7 @@ import click
 from ...core.output import refuse_existing
 from .cli_build import build_tree
 from .cli_dataset import build_dataset_command, check_dataset_command
+from .cli_demo import demo_command
 from .cli_record import record_command, reference_export_command
 from .cli_reference import reference_asr_command, reference_evaluate_command, report_command
 from .console import render
@@ -32,6 +33,7 @@ fdb10.add_command(build_dataset_command)
 fdb10.add_command(check_dataset_command)
 fdb10.add_command(record_command)
 fdb10.add_command(reference_export_command)
+fdb10.add_command(demo_command)
 
 
 @fdb10.command("unified-score")

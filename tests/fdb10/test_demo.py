@@ -1,0 +1,59 @@
+"""``speecheval fdb10 demo``: the README's main command, end to end on a reduced size
+(one sample per subset), and its argument handling."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from speecheval.agents.local.voice import espeak_available
+from speecheval.cli import main
+
+SUBSETS = ("synthetic_pause_handling", "candor_pause_handling", "candor_turn_taking",
+           "synthetic_user_interruption", "icc_backchannel")
+
+
+@pytest.mark.skipif(not espeak_available(),
+                    reason="espeak-ng is not installed (apt-get install espeak-ng)")
+def test_demo_runs_the_whole_pipeline(tmp_path: Path) -> None:
+    # its own process, as a user runs it (and clean: a test process that already ran
+    # CTranslate2 must not fork reference-asr's workers, OpenMP does not survive a fork)
+    out = tmp_path / "demo"
+    done = subprocess.run([sys.executable, "-m", "speecheval", "fdb10", "demo", "--out",
+                           str(out), "--max-per-subset", "1", "--concurrency", "5"],
+                          capture_output=True, text=True, timeout=280)
+    printed = done.stdout
+    assert done.returncode == 0, (printed, done.stderr)
+    # every step ran, in order, as the command a user would type
+    steps = [line.split()[3] for line in printed.splitlines() if line.startswith("$ ")]
+    assert steps == ["build-dataset", "serve", "record", "reference-export", "reference-asr",
+                     "unified-score", "report"]
+    run = json.loads((out / "run" / "run.json").read_text())
+    assert run["status"] == "complete"
+    manifest = json.loads((out / "tree" / "manifest.json").read_text())
+    assert sorted(e["sample_id"] for e in manifest["samples"]) == sorted(
+        f"{subset}/1" for subset in SUBSETS)
+    assert (out / "tree" / "asr.json").is_file()
+    unified = json.loads((out / "tree" / "unified" / "unified.json").read_text())
+    assert set(unified["subsets"]) == set(SUBSETS)
+    page = (out / "report.html").read_text()
+    assert page.lstrip().lower().startswith("<!doctype html")
+    assert printed.rstrip().endswith(f"open {(out / 'report.html').resolve().as_uri()}")
+
+
+def test_bad_arguments_exit_2_and_write_nothing(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo"
+    assert main(["fdb10", "demo", "--out", str(out), "-o", "silence=500"]) == 2
+    assert "option silence: unknown key" in capsys.readouterr().err
+    assert main(["fdb10", "demo", "--out", str(out), "-o", "silence_ms"]) == 2
+    assert main(["fdb10", "demo", "--out", str(out), "--max-per-subset", "0"]) == 2
+    assert not out.exists()
+    out.mkdir()
+    assert main(["fdb10", "demo", "--out", str(out)]) == 2
+    assert "output already exists" in capsys.readouterr().err
+    assert list(out.iterdir()) == []
