@@ -76,13 +76,13 @@ def test_response_within_k_seconds_means_at_most_k() -> None:
 
 def test_word_exactly_at_the_first_pause_start_intrudes_and_is_not_pre_pause() -> None:
     pauses = Spans.from_spans((Span(2_000_000, 3_000_000), Span(5_000_000, 6_000_000)))
-    at = score_pause_sample((Word("w", 2_000_000, 2_100_000),), pauses, 10_000_000)
+    at = score_pause_sample((Word("w", 2_000_000, 2_100_000),), pauses)
     # onset = a: "at or after the first pause start" and inside [a, b)
     assert (at.pause_intrusion, at.pre_pause_speech, at.inside_pause_onset) == (
         True, False, True)
     assert (at.intrusion_words, at.intruded_pauses) == (1, 1)
     assert at.intrusion_us == 100_000                 # [2.0, 2.1] inside [2, 3)
-    before = score_pause_sample((Word("w", 1_999_999, 2_000_000),), pauses, 10_000_000)
+    before = score_pause_sample((Word("w", 1_999_999, 2_000_000),), pauses)
     # onset a - 1 µs: pre-pause speech only; the word ends exactly at a, so it neither
     # carries in (end > a is false) nor covers any pause time (2.0 - 2.0 = 0)
     assert (before.pause_intrusion, before.pre_pause_speech, before.inside_pause_onset,
@@ -93,11 +93,11 @@ def test_word_exactly_at_the_first_pause_start_intrudes_and_is_not_pre_pause() -
 def test_carry_in_needs_the_word_to_end_after_the_pause_start() -> None:
     pauses = Spans.from_spans((Span(2_000_000, 3_000_000),))
     # 1.5 s to a + 1 µs: starts before a and ends after it -> carry-in, covers 1 µs
-    word = score_pause_sample((Word("w", 1_500_000, 2_000_001),), pauses, 10_000_000)
+    word = score_pause_sample((Word("w", 1_500_000, 2_000_001),), pauses)
     assert (word.carry_in, word.pre_pause_speech, word.pause_intrusion) == (True, True, False)
     assert word.intrusion_us == 1
     # a word starting exactly at a and running on is not carry-in (start < a is false)
-    at = score_pause_sample((Word("w", 2_000_000, 2_500_000),), pauses, 10_000_000)
+    at = score_pause_sample((Word("w", 2_000_000, 2_500_000),), pauses)
     assert at.carry_in is False and at.first_pause_start_us == 2_000_000
 
 
@@ -105,12 +105,12 @@ def test_word_exactly_at_a_pause_end_is_not_inside_that_pause() -> None:
     pauses = Spans.from_spans((Span(2_000_000, 3_000_000), Span(5_000_000, 6_000_000)))
     # onset b = 3.0: [a, b) excludes b, so not inside; still intrusion (after the first
     # pause start) and in pause 1's owned [2, 5)
-    at_end = score_pause_sample((Word("w", 3_000_000, 3_200_000),), pauses, 10_000_000)
+    at_end = score_pause_sample((Word("w", 3_000_000, 3_200_000),), pauses)
     assert (at_end.inside_pause_onset, at_end.pause_intrusion, at_end.intruded_pauses) == (
         False, True, 1)
     assert at_end.intrusion_us == 0                  # [3.0, 3.2] covers no pause time
     # onset b - 1 µs: inside pause 1
-    inside = score_pause_sample((Word("w", 2_999_999, 3_200_000),), pauses, 10_000_000)
+    inside = score_pause_sample((Word("w", 2_999_999, 3_200_000),), pauses)
     assert inside.inside_pause_onset and inside.intrusion_us == 1
 
 
@@ -119,15 +119,15 @@ def test_owned_interval_boundaries() -> None:
     pauses = Spans.from_spans((Span(2_000_000, 3_000_000), Span(5_000_000, 6_000_000)))
     # onsets 4.999999 (pause 1) and 5.0 (pause 2's start: owned by pause 2, not 1)
     words = (Word("a", 4_999_999, 4_999_999), Word("b", 5_000_000, 5_000_000))
-    both = score_pause_sample(words, pauses, 10_000_000)
+    both = score_pause_sample(words, pauses)
     assert both.intruded_pauses == 2 and both.intrusion_words == 2
-    only_second = score_pause_sample((Word("b", 5_000_000, 5_000_000),), pauses, 10_000_000)
+    only_second = score_pause_sample((Word("b", 5_000_000, 5_000_000),), pauses)
     assert only_second.intruded_pauses == 1
     # exactly at T = 10: the last owned interval is closed, so the onset counts
-    at_t = score_pause_sample((Word("c", 10_000_000, 10_000_000),), pauses, 10_000_000)
+    at_t = score_pause_sample((Word("c", 10_000_000, 10_000_000),), pauses)
     assert at_t.intruded_pauses == 1 and at_t.inside_pause_onset is False
     # an onset in the first owned interval only (4.0): one of two pauses intruded
-    first = score_pause_sample((Word("d", 4_000_000, 4_000_000),), pauses, 10_000_000)
+    first = score_pause_sample((Word("d", 4_000_000, 4_000_000),), pauses)
     assert (first.intruded_pauses, first.pauses) == (1, 2)
 
 
@@ -137,14 +137,14 @@ def test_coverage_at_the_pause_edges() -> None:
     # covers 0.6 s of the pause.
     pauses = Spans.from_spans((Span(2_000_000, 3_000_000),))
     touching = (Word("a", 1_000_000, 2_000_000), Word("b", 3_000_000, 4_000_000))
-    assert score_pause_sample(touching, pauses, 10_000_000).intrusion_us == 0
+    assert score_pause_sample(touching, pauses).intrusion_us == 0
     edge = (Word("c", 2_999_999, 3_500_000),)
-    assert score_pause_sample(edge, pauses, 10_000_000).intrusion_us == 1
+    assert score_pause_sample(edge, pauses).intrusion_us == 1
     abutting = (Word("d", 1_500_000, 2_400_000), Word("e", 2_400_000, 2_600_000))
-    assert score_pause_sample(abutting, pauses, 10_000_000).intrusion_us == 600_000
+    assert score_pause_sample(abutting, pauses).intrusion_us == 600_000
     # pause time: two pauses of 1 s and 0.5 s -> 1.5 s
     two = Spans.from_spans((Span(2_000_000, 3_000_000), Span(4_000_000, 4_500_000)))
-    assert score_pause_sample((), two, 10_000_000).pause_us == 1_500_000
+    assert score_pause_sample((), two).pause_us == 1_500_000
 
 
 # --- S and R: the user's interruption ---------------------------------------------------

@@ -35,7 +35,7 @@ def test_every_flag_on_one_sample() -> None:
     #        covers 0.5 s of pause 2.
     sample = score_pause_sample(
         words(("a", 0.5, 1.0), ("b", 1.8, 2.4), ("c", 3.0, 3.2), ("d", 5.0, 5.5)),
-        spans((2, 3), (5, 6)), to_us(10))
+        spans((2, 3), (5, 6)))
     assert sample.pause_intrusion and sample.inside_pause_onset
     assert sample.pre_pause_speech and sample.carry_in and sample.any_speech
     assert sample.intrusion_words == 2          # c and d start at or after 2.0
@@ -47,8 +47,7 @@ def test_every_flag_on_one_sample() -> None:
 def test_float_noise_at_a_pause_start_counts_as_inside() -> None:
     # The annotation says 6.32000000000005 and the word 6.32: equal after rounding to
     # the microsecond, so the word starts at the pause start, i.e. inside [a, b).
-    sample = score_pause_sample(words(("w", 6.32, 6.5)), spans((6.32000000000005, 7.0)),
-                                to_us(9))
+    sample = score_pause_sample(words(("w", 6.32, 6.5)), spans((6.32000000000005, 7.0)))
     assert sample.inside_pause_onset and sample.pause_intrusion
     assert not sample.pre_pause_speech
     assert sample.intrusion_us == to_us(0.18)   # 6.5 - 6.32
@@ -56,26 +55,25 @@ def test_float_noise_at_a_pause_start_counts_as_inside() -> None:
 
 def test_null_end_word_is_an_onset_without_coverage() -> None:
     sample = score_pause_sample((Word("w", to_us(2.0), to_us(2.0), end_was_null=True),),
-                                spans((2, 3)), to_us(5))
+                                spans((2, 3)))
     assert sample.pause_intrusion and sample.inside_pause_onset
     assert sample.intrusion_us == 0             # zero-length adds nothing
 
 
 def test_word_at_t_is_in_the_last_owned_interval() -> None:
     # Last pause owns [4, T] with T = 5 inclusive; a word starting at 5.0 intrudes there.
-    sample = score_pause_sample(words(("w", 5.0, 5.0)), spans((1, 2), (4, 4.5)), to_us(5))
+    sample = score_pause_sample(words(("w", 5.0, 5.0)), spans((1, 2), (4, 4.5)))
     assert (sample.intruded_pauses, sample.inside_pause_onset) == (1, False)
 
 
 def test_overlapping_words_cover_pause_time_once() -> None:
     # Two words overlap on [2.2, 2.5]; their union covers [2.0, 2.8] = 0.8 s of [2, 3).
-    sample = score_pause_sample(words(("x", 2.0, 2.5), ("y", 2.2, 2.8)), spans((2, 3)),
-                                to_us(4))
+    sample = score_pause_sample(words(("x", 2.0, 2.5), ("y", 2.2, 2.8)), spans((2, 3)))
     assert sample.intrusion_us == to_us(0.8)
 
 
 def test_silence_scores_no_flag() -> None:
-    sample = score_pause_sample((), spans((2, 3)), to_us(4))
+    sample = score_pause_sample((), spans((2, 3)))
     assert not any([sample.pause_intrusion, sample.inside_pause_onset,
                     sample.pre_pause_speech, sample.carry_in, sample.any_speech])
     assert sample.intrusion_us == 0

@@ -148,7 +148,7 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
     duration = to_us(recording.user.size / rate)
     user = track_speech(recording.user, rate, scenario.user_vad)
     agent = track_speech(recording.agent, rate, scenario.agent_vad)
-    context = _Context(log, user, agent, tuple(agent), duration,
+    context = _Context(log, user, tuple(agent), duration,
                        [to_us(p.t_s) for p in log.packets], recording.fault,
                        None if log.fault_s is None else to_us(log.fault_s))
     turns: list[TurnMetrics] = []
@@ -185,8 +185,7 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
 class _Context:
     log: ev.SessionLog
     user: Spans
-    agent: Spans
-    agent_list: tuple[Span, ...]  # the same spans, searched one by one per turn
+    agent_list: tuple[Span, ...]  # the agent's speech, searched one by one per turn
     duration: int
     packet_us: list[int]  # arrival of each packet in log order (runners log in time order)
     fault: str | None = None

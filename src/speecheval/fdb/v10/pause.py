@@ -63,8 +63,7 @@ def owned_intervals(pauses: Spans, duration_us: int) -> Spans:
     return Spans(pauses.starts, np.append(pauses.starts[1:], duration_us))
 
 
-def score_pause_sample(words: tuple[Word, ...], pauses: Spans,
-                       duration_us: int) -> PauseSample:
+def score_pause_sample(words: tuple[Word, ...], pauses: Spans) -> PauseSample:
     """Flags and pooled quantities of one sample; ``pauses`` is non-empty and sorted.
 
     An onset at or after the first pause start intrudes on the pause that owns it: the

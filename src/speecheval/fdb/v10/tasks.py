@@ -101,7 +101,7 @@ class PauseHandling:
             sample.annotation, sample.entry.sample_id, sample.duration_us))
 
     def score(self, sample: LoadedSample, segments: Spans) -> PauseSample:
-        return score_pause_sample(sample.words, sample.pauses, sample.duration_us)
+        return score_pause_sample(sample.words, sample.pauses)
 
     def subset(self, selected: Sequence[ManifestSample], declared: int,
                scored: Sequence[PauseSample]) -> SubsetResult:
