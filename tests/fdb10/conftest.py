@@ -8,6 +8,7 @@ trees.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +48,14 @@ def hand_segments(monkeypatch: pytest.MonkeyPatch
 
     install({})
     return install
+
+
+@pytest.fixture
+def examples(fixtures_dir: Path, tmp_path: Path) -> Path:
+    """The official v1.0 examples converted to a reference tree (needs ../shared)."""
+    from .test_official_examples import convert
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    convert(fixtures_dir / "fdb-official-examples" / "example_data", tree)
+    return tree

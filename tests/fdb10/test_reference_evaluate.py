@@ -24,8 +24,6 @@ from speecheval.fdb.v10.official_evaluator import PINNED_SHA256
 from speecheval.fdb.v10.reference_column import load_reference_column
 from speecheval.fdb.v10.reference_evaluate import parse_results
 
-from .test_official_examples import convert
-
 pytest.importorskip("dotenv")
 pytest.importorskip("openai")
 
@@ -33,14 +31,6 @@ pytest.importorskip("openai")
 @pytest.fixture
 def evaluator(fixtures_dir: Path) -> Path:
     return fixtures_dir / "fdb-official-evaluator"
-
-
-@pytest.fixture
-def examples(fixtures_dir: Path, tmp_path: Path) -> Path:
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    convert(fixtures_dir / "fdb-official-examples" / "example_data", tree)
-    return tree
 
 
 def evaluate(tree: Path, evaluator: Path, *subsets: str) -> int:

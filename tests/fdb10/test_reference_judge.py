@@ -19,8 +19,6 @@ import pytest
 
 from speecheval.cli import main
 
-from .test_official_examples import convert
-
 pytest.importorskip("dotenv")
 pytest.importorskip("openai")
 
@@ -76,14 +74,6 @@ def judge_server(request: pytest.FixtureRequest) -> Iterator[JudgeServer]:
     yield server
     server.server.shutdown()
     server.server.server_close()
-
-
-@pytest.fixture
-def examples(fixtures_dir: Path, tmp_path: Path) -> Path:
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    convert(fixtures_dir / "fdb-official-examples" / "example_data", tree)
-    return tree
 
 
 def run(tree: Path, fixtures_dir: Path, server: JudgeServer, *extra: str) -> int:

@@ -52,10 +52,10 @@ def replay(outputs: Path, host: str, port: int) -> None:
 def cascade(protocol: str, option_pairs: tuple[str, ...], host: str, port: int) -> None:
     """A real turn-based voice agent, offline: Silero end of turn, Whisper tiny.en, a
     templated reply, espeak-ng speech in real time; it stops when the user speaks."""
-    from ..fdb.v10.cli_record import _pairs as parse_pairs
+    from ..core.option_pairs import parse_option_pairs
     from .cascade import CascadeSettings, serve_cascade_until_cancelled
 
-    options = parse_pairs(option_pairs)
+    options = parse_option_pairs(option_pairs)
     CascadeSettings.parse(protocol, options)  # bad options exit 2 before any model loads
     try:
         asyncio.run(serve_cascade_until_cancelled(protocol, options, host=host, port=port))

@@ -38,9 +38,9 @@ def demo_command(out: Path, max_per_subset: int, concurrency: int,
     """Build, serve, record, export, transcribe, score and report, then print the page."""
     from ...agents.cascade import CascadeSettings
     from ...agents.cascade.process import cascade_agent_process
-    from .cli_record import _pairs
+    from ...core.option_pairs import parse_option_pairs
 
-    agent_options = _pairs(agent_pairs)
+    agent_options = parse_option_pairs(agent_pairs)
     CascadeSettings.parse(PROTOCOL, agent_options)  # bad options: exit 2, nothing written
     refuse_existing(out)
     started = time.perf_counter()

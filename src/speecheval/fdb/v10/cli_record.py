@@ -11,17 +11,8 @@ from pathlib import Path
 
 import click
 
-from ...core.errors import EXIT_SYSTEM_FAILED, InputError
-
-
-def _pairs(pairs: tuple[str, ...]) -> dict[str, str]:
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise InputError(f"-o expects KEY=VALUE, got {pair!r}")
-        options[key] = value
-    return options
+from ...core.errors import EXIT_SYSTEM_FAILED
+from ...core.option_pairs import parse_option_pairs
 
 
 @click.command("record")
@@ -58,7 +49,7 @@ def record_command(root: Path | None, agent: str | None, option_pairs: tuple[str
     from .dataset import load_dataset
     from .record import RecordRequest, resume_run, start_run
 
-    options = _pairs(option_pairs)
+    options = parse_option_pairs(option_pairs)
     if resume is not None:
         if out is not None or root is not None or agent is not None:
             raise click.UsageError("--resume takes the run's own settings; give only -o "

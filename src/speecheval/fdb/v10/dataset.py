@@ -160,11 +160,15 @@ def check_subset(subset: str) -> None:
                          f"{', '.join(SUBSET_TASKS)}")
 
 
-def _id_key(local_id: str) -> tuple[int, int | str]:
+def sample_id_order(local_id: str) -> tuple[int, int | str]:
+    """Sort key for sample folders: numbered ids in numeric order, then named ones (v1.0
+    and v1.5 list samples the same way)."""
     return (0, int(local_id)) if local_id.isdecimal() else (1, local_id)
 
 
-def _hash_folder(root: Path, folder: Path, sample_id: str) -> dict[str, str]:
+def hash_sample_folder(root: Path, folder: Path, sample_id: str) -> dict[str, str]:
+    """SHA-256 of every file in one sample folder, by path relative to ``root`` (the
+    inputs of the computed dataset revision, shared by v1.0 and v1.5)."""
     files = {}
     for path in sorted(folder.iterdir()):
         if path.name.startswith("."):
@@ -190,7 +194,7 @@ def _annotation_problem(path: Path, task: str, sample_id: str, duration_us: int)
 def _read_sample(root: Path, subset: str, local_id: str) -> DatasetSample:
     sample_id = f"{subset}/{local_id}"
     folder = root / subset / local_id
-    files = _hash_folder(root, folder, sample_id)
+    files = hash_sample_folder(root, folder, sample_id)
     problems: list[str] = []
     rate = n_samples = None
     if INPUT_WAV not in files:
@@ -256,11 +260,11 @@ def load_dataset(root: str | Path) -> Dataset:
         folder = base / subset
         present = sorted((p.name for p in folder.iterdir()
                           if p.is_dir() and not p.name.startswith(".")),
-                         key=_id_key) if folder.is_dir() else []
+                         key=sample_id_order) if folder.is_dir() else []
         listed = [_read_sample(base, subset, local_id) for local_id in present]
         absent, unnamed[subset] = (_absent(subset, present) if present
                                    else ([], DECLARED_SIZES[subset]))
-        samples.extend(sorted(listed + absent, key=lambda s: _id_key(s.local_id)))
+        samples.extend(sorted(listed + absent, key=lambda s: sample_id_order(s.local_id)))
     hashes = {f"{s.sample_id}/{name}": digest for s in samples for name, digest in s.files.items()}
     return Dataset(root=base, samples=tuple(samples), absent_unnamed=unnamed,
                    revision=revision_digest(hashes))

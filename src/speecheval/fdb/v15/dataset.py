@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ...core.audio import audio_info
 from ...core.errors import InputError
-from ..v10.dataset import ABSENT, _hash_folder, _id_key, revision_digest
+from ..v10.dataset import ABSENT, hash_sample_folder, revision_digest, sample_id_order
 from .layout import (
     CLEAN_INPUT_WAV,
     DECLARED_SIZES,
@@ -138,7 +138,7 @@ def read_sample(root: Path, scenario: str, local_id: str) -> DatasetSample:
     """Check one sample folder; every problem found is recorded, none raised."""
     sample_id = f"{scenario}/{local_id}"
     folder = root / scenario / local_id
-    files = _hash_folder(root, folder, sample_id)
+    files = hash_sample_folder(root, folder, sample_id)
     problems: list[str] = []
     input_problem, input_shape = _wav_problem(folder, INPUT_WAV, files, sample_id)
     clean_problem, clean_shape = _wav_problem(folder, CLEAN_INPUT_WAV, files, sample_id)
@@ -188,7 +188,7 @@ def load_dataset(root: str | Path) -> Dataset:
     for scenario, present in sample_folders(base, "dataset root").items():
         listed = [read_sample(base, scenario, local_id) for local_id in present]
         absent, unnamed[scenario] = _absent(scenario, present)
-        samples.extend(sorted(listed + absent, key=lambda s: _id_key(s.local_id)))
+        samples.extend(sorted(listed + absent, key=lambda s: sample_id_order(s.local_id)))
     hashes = {f"{s.sample_id}/{name}": digest for s in samples for name, digest in s.files.items()}
     return Dataset(root=base, samples=tuple(samples), absent_unnamed=unnamed,
                    revision=revision_digest(hashes))

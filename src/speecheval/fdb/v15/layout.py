@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.errors import InputError
-from ..v10.dataset import _id_key
+from ..v10.dataset import sample_id_order
 
 DECLARED_SIZES: dict[str, int] = {
     "user_interruption": 200,
@@ -52,5 +52,5 @@ def sample_folders(root: Path, what: str) -> dict[str, list[str]]:
         raise InputError("no Full-Duplex-Bench v1.5 scenario folder here (expected "
                          f"{', '.join(DECLARED_SIZES)})", path=root)
     return {scenario: sorted((p.name for p in (root / scenario).iterdir()
-                              if p.is_dir() and not p.name.startswith(".")), key=_id_key)
+                              if p.is_dir() and not p.name.startswith(".")), key=sample_id_order)
             if (root / scenario).is_dir() else [] for scenario in DECLARED_SIZES}
