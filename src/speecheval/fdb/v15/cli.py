@@ -68,6 +68,7 @@ def check_dataset_command(root: Path) -> None:
 def score_command(tree: Path, out: Path | None) -> None:
     """Score the timing of every trial: stop and response latency, statuses, official column."""
     from ...core.output import refuse_existing
+    from ...core.progress import progress
     from ...core.provenance import collect_provenance
     from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
     from ...vad.silero import SileroVad
@@ -79,7 +80,11 @@ def score_command(tree: Path, out: Path | None) -> None:
     started = time.perf_counter()
     trials = find_trials(tree)
     vad = SileroVad()
-    scored = [score_trial(trial, vad) for trial in trials]
+    scored = []
+    with progress(len(trials), "fdb15 score") as advance:
+        for trial in trials:
+            scored.append(score_trial(trial, vad))
+            advance()
     summary = summarize(scored)
     provenance = collect_provenance(
         command=["speecheval", "fdb15", "score", "--tree", str(tree), "--out",
