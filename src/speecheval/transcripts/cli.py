@@ -14,6 +14,7 @@ COMMANDS = {
     "cp": Lazy("speecheval.transcripts.text.cli:cp"),
     "wer": Lazy("speecheval.transcripts.text.cli:wer"),
     "score": Lazy("speecheval.transcripts.score.cli:score"),
+    "gate": Lazy("speecheval.transcripts.gate.cli:gate"),
 }
 
 

@@ -1,0 +1,136 @@
+"""How the gate reads a raw output's tail: every way a raw can be cut, in each format."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from speecheval.transcripts.gate.reading import read_raw
+from speecheval.transcripts.gate.repeats import repeat_regions, token_ids
+
+TWO = "[0.00][S01]hello there[2.50][3.00][S02]fine thanks[5.00]"
+
+
+@pytest.mark.parametrize(("tail", "reason"), [
+    ("", None),
+    ("\n<|endoftext|>\n", None),  # an event tag after the last closed segment
+    ("[5.2", "half_timestamp"),
+    ("[5.", "half_timestamp"),
+    ("[5.20][S0", "cut_speaker_tag"),
+    ("[5.20][<unk", "cut_tag"),
+    ("[5.20][S01]and then we", "cut_text"),
+    ("[5.20][S01]", "segment_without_text"),
+    ("[5.20]", "segment_without_text"),
+])
+def test_raw_tagged_tails(tail: str, reason: str | None) -> None:
+    reading = read_raw(TWO + tail, "raw")
+    assert (reading.tail_status, reading.tail_reason) == (
+        "complete" if reason is None else "truncated", reason)
+    # the complete segments are kept whatever the tail
+    assert [(s.start, s.end, s.speaker, s.text) for s in reading.segments][:2] == [
+        (0.0, 2.5, "S01", "hello there"), (3.0, 5.0, "S02", "fine thanks")]
+
+
+def test_raw_tagged_keeps_the_start_of_a_cut_segment_as_a_timestamp() -> None:
+    reading = read_raw(TWO + "[1284.75][S02]我们接下来", "raw")
+    assert reading.timestamps == (0.0, 2.5, 3.0, 5.0, 1284.75)
+    assert reading.tail_excerpt.endswith("[1284.75][S02]我们接下来")
+
+
+SRT = "1\n00:00:00,000 --> 00:00:02,500\n[S01] hello\n\n2\n00:00:03,000 --> 00:00:05,000\nbye\n"
+
+
+@pytest.mark.parametrize(("tail", "reason"), [
+    ("", None),
+    ("\n3\n00:00:05,200 --> 00:00:0", "half_timestamp"),
+    ("\n3\n00:00:05,2", "half_timestamp"),
+    ("\n3\n", "cue_without_timing"),
+    ("\n3\n00:00:05,200 --> 00:00:06,000\n", "cut_text"),
+    ("\n3\n00:00:05,200 --> 00:00:06,000\n[S0", "cut_speaker_tag"),
+])
+def test_srt_tails(tail: str, reason: str | None) -> None:
+    reading = read_raw(SRT + tail, "srt")
+    assert (reading.tail_status, reading.tail_reason) == (
+        "complete" if reason is None else "truncated", reason)
+    assert [(s.start, s.end, s.speaker) for s in reading.segments] == [
+        (0.0, 2.5, "S01"), (3.0, 5.0, None)]
+
+
+def test_srt_damage_before_the_tail_is_a_parser_error_not_a_cut() -> None:
+    text = SRT.replace("00:00:03,000 --> 00:00:05,000", "00:00:03,000 --> soon")
+    reading = read_raw(text + "\n3\n00:00:06,000 --> 00:00:07,000\nend\n", "srt")
+    assert reading.tail_status == "complete"
+    assert reading.parser_errors == ("line 6: cue timing does not parse: "
+                                     "'00:00:03,000 --> soon'",)
+    assert len(reading.segments) == 2
+
+
+def test_webvtt_voice_and_cut_voice_tag() -> None:
+    text = "WEBVTT\n\n00:01.000 --> 00:02.000\n<v Ann>hi</v>\n\nNOTE x\n\n"
+    done = read_raw(text, "vtt")
+    assert (done.tail_status, [(s.speaker, s.text) for s in done.segments]) == (
+        "complete", [("Ann", "hi")])
+    cut = read_raw(text + "00:03.000 --> 00:04.000\n<v An", "vtt")
+    assert (cut.tail_status, cut.tail_reason) == ("truncated", "cut_speaker_tag")
+
+
+VERBOSE = ('{"text": "a b", "segments": [{"id": 0, "start": 0.0, "end": 2.0, "text": " a"},'
+           ' {"id": 1, "start": 2.5, "end": 4.0, "text": " b"}]}')
+
+
+def test_json_complete_and_cut() -> None:
+    whole = read_raw(VERBOSE, "json")
+    assert (whole.tail_status, whole.timestamps) == ("complete", (0.0, 2.0, 2.5, 4.0))
+    # cut inside the second segment after its start: one segment salvaged, the second's
+    # start (complete, followed by a comma) still counts as a timestamp
+    cut = read_raw(VERBOSE[:VERBOSE.index('"end": 4.0') + 8], "json")
+    assert (cut.tail_status, cut.tail_reason) == ("truncated", "cut_json")
+    assert [(s.start, s.end, s.text) for s in cut.segments] == [(0.0, 2.0, "a")]
+    assert cut.timestamps == (0.0, 2.0, 2.5)
+
+
+def test_json_words_only_and_seglst() -> None:
+    words = read_raw('{"text": "a", "words": [{"word": "a", "start": 1, "end": 1.5}]}', "json")
+    assert (words.granularity, words.timestamps) == ("word", (1.0, 1.5))
+    seglst = read_raw('[{"session_id": "r", "speaker": "A", "start_time": "0.5", '
+                      '"end_time": 2, "words": "hi"}]', "json")
+    assert [(s.speaker, s.start, s.end) for s in seglst.segments] == [("A", 0.5, 2.0)]
+
+
+def test_plain_text_and_empty() -> None:
+    plain = read_raw("just words, no times", "text")
+    assert (plain.tail_status, plain.has_timestamps) == ("unsupported", False)
+    assert read_raw(" \n", "raw").tail_status == "empty"
+
+
+def _brute_force(ids: list[int], window: int) -> list[tuple[int, int]]:
+    """Regions by the definition, with plain loops: blocks at i with ids[i:i+w] ==
+    ids[i+w:i+2w], consecutive i merged."""
+    hits = [i for i in range(len(ids) - 2 * window + 1)
+            if ids[i:i + window] == ids[i + window:i + 2 * window]]
+    regions: list[tuple[int, int]] = []
+    for i in hits:
+        if regions and i == regions[-1][1] - 2 * window + 1:
+            regions[-1] = (regions[-1][0], i + 2 * window)
+        else:
+            regions.append((i, i + 2 * window))
+    return regions
+
+
+def test_repeat_regions_match_the_definition_on_random_loops() -> None:
+    rng = np.random.default_rng(12)
+    for _ in range(200):
+        parts: list[int] = []
+        while len(parts) < 300:
+            if rng.random() < 0.3:
+                block = rng.integers(0, 4, rng.integers(1, 30)).tolist()
+                parts += block * int(rng.integers(2, 5))
+            else:
+                parts += rng.integers(0, 50, rng.integers(1, 40)).tolist()
+        for window in (1, 3, 12, 24):
+            found = [(r.start, r.stop) for r in repeat_regions(np.array(parts), window)]
+            assert found == _brute_force(parts, window)
+
+
+def test_token_ids_are_equal_for_equal_tokens() -> None:
+    assert token_ids(["x", "y", "x", "z"]).tolist() == [0, 1, 0, 2]
