@@ -11,7 +11,9 @@ ends:
 - ``truncated`` with a reason: ``half_timestamp`` (``[1284.7``, ``00:21:2``), ``cut_speaker_tag``
   (``[S0``, ``<v S0``), ``cut_tag`` (another unclosed bracket), ``cut_text`` (text with no
   closing time), ``segment_without_text`` (a segment opened by a time or a speaker tag and
-  nothing after it), ``cue_without_timing``, ``cut_json`` (the JSON document ends early);
+  nothing after it), ``cue_without_timing``, ``cut_json`` (the JSON document ends early),
+  ``unparsable_json`` (it breaks before its end: readable up to there only, so no more
+  complete than a cut one);
 - ``unsupported``: plain text has no segments whose ends could be checked;
 - ``empty``: nothing but whitespace.
 
@@ -221,8 +223,10 @@ def _read_json(text: str, excerpt: str) -> RawReading:
         segments = [seg for seg in map(_json_entry, entries) if seg is not None]
         stamps = [t for seg in segments for t in (seg.start, seg.end) if t is not None]
         stamps += [float(m.group(1)) for m in _COMPLETE_TIME.finditer(rest)]
-        return RawReading(tuple(segments), tuple(stamps), "truncated", "cut_json", excerpt,
-                          True, "segment", (f"JSON ends early: {exc.msg} at byte {exc.pos}",))
+        cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        return RawReading(tuple(segments), tuple(stamps), "truncated",
+                          "cut_json" if cut else "unparsable_json", excerpt, True, "segment",
+                          (f"JSON: {exc.msg} at character {exc.pos}",))
     granularity: Literal["segment", "word"] = "segment"
     if isinstance(data, dict):
         items = data.get("segments") or []
