@@ -15,6 +15,7 @@ COMMANDS = {
     "wer": Lazy("speecheval.transcripts.text.cli:wer"),
     "score": Lazy("speecheval.transcripts.score.cli:score"),
     "gate": Lazy("speecheval.transcripts.gate.cli:gate"),
+    "arbitrate": Lazy("speecheval.transcripts.arbitrate.cli:arbitrate"),
 }
 
 

@@ -85,7 +85,7 @@ def gate_run(run: Path, samples_path: Path, rules: GateRules,
                  "repeat": item.repeat}
         meta_path = item.folder / META
         meta = read_meta(meta_path)
-        raw_path, why_not = _raw_file(item.folder, meta)
+        raw_path, why_not = raw_file_of(item.folder, meta)
         if raw_path is None:
             records.append({**where, "kind": "transcripts.gate_not_run", "reason": why_not})
             continue
@@ -136,7 +136,7 @@ def _sample_facts(run: Path, sample: str, boundary: SampleBoundary | None,
                        boundary.boundary_source), audio_sha
 
 
-def _raw_file(folder: Path, meta: dict[str, Any]) -> tuple[Path | None, str | None]:
+def raw_file_of(folder: Path, meta: dict[str, Any]) -> tuple[Path | None, str | None]:
     """The raw output of a repeat folder, or why there is no single one."""
     named = meta.get("raw_file")
     if isinstance(named, str):

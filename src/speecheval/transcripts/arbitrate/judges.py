@@ -1,0 +1,148 @@
+"""Judges behind any OpenAI-compatible ``POST /v1/chat/completions`` endpoint.
+
+One request per sample, ``temperature`` 0, the answer's ``choices[0].message.content`` is
+the judge's answer. What comes back is kept whole as the judge's *stdout* (the response
+body as received, cut or not) and every failure on the way as its *stderr*, so an
+invalid judgement can be read later. Retries follow the transcription client's rules
+(:mod:`speecheval.asr.openai_compatible`): HTTP 429 and 5xx, dropped or cut answers and
+timeouts are retried with doubling waits, at most ``max_attempts`` in all; HTTP 401/403
+stops the run (the key is wrong for every sample); anything else makes this judge invalid
+for this sample. The key comes from an environment variable and is never recorded.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...asr.openai_compatible import _OPENER, _error_detail, _retry_after, check_base_url
+from ...core.errors import InputError
+
+ENDPOINT_PATH = "/chat/completions"
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """What one judge returned for one prompt."""
+
+    content: str | None
+    """The answer text, ``None`` when no answer came."""
+    stdout: str
+    stderr: str
+    model_reported: str | None
+    attempts: int
+
+
+@dataclass(frozen=True)
+class ChatJudge:
+    """A judge: a name for the report, a model, an endpoint."""
+
+    name: str
+    model: str
+    base_url: str
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = 0.0
+    max_attempts: int = 3
+    backoff_s: float = 1.0
+    max_backoff_s: float = 30.0
+    timeout_s: float = 300.0
+    _key: str = field(default="", repr=False, compare=False)
+
+    @classmethod
+    def parse(cls, text: str, api_key_env: str, **settings: Any) -> ChatJudge:
+        """``NAME=MODEL@BASE_URL`` (``judge1=qwen2.5-7b@http://127.0.0.1:8000/v1``)."""
+        name, _, rest = text.partition("=")
+        model, _, base_url = rest.rpartition("@")
+        if not name or not model or not base_url:
+            raise InputError(f"--judge {text!r}: expected NAME=MODEL@BASE_URL")
+        check_base_url(base_url)
+        key = os.environ.get(api_key_env)
+        if not key:
+            raise InputError(f"judges read their API key from the environment variable "
+                             f"{api_key_env}, which is not set (set it, to any value for a "
+                             f"server without keys, or name another with --api-key-env)")
+        return cls(name, model, base_url, api_key_env, _key=key, **settings)
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url.rstrip("/") + ENDPOINT_PATH
+
+    def identity(self) -> dict[str, Any]:
+        return {"name": self.name, "backend": "openai-compatible chat completions",
+                "endpoint": self.endpoint, "model": self.model,
+                "temperature": self.temperature, "api_key_env": self.api_key_env,
+                "retry": {"max_attempts": self.max_attempts, "backoff_s": self.backoff_s,
+                          "max_backoff_s": self.max_backoff_s},
+                "timeout_s": self.timeout_s}
+
+    def ask(self, messages: list[dict[str, str]]) -> JudgeReply:
+        """Send the prompt; the reply, or why there is none (never raises for the judge's
+        own faults; a refused key is an InputError)."""
+        body = json.dumps({"model": self.model, "messages": messages,
+                           "temperature": self.temperature}).encode()
+        failures: list[str] = []
+        stdout = ""
+        for attempt in range(1, self.max_attempts + 1):
+            outcome = self._post(body)
+            if isinstance(outcome, bytes):
+                stdout = outcome.decode("utf-8", "replace")
+                content, model, problem = _content(stdout)
+                if problem is None:
+                    return JudgeReply(content, stdout, self._redact("\n".join(failures)),
+                                      model, attempt)
+                failures.append(f"attempt {attempt}: {problem}")
+                break
+            reason, retry, wait = outcome
+            failures.append(f"attempt {attempt}: {reason}")
+            if not retry or attempt == self.max_attempts:
+                break
+            delay = self.backoff_s * 2 ** (attempt - 1)
+            time.sleep(min(max(delay, wait or 0.0), self.max_backoff_s))
+        return JudgeReply(None, self._redact(stdout), self._redact("\n".join(failures)), None,
+                          len(failures))
+
+    def _post(self, body: bytes) -> bytes | tuple[str, bool, float | None]:
+        """The 2xx body, or ``(reason, worth retrying, server's wait)``."""
+        request = urllib.request.Request(
+            self.endpoint, data=body, method="POST",
+            headers={"Content-Type": "application/json", "Accept": "application/json",
+                     "Authorization": f"Bearer {self._key}"})
+        try:
+            with _OPENER.open(request, timeout=self.timeout_s) as answer:
+                data: bytes = answer.read()
+                return data
+        except urllib.error.HTTPError as error:
+            detail = _error_detail(error)
+            if error.code in (401, 403):
+                raise InputError(f"{self.endpoint} refused the API key from "
+                                 f"{self.api_key_env} (HTTP {error.code}): "
+                                 f"{self._redact(detail)}") from None
+            return (f"HTTP {error.code}: {detail}", error.code == 429 or error.code >= 500,
+                    _retry_after(error))
+        except http.client.IncompleteRead as exc:
+            return f"the answer was cut off after {len(exc.partial)} bytes", True, None
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+            return f"no answer from {self.endpoint}: {reason or type(exc).__name__}", True, None
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._key, "[key]") if self._key else text
+
+
+def _content(body: str) -> tuple[str | None, str | None, str | None]:
+    """``(message content, model the server names, problem)`` of a chat completion body."""
+    try:
+        data: Any = json.loads(body)
+        content = data["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None, None, "the answer is not a chat completion with choices[0].message.content"
+    if not isinstance(content, str):
+        return None, None, "choices[0].message.content is not text"
+    model = data.get("model") if isinstance(data, dict) else None
+    return content, model if isinstance(model, str) else None, None
