@@ -105,7 +105,8 @@ def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapp
                                       **{k: v for k, v in asdict(r).items() if k != "text"}}
                            for b, r in blinded},
             "skipped": skipped, **provenance}), encoding="utf-8")
-    return aggregates + [{"sample": s["sample"], "skipped": s["reason"]} for s in skipped]
+    return sorted(aggregates + [{"sample": s["sample"], "skipped": s["reason"]} for s in skipped],
+                  key=lambda row: str(row["sample"]))
 
 
 def _judgement(sample: BlindSample, judge: ChatJudge, reply: JudgeReply,
