@@ -234,8 +234,10 @@ def test_run_directory_leaves_metrics_alone(server: JudgeServer, tmp_path: Path,
                          ("loopy", "we ship version two")):
         folder = run_dir / "raw" / system / "native_whole_context" / "ep2" / "r1"
         folder.mkdir(parents=True)
-        (folder / "out.txt").write_text(f"[0.0][S01]{text}[3.0][3.5][S0", encoding="utf-8")
-        (folder / "meta.json").write_text("{}", encoding="utf-8")
+        (folder / "response.txt").write_text(f"[0.0][S01]{text}[3.0][3.5][S0",
+                                             encoding="utf-8")
+        (folder / "stderr.txt").write_text("", encoding="utf-8")
+        (folder / "meta.json").write_text('{"status": "succeeded"}', encoding="utf-8")
     metrics = run_dir / "derived" / "metrics" / "v1" / "metrics.json"
     metrics.parent.mkdir(parents=True)
     metrics.write_text('{"wer": 0.2}\n', encoding="utf-8")

@@ -65,23 +65,46 @@ def test_explicit_mode_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         assert code == 2 and message in err and "Traceback" not in err
 
 
+def job(run_dir: Path, key: str, files: dict[str, str], meta: dict[str, object]) -> None:
+    """A raw folder as ``transcripts run`` writes it (docs/transcripts-run.md)."""
+    folder = run_dir / "raw" / key
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    generation = {"token_count": None, "config": None, "eos": None, "stop_reason": None}
+    (folder / "meta.json").write_text(json.dumps({
+        "status": "succeeded", "reason": None, "runner_stop_reason": "HTTP 200",
+        "response_files": {}, "generation": generation, **meta}), encoding="utf-8")
+
+
 def make_run(root: Path) -> Path:
-    """A run in ``transcripts run``'s layout: two systems, one sample, two repeats."""
+    """A run in ``transcripts run``'s layout: one 130 s sample, four systems, one failed
+    job, a chunked job, a gold-window job and the raw lineage records."""
     run_dir = root / "RUN"
     write_wav(run_dir / "input" / "ep1.wav", np.zeros(16000 * 130, dtype=np.float32), 16000)
-    folders = {
-        ("good", "native_whole_context", "r1"): ("out.txt", closed(130.0), {"eos": True}),
-        ("good", "native_whole_context", "r2"): ("out.txt", closed(130.0), {"eos": True}),
-        ("moss", "production_complete_file/chunked", "r1"): (
-            "out.txt", closed(60.0) + "[60.00][S0", {"status": "succeeded"}),
-        ("many", "native_whole_context", "r1"): ("a.txt", "", {}),
-    }
-    for (system, track, repeat), (name, raw, meta) in folders.items():
-        folder = run_dir / "raw" / system / track / "ep1" / repeat
-        folder.mkdir(parents=True)
-        (folder / name).write_text(raw, encoding="utf-8")
-        (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
-    (run_dir / "raw" / "many" / "native_whole_context" / "ep1" / "r1" / "b.txt").write_text("")
+    eos = {"generation": {"token_count": 900, "config": {"max_new_tokens": 4096}, "eos": True,
+                          "stop_reason": "stop"}}
+    job(run_dir, "good/production_complete_file/ep1/r1", {"response.txt": closed(130.0)}, eos)
+    job(run_dir, "good/production_complete_file/ep1/r2", {"response.txt": closed(130.0)}, eos)
+    job(run_dir, "moss/production_complete_file/ep1/r1",
+        {"response.txt": closed(60.0) + "[60.00][S0", "stdout.txt": "done", "stderr.txt": ""},
+        {})
+    job(run_dir, "down/production_complete_file/ep1/r1", {},
+        {"status": "failed", "reason": "HTTP 500 (gave up after 4 attempts)"})
+    job(run_dir, "good/gold_diagnostic_window/ep1/r1", {"response.txt": closed(20.0)}, {})
+    # chunks at 0 and 70 s; the second answer is on its own chunk's timeline
+    job(run_dir, "good/production_complete_file.chunked/ep1/r1",
+        {"chunk-000/response.txt": closed(70.0), "chunk-001/response.txt": closed(60.0)},
+        {"chunks": [{"index": 0, "start_s": 0.0, "end_s": 70.0, "status": "succeeded"},
+                    {"index": 1, "start_s": 70.0, "end_s": 130.0, "status": "succeeded"}]})
+    lineage = [{"id": "input:ep1", "kind": "input", "input_sha256": "a" * 64},
+               {"id": "raw:good/production_complete_file/ep1/r1", "kind": "raw",
+                "parent": "input:ep1", "input_sha256": "a" * 64, "raw_sha256": "b" * 64,
+                "request_config": {"track": "production_complete_file", "seed": 0},
+                "model_revision": {"model": "tiny.en"}}]
+    (run_dir / "lineage.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lineage),
+                                           encoding="utf-8")
     return run_dir
 
 
@@ -91,28 +114,51 @@ def test_run_directory_is_gated_append_only(tmp_path: Path,
     samples = tmp_path / "samples.jsonl"
     samples.write_text(json.dumps({"sample": "ep1", "last_speech_s": 128.0,
                                    "boundary_source": "vad"}) + "\n", encoding="utf-8")
+    lineage_before = (run_dir / "lineage.jsonl").read_bytes()
     code, text, _ = run(["transcripts", "gate", str(run_dir), "--samples", str(samples)],
                         capsys)
     assert code == 0, text
     lines = text.splitlines()
-    assert lines[:4] == [
-        "good/native_whole_context/ep1/r1: engineering_complete",
-        "good/native_whole_context/ep1/r2: engineering_complete",
-        "many/native_whole_context/ep1/r1: not gated: 2 raw files beside meta.json and "
-        "none named by raw_file",
-        "moss/production_complete_file/chunked/ep1/r1: failed_truncated (the raw output ends "
+    assert lines[:6] == [
+        "down/production_complete_file/ep1/r1: not gated: the job failed: HTTP 500 (gave up "
+        "after 4 attempts)",
+        "good/gold_diagnostic_window/ep1/r1: not gated: the gold diagnostic window supports no "
+        "whole-recording completeness conclusion",
+        "good/production_complete_file/ep1/r1: engineering_complete",
+        "good/production_complete_file/ep1/r2: engineering_complete",
+        "good/production_complete_file/chunked/ep1/r1: engineering_complete",
+        "moss/production_complete_file/ep1/r1: failed_truncated (the raw output ends "
         "in cut_speaker_tag; the last valid timestamp 60.0 s (46.15 % of the audio) stops "
         "short of the last speech at 128.0 s less the 2.0 s tolerance)",
     ]  # 60 / 130 = 46.153...%
     derived = sorted((run_dir / "derived" / "gate").iterdir())
-    assert len(derived) == 1 and lines[4] == f"wrote {derived[0]}"
+    assert len(derived) == 1 and lines[6] == f"wrote {derived[0]}"
     first = (derived[0] / "verdicts.jsonl").read_bytes()
     records = [json.loads(line) for line in first.splitlines()]
     assert [r.get("verdict") for r in records] == [
-        "engineering_complete", "engineering_complete", None, "failed_truncated"]
-    assert records[3]["raw"]["path"] == "raw/moss/production_complete_file/chunked/ep1/r1/out.txt"
-    lineage = json.loads((derived[0] / "lineage.json").read_text(encoding="utf-8"))
-    assert len(lineage["parents"]) == 3 and lineage["audio"]["ep1"] is not None
+        None, None, "engineering_complete", "engineering_complete", "engineering_complete",
+        "failed_truncated"]
+    good, chunked, moss = records[2], records[4], records[5]
+    assert good["generation_termination_status"] == "normal_end"
+    assert good["generation_termination"]["generated_tokens"] == 900
+    assert moss["raw"]["path"] == "raw/moss/production_complete_file/ep1/r1/response.txt"
+    # the second chunk's last segment, 50-59 s on its own timeline, is 120-129 s on the
+    # sample's (offset 70 s)
+    assert chunked["transcript_coverage"]["last_valid_timestamp_s"] == 129.0
+    assert sorted(chunked["raw"]["chunks"]) == [
+        "raw/good/production_complete_file.chunked/ep1/r1/chunk-000/response.txt",
+        "raw/good/production_complete_file.chunked/ep1/r1/chunk-001/response.txt"]
+    lineage = [json.loads(line) for line in
+               (derived[0] / "lineage.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["parent"] for r in lineage] == [
+        "raw:good/production_complete_file/ep1/r1", "raw:good/production_complete_file/ep1/r2",
+        "raw:good/production_complete_file.chunked/ep1/r1",
+        "raw:moss/production_complete_file/ep1/r1"]
+    assert lineage[0]["raw_sha256"] == "b" * 64  # taken from the run's raw record
+    assert lineage[0]["model_revision"] == {"model": "tiny.en"}
+    assert lineage[0]["path"] == f"derived/gate/{derived[0].name}/verdicts.jsonl#3"
+    assert lineage[0]["id"] == f"gate:good/production_complete_file/ep1/r1@{derived[0].name}"
+    assert (run_dir / "lineage.jsonl").read_bytes() == lineage_before
     # the same inputs again: the folder is found, left as it is
     code, text, _ = run(["transcripts", "gate", str(run_dir), "--samples", str(samples)],
                         capsys)
@@ -122,8 +168,25 @@ def test_run_directory_is_gated_append_only(tmp_path: Path,
     code, text, _ = run(["transcripts", "gate", str(run_dir), "--samples", str(samples),
                          "--tolerance", "100"], capsys)
     assert len(list((run_dir / "derived" / "gate").iterdir())) == 2
-    assert "moss/production_complete_file/chunked/ep1/r1: failed_truncated (the raw output " \
+    assert "moss/production_complete_file/ep1/r1: failed_truncated (the raw output " \
            "ends in cut_speaker_tag)" in text
+
+
+def test_a_cut_chunk_cuts_the_job(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_dir = tmp_path / "RUN"
+    write_wav(run_dir / "input" / "ep1.wav", np.zeros(16000 * 130, dtype=np.float32), 16000)
+    (run_dir / "input" / "ep1.json").write_text('{"last_speech_s": 128.0}', encoding="utf-8")
+    job(run_dir, "v/production_complete_file.chunked/ep1/r1",
+        {"chunk-000/response.txt": closed(70.0)[:-3], "chunk-001/response.txt": closed(60.0)},
+        {"chunks": [{"index": 0, "start_s": 0.0, "end_s": 70.0, "status": "succeeded"},
+                    {"index": 1, "start_s": 70.0, "end_s": 130.0, "status": "succeeded"}]})
+    code, text, _ = run(["transcripts", "gate", str(run_dir)], capsys)
+    assert text.splitlines()[0] == ("v/production_complete_file/chunked/ep1/r1: "
+                                    "failed_truncated (the raw output ends in chunk-000: "
+                                    "half_timestamp)")
+    (made,) = (run_dir / "derived" / "gate").iterdir()
+    record = json.loads((made / "verdicts.jsonl").read_text(encoding="utf-8"))
+    assert record["transcript_coverage"]["boundary_source"] == "run manifest (input identity)"
 
 
 @pytest.mark.parametrize(("samples_text", "message"), [
@@ -150,6 +213,6 @@ def test_a_sample_without_boundary_is_indeterminate(tmp_path: Path,
     code, text, _ = run(["transcripts", "gate", str(run_dir), "--samples", str(samples)],
                         capsys)
     assert code == 0
-    assert text.splitlines()[0] == ("good/native_whole_context/ep1/r1: "
+    assert text.splitlines()[2] == ("good/production_complete_file/ep1/r1: "
                                     "indeterminate_missing_coverage_evidence (the sample has "
                                     "no frozen last-speech boundary)")

@@ -97,6 +97,22 @@ def test_json_words_only_and_seglst() -> None:
     assert [(s.speaker, s.start, s.end) for s in seglst.segments] == [("A", 0.5, 2.0)]
 
 
+STM = "ep 1 A 0.00 2.50 hello there\nep 1 B 3.00 5.00 fine thanks\n"
+
+
+@pytest.mark.parametrize(("text", "status", "reason", "segments"), [
+    (STM, "complete", None, 2),
+    (STM + "ep 1 A 5.2", "truncated", "cut_line", 2),  # the last line alone fails
+    ("ep 1 A zero 2.50 hi\n" + STM, "truncated", "unparsable", 0),
+])
+def test_other_formats_are_read_strictly(text: str, status: str, reason: str | None,
+                                         segments: int) -> None:
+    reading = read_raw(text, ".stm")
+    assert (reading.tail_status, reading.tail_reason, len(reading.segments)) == (
+        status, reason, segments)
+    assert bool(reading.parser_errors) == (status != "complete")
+
+
 def test_plain_text_and_empty() -> None:
     plain = read_raw("just words, no times", "text")
     assert (plain.tail_status, plain.has_timestamps) == ("unsupported", False)

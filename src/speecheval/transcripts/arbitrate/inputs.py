@@ -22,9 +22,8 @@ from typing import Any
 
 from ...core.errors import InputError
 from ..formats._io import read_text
-from ..gate.inputs import format_for, read_meta
-from ..gate.reading import read_raw
-from ..gate.run_dir import META, find_items, raw_file_of
+from ..gate.inputs import read_meta
+from ..gate.run_dir import META, find_items, read_item
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -116,12 +115,9 @@ def run_candidates(run: Path, track: str | None,
     for item in items:
         if item.track != track:
             continue
-        meta = read_meta(item.folder / META)
-        raw, _ = raw_file_of(item.folder, meta)
-        if raw is None:
-            continue  # the gate records why; the judges see the systems that have one
-        reading = read_raw(raw.read_text(encoding="utf-8", errors="replace"),
-                           format_for(raw, meta.get("format")))
+        read = read_item(item, read_meta(item.folder / META), run)
+        if isinstance(read, str):
+            continue  # the gate records why; the judges see the systems that answered
         found.setdefault(item.sample, {})[item.system] = " ".join(
-            seg.text for seg in reading.segments)
+            seg.text for seg in read[0].segments)
     return track, found

@@ -67,7 +67,9 @@ _EOS_REASONS = frozenset({"stop", "eos", "eos_token", "end_turn", "stop_sequence
 
 
 def termination(meta: Mapping[str, Any] | None, coverage_passed: bool) -> Check:
-    """``generation_termination_status`` from what the system reported.
+    """``generation_termination_status`` from what the system reported: ``meta``'s
+    ``generation`` object (``token_count``, ``config``, ``eos``, ``stop_reason``, as
+    ``transcripts run`` writes it), or the same keys at its top level.
 
     ``hit_generation_limit`` (a length stop, or as many tokens as the limit allowed) and
     ``aborted`` mean the output was cut; an EOS is ``normal_end`` only when the coverage
@@ -75,23 +77,27 @@ def termination(meta: Mapping[str, Any] | None, coverage_passed: bool) -> Check:
     that reports none of it is ``not_reported``.
     """
     meta = meta or {}
-    config = meta.get("generation_config")
+    nested = meta.get("generation")
+    generation: Mapping[str, Any] = nested if isinstance(nested, Mapping) else meta
+    config = generation.get("config", generation.get("generation_config"))
     config = config if isinstance(config, Mapping) else {}
-    limit = next((v for v in (meta.get("max_new_tokens"), config.get("max_new_tokens"),
+    limit = next((v for v in (generation.get("max_new_tokens"), config.get("max_new_tokens"),
                               config.get("max_tokens")) if _count(v) is not None), None)
-    generated = _count(meta.get("generated_tokens"))
-    reason = meta.get("stop_reason")
+    generated = _count(generation.get("token_count", generation.get("generated_tokens")))
+    reason = generation.get("stop_reason")
     reason_key = str(reason).strip().lower() if reason is not None else None
-    facts: Facts = {"runner_status": meta.get("status"), "stop_reason": reason,
-                    "eos": meta.get("eos"), "generated_tokens": generated,
-                    "max_new_tokens": _count(limit), "generation_config": dict(config) or None,
-                    "stopping_criterion": meta.get("stopping_criterion")}
+    facts: Facts = {"runner_status": meta.get("status"),
+                    "runner_stop_reason": meta.get("runner_stop_reason"),
+                    "stop_reason": reason, "eos": generation.get("eos"),
+                    "generated_tokens": generated, "max_new_tokens": limit,
+                    "generation_config": dict(config) or None,
+                    "stopping_criterion": generation.get("stopping_criterion")}
     if reason_key in _LIMIT_REASONS or (generated is not None and limit is not None
                                         and generated >= int(limit)):
         return Check("hit_generation_limit", facts)
     if reason_key in _ABORT_REASONS:
         return Check("aborted", facts)
-    if meta.get("eos") is True or reason_key in _EOS_REASONS:
+    if generation.get("eos") is True or reason_key in _EOS_REASONS:
         return Check("normal_end" if coverage_passed else "eos_unconfirmed", facts)
     return Check("not_reported", facts)
 

@@ -15,11 +15,13 @@ from .reading import FORMATS
                                                        path_type=Path))
 @click.option("--samples", "samples_path", type=click.Path(exists=True, dir_okay=False,
                                                            path_type=Path),
-              help="JSON Lines of each sample's frozen last-speech boundary (RUN mode).")
+              help="JSON Lines of each sample's frozen last-speech boundary (RUN mode; "
+                   "default: the run manifest's last_speech_s).")
 @click.option("--raw", "raw_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="One raw output to gate (instead of a RUN directory).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS),
-              help="Format of --raw (default: by suffix: .txt raw tagged, .srt, .vtt, .json).")
+              help="Format of --raw (default: by suffix: .txt raw tagged, .srt, .vtt, .json; "
+                   "other transcript suffixes such as .stm are read strictly).")
 @click.option("--duration", "duration_s", type=click.FloatRange(min=0, min_open=True),
               help="Length of the audio in seconds (with --raw).")
 @click.option("--last-speech", "last_speech_s", type=click.FloatRange(min=0),
@@ -39,7 +41,7 @@ def gate(run: Path | None, samples_path: Path | None, raw_path: Path | None, fmt
     """Decide whether raw outputs cover the whole recording (spec: engineering_completeness).
 
     Either RUN (a `transcripts run` directory; verdicts go to a new folder under
-    RUN/derived/gate/) with --samples, or one --raw file with --duration and --last-speech.
+    RUN/derived/gate/), or one --raw file with --duration and --last-speech.
     """
     from ...core.canonical_json import dumps, dumps_line
     from ...core.errors import InputError
@@ -54,8 +56,6 @@ def gate(run: Path | None, samples_path: Path | None, raw_path: Path | None, fmt
         raise InputError("give either a RUN directory or --raw FILE")
     records: list[dict[str, Any]]
     if run is not None:
-        if samples_path is None:
-            raise InputError("gating a RUN needs --samples (each sample's last-speech boundary)")
         extra = [name for name, value in (("--format", fmt), ("--duration", duration_s),
                                           ("--last-speech", last_speech_s),
                                           ("--meta", meta_path), ("--out", out_path))
@@ -64,7 +64,9 @@ def gate(run: Path | None, samples_path: Path | None, raw_path: Path | None, fmt
             raise InputError(f"{', '.join(extra)} go with --raw, not with a RUN directory")
         from .run_dir import gate_run
 
-        command = ["speecheval", "transcripts", "gate", str(run), "--samples", str(samples_path)]
+        command = ["speecheval", "transcripts", "gate", str(run)]
+        if samples_path is not None:
+            command += ["--samples", str(samples_path)]
         if tolerance_s is not None:
             command += ["--tolerance", repr(tolerance_s)]
         gated = gate_run(run, samples_path, rules, command)
@@ -73,6 +75,8 @@ def gate(run: Path | None, samples_path: Path | None, raw_path: Path | None, fmt
                   else f"already derived from the same inputs: {gated.folder} (left as it is)")
     else:
         assert raw_path is not None
+        if samples_path is not None:
+            raise InputError("--samples goes with a RUN directory; give --last-speech with --raw")
         if duration_s is None:
             raise InputError("--raw needs --duration (the audio's length in seconds)")
         if out_path is not None:

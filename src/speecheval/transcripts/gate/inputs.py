@@ -22,10 +22,10 @@ from typing import Any
 
 from ...core.errors import InputError
 from ..formats._io import read_text
-from .reading import FORMATS, Format
+from ..formats.registry import suffixes as registered_suffixes
+from .reading import FORMATS
 
-_SUFFIX_FORMATS: dict[str, Format] = {".txt": "raw", ".srt": "srt", ".vtt": "vtt",
-                                      ".json": "json"}
+_SUFFIX_FORMATS = {".txt": "raw", ".srt": "srt", ".vtt": "vtt", ".json": "json"}
 
 
 @dataclass(frozen=True)
@@ -38,18 +38,21 @@ class SampleBoundary:
     boundary_source: str | None
 
 
-def format_for(path: Path, declared: str | None) -> Format:
-    """The raw format: as declared, else by the file's suffix."""
+def format_for(path: Path, declared: str | None) -> str:
+    """The raw format: as declared, else by the file's suffix (one the gate reads itself,
+    or the suffix of another format the project reads, such as ``.stm``)."""
     if declared is not None:
         if declared not in FORMATS:
             raise InputError(f"unknown raw format {declared!r}; expected one of "
                              f"{', '.join(FORMATS)}", path=path)
         return declared
-    found = _SUFFIX_FORMATS.get(path.suffix.lower())
-    if found is None:
-        raise InputError(f"cannot tell the raw format from the suffix "
-                         f"{path.suffix or '(none)'}; name it ({', '.join(FORMATS)})", path=path)
-    return found
+    suffix = path.suffix.lower()
+    if suffix in _SUFFIX_FORMATS:
+        return _SUFFIX_FORMATS[suffix]
+    if suffix in registered_suffixes():
+        return suffix
+    raise InputError(f"cannot tell the raw format from the suffix {suffix or '(none)'}; "
+                     f"name it ({', '.join(FORMATS)})", path=path)
 
 
 def read_meta(path: Path) -> dict[str, Any]:

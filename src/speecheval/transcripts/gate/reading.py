@@ -29,10 +29,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ...core.errors import InputError
+from ..formats.document import SessionFileDocument
+from ..formats.registry import format_of
 from ..formats.subtitles import parse_clock, split_speaker
 
-Format = Literal["raw", "srt", "vtt", "json", "text"]
-FORMATS: tuple[Format, ...] = ("raw", "srt", "vtt", "json", "text")
+FORMATS = ("raw", "srt", "vtt", "json", "text")
+"""The formats read here; any other format the project reads (STM, CTM, TextGrid, ...) is
+named by its suffix (``.stm``) and read by its strict reader (see :func:`read_raw`)."""
 TailStatus = Literal["complete", "truncated", "unsupported", "empty"]
 TAIL_CHARS = 200
 """How much of the uncleaned raw tail a verdict quotes."""
@@ -68,11 +72,16 @@ class RawReading:
         return any(seg.speaker is not None for seg in self.segments)
 
 
-def read_raw(text: str, fmt: Format) -> RawReading:
-    """Read ``text`` as a raw output in ``fmt`` (one of :data:`FORMATS`)."""
+def read_raw(text: str, fmt: str) -> RawReading:
+    """Read ``text`` as a raw output in ``fmt``: one of :data:`FORMATS`, or the suffix of
+    another registered format (``.stm``), read strictly: a text whose last line alone
+    does not parse ends in ``cut_line``, one that breaks earlier is ``unparsable``; a line
+    cut inside its words still parses, which this check cannot see."""
     excerpt = text[-TAIL_CHARS:]
     if not text.strip():
         return RawReading((), (), "empty", None, excerpt, fmt != "text", "none")
+    if fmt.startswith("."):
+        return _read_registered(text, fmt, excerpt)
     if fmt == "raw":
         return _read_tagged(text, excerpt)
     if fmt in ("srt", "vtt"):
@@ -83,6 +92,57 @@ def read_raw(text: str, fmt: Format) -> RawReading:
         return RawReading((TimedText(None, None, None, " ".join(text.split())),), (),
                           "unsupported", None, excerpt, False, "none")
     raise ValueError(f"unknown raw format {fmt!r}; expected one of {FORMATS}")
+
+
+def shifted(parts: list[tuple[str, float, RawReading]]) -> RawReading:
+    """One reading of a chunked answer: each ``(name, offset, reading)`` moved onto the
+    sample's timeline by its offset, in order; the first cut chunk names the tail."""
+    segments: list[TimedText] = []
+    stamps: list[float] = []
+    errors: list[str] = []
+    cut = next(((name, r) for name, _, r in parts if r.tail_status in ("truncated", "empty")),
+               None)
+    for name, offset, reading in parts:
+        segments += [TimedText(None if s.start is None else s.start + offset,
+                               None if s.end is None else s.end + offset, s.speaker, s.text)
+                     for s in reading.segments]
+        stamps += [t + offset for t in reading.timestamps]
+        errors += [f"{name}: {e}" for e in reading.parser_errors]
+    last = parts[-1][2] if parts else None
+    reason = None if cut is None else f"{cut[0]}: {cut[1].tail_reason or 'empty'}"
+    return RawReading(tuple(segments), tuple(stamps),
+                      "truncated" if cut is not None else "complete", reason,
+                      cut[1].tail_excerpt if cut else last.tail_excerpt if last else "",
+                      all(r.has_timestamps for _, _, r in parts),
+                      "word" if any(r.granularity == "word" for _, _, r in parts)
+                      else "segment", tuple(errors))
+
+
+def _read_registered(text: str, suffix: str, excerpt: str) -> RawReading:
+    """Another format of the project, read by its strict reader (see :func:`read_raw`)."""
+    cls = format_of(f"raw{suffix}")
+
+    def parse(body: str) -> list[TimedText]:
+        doc = (cls.parse(body, "raw") if issubclass(cls, SessionFileDocument)
+               else cls.parse(body))  # type: ignore[attr-defined]
+        return [TimedText(s.start, s.end, s.speaker, s.words) for s in doc.segments]
+
+    granularity: Literal["segment", "word"] = "word" if cls.word_timed else "segment"
+    errors: tuple[str, ...] = ()
+    try:
+        segments = parse(text)
+        status, reason = "complete", None
+    except InputError as exc:
+        head = text.rstrip().rpartition("\n")[0]
+        try:
+            segments = parse(head) if head.strip() else []
+            status, reason = "truncated", "cut_line"
+        except InputError:
+            segments, status, reason = [], "truncated", "unparsable"
+        errors = (exc.problem,)
+    stamps = tuple(t for seg in segments for t in (seg.start, seg.end) if t is not None)
+    return RawReading(tuple(segments), stamps, status, reason,  # type: ignore[arg-type]
+                      excerpt, True, granularity, errors)
 
 
 # Raw tagged output: [12.34][S01]text[15.00] (see formats.raw_tagged for the convention).
