@@ -36,9 +36,8 @@ def token_ids(tokens: Sequence[str]) -> NDArray[np.int64]:
     >>> token_ids(["a", "b", "a"]).tolist()
     [0, 1, 0]
     """
-    ids: dict[str, int] = {}
-    return np.fromiter((ids.setdefault(t, len(ids)) for t in tokens), dtype=np.int64,
-                       count=len(tokens))
+    ids = {token: i for i, token in enumerate(dict.fromkeys(tokens))}
+    return np.array(list(map(ids.__getitem__, tokens)), dtype=np.int64)
 
 
 def repeat_regions(ids: NDArray[np.int64], window: int) -> list[RepeatRegion]:
