@@ -21,7 +21,14 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...asr.openai_compatible import _OPENER, _error_detail, _retry_after, check_base_url
+from ...asr.openai_compatible import (
+    _OPENER,
+    RETRIED_STATUS,
+    OpenAISettings,
+    _error_detail,
+    _retry_after,
+    check_base_url,
+)
 from ...core.errors import InputError
 
 ENDPOINT_PATH = "/chat/completions"
@@ -41,21 +48,15 @@ class JudgeReply:
 
 @dataclass(frozen=True)
 class ChatJudge:
-    """A judge: a name for the report, a model, an endpoint."""
+    """A judge: a name for the report and where to ask (the transcription client's
+    settings: base URL, model, key variable, temperature, retries, timeout)."""
 
     name: str
-    model: str
-    base_url: str
-    api_key_env: str = "OPENAI_API_KEY"
-    temperature: float = 0.0
-    max_attempts: int = 3
-    backoff_s: float = 1.0
-    max_backoff_s: float = 30.0
-    timeout_s: float = 300.0
+    settings: OpenAISettings
     _key: str = field(default="", repr=False, compare=False)
 
     @classmethod
-    def parse(cls, text: str, api_key_env: str, **settings: Any) -> ChatJudge:
+    def parse(cls, text: str, api_key_env: str, **retries: Any) -> ChatJudge:
         """``NAME=MODEL@BASE_URL`` (``judge1=qwen2.5-7b@http://127.0.0.1:8000/v1``)."""
         name, _, rest = text.partition("=")
         model, _, base_url = rest.rpartition("@")
@@ -67,28 +68,34 @@ class ChatJudge:
             raise InputError(f"judges read their API key from the environment variable "
                              f"{api_key_env}, which is not set (set it, to any value for a "
                              f"server without keys, or name another with --api-key-env)")
-        return cls(name, model, base_url, api_key_env, _key=key, **settings)
+        return cls(name, OpenAISettings(base_url, model, api_key_env, **retries), _key=key)
+
+    @property
+    def model(self) -> str:
+        return self.settings.model
 
     @property
     def endpoint(self) -> str:
-        return self.base_url.rstrip("/") + ENDPOINT_PATH
+        return self.settings.base_url.rstrip("/") + ENDPOINT_PATH
 
     def identity(self) -> dict[str, Any]:
+        s = self.settings
         return {"name": self.name, "backend": "openai-compatible chat completions",
-                "endpoint": self.endpoint, "model": self.model,
-                "temperature": self.temperature, "api_key_env": self.api_key_env,
-                "retry": {"max_attempts": self.max_attempts, "backoff_s": self.backoff_s,
-                          "max_backoff_s": self.max_backoff_s},
-                "timeout_s": self.timeout_s}
+                "endpoint": self.endpoint, "model": s.model, "temperature": s.temperature,
+                "api_key_env": s.api_key_env,
+                "retry": {"max_attempts": s.max_attempts, "backoff_s": s.backoff_s,
+                          "max_backoff_s": s.max_backoff_s, "retried_on": RETRIED_STATUS},
+                "timeout_s": s.timeout_s}
 
     def ask(self, messages: list[dict[str, str]]) -> JudgeReply:
         """Send the prompt; the reply, or why there is none (never raises for the judge's
         own faults; a refused key is an InputError)."""
-        body = json.dumps({"model": self.model, "messages": messages,
-                           "temperature": self.temperature}).encode()
+        s = self.settings
+        body = json.dumps({"model": s.model, "messages": messages,
+                           "temperature": s.temperature}).encode()
         failures: list[str] = []
         stdout = ""
-        for attempt in range(1, self.max_attempts + 1):
+        for attempt in range(1, s.max_attempts + 1):
             outcome = self._post(body)
             if isinstance(outcome, bytes):
                 stdout = outcome.decode("utf-8", "replace")
@@ -100,10 +107,10 @@ class ChatJudge:
                 break
             reason, retry, wait = outcome
             failures.append(f"attempt {attempt}: {reason}")
-            if not retry or attempt == self.max_attempts:
+            if not retry or attempt == s.max_attempts:
                 break
-            delay = self.backoff_s * 2 ** (attempt - 1)
-            time.sleep(min(max(delay, wait or 0.0), self.max_backoff_s))
+            delay = s.backoff_s * 2 ** (attempt - 1)
+            time.sleep(min(max(delay, wait or 0.0), s.max_backoff_s))
         return JudgeReply(None, self._redact(stdout), self._redact("\n".join(failures)), None,
                           len(failures))
 
@@ -114,14 +121,14 @@ class ChatJudge:
             headers={"Content-Type": "application/json", "Accept": "application/json",
                      "Authorization": f"Bearer {self._key}"})
         try:
-            with _OPENER.open(request, timeout=self.timeout_s) as answer:
+            with _OPENER.open(request, timeout=self.settings.timeout_s) as answer:
                 data: bytes = answer.read()
                 return data
         except urllib.error.HTTPError as error:
             detail = _error_detail(error)
             if error.code in (401, 403):
                 raise InputError(f"{self.endpoint} refused the API key from "
-                                 f"{self.api_key_env} (HTTP {error.code}): "
+                                 f"{self.settings.api_key_env} (HTTP {error.code}): "
                                  f"{self._redact(detail)}") from None
             return (f"HTTP {error.code}: {detail}", error.code == 429 or error.code >= 500,
                     _retry_after(error))

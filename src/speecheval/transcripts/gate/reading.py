@@ -32,7 +32,7 @@ from typing import Any, Literal
 from ...core.errors import InputError
 from ..formats.document import SessionFileDocument
 from ..formats.registry import format_of
-from ..formats.subtitles import parse_clock, split_speaker
+from ..formats.subtitles import parse_clock, split_speaker, text_blocks
 
 FORMATS = ("raw", "srt", "vtt", "json", "text")
 """The formats read here; any other format the project reads (STM, CTM, TextGrid, ...) is
@@ -197,26 +197,12 @@ _CLOCK_START = re.compile(r"\d+:[\d:.,]*")
 _CUT_SPEAKER = re.compile(r"^\s*(?:\[[^\]]*|<v[^>]*)$")
 
 
-def _blocks(text: str) -> list[tuple[int, list[str]]]:
-    """Blank-line separated blocks as ``(first line number, stripped lines)``."""
-    blocks: list[tuple[int, list[str]]] = []
-    current: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            if not current:
-                blocks.append((number, current))
-            current.append(line.strip())
-        else:
-            current = []
-    return blocks
-
-
 def _read_subtitles(text: str, excerpt: str, vtt: bool) -> RawReading:
     """SRT or WebVTT cues; only the last cue can be cut, earlier damage is a parser error."""
     segments: list[TimedText] = []
     stamps: list[float] = []
     errors: list[str] = []
-    blocks = _blocks(text)
+    blocks = text_blocks(text.splitlines())
     if vtt and blocks and blocks[0][1][0].startswith("WEBVTT"):
         blocks = blocks[1:]
     reason: str | None = None
