@@ -31,6 +31,12 @@ def test_raw_tagged_tails(tail: str, reason: str | None) -> None:
         (0.0, 2.5, "S01", "hello there"), (3.0, 5.0, "S02", "fine thanks")]
 
 
+def test_raw_tagged_event_tags_are_dropped_and_their_text_kept() -> None:
+    reading = read_raw("[0.0][S01]hello <laughter> there[2.0][2.5][S02]so [music]", "raw")
+    assert [(s.start, s.end, s.text) for s in reading.segments] == [(0.0, 2.0, "hello there")]
+    assert (reading.tail_status, reading.tail_reason) == ("truncated", "cut_text")
+
+
 def test_raw_tagged_keeps_the_start_of_a_cut_segment_as_a_timestamp() -> None:
     reading = read_raw(TWO + "[1284.75][S02]我们接下来", "raw")
     assert reading.timestamps == (0.0, 2.5, 3.0, 5.0, 1284.75)
@@ -87,6 +93,12 @@ def test_json_complete_and_cut() -> None:
     assert (cut.tail_status, cut.tail_reason) == ("truncated", "cut_json")
     assert [(s.start, s.end, s.text) for s in cut.segments] == [(0.0, 2.0, "a")]
     assert cut.timestamps == (0.0, 2.0, 2.5)
+
+
+def test_json_text_without_timestamps_is_plain_text() -> None:
+    reading = read_raw('{"text": "hello there"}', "json")
+    assert (reading.tail_status, reading.has_timestamps) == ("unsupported", False)
+    assert [s.text for s in reading.segments] == ["hello there"]
 
 
 def test_json_words_only_and_seglst() -> None:

@@ -161,15 +161,18 @@ def _read_tagged(text: str, excerpt: str) -> RawReading:
     speaker: str | None = None
     state = "closed"  # "closed" by a time after text, "opened" by a tag with no text yet
     cursor = 0
+    pending: list[str] = []  # text since the last time or speaker tag, around event tags
     for match in _TAGGED.finditer(text):
-        words = text[cursor:match.start()].strip()
+        pending.append(text[cursor:match.start()])
         cursor = match.end()
         time_text, speaker_text = match.group(1), match.group(2)
         if time_text is None and speaker_text is None:
             continue  # an event tag, not speech
+        words = " ".join(" ".join(pending).split())
+        pending.clear()
         if words:
             end = float(time_text) if time_text is not None else None
-            segments.append(TimedText(start, end, speaker, " ".join(words.split())))
+            segments.append(TimedText(start, end, speaker, words))
             start, state = end, "closed"
             if time_text is not None:
                 stamps.append(float(time_text))
@@ -182,7 +185,7 @@ def _read_tagged(text: str, excerpt: str) -> RawReading:
         state = "opened"
     rest = text[cursor:]
     reason = next((name for name, pattern in _OPEN_TAIL if pattern.search(rest)), None)
-    if reason is None and rest.strip():
+    if reason is None and (rest.strip() or "".join(pending).strip()):
         reason = "cut_text"
     if reason is None and state == "opened":
         reason = "segment_without_text"
@@ -278,6 +281,8 @@ def _read_json(text: str, excerpt: str) -> RawReading:
         items = data.get("segments") or []
         if not items and data.get("words"):
             items, granularity = data["words"], "word"
+        elif not items and isinstance(data.get("text"), str):  # no timestamps asked for
+            return read_raw(data["text"], "text")
     else:
         items = data
     if not isinstance(items, list):
