@@ -57,8 +57,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
     references = read_references(references_path)
     if (run is None) == (candidates_path is None):
         raise InputError("give either a RUN directory or --candidates FILE")
-    provenance: dict[str, object] = {"references_file": sha256_file(references_path),
-                                     "command_version": ARBITRATE_VERSION}
+    provenance: dict[str, object] = {"references_file": sha256_file(references_path)}
     if candidates_path is not None:
         if out_dir is None:
             raise InputError("--candidates needs --out (a new folder)")

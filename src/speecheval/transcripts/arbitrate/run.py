@@ -26,6 +26,7 @@ from typing import Any
 from ...core.canonical_json import dumps, dumps_lines
 from ...core.hashing import sha256_bytes
 from ...core.output import new_output_dir
+from ...core.provenance import package_version
 from .aggregate import MIN_VALID_JUDGES, aggregate
 from .inputs import Reference
 from .judges import ChatJudge, JudgeReply
@@ -96,7 +97,8 @@ def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapp
         (staging / "judgements.jsonl").write_text(dumps_lines(judgements), encoding="utf-8")
         (staging / "aggregate.jsonl").write_text(dumps_lines(aggregates), encoding="utf-8")
         (staging / "arbitration.json").write_text(dumps({
-            "kind": "transcripts.arbitration", "arbitrate_version": ARBITRATE_VERSION,
+            "kind": "transcripts.arbitration", "command_version": ARBITRATE_VERSION,
+            "speecheval": package_version("speecheval"),
             "prompt_version": PROMPT_VERSION,
             "prompt_template_sha256": sha256_bytes((SYSTEM_PROMPT + USER_TEMPLATE).encode()),
             "seed": seed, "min_valid_judges": MIN_VALID_JUDGES,

@@ -33,6 +33,7 @@ from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError
 from ...core.hashing import sha256_bytes, sha256_file
 from ...core.output import new_output_dir
+from ...core.provenance import package_version
 from .apply import read_raw_file, verdict_record
 from .inputs import SampleBoundary, format_for, read_meta, read_samples
 from .reading import RawReading, shifted
@@ -160,7 +161,8 @@ def gate_run(run: Path, samples_path: Path | None, rules: GateRules,
         (staging / "lineage.jsonl").write_text(dumps_lines(lineage), encoding="utf-8")
         (staging / "gate.json").write_text(dumps({
             "kind": "transcripts.gate_run", "gate_version": GATE_VERSION,
-            "rules": rules.identity(), "samples": used, "command": list(command),
+            "speecheval": package_version("speecheval"), "rules": rules.identity(),
+            "samples": used, "command": list(command),
             "samples_file": None if samples_path is None else {
                 "path": str(samples_path), "sha256": sha256_file(samples_path)}}),
             encoding="utf-8")
