@@ -90,6 +90,17 @@ def test_no_boundary_is_indeterminate() -> None:
     assert v["transcript_coverage"]["last_valid_timestamp_s"] == 599.5
 
 
+def test_an_empty_raw_is_truncated_when_the_sample_has_speech() -> None:
+    assert verdict("\n", 600.0, last_speech=590.0)["verdict_reasons"] == [
+        "the raw output is empty but the sample has speech until 590.0 s"]
+    assert verdict("\n", 600.0, last_speech=590.0)["verdict"] == "failed_truncated"
+    # no boundary, or speech only within the tolerance: nothing shows a cut
+    assert verdict("", 600.0, last_speech=None)["verdict"] == (
+        "indeterminate_missing_coverage_evidence")
+    assert verdict("", 600.0, last_speech=1.5)["verdict"] == (
+        "indeterminate_missing_coverage_evidence")
+
+
 def test_text_without_timestamps_is_unsupported_and_at_best_indeterminate() -> None:
     v = verdict("Thanks for listening, goodbye everyone.", 600.0, 590.0, fmt="text")
     assert v["transcript_coverage_status"] == "unsupported"

@@ -2,8 +2,8 @@
 
 In this order, so the strongest evidence names the failure:
 
-1. ``failed_truncated``: the raw tail is cut, the coverage failed, or the system stopped at
-   its generation limit or aborted;
+1. ``failed_truncated``: the raw tail is cut, the coverage failed, the raw is empty though
+   the sample has speech, or the system stopped at its generation limit or aborted;
 2. ``failed_repetition_or_timeline``: a severe repeat, an illegal or backwards timestamp, or
    a segment explosion;
 3. ``indeterminate_missing_coverage_evidence``: no timestamps or segments, or no frozen
@@ -72,6 +72,9 @@ def gate(reading: RawReading, sample: SampleFacts, meta: Mapping[str, Any] | Non
         truncated.append(f"the raw output ends in {tail.facts['reason']}")
     if cover.status == "failed":
         truncated.append(_shortfall(cover.facts))
+    if tail.status == "empty" and (sample.last_speech_s or 0.0) > tolerance:
+        truncated.append(f"the raw output is empty but the sample has speech until "
+                         f"{sample.last_speech_s} s")
     if stop.status == "hit_generation_limit":
         truncated.append("generation stopped at its limit")
     if stop.status == "aborted":
