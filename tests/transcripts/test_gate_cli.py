@@ -48,6 +48,18 @@ def test_one_raw_file_canary(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert code == 2 and "output already exists" in err
 
 
+def test_same_inputs_same_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = tmp_path / "out.srt"
+    raw.write_text("1\n00:00:00,000 --> 00:00:02,000\n[S01] hi\n\n2\n00:00:0", encoding="utf-8")
+    outs = [tmp_path / "a.json", tmp_path / "b.json"]
+    for out in outs:
+        assert main(["transcripts", "gate", "--raw", str(raw), "--duration", "3",
+                     "--last-speech", "2.5", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert outs[0].read_bytes() == outs[1].read_bytes()
+    assert json.loads(outs[0].read_bytes())["raw_tail"]["reason"] == "half_timestamp"
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["--raw", "RAW"], "--raw needs --duration"),
     ([], "give either a RUN directory or --raw FILE"),
