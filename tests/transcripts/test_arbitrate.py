@@ -7,7 +7,8 @@ blocks, so what they vote for follows from the blind labels the client drew. The
 name picks a behaviour: ``careful`` votes for the candidate equal to the reference,
 ``contrarian`` for another one, ``unsure`` like careful with confidence 0.5, ``prose``
 answers in words, ``cut`` sends a 2xx whose body stops early, ``flaky`` fails once with
-HTTP 503 and then answers like careful, ``locked`` refuses the key (HTTP 401).
+HTTP 503 and then answers like careful, ``locked`` refuses the key (HTTP 401). Command
+judges are a Python script reading the prompt on stdin the same way.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -258,3 +261,61 @@ def test_run_directory_leaves_metrics_alone(server: JudgeServer, tmp_path: Path,
     # the same judges, candidates and seed again: refused, the first answers kept
     assert main(argv) == 2
     assert "already arbitrated" in capsys.readouterr().err
+
+
+JUDGE_SCRIPT = '''
+import json, re, sys, time
+behaviour = sys.argv[1]
+prompt = sys.stdin.read()
+reference = re.search(r"Reference transcript \\(independent, human\\):\\n<<<\\n(.*?)\\n>>>",
+                      prompt, re.DOTALL).group(1)
+blocks = dict(re.findall(r"Candidate ([A-D]):\\n<<<\\n(.*?)\\n>>>", prompt, re.DOTALL))
+best = next(label for label, text in blocks.items() if text == reference)
+print("thinking...", file=sys.stderr)
+if behaviour == "fail":
+    sys.exit(4)
+if behaviour == "slow":
+    time.sleep(30)
+criteria = ["semantic_fidelity", "completeness", "entities", "numbers", "hallucination_control"]
+print(json.dumps({"scores": {l: {c: 4 for c in criteria} for l in blocks}, "best": best,
+                  "confidence": 0.8}))
+'''
+
+
+def test_command_judges_keep_stdout_and_stderr(tmp_path: Path, server: JudgeServer,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "judge.py"
+    script.write_text(JUDGE_SCRIPT, encoding="utf-8")
+    refs, cands = write_inputs(tmp_path)
+    out = tmp_path / "arb"
+    python = shlex.quote(sys.executable)
+    code = main(["transcripts", "arbitrate", "--references", str(refs), "--candidates",
+                 str(cands), "--out", str(out), "--api-key-env", "JUDGE_KEY", "--timeout", "2",
+                 "--judge", f"http=careful@{server.url}",
+                 "--judge-command", f"ok={python} {script} ok",
+                 "--judge-command", f"bad={python} {script} fail",
+                 "--judge-command", f"slow={python} {script} slow"])
+    assert code == 0
+    judgements = {(j["sample"], j["judge"]): j for j in rows(out / "judgements.jsonl")}
+    assert judgements["ep2", "ok"]["valid"] is True
+    assert judgements["ep2", "ok"]["model"] == f"{python} {script} ok"
+    assert (out / "judges" / "ok" / "ep2.stderr").read_text() == "thinking...\n"
+    assert json.loads((out / "judges" / "ok" / "ep2.stdout").read_text())["confidence"] == 0.8
+    assert judgements["ep2", "bad"]["valid"] is False
+    assert (out / "judges" / "bad" / "ep2.stderr").read_text() == (
+        "thinking...\n\n[speecheval] exit status 4")
+    assert judgements["ep2", "slow"]["valid"] is False
+    assert (out / "judges" / "slow" / "ep2.stderr").read_text().endswith(
+        "[speecheval] timed out after 2.0 s")
+    agg = {r["sample"]: r for r in rows(out / "aggregate.jsonl")}
+    assert agg["ep2"]["valid_judges"] == 2
+    assert agg["ep2"]["human_review_reasons"] == ["fewer than 3 valid judges"]
+    identity = json.loads((out / "arbitration.json").read_text())["judges"]
+    assert [j["backend"] for j in identity] == ["openai-compatible chat completions",
+                                                "command", "command", "command"]
+    code = main(["transcripts", "arbitrate", "--references", str(refs), "--candidates",
+                 str(cands), "--out", str(tmp_path / "arb2"), "--judge-command",
+                 "x=/no/such/judge-program"])
+    assert code == 2
+    assert "judge x: cannot run '/no/such/judge-program': not found" in capsys.readouterr().err
+    assert not (tmp_path / "arb2").exists()

@@ -13,9 +13,12 @@ import click
 @click.option("--references", "references_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="JSON Lines of references; only \"independent\": true ones are used.")
-@click.option("--judge", "judge_specs", multiple=True, required=True, metavar="NAME=MODEL@URL",
+@click.option("--judge", "judge_specs", multiple=True, metavar="NAME=MODEL@URL",
               help="A judge behind an OpenAI-compatible endpoint (repeat; 3 or more valid "
                    "judges form a consensus).")
+@click.option("--judge-command", "command_specs", multiple=True, metavar="NAME=COMMAND",
+              help="A judge that is a program: the prompt on stdin, the JSON answer on "
+                   "stdout (repeat).")
 @click.option("--candidates", "candidates_path",
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="JSON Lines of candidate texts (instead of a RUN directory).")
@@ -29,13 +32,15 @@ import click
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="Environment variable holding the judges' API key.")
 @click.option("--max-attempts", default=3, show_default=True, type=click.IntRange(min=1),
-              help="Requests per judge and sample at most (429, 5xx, cut answers are retried).")
+              help="Requests per endpoint judge and sample at most (429, 5xx, cut answers "
+                   "are retried).")
 @click.option("--timeout", "timeout_s", default=300.0, show_default=True,
-              type=click.FloatRange(min=0, min_open=True), help="Seconds per request.")
+              type=click.FloatRange(min=0, min_open=True),
+              help="Seconds per request (or per run of a judge command).")
 def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, ...],
-              candidates_path: Path | None, track: str | None, repeat: str,
-              out_dir: Path | None, seed: int, api_key_env: str, max_attempts: int,
-              timeout_s: float) -> None:
+              command_specs: tuple[str, ...], candidates_path: Path | None,
+              track: str | None, repeat: str, out_dir: Path | None, seed: int,
+              api_key_env: str, max_attempts: int, timeout_s: float) -> None:
     """Judges compare candidates blind against independent references (A/B/C/D labels).
 
     Either RUN (a `transcripts run` directory) or --candidates FILE with --out DIR.
@@ -45,12 +50,16 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
     from ...core.hashing import sha256_bytes, sha256_file
     from ...core.output import refuse_existing
     from .inputs import read_candidates, read_references, run_candidates
-    from .judges import ChatJudge
+    from .judges import ChatJudge, CommandJudge, Judge
     from .run import ARBITRATE_VERSION
     from .run import arbitrate as run_arbitration
 
-    judges = [ChatJudge.parse(spec, api_key_env, max_attempts=max_attempts,
-                              timeout_s=timeout_s) for spec in judge_specs]
+    judges: list[Judge] = [ChatJudge.parse(spec, api_key_env, max_attempts=max_attempts,
+                                           timeout_s=timeout_s) for spec in judge_specs]
+    judges += [CommandJudge.parse(spec, timeout_s) for spec in command_specs]
+    if not judges:
+        raise InputError("name the judges with --judge NAME=MODEL@URL or --judge-command "
+                         "NAME=COMMAND")
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise InputError(f"judge names must differ: {', '.join(names)}")

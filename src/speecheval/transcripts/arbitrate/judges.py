@@ -1,4 +1,5 @@
-"""Judges behind any OpenAI-compatible ``POST /v1/chat/completions`` endpoint.
+"""Judges: behind any OpenAI-compatible ``POST /v1/chat/completions`` endpoint, or a
+program (:class:`CommandJudge`).
 
 One request per sample, ``temperature`` 0, the answer's ``choices[0].message.content`` is
 the judge's answer. What comes back is kept whole as the judge's *stdout* (the response
@@ -15,11 +16,13 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shlex
+import subprocess
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ...asr.openai_compatible import (
     _OPENER,
@@ -32,6 +35,20 @@ from ...asr.openai_compatible import (
 from ...core.errors import InputError
 
 ENDPOINT_PATH = "/chat/completions"
+
+
+class Judge(Protocol):
+    """What arbitration needs of a judge."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    def identity(self) -> dict[str, Any]: ...
+
+    def ask(self, messages: list[dict[str, str]]) -> JudgeReply: ...
 
 
 @dataclass(frozen=True)
@@ -153,3 +170,63 @@ def _content(body: str) -> tuple[str | None, str | None, str | None]:
         return None, None, "choices[0].message.content is not text"
     model = data.get("model") if isinstance(data, dict) else None
     return content, model if isinstance(model, str) else None, None
+
+
+@dataclass(frozen=True)
+class CommandJudge:
+    """A judge that is a program (an agent CLI): the prompt on its standard input, the
+    answer on its standard output; both output streams are kept as they came.
+
+    One attempt per sample: a program that exits non-zero, or runs past ``timeout_s``, is
+    an invalid judgement with its exit status or the timeout in stderr. A program that
+    cannot be started stops the run (it would fail every sample).
+    """
+
+    name: str
+    argv: tuple[str, ...]
+    timeout_s: float = 300.0
+
+    @classmethod
+    def parse(cls, text: str, timeout_s: float) -> CommandJudge:
+        """``NAME=COMMAND LINE`` (split as a POSIX shell would, without running one)."""
+        name, _, command = text.partition("=")
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as exc:
+            raise InputError(f"--judge-command {text!r}: {exc}") from None
+        if not name or not argv:
+            raise InputError(f"--judge-command {text!r}: expected NAME=COMMAND")
+        return cls(name, argv, timeout_s)
+
+    @property
+    def model(self) -> str:
+        return shlex.join(self.argv)
+
+    def identity(self) -> dict[str, Any]:
+        return {"name": self.name, "backend": "command", "argv": list(self.argv),
+                "stdin": "the system message, a blank line, the user message",
+                "timeout_s": self.timeout_s}
+
+    def ask(self, messages: list[dict[str, str]]) -> JudgeReply:
+        prompt = "\n\n".join(m["content"] for m in messages)
+        try:
+            done = subprocess.run(self.argv, input=prompt, capture_output=True, text=True,
+                                  encoding="utf-8", errors="replace", timeout=self.timeout_s,
+                                  check=False)
+        except FileNotFoundError:
+            raise InputError(f"judge {self.name}: cannot run {self.argv[0]!r}: not found"
+                             ) from None
+        except subprocess.TimeoutExpired as exc:
+            return JudgeReply(None, _text(exc.stdout), _text(exc.stderr) +
+                              f"\n[speecheval] timed out after {self.timeout_s} s", None, 1)
+        if done.returncode != 0:
+            return JudgeReply(None, done.stdout, done.stderr +
+                              f"\n[speecheval] exit status {done.returncode}", None, 1)
+        return JudgeReply(done.stdout, done.stdout, done.stderr, None, 1)
+
+
+def _text(stream: str | bytes | None) -> str:
+    """A stream ``TimeoutExpired`` kept (bytes even in text mode), as text."""
+    if stream is None:
+        return ""
+    return stream.decode("utf-8", "replace") if isinstance(stream, bytes) else stream

@@ -29,7 +29,7 @@ from ...core.output import new_output_dir
 from ...core.provenance import package_version
 from .aggregate import MIN_VALID_JUDGES, aggregate
 from .inputs import Reference
-from .judges import ChatJudge, JudgeReply
+from .judges import Judge, JudgeReply
 from .prompt import (
     LABELS,
     PROMPT_VERSION,
@@ -63,7 +63,7 @@ def plan(references: Mapping[str, Reference], candidates: Mapping[str, Mapping[s
 
 
 def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapping[str, str]],
-              judges: Sequence[ChatJudge], seed: int, out: Path,
+              judges: Sequence[Judge], seed: int, out: Path,
               provenance: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Run the arbitration into the new folder ``out``; the aggregate rows."""
     blinded, skipped = plan(references, candidates, seed)
@@ -111,7 +111,7 @@ def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapp
                   key=lambda row: str(row["sample"]))
 
 
-def _judgement(sample: BlindSample, judge: ChatJudge, reply: JudgeReply,
+def _judgement(sample: BlindSample, judge: Judge, reply: JudgeReply,
                prompt_sha: str) -> tuple[dict[str, Any], Answer | None]:
     """The judgement row of one judge on one sample, and its answer when valid."""
     row: dict[str, Any] = {"sample": sample.sample, "judge": judge.name, "model": judge.model,
