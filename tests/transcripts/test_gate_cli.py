@@ -105,6 +105,7 @@ def make_run(root: Path) -> Path:
     job(run_dir, "down/production_complete_file/ep1/r1", {},
         {"status": "failed", "reason": "HTTP 500 (gave up after 4 attempts)"})
     job(run_dir, "good/gold_diagnostic_window/ep1/r1", {"response.txt": closed(20.0)}, {})
+    job(run_dir, "odd/production_complete_file/ep1/r1", {"response.xyz": "?"}, {})
     # chunks at 0 and 70 s; the second answer is on its own chunk's timeline
     job(run_dir, "good/production_complete_file.chunked/ep1/r1",
         {"chunk-000/response.txt": closed(70.0), "chunk-001/response.txt": closed(60.0)},
@@ -131,7 +132,7 @@ def test_run_directory_is_gated_append_only(tmp_path: Path,
                         capsys)
     assert code == 0, text
     lines = text.splitlines()
-    assert lines[:6] == [
+    assert lines[:7] == [
         "down/production_complete_file/ep1/r1: not gated: the job failed: HTTP 500 (gave up "
         "after 4 attempts)",
         "good/gold_diagnostic_window/ep1/r1: not gated: the gold diagnostic window supports no "
@@ -142,14 +143,15 @@ def test_run_directory_is_gated_append_only(tmp_path: Path,
         "moss/production_complete_file/ep1/r1: failed_truncated (the raw output ends "
         "in cut_speaker_tag; the last valid timestamp 60.0 s (46.15 % of the audio) stops "
         "short of the last speech at 128.0 s less the 2.0 s tolerance)",
+        "odd/production_complete_file/ep1/r1: not gated: no reader for response.xyz",
     ]  # 60 / 130 = 46.153...%
     derived = sorted((run_dir / "derived" / "gate").iterdir())
-    assert len(derived) == 1 and lines[6] == f"wrote {derived[0]}"
+    assert len(derived) == 1 and lines[7] == f"wrote {derived[0]}"
     first = (derived[0] / "verdicts.jsonl").read_bytes()
     records = [json.loads(line) for line in first.splitlines()]
     assert [r.get("verdict") for r in records] == [
         None, None, "engineering_complete", "engineering_complete", "engineering_complete",
-        "failed_truncated"]
+        "failed_truncated", None]
     good, chunked, moss = records[2], records[4], records[5]
     assert good["generation_termination_status"] == "normal_end"
     assert good["generation_termination"]["generated_tokens"] == 900

@@ -96,7 +96,10 @@ def read_item(item: RawItem, meta: dict[str, Any],
             found = _answer_file(item.folder / name)
             if found is None:
                 return f"{name} holds no response file"
-            reading, described = read_raw_file(found, format_for(found, None))
+            fmt = _format(found, None)
+            if fmt is None:
+                return f"{name}: no reader for {found.name}"
+            reading, described = read_raw_file(found, fmt)
             parts.append((name, float(chunk["start_s"]), reading))
             files[str(found.relative_to(run))] = described
         return shifted(parts), {"path": str(item.folder.relative_to(run)), "chunks": files,
@@ -104,7 +107,10 @@ def read_item(item: RawItem, meta: dict[str, Any],
     found = _answer_file(item.folder)
     if found is None:
         return "no single response file beside meta.json"
-    reading, described = read_raw_file(found, format_for(found, meta.get("format")))
+    fmt = _format(found, meta.get("format"))
+    if fmt is None:
+        return f"no reader for {found.name}"
+    reading, described = read_raw_file(found, fmt)
     return reading, {"path": str(found.relative_to(run)), **described}
 
 
@@ -167,6 +173,15 @@ def gate_run(run: Path, samples_path: Path | None, rules: GateRules,
                 "path": str(samples_path), "sha256": sha256_file(samples_path)}}),
             encoding="utf-8")
     return GatedRun(target, True, tuple(records))
+
+
+def _format(path: Path, declared: Any) -> str | None:
+    """The answer's format, ``None`` when no reader knows it (a system's own format is a
+    fact about the job, not bad input to the gate)."""
+    try:
+        return format_for(path, None if declared is None else str(declared))
+    except InputError:
+        return None
 
 
 def _answer_file(folder: Path) -> Path | None:
