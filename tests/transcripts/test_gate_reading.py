@@ -131,33 +131,50 @@ def test_plain_text_and_empty() -> None:
     assert read_raw(" \n", "raw").tail_status == "empty"
 
 
-def _brute_force(ids: list[int], window: int) -> list[tuple[int, int]]:
-    """Regions by the definition, with plain loops: blocks at i with ids[i:i+w] ==
-    ids[i+w:i+2w], consecutive i merged."""
-    hits = [i for i in range(len(ids) - 2 * window + 1)
-            if ids[i:i + window] == ids[i + window:i + 2 * window]]
-    regions: list[tuple[int, int]] = []
-    for i in hits:
-        if regions and i == regions[-1][1] - 2 * window + 1:
-            regions[-1] = (regions[-1][0], i + 2 * window)
+def _brute_force(ids: list[int], window: int) -> list[tuple[int, int, int]]:
+    """Regions by the definition, with plain loops: a block at i whose copy starts p <=
+    window later; consecutive i merged; the region ends at the last copy's end."""
+    hits: dict[int, tuple[int, int]] = {}  # i -> (shortest p, furthest end)
+    for i in range(len(ids) - window):
+        for p in range(1, window + 1):
+            if i + p + window <= len(ids) and ids[i:i + window] == ids[i + p:i + p + window]:
+                first, end = hits.get(i, (p, 0))
+                hits[i] = (first, max(end, i + p + window))
+    regions: list[tuple[int, int, int]] = []
+    for i in sorted(hits):
+        if regions and i - 1 in hits and regions[-1][1] >= i:
+            start, stop, period = regions[-1]
+            regions[-1] = (start, max(stop, hits[i][1]), period)
         else:
-            regions.append((i, i + 2 * window))
+            regions.append((i, hits[i][1], hits[i][0]))
     return regions
 
 
 def test_repeat_regions_match_the_definition_on_random_loops() -> None:
     rng = np.random.default_rng(12)
-    for _ in range(200):
+    for _ in range(60):
         parts: list[int] = []
-        while len(parts) < 300:
+        while len(parts) < 150:
             if rng.random() < 0.3:
-                block = rng.integers(0, 4, rng.integers(1, 30)).tolist()
+                block = rng.integers(0, 4, rng.integers(1, 20)).tolist()
                 parts += block * int(rng.integers(2, 5))
             else:
-                parts += rng.integers(0, 50, rng.integers(1, 40)).tolist()
+                parts += rng.integers(0, 50, rng.integers(1, 30)).tolist()
+        found = repeat_regions(np.array(parts), [1, 3, 12, 24])
         for window in (1, 3, 12, 24):
-            found = [(r.start, r.stop) for r in repeat_regions(np.array(parts), window)]
-            assert found == _brute_force(parts, window)
+            assert [(r.start, r.stop, r.period) for r in found[window]] == _brute_force(
+                parts, window)
+
+
+def test_a_loop_whose_period_divides_no_window_is_found() -> None:
+    # a 13-token sentence said 8 times: no block of 12, 24, 48 or 96 tokens is followed
+    # at once by its copy, but every block has a copy 13 tokens later; 104 tokens, so a
+    # block of n repeats for n = 24 and 48 (13 <= n and n + 13 <= 104), not for 12 (its
+    # copy starts 13 > 12 later: one token apart, not adjacent) nor 96 (96 + 13 > 104)
+    ids = np.array([100] + list(range(13)) * 8 + [200])
+    found = repeat_regions(ids, [12, 24, 48, 96])
+    assert [[(r.start, r.stop, r.period) for r in found[n]] for n in (12, 24, 48, 96)] == [
+        [], [(1, 105, 13)], [(1, 105, 13)], []]
 
 
 def test_token_ids_are_equal_for_equal_tokens() -> None:

@@ -142,17 +142,19 @@ def test_a_repeated_sentence_of_12_tokens_is_flagged_not_failed() -> None:
 
 
 def test_a_loop_is_failed_repetition() -> None:
-    # "thank you" 40 times is 80 tokens: a block of 24 (and 12, and 48? 80 < 96 but
-    # 2 * 48 = 96 > 80, so no) repeats: windows 12 and 24 hit, 48 and 96 do not.
+    # "thank you" 40 times is 80 tokens of period 2: a block of n tokens starts again 2
+    # later while n + 2 <= 80, so windows 12, 24 and 48 hit and 96 does not
     raw = talk(100.0) + "[100.00][S01]" + "thank you " * 40 + "[130.00]"
     v = verdict(raw, 131.0, last_speech=130.0)
     repeats = v["repeat_timeline"]["repeats"]
-    assert [repeats[w]["regions"] for w in ("12", "24", "48", "96")] == [1, 1, 0, 0]
-    # the region of window 24 covers the whole loop: 80 tokens of which 56 repeat
-    assert repeats["24"]["repeated_tokens"] == 80 - 24
+    assert [repeats[w]["regions"] for w in ("12", "24", "48", "96")] == [1, 1, 1, 0]
+    # each region covers the whole loop: 80 tokens, all but the first period (2) repeats
+    assert repeats["24"]["repeated_tokens"] == 80 - 2
+    assert repeats["24"]["examples"][0]["period"] == 2
     assert v["repeat_timeline_status"] == "failed"
     assert v["verdict"] == "failed_repetition_or_timeline"
-    assert v["verdict_reasons"] == ["an exact adjacent repeat of 24 tokens"]
+    assert v["verdict_reasons"] == ["an exact adjacent repeat of 24 tokens",
+                                    "an exact adjacent repeat of 48 tokens"]
 
 
 def test_backwards_and_illegal_timestamps_fail_the_timeline() -> None:

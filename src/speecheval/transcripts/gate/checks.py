@@ -196,14 +196,13 @@ def _repeats(reading: RawReading) -> Facts:
         found = mixed_tokens(normalize(seg.text))
         tokens.extend(found)
         owner.extend([index] * len(found))
-    ids = token_ids(tokens)
     out: Facts = {"tokens": len(tokens)}
+    found = repeat_regions(token_ids(tokens), REPEAT_WINDOWS) if tokens else {}
     for window in REPEAT_WINDOWS:
-        regions = repeat_regions(ids, window)
+        regions = found.get(window, [])
         out[str(window)] = {"regions": len(regions),
-                            "repeated_tokens": sum(r.stop - r.start - r.window
-                                                   for r in regions),
-                            "examples": [{"token": r.start,
+                            "repeated_tokens": sum(r.repeated_tokens for r in regions),
+                            "examples": [{"token": r.start, "period": r.period,
                                           "start_s": reading.segments[owner[r.start]].start,
                                           "block": " ".join(tokens[r.start:r.start + window])}
                                          for r in regions[:EXAMPLES]]}
