@@ -193,9 +193,9 @@ def _repeats(reading: RawReading) -> Facts:
     tokens: list[str] = []
     owner: list[int] = []
     for index, seg in enumerate(reading.segments):
-        found = mixed_tokens(normalize(seg.text))
-        tokens.extend(found)
-        owner.extend([index] * len(found))
+        words = mixed_tokens(normalize(seg.text))
+        tokens.extend(words)
+        owner.extend([index] * len(words))
     out: Facts = {"tokens": len(tokens)}
     found = repeat_regions(token_ids(tokens), REPEAT_WINDOWS) if tokens else {}
     for window in REPEAT_WINDOWS:
