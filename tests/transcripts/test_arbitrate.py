@@ -27,7 +27,8 @@ from typing import Any
 import pytest
 
 from speecheval.cli import main
-from speecheval.transcripts.arbitrate.prompt import CRITERIA, blind
+from speecheval.transcripts.arbitrate.aggregate import aggregate
+from speecheval.transcripts.arbitrate.prompt import CRITERIA, Answer, blind
 
 KEY = "sk-judge-test-123456"
 BLOCK = re.compile(r"Candidate ([A-D]):\n<<<\n(.*?)\n>>>", re.DOTALL)
@@ -319,3 +320,25 @@ def test_command_judges_keep_stdout_and_stderr(tmp_path: Path, server: JudgeServ
     assert code == 2
     assert "judge x: cannot run '/no/such/judge-program': not found" in capsys.readouterr().err
     assert not (tmp_path / "arb2").exists()
+
+
+def _answers(bests: str, confidence: float) -> list[Answer]:
+    scores = {c: 3 for c in CRITERIA}
+    return [Answer({"A": scores, "B": scores}, best, confidence) for best in bests]
+
+
+@pytest.mark.parametrize(("bests", "confidence", "consensus", "reasons"), [
+    # 3 of 4 is exactly 75 %: not under it; 0.65 is not under 0.65
+    ("AAAB", 0.65, "x", []),
+    ("AAB", 0.9, "x", ["top choice under 75 % of votes"]),  # 2 of 3 = 66.7 %
+    ("AAA", 0.64, "x", ["mean confidence under 0.65"]),
+    ("AA", 0.9, None, ["fewer than 3 valid judges"]),
+    ("AABB", 0.9, None, ["top choice under 75 % of votes", "votes split 2:2"]),
+    ("", 0.9, None, ["fewer than 3 valid judges"]),
+])
+def test_consensus_thresholds(bests: str, confidence: float, consensus: str | None,
+                              reasons: list[str]) -> None:
+    out = aggregate(_answers(bests, confidence), {"A": "x", "B": "y"})
+    assert (out["consensus"], out["human_review_reasons"]) == (consensus, reasons)
+    assert out["human_review"] is bool(reasons)
+    assert out["valid_judges"] == len(bests)
