@@ -28,7 +28,7 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.transcripts.arbitrate.aggregate import aggregate
-from speecheval.transcripts.arbitrate.prompt import CRITERIA, Answer, blind
+from speecheval.transcripts.arbitrate.prompt import CRITERIA, Answer, blind, parse_answer
 
 KEY = "sk-judge-test-123456"
 BLOCK = re.compile(r"Candidate ([A-D]):\n<<<\n(.*?)\n>>>", re.DOTALL)
@@ -342,3 +342,35 @@ def test_consensus_thresholds(bests: str, confidence: float, consensus: str | No
     assert (out["consensus"], out["human_review_reasons"]) == (consensus, reasons)
     assert out["human_review"] is bool(reasons)
     assert out["valid_judges"] == len(bests)
+
+
+GOOD_ROW = {c: 4 for c in CRITERIA}
+
+
+@pytest.mark.parametrize(("answer", "problem"), [
+    ({"scores": {"A": GOOD_ROW, "B": GOOD_ROW}, "best": "B", "confidence": 1}, None),
+    ({"scores": {"A": GOOD_ROW}, "best": "A", "confidence": 0.5},
+     '"scores" must be an object with exactly the labels A, B'),
+    ({"scores": {"A": GOOD_ROW, "B": {**GOOD_ROW, "numbers": 6}}, "best": "A",
+      "confidence": 0.5}, "scores.B.numbers must be an integer 1-5, got 6"),
+    ({"scores": {"A": GOOD_ROW, "B": {**GOOD_ROW, "numbers": True}}, "best": "A",
+      "confidence": 0.5}, "scores.B.numbers must be an integer 1-5, got True"),
+    ({"scores": {"A": GOOD_ROW, "B": {"numbers": 3}}, "best": "A", "confidence": 0.5},
+     "scores.B must have exactly semantic_fidelity, completeness, entities, numbers, "
+     "hallucination_control"),
+    ({"scores": {"A": GOOD_ROW, "B": GOOD_ROW}, "best": "C", "confidence": 0.5},
+     "\"best\" must be one of A, B, got 'C'"),
+    ({"scores": {"A": GOOD_ROW, "B": GOOD_ROW}, "best": "A", "confidence": 1.5},
+     '"confidence" must be a number 0-1, got 1.5'),
+    ({"scores": {"A": GOOD_ROW, "B": GOOD_ROW}, "best": "A", "confidence": 0.5, "why": "x"},
+     "unexpected keys why"),
+])
+def test_answer_schema(answer: dict[str, Any], problem: str | None) -> None:
+    for text in (json.dumps(answer), f"```json\n{json.dumps(answer)}\n```"):
+        if problem is None:
+            assert parse_answer(text, ["A", "B"]).best == answer["best"]
+        else:
+            with pytest.raises(ValueError, match=re.escape(problem)):
+                parse_answer(text, ["A", "B"])
+    with pytest.raises(ValueError, match="not JSON"):
+        parse_answer("Sure! " + json.dumps(answer), ["A", "B"])
