@@ -81,7 +81,7 @@ def score_pause_sample(words: tuple[Word, ...], pauses: Spans) -> PauseSample:
         any_speech=len(words) > 0,
         intrusion_words=int(late.size),
         pauses=len(pauses),
-        intruded_pauses=int(np.unique(owners).size),
+        intruded_pauses=len(set(owners.tolist())),  # np.unique would import numpy.ma
         pause_us=int(pauses.durations_us.sum()),
         intrusion_us=word_spans(words).overlap_us(pauses),
         first_pause_start_us=first,
