@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...core.paths import folders_checked_once
 from ...core.progress import progress
 from ...core.provenance import Provenance, collect_provenance
 from ...core.results import Result
@@ -178,15 +179,16 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
     """
     timings = Timings()
     started = time.perf_counter()
-    manifest = load_manifest(tree)
-    with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers) as speech:
-        # the VAD cache hits are verified in the background while the samples load
-        asr = load_asr(tree)
-        loaded = load_samples(tree, manifest, asr)
-        timings.loading = time.perf_counter() - started
+    with folders_checked_once():  # the tree's folders are checked once, not per file
+        manifest = load_manifest(tree)
+        with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers) as speech:
+            # the VAD cache hits are verified in the background while the samples load
+            asr = load_asr(tree)
+            loaded = load_samples(tree, manifest, asr)
+            timings.loading = time.perf_counter() - started
 
-        started = time.perf_counter()
-        segments, cache_use = speech_segments(speech, vad_cache)
+            started = time.perf_counter()
+            segments, cache_use = speech_segments(speech, vad_cache)
     vad = vad_identity()
     timings.vad = time.perf_counter() - started
 

@@ -20,7 +20,7 @@ from ...core.timeline import Spans
 from . import interruption as intr
 from . import turn_taking as tt
 from .aggregate import LatencyQuantiles, Metric, PooledRatio, ShareMetric, SubsetCounts, rate_within
-from .annotations import load_interruption, load_pauses, load_turn_end
+from .annotations import interruption_from, pauses_from, turn_end_from
 from .pause import PauseSample, score_pause_sample
 from .samples import LoadedSample
 from .tree import BACKCHANNEL, PAUSE_HANDLING, SMOOTH_TURN_TAKING, USER_INTERRUPTION, ManifestSample
@@ -97,8 +97,8 @@ class PauseHandling:
     name, scored, needs_speech = PAUSE_HANDLING, True, False
 
     def load(self, sample: LoadedSample) -> LoadedSample:
-        return dataclasses.replace(sample, pauses=load_pauses(
-            sample.annotation, sample.entry.sample_id, sample.duration_us))
+        return dataclasses.replace(sample, pauses=pauses_from(
+            sample.annotation_data, sample.annotation, sample.entry.sample_id, sample.duration_us))
 
     def score(self, sample: LoadedSample, segments: Spans) -> PauseSample:
         return score_pause_sample(sample.words, sample.pauses)
@@ -138,8 +138,8 @@ class TurnTaking:
     name, scored, needs_speech = SMOOTH_TURN_TAKING, True, False
 
     def load(self, sample: LoadedSample) -> LoadedSample:
-        return dataclasses.replace(sample, turn_end_us=load_turn_end(
-            sample.annotation, sample.entry.sample_id, sample.duration_us))
+        return dataclasses.replace(sample, turn_end_us=turn_end_from(
+            sample.annotation_data, sample.annotation, sample.entry.sample_id, sample.duration_us))
 
     def score(self, sample: LoadedSample, segments: Spans) -> tt.TurnTakingSample:
         assert sample.turn_end_us is not None
@@ -172,8 +172,8 @@ class Interruption:
     def load(self, sample: LoadedSample) -> LoadedSample:
         """The interruption [S, R]; the transcript must hold no word before R
         (``reference-asr`` cuts the audio at R)."""
-        span = load_interruption(sample.annotation, sample.entry.sample_id,
-                                 sample.duration_us)
+        span = interruption_from(sample.annotation_data, sample.annotation,
+                                 sample.entry.sample_id, sample.duration_us)
         early = [w for w in sample.words if w.start_us < span.end_us]
         if early:
             raise InputError(f"transcript word {early[0].text!r} starts at "
