@@ -291,3 +291,28 @@ def test_a_bad_sample_stops_the_run_while_hits_are_verified(tree: Path,
     (tree / UI / "u2" / "output.json").write_text("{}")
     with pytest.raises(InputError, match="output.json differs from asr.json"):
         score_tree(tree, workers=2, vad_cache=folder)
+
+
+def test_a_cold_run_starts_the_model_before_the_samples_load(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With two jobs the worker processes get the misses before the samples are read,
+    so Silero runs while this process loads (the model needs nothing loaded)."""
+    from speecheval.fdb.v10 import scoring, speech
+
+    events: list[str] = []
+    real_pool, real_load = speech.ProcessPoolExecutor, scoring.load_samples
+
+    class RecordedPool(real_pool):  # type: ignore[misc, valid-type]
+        def map(self, *args: object, **kwargs: object) -> object:
+            events.append("model started")
+            return super().map(*args, **kwargs)
+
+    def recorded_load(*args: object) -> object:
+        events.append("samples loading")
+        return real_load(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(speech, "ProcessPoolExecutor", RecordedPool)
+    monkeypatch.setattr(scoring, "load_samples", recorded_load)
+    cold = score_tree(tree, workers=2, vad_cache=None)
+    assert events == ["model started", "samples loading"]
+    assert rows(cold) == rows(score_tree(tree, workers=1))  # the same segments either way
