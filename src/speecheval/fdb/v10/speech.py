@@ -23,10 +23,11 @@ import io
 import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...core.audio import Audio, read_mono
 from ...core.errors import InputError
@@ -36,6 +37,9 @@ from ...core.timebase import to_us
 from ...core.timeline import Span, Spans
 from ...vad.base import Vad
 from ...vad.cache import CachedSegments, Lookup, VadCache
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 
 @dataclass(frozen=True)
@@ -267,6 +271,9 @@ class SpeechRun:
         self._pool: ProcessPoolExecutor | None = None
         self._segmented: Iterator[Segmented] | None = None
         if workers > 1 and len(work) > 1:
+            # imported here: multiprocessing is not needed when every file is cached
+            from concurrent.futures import ProcessPoolExecutor
+
             self._pool = ProcessPoolExecutor(max_workers=workers)
             self._segmented = self._pool.map(_segment_uncached, work,
                                              chunksize=max(1, len(work) // (4 * workers)))
