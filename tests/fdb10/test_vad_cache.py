@@ -323,8 +323,8 @@ def test_a_warm_command_imports_neither_the_model_nor_pydantic(tree: Path,
                                                                tmp_path: Path) -> None:
     """A fresh interpreter running the command on a warm cache: the segments come from
     the cache and the tree files are well formed, so onnxruntime (the model), pydantic
-    (the schemas' fallback), multiprocessing (the workers) and numpy.ma are never
-    imported; only the work a warm run does is paid for."""
+    (the schemas' fallback), multiprocessing (the workers), numpy.ma and soundfile (plain
+    WAV headers are read directly) are never imported: a warm run pays for its work."""
     import subprocess
     import sys
 
@@ -335,7 +335,8 @@ def test_a_warm_command_imports_neither_the_model_nor_pydantic(tree: Path,
         "from speecheval.cli import main\n"
         f"code = main(['fdb10', 'unified-score', '--tree', {str(tree)!r}, '--jobs', '2',\n"
         f"             '--vad-cache', {str(folder)!r}, '--out', {str(tmp_path / 'out')!r}])\n"
-        "heavy = ('onnxruntime', 'pydantic', 'yaml', 'multiprocessing', 'numpy.ma', 'scipy')\n"
+        "heavy = ('onnxruntime', 'pydantic', 'yaml', 'multiprocessing', 'numpy.ma', 'scipy',\n"
+        "         'soundfile')\n"
         "print(json.dumps([code, [m for m in heavy if m in sys.modules]]))\n")
     src = Path(__file__).resolve().parents[2] / "src"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
-import soundfile as sf
 from numpy.typing import NDArray
 
 from .errors import InputError
@@ -144,6 +143,8 @@ def audio_info(path: str | Path, *, sample_id: str | None = None) -> AudioInfo:
     if plain is not None:
         info = plain
     else:
+        import soundfile as sf  # here: a run that reads only plain WAV headers never loads it
+
         source, name = _open(path, None, sample_id)
         try:
             # the open file's four fields, not sf.info: that also formats every
@@ -213,6 +214,8 @@ def read_mono(path: str | Path | BinaryIO, *, name: str | Path | None = None,
     an InputError naming the file (and ``sample_id``); ``name`` labels an open file in
     errors.
     """
+    import soundfile as sf  # imported on first use, as everywhere in this module
+
     source, name = _open(path, name, sample_id)
     try:
         data, rate = sf.read(source, dtype="float32", always_2d=True)
@@ -238,6 +241,8 @@ def read_mono(path: str | Path | BinaryIO, *, name: str | Path | None = None,
 def encode_wav(samples: NDArray[np.floating] | NDArray[np.integer], rate: int,
                subtype: str = "PCM_16") -> bytes:
     """Encode samples (float in [-1, 1], or int16) as WAV bytes; 2-D input is (frames, channels)."""
+    import soundfile as sf
+
     buffer = io.BytesIO()
     sf.write(buffer, np.asarray(samples), rate, format="WAV", subtype=subtype)
     return buffer.getvalue()
