@@ -166,6 +166,19 @@ def score_sample(sample: LoadedSample, segments: Spans) -> SampleScore:
     return TASKS[sample.entry.task].score(sample, segments)
 
 
+def score_samples(loaded: dict[str, LoadedSample], segments: dict[str, Spans]
+                  ) -> dict[str, SampleScore]:
+    """:func:`score_sample` of every loaded sample, by sample id, each task's samples
+    scored together (``Task.score_many``)."""
+    by_task: dict[str, list[LoadedSample]] = {}
+    for sample in loaded.values():
+        by_task.setdefault(sample.entry.task, []).append(sample)
+    return {sample.entry.sample_id: score
+            for task, samples in by_task.items()
+            for sample, score in zip(samples, TASKS[task].score_many(samples, segments),
+                                     strict=True)}
+
+
 def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = None,
                vad_cache: Path | None = None) -> UnifiedResult:
     """Score a reference tree; raises InputError (exit 2) on the first failed check.
@@ -193,8 +206,7 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
     timings.vad = time.perf_counter() - started
 
     started = time.perf_counter()
-    scores = {sid: score_sample(s, segments.get(sid, Spans.empty()))
-              for sid, s in loaded.items()}
+    scores = score_samples(loaded, segments)
     rows: list[SampleRow] = []
     subsets: dict[str, SubsetResult] = {}
     for subset, task_name in SUBSET_TASKS.items():
