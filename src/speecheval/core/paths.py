@@ -90,16 +90,21 @@ def _plainly_inside(root: Path, relative: str | PurePath) -> bool:
         return False
     known = _plain_folders.get()
     path = os.fspath(root)
-    last = len(parts) - 1
+    if known is not None and len(parts) > 1:
+        folder = os.path.join(path, *parts[:-1])
+        if folder in known:  # checked before in this block: only the last component is new
+            return _exists_not_linked(os.path.join(folder, parts[-1]))
     for index, part in enumerate(parts):
         path = os.path.join(path, part)
-        if known is not None and index < last and path in known:
-            continue
-        try:
-            if stat.S_ISLNK(os.lstat(path).st_mode):
-                return False
-        except OSError:
+        if not _exists_not_linked(path):
             return False
-        if known is not None and index < last:
+        if known is not None and index < len(parts) - 1:
             known.add(path)
     return True
+
+
+def _exists_not_linked(path: str) -> bool:
+    try:
+        return not stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
