@@ -1,14 +1,15 @@
 """``unified-score``: a reference tree in, ``unified.json`` and its sample rows out.
 
 The data flows once: tree -> samples -> per-task rows -> subsets -> outputs. Everything
-is read and checked first (so a bad tree stops before any work), then the tasks that
-need speech segments get them from the VAD (Silero, with progress on a terminal, or from
-the VAD cache when one is given: see ``speech.py``), then
-each sample's :class:`~speecheval.fdb.v10.tasks.Task` scores it and summarises its
-subset. The one overlap: the VAD cache hits are looked up as soon as the manifest is
-read, and their files hashed in background threads while the samples load (checking,
-not work: the model only starts once every sample has loaded). What differs between
-tasks lives in ``tasks.py``; nothing here names a task.
+is read and checked before anything is scored (a bad tree stops with its first
+problem, and nothing is written), then the tasks that need speech segments get them
+from the VAD (Silero, with progress on a terminal, or from the VAD cache when one is
+given: see ``speech.py``), then each sample's :class:`~speecheval.fdb.v10.tasks.Task`
+scores it (a task's samples together) and summarises its subset. The one overlap: the
+VAD cache is looked up as soon as the manifest is read; the misses go to the worker
+processes at once and the hits' files are hashed in background threads, both while the
+samples load (a bad sample still stops the run, and the background work is abandoned).
+What differs between tasks lives in ``tasks.py``; nothing here names a task.
 """
 
 from __future__ import annotations
