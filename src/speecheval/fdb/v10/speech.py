@@ -275,8 +275,10 @@ class SpeechRun:
             from concurrent.futures import ProcessPoolExecutor
 
             self._pool = ProcessPoolExecutor(max_workers=workers)
+            # small chunks: the last one decides when the slower worker ends (on the full
+            # tree, 6 files of 30 s, about 0.1 s of one core, against 24 before)
             self._segmented = self._pool.map(_segment_uncached, work,
-                                             chunksize=max(1, len(work) // (4 * workers)))
+                                             chunksize=max(1, len(work) // (16 * workers)))
         self._work = work
         self._threads = ThreadPoolExecutor(max_workers=max(1, workers - 1)) if hits else None
         self._hits: dict[int, Future[Segmented]] = {
