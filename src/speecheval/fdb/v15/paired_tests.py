@@ -99,15 +99,15 @@ def paired_test(measure: str, before: str, after: str,
     ys = [b for _, b in pairs]
     differences = [b - a for a, b in pairs]
     mean_difference = math.fsum(differences) / n
-    means = {"mean_before": math.fsum(xs) / n, "mean_after": math.fsum(ys) / n,
-             "mean_difference": mean_difference}
+    measured = replace(empty, mean_before=math.fsum(xs) / n, mean_after=math.fsum(ys) / n,
+                       mean_difference=mean_difference)
     if n < 2:
-        return replace(empty, **means, note="one complete pair: no test")
+        return replace(measured, note="one complete pair: no test")
     sd = math.sqrt(math.fsum((d - mean_difference) ** 2 for d in differences) / (n - 1))
     if sd == 0.0:
-        return replace(empty, **means, note="every difference is the same: no test")
+        return replace(measured, note="every difference is the same: no test")
     result = stats.ttest_rel(ys, xs)
-    return replace(empty, **means, t=_finite(float(result.statistic)),
+    return replace(measured, t=_finite(float(result.statistic)),
                    p=_finite(float(result.pvalue)), d_z=mean_difference / sd)
 
 
