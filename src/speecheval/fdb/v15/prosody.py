@@ -54,7 +54,7 @@ MIN_SPEECH_S = 0.1
 """Shorter speech than this has no audio measures (Praat's intensity needs 64 ms)."""
 
 
-def backends() -> dict[str, Any]:
+def backends(mos: bool = True) -> dict[str, Any]:
     """The fixed backends, their versions and settings (recorded with every run).
 
     Raises InputError naming the package when one is not installed.
@@ -62,7 +62,7 @@ def backends() -> dict[str, Any]:
     from importlib.metadata import PackageNotFoundError, version
 
     versions = {}
-    for package in ("praat-parselmouth", "speechmos"):
+    for package in ("praat-parselmouth", "speechmos") if mos else ("praat-parselmouth",):
         try:
             versions[package] = version(package)
         except PackageNotFoundError:
@@ -79,7 +79,8 @@ def backends() -> dict[str, Any]:
                       "minimum_pitch_hz": INTENSITY_MINIMUM_PITCH_HZ,
                       "frames": f"above {SILENCE_FLOOR_DB} dB", "sd": "ddof 1"},
         "mos": {"backend": "speechmos DNSMOS P.835", "version": versions["speechmos"],
-                "value": "ovrl_mos", "personalized": False, "rate_hz": MOS_RATE},
+                "value": "ovrl_mos", "personalized": False, "rate_hz": MOS_RATE}
+        if mos else "not measured (--mos none)",
         "words_per_minute": "words / summed time covered by the words * 60",
         "min_speech_s": MIN_SPEECH_S,
     }
@@ -164,20 +165,25 @@ def _mean_sd(values: NDArray[np.float64], what: str) -> tuple[Measured, Measured
 
 
 class AudioMeasures:
-    """Pitch, intensity and DNSMOS of a stretch of speech, with the fixed backends."""
+    """Pitch, intensity and (unless ``mos`` is False) DNSMOS of a stretch of speech, with
+    the fixed backends; ``names`` are the measures it gives, words per minute included."""
 
-    def __init__(self) -> None:
-        self.identity = backends()
+    def __init__(self, mos: bool = True) -> None:
+        self.identity = backends(mos)
+        self.names = MEASURES if mos else tuple(m for m in MEASURES if m != "dnsmos_ovrl")
         import parselmouth
-        from speechmos import dnsmos
 
         self._parselmouth = parselmouth
-        self._dnsmos = dnsmos
+        self._dnsmos: Any = None
+        if mos:
+            from speechmos import dnsmos
+
+            self._dnsmos = dnsmos
 
     def measure(self, speech: NDArray[np.float32], rate: int) -> dict[str, Measured]:
         if speech.size < MIN_SPEECH_S * rate:
             reason = f"under {MIN_SPEECH_S} s of speech"
-            return {name: Measured(None, reason) for name in MEASURES
+            return {name: Measured(None, reason) for name in self.names
                     if name != "words_per_minute"}
         sound = self._parselmouth.Sound(speech.astype(np.float64), sampling_frequency=rate)
         pitch = sound.to_pitch(time_step=PITCH_STEP_S, pitch_floor=PITCH_FLOOR_HZ,
@@ -189,11 +195,13 @@ class AudioMeasures:
         levels = np.asarray(intensity.values, dtype=np.float64).ravel()
         intensity_mean, intensity_sd = _mean_sd(levels[levels > SILENCE_FLOOR_DB],
                                                 "intensity frames")
-        mono = speech if rate == MOS_RATE else resample(speech, rate, MOS_RATE)
-        mos = self._dnsmos.run(np.clip(mono, -1.0, 1.0).astype(np.float32), MOS_RATE)
-        return {"pitch_mean_hz": pitch_mean, "pitch_sd_hz": pitch_sd,
-                "intensity_mean_db": intensity_mean, "intensity_sd_db": intensity_sd,
-                "dnsmos_ovrl": Measured(float(mos["ovrl_mos"]))}
+        values = {"pitch_mean_hz": pitch_mean, "pitch_sd_hz": pitch_sd,
+                  "intensity_mean_db": intensity_mean, "intensity_sd_db": intensity_sd}
+        if self._dnsmos is not None:
+            mono = speech if rate == MOS_RATE else resample(speech, rate, MOS_RATE)
+            mos = self._dnsmos.run(np.clip(mono, -1.0, 1.0).astype(np.float32), MOS_RATE)
+            values["dnsmos_ovrl"] = Measured(float(mos["ovrl_mos"]))
+        return values
 
 
 @dataclass(frozen=True)
@@ -214,7 +222,7 @@ def _part(measures: AudioMeasures, audio: Audio, segments: Sequence[Span], span:
           words: Sequence[Word]) -> dict[str, Measured]:
     values = measures.measure(speech_of(audio, segments, span), audio.rate)
     return {name: (words_per_minute(words) if name == "words_per_minute" else values[name])
-            for name in MEASURES}
+            for name in measures.names}
 
 
 def trial_prosody(sample_id: str, overlap_end_us: int, output: Audio,
