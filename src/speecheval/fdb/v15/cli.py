@@ -181,3 +181,33 @@ def _judge_packages(judge: str, prosody: bool, mos: str) -> list[str]:
     if prosody:
         packages += ["praat-parselmouth"] + (["speechmos"] if mos == "dnsmos" else [])
     return packages
+
+
+@fdb15.command("report")
+@click.option("--scored", "scored", required=True, multiple=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Output folder of fdb15 score (repeat for systems side by side).")
+@click.option("--tree", "trees", required=True, multiple=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="The tree each --scored folder scored, in the same order.")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="New HTML file.")
+def report_command(scored: tuple[Path, ...], trees: tuple[Path, ...], out: Path) -> None:
+    """One HTML page: behaviour shares, latency curves, prosody tests and every trial's
+    timelines with audio."""
+    from ...core.errors import InputError
+    from ...core.output import atomic_write_text, refuse_existing
+    from ...report.page import render_page
+    from .report import build_page, load_system
+
+    if len(scored) != len(trees):
+        raise InputError(f"give one --tree per --scored folder ({len(scored)} --scored, "
+                         f"{len(trees)} --tree)")
+    refuse_existing(out)
+    names = [folder.resolve().name for folder in scored]
+    systems = [load_system(name if names.count(name) == 1 else f"{name} ({index + 1})",
+                           folder, tree)
+               for index, (name, folder, tree) in enumerate(zip(names, scored, trees,
+                                                                strict=True))]
+    atomic_write_text(out, render_page(build_page(systems, out.parent)))
+    click.echo(f"wrote {out}")
