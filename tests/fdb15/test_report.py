@@ -7,11 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from fdb10.browserkit import Browser
 
 from speecheval.cli import main
 from speecheval.report.page import page_problems
-
-from fdb10.browserkit import Browser
 
 TRIALS = 5
 

@@ -12,6 +12,7 @@ from speecheval.cli import main
 
 from . import judged_tree
 
+
 @pytest.fixture(scope="module")
 def scored(judged_scored: tuple[Path, Path]) -> Path:
     return judged_scored[1]
