@@ -190,3 +190,29 @@ def test_strict_label() -> None:
                 '{"behaviour": ["C_RESPOND"]}\n{}', "[]"):
         with pytest.raises(ValueError):
             strict_label(bad)
+
+
+def test_score_with_the_openai_judge_writes_labels_and_the_ledger(
+        fixtures_dir: Path, server: ChatServer, tmp_path: Path) -> None:
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    from speecheval.cli import main
+
+    from . import judged_tree
+
+    tree = judged_tree.build(tmp_path / "tree")
+    server.replies = [(200, '{"behaviour": ["C_RESUME"]}')]
+    out = tmp_path / "scored"
+    assert main(["fdb15", "score", "--tree", str(tree), "--out", str(out), "--judge", "openai",
+                 "--judge-base-url", server.base_url, "--judge-api-key-env",
+                 "SPEECHEVAL_TEST_JUDGE_KEY", "--judge-instruction",
+                 str(fixtures_dir / EVALUATION / "instruction/behavior.txt")]) == 0
+    labels = [json.loads(line)["label"]
+              for line in (out / "behaviour-samples.jsonl").read_text().splitlines()]
+    assert labels == ["C_RESUME"] + ["C_RESPOND"] * 4     # the first reply, then the default
+    ledger = (out / "behaviour-ledger.jsonl").read_text()
+    assert [json.loads(line)["event"] for line in ledger.splitlines()] == \
+        ["request", "reply"] * 5
+    behaviour = json.loads((out / "behaviour.json").read_text())
+    assert behaviour["judge"]["official"] is True
+    assert all(KEY not in path.read_text() for path in out.iterdir())
