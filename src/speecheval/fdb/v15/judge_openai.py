@@ -22,22 +22,22 @@ from an environment variable and is removed from every recorded reason.
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import time
 import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...asr.openai_compatible import (
-    _OPENER,
     RETRIED_STATUS,
     _error_detail,
+    _Retry,
     _retry_after,
     check_base_url,
+    post_with_key,
+    retry_wait_s,
 )
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
@@ -114,12 +114,6 @@ def strict_label(content: str) -> str:
     return str(labels[0])
 
 
-class _Retry(Exception):
-    def __init__(self, reason: str, wait_s: float | None = None) -> None:
-        self.reason, self.wait_s = reason, wait_s
-        super().__init__(reason)
-
-
 class _Failed(Exception):
     """The endpoint answered in a way no retry changes; the trial has no label."""
 
@@ -189,8 +183,7 @@ class OpenAIJudge:
                 reason = exc.reason
                 self._log(case.sample_id, attempt, "error", error=reason)
                 if attempt < s.max_attempts:
-                    wait = s.backoff_s * 2 ** (attempt - 1)
-                    time.sleep(min(max(wait, exc.wait_s or 0.0), s.max_backoff_s))
+                    time.sleep(retry_wait_s(attempt, exc, s.backoff_s, s.max_backoff_s))
                 continue
             self._log(case.sample_id, attempt, "rejected", error=reason)
         self._log(case.sample_id, s.max_attempts, "gave_up", error=reason)
@@ -202,14 +195,9 @@ class OpenAIJudge:
 
     def _post(self, request: dict[str, Any]) -> bytes:
         s = self.settings
-        http_request = urllib.request.Request(
-            s.endpoint, data=json.dumps(request).encode("utf-8"), method="POST",
-            headers={"Content-Type": "application/json", "Accept": "application/json",
-                     "Authorization": f"Bearer {self._key}"})
         try:
-            with _OPENER.open(http_request, timeout=s.timeout_s) as answer:
-                data: bytes = answer.read()
-                return data
+            return post_with_key(s.endpoint, json.dumps(request).encode("utf-8"),
+                                 "application/json", self._key, s.timeout_s)
         except urllib.error.HTTPError as error:
             detail = _error_detail(error).replace(self._key, "[key]")
             if error.code in (401, 403):
@@ -218,12 +206,6 @@ class OpenAIJudge:
             if error.code == 429 or error.code >= 500:
                 raise _Retry(f"HTTP {error.code}: {detail}", _retry_after(error)) from None
             raise _Failed(f"HTTP {error.code}: {detail}") from None
-        except http.client.IncompleteRead as exc:
-            raise _Retry(f"the answer was cut off after {len(exc.partial)} bytes") from None
-        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-            cause = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-            raise _Retry(f"no answer from {s.endpoint}: {cause or type(exc).__name__}"
-                         ) from None
 
     @staticmethod
     def _content(body: bytes) -> str:
