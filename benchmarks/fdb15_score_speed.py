@@ -51,6 +51,9 @@ from speecheval.fdb.v15.prosody import AudioMeasures, trial_prosody
 from speecheval.fdb.v15.scoring import find_trials, sample_metadata, score_trial
 from speecheval.vad.silero import SileroVad
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from fdb15.judged_tree import spread_words, write_transcript  # noqa: E402 - the tests' helpers
+
 RATE = 16_000
 SECONDS = 20
 FULL_PAIRS = 498
@@ -67,18 +70,6 @@ REPLY = ("Sure, two good restaurants nearby are Luigi's pizzeria and the Blue Do
 def cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-def _words(text: str, start_s: float, end_s: float) -> list[dict[str, Any]]:
-    words = text.split()
-    step = (end_s - start_s) / len(words)
-    return [{"text": w, "timestamp": [round(start_s + i * step, 3),
-                                      round(start_s + (i + 1) * step - 0.02, 3)]}
-            for i, w in enumerate(words)]
-
-
-def _transcript(path: Path, words: list[dict[str, Any]]) -> None:
-    path.write_text(json.dumps({"text": " ".join(w["text"] for w in words), "chunks": words}))
 
 
 def counts(pairs: int) -> dict[str, int]:
@@ -107,11 +98,11 @@ def build_tree(root: Path, per_scenario: dict[str, int]) -> None:
             for name, samples in (("output.wav", output), ("clean_output.wav", clean),
                                   ("input.wav", heard), ("clean_input.wav", np.zeros(n))):
                 write_wav(folder / name, samples, RATE)
-            answer_words = _words(ANSWER, 1.0, min(1.0 + answer.size / RATE, 19.5))
-            _transcript(folder / "clean_output.json", answer_words)
-            _transcript(folder / "output.json",
+            answer_words = spread_words(ANSWER, 1.0, min(1.0 + answer.size / RATE, 19.5))
+            write_transcript(folder / "clean_output.json", answer_words)
+            write_transcript(folder / "output.json",
                         [w for w in answer_words if w["timestamp"][1] <= 8.0]
-                        + _words(REPLY, 10.0, 10.0 + min(reply.size / RATE, 9.0)))
+                        + spread_words(REPLY, 10.0, 10.0 + min(reply.size / RATE, 9.0)))
             (folder / "metadata.json").write_text(json.dumps(
                 {"context_text": "What are some good places to visit in the city?",
                  "current_turn_text": OVERLAP, "timestamps": [8.0, 9.0]}))

@@ -32,8 +32,9 @@ AFTER = {
 }
 
 
-def _words(text: str, start_s: float, end_s: float) -> list[dict[str, object]]:
-    """The words of ``text`` spread evenly over [start_s, end_s]."""
+def spread_words(text: str, start_s: float, end_s: float) -> list[dict[str, object]]:
+    """The words of ``text`` spread evenly over [start_s, end_s] as official chunks (each
+    ends 20 ms before the next starts)."""
     words = text.split()
     step = (end_s - start_s) / len(words)
     return [{"text": w, "timestamp": [round(start_s + i * step, 3),
@@ -41,7 +42,7 @@ def _words(text: str, start_s: float, end_s: float) -> list[dict[str, object]]:
             for i, w in enumerate(words)]
 
 
-def _json(path: Path, words: list[dict[str, object]]) -> None:
+def write_transcript(path: Path, words: list[dict[str, object]]) -> None:
     text = " ".join(str(w["text"]) for w in words)
     path.write_text(json.dumps({"text": text, "chunks": words}), encoding="utf-8")
 
@@ -57,22 +58,22 @@ def build(root: Path) -> Path:
         output = np.zeros(n)
         output[RATE:RATE + round(4.5 * RATE)] = answer[:round(4.5 * RATE)]
         answer_end = min(1.0 + answer.size / RATE, 11.0)
-        cut_words = _words(ANSWER, 1.0, answer_end)
+        cut_words = spread_words(ANSWER, 1.0, answer_end)
         said = [w for w in cut_words if w["timestamp"][1] <= 5.5]  # type: ignore[index]
         if after:
             reply = speech.utterance(after, "en-us", RATE)
             output[7 * RATE:7 * RATE + reply.size] = reply[:5 * RATE]
-            said += _words(after, 7.0, 7.0 + min(reply.size / RATE, 5.0))
+            said += spread_words(after, 7.0, 7.0 + min(reply.size / RATE, 5.0))
         write_wav(folder / "output.wav", output, RATE)
         write_wav(folder / "clean_output.wav", clean, RATE)
         heard = np.zeros(n)
         write_wav(folder / "input.wav", heard, RATE)
         write_wav(folder / "clean_input.wav", heard, RATE)
-        _json(folder / "output.json", said)
-        _json(folder / "clean_output.json", cut_words)
-        context = _words("What are some good places to visit in the city?", 0.2, 3.0)
-        _json(folder / "clean_input.json", context)
-        _json(folder / "input.json", context + _words(OVERLAP, 5.0, 6.0))
+        write_transcript(folder / "output.json", said)
+        write_transcript(folder / "clean_output.json", cut_words)
+        context = spread_words("What are some good places to visit in the city?", 0.2, 3.0)
+        write_transcript(folder / "clean_input.json", context)
+        write_transcript(folder / "input.json", context + spread_words(OVERLAP, 5.0, 6.0))
         (folder / "metadata.json").write_text(json.dumps(
             {"context_text": "What are some good places to visit in the city?",
              "current_turn_text": OVERLAP, "timestamps": [5.0, 6.0]}))
