@@ -74,3 +74,13 @@ def test_a_missing_transcript_is_bad_input(tmp_path: Path, scored: Path,
     err = capsys.readouterr().err
     assert "talking_to_other/1" in err and "clean_output.json is missing" in err
     assert not (tree / "fdb15-timing").exists()
+
+
+def test_one_worker_writes_the_same_bytes(judged_scored: tuple[Path, Path],
+                                          tmp_path: Path) -> None:
+    tree, scored = judged_scored            # scored with one worker per core (2 here)
+    out = tmp_path / "one"
+    assert main(["fdb15", "score", "--tree", str(tree), "--out", str(out), "--judge", "offline",
+                 "--prosody", "--correction", "holm", "--jobs", "1"]) == 0
+    for name in ("prosody-samples.jsonl", "behaviour-samples.jsonl", "timing-samples.jsonl"):
+        assert (out / name).read_bytes() == (scored / name).read_bytes(), name

@@ -89,9 +89,12 @@ def check_dataset_command(root: Path) -> None:
               show_default=True, help="--prosody: the MOS measure (DNSMOS from speechmos).")
 @click.option("--correction", type=click.Choice(["none", "holm"]), default="none",
               show_default=True, help="--prosody: correct the paired tests' p-values (Holm).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="--prosody: worker processes [default: one per available core].")
 def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
                   judge_model: str, judge_api_key_env: str, judge_instruction: Path | None,
-                  judge_max_attempts: int, prosody: bool, mos: str, correction: str) -> None:
+                  judge_max_attempts: int, prosody: bool, mos: str, correction: str,
+                  jobs: int | None) -> None:
     """Score every trial: timing (stop and response latency, statuses, official column),
     and on request behaviour labels and the prosody of respond trials."""
     from ...core.errors import InputError
@@ -129,6 +132,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     sections: dict[str, str] = {}
     console = render(summary)
     if behaviour_judge is not None:
+        from ..v10.speech import default_jobs
         from .behavior import table2_text
         from .score_sections import prosody_text, score_behaviour, score_prosody
 
@@ -141,8 +145,8 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
                     + table2_text(behaviour.summary))
         if prosody:
             with progress(len(trials), "fdb15 prosody") as advance:
-                section = score_prosody(trials, behaviour.verdicts, vad, correction,
-                                        mos == "dnsmos", advance)
+                section = score_prosody(trials, behaviour.verdicts, correction,
+                                        mos == "dnsmos", jobs or default_jobs(), advance)
             sections.update(section.files())
             settings["prosody"] = {"backends": section.backends, "correction": correction}
             console += "\n" + prosody_text(section)

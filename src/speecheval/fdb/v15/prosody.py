@@ -54,6 +54,11 @@ MIN_SPEECH_S = 0.1
 """Shorter speech than this has no audio measures (Praat's intensity needs 64 ms)."""
 
 
+def measure_names(mos: bool) -> tuple[str, ...]:
+    """The measures of a run: all of :data:`MEASURES`, or all but DNSMOS."""
+    return MEASURES if mos else tuple(m for m in MEASURES if m != "dnsmos_ovrl")
+
+
 def backends(mos: bool = True) -> dict[str, Any]:
     """The fixed backends, their versions and settings (recorded with every run).
 
@@ -170,7 +175,7 @@ class AudioMeasures:
 
     def __init__(self, mos: bool = True) -> None:
         self.identity = backends(mos)
-        self.names = MEASURES if mos else tuple(m for m in MEASURES if m != "dnsmos_ovrl")
+        self.names = measure_names(mos)
         import parselmouth
 
         self._parselmouth = parselmouth

@@ -21,7 +21,6 @@ from typing import Any
 from ...core.audio import read_mono
 from ...core.canonical_json import dumps, dumps_lines
 from ...core.timeline import Span
-from ...vad.base import Vad
 from .behavior import (
     CLEAN_OUTPUT_JSON,
     CLEAN_OUTPUT_WAV,
@@ -35,7 +34,7 @@ from .behavior import (
     words_of,
 )
 from .paired_tests import PairedTest, correction_statement, paired_tests
-from .prosody import AudioMeasures, TrialProsody, trial_prosody
+from .prosody import AudioMeasures, TrialProsody, backends, measure_names, trial_prosody
 from .scoring import OUTPUT_WAV, TrialInput, sample_metadata
 
 PROSODY_SCENARIO = "user_interruption"
@@ -113,24 +112,54 @@ class ProsodySection:
         }
 
 
-def score_prosody(trials: Sequence[TrialInput], verdicts: dict[str, Verdict], vad: Vad,
-                  correction: str, mos: bool, advance: Callable[[], None]) -> ProsodySection:
-    """Measure and test the respond trials of user interruption."""
-    measures = AudioMeasures(mos=mos)
+_worker: dict[str, Any] = {}
+"""The measures and the speech detector of this process (:func:`_start_worker`)."""
+
+
+def _start_worker(mos: bool) -> None:
+    from ...vad.silero import SileroVad
+
+    _worker["measures"] = AudioMeasures(mos=mos)
+    _worker["vad"] = SileroVad()
+
+
+def _measure(trial: TrialInput) -> TrialProsody:
+    """Split and measure one respond trial with this process's measures."""
+    window = Span.from_seconds(*sample_metadata(trial).timestamps)
+    return trial_prosody(
+        trial.sample_id, window.end_us,
+        read_mono(trial.folder / OUTPUT_WAV, sample_id=trial.sample_id),
+        words_of(trial.folder, OUTPUT_JSON, OUTPUT_WAV, trial.sample_id),
+        read_mono(trial.folder / CLEAN_OUTPUT_WAV, sample_id=trial.sample_id),
+        words_of(trial.folder, CLEAN_OUTPUT_JSON, CLEAN_OUTPUT_WAV, trial.sample_id),
+        _worker["vad"], _worker["measures"])
+
+
+def score_prosody(trials: Sequence[TrialInput], verdicts: dict[str, Verdict], correction: str,
+                  mos: bool, jobs: int, advance: Callable[[], None]) -> ProsodySection:
+    """Measure and test the respond trials of user interruption, in ``jobs`` worker
+    processes (started fresh: each loads Praat, DNSMOS and Silero once); results come back
+    in trial order, so the files do not depend on ``jobs``."""
+    identity = backends(mos)        # a missing package stops here, before any worker starts
+    chosen = respond_trials(trials, verdicts)
     measured = []
-    for trial in respond_trials(trials, verdicts):
-        metadata = sample_metadata(trial)
-        window = Span.from_seconds(*metadata.timestamps)
-        measured.append(trial_prosody(
-            trial.sample_id, window.end_us,
-            read_mono(trial.folder / OUTPUT_WAV, sample_id=trial.sample_id),
-            words_of(trial.folder, OUTPUT_JSON, OUTPUT_WAV, trial.sample_id),
-            read_mono(trial.folder / CLEAN_OUTPUT_WAV, sample_id=trial.sample_id),
-            words_of(trial.folder, CLEAN_OUTPUT_JSON, CLEAN_OUTPUT_WAV, trial.sample_id),
-            vad, measures))
-        advance()
-    tests = paired_tests(measures.names, {t.sample_id: t.parts for t in measured}, correction)
-    return ProsodySection(measured, tests, correction, measures.identity)
+    if jobs <= 1 or len(chosen) <= 1:
+        _start_worker(mos)
+        for trial in chosen:
+            measured.append(_measure(trial))
+            advance()
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(mos,),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            for result in pool.map(_measure, chosen):
+                measured.append(result)
+                advance()
+    tests = paired_tests(measure_names(mos), {t.sample_id: t.parts for t in measured},
+                         correction)
+    return ProsodySection(measured, tests, correction, identity)
 
 
 def prosody_text(section: ProsodySection) -> str:
