@@ -148,3 +148,24 @@ def test_one_trial_of_espeak_speech(measures: AudioMeasures) -> None:
     # post: 0.3 s + 0.4 s of word time -> 2 / 0.7 * 60 = 171.43
     assert result.parts["post"]["words_per_minute"].value == pytest.approx(120.0 / 0.7)
     assert math.isclose(result.row()["split_s"], 5.0)
+
+
+def test_no_fallback_when_a_backend_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The official script falls back to librosa or torchaudio without parselmouth; here
+    the run stops and names the package."""
+    import importlib.metadata
+
+    from speecheval.core.errors import InputError
+    from speecheval.fdb.v15 import prosody
+
+    real = importlib.metadata.version
+
+    def version(name: str) -> str:
+        if name == "praat-parselmouth":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    with pytest.raises(InputError, match="praat-parselmouth, which is not installed.*no "
+                                         "fallback"):
+        prosody.backends()

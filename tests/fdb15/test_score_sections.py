@@ -84,3 +84,11 @@ def test_one_worker_writes_the_same_bytes(judged_scored: tuple[Path, Path],
                  "--prosody", "--correction", "holm", "--jobs", "1"]) == 0
     for name in ("prosody-samples.jsonl", "behaviour-samples.jsonl", "timing-samples.jsonl"):
         assert (out / name).read_bytes() == (scored / name).read_bytes(), name
+
+
+def test_the_openai_judge_needs_the_instruction(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    tree = tmp_path / "tree"
+    (tree / "user_interruption").mkdir(parents=True)
+    assert main(["fdb15", "score", "--tree", str(tree), "--judge", "openai"]) == 2
+    assert "--judge openai needs --judge-instruction" in capsys.readouterr().err
