@@ -92,6 +92,41 @@ class _Retry(Exception):
         super().__init__(reason)
 
 
+def retry_wait_s(attempt: int, failure: _Retry, backoff_s: float, max_backoff_s: float
+                 ) -> float:
+    """The wait after failed attempt ``attempt`` (1-based): ``backoff_s`` doubled each
+    time, at least the server's ``Retry-After``, at most ``max_backoff_s``."""
+    wait = backoff_s * 2.0 ** (attempt - 1)
+    if failure.wait_s is not None:
+        wait = max(wait, failure.wait_s)
+    return min(wait, max_backoff_s)
+
+
+def post_with_key(endpoint: str, body: bytes, content_type: str, key: str, timeout_s: float
+                  ) -> bytes:
+    """One POST with the key in the ``Authorization`` header (redirects not followed).
+
+    The 2xx body; an HTTP error answer is raised as ``urllib.error.HTTPError`` for the
+    caller to judge (whose fault, worth a retry or not); a cut-off answer, a refused or
+    dropped connection and a timeout are ``_Retry``.
+    """
+    request = urllib.request.Request(
+        endpoint, data=body, method="POST",
+        headers={"Content-Type": content_type, "Accept": "application/json",
+                 "Authorization": f"Bearer {key}"})
+    try:
+        with _OPENER.open(request, timeout=timeout_s) as answer:
+            data: bytes = answer.read()
+            return data
+    except urllib.error.HTTPError:
+        raise
+    except http.client.IncompleteRead as exc:
+        raise _Retry(f"the answer was cut off after {len(exc.partial)} bytes") from None
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        raise _Retry(f"no answer from {endpoint}: {reason or type(exc).__name__}") from None
+
+
 class OpenAICompatibleRecogniser:
     """Timed words from an OpenAI-compatible ``/audio/transcriptions`` endpoint."""
 
@@ -122,10 +157,7 @@ class OpenAICompatibleRecogniser:
                     raise RecognitionFailed(self._redact(
                         f"{failure.reason} (gave up after {attempt} attempts)")) from None
                 self.retries += 1
-                wait = s.backoff_s * 2 ** (attempt - 1)
-                if failure.wait_s is not None:
-                    wait = max(wait, failure.wait_s)
-                time.sleep(min(wait, s.max_backoff_s))
+                time.sleep(retry_wait_s(attempt, failure, s.backoff_s, s.max_backoff_s))
             except RecognitionFailed as failure:
                 raise RecognitionFailed(self._redact(failure.reason)) from None
         raise AssertionError("max_attempts is at least 1")
@@ -148,22 +180,10 @@ class OpenAICompatibleRecogniser:
     def _post(self, body: bytes, content_type: str) -> bytes:
         """One attempt: the 2xx body, or ``_Retry``/``RecognitionFailed``/``InputError``."""
         s = self.settings
-        request = urllib.request.Request(
-            s.endpoint, data=body, method="POST",
-            headers={"Content-Type": content_type, "Accept": "application/json",
-                     "Authorization": f"Bearer {self._key}"})
         try:
-            with _OPENER.open(request, timeout=s.timeout_s) as answer:
-                data: bytes = answer.read()
-                return data
+            return post_with_key(s.endpoint, body, content_type, self._key, s.timeout_s)
         except urllib.error.HTTPError as error:
             raise self._refusal(error) from None
-        except http.client.IncompleteRead as exc:
-            raise _Retry(f"the answer was cut off after {len(exc.partial)} bytes") from None
-        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-            raise _Retry(f"no answer from {s.endpoint}: {reason or type(exc).__name__}"
-                         ) from None
 
     def _refusal(self, error: urllib.error.HTTPError) -> Exception:
         """What an HTTP error answer means for this sample and the run."""
