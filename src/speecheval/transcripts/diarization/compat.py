@@ -31,35 +31,33 @@ from ...core.timeline import Spans
 from ..formats.rttm import RttmTurn
 from .differences import Differences, Occurrence
 from .dscore import FRAME_STEP_US, framed_jer, md_eval_uem_us, trimmed_turns
+from .interval_sets import Interval, Intervals, difference, intervals, length, normalized
 from .md_eval import (
-    Interval,
-    Intervals,
     as_spans,
     collared_region,
-    difference,
-    intervals,
-    length,
     overlap_zones,
     record_order,
     single_speaker_region,
     tie_sensitive_seconds,
 )
-from .metrics import jer_components
-from .partition import Partition, collar_zones, partition
+from .metrics import RegionTotals, jer_components, region_totals
+from .partition import collar_zones, partition
 from .result import Compat, JerComponents
 from .turns import SpeakerTurns, speaker_turns
 
 
 @dataclass(frozen=True, eq=False)
 class FileView:
-    """One file as a definition scores it (see the module)."""
+    """One file as a definition scores it (see the module): the totals of its four
+    regions (the UEM, the DER scoring region, its overlap-excluded part and the rest of
+    it, reference overlap only)."""
 
     ref: SpeakerTurns
     hyp: SpeakerTurns
-    part: Partition
-    uem: NDArray[np.bool_]
-    scored: NDArray[np.bool_]
-    single: NDArray[np.bool_]
+    uem: RegionTotals
+    scored: RegionTotals
+    single: RegionTotals
+    overlap: RegionTotals
     jer: JerComponents
     differences: Differences
 
@@ -90,20 +88,23 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
     else:
         ref, hyp, md_uem = given_ref, given_hyp, uem_us
     md_eval = _md_eval_regions(ref, md_uem, collar_us)
-    uem_spans = as_spans(md_uem)
+    part = partition(ref, hyp)
+    uem_set = normalized(md_uem)
+    uem = region_totals(part, part.region(uem_set))
     if compat == "speecheval":
-        boundaries = np.concatenate([ref.starts, ref.ends])
-        part = partition(ref, hyp, {"uem": uem_spans,
-                                    "collar": collar_zones(boundaries, collar_us)})
-        uem = part.inside["uem"]
-        scored = uem & ~part.inside["collar"]
-        single = scored & (part.n_ref < 2)
+        scored_region = part.region(_collared(uem_set, ref, md_eval, collar_us))
+        overlap = part.n_ref >= 2
+        single = region_totals(part, scored_region.without(overlap))
+        only = region_totals(part, scored_region.within(overlap))
+        scored = region_totals(part, scored_region)
+        del scored_region, overlap
     else:
-        part = partition(ref, hyp, {"uem": uem_spans, "scored": as_spans(md_eval.scored),
-                                    "single": as_spans(md_eval.single)})
-        uem, scored, single = part.inside["uem"], part.inside["scored"], part.inside["single"]
+        md_scored = normalized(md_eval.scored)
+        scored = region_totals(part, part.region(md_scored))
+        single = region_totals(part, part.region(normalized(md_eval.single)))
+        only = region_totals(part, part.region(difference(md_scored, md_eval.single)))
     jer = (framed_jer(cut_ref, cut_hyp, regions, file_id) if compat == "dscore"
-           else jer_components(part, uem))
+           else jer_components(uem))
     given_uem = as_spans(uem_us)
     differences = Differences(
         reference_self_overlap=self_overlap(given_ref),
@@ -113,10 +114,22 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
                                 given_uem),
         md_eval_overlap_defect=md_eval.defect,
         tie_order=md_eval.tie_order,
-        unscored_files=_unscored(ref, hyp, uem_spans),
+        unscored_files=_unscored(ref, hyp, as_spans(md_uem)),
     )
-    return FileView(ref=ref, hyp=hyp, part=part, uem=uem, scored=scored, single=single,
+    return FileView(ref=ref, hyp=hyp, uem=uem, scored=scored, single=single, overlap=only,
                     jer=jer, differences=differences)
+
+
+def _collared(uem: Intervals, ref: SpeakerTurns, md_eval: _MdEvalRegions,
+              collar_us: int) -> Intervals:
+    """speecheval's scoring region: the UEM minus ``±collar`` around the merged reference
+    boundaries. When merging changed no turn, those are md-eval's boundaries and its
+    region is this one (the same set, already computed)."""
+    if collar_us == 0:
+        return uem
+    if ref.counts.merges == 0 and ref.counts.empty == 0 and ref.raw_starts.size:
+        return normalized(md_eval.scored)
+    return difference(uem, collar_zones(np.concatenate([ref.starts, ref.ends]), collar_us))
 
 
 def _turn_objects(file_id: str, turns: Spans) -> list[RttmTurn]:
@@ -139,7 +152,7 @@ def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> 
     single = single_speaker_region(scored, records)
     correct = difference(scored, overlap_zones(records))
     wrong = np.concatenate([difference(single, correct), difference(correct, single)])
-    ties = tie_sensitive_seconds(scored, records)
+    ties = tie_sensitive_seconds(scored, records, ends_first_region=single)
     return _MdEvalRegions(scored, single, Occurrence(len(wrong), length(wrong)),
                           Occurrence(1, ties) if ties else Occurrence())
 

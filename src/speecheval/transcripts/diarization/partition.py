@@ -1,12 +1,17 @@
-"""Event sweep: cut a file's timeline into elementary intervals with constant state.
+"""Event sweep: cut a file's timeline into elementary intervals with constant speakers.
 
-Every boundary (reference and system turns, and the edges of named regions such as the
-UEM, the collar zones or a compatibility mode's scoring region) is collected, sorted and
-deduplicated in integer microseconds. Between two consecutive boundaries nothing changes,
-so each elementary interval carries one duration, the set of active reference and system
-speakers, and whether it lies inside each named region. All DER/JER quantities are then
-weighted sums over these intervals: exact in continuous time, with no 10 ms frames, and
-vectorised.
+Every edge of a merged reference or system turn is collected, sorted and deduplicated in
+integer microseconds. Between two consecutive edges nobody starts or stops talking, so
+each elementary interval has one set of active reference and system speakers. All
+DER/JER quantities are then weighted sums over these intervals: exact in continuous
+time, with no 10 ms frames, and vectorised.
+
+A scoring region (the UEM, the UEM minus the collars, md-eval's regions) does not cut
+the intervals: it weighs them (:class:`Region`). An interval's weight is the number of
+its microseconds inside the region, read off the region's cumulative length
+(:func:`.interval_sets.covered_before`), and every quantity is linear in the weights, so
+the sums are those of the finer partition that the region's edges would make, with
+fewer intervals (the two million collar zones of a million turns add none).
 
 Who talks where is kept as each merged turn's range of intervals (:class:`Activity`), not
 as an (intervals x speakers) matrix: counts per interval are a running sum of +1/-1 steps,
@@ -17,7 +22,7 @@ with the turns, whatever the number of speakers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +30,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.timeline import Spans, _expand, _sorted_unique
-from .turns import SpeakerTurns
+from .interval_sets import Intervals, covered_before
+from .turns import SpeakerTurns, speaker_turns
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,63 +63,110 @@ class Activity:
         counts: NDArray[np.int32] = np.cumsum(steps[:-1], dtype=np.int32)
         return counts
 
-    def time(self, weights: NDArray[np.int64]) -> NDArray[np.int64]:
-        """Each speaker's total ``weights`` over the intervals where it talks."""
-        return _per_code(self.speakers, self.lo, self.hi, weights, self.n_speakers)
+    def time(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Each speaker's total weight over the intervals where it talks, from the
+        weights' prefix sums (:func:`prefix_sums`)."""
+        return _per_code(self.speakers, self.lo, self.hi, prefix, self.n_speakers)
+
+
+def prefix_sums(weights: NDArray[np.int64]) -> NDArray[np.int64]:
+    """``prefix[i]`` = sum of ``weights[:i]`` (n + 1 values), so a range's total is one
+    subtraction.
+
+    >>> prefix_sums(np.array([3, 1, 2])).tolist()
+    [0, 3, 4, 6]
+    """
+    prefix = np.zeros(weights.size + 1, dtype=np.int64)
+    np.cumsum(weights, out=prefix[1:])
+    return prefix
 
 
 def _per_code(codes: NDArray[np.integer], lo: NDArray[np.integer], hi: NDArray[np.integer],
-              weights: NDArray[np.int64], n_codes: int) -> NDArray[np.int64]:
-    """Sum over ``k`` of ``weights[lo[k]:hi[k]]``, per code ``codes[k]``.
+              prefix: NDArray[np.int64], n_codes: int) -> NDArray[np.int64]:
+    """Sum over ``k`` of the weights of intervals ``lo[k]`` to ``hi[k] - 1`` (from their
+    prefix sums), per code ``codes[k]``.
 
     Prefix sums give each range's total exactly (int64); the sum per code runs in float64
     and is exact too: every partial sum is a whole number of microseconds far below 2**53
     (285 years).
     """
-    prefix = np.zeros(weights.size + 1, dtype=np.int64)
-    np.cumsum(weights, out=prefix[1:])
     totals = np.bincount(codes, weights=prefix[hi] - prefix[lo], minlength=n_codes)
     return np.rint(totals).astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
-class Partition:
-    """Elementary intervals of one file (``n`` intervals).
+class Region:
+    """A scoring region as the elementary intervals see it.
 
-    ``durations`` (n,) in µs; ``ref`` and ``hyp`` say which reference and system speakers
-    talk in which intervals; ``inside[name]`` (n,) says whether an interval lies inside the
-    named region given to :func:`partition`; ``bounds`` (n + 1,) are the interval edges.
+    ``weights[i]`` is the number of µs of interval ``i`` inside the region and
+    ``total_us`` the region's whole length, including any part outside every interval
+    (silence before the first or after the last turn edge, where nobody talks).
+    """
+
+    weights: NDArray[np.int64]
+    total_us: int
+
+    def without(self, intervals: NDArray[np.bool_]) -> Region:
+        """The region minus the given intervals (a mask over them).
+
+        >>> r = Region(np.array([5, 3, 2]), 20).without(np.array([False, True, False]))
+        >>> r.weights.tolist(), r.total_us
+        ([5, 0, 2], 17)
+        """
+        removed = np.where(intervals, self.weights, 0)
+        return Region(self.weights - removed, self.total_us - int(removed.sum()))
+
+    def within(self, intervals: NDArray[np.bool_]) -> Region:
+        """The part of the region inside the given intervals (a mask over them).
+
+        >>> r = Region(np.array([5, 3, 2]), 20).within(np.array([False, True, True]))
+        >>> r.weights.tolist(), r.total_us
+        ([0, 3, 2], 5)
+        """
+        kept = np.where(intervals, self.weights, 0)
+        return Region(kept, int(kept.sum()))
+
+
+@dataclass(frozen=True, eq=False)
+class Partition:
+    """Elementary intervals of one file: ``bounds`` (n + 1,) are their edges, the
+    distinct edges of the merged turns of both sides; ``ref`` and ``hyp`` say which
+    reference and system speakers talk in which intervals.
     """
 
     bounds: NDArray[np.int64]
     ref: Activity
     hyp: Activity
-    inside: Mapping[str, NDArray[np.bool_]]
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def durations(self) -> NDArray[np.int64]:
-        """Duration of each interval (µs)."""
-        if "durations" not in self._cache:
-            self._cache["durations"] = np.diff(self.bounds)
-        durations: NDArray[np.int64] = self._cache["durations"]
-        return durations
 
     @property
     def n_ref(self) -> NDArray[np.int32]:
         """Number of active reference speakers per interval."""
-        if "n_ref" not in self._cache:
-            self._cache["n_ref"] = self.ref.counts()
-        counts: NDArray[np.int32] = self._cache["n_ref"]
-        return counts
+        return self._cached("n_ref", self.ref.counts)
 
     @property
     def n_hyp(self) -> NDArray[np.int32]:
         """Number of active system speakers per interval."""
-        if "n_hyp" not in self._cache:
-            self._cache["n_hyp"] = self.hyp.counts()
-        counts: NDArray[np.int32] = self._cache["n_hyp"]
-        return counts
+        return self._cached("n_hyp", self.hyp.counts)
+
+    def _cached(self, key: str, compute: Callable[[], NDArray[Any]]) -> NDArray[Any]:
+        if key not in self._cache:
+            self._cache[key] = compute()
+        value: NDArray[Any] = self._cache[key]
+        return value
+
+    def region(self, spans: Intervals) -> Region:
+        """The normalised set ``spans`` (:mod:`.interval_sets`) as a :class:`Region`.
+
+        >>> part = partition(_turns([0, 4], [2, 6], [0, 0]), _turns([], [], []))
+        >>> part.bounds.tolist()
+        [0, 2, 4, 6]
+        >>> r = part.region(np.array([[1, 5], [8, 9]]))
+        >>> r.weights.tolist(), r.total_us
+        ([1, 2, 1], 5)
+        """
+        weights = np.diff(covered_before(spans, self.bounds))
+        return Region(weights, int((spans[:, 1] - spans[:, 0]).sum()))
 
     def overlaps(self) -> tuple[NDArray[np.integer], NDArray[np.integer], NDArray[np.integer]]:
         """Every overlapping pair of a reference and a system turn, as the intervals
@@ -140,11 +193,12 @@ class Partition:
         return (self._cache["overlap_lo"], self._cache["overlap_hi"],
                 self._cache["overlap_codes"])
 
-    def cooccurrence(self, weights: NDArray[np.int64]) -> NDArray[np.int64]:
-        """(reference, system) matrix of total ``weights`` where both speakers talk."""
+    def cooccurrence(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
+        """(reference, system) matrix of total weight where both speakers talk, from the
+        weights' prefix sums (:func:`prefix_sums`)."""
         lo, hi, codes = self.overlaps()
         shape = (self.ref.n_speakers, self.hyp.n_speakers)
-        return _per_code(codes, lo, hi, weights, shape[0] * shape[1]).reshape(shape)
+        return _per_code(codes, lo, hi, prefix, shape[0] * shape[1]).reshape(shape)
 
 
 def _holding(lo: NDArray[np.int32], hi: NDArray[np.int32],
@@ -168,31 +222,23 @@ def _holding(lo: NDArray[np.int32], hi: NDArray[np.int32],
     return rows, ranges[position]
 
 
-def collar_zones(boundaries: NDArray[np.int64], collar_us: int) -> Spans:
+def collar_zones(boundaries: NDArray[np.int64], collar_us: int) -> Intervals:
     """``[b - collar, b + collar]`` around every reference turn boundary ``b`` (md-eval -c);
     no zone at all when the collar is 0."""
     if collar_us == 0:
-        return Spans.empty()
-    return Spans(boundaries - collar_us, boundaries + collar_us)
+        return np.zeros((0, 2), dtype=np.int64)
+    return np.stack([boundaries - collar_us, boundaries + collar_us], axis=1)
 
 
-def partition(ref: SpeakerTurns, hyp: SpeakerTurns, regions: Mapping[str, Spans]) -> Partition:
-    """Sweep one file; ``regions`` names the spans whose membership each interval records.
+def partition(ref: SpeakerTurns, hyp: SpeakerTurns) -> Partition:
+    """Sweep one file's merged turns.
 
-    >>> from speecheval.transcripts.formats.rttm import RTTM
-    >>> from speecheval.transcripts.diarization.turns import speaker_turns, turn_spans
-    >>> r = speaker_turns(turn_spans(RTTM.parse("SPEAKER f 1 0 2 <NA> <NA> a <NA> <NA>").turns))
-    >>> h = speaker_turns(turn_spans(RTTM.parse("SPEAKER f 1 1 2 <NA> <NA> x <NA> <NA>").turns))
-    >>> uem = Spans([0], [4_000_000])
-    >>> p = partition(r, h, {"uem": uem})
-    >>> p.durations.tolist(), p.n_ref.tolist(), p.n_hyp.tolist(), p.inside["uem"].all()
-    ([1000000, 1000000, 1000000, 1000000], [1, 1, 0, 0], [0, 1, 1, 0], np.True_)
+    >>> p = partition(_turns([0], [2_000_000], [0]), _turns([1_000_000], [3_000_000], [0]))
+    >>> p.bounds.tolist(), p.n_ref.tolist(), p.n_hyp.tolist()
+    ([0, 1000000, 2000000, 3000000], [1, 1, 0], [0, 1, 1])
     """
-    bounds = sorted_bounds([ref.starts, ref.ends, hyp.starts, hyp.ends,
-                            *(edge for spans in regions.values()
-                              for edge in (spans.starts, spans.ends))])
-    return Partition(bounds=bounds, ref=Activity.of(bounds, ref), hyp=Activity.of(bounds, hyp),
-                     inside={name: covered(bounds, spans) for name, spans in regions.items()})
+    bounds = sorted_bounds([ref.starts, ref.ends, hyp.starts, hyp.ends])
+    return Partition(bounds=bounds, ref=Activity.of(bounds, ref), hyp=Activity.of(bounds, hyp))
 
 
 def sorted_bounds(edges: list[NDArray[np.int64]]) -> NDArray[np.int64]:
@@ -201,9 +247,7 @@ def sorted_bounds(edges: list[NDArray[np.int64]]) -> NDArray[np.int64]:
     return _sorted_unique(np.concatenate(edges).astype(np.int64, copy=False))
 
 
-def covered(bounds: NDArray[np.int64], spans: Spans) -> NDArray[np.bool_]:
-    """Whether each elementary interval between ``bounds`` lies inside any of the spans
-    (every span edge must be one of ``bounds``, so an interval is inside exactly when its
-    start is)."""
-    inside: NDArray[np.bool_] = spans.covers(bounds[:-1])
-    return inside
+def _turns(starts: list[int], ends: list[int], speakers: list[int]) -> SpeakerTurns:
+    """Merged turns of speakers ``a``, ``b``, ... (for the examples)."""
+    names = [chr(ord("a") + k) for k in speakers]
+    return speaker_turns(Spans(starts, ends, labels=names))
