@@ -17,6 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+_FAR_PAST = np.iinfo(np.int64).min
+_FAR_FUTURE = np.iinfo(np.int64).max
+_CHUNK = 1 << 20
 Interval = tuple[int, int]
 # Intervals as an (n, 2) array of [start, end) µs; lists of pairs are accepted as input.
 Intervals = NDArray[np.int64]
@@ -50,48 +53,58 @@ def normalized(given: IntervalsLike) -> Intervals:
 
 def difference(first: IntervalsLike, second: IntervalsLike) -> Intervals:
     """The instants of ``first`` outside ``second``, normalised (either may overlap
-    itself).
+    itself): ``first`` intersected with the gaps of ``second``.
 
     >>> difference([(0, 10), (10, 12)], [(2, 3), (5, 11)]).tolist()
     [[0, 2], [3, 5], [11, 12]]
     """
-    mine, theirs = normalized(first), normalized(second)
-    edges = np.sort(np.concatenate([mine.ravel(), theirs.ravel()]))
-    distinct = np.ones(edges.size, dtype=bool)
-    distinct[1:] = edges[1:] != edges[:-1]
-    edges = edges[distinct]
-    low, high = edges[:-1], edges[1:]
-    keep = holds(mine, low) & ~holds(theirs, low)
-    return runs(low, high, keep)
+    return intersection(normalized(first), gaps(normalized(second)))
 
 
-def holds(spans: Intervals, times: NDArray[np.int64]) -> NDArray[np.bool_]:
-    """For each of the sorted ``times``, whether the normalised set holds it
-    (``start <= t < end``).
+def gaps(spans: Intervals) -> Intervals:
+    """The complement of a normalised set, from and to the furthest int64 instants.
 
-    >>> holds(intervals([(0, 5), (10, 20)]), np.array([0, 5, 10, 19, 20])).tolist()
-    [True, False, True, True, False]
+    >>> gaps(intervals([(2, 5), (7, 9)])).tolist() == [[_FAR_PAST, 2], [5, 7], [9, _FAR_FUTURE]]
+    True
     """
-    if spans.shape[0] == 0:
-        return np.zeros(times.size, dtype=bool)
-    index = np.searchsorted(spans[:, 0], times, side="right") - 1
-    inside: NDArray[np.bool_] = (index >= 0) & (times < spans[np.maximum(index, 0), 1])
-    return inside
+    starts = np.concatenate([[_FAR_PAST], spans[:, 1]])
+    ends = np.concatenate([spans[:, 0], [_FAR_FUTURE]])
+    return np.stack([starts, ends], axis=1)
 
 
-def runs(low: NDArray[np.int64], high: NDArray[np.int64],
-         keep: NDArray[np.bool_]) -> Intervals:
-    """The kept consecutive pieces ``[low[i], high[i])`` (each piece ends where the next
-    begins) joined into a normalised set.
+def intersection(first: Intervals, second: Intervals) -> Intervals:
+    """The instants in both normalised sets, normalised: the pieces ``[max of starts,
+    min of ends)`` of each overlapping pair, found per interval of ``first`` as one run of
+    ``second`` (pieces of one set's maximal intervals never touch, so no joining).
 
-    >>> runs(np.array([0, 2, 3, 7]), np.array([2, 3, 7, 9]),
-    ...      np.array([True, True, False, True])).tolist()
-    [[0, 3], [7, 9]]
+    >>> intersection(intervals([(0, 4), (6, 10)]), intervals([(1, 2), (3, 7), (9, 12)])).tolist()
+    [[1, 2], [3, 4], [6, 7], [9, 10]]
     """
-    padded = np.concatenate([[False], keep, [False]])
-    begins = np.flatnonzero(padded[1:-1] & ~padded[:-2])
-    finishes = np.flatnonzero(padded[1:-1] & ~padded[2:])
-    return np.stack([low[begins], high[finishes]], axis=1).astype(np.int64)
+    # partners of each interval: from the first that ends after its start to the last
+    # that starts before its end
+    begin = np.searchsorted(second[:, 1], first[:, 0], side="right")
+    end = np.searchsorted(second[:, 0], first[:, 1], side="left")
+    rows, partners = expand(begin, end)
+    pieces = np.stack([np.maximum(first[rows, 0], second[partners, 0]),
+                       np.minimum(first[rows, 1], second[partners, 1])], axis=1)
+    return pieces[pieces[:, 1] > pieces[:, 0]]
+
+
+def expand(lo: NDArray[np.integer], hi: NDArray[np.integer]) -> tuple[NDArray[np.intp],
+                                                                     NDArray[np.intp]]:
+    """All ``(row, k)`` with ``lo[row] <= k < hi[row]``, as two index arrays, rows in
+    order.
+
+    >>> rows, ks = expand(np.array([2, 0, 5]), np.array([4, 0, 6]))
+    >>> rows.tolist(), ks.tolist()
+    ([0, 0, 2], [2, 3, 5])
+    """
+    counts = np.maximum(hi - lo, 0)
+    rows = np.repeat(np.arange(lo.size, dtype=np.intp), counts)
+    starts = np.cumsum(counts) - counts  # where each row's run begins in the output
+    ks = np.arange(rows.size, dtype=np.intp)
+    ks += (lo - starts)[rows]
+    return rows, ks
 
 
 def length(given: IntervalsLike) -> int:
@@ -101,17 +114,25 @@ def length(given: IntervalsLike) -> int:
 
 
 def covered_before(spans: Intervals, times: NDArray[np.int64]) -> NDArray[np.int64]:
-    """For each time, how much of the normalised set lies before it.
+    """For each time, how much of the normalised set lies before it (a chunk of times at a
+    time, so that millions of times need little memory beyond the result).
 
     >>> covered_before(intervals([(2, 5), (10, 20)]), np.array([0, 3, 7, 12, 30])).tolist()
     [0, 1, 3, 5, 13]
     """
+    covered = np.zeros(times.size, dtype=np.int64)
     if spans.shape[0] == 0:
-        return np.zeros(times.size, dtype=np.int64)
+        return covered
     before = np.zeros(spans.shape[0] + 1, dtype=np.int64)
     np.cumsum(spans[:, 1] - spans[:, 0], out=before[1:])
-    index = np.searchsorted(spans[:, 0], times, side="right")  # sets starting at or before
-    last = np.maximum(index - 1, 0)
-    partial = np.minimum(times, spans[last, 1]) - spans[last, 0]
-    covered: NDArray[np.int64] = np.where(index > 0, before[last] + partial, 0)
+    for at in range(0, times.size, _CHUNK):
+        chunk = times[at:at + _CHUNK]
+        index = np.searchsorted(spans[:, 0], chunk, side="right") - 1  # last starting at or before
+        inside = index >= 0
+        index[~inside] = 0
+        part = np.minimum(chunk, spans[index, 1])
+        part -= spans[index, 0]
+        part += before[index]
+        part[~inside] = 0
+        covered[at:at + _CHUNK] = part
     return covered

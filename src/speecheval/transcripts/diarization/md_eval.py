@@ -88,24 +88,24 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     regions = regions[regions[:, 1] > regions[:, 0]]
     nz, nu = zones.shape[0], regions.shape[0]
     times = np.concatenate([zones[:, 0], zones[:, 1], regions[:, 0], regions[:, 1]])
-    # +1 a begin, -1 an end; rank at one instant: ends first: ends 0, begins 1; else: zone
-    # begins 0, ends 1, scoring-region begins 2
-    step = np.repeat(np.array([1, -1, 1, -1], dtype=np.int8), [nz, nz, nu, nu])
-    is_zone = np.repeat([True, True, False, False], [nz, nz, nu, nu])
-    rank = (step > 0).astype(np.int8) if ends_first else np.where(
-        step > 0, np.where(is_zone, 0, 2), 1).astype(np.int8)
-    order = event_order(times, rank, 3)  # stable: list order within one time and rank
-    del rank
-    times, step, is_zone = times[order], step[order], is_zone[order]
+    # event kinds: 0 zone begin, 1 zone end, 2 region begin, 3 region end; rank at one
+    # instant: ends first: ends 0, begins 1; else: zone begins 0, ends 1, region begins 2
+    kind = np.repeat(np.arange(4, dtype=np.int8), [nz, nz, nu, nu])
+    ranks = np.array([1, 0, 1, 0] if ends_first else [0, 1, 2, 1], dtype=np.int8)
+    order = event_order(times, ranks[kind], 3)  # stable: list order within time and rank
+    times, kind = times[order], kind[order]
     del order
-    zone_count = np.cumsum(np.where(is_zone, step, 0), dtype=np.int32)
-    uem_count = np.cumsum(np.where(is_zone, 0, step), dtype=np.int32)
-    opening = (uem_count > 0) & (zone_count == 0)
-    del zone_count, uem_count, step, is_zone
+    steps = np.array([[1, -1, 0, 0], [0, 0, 1, -1]], dtype=np.int8)  # zone, region
+    zone_count = np.cumsum(steps[0][kind], dtype=np.int32)
+    opening = zone_count == 0
+    del zone_count
+    opening &= np.cumsum(steps[1][kind], dtype=np.int32) > 0
+    del kind
     last_open = np.maximum.accumulate(
-        np.where(opening, np.arange(times.size, dtype=np.int64), -1))
+        np.where(opening, np.arange(times.size, dtype=np.int32), np.int32(-1)))
     started = times[np.maximum(last_open, 0)]
     closing = np.flatnonzero(~opening & (last_open >= 0) & (times > started))
+    del opening
     owner = last_open[closing]
     first = np.ones(closing.size, dtype=bool)
     first[1:] = owner[1:] != owner[:-1]

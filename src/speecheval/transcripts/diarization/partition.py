@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.timeline import Spans, _expand, _sorted_unique
-from .interval_sets import Intervals, covered_before
+from ...core.timeline import Spans, _sorted_unique
+from .interval_sets import Intervals, covered_before, expand
 from .turns import SpeakerTurns, speaker_turns
 
 
@@ -174,22 +174,21 @@ class Partition:
         (computed once).
 
         Two turns overlap when the later one starts inside the earlier one, so the pairs
-        are the system turns holding each reference start, and the reference turns
-        holding each system start that begin strictly earlier: about as many pairs as
-        turns, whatever the number of speakers.
+        are the system turns starting inside each reference turn, and the reference
+        turns starting strictly inside each system turn (after it starts): about as many
+        pairs as turns, whatever the number of speakers.
         """
         if "overlap_codes" not in self._cache:
             ref, hyp = self.ref, self.hyp
-            ref_rows, hyp_rows = _holding(hyp.lo, hyp.hi, ref.lo)
-            later_hyp, earlier_ref = _holding(ref.lo, ref.hi, hyp.lo)
-            strict = ref.lo[earlier_ref] < hyp.lo[later_hyp]
-            ref_rows = np.concatenate([ref_rows, earlier_ref[strict]])
-            hyp_rows = np.concatenate([hyp_rows, later_hyp[strict]])
+            ref_rows, hyp_rows = starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False)
+            later_hyp, later_ref = starting_inside(ref.lo, hyp.lo, hyp.hi, strictly=True)
+            ref_rows = np.concatenate([ref_rows, later_ref])
+            hyp_rows = np.concatenate([hyp_rows, later_hyp])
+            del later_ref, later_hyp
             self._cache["overlap_lo"] = np.maximum(ref.lo[ref_rows], hyp.lo[hyp_rows])
             self._cache["overlap_hi"] = np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows])
             self._cache["overlap_codes"] = (ref.speakers[ref_rows] * hyp.n_speakers
                                             + hyp.speakers[hyp_rows]).astype(np.int32)
-            del ref_rows, hyp_rows, later_hyp, earlier_ref
         return (self._cache["overlap_lo"], self._cache["overlap_hi"],
                 self._cache["overlap_codes"])
 
@@ -201,25 +200,25 @@ class Partition:
         return _per_code(codes, lo, hi, prefix, shape[0] * shape[1]).reshape(shape)
 
 
-def _holding(lo: NDArray[np.int32], hi: NDArray[np.int32],
-             points: NDArray[np.int32]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """Every ``(point, range)`` with ``lo[range] <= points[point] < hi[range]``.
+def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
+                    hi: NDArray[np.integer], *, strictly: bool
+                    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Every ``(range, k)`` with ``lo[range] <= starts[k] < hi[range]`` (``<`` on the left
+    too when ``strictly``): the ``k`` of one range are one run of the sorted starts.
 
-    The ranges are indexed by their own edges, so each point falls into one cell of
-    them and the ranges covering that cell are listed once (a compressed table cell ->
-    ranges, as long as the ranges' cells together).
+    >>> rows, ks = starting_inside(np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]),
+    ...                            strictly=False)
+    >>> rows.tolist(), ks.tolist()
+    ([0, 0, 1, 1], [1, 2, 2, 0])
+    >>> starting_inside(np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]),
+    ...                 strictly=True)[1].tolist()
+    [1, 2, 0]
     """
-    edges = _sorted_unique(np.concatenate([lo, hi]))
-    ranges, cells = _expand(np.searchsorted(edges, lo), np.searchsorted(edges, hi))
-    order = np.argsort(cells, kind="stable")
-    ranges = ranges[order]
-    offsets = np.zeros(edges.size + 1, dtype=np.intp)
-    np.cumsum(np.bincount(cells, minlength=edges.size), out=offsets[1:])
-    cell = np.searchsorted(edges, points, side="right") - 1
-    cell = np.where(cell >= 0, cell, edges.size)  # before every range: the empty last row
-    offsets = np.append(offsets, offsets[-1])
-    rows, position = _expand(offsets[cell], offsets[cell + 1])
-    return rows, ranges[position]
+    order = np.argsort(starts, kind="stable")
+    ordered = starts[order]
+    first = np.searchsorted(ordered, lo, side="right" if strictly else "left")
+    rows, position = expand(first, np.searchsorted(ordered, hi, side="left"))
+    return rows, order[position]
 
 
 def collar_zones(boundaries: NDArray[np.int64], collar_us: int) -> Intervals:
