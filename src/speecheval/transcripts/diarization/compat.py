@@ -93,16 +93,15 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
     uem = region_totals(part, part.region(uem_set))
     if compat == "speecheval":
         scored_region = part.region(_collared(uem_set, ref, md_eval, collar_us))
-        overlap = part.n_ref >= 2
-        single = region_totals(part, scored_region.without(overlap))
-        only = region_totals(part, scored_region.within(overlap))
         scored = region_totals(part, scored_region)
-        del scored_region, overlap
+        single = region_totals(part, scored_region.without(part.n_ref >= 2))
+        del scored_region
     else:
-        md_scored = normalized(md_eval.scored)
-        scored = region_totals(part, part.region(md_scored))
+        scored = region_totals(part, part.region(normalized(md_eval.scored)))
         single = region_totals(part, part.region(normalized(md_eval.single)))
-        only = region_totals(part, part.region(difference(md_scored, md_eval.single)))
+    # md-eval's -1 region lies inside its scoring region (a region it opens closes at the
+    # latest where the scoring region ends), so the overlap-only totals are the rest
+    only = scored - single
     jer = (framed_jer(cut_ref, cut_hyp, regions, file_id) if compat == "dscore"
            else jer_components(uem))
     given_uem = as_spans(uem_us)

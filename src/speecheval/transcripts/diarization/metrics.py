@@ -24,10 +24,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.assignment import linear_sum_assignment
-from .partition import Partition, Region, prefix_sums
+from .partition import Partition, Region
 from .result import DerComponents, JerComponents
 
 Pairs = tuple[NDArray[np.intp], NDArray[np.intp]]
+_CHUNK = 1 << 20  # intervals at a time in the weighted sum
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,19 +47,37 @@ class RegionTotals:
     both_us: int
     region_us: int
 
+    def __sub__(self, other: RegionTotals) -> RegionTotals:
+        """The totals of this region minus a part of it (every total is a sum over
+        instants, so the part's totals subtract).
+
+        >>> a = RegionTotals(np.array([5]), np.array([4]), np.array([[3]]), 4, 10)
+        >>> b = RegionTotals(np.array([2]), np.array([1]), np.array([[1]]), 1, 6)
+        >>> d = a - b
+        >>> d.ref_time.tolist(), d.hyp_time.tolist(), d.cooccurrence.tolist()
+        ([3], [3], [[2]])
+        >>> d.both_us, d.region_us
+        (3, 4)
+        """
+        return RegionTotals(self.ref_time - other.ref_time, self.hyp_time - other.hyp_time,
+                            self.cooccurrence - other.cooccurrence,
+                            self.both_us - other.both_us, self.region_us - other.region_us)
+
 
 def region_totals(part: Partition, region: Region) -> RegionTotals:
-    """The :class:`RegionTotals` of ``region``: one prefix sum of its weights, read at
-    the turns and at the overlapping pairs of turns, and one weighted sum per interval.
+    """The :class:`RegionTotals` of ``region``: its prefix sums read at the turns and at
+    the overlapping pairs of turns, and one weighted sum over the intervals.
 
     A speaker's merged turns are disjoint, so ``ref_time.sum()`` is the weighted sum of
     the number of active reference speakers (md-eval's scored speaker time).
     """
-    prefix = prefix_sums(region.weights)
-    both = np.minimum(part.n_ref, part.n_hyp)
-    return RegionTotals(ref_time=part.ref.time(prefix), hyp_time=part.hyp.time(prefix),
-                        cooccurrence=part.cooccurrence(prefix),
-                        both_us=int(np.dot(region.weights, both.astype(np.int64))),
+    both = part.both()
+    both_us = sum(int(np.dot(region.weights(slice(at, at + _CHUNK)),
+                             both[at:at + _CHUNK].astype(np.int64)))
+                  for at in range(0, both.size, _CHUNK))
+    return RegionTotals(ref_time=part.ref.time(region.prefix),
+                        hyp_time=part.hyp.time(region.prefix),
+                        cooccurrence=part.cooccurrence(region.prefix), both_us=both_us,
                         region_us=region.total_us)
 
 

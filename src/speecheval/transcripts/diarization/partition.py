@@ -33,6 +33,8 @@ from ...core.timeline import Spans, _sorted_unique
 from .interval_sets import Intervals, covered_before, expand
 from .turns import SpeakerTurns, speaker_turns
 
+_CHUNK = 1 << 20  # intervals at a time where a pass needs temporaries
+
 
 @dataclass(frozen=True, eq=False)
 class Activity:
@@ -44,7 +46,7 @@ class Activity:
 
     lo: NDArray[np.int32]
     hi: NDArray[np.int32]
-    speakers: NDArray[np.int64]
+    speakers: NDArray[np.int32]
     n_intervals: int
     n_speakers: int
 
@@ -52,7 +54,7 @@ class Activity:
     def of(cls, bounds: NDArray[np.int64], turns: SpeakerTurns) -> Activity:
         """Where the merged ``turns`` talk between ``bounds`` (every turn edge is one)."""
         return cls(np.searchsorted(bounds, turns.starts).astype(np.int32),
-                   np.searchsorted(bounds, turns.ends).astype(np.int32), turns.speakers,
+                   np.searchsorted(bounds, turns.ends).astype(np.int32), turns.merged.label_ids,
                    max(bounds.size - 1, 0), len(turns.labels))
 
     def counts(self) -> NDArray[np.int32]:
@@ -65,20 +67,8 @@ class Activity:
 
     def time(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
         """Each speaker's total weight over the intervals where it talks, from the
-        weights' prefix sums (:func:`prefix_sums`)."""
+        weights' prefix sums (:attr:`Region.prefix`)."""
         return _per_code(self.speakers, self.lo, self.hi, prefix, self.n_speakers)
-
-
-def prefix_sums(weights: NDArray[np.int64]) -> NDArray[np.int64]:
-    """``prefix[i]`` = sum of ``weights[:i]`` (n + 1 values), so a range's total is one
-    subtraction.
-
-    >>> prefix_sums(np.array([3, 1, 2])).tolist()
-    [0, 3, 4, 6]
-    """
-    prefix = np.zeros(weights.size + 1, dtype=np.int64)
-    np.cumsum(weights, out=prefix[1:])
-    return prefix
 
 
 def _per_code(codes: NDArray[np.integer], lo: NDArray[np.integer], hi: NDArray[np.integer],
@@ -98,33 +88,57 @@ def _per_code(codes: NDArray[np.integer], lo: NDArray[np.integer], hi: NDArray[n
 class Region:
     """A scoring region as the elementary intervals see it.
 
-    ``weights[i]`` is the number of µs of interval ``i`` inside the region and
-    ``total_us`` the region's whole length, including any part outside every interval
-    (silence before the first or after the last turn edge, where nobody talks).
+    ``prefix[i]`` is the number of µs of the region in intervals ``0`` to ``i - 1``
+    (n + 1 values, so the region's time in intervals ``lo`` to ``hi - 1`` is
+    ``prefix[hi] - prefix[lo]``), and ``total_us`` the region's whole length, including
+    any part outside every interval (silence before the first or after the last turn
+    edge, where nobody talks).
     """
 
-    weights: NDArray[np.int64]
+    prefix: NDArray[np.int64]
     total_us: int
+
+    def weights(self, at: slice = slice(None)) -> NDArray[np.int64]:
+        """The region's µs in each interval (of those in ``at``).
+
+        >>> Region(np.array([0, 5, 8, 10]), 20).weights().tolist()
+        [5, 3, 2]
+        """
+        start, stop, _ = at.indices(self.prefix.size - 1)
+        return np.diff(self.prefix[start:stop + 1])
 
     def without(self, intervals: NDArray[np.bool_]) -> Region:
         """The region minus the given intervals (a mask over them).
 
-        >>> r = Region(np.array([5, 3, 2]), 20).without(np.array([False, True, False]))
-        >>> r.weights.tolist(), r.total_us
-        ([5, 0, 2], 17)
+        >>> r = Region(np.array([0, 5, 8, 10]), 20).without(np.array([False, True, False]))
+        >>> r.prefix.tolist(), r.total_us
+        ([0, 5, 5, 7], 17)
         """
-        removed = np.where(intervals, self.weights, 0)
-        return Region(self.weights - removed, self.total_us - int(removed.sum()))
+        prefix = self._masked_prefix(~intervals)
+        return Region(prefix, self.total_us - int(self.prefix[-1] - prefix[-1]))
 
     def within(self, intervals: NDArray[np.bool_]) -> Region:
         """The part of the region inside the given intervals (a mask over them).
 
-        >>> r = Region(np.array([5, 3, 2]), 20).within(np.array([False, True, True]))
-        >>> r.weights.tolist(), r.total_us
-        ([0, 3, 2], 5)
+        >>> r = Region(np.array([0, 5, 8, 10]), 20).within(np.array([False, True, True]))
+        >>> r.prefix.tolist(), r.total_us
+        ([0, 0, 3, 5], 5)
         """
-        kept = np.where(intervals, self.weights, 0)
-        return Region(kept, int(kept.sum()))
+        prefix = self._masked_prefix(intervals)
+        return Region(prefix, int(prefix[-1]))
+
+    def _masked_prefix(self, keep: NDArray[np.bool_]) -> NDArray[np.int64]:
+        """Prefix sums of the weights of the kept intervals (a chunk at a time)."""
+        prefix = np.zeros(self.prefix.size, dtype=np.int64)
+        carry = 0
+        for at in range(0, keep.size, _CHUNK):
+            part = self.weights(slice(at, at + _CHUNK))
+            part[~keep[at:at + _CHUNK]] = 0
+            np.cumsum(part, out=part)
+            part += carry
+            prefix[at + 1:at + 1 + part.size] = part
+            carry = int(part[-1]) if part.size else carry
+        return prefix
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,8 +160,8 @@ class Partition:
 
     @property
     def n_hyp(self) -> NDArray[np.int32]:
-        """Number of active system speakers per interval."""
-        return self._cached("n_hyp", self.hyp.counts)
+        """Number of active system speakers per interval (not kept)."""
+        return self.hyp.counts()
 
     def _cached(self, key: str, compute: Callable[[], NDArray[Any]]) -> NDArray[Any]:
         if key not in self._cache:
@@ -162,11 +176,20 @@ class Partition:
         >>> part.bounds.tolist()
         [0, 2, 4, 6]
         >>> r = part.region(np.array([[1, 5], [8, 9]]))
-        >>> r.weights.tolist(), r.total_us
-        ([1, 2, 1], 5)
+        >>> r.prefix.tolist(), r.total_us
+        ([0, 1, 3, 4], 5)
         """
-        weights = np.diff(covered_before(spans, self.bounds))
-        return Region(weights, int((spans[:, 1] - spans[:, 0]).sum()))
+        prefix = covered_before(spans, self.bounds)
+        if prefix.size:
+            prefix -= prefix[0]
+        else:
+            prefix = np.zeros(1, dtype=np.int64)
+        return Region(prefix, int((spans[:, 1] - spans[:, 0]).sum()))
+
+    def both(self) -> NDArray[np.int32]:
+        """``min(R, H)`` per interval: the number of reference speakers that are neither
+        missed nor false alarm (computed once)."""
+        return self._cached("both", lambda: np.minimum(self.n_ref, self.n_hyp))
 
     def overlaps(self) -> tuple[NDArray[np.integer], NDArray[np.integer], NDArray[np.integer]]:
         """Every overlapping pair of a reference and a system turn, as the intervals
@@ -187,14 +210,15 @@ class Partition:
             del later_ref, later_hyp
             self._cache["overlap_lo"] = np.maximum(ref.lo[ref_rows], hyp.lo[hyp_rows])
             self._cache["overlap_hi"] = np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows])
-            self._cache["overlap_codes"] = (ref.speakers[ref_rows] * hyp.n_speakers
-                                            + hyp.speakers[hyp_rows]).astype(np.int32)
+            codes = ref.speakers[ref_rows].astype(np.int64) * hyp.n_speakers
+            codes += hyp.speakers[hyp_rows]
+            self._cache["overlap_codes"] = codes.astype(np.int32)
         return (self._cache["overlap_lo"], self._cache["overlap_hi"],
                 self._cache["overlap_codes"])
 
     def cooccurrence(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
         """(reference, system) matrix of total weight where both speakers talk, from the
-        weights' prefix sums (:func:`prefix_sums`)."""
+        weights' prefix sums (:attr:`Region.prefix`)."""
         lo, hi, codes = self.overlaps()
         shape = (self.ref.n_speakers, self.hyp.n_speakers)
         return _per_code(codes, lo, hi, prefix, shape[0] * shape[1]).reshape(shape)
