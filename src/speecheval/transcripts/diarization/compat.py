@@ -45,6 +45,8 @@ from .partition import collar_zones, partition
 from .result import Compat, JerComponents
 from .turns import SpeakerTurns, speaker_turns
 
+_CHUNK = 1 << 20  # boundaries at a time
+
 
 @dataclass(frozen=True, eq=False)
 class FileView:
@@ -88,33 +90,35 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
     else:
         ref, hyp, md_uem = given_ref, given_hyp, uem_us
     md_eval = _md_eval_regions(ref, md_uem, collar_us)
-    part = partition(ref, hyp)
+    given_uem = as_spans(uem_us)
+    differences = Differences(  # first: the partition's arrays are not alive yet
+        reference_self_overlap=self_overlap(given_ref),
+        reference_cut_at_uem=cut_at_uem(given_ref, given_uem) if collar_us else Occurrence(),
+        off_frame_grid=sum((off_grid(edges, given_uem) for edges in (
+            given_ref.raw_starts, given_ref.raw_ends, given_hyp.raw_starts,
+            given_hyp.raw_ends)), Occurrence()),
+        md_eval_overlap_defect=md_eval.defect,
+        tie_order=md_eval.tie_order,
+        unscored_files=_unscored(ref, hyp, as_spans(md_uem)),
+    )
     uem_set = normalized(md_uem)
-    uem = region_totals(part, part.region(uem_set))
     if compat == "speecheval":
-        scored_region = part.region(_collared(uem_set, ref, md_eval, collar_us))
-        scored = region_totals(part, scored_region)
-        single = region_totals(part, scored_region.without(part.n_ref >= 2))
-        del scored_region
+        scored_set, single_set = _collared(uem_set, ref, md_eval, collar_us), None
     else:
-        scored = region_totals(part, part.region(normalized(md_eval.scored)))
-        single = region_totals(part, part.region(normalized(md_eval.single)))
+        scored_set, single_set = normalized(md_eval.scored), normalized(md_eval.single)
+    del md_eval  # before the partition: what is alive at once decides the peak memory
+    part = partition(ref, hyp)
+    uem = region_totals(part, part.region(uem_set))
+    scored_region = part.region(scored_set)
+    scored = region_totals(part, scored_region)
+    single = region_totals(part, scored_region.without(part.n_ref >= 2)
+                           if single_set is None else part.region(single_set))
+    del scored_region
     # md-eval's -1 region lies inside its scoring region (a region it opens closes at the
     # latest where the scoring region ends), so the overlap-only totals are the rest
     only = scored - single
     jer = (framed_jer(cut_ref, cut_hyp, regions, file_id) if compat == "dscore"
            else jer_components(uem))
-    given_uem = as_spans(uem_us)
-    differences = Differences(
-        reference_self_overlap=self_overlap(given_ref),
-        reference_cut_at_uem=cut_at_uem(given_ref, given_uem) if collar_us else Occurrence(),
-        off_frame_grid=off_grid(np.concatenate([given_ref.raw_starts, given_ref.raw_ends,
-                                                given_hyp.raw_starts, given_hyp.raw_ends]),
-                                given_uem),
-        md_eval_overlap_defect=md_eval.defect,
-        tie_order=md_eval.tie_order,
-        unscored_files=_unscored(ref, hyp, as_spans(md_uem)),
-    )
     return FileView(ref=ref, hyp=hyp, uem=uem, scored=scored, single=single, overlap=only,
                     jer=jer, differences=differences)
 
@@ -206,10 +210,14 @@ def off_grid(boundaries: NDArray[np.int64], uem: Spans) -> Occurrence:
     grid point (dscore's frame ``i`` starts at ``0.01 i``; a turn counts from the first
     frame at or after its onset and up to the last before its offset)."""
     lo, hi = uem.starts, uem.ends  # sorted, never overlapping
-    region = np.searchsorted(lo, boundaries, side="right") - 1
-    inside = (region >= 0) & (boundaries <= hi[np.maximum(region, 0)]) if lo.size else (
-        np.zeros(boundaries.size, dtype=bool))
-    remainder = boundaries[inside] % FRAME_STEP_US
-    off = remainder != 0
-    return Occurrence(int(np.count_nonzero(off)), int((FRAME_STEP_US - remainder[off]).sum()))
-
+    count, shift = 0, 0
+    for at in range(0, boundaries.size, _CHUNK):
+        chunk = boundaries[at:at + _CHUNK]
+        region = np.searchsorted(lo, chunk, side="right") - 1
+        inside = (region >= 0) & (chunk <= hi[np.maximum(region, 0)]) if lo.size else (
+            np.zeros(chunk.size, dtype=bool))
+        remainder = chunk[inside] % FRAME_STEP_US
+        off = remainder != 0
+        count += int(np.count_nonzero(off))
+        shift += int((FRAME_STEP_US - remainder[off]).sum())
+    return Occurrence(count, shift)

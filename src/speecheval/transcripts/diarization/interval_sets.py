@@ -74,12 +74,22 @@ def gaps(spans: Intervals) -> Intervals:
 
 def intersection(first: Intervals, second: Intervals) -> Intervals:
     """The instants in both normalised sets, normalised: the pieces ``[max of starts,
-    min of ends)`` of each overlapping pair, found per interval of ``first`` as one run of
-    ``second`` (pieces of one set's maximal intervals never touch, so no joining).
+    min of ends)`` of each overlapping pair (pieces of one set's maximal intervals never
+    touch, so no joining). The larger set is walked a chunk at a time, so that the
+    temporaries stay small when one set is a single long interval.
 
     >>> intersection(intervals([(0, 4), (6, 10)]), intervals([(1, 2), (3, 7), (9, 12)])).tolist()
     [[1, 2], [3, 4], [6, 7], [9, 10]]
     """
+    if first.shape[0] < second.shape[0]:
+        first, second = second, first
+    pieces = [_pieces(first[at:at + _CHUNK], second)
+              for at in range(0, first.shape[0], _CHUNK)]
+    return np.concatenate(pieces) if pieces else np.zeros((0, 2), dtype=np.int64)
+
+
+def _pieces(first: Intervals, second: Intervals) -> Intervals:
+    """:func:`intersection`, found per interval of ``first`` as one run of ``second``."""
     # partners of each interval: from the first that ends after its start to the last
     # that starts before its end
     begin = np.searchsorted(second[:, 1], first[:, 0], side="right")

@@ -59,9 +59,16 @@ class Activity:
 
     def counts(self) -> NDArray[np.int32]:
         """Number of active speakers per interval (+1 where a turn starts, -1 where it
-        ends, summed up)."""
-        steps = (np.bincount(self.lo, minlength=self.n_intervals + 1)
-                 - np.bincount(self.hi, minlength=self.n_intervals + 1))
+        ends, summed up; int32 throughout, so four million intervals need 16 MB).
+
+        >>> Activity(np.array([0, 1, 1], dtype=np.int32), np.array([2, 3, 2], dtype=np.int32),
+        ...          np.zeros(3, dtype=np.int32), 4, 1).counts().tolist()
+        [1, 3, 1, 0]
+        """
+        steps = np.zeros(self.n_intervals + 1, dtype=np.int32)
+        for edges, sign in ((self.lo, 1), (self.hi, -1)):
+            at, times = _distinct_counts(np.sort(edges))
+            steps[at] += sign * times
         counts: NDArray[np.int32] = np.cumsum(steps[:-1], dtype=np.int32)
         return counts
 
@@ -69,6 +76,19 @@ class Activity:
         """Each speaker's total weight over the intervals where it talks, from the
         weights' prefix sums (:attr:`Region.prefix`)."""
         return _per_code(self.speakers, self.lo, self.hi, prefix, self.n_speakers)
+
+
+def _distinct_counts(ordered: NDArray[np.int32]) -> tuple[NDArray[np.int32],
+                                                           NDArray[np.int32]]:
+    """The distinct values of a sorted array and how often each occurs.
+
+    >>> values, times = _distinct_counts(np.array([1, 1, 4, 6, 6, 6], dtype=np.int32))
+    >>> values.tolist(), times.tolist()
+    ([1, 4, 6], [2, 1, 3])
+    """
+    heads = np.flatnonzero(np.diff(ordered, prepend=np.int32(-1)) != 0)
+    times = np.diff(heads, append=ordered.size).astype(np.int32)
+    return ordered[heads], times
 
 
 def _per_code(codes: NDArray[np.integer], lo: NDArray[np.integer], hi: NDArray[np.integer],
@@ -80,7 +100,10 @@ def _per_code(codes: NDArray[np.integer], lo: NDArray[np.integer], hi: NDArray[n
     and is exact too: every partial sum is a whole number of microseconds far below 2**53
     (285 years).
     """
-    totals = np.bincount(codes, weights=prefix[hi] - prefix[lo], minlength=n_codes)
+    totals = np.zeros(n_codes)
+    for at in range(0, codes.size, _CHUNK):  # a chunk of ranges at a time: less memory
+        part = prefix[hi[at:at + _CHUNK]] - prefix[lo[at:at + _CHUNK]]
+        totals += np.bincount(codes[at:at + _CHUNK], weights=part, minlength=n_codes)
     return np.rint(totals).astype(np.int64)
 
 
@@ -155,8 +178,8 @@ class Partition:
 
     @property
     def n_ref(self) -> NDArray[np.int32]:
-        """Number of active reference speakers per interval."""
-        return self._cached("n_ref", self.ref.counts)
+        """Number of active reference speakers per interval (not kept)."""
+        return self.ref.counts()
 
     @property
     def n_hyp(self) -> NDArray[np.int32]:
@@ -203,18 +226,22 @@ class Partition:
         """
         if "overlap_codes" not in self._cache:
             ref, hyp = self.ref, self.hyp
-            ref_rows, hyp_rows = starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False)
-            later_hyp, later_ref = starting_inside(ref.lo, hyp.lo, hyp.hi, strictly=True)
-            ref_rows = np.concatenate([ref_rows, later_ref])
-            hyp_rows = np.concatenate([hyp_rows, later_hyp])
-            del later_ref, later_hyp
-            self._cache["overlap_lo"] = np.maximum(ref.lo[ref_rows], hyp.lo[hyp_rows])
-            self._cache["overlap_hi"] = np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows])
-            codes = ref.speakers[ref_rows].astype(np.int64) * hyp.n_speakers
-            codes += hyp.speakers[hyp_rows]
-            self._cache["overlap_codes"] = codes.astype(np.int32)
+            halves = [self._shared(*starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False)),
+                      self._shared(*starting_inside(ref.lo, hyp.lo, hyp.hi, strictly=True)[::-1])]
+            for k, key in enumerate(("overlap_lo", "overlap_hi", "overlap_codes")):
+                self._cache[key] = np.concatenate([half[k] for half in halves])
         return (self._cache["overlap_lo"], self._cache["overlap_hi"],
                 self._cache["overlap_codes"])
+
+    def _shared(self, ref_rows: NDArray[np.intp], hyp_rows: NDArray[np.intp]
+                ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]:
+        """The intervals ``[lo, hi)`` that pairs of overlapping turns share, and the pairs'
+        codes (see :meth:`overlaps`)."""
+        ref, hyp = self.ref, self.hyp
+        codes = ref.speakers[ref_rows].astype(np.int64) * hyp.n_speakers
+        codes += hyp.speakers[hyp_rows]
+        return (np.maximum(ref.lo[ref_rows], hyp.lo[hyp_rows]),
+                np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows]), codes.astype(np.int32))
 
     def cooccurrence(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
         """(reference, system) matrix of total weight where both speakers talk, from the
