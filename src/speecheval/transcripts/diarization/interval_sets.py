@@ -39,12 +39,18 @@ def normalized(given: IntervalsLike) -> Intervals:
     [[0, 12], [20, 21]]
     """
     pairs = intervals(given)
-    pairs = pairs[pairs[:, 1] > pairs[:, 0]]
-    if pairs.shape[0] == 0:
-        return pairs
-    if not bool((pairs[1:, 0] >= pairs[:-1, 0]).all()):
-        pairs = pairs[np.argsort(pairs[:, 0])]
-    starts, running = pairs[:, 0], np.maximum.accumulate(pairs[:, 1])
+    timed = pairs[:, 1] > pairs[:, 0]
+    if not timed.all():
+        pairs = pairs[timed]
+    starts, ends = pairs[:, 0], pairs[:, 1]
+    if starts.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if not bool((starts[1:] >= starts[:-1]).all()):
+        order = np.argsort(starts)
+        starts, ends = starts[order], ends[order]
+    elif bool((starts[1:] > ends[:-1]).all()):
+        return pairs  # normalised already (the common case): no copy
+    running = np.maximum.accumulate(ends)
     head = np.ones(starts.size, dtype=bool)
     head[1:] = starts[1:] > running[:-1]
     last = np.append(np.flatnonzero(head)[1:] - 1, starts.size - 1)

@@ -61,11 +61,13 @@ def collared_region(uem: IntervalsLike, boundaries: NDArray[np.int64],
 
 
 def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
-                          ends_first: bool = True) -> Intervals:
+                          ends_first: bool = True, zones: Intervals | None = None
+                          ) -> Intervals:
     """md-eval's ``-1`` region: ``scored`` minus its overlap zones, with md-eval's loop.
 
     ``turns`` are the reference records of one file in md-eval's order (by midpoint);
-    ``ends_first`` orders events of one instant ends before begins (see the module).
+    ``ends_first`` orders events of one instant ends before begins (see the module);
+    ``zones`` are the turns' overlap zones in that order, when known already.
     Hand check (item 21): A 0-10, B 2-5, B 5-20 over [0, 8]; the overlap zones are [2, 5]
     and [5, 10], and md-eval keeps [5, 8] although it is overlap.
 
@@ -83,7 +85,8 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     when every closing event before the next opening one comes at the same instant (the
     "stuck" case of the module). That is what is computed here, without the loop.
     """
-    zones = overlap_zones(turns, ends_first=ends_first)
+    if zones is None:
+        zones = overlap_zones(turns, ends_first=ends_first)
     regions = intervals(scored)
     regions = regions[regions[:, 1] > regions[:, 0]]
     nz, nu = zones.shape[0], regions.shape[0]
