@@ -31,7 +31,16 @@ from ...core.timeline import Spans
 from ..formats.rttm import RttmTurn
 from .differences import Differences, Occurrence
 from .dscore import FRAME_STEP_US, framed_jer, md_eval_uem_us, trimmed_turns
-from .interval_sets import Interval, Intervals, difference, intervals, length, normalized
+from .interval_sets import (
+    Interval,
+    Intervals,
+    difference,
+    intersection,
+    intervals,
+    length,
+    normalized,
+    outside_around,
+)
 from .md_eval import (
     as_spans,
     collared_region,
@@ -42,7 +51,7 @@ from .md_eval import (
     tie_sensitive_seconds,
 )
 from .metrics import RegionTotals, jer_components, region_totals
-from .partition import collar_zones, partition
+from .partition import partition
 from .result import Compat, JerComponents
 from .turns import SpeakerTurns, speaker_turns
 
@@ -133,7 +142,7 @@ def _collared(uem: Intervals, ref: SpeakerTurns, md_eval: _MdEvalRegions,
         return uem
     if ref.counts.merges == 0 and ref.counts.empty == 0 and ref.raw_starts.size:
         return normalized(md_eval.scored)
-    return difference(uem, collar_zones(np.concatenate([ref.starts, ref.ends]), collar_us))
+    return intersection(uem, outside_around(np.concatenate([ref.starts, ref.ends]), collar_us))
 
 
 def _turn_objects(file_id: str, turns: Spans) -> list[RttmTurn]:

@@ -78,6 +78,26 @@ def gaps(spans: Intervals) -> Intervals:
     return np.stack([starts, ends], axis=1)
 
 
+def outside_around(points: NDArray[np.int64], radius: int) -> Intervals:
+    """The normalised complement of ``[p - radius, p + radius)`` around every point
+    (``radius > 0``): from the sorted distinct points, the gaps ``[p + radius,
+    next - radius)`` between neighbours more than ``2 * radius`` apart, and the two
+    unbounded ends, without building the zones.
+
+    >>> outside_around(np.array([10, 3, 30, 14]), 2)[1:-1].tolist()
+    [[5, 8], [16, 28]]
+    >>> outside_around(np.array([10]), 2)[[0, -1], [1, 0]].tolist()
+    [8, 12]
+    """
+    if radius <= 0:
+        raise ValueError(f"radius must be positive, got {radius}")
+    ordered = np.sort(points)
+    apart = np.flatnonzero(np.diff(ordered) > 2 * radius)
+    starts = np.concatenate([[_FAR_PAST], ordered[apart] + radius, ordered[-1:] + radius])
+    ends = np.concatenate([ordered[:1] - radius, ordered[apart + 1] - radius, [_FAR_FUTURE]])
+    return np.stack([starts, ends], axis=1)
+
+
 def intersection(first: Intervals, second: Intervals) -> Intervals:
     """The instants in both normalised sets, normalised: the pieces ``[max of starts,
     min of ends)`` of each overlapping pair (pieces of one set's maximal intervals never

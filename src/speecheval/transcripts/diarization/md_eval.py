@@ -33,8 +33,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.timeline import Spans
-from .interval_sets import Intervals, IntervalsLike, difference, intervals, length
-from .partition import collar_zones
+from .interval_sets import (
+    Intervals,
+    IntervalsLike,
+    difference,
+    intersection,
+    intervals,
+    length,
+    normalized,
+    outside_around,
+)
 
 # Event times are at most about 1e14 µs (RTTM and UEM times stop at 1e8 s), so a time
 # and a rank of a few values pack into one int64 sort key.
@@ -57,7 +65,7 @@ def collared_region(uem: IntervalsLike, boundaries: NDArray[np.int64],
     regions = regions[regions[:, 1] > regions[:, 0]]
     if collar_us == 0:
         return regions
-    return difference(regions, collar_zones(boundaries, collar_us))
+    return intersection(normalized(regions), outside_around(boundaries, collar_us))
 
 
 def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,

@@ -272,14 +272,6 @@ def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
     return rows, order[position]
 
 
-def collar_zones(boundaries: NDArray[np.int64], collar_us: int) -> Intervals:
-    """``[b - collar, b + collar]`` around every reference turn boundary ``b`` (md-eval -c);
-    no zone at all when the collar is 0."""
-    if collar_us == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    return np.stack([boundaries - collar_us, boundaries + collar_us], axis=1)
-
-
 def partition(ref: SpeakerTurns, hyp: SpeakerTurns) -> Partition:
     """Sweep one file's merged turns.
 
