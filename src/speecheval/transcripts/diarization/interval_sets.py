@@ -126,20 +126,22 @@ def _pieces(first: Intervals, second: Intervals) -> Intervals:
     return pieces[pieces[:, 1] > pieces[:, 0]]
 
 
-def expand(lo: NDArray[np.integer], hi: NDArray[np.integer]) -> tuple[NDArray[np.intp],
-                                                                     NDArray[np.intp]]:
+def expand(lo: NDArray[np.integer], hi: NDArray[np.integer]
+           ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
     """All ``(row, k)`` with ``lo[row] <= k < hi[row]``, as two index arrays, rows in
-    order.
+    order (int32 when every index fits).
 
     >>> rows, ks = expand(np.array([2, 0, 5]), np.array([4, 0, 6]))
     >>> rows.tolist(), ks.tolist()
     ([0, 0, 2], [2, 3, 5])
     """
     counts = np.maximum(hi - lo, 0)
-    rows = np.repeat(np.arange(lo.size, dtype=np.intp), counts)
-    starts = np.cumsum(counts) - counts  # where each row's run begins in the output
-    ks = np.arange(rows.size, dtype=np.intp)
-    ks += (lo - starts)[rows]
+    total = int(counts.sum())
+    small = max(total, lo.size, int(hi.max()) if hi.size else 0) < 1 << 31
+    index = np.int32 if small else np.intp  # half the memory for the common sizes
+    rows: NDArray[np.integer] = np.repeat(np.arange(lo.size, dtype=index), counts)
+    ks: NDArray[np.integer] = np.arange(total, dtype=index)
+    ks += np.repeat((lo - (np.cumsum(counts) - counts)).astype(index), counts)
     return rows, ks
 
 

@@ -105,7 +105,7 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     ranks = np.array([1, 0, 1, 0] if ends_first else [0, 1, 2, 1], dtype=np.int8)
     order = event_order(times, ranks[kind], 3)  # stable: list order within time and rank
     times, kind = times[order], kind[order]
-    del order
+    del order, zones, regions
     steps = np.array([[1, -1, 0, 0], [0, 0, 1, -1]], dtype=np.int8)  # zone, region
     zone_count = np.cumsum(steps[0][kind], dtype=np.int32)
     opening = zone_count == 0
@@ -183,5 +183,6 @@ def event_order(times: NDArray[np.int64], rank: NDArray[np.integer], ranks: int
     """
     if times.size and int(np.abs(times).max()) >= _MAX_EVENT_US:
         raise OverflowError("event times too large to sort as packed keys")
-    key = times * ranks + rank
+    key = times * ranks
+    key += rank
     return np.argsort(key, kind="stable")

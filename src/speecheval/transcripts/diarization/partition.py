@@ -233,7 +233,7 @@ class Partition:
         return (self._cache["overlap_lo"], self._cache["overlap_hi"],
                 self._cache["overlap_codes"])
 
-    def _shared(self, ref_rows: NDArray[np.intp], hyp_rows: NDArray[np.intp]
+    def _shared(self, ref_rows: NDArray[np.integer], hyp_rows: NDArray[np.integer]
                 ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]:
         """The intervals ``[lo, hi)`` that pairs of overlapping turns share, and the pairs'
         codes (see :meth:`overlaps`)."""
@@ -253,7 +253,7 @@ class Partition:
 
 def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
                     hi: NDArray[np.integer], *, strictly: bool
-                    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+                    ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
     """Every ``(range, k)`` with ``lo[range] <= starts[k] < hi[range]`` (``<`` on the left
     too when ``strictly``): the ``k`` of one range are one run of the sorted starts.
 
