@@ -121,9 +121,11 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
     uem = region_totals(part, part.region(uem_set))
     scored_region = part.region(scored_set)
     scored = region_totals(part, scored_region)
-    single = region_totals(part, scored_region.without(part.n_ref >= 2)
-                           if single_set is None else part.region(single_set))
+    single_region = (scored_region.without(part.n_ref >= 2) if single_set is None
+                     else part.region(single_set))
     del scored_region
+    single = region_totals(part, single_region)
+    del single_region
     # md-eval's -1 region lies inside its scoring region (a region it opens closes at the
     # latest where the scoring region ends), so the overlap-only totals are the rest
     only = scored - single
