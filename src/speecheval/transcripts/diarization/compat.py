@@ -29,18 +29,10 @@ from numpy.typing import NDArray
 from ...core.timebase import to_us
 from ...core.timeline import Spans
 from ..formats.rttm import RttmTurn
+from . import interval_sets as sets
 from .differences import Differences, Occurrence
 from .dscore import FRAME_STEP_US, framed_jer, md_eval_uem_us, trimmed_turns
-from .interval_sets import (
-    Interval,
-    Intervals,
-    difference,
-    intersection,
-    intervals,
-    length,
-    normalized,
-    outside_around,
-)
+from .interval_sets import Interval, Intervals
 from .md_eval import (
     as_spans,
     collared_region,
@@ -111,11 +103,12 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
         tie_order=md_eval.tie_order,
         unscored_files=_unscored(ref, hyp, as_spans(md_uem)),
     )
-    uem_set = normalized(md_uem)
+    uem_set = sets.normalized(md_uem)
     if compat == "speecheval":
         scored_set, single_set = _collared(uem_set, ref, md_eval, collar_us), None
     else:
-        scored_set, single_set = normalized(md_eval.scored), normalized(md_eval.single)
+        scored_set = sets.normalized(md_eval.scored)
+        single_set = sets.normalized(md_eval.single)
     del md_eval  # before the partition: what is alive at once decides the peak memory
     part = partition(ref, hyp)
     uem = region_totals(part, part.region(uem_set))
@@ -143,8 +136,9 @@ def _collared(uem: Intervals, ref: SpeakerTurns, md_eval: _MdEvalRegions,
     if collar_us == 0:
         return uem
     if ref.counts.merges == 0 and ref.counts.empty == 0 and ref.raw_starts.size:
-        return normalized(md_eval.scored)
-    return intersection(uem, outside_around(np.concatenate([ref.starts, ref.ends]), collar_us))
+        return sets.normalized(md_eval.scored)
+    boundaries = np.concatenate([ref.starts, ref.ends])
+    return sets.intersection(uem, sets.outside_around(boundaries, collar_us))
 
 
 def _turn_objects(file_id: str, turns: Spans) -> list[RttmTurn]:
@@ -160,17 +154,19 @@ def _md_eval_input(names: list[str], spans: list[tuple[int, int]]) -> SpeakerTur
 def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> _MdEvalRegions:
     """md-eval's regions over the reference records as md-eval reads them."""
     if ref.raw_starts.size == 0:  # md-eval does not score a file without reference turns
-        return _MdEvalRegions(intervals([]), intervals([]), Occurrence(), Occurrence())
+        nothing = sets.intervals([])
+        return _MdEvalRegions(nothing, nothing, Occurrence(), Occurrence())
     boundaries = np.concatenate([ref.raw_starts, ref.raw_ends])
     scored = collared_region(uem, boundaries, collar_us)
     records = record_order(ref.raw_starts, ref.raw_ends)
     zones = overlap_zones(records)
     single = single_speaker_region(scored, records, zones=zones)
-    correct = difference(scored, zones)
+    correct = sets.difference(scored, zones)
     del zones
-    wrong = np.concatenate([difference(single, correct), difference(correct, single)])
+    wrong = np.concatenate([sets.difference(single, correct),
+                            sets.difference(correct, single)])
     ties = tie_sensitive_seconds(scored, records, ends_first_region=single)
-    return _MdEvalRegions(scored, single, Occurrence(len(wrong), length(wrong)),
+    return _MdEvalRegions(scored, single, Occurrence(len(wrong), sets.length(wrong)),
                           Occurrence(1, ties) if ties else Occurrence())
 
 
@@ -185,13 +181,8 @@ def _unscored(ref: SpeakerTurns, hyp: SpeakerTurns, uem: Spans) -> Occurrence:
 
 def _covered_before(spans: Spans, times: NDArray[np.int64]) -> NDArray[np.int64]:
     """For each time, how much of ``spans`` (as a set of instants) lies before it."""
-    union = spans.union()
-    before = np.concatenate([[0], np.cumsum(union.ends - union.starts)])
-    index = np.searchsorted(union.starts, times, side="right")  # spans starting at or before
-    last = np.maximum(index - 1, 0)
-    partial = np.where(index > 0, np.minimum(times, union.ends[last]) - union.starts[last], 0)
-    covered: NDArray[np.int64] = before[last] * (index > 0) + partial
-    return covered
+    return sets.covered_before(sets.normalized(np.stack([spans.starts, spans.ends], axis=1)),
+                               times)
 
 
 def self_overlap(turns: SpeakerTurns) -> Occurrence:
