@@ -1,10 +1,10 @@
 """Sets of instants as (n, 2) arrays of ``[start, end)`` µs: normalise, subtract, measure.
 
-The scoring regions of a file with a million turns (the UEM minus two million collar
-zones, md-eval's regions) are sets of about as many intervals. Here they stay plain
-int64 arrays, and each operation is a sort of already nearly sorted edges and a few
-array passes; :class:`~speecheval.core.timeline.Spans` would give the same sets, with
-labels and flags this scoring does not need.
+The scoring regions of a file with a million turns (the UEM minus the collars around two
+million reference boundaries, md-eval's regions) are sets of about as many intervals.
+Here they stay plain int64 arrays, and each operation is a sort of nearly sorted edges or
+a search in sorted arrays, and a few array passes; :class:`~speecheval.core.timeline.Spans`
+would give the same sets, with labels and flags this scoring does not need.
 
 A *normalised* set is sorted, its intervals are disjoint, non-empty and maximal (two
 intervals that touch are one), which is the form :meth:`Spans.union` gives.
@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 _FAR_PAST = np.iinfo(np.int64).min
 _FAR_FUTURE = np.iinfo(np.int64).max
-_CHUNK = 1 << 20
+_CHUNK = 1 << 20  # elements at a time where a pass needs temporaries
 Interval = tuple[int, int]
 # Intervals as an (n, 2) array of [start, end) µs; lists of pairs are accepted as input.
 Intervals = NDArray[np.int64]
