@@ -144,10 +144,11 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
             found = system(job.system)
             assert found is not None
             _run_one(run_dir, run, found, job, sample, chunker)
+            _ensure_raw_record(run_dir, run, job, _meta(run_dir, job), chunker)
             outcome.called += 1
             advance()
     for job in jobs:
-        meta = json.loads((run_dir / job.raw / META).read_text(encoding="utf-8"))
+        meta = _meta(run_dir, job)
         _ensure_raw_record(run_dir, run, job, meta, chunker)
         outcome.statuses[meta["status"]] += 1
         if meta["status"] == "failed":
@@ -155,6 +156,11 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
         elif meta["status"] == "succeeded":
             outcome.derived += _derive(run_dir, run, job, meta, chunker)
     return outcome
+
+
+def _meta(run_dir: Path, job: Job) -> dict[str, Any]:
+    meta: dict[str, Any] = json.loads((run_dir / job.raw / META).read_text(encoding="utf-8"))
+    return meta
 
 
 def _known(run_dir: Path) -> set[str]:
@@ -283,7 +289,7 @@ def _ensure_raw_record(run_dir: Path, run: dict[str, Any], job: Job, meta: dict[
         config["chunks_sha256"] = sha256_file(run_dir / "input" / f"{job.sample}.chunks.json")
     lineage.append_record(run_dir, {
         "id": record_id, "kind": "raw", "path": str(job.raw),
-        "sha256": sha256_file(run_dir / job.raw / META), "parent": parent,
+        "sha256": raw_sha256(meta), "parent": parent,
         "input_sha256": input_sha, "request_config": config,
         "model_revision": system["model_revision"], "raw_sha256": raw_sha256(meta),
         "normalizer_version": None, "scorer_version": None, "status": meta["status"]})

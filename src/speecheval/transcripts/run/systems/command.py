@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,7 @@ def _wait(process: subprocess.Popen[bytes], timeout_s: float) -> tuple[int, int,
 
 
 def parse(folder: Path, sample_id: str) -> list[Segment]:
-    """The segments of the saved output file, read in its format."""
+    """The segments of the saved output file, read in its format, as the sample's."""
     found = sorted(folder.glob("response.*"))
-    return list(formats.load(found[0], session_id=sample_id).segments)
+    return [replace(seg, session_id=sample_id)
+            for seg in formats.load(found[0], session_id=sample_id).segments]
