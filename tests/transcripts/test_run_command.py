@@ -34,6 +34,14 @@ def load(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
+def run_fake(folder: Path, *options: str) -> tuple[Path, Path]:
+    """(manifest, run directory) of a successful run of the fake system on SAMPLE."""
+    manifest = write_manifest(folder, SAMPLE)
+    out = folder / "run"
+    assert cli("run", "--manifest", manifest, "--system", "fake", *options, "--out", out) == 0
+    return manifest, out
+
+
 def test_layout_input_identity_repeats_and_lineage(folder: Path) -> None:
     manifest = write_manifest(folder, SAMPLE)
     out = folder / "run"
@@ -179,9 +187,7 @@ def test_resume_runs_only_the_missing_jobs(folder: Path, monkeypatch: pytest.Mon
 def test_a_new_rule_version_derives_from_raw_without_calling(
         folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    manifest = write_manifest(folder, SAMPLE)
-    out = folder / "run"
-    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", out) == 0
+    _, out = run_fake(folder)
     derived = out / "derived" / "fake" / "production_complete_file" / "blocks" / "r1"
     old = (derived / "transcript@seglst-1.json").read_bytes()
     (folder / "fake_system.py").write_text("raise SystemExit(9)\n")  # calling would fail
@@ -290,9 +296,7 @@ def test_bad_invocations_exit_2(folder: Path, capsys: pytest.CaptureFixture[str]
 
 def test_resume_refuses_a_changed_manifest(folder: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    manifest = write_manifest(folder, SAMPLE)
-    out = folder / "run"
-    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", out) == 0
+    manifest, out = run_fake(folder)
     manifest.write_text(manifest.read_text() + "\n# edited\n")
     assert cli("run", "--resume", out) == 2
     assert "changed since the run started" in capsys.readouterr().err
@@ -300,9 +304,7 @@ def test_resume_refuses_a_changed_manifest(folder: Path,
 
 def test_lineage_command_prints_the_chain(folder: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    manifest = write_manifest(folder, SAMPLE)
-    out = folder / "run"
-    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", out) == 0
+    manifest, out = run_fake(folder)
     capsys.readouterr()
     assert cli("lineage", out) == 0
     assert capsys.readouterr().out.splitlines() == [

@@ -17,9 +17,9 @@ from typing import Annotated, Literal
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from ...core.errors import InputError
-from ...core.paths import resolve_inside
 from ...core.schema import Schema, load_document, validate
 from .. import formats
+from ..score.manifest import manifest_file
 
 FORMAT = "speecheval.transcripts.run-manifest/1"
 WHISPER_LOCAL = "whisper-local"
@@ -123,17 +123,7 @@ class SampleSpec(Schema):
     @field_validator("audio")
     @classmethod
     def _audio(cls, value: Path, info: ValidationInfo) -> Path:
-        manifest = Path((info.context or {})["path"])
-        target = value
-        if not value.is_absolute():
-            try:
-                target = resolve_inside(manifest.parent, value,
-                                        root_name="the manifest's folder")
-            except InputError as exc:
-                raise ValueError(f"{str(value)!r} {exc.problem}") from None
-        if not target.is_file():
-            raise ValueError(f"file not found: {target}")
-        return target
+        return manifest_file(value, info)
 
 
 class RunManifest(Schema):
