@@ -20,6 +20,9 @@ with open("calls.txt", "a") as log:
 if sample.startswith("bad"):
     sys.stderr.write("model crashed on this file\\n")
     sys.exit(1)
+if sample.startswith("slow"):
+    import time
+    time.sleep(60)
 if sample.startswith("garbled"):
     open(out, "w").write("this is not an STM line\\n")
     sys.exit(0)
@@ -27,7 +30,8 @@ end = min(1.0, len(data) / rate)
 open(out, "w").write(f"whatever 1 spk{seed} 0.500 {end:.3f} seed {seed} samples {len(data)}\\n")
 '''
 """Writes one STM segment 0.5-1.0 s saying its seed and how many samples it got; logs each
-call to calls.txt in its working directory; fails on samples named bad*, garbles garbled*."""
+call to calls.txt in its working directory; fails on samples named bad*, garbles garbled*,
+sleeps a minute on slow*."""
 
 
 def blocks_audio(path: Path, rate: int = 44_100) -> None:

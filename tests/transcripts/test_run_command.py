@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -154,6 +155,22 @@ def test_failures_are_recorded_and_the_run_goes_on(folder: Path,
     assert (out / "derived" / "fake" / "production_complete_file" / "blocks").is_dir()
 
 
+def test_a_program_past_its_time_limit_is_killed_and_recorded(folder: Path) -> None:
+    sf.write(str(folder / "slow.flac"), np.zeros(16_000, np.int16), 16_000)
+    manifest = write_manifest(folder, "  - id: slow-one\n    audio: slow.flac\n")
+    manifest.write_text(manifest.read_text().replace(
+        "    version: fake 1.0\n", "    version: fake 1.0\n    timeout_s: 1.5\n"))
+    out = folder / "run"
+    started = time.monotonic()
+    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", out) == 3
+    assert time.monotonic() - started < 30  # killed, not waited for
+    meta = load(out / "raw" / "fake" / "production_complete_file" / "slow-one" / "r1" /
+                "meta.json")
+    assert (meta["status"], meta["runner_stop_reason"], meta["reason"]) == (
+        "failed", "timed out after 1.5 s", "the program ran past its 1.5 s limit")
+    assert load(out / "input" / "slow-one.json")["source"]["subtype"] == "PCM_16"
+
+
 def test_resume_runs_only_the_missing_jobs(folder: Path, monkeypatch: pytest.MonkeyPatch
                                            ) -> None:
     manifest = write_manifest(folder, SAMPLE)
@@ -266,6 +283,8 @@ def test_gold_window_is_the_same_physical_crop(tmp_path: Path) -> None:
     ("  - id: blocks\n    audio: blocks.wav\n    gold_window: {start_s: 0, end_s: 60}\n",
      "must last 8 to 12 minutes"),
     ("  - id: blocks\n    audio: ../blocks.wav\n", "samples[0].audio"),
+    ("  - id: blocks\n    audio: blocks.wav\n    gold_window: {start_s: 0, end_s: 600}\n",
+     "gold_window ends at 600 s, after the audio's end at 70 s"),
 ])
 def test_bad_manifest_is_one_line_and_writes_nothing(
         folder: Path, capsys: pytest.CaptureFixture[str], samples: str, problem: str) -> None:

@@ -66,9 +66,11 @@ def settings() -> dict[str, Any]:
     }
 
 
-def check_source(path: Path, sample_id: str) -> None:
-    """Refuse, before anything is written, a source libsndfile cannot read or that is empty."""
-    audio_info(path, sample_id=sample_id)
+def check_source(path: Path, sample_id: str) -> float:
+    """Refuse, before anything is written, a source libsndfile cannot read or that is empty;
+    its duration in seconds otherwise."""
+    info = audio_info(path, sample_id=sample_id)
+    return info.n_samples / info.rate
 
 
 def decode(source: Path, sample_id: str, target: Path) -> dict[str, Any]:

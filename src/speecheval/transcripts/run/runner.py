@@ -77,7 +77,11 @@ def start(request: Request, out: Path) -> Outcome:
             raise InputError(f"--track {track}: unknown; the tracks are {', '.join(TRACKS)}")
     specs = {name: manifest.system(name) for name in request.systems}
     for sample in manifest.samples:
-        input_audio.check_source(sample.audio, sample.id)
+        duration = input_audio.check_source(sample.audio, sample.id)
+        if sample.gold_window is not None and sample.gold_window.end_s > duration:
+            raise InputError(f"gold_window ends at {sample.gold_window.end_s:g} s, after the "
+                             f"audio's end at {duration:g} s ({sample.audio})",
+                             path=manifest.path, sample_id=sample.id)
     systems = {name: build(name, spec, manifest.path.parent) for name, spec in specs.items()}
     check_new_output_dir(out)
     run = {
@@ -203,10 +207,6 @@ def _gold(run_dir: Path, sample: SampleSpec, pcm: input_audio.Pcm,
         crop = input_audio.load(wav)
     else:
         window = sample.gold_window
-        if window.end_s > pcm.duration_s:
-            raise InputError(f"gold_window ends at {window.end_s:g} s, after the audio's "
-                             f"end at {pcm.duration_s:g} s", path=sample.audio,
-                             sample_id=sample.id)
         crop, crop_identity = input_audio.write_crop(
             pcm, window.start_s, window.end_s, wav, identity["derived"]["sha256"])
         atomic_write_text(identity_path, dumps(crop_identity))
