@@ -162,7 +162,9 @@ def test_a_program_past_its_time_limit_is_killed_and_recorded(folder: Path) -> N
         "    version: fake 1.0\n", "    version: fake 1.0\n    timeout_s: 1.5\n"))
     out = folder / "run"
     started = time.monotonic()
-    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", out) == 3
+    assert cli("run", "--manifest", manifest, "--system", "fake", "--track",
+               "production_complete_file", "--track", "production_complete_file", "--out",
+               out) == 3
     assert time.monotonic() - started < 30  # killed, not waited for
     meta = load(out / "raw" / "fake" / "production_complete_file" / "slow-one" / "r1" /
                 "meta.json")
@@ -199,6 +201,24 @@ def test_resume_runs_only_the_missing_jobs(folder: Path, monkeypatch: pytest.Mon
     assert len(ids) == len(set(ids)) == 1 + 4 + 4
     assert cli("run", "--resume", out) == 0  # nothing left: no call
     assert len(calls(folder)) == 4
+
+
+def test_resume_refuses_a_system_whose_identity_changed(
+        folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = write_manifest(folder, SAMPLE)
+    out = folder / "run"
+    monkeypatch.setattr(runner, "run_job", lambda *args: (_ for _ in ()).throw(
+        KeyboardInterrupt))
+    with pytest.raises(KeyboardInterrupt):
+        runner.start(runner.Request(manifest, ("fake",), ("production_complete_file",), 1),
+                     out)
+    monkeypatch.undo()
+    with open(folder / "fake_system.py", "a") as program:
+        program.write("# a new version of the program\n")
+    assert cli("run", "--resume", out) == 2
+    assert "system fake's identity changed since the run started" in capsys.readouterr().err
+    assert calls(folder) == []
 
 
 def test_a_new_rule_version_derives_from_raw_without_calling(

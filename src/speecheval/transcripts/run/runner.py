@@ -91,7 +91,7 @@ def start(request: Request, out: Path) -> Outcome:
         "systems": {name: {"adapter": s.adapter, "config": s.config(),
                            "identity": s.identity(), "model_revision": s.model_revision()}
                     for name, s in systems.items()},
-        "tracks": list(request.tracks), "repeats": request.repeats,
+        "tracks": list(dict.fromkeys(request.tracks)), "repeats": request.repeats,
         "seeds": list(range(request.repeats)),
         "samples": [s.id for s in manifest.samples],
         "settings": {"input_adapter": input_audio.settings(),
