@@ -317,6 +317,26 @@ def test_bad_manifest_is_one_line_and_writes_nothing(
     assert not (folder / "run").exists()
 
 
+def test_unreadable_audio_is_one_line_and_writes_nothing(
+        folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "notes.wav").write_text("these are not samples\n")
+    manifest = write_manifest(folder, "  - id: notes\n    audio: notes.wav\n")
+    assert cli("run", "--manifest", manifest, "--system", "fake", "--out",
+               folder / "run") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: sample notes: ") and "notes.wav: cannot read audio" in err
+    assert not (folder / "run").exists() and calls(folder) == []
+
+
+def test_progress_bar_on_request(folder: Path, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("SPEECHEVAL_PROGRESS", "1")
+    run_fake(folder, "--repeats", "2")
+    captured = capsys.readouterr()
+    assert "transcribing" in captured.err and "2/2" in captured.err
+    assert "transcribing" not in captured.out
+
+
 def test_bad_invocations_exit_2(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     manifest = write_manifest(folder, SAMPLE)
     assert cli("run", "--manifest", manifest, "--system", "nope", "--out",
