@@ -85,6 +85,38 @@ def test_whole_file_transcript_is_close_to_the_script(run: tuple[Path, dict]) ->
     assert all(0 <= r["start_time"] <= r["end_time"] <= SECONDS for r in rows)
 
 
+def test_derived_transcripts_are_scored_by_transcripts_score(
+        run: tuple[Path, dict], tmp_path: Path) -> None:
+    out, script = run
+    reference_stm = out.parent / "reference.stm"
+    derived = out / "derived" / "whisper-local"
+    manifest = tmp_path / "score.yaml"
+    manifest.write_text(f"""format: speecheval.transcripts.manifest/1
+system: whisper-local
+required_repeats: 1
+scenarios:
+  espeak-en: {{unit: word}}
+samples:
+  - id: recording
+    scenario: espeak-en
+    duration_s: {SECONDS}
+    source: long_recording.py
+    reference: {{transcript: {reference_stm}}}
+    runs:
+      - transcript: {derived / "production_complete_file" / "recording" / "r1" /
+                     "transcript@seglst-1.json"}
+""")
+    assert cli("score", "--manifest", manifest, "--out", tmp_path / "scored") == 0
+    row = json.loads((tmp_path / "scored" / "samples.jsonl").read_text().splitlines()[0])
+    hyp = hypothesis(transcript(out, "production_complete_file"))
+    line = (tmp_path / "scored" / "summary.txt").read_text().splitlines()[0]
+    # speecheval's WER and jiwer's agree on the same pair (same tokens, same edit distance)
+    expected = jiwer.process_words(reference(script), hyp)
+    errors = expected.substitutions + expected.deletions + expected.insertions
+    assert line.startswith(f"%WER {100 * errors / len(reference(script).split()):.2f} "), \
+        (line, row)
+
+
 def test_raw_answer_and_meta(run: tuple[Path, dict]) -> None:
     out, _ = run
     raw = out / "raw" / "whisper-local" / "production_complete_file" / "recording" / "r1"
