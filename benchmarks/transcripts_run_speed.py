@@ -33,6 +33,7 @@ from long_recording import make_recording  # noqa: E402
 
 from speecheval.transcripts.run.chunker import ChunkerSettings  # noqa: E402
 from speecheval.transcripts.run.runner import Request, start  # noqa: E402
+from speecheval.transcripts.run.tracks import track_dir  # noqa: E402
 
 
 def cpu_seconds() -> float:
@@ -92,7 +93,7 @@ samples:
         wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
         for track in tracks:
             meta = json.loads((folder / "run" / "raw" / "whisper-local" /
-                               track.replace("/", ".") / "recording" / "r1" /
+                               track_dir(track) / "recording" / "r1" /
                                "meta.json").read_text())
             print(f"whisper-local {track}: {meta['status']}, wall {meta['wall_s']:.1f} s, "
                   f"{seconds / meta['wall_s']:.1f}x real time (wall), "

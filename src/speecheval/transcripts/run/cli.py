@@ -7,9 +7,7 @@ from pathlib import Path
 import click
 
 from ...core.errors import InputError
-
-_TRACKS = ("native_whole_context", "production_complete_file",
-           "production_complete_file/chunked", "gold_diagnostic_window")
+from .tracks import COMPLETE, TRACKS
 
 
 @click.command("run")
@@ -17,7 +15,7 @@ _TRACKS = ("native_whole_context", "production_complete_file",
               help="Run manifest (samples, systems); see docs/transcripts-run.md.")
 @click.option("--system", "systems", multiple=True,
               help="A system of the manifest, or the built-in whisper-local; repeatable.")
-@click.option("--track", "tracks", multiple=True, type=click.Choice(_TRACKS),
+@click.option("--track", "tracks", multiple=True, type=click.Choice(TRACKS),
               help="Track to run; repeatable [default: production_complete_file].")
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
               help="Runs of every system on every sample and track, with seeds 0, 1, ...")
@@ -51,7 +49,7 @@ def run(manifest: Path | None, systems: tuple[str, ...], tracks: tuple[str, ...]
         if manifest is None or out is None or not systems:
             raise InputError("give --manifest, at least one --system and --out "
                              "(or --resume RUN)")
-        request = Request(manifest, systems, tracks or ("production_complete_file",),
+        request = Request(manifest, systems, tracks or (COMPLETE,),
                           repeats, ChunkerSettings(max_window_s=chunk_window_s))
         outcome = start(request, out)
     counts = ", ".join(f"{outcome.statuses[s]} {s}"

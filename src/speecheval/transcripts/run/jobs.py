@@ -19,18 +19,9 @@ from ...core.canonical_json import dumps
 from ...core.hashing import sha256_bytes
 from .input_audio import RATE, Pcm
 from .systems.base import Answer, System
+from .tracks import track_dir
 
 META = "meta.json"
-TRACKS = ("native_whole_context", "production_complete_file",
-          "production_complete_file/chunked", "gold_diagnostic_window")
-CHUNKED = "production_complete_file/chunked"
-GOLD = "gold_diagnostic_window"
-NATIVE = "native_whole_context"
-
-
-def track_dir(track: str) -> str:
-    """The folder name of a track: its id with ``/`` written as ``.``."""
-    return track.replace("/", ".")
 
 
 @dataclass(frozen=True)

@@ -28,20 +28,11 @@ from .. import lineage
 from . import input_audio
 from .chunker import ChunkerSettings, plan
 from .derive import VERSION, derive, transcript_name
-from .jobs import (
-    CHUNKED,
-    GOLD,
-    META,
-    NATIVE,
-    TRACKS,
-    Job,
-    raw_sha256,
-    run_job,
-    write_unsupported,
-)
+from .jobs import META, Job, raw_sha256, run_job, write_unsupported
 from .manifest import RunManifest, SampleSpec, load_run_manifest
 from .systems.base import System
 from .systems.registry import build
+from .tracks import CHUNKED, GOLD, NATIVE, TRACKS
 
 RUN_FORMAT = "speecheval.transcripts.run/1"
 RUN_FILE = "run.json"
