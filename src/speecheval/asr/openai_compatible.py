@@ -56,6 +56,9 @@ class OpenAISettings:
     backoff_s: float = 1.0
     max_backoff_s: float = 30.0
     timeout_s: float = 300.0
+    granularities: tuple[str, ...] = ("word",)
+    """The ``timestamp_granularities[]`` asked for: ``word``, and ``segment`` too for
+    transcripts."""
 
     @property
     def endpoint(self) -> str:
@@ -147,11 +150,16 @@ class OpenAICompatibleRecogniser:
 
     def words(self, samples: Samples) -> list[TimedWord]:
         """Send ``samples`` and return the answer's words, retrying as the module says."""
+        return words_of_answer(self.answer(encode_wav(samples, SAMPLE_RATE)))
+
+    def answer(self, wav: bytes) -> bytes:
+        """Send the WAV file ``wav`` as it is and return the body of the 2xx answer,
+        unparsed, retrying as the module says."""
         s = self.settings
-        body, content_type = self._form(encode_wav(samples, SAMPLE_RATE))
+        body, content_type = self._form(wav)
         for attempt in range(1, s.max_attempts + 1):
             try:
-                return words_of_answer(self._post(body, content_type))
+                return self._post(body, content_type)
             except _Retry as failure:
                 if attempt == s.max_attempts:
                     raise RecognitionFailed(self._redact(
@@ -167,8 +175,8 @@ class OpenAICompatibleRecogniser:
         s = self.settings
         boundary = f"speecheval-{uuid.uuid4().hex}"
         fields = [("model", s.model), ("response_format", "verbose_json"),
-                  ("timestamp_granularities[]", "word"), ("language", s.language),
-                  ("temperature", repr(s.temperature))]
+                  *(("timestamp_granularities[]", g) for g in s.granularities),
+                  ("language", s.language), ("temperature", repr(s.temperature))]
         parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
                  f"{value}\r\n".encode() for name, value in fields]
         parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
@@ -206,7 +214,7 @@ class OpenAICompatibleRecogniser:
             "endpoint": s.endpoint,
             "model": s.model,
             "request": {"response_format": "verbose_json",
-                        "timestamp_granularities[]": ["word"],
+                        "timestamp_granularities[]": list(s.granularities),
                         "language": s.language, "temperature": s.temperature,
                         "audio": f"WAV, {SAMPLE_RATE} Hz mono, 16-bit PCM"},
             "api_key_env": s.api_key_env,
