@@ -11,6 +11,8 @@ from pathlib import Path
 
 import click
 
+from ..v10.cli_recogniser import recogniser_options
+
 
 @click.group()
 def fdb15() -> None:
@@ -192,3 +194,31 @@ def export_command(runs: tuple[Path, ...], root: Path | None, out: Path) -> None
                f"{counts['ineligible']} ineligible"
                + (f", {counts['unlisted']} unlisted (not usable in the dataset)"
                   if counts["unlisted"] else ""))
+
+
+@fdb15.command("asr")
+@click.option("--tree", "tree", required=True, type=click.Path(path_type=Path, file_okay=False),
+              help="A tree written by fdb15 export.")
+@click.option("--inputs/--no-inputs", default=True, show_default=True,
+              help="Also transcribe input.wav and clean_input.wav (eval_behavior.py reads "
+                   "input.json and clean_input.json).")
+@recogniser_options
+def asr_command(tree: Path, inputs: bool, backend: str, jobs: int | None, nemo: Path | None,
+                nemo_sha256: str | None, nemo_device: str | None, base_url: str | None,
+                model: str | None, api_key_env: str | None,
+                max_attempts: int | None) -> None:
+    """Transcribe both replies of every eligible pair (whole, word-timed) into
+    output.json and clean_output.json, and write asr.json (exit 3, nothing written, if
+    the backend fails on any file)."""
+    from ..v10.cli_recogniser import recogniser_choice
+    from .asr import transcribe_tree
+
+    factory, workers = recogniser_choice(backend, jobs, nemo, nemo_sha256, nemo_device,
+                                         base_url, model, api_key_env, max_attempts)
+    started = time.perf_counter()
+    asr_path, transcripts, retries = transcribe_tree(tree, workers=workers, factory=factory,
+                                                     inputs=inputs)
+    words = sum(len(t["chunks"]) for t in transcripts.values())
+    retried = f", {retries} requests retried" if backend == "openai-compatible" else ""
+    click.echo(f"transcribed {len(transcripts)} files ({words} words) with {backend}{retried}")
+    click.echo(f"wrote {asr_path} in {time.perf_counter() - started:.1f} s")
