@@ -289,3 +289,17 @@ def test_asr_writes_the_four_official_transcripts_or_nothing(
         assert json.loads((tree / key).read_text()) == {
             "text": "word", "chunks": [{"text": "word", "timestamp": [0.1, 0.3]}]}
     assert main(["fdb15", "asr", "--tree", str(tree)]) == 2   # never overwritten
+
+
+def test_asr_refuses_a_manifest_it_did_not_write(recorded: tuple[Path, Path], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    dataset, run = recorded
+    tree = tmp_path / "tree"
+    assert main(["fdb15", "export", str(run), "--out", str(tree)]) == 0
+    manifest = json.loads((tree / "manifest.json").read_text())
+    del manifest["samples"][1]["members"]
+    (tree / "manifest.json").write_text(json.dumps(manifest))
+    assert main(["fdb15", "asr", "--tree", str(tree)]) == 2
+    err = capsys.readouterr().err
+    assert "manifest.json" in err and "samples[1] lacks or mistypes 'members'" in err
+    assert "Traceback" not in err and not (tree / "asr.json").exists()

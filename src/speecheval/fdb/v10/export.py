@@ -218,6 +218,15 @@ def _subset_order(sample_id: str) -> tuple[int, int, int | str]:
     return (list(DECLARED_SIZES).index(subset), *key)
 
 
+def capture_part(runs: Sequence[Run]) -> dict[str, Any]:
+    """The manifest's ``capture`` record: the runs exported, their dataset labels, the
+    playout policy and the pacing tolerance."""
+    return {"sources": [run.describe() for run in runs],
+            "dataset_labels": sorted({str(run.document["dataset"].get("label"))
+                                      for run in runs if run.document["dataset"].get("label")}),
+            "playout_policy": POLICY, "pacing_tolerance_ms": 80}
+
+
 def export_tree(run_paths: Sequence[Path], dataset_root: Path, out: Path) -> dict[str, int]:
     """Write the reference tree for ``run_paths`` into the new directory ``out``."""
     runs = [load_run(path) for path in run_paths]
@@ -242,11 +251,7 @@ def export_tree(run_paths: Sequence[Path], dataset_root: Path, out: Path) -> dic
             "kind": MANIFEST_KIND, "schema_version": SCHEMA_VERSION,
             "dataset": {"revision": dataset.revision, "declared": dict(DECLARED_SIZES)},
             # Keys a tree reader may ignore stay at the top level (docs/fdb10-tree.md).
-            "capture": {"sources": [run.describe() for run in runs],
-                        "dataset_labels": sorted({str(run.document["dataset"].get("label"))
-                                                  for run in runs
-                                                  if run.document["dataset"].get("label")}),
-                        "playout_policy": POLICY, "pacing_tolerance_ms": 80},
+            "capture": capture_part(runs),
             "samples": entries,
             "unlisted": unlisted,
         }

@@ -16,7 +16,6 @@ file writes nothing (exit 3), and ``asr.json`` is written last.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,18 +42,18 @@ def transcript_name(wav: str) -> str:
     return wav.removesuffix(".wav") + ".json"
 
 
-def _manifest(tree: Path) -> list[dict[str, Any]]:
+def _manifest(tree: Path) -> tuple[Path, list[dict[str, Any]]]:
+    from ...core.schema import load_document
+
     path = tree_file(tree, MANIFEST_FILE)
     if not path.is_file():
         raise InputError("not a v1.5 tree (no manifest.json; make one with fdb15 export)",
                          path=tree)
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"manifest.json is not JSON: {exc}", path=path) from exc
-    if not isinstance(document, dict) or document.get("kind") != MANIFEST_KIND:
+    document = load_document(path, what="manifest.json", formats=("json",)).data
+    if not isinstance(document, dict) or document.get("kind") != MANIFEST_KIND \
+            or not isinstance(document.get("samples"), list):
         raise InputError(f"manifest.json is not a {MANIFEST_KIND} document", path=path)
-    return list(document["samples"])
+    return path, document["samples"]
 
 
 def plan_jobs(tree: Path, inputs: bool = True) -> list[AsrJob]:
@@ -65,22 +64,32 @@ def plan_jobs(tree: Path, inputs: bool = True) -> list[AsrJob]:
         raise InputError("the tree already has asr.json; fdb15 asr never overwrites "
                          "transcripts (transcribe a fresh copy of the tree)", path=asr_path)
     audio = {**OUTPUT_AUDIO, **(INPUT_AUDIO if inputs else {})}
+    path, entries = _manifest(tree)
     jobs = []
-    for entry in _manifest(tree):
-        if not entry["eligible"]:
-            continue
-        folder = tree / entry["sample_id"]
-        for wav, member in audio.items():
-            output = folder / transcript_name(wav)
-            name = f"{entry['sample_id']}/{output.name}"
-            if output.exists() or output.is_symlink():
-                raise InputError(f"{output.name} already exists but the tree has no asr.json; "
-                                 "remove the stale transcripts first", path=output,
-                                 sample_id=entry["sample_id"])
-            jobs.append(AsrJob(sample_id=name, wav=folder / wav, output=output,
-                               expected_sha256=entry["files"][wav],
-                               duration_s=entry["members"][member]["input_duration_s"],
-                               offset_s=0.0))
+    for index, entry in enumerate(entries):
+        try:
+            if entry["eligible"]:
+                jobs += _pair_jobs(tree, entry, audio)
+        except (KeyError, TypeError) as exc:
+            raise InputError(f"samples[{index}] lacks or mistypes {exc}; manifest.json was "
+                             "not written by fdb15 export", path=path) from None
+    return jobs
+
+
+def _pair_jobs(tree: Path, entry: dict[str, Any], audio: dict[str, str]) -> list[AsrJob]:
+    sample_id = str(entry["sample_id"])
+    folder = tree_file(tree, sample_id)
+    jobs = []
+    for wav, member in audio.items():
+        output = folder / transcript_name(wav)
+        if output.exists() or output.is_symlink():
+            raise InputError(f"{output.name} already exists but the tree has no asr.json; "
+                             "remove the stale transcripts first", path=output,
+                             sample_id=sample_id)
+        jobs.append(AsrJob(sample_id=f"{sample_id}/{output.name}", wav=folder / wav,
+                           output=output, expected_sha256=str(entry["files"][wav]),
+                           duration_s=float(entry["members"][member]["input_duration_s"]),
+                           offset_s=0.0))
     return jobs
 
 

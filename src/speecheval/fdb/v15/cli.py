@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..v10.cli_recogniser import recogniser_options
+from ..v10.cli_record import record_or_resume, session_options
 
 
 @click.group()
@@ -107,68 +109,28 @@ def score_command(tree: Path, out: Path | None) -> None:
 @click.option("--dataset-root", "--dataset", "root",
               type=click.Path(path_type=Path, file_okay=False),
               help="Folder holding the v1.5 scenario folders (official layout).")
-@click.option("--agent", default=None, metavar="NAME|module:Class",
-              help="pcm-websocket, openai-realtime, native-realtime or module:Class.")
-@click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="Transport option (repeatable); {sample_id} in url becomes the session "
-                   "id, <scenario>/<id>/input or <scenario>/<id>/clean_input.")
-@click.option("--out", "out", type=click.Path(path_type=Path), help="New run directory.")
-@click.option("--resume", "resume", type=click.Path(path_type=Path, file_okay=False),
-              help="Finish the pending sessions of this run directory instead.")
 @click.option("--scenario", "scenarios", multiple=True,
               help="Only this scenario (repeatable).")
 @click.option("--sample-id", "sample_ids", multiple=True, metavar="SCENARIO/ID",
               help="Only this sample (repeatable).")
 @click.option("--max-per-scenario", type=click.IntRange(min=1), default=None)
-@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Sessions at once, on one event loop (a pair is two sessions).")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=10.0,
-              show_default=True, help="Seconds a connect, send, end or close may block.")
-@click.option("--grace", "grace_s", type=click.FloatRange(min=0.0), default=1.0,
-              show_default=True, help="Seconds of receiving after T.")
-@click.option("--server-revision", default=None, help="The server's revision (recorded).")
-@click.option("--model", default=None, help="The model served (recorded).")
-@click.option("--dataset-label", default=None, help="An operator label for the dataset.")
-def record_command(root: Path | None, agent: str | None, option_pairs: tuple[str, ...],
-                   out: Path | None, resume: Path | None, scenarios: tuple[str, ...],
-                   sample_ids: tuple[str, ...], max_per_scenario: int | None,
-                   concurrency: int, timeout_s: float, grace_s: float,
-                   server_revision: str | None, model: str | None,
-                   dataset_label: str | None) -> None:
+@session_options
+def record_command(root: Path | None, scenarios: tuple[str, ...], sample_ids: tuple[str, ...],
+                   max_per_scenario: int | None, **shared: Any) -> None:
     """Record an agent on every selected pair: input.wav and clean_input.wav, each in its
-    own session (exit 3 when a session failed because of the system)."""
-    from ...core.errors import EXIT_SYSTEM_FAILED
-    from ...core.option_pairs import parse_option_pairs
-    from ..v10.capture import CaptureSettings
-    from ..v10.record import RecordRequest
-    from .dataset import load_dataset
+    own session (the session id, <scenario>/<id>/input or <scenario>/<id>/clean_input,
+    goes into {sample_id}); exit 3 when a session failed because of the system."""
+    from .dataset import Dataset, load_dataset
     from .record import resume_run, select, start_run
 
-    options = parse_option_pairs(option_pairs)
-    if resume is not None:
-        if out is not None or root is not None or agent is not None:
-            raise click.UsageError("--resume takes the run's own settings; give only -o "
-                                   "for options that run.json redacted")
-        counts = resume_run(resume, options)
-        destination = resume
-    else:
-        if root is None or agent is None or out is None:
-            raise click.UsageError("record needs --dataset-root, --agent and --out "
-                                   "(or --resume RUN)")
+    def selection() -> tuple[Dataset, tuple[str, ...]]:
+        assert root is not None
         dataset = load_dataset(root)
-        request = RecordRequest(
-            dataset_root=root, agent=agent, options=options,
-            sample_ids=tuple(select(dataset, scenarios=scenarios, sample_ids=sample_ids,
-                                    max_per_scenario=max_per_scenario)),
-            settings=CaptureSettings(grace_s=grace_s, timeout_s=timeout_s),
-            concurrency=concurrency, server_revision=server_revision, model=model,
-            dataset_label=dataset_label)
-        counts = start_run(out, request, dataset)
-        destination = out
-    click.echo(f"recorded {destination}: sessions {counts['complete']} complete, "
-               f"{counts['error']} error, {counts['skipped']} skipped")
-    if counts["error"]:
-        raise click.exceptions.Exit(EXIT_SYSTEM_FAILED)
+        return dataset, tuple(select(dataset, scenarios=scenarios, sample_ids=sample_ids,
+                                     max_per_scenario=max_per_scenario))
+
+    record_or_resume(root, shared, select=selection, start=start_run, resume_run=resume_run,
+                     counted="sessions ")
 
 
 @fdb15.command("export")

@@ -33,8 +33,7 @@ from ...core.hashing import sha256_bytes
 from ...core.output import new_output_dir
 from ..v10.dataset import sample_id_order
 from ..v10.eligibility import Verdict
-from ..v10.export import Run, choose, load_run, play_chosen
-from ..v10.playout import POLICY
+from ..v10.export import Run, capture_part, choose, load_run, play_chosen
 from .dataset import DatasetSample, load_dataset
 from .layout import DECLARED_SIZES, SAMPLE_FILES
 from .record import MEMBERS, RUN_KIND, session_id
@@ -115,8 +114,7 @@ def export_tree(run_paths: Sequence[Path], dataset_root: Path, out: Path) -> dic
         manifest = {
             "kind": MANIFEST_KIND, "schema_version": SCHEMA_VERSION,
             "dataset": {"revision": dataset.revision, "declared": dict(DECLARED_SIZES)},
-            "capture": {"sources": [run.describe() for run in runs],
-                        "playout_policy": POLICY, "pacing_tolerance_ms": 80},
+            "capture": capture_part(runs),
             "samples": entries,
             "unlisted": unlisted,
         }
