@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -229,33 +229,68 @@ def capture_part(runs: Sequence[Run]) -> dict[str, Any]:
 
 def export_tree(run_paths: Sequence[Path], dataset_root: Path, out: Path) -> dict[str, int]:
     """Write the reference tree for ``run_paths`` into the new directory ``out``."""
-    runs = [load_run(path) for path in run_paths]
-    names = [run.name for run in runs]
-    if len(set(names)) != len(names):
-        raise InputError("two runs share a directory name; each source is named by it")
+    runs = load_runs(run_paths)
     dataset: Dataset = load_dataset(dataset_root)
     by_id = dataset.by_id()
-    everything = sorted({sid for run in runs for sid in run.selection}, key=_subset_order)
-    selected = [sid for sid in everything if sid in by_id and by_id[sid].usable]
-    # A sample the dataset cannot supply has no T, so the tree cannot list it; it is kept
-    # under ``unlisted`` with the dataset's reasons instead of being dropped silently.
-    unlisted = [{"sample_id": sid, "reasons": list(by_id[sid].problems) if sid in by_id
-                 else ["not in the dataset"]} for sid in everything if sid not in selected]
+    selected, unlisted = selection(runs, by_id, _subset_order)
     chosen = {sid: choose(runs, sid) for sid in selected}
     entries = []
     with new_output_dir(out) as staging:
         for sample_id in selected:
             entries.append(export_sample(by_id[sample_id], chosen[sample_id], dataset_root,
                                          staging))
-        manifest = {
-            "kind": MANIFEST_KIND, "schema_version": SCHEMA_VERSION,
-            "dataset": {"revision": dataset.revision, "declared": dict(DECLARED_SIZES)},
-            # Keys a tree reader may ignore stay at the top level (docs/fdb10-tree.md).
-            "capture": capture_part(runs),
-            "samples": entries,
-            "unlisted": unlisted,
-        }
-        (staging / "manifest.json").write_text(dumps(manifest), encoding="utf-8")
+        counts = write_manifest(staging, MANIFEST_KIND, dataset.revision, DECLARED_SIZES, runs,
+                                entries, unlisted)
+    return {"samples": len(entries), **counts}
+
+
+def load_runs(run_paths: Sequence[Path], kind: str = RUN_KIND) -> list[Run]:
+    """The runs to export together; each is named by its directory, so names must differ."""
+    runs = [load_run(path, kind) for path in run_paths]
+    names = [run.name for run in runs]
+    if len(set(names)) != len(names):
+        raise InputError("two runs share a directory name; each source is named by it")
+    return runs
+
+
+class _Supplied(Protocol):
+    """What the selection needs of a dataset sample (v1.0's or v1.5's)."""
+
+    @property
+    def usable(self) -> bool: ...
+
+    @property
+    def problems(self) -> tuple[str, ...]: ...
+
+
+def selection(runs: Sequence[Run], by_id: Mapping[str, _Supplied],
+              order: Callable[[str], Any]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The ids any run selected that the dataset can supply, in ``order``, and the others.
+
+    A sample the dataset cannot supply has no T, so the tree cannot list it; it is kept
+    under ``unlisted`` with the dataset's reasons instead of being dropped silently.
+    """
+    everything = sorted({sid for run in runs for sid in run.selection}, key=order)
+    selected = [sid for sid in everything if sid in by_id and by_id[sid].usable]
+    unlisted = [{"sample_id": sid, "reasons": list(by_id[sid].problems) if sid in by_id
+                 else ["not in the dataset"]} for sid in everything if sid not in selected]
+    return selected, unlisted
+
+
+def write_manifest(staging: Path, kind: str, revision: str, declared: Mapping[str, int],
+                   runs: Sequence[Run], entries: Sequence[dict[str, Any]],
+                   unlisted: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Write ``manifest.json`` into the staged tree; returns the eligible, ineligible and
+    unlisted counts."""
+    manifest = {
+        "kind": kind, "schema_version": SCHEMA_VERSION,
+        "dataset": {"revision": revision, "declared": dict(declared)},
+        # Keys a tree reader may ignore stay at the top level (docs/fdb10-tree.md).
+        "capture": capture_part(runs),
+        "samples": list(entries),
+        "unlisted": list(unlisted),
+    }
+    (staging / "manifest.json").write_text(dumps(manifest), encoding="utf-8")
     eligible = sum(entry["eligible"] for entry in entries)
-    return {"samples": len(entries), "eligible": eligible, "ineligible": len(entries) - eligible,
+    return {"eligible": eligible, "ineligible": len(entries) - eligible,
             "unlisted": len(unlisted)}

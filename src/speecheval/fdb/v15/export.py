@@ -27,13 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from ...core.audio import audio_info
-from ...core.canonical_json import dumps
 from ...core.errors import InputError
 from ...core.hashing import sha256_bytes
 from ...core.output import new_output_dir
 from ..v10.dataset import sample_id_order
 from ..v10.eligibility import Verdict
-from ..v10.export import Run, capture_part, choose, load_run, play_chosen
+from ..v10.export import Run, choose, load_runs, play_chosen, selection, write_manifest
 from .dataset import DatasetSample, load_dataset
 from .layout import DECLARED_SIZES, SAMPLE_FILES
 from .record import MEMBERS, RUN_KIND, session_id
@@ -99,26 +98,12 @@ def export_pair(sample: DatasetSample, runs: Sequence[Run], dataset_root: Path,
 
 def export_tree(run_paths: Sequence[Path], dataset_root: Path, out: Path) -> dict[str, int]:
     """Write the v1.5 tree of ``run_paths`` (shards of one dataset) into the new ``out``."""
-    runs = [load_run(path, RUN_KIND) for path in run_paths]
-    names = [run.name for run in runs]
-    if len(set(names)) != len(names):
-        raise InputError("two runs share a directory name; each source is named by it")
+    runs = load_runs(run_paths, RUN_KIND)
     dataset = load_dataset(dataset_root)
     by_id = {sample.sample_id: sample for sample in dataset.samples}
-    everything = sorted({sid for run in runs for sid in run.selection}, key=_order)
-    selected = [sid for sid in everything if sid in by_id and by_id[sid].usable]
-    unlisted = [{"sample_id": sid, "reasons": list(by_id[sid].problems) if sid in by_id
-                 else ["not in the dataset"]} for sid in everything if sid not in selected]
+    selected, unlisted = selection(runs, by_id, _order)
     with new_output_dir(out) as staging:
         entries = [export_pair(by_id[sid], runs, dataset_root, staging) for sid in selected]
-        manifest = {
-            "kind": MANIFEST_KIND, "schema_version": SCHEMA_VERSION,
-            "dataset": {"revision": dataset.revision, "declared": dict(DECLARED_SIZES)},
-            "capture": capture_part(runs),
-            "samples": entries,
-            "unlisted": unlisted,
-        }
-        (staging / "manifest.json").write_text(dumps(manifest), encoding="utf-8")
-    eligible = sum(entry["eligible"] for entry in entries)
-    return {"pairs": len(entries), "eligible": eligible, "ineligible": len(entries) - eligible,
-            "unlisted": len(unlisted)}
+        counts = write_manifest(staging, MANIFEST_KIND, dataset.revision, DECLARED_SIZES, runs,
+                                entries, unlisted)
+    return {"pairs": len(entries), **counts}
