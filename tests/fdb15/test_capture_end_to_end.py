@@ -50,7 +50,7 @@ def _record(dataset: Path, url: str, run: Path, *selection: str, grace_s: float)
     """The record command in its own process, as a user runs it."""
     subprocess.run([sys.executable, "-m", "speecheval", "fdb15", "record", "--dataset-root",
                     str(dataset), "--agent", "native-realtime", "-o", f"url={url}", "--out",
-                    str(run), "--concurrency", "8", "--grace", str(grace_s), *selection],
+                    str(run), "--concurrency", "4", "--grace", str(grace_s), *selection],
                    check=True)
 
 
@@ -60,7 +60,7 @@ def _export(run: Path, tree: Path) -> dict[str, dict[str, Any]]:
                for e in json.loads((tree / "manifest.json").read_text())["samples"]}
     # a loaded machine can hold the sender past the 80 ms tolerance; nothing else may
     # make a member ineligible
-    assert {r for e in entries.values() for r in e["reasons"]} <= {"input_pacing"}
+    assert {r for e in entries.values() for r in e["reasons"]} <= {"input_pacing"}, entries
     return entries
 
 
@@ -82,7 +82,7 @@ def test_local_duplex_agent_replies_to_each_turn_of_each_member(
     assert list(entries) == [f"{scenario}/1" for scenario in SCENARIOS]
     assert main(["fdb15", "asr", "--tree", str(tree), "--jobs", "1"]) == 0
     eligible = [sid for sid, entry in entries.items() if entry["eligible"]]
-    assert eligible, "no pair kept its send schedule"
+    assert eligible, {sid: e["members"] for sid, e in entries.items()}
     for sample_id in eligible:
         # every file the official v1.5 scripts read (evaluation/README.md)
         assert {p.name for p in (tree / sample_id).iterdir()} >= {
