@@ -215,7 +215,7 @@ def _write_capture(run: Path, request: RecordRequest, session: Session, pcm: byt
     _write_sample(run, session.session_id, files)
 
 
-def run_document(kind: str, request: RecordRequest, dataset_part: dict[str, Any],
+def _run_document(kind: str, request: RecordRequest, dataset_part: dict[str, Any],
                  status: str, transport: dict[str, Any], probe: dict[str, Any]
                  ) -> dict[str, Any]:
     """run.json: ``dataset_part`` is the dataset's description with its file hashes."""
@@ -304,7 +304,7 @@ def start_sessions(run: Path, request: RecordRequest, kind: str, dataset_part: d
     target.mkdir(parents=True)
     (target / SAMPLES_DIR).mkdir()
     atomic_write_text(target / RUN_FILE, dumps(
-        run_document(kind, request, dataset_part, "preparing", transport, probe)))
+        _run_document(kind, request, dataset_part, "preparing", transport, probe)))
     return execute(target, request, sessions)
 
 
