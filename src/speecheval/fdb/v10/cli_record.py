@@ -7,49 +7,64 @@ run directory is complete and says which and why).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ...core.errors import EXIT_SYSTEM_FAILED
 from ...core.option_pairs import parse_option_pairs
 
+if TYPE_CHECKING:
+    from .record import RecordRequest
 
-@click.command("record")
-@click.option("--dataset-root", "root", type=click.Path(path_type=Path, file_okay=False),
-              help="Folder holding the v1.0 subset folders (official layout).")
-@click.option("--agent", default=None, metavar="NAME|module:Class",
-              help="pcm-websocket, openai-realtime, native-realtime or module:Class.")
-@click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="Transport option (repeatable); {sample_id} in url is substituted.")
-@click.option("--out", "out", type=click.Path(path_type=Path),
-              help="New run directory.")
-@click.option("--resume", "resume", type=click.Path(path_type=Path, file_okay=False),
-              help="Finish the pending samples of this run directory instead.")
-@click.option("--subset", "subsets", multiple=True, help="Only this subset (repeatable).")
-@click.option("--sample-id", "sample_ids", multiple=True, metavar="SUBSET/ID",
-              help="Only this sample (repeatable).")
-@click.option("--max-per-subset", type=click.IntRange(min=1), default=None)
-@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Sessions at once, on one event loop.")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=10.0,
-              show_default=True, help="Seconds a connect, send, end or close may block.")
-@click.option("--grace", "grace_s", type=click.FloatRange(min=0.0), default=1.0,
-              show_default=True, help="Seconds of receiving after T.")
-@click.option("--server-revision", default=None, help="The server's revision (recorded).")
-@click.option("--model", default=None, help="The model served (recorded).")
-@click.option("--dataset-label", default=None, help="An operator label for the dataset.")
-def record_command(root: Path | None, agent: str | None, option_pairs: tuple[str, ...],
-                   out: Path | None, resume: Path | None, subsets: tuple[str, ...],
-                   sample_ids: tuple[str, ...], max_per_subset: int | None, concurrency: int,
-                   timeout_s: float, grace_s: float, server_revision: str | None,
-                   model: str | None, dataset_label: str | None) -> None:
-    """Record an agent's sessions on a v1.0 dataset into a run directory."""
+
+def session_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options every record command takes (the agent, the run directory or the run to
+    resume, and how sessions run), shared by ``fdb10 record`` and ``fdb15 record``;
+    :func:`record_or_resume` reads them."""
+    options = [
+        click.option("--agent", default=None, metavar="NAME|module:Class",
+                     help="pcm-websocket, openai-realtime, native-realtime or module:Class."),
+        click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+                     help="Transport option (repeatable); {sample_id} in url becomes the "
+                          "session's id."),
+        click.option("--out", "out", type=click.Path(path_type=Path),
+                     help="New run directory."),
+        click.option("--resume", "resume", type=click.Path(path_type=Path, file_okay=False),
+                     help="Finish the pending sessions of this run directory instead."),
+        click.option("--concurrency", type=click.IntRange(min=1), default=1,
+                     show_default=True, help="Sessions at once, on one event loop."),
+        click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=10.0,
+                     show_default=True,
+                     help="Seconds a connect, send, end or close may block."),
+        click.option("--grace", "grace_s", type=click.FloatRange(min=0.0), default=1.0,
+                     show_default=True, help="Seconds of receiving after T."),
+        click.option("--server-revision", default=None,
+                     help="The server's revision (recorded)."),
+        click.option("--model", default=None, help="The model served (recorded)."),
+        click.option("--dataset-label", default=None,
+                     help="An operator label for the dataset."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def record_or_resume(root: Path | None, shared: dict[str, Any], *,
+                     select: Callable[[], tuple[Any, tuple[str, ...]]],
+                     start: Callable[[Path, RecordRequest, Any], dict[str, int]],
+                     resume_run: Callable[[Path, dict[str, str]], dict[str, int]],
+                     counted: str = "") -> None:
+    """Run a record command: a new run (``select()`` gives the dataset and the selected
+    sample ids, ``start`` records them) or ``--resume``; print the counts, exit 3 when a
+    session failed. ``shared`` holds the values of :func:`session_options`."""
     from .capture import CaptureSettings
-    from .dataset import load_dataset
-    from .record import RecordRequest, resume_run, start_run
+    from .record import RecordRequest
 
-    options = parse_option_pairs(option_pairs)
+    options = parse_option_pairs(shared["option_pairs"])
+    resume, out, agent = shared["resume"], shared["out"], shared["agent"]
     if resume is not None:
         if out is not None or root is not None or agent is not None:
             raise click.UsageError("--resume takes the run's own settings; give only -o "
@@ -60,21 +75,42 @@ def record_command(root: Path | None, agent: str | None, option_pairs: tuple[str
         if root is None or agent is None or out is None:
             raise click.UsageError("record needs --dataset-root, --agent and --out "
                                    "(or --resume RUN)")
-        dataset = load_dataset(root)
-        selected = dataset.select(subsets=subsets, sample_ids=sample_ids,
-                                  max_per_subset=max_per_subset)
+        dataset, sample_ids = select()
         request = RecordRequest(
-            dataset_root=root, agent=agent, options=options,
-            sample_ids=tuple(s.sample_id for s in selected),
-            settings=CaptureSettings(grace_s=grace_s, timeout_s=timeout_s),
-            concurrency=concurrency, server_revision=server_revision, model=model,
-            dataset_label=dataset_label)
-        counts = start_run(out, request, dataset)
+            dataset_root=root, agent=agent, options=options, sample_ids=sample_ids,
+            settings=CaptureSettings(grace_s=shared["grace_s"], timeout_s=shared["timeout_s"]),
+            concurrency=shared["concurrency"], server_revision=shared["server_revision"],
+            model=shared["model"], dataset_label=shared["dataset_label"])
+        counts = start(out, request, dataset)
         destination = out
-    click.echo(f"recorded {destination}: {counts['complete']} complete, "
+    click.echo(f"recorded {destination}: {counted}{counts['complete']} complete, "
                f"{counts['error']} error, {counts['skipped']} skipped")
     if counts["error"]:
         raise click.exceptions.Exit(EXIT_SYSTEM_FAILED)
+
+
+@click.command("record")
+@click.option("--dataset-root", "root", type=click.Path(path_type=Path, file_okay=False),
+              help="Folder holding the v1.0 subset folders (official layout).")
+@click.option("--subset", "subsets", multiple=True, help="Only this subset (repeatable).")
+@click.option("--sample-id", "sample_ids", multiple=True, metavar="SUBSET/ID",
+              help="Only this sample (repeatable).")
+@click.option("--max-per-subset", type=click.IntRange(min=1), default=None)
+@session_options
+def record_command(root: Path | None, subsets: tuple[str, ...], sample_ids: tuple[str, ...],
+                   max_per_subset: int | None, **shared: Any) -> None:
+    """Record an agent's sessions on a v1.0 dataset into a run directory."""
+    from .dataset import Dataset, load_dataset
+    from .record import resume_run, start_run
+
+    def select() -> tuple[Dataset, tuple[str, ...]]:
+        assert root is not None
+        dataset = load_dataset(root)
+        selected = dataset.select(subsets=subsets, sample_ids=sample_ids,
+                                  max_per_subset=max_per_subset)
+        return dataset, tuple(s.sample_id for s in selected)
+
+    record_or_resume(root, shared, select=select, start=start_run, resume_run=resume_run)
 
 
 @click.command("reference-export")

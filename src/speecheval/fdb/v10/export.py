@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -62,7 +62,8 @@ class Run:
                 "agent": self.document["agent"]["name"], "server": self.document["server"]}
 
 
-def load_run(path: Path) -> Run:
+def load_run(path: Path, kind: str = RUN_KIND) -> Run:
+    """The run directory ``path``; anything but a run.json of ``kind`` is bad input."""
     file = path / RUN_FILE
     if not file.is_file():
         raise InputError("not a record run directory (no run.json)", path=path)
@@ -70,8 +71,8 @@ def load_run(path: Path) -> Run:
         document = json.loads(file.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"run.json is not JSON: {exc}", path=file) from exc
-    if not isinstance(document, dict) or document.get("kind") != RUN_KIND:
-        raise InputError(f"run.json is not a {RUN_KIND} document", path=file)
+    if not isinstance(document, dict) or document.get("kind") != kind:
+        raise InputError(f"run.json is not a {kind} document", path=file)
     return Run(path=path, name=path.resolve().name, document=document,
                sha256=sha256_file(file))
 
@@ -132,20 +133,10 @@ def export_sample(sample: DatasetSample, chosen: Chosen | None, dataset_root: Pa
     annotation = ANNOTATION_FILES[sample.task]
     entry: dict[str, Any] = {"sample_id": sample.sample_id, "subset": sample.subset,
                              "task": sample.task, "input_duration_s": duration_s}
-    if chosen is None:
-        verdict.fail("no_output", "no run recorded this sample")
-    else:
-        run_folder = sample_folder(chosen.run.path, sample.sample_id)
-        status = chosen.status
-        entry["capture"] = {"run": chosen.run.name, "status": status["status"],
-                            "reasons": status["reasons"]}
-        check_dataset(status.get("dataset_files", {}), sample.files, verdict)
-        if status["status"] == "skipped":
-            verdict.fail("no_output", "the run skipped the sample: "
-                         + "; ".join(status["reasons"]))
-        else:
-            _check_run_files(run_folder, status, sample.sample_id)
-            files.update(_play(sample, run_folder, status, folder, verdict, entry))
+    data = play_chosen(chosen, sample.files, duration_s, sample.sample_id, verdict, entry)
+    if data is not None:
+        (folder / "output.wav").write_bytes(data)
+        files["output.wav"] = sha256_bytes(data)
     if annotation is not None and annotation in sample.files:
         data = (sample.folder(dataset_root) / annotation).read_bytes()
         (folder / annotation).write_bytes(data)
@@ -159,9 +150,31 @@ def export_sample(sample: DatasetSample, chosen: Chosen | None, dataset_root: Pa
     return entry
 
 
-def _play(sample: DatasetSample, run_folder: Path, status: dict[str, Any], folder: Path,
-          verdict: Verdict, entry: dict[str, Any]) -> dict[str, str]:
-    trace = _read_trace(run_folder / TRACE_FILE, sample.sample_id)
+def play_chosen(chosen: Chosen | None, dataset_files: Mapping[str, str], duration_s: float,
+                session_id: str, verdict: Verdict, entry: dict[str, Any]) -> bytes | None:
+    """The checked 16 kHz playout (WAV bytes) of one session's chosen capture, or None.
+
+    Every check fails into ``verdict``; ``entry`` gets the capture's source and the
+    playout diagnostics. A run file that differs from its status.json is bad input.
+    """
+    if chosen is None:
+        verdict.fail("no_output", "no run recorded this sample")
+        return None
+    run_folder = sample_folder(chosen.run.path, session_id)
+    status = chosen.status
+    entry["capture"] = {"run": chosen.run.name, "status": status["status"],
+                        "reasons": status["reasons"]}
+    check_dataset(status.get("dataset_files", {}), dataset_files, verdict)
+    if status["status"] == "skipped":
+        verdict.fail("no_output", "the run skipped the sample: " + "; ".join(status["reasons"]))
+        return None
+    _check_run_files(run_folder, status, session_id)
+    return _play(run_folder, status, duration_s, session_id, verdict, entry)
+
+
+def _play(run_folder: Path, status: dict[str, Any], duration_s: float, session_id: str,
+          verdict: Verdict, entry: dict[str, Any]) -> bytes | None:
+    trace = _read_trace(run_folder / TRACE_FILE, session_id)
     header = trace[0] if trace and trace[0].get("type") == "header" else {}
     rate = header.get("output_rate")
     packet_ms = int(header.get("packet_ms", 80))
@@ -169,33 +182,31 @@ def _play(sample: DatasetSample, run_folder: Path, status: dict[str, Any], folde
     per_packet = input_rate * packet_ms // 1000 if input_rate else 1
     expected = math.ceil(int(status.get("input_samples") or 0) / per_packet)
     check_pacing([e for e in trace if e["type"] == "append"], expected, verdict)
-    check_window([e for e in trace if e["type"] == "fault"], sample.duration_s, verdict)
+    check_window([e for e in trace if e["type"] == "fault"], duration_s, verdict)
     check_rate(rate, [e.get("rate") for e in trace if e["type"] == "audio"], verdict)
     received_path = run_folder / RECEIVED_FILE
-    received = read_mono(received_path, sample_id=sample.sample_id) \
+    received = read_mono(received_path, sample_id=session_id) \
         if int(status.get("received_samples") or 0) else None
     if received is None:
         verdict.fail("no_output", "no audio was received")
-        return {}
+        return None
     if "output_rate" in verdict.reasons:
-        return {}
+        return None
     if received.rate != rate:
         verdict.fail("output_rate", f"received.wav is at {received.rate} Hz, the trace "
                      f"declares {rate} Hz")
-        return {}
+        return None
     assert isinstance(rate, int)
     pcm = np.clip(np.round(received.samples.astype(np.float64) * 32768), -32768,
                   32767).astype(np.int16)
-    playout = schedule(_arrivals(trace), rate, sample.duration_s)
-    audio = to_tree_rate(render(playout, pcm), rate, sample.duration_s)
-    data = encode_wav(audio, 16_000)
-    (folder / "output.wav").write_bytes(data)
+    playout = schedule(_arrivals(trace), rate, duration_s)
+    audio = to_tree_rate(render(playout, pcm), rate, duration_s)
     first = playout.placed[0].start / rate if playout.placed else None
     entry["playout"] = {"output_rate": rate, "resampler": resampler(rate),
                         "received_s": received.n_samples / rate,
                         "dropped_s": playout.dropped_s, "after_t_s": playout.after_t_s,
                         "first_audio_s": first}
-    return {"output.wav": sha256_bytes(data)}
+    return encode_wav(audio, 16_000)
 
 
 def _subset_order(sample_id: str) -> tuple[int, int, int | str]:
@@ -207,39 +218,79 @@ def _subset_order(sample_id: str) -> tuple[int, int, int | str]:
     return (list(DECLARED_SIZES).index(subset), *key)
 
 
+def capture_part(runs: Sequence[Run]) -> dict[str, Any]:
+    """The manifest's ``capture`` record: the runs exported, their dataset labels, the
+    playout policy and the pacing tolerance."""
+    return {"sources": [run.describe() for run in runs],
+            "dataset_labels": sorted({str(run.document["dataset"].get("label"))
+                                      for run in runs if run.document["dataset"].get("label")}),
+            "playout_policy": POLICY, "pacing_tolerance_ms": 80}
+
+
 def export_tree(run_paths: Sequence[Path], dataset_root: Path, out: Path) -> dict[str, int]:
     """Write the reference tree for ``run_paths`` into the new directory ``out``."""
-    runs = [load_run(path) for path in run_paths]
-    names = [run.name for run in runs]
-    if len(set(names)) != len(names):
-        raise InputError("two runs share a directory name; each source is named by it")
+    runs = load_runs(run_paths)
     dataset: Dataset = load_dataset(dataset_root)
     by_id = dataset.by_id()
-    everything = sorted({sid for run in runs for sid in run.selection}, key=_subset_order)
-    selected = [sid for sid in everything if sid in by_id and by_id[sid].usable]
-    # A sample the dataset cannot supply has no T, so the tree cannot list it; it is kept
-    # under ``unlisted`` with the dataset's reasons instead of being dropped silently.
-    unlisted = [{"sample_id": sid, "reasons": list(by_id[sid].problems) if sid in by_id
-                 else ["not in the dataset"]} for sid in everything if sid not in selected]
+    selected, unlisted = selection(runs, by_id, _subset_order)
     chosen = {sid: choose(runs, sid) for sid in selected}
     entries = []
     with new_output_dir(out) as staging:
         for sample_id in selected:
             entries.append(export_sample(by_id[sample_id], chosen[sample_id], dataset_root,
                                          staging))
-        manifest = {
-            "kind": MANIFEST_KIND, "schema_version": SCHEMA_VERSION,
-            "dataset": {"revision": dataset.revision, "declared": dict(DECLARED_SIZES)},
-            # Keys a tree reader may ignore stay at the top level (docs/fdb10-tree.md).
-            "capture": {"sources": [run.describe() for run in runs],
-                        "dataset_labels": sorted({str(run.document["dataset"].get("label"))
-                                                  for run in runs
-                                                  if run.document["dataset"].get("label")}),
-                        "playout_policy": POLICY, "pacing_tolerance_ms": 80},
-            "samples": entries,
-            "unlisted": unlisted,
-        }
-        (staging / "manifest.json").write_text(dumps(manifest), encoding="utf-8")
+        counts = write_manifest(staging, MANIFEST_KIND, dataset.revision, DECLARED_SIZES, runs,
+                                entries, unlisted)
+    return {"samples": len(entries), **counts}
+
+
+def load_runs(run_paths: Sequence[Path], kind: str = RUN_KIND) -> list[Run]:
+    """The runs to export together; each is named by its directory, so names must differ."""
+    runs = [load_run(path, kind) for path in run_paths]
+    names = [run.name for run in runs]
+    if len(set(names)) != len(names):
+        raise InputError("two runs share a directory name; each source is named by it")
+    return runs
+
+
+class _Supplied(Protocol):
+    """What the selection needs of a dataset sample (v1.0's or v1.5's)."""
+
+    @property
+    def usable(self) -> bool: ...
+
+    @property
+    def problems(self) -> tuple[str, ...]: ...
+
+
+def selection(runs: Sequence[Run], by_id: Mapping[str, _Supplied],
+              order: Callable[[str], Any]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The ids any run selected that the dataset can supply, in ``order``, and the others.
+
+    A sample the dataset cannot supply has no T, so the tree cannot list it; it is kept
+    under ``unlisted`` with the dataset's reasons instead of being dropped silently.
+    """
+    everything = sorted({sid for run in runs for sid in run.selection}, key=order)
+    selected = [sid for sid in everything if sid in by_id and by_id[sid].usable]
+    unlisted = [{"sample_id": sid, "reasons": list(by_id[sid].problems) if sid in by_id
+                 else ["not in the dataset"]} for sid in everything if sid not in selected]
+    return selected, unlisted
+
+
+def write_manifest(staging: Path, kind: str, revision: str, declared: Mapping[str, int],
+                   runs: Sequence[Run], entries: Sequence[dict[str, Any]],
+                   unlisted: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Write ``manifest.json`` into the staged tree; returns the eligible, ineligible and
+    unlisted counts."""
+    manifest = {
+        "kind": kind, "schema_version": SCHEMA_VERSION,
+        "dataset": {"revision": revision, "declared": dict(declared)},
+        # Keys a tree reader may ignore stay at the top level (docs/fdb10-tree.md).
+        "capture": capture_part(runs),
+        "samples": list(entries),
+        "unlisted": list(unlisted),
+    }
+    (staging / "manifest.json").write_text(dumps(manifest), encoding="utf-8")
     eligible = sum(entry["eligible"] for entry in entries)
-    return {"samples": len(entries), "eligible": eligible, "ineligible": len(entries) - eligible,
+    return {"eligible": eligible, "ineligible": len(entries) - eligible,
             "unlisted": len(unlisted)}

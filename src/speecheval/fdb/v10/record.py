@@ -16,6 +16,10 @@ by ``core.output.new_output_dir``), so a folder that exists is finished and is n
 written again; ``--resume`` records the selected samples that have none. A fault of the
 system under test makes that sample ``error`` and the run goes on; a sample the dataset
 cannot supply is ``skipped`` with the dataset's reasons and is not the system's fault.
+
+The engine (:class:`Session`, :func:`start_sessions`, :func:`execute`,
+:func:`resume_request`) knows sessions, not datasets: a v1.0 sample is one session, and
+``fdb15 record`` (:mod:`speecheval.fdb.v15.record`) runs two per sample on the same engine.
 """
 
 from __future__ import annotations
@@ -114,9 +118,37 @@ def probe_models(url: str | None) -> dict[str, Any]:
     return {"url": described, "ok": 200 <= status < 300, "status": status, "body": parsed}
 
 
-def _pcm16(sample: DatasetSample, root: Path) -> bytes:
-    """The dataset input as PCM16 (a PCM16 file's own integers, exactly)."""
-    audio = read_mono(sample.folder(root) / INPUT_WAV, sample_id=sample.sample_id)
+@dataclass(frozen=True)
+class Session:
+    """One session to record into ``RUN/samples/<session_id>/``.
+
+    ``input_path``, ``rate`` and ``duration_s`` are set for a session to run and None for
+    one to skip (``problems`` says why); ``status_fields`` are copied into its status.json
+    (for v1.0: the sample id, subset, task and the dataset file hashes).
+    """
+
+    session_id: str
+    input_path: Path | None
+    rate: int | None
+    duration_s: float | None
+    problems: tuple[str, ...]
+    status_fields: dict[str, Any]
+
+
+def dataset_session(sample: DatasetSample, root: Path) -> Session:
+    """The one session of a v1.0 sample."""
+    fields = {"sample_id": sample.sample_id, "subset": sample.subset, "task": sample.task,
+              "dataset_files": dict(sorted(sample.files.items()))}
+    if not sample.usable:
+        return Session(sample.sample_id, None, None, None, sample.problems, fields)
+    return Session(sample.sample_id, sample.folder(root) / INPUT_WAV, sample.input_rate,
+                   sample.duration_s, (), fields)
+
+
+def _pcm16(session: Session) -> bytes:
+    """The session's input as PCM16 (a PCM16 file's own integers, exactly)."""
+    assert session.input_path is not None
+    audio = read_mono(session.input_path, sample_id=session.session_id)
     scaled = np.clip(np.round(audio.samples.astype(np.float64) * 32768.0), -32768, 32767)
     return scaled.astype("<i2").tobytes()
 
@@ -136,68 +168,67 @@ def _write_sample(run: Path, sample_id: str, files: Mapping[str, bytes]) -> None
             (staging / name).write_bytes(data)
 
 
-def _status(sample: DatasetSample, status: str, reasons: Sequence[str],
-            **fields: Any) -> bytes:
-    return dumps({"sample_id": sample.sample_id, "subset": sample.subset,
-                  "task": sample.task, "status": status, "reasons": list(reasons),
-                  "dataset_files": dict(sorted(sample.files.items())), **fields}).encode()
+def _status(session: Session, status: str, reasons: Sequence[str], **fields: Any) -> bytes:
+    return dumps({**session.status_fields, "status": status, "reasons": list(reasons),
+                  **fields}).encode()
 
 
-async def record_sample(run: Path, request: RecordRequest, dataset: Dataset,
-                        sample: DatasetSample) -> str:
-    """Record one sample into its folder; returns its status.
+async def record_session(run: Path, request: RecordRequest, session: Session) -> str:
+    """Record one session into its folder; returns its status.
 
     Reading the input and writing the files run in a worker thread: with K sessions on
     one loop, a 48 kHz input decoded on the loop delayed the other sessions' packets by
     over 100 ms.
     """
-    if not sample.usable:
-        await asyncio.to_thread(_write_sample, run, sample.sample_id, {
-            STATUS_FILE: _status(sample, "skipped", sample.problems)})
+    if session.input_path is None:
+        await asyncio.to_thread(_write_sample, run, session.session_id, {
+            STATUS_FILE: _status(session, "skipped", session.problems)})
         return "skipped"
-    assert sample.input_rate is not None
-    pcm = await asyncio.to_thread(_pcm16, sample, dataset.root)
-    transport = open_transport(request.agent, agent_options(request.options, sample.sample_id))
-    capture = await capture_session(transport, pcm, sample.input_rate, sample.duration_s,
+    assert session.rate is not None and session.duration_s is not None
+    pcm = await asyncio.to_thread(_pcm16, session)
+    transport = open_transport(request.agent,
+                               agent_options(request.options, session.session_id))
+    capture = await capture_session(transport, pcm, session.rate, session.duration_s,
                                     request.settings)
     status = "error" if capture.reasons else "complete"
-    await asyncio.to_thread(_write_capture, run, request, sample, pcm, capture, status)
+    await asyncio.to_thread(_write_capture, run, request, session, pcm, capture, status)
     return status
 
 
-def _write_capture(run: Path, request: RecordRequest, sample: DatasetSample, pcm: bytes,
+def _write_capture(run: Path, request: RecordRequest, session: Session, pcm: bytes,
                    capture: Capture, status: str) -> None:
-    assert sample.input_rate is not None
+    assert session.rate is not None
     received = np.frombuffer(bytes(capture.received), dtype="<i2")
-    header = {"type": "header", "sample_id": sample.sample_id, "rate": sample.input_rate,
+    header = {"type": "header", "sample_id": session.session_id, "rate": session.rate,
               "output_rate": capture.rate, "t0_monotonic": capture.t0_monotonic,
-              "packet_ms": request.settings.packet_ms, "duration_s": sample.duration_s}
+              "packet_ms": request.settings.packet_ms, "duration_s": session.duration_s}
     files = {
-        INPUT_FILE: encode_wav(np.frombuffer(pcm, dtype="<i2"), sample.input_rate),
+        INPUT_FILE: encode_wav(np.frombuffer(pcm, dtype="<i2"), session.rate),
         RECEIVED_FILE: encode_wav(received, capture.rate),
         TRACE_FILE: dumps_lines([header, *capture.trace]).encode(),
     }
     files[STATUS_FILE] = _status(
-        sample, status, capture.reasons, input_rate=sample.input_rate,
-        output_rate=capture.rate, duration_s=sample.duration_s, input_samples=len(pcm) // 2,
+        session, status, capture.reasons, input_rate=session.rate,
+        output_rate=capture.rate, duration_s=session.duration_s, input_samples=len(pcm) // 2,
         received_samples=int(received.shape[0]),
         files={name: sha256_bytes(data) for name, data in sorted(files.items())})
-    _write_sample(run, sample.sample_id, files)
+    _write_sample(run, session.session_id, files)
 
 
-def _run_document(request: RecordRequest, dataset: Dataset, status: str,
-                  transport: dict[str, Any], probe: dict[str, Any]) -> dict[str, Any]:
+def _run_document(kind: str, request: RecordRequest, dataset_part: dict[str, Any],
+                 status: str, transport: dict[str, Any], probe: dict[str, Any]
+                 ) -> dict[str, Any]:
+    """run.json: ``dataset_part`` is the dataset's description with its file hashes."""
     described = Redactor(request.options).describe()
     return {
-        "kind": RUN_KIND, "schema_version": SCHEMA_VERSION, "status": status,
+        "kind": kind, "schema_version": SCHEMA_VERSION, "status": status,
         "speecheval_version": __version__, "python": platform.python_version(),
         "packages": {name: package_version(name) for name in ("numpy", "soundfile",
                                                                "websockets")},
         "agent": {"name": request.agent, "options": described, "transport": transport},
         "server": {"revision": request.server_revision, "model": request.model,
                    "probe": probe},
-        "dataset": {**dataset.describe(), "label": request.dataset_label,
-                    "files": dataset.file_hashes()},
+        "dataset": {**dataset_part, "label": request.dataset_label},
         "selection": list(request.sample_ids),
         "settings": {**asdict(request.settings), "concurrency": request.concurrency},
     }
@@ -209,34 +240,33 @@ def _set_status(run: Path, status: str) -> None:
     atomic_write_text(run / RUN_FILE, dumps(document))
 
 
-async def _record_all(run: Path, request: RecordRequest, dataset: Dataset,
-                      pending: Sequence[DatasetSample], advance: Advance) -> None:
+async def _record_all(run: Path, request: RecordRequest, pending: Sequence[Session],
+                      advance: Advance) -> None:
     gate = asyncio.Semaphore(request.concurrency)
 
-    async def one(sample: DatasetSample) -> None:
+    async def one(session: Session) -> None:
         async with gate:
-            await record_sample(run, request, dataset, sample)
+            await record_session(run, request, session)
             advance()
 
-    await asyncio.gather(*(one(sample) for sample in pending))
+    await asyncio.gather(*(one(session) for session in pending))
 
 
 def _sweep_partials(run: Path) -> None:
     """Remove the staging folders a killed run left (never a finished sample)."""
-    for partial in (run / SAMPLES_DIR).glob("*/.*.partial"):
+    for partial in (run / SAMPLES_DIR).rglob(".*.partial"):
         shutil.rmtree(partial, ignore_errors=True)
 
 
-def execute(run: Path, request: RecordRequest, dataset: Dataset) -> dict[str, int]:
-    """Record every selected sample without a folder, then mark the run complete."""
+def execute(run: Path, request: RecordRequest, sessions: Sequence[Session]) -> dict[str, int]:
+    """Record every session without a folder, then mark the run complete."""
     _set_status(run, "running")
     _sweep_partials(run)
-    by_id = dataset.by_id()
-    pending = [by_id[sid] for sid in request.sample_ids if not finished(run, sid)]
+    pending = [session for session in sessions if not finished(run, session.session_id)]
     with progress(len(pending), "recording") as advance:
-        asyncio.run(_record_all(run, request, dataset, pending, advance))
+        asyncio.run(_record_all(run, request, pending, advance))
     _set_status(run, "complete")
-    return count_statuses(run, request.sample_ids)
+    return count_statuses(run, [session.session_id for session in sessions])
 
 
 def count_statuses(run: Path, sample_ids: Sequence[str]) -> dict[str, int]:
@@ -247,31 +277,47 @@ def count_statuses(run: Path, sample_ids: Sequence[str]) -> dict[str, int]:
     return counts
 
 
+def dataset_sessions(dataset: Dataset, sample_ids: Sequence[str]) -> list[Session]:
+    by_id = dataset.by_id()
+    return [dataset_session(by_id[sid], dataset.root) for sid in sample_ids]
+
+
 def start_run(run: Path, request: RecordRequest, dataset: Dataset) -> dict[str, int]:
     """A new run: check everything, write run.json (preparing), record, complete.
 
     ``dataset`` is the one ``request.sample_ids`` were selected from.
     """
+    return start_sessions(run, request, RUN_KIND,
+                          {**dataset.describe(), "files": dataset.file_hashes()},
+                          dataset_sessions(dataset, request.sample_ids))
+
+
+def start_sessions(run: Path, request: RecordRequest, kind: str, dataset_part: dict[str, Any],
+                   sessions: Sequence[Session]) -> dict[str, int]:
+    """A new run of ``kind`` recording ``sessions``: check the selection and the agent,
+    write run.json (preparing), record, complete."""
     if not request.sample_ids:
         raise InputError("the selection holds no sample", path=request.dataset_root)
     target = check_new_output_dir(run)
-    transport = check_agent(request.agent, request.options, request.sample_ids[0])
+    transport = check_agent(request.agent, request.options, sessions[0].session_id)
     probe = probe_models(agent_options(request.options, "probe").get("url"))
     target.mkdir(parents=True)
     (target / SAMPLES_DIR).mkdir()
     atomic_write_text(target / RUN_FILE, dumps(
-        _run_document(request, dataset, "preparing", transport, probe)))
-    return execute(target, request, dataset)
+        _run_document(kind, request, dataset_part, "preparing", transport, probe)))
+    return execute(target, request, sessions)
 
 
-def resume_request(run: Path, overrides: Mapping[str, str]) -> RecordRequest:
-    """The request of an earlier run, with ``-o`` values given again for redacted ones."""
+def resume_request(run: Path, overrides: Mapping[str, str],
+                   kind: str = RUN_KIND) -> RecordRequest:
+    """The request of an earlier run of ``kind``, with ``-o`` values given again for
+    redacted ones."""
     path = run / RUN_FILE
     if not path.is_file():
         raise InputError("not a record run directory (no run.json)", path=run)
     document = json.loads(path.read_text(encoding="utf-8"))
-    if document.get("kind") != RUN_KIND:
-        raise InputError(f"run.json is not a {RUN_KIND} document", path=path)
+    if document.get("kind") != kind:
+        raise InputError(f"run.json is not a {kind} document", path=path)
     options = {str(k): str(v) for k, v in document["agent"]["options"].items()}
     options.update(overrides)
     hidden = sorted(key for key, value in options.items() if REDACTED in value)
@@ -291,11 +337,16 @@ def resume_request(run: Path, overrides: Mapping[str, str]) -> RecordRequest:
 def resume_run(run: Path, overrides: Mapping[str, str]) -> dict[str, int]:
     """Finish the pending samples of ``run``; the dataset must still have its revision."""
     request = resume_request(run, overrides)
-    document = json.loads((run / RUN_FILE).read_text(encoding="utf-8"))
     dataset = load_dataset(request.dataset_root)
-    if dataset.revision != document["dataset"]["revision"]:
-        raise InputError(f"the dataset at {request.dataset_root} has revision "
-                         f"{dataset.revision[:16]}, the run recorded "
-                         f"{document['dataset']['revision'][:16]}", path=run / RUN_FILE)
+    check_revision(run, request, dataset.revision)
     check_agent(request.agent, request.options, request.sample_ids[0])
-    return execute(run, request, dataset)
+    return execute(run, request, dataset_sessions(dataset, request.sample_ids))
+
+
+def check_revision(run: Path, request: RecordRequest, revision: str) -> None:
+    """Resuming needs the dataset the run recorded: the same computed revision."""
+    document = json.loads((run / RUN_FILE).read_text(encoding="utf-8"))
+    if revision != document["dataset"]["revision"]:
+        raise InputError(f"the dataset at {request.dataset_root} has revision "
+                         f"{revision[:16]}, the run recorded "
+                         f"{document['dataset']['revision'][:16]}", path=run / RUN_FILE)

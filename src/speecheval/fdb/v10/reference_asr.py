@@ -59,6 +59,7 @@ class AsrJob:
     """One output.wav to transcribe, with what the manifest says it must be."""
 
     sample_id: str
+    """The job's name (in errors and as its key in the index file)."""
     wav: Path
     output: Path
     expected_sha256: str
@@ -229,32 +230,50 @@ def reference_asr(tree: Path, *, workers: int = 1,
     any sample is transcribed; that recogniser's identity goes into asr.json.
     """
     jobs = plan_jobs(tree)
+    identity, transcripts, retries = transcribe_jobs(jobs, workers, factory)
+    identity["interruption_cut"] = CUT_RULE
+    asr_path = tree_file(tree, ASR_FILE)
+    write_transcripts(jobs, transcripts, asr_path, {
+        "kind": ASR_KIND, "schema_version": SCHEMA_VERSION,
+        "speecheval_version": __version__, "asr": identity})
+    return AsrRun(asr_path=asr_path,
+                  transcripts={job.sample_id: t for job, t in zip(jobs, transcripts,
+                                                                   strict=True)},
+                  retries=retries)
+
+
+def transcribe_jobs(jobs: Sequence[AsrJob], workers: int, factory: Callable[[], Recogniser]
+                    ) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+    """The recogniser's identity, every job's transcript (in order) and the retries.
+
+    ``factory`` is called here first, so a backend that cannot start stops the run before
+    any job; if the backend fails on any job, :class:`AsrFailed` names them all.
+    """
     recogniser = factory()
     results = _transcribe_all(jobs, workers, factory, recogniser)
     failures = [r for r in results if r.transcript is None]
     if failures:
         raise AsrFailed(failures, len(results))
     transcripts = [r.transcript for r in results if r.transcript is not None]
-    identity = dict(recogniser.identity())
-    identity["interruption_cut"] = CUT_RULE
+    return dict(recogniser.identity()), transcripts, sum(r.retries for r in results)
+
+
+def write_transcripts(jobs: Sequence[AsrJob], transcripts: Sequence[dict[str, Any]],
+                      index_path: Path, index: dict[str, Any]) -> None:
+    """Write each job's transcript to its output, then ``index`` (with ``transcripts``:
+    each job's name -> the SHA-256 of its file) to ``index_path``, last; on any failure
+    the transcripts already written are removed again."""
     written: list[Path] = []
     hashes: dict[str, str] = {}
-    asr_path = tree_file(tree, ASR_FILE)
     try:
         for job, transcript in zip(jobs, transcripts, strict=True):
             text = canonical_json.dumps(transcript)
             atomic_write_text(job.output, text)
             written.append(job.output)
             hashes[job.sample_id] = sha256_bytes(text.encode("utf-8"))
-        atomic_write_text(asr_path, canonical_json.dumps({
-            "kind": ASR_KIND, "schema_version": SCHEMA_VERSION,
-            "speecheval_version": __version__, "asr": identity, "transcripts": hashes}))
+        atomic_write_text(index_path, canonical_json.dumps({**index, "transcripts": hashes}))
     except BaseException:
         for path in written:
             with contextlib.suppress(OSError):
                 path.unlink()
         raise
-    return AsrRun(asr_path=asr_path,
-                  transcripts={job.sample_id: t for job, t in zip(jobs, transcripts,
-                                                                   strict=True)},
-                  retries=sum(r.retries for r in results))

@@ -12,6 +12,9 @@ from typing import Any
 
 import click
 
+from ..v10.cli_recogniser import recogniser_options
+from ..v10.cli_record import record_or_resume, session_options
+
 
 @click.group()
 def fdb15() -> None:
@@ -217,3 +220,83 @@ def report_command(scored: tuple[Path, ...], trees: tuple[Path, ...], out: Path)
                                                                 strict=True))]
     atomic_write_text(out, render_page(build_page(systems, out.parent)))
     click.echo(f"wrote {out}")
+
+@fdb15.command("record")
+@click.option("--dataset-root", "--dataset", "root",
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Folder holding the v1.5 scenario folders (official layout).")
+@click.option("--scenario", "scenarios", multiple=True,
+              help="Only this scenario (repeatable).")
+@click.option("--sample-id", "sample_ids", multiple=True, metavar="SCENARIO/ID",
+              help="Only this sample (repeatable).")
+@click.option("--max-per-scenario", type=click.IntRange(min=1), default=None)
+@session_options
+def record_command(root: Path | None, scenarios: tuple[str, ...], sample_ids: tuple[str, ...],
+                   max_per_scenario: int | None, **shared: Any) -> None:
+    """Record an agent on every selected pair: input.wav and clean_input.wav, each in its
+    own session (the session id, <scenario>/<id>/input or <scenario>/<id>/clean_input,
+    goes into {sample_id}); exit 3 when a session failed because of the system."""
+    from .dataset import Dataset, load_dataset
+    from .record import resume_run, select, start_run
+
+    def selection() -> tuple[Dataset, tuple[str, ...]]:
+        assert root is not None
+        dataset = load_dataset(root)
+        return dataset, tuple(select(dataset, scenarios=scenarios, sample_ids=sample_ids,
+                                     max_per_scenario=max_per_scenario))
+
+    record_or_resume(root, shared, select=selection, start=start_run, resume_run=resume_run,
+                     counted="sessions ")
+
+
+@fdb15.command("export")
+@click.argument("runs", nargs=-1, required=True,
+                type=click.Path(path_type=Path, file_okay=False))
+@click.option("--dataset-root", "--dataset", "root", default=None,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="The dataset the runs recorded [default: the root in the first run.json]; "
+                   "its file hashes are checked.")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
+              help="New directory for the v1.5 tree.")
+def export_command(runs: tuple[Path, ...], root: Path | None, out: Path) -> None:
+    """Play out record runs (several: shards merge) into a v1.5 tree with output.wav and
+    clean_output.wav per eligible pair."""
+    from ..v10.export import load_run
+    from .export import export_tree
+    from .record import RUN_KIND
+
+    dataset_root = root if root is not None else Path(
+        load_run(runs[0], RUN_KIND).document["dataset"]["root"])
+    counts = export_tree(list(runs), dataset_root, out)
+    click.echo(f"wrote {out}: {counts['pairs']} pairs, {counts['eligible']} eligible, "
+               f"{counts['ineligible']} ineligible"
+               + (f", {counts['unlisted']} unlisted (not usable in the dataset)"
+                  if counts["unlisted"] else ""))
+
+
+@fdb15.command("asr")
+@click.option("--tree", "tree", required=True, type=click.Path(path_type=Path, file_okay=False),
+              help="A tree written by fdb15 export.")
+@click.option("--inputs/--no-inputs", default=True, show_default=True,
+              help="Also transcribe input.wav and clean_input.wav (eval_behavior.py reads "
+                   "input.json and clean_input.json).")
+@recogniser_options
+def asr_command(tree: Path, inputs: bool, backend: str, jobs: int | None, nemo: Path | None,
+                nemo_sha256: str | None, nemo_device: str | None, base_url: str | None,
+                model: str | None, api_key_env: str | None,
+                max_attempts: int | None) -> None:
+    """Transcribe both replies of every eligible pair (whole, word-timed) into
+    output.json and clean_output.json, and write asr.json (exit 3, nothing written, if
+    the backend fails on any file)."""
+    from ..v10.cli_recogniser import recogniser_choice
+    from .asr import transcribe_tree
+
+    factory, workers = recogniser_choice(backend, jobs, nemo, nemo_sha256, nemo_device,
+                                         base_url, model, api_key_env, max_attempts)
+    started = time.perf_counter()
+    asr_path, transcripts, retries = transcribe_tree(tree, workers=workers, factory=factory,
+                                                     inputs=inputs)
+    words = sum(len(t["chunks"]) for t in transcripts.values())
+    retried = f", {retries} requests retried" if backend == "openai-compatible" else ""
+    click.echo(f"transcribed {len(transcripts)} files ({words} words) with {backend}{retried}")
+    click.echo(f"wrote {asr_path} in {time.perf_counter() - started:.1f} s")
