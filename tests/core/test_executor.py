@@ -83,3 +83,12 @@ def test_make_executor_follows_the_options() -> None:
         make_executor("local", ray_address="127.0.0.1:6379")
     with pytest.raises(InputError, match="--executor must be one of local, ray"):
         make_executor("dask")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_error_named_in_stop_on_stops_the_run(jobs: int) -> None:
+    ran: list[int] = []
+    with pytest.raises(ValueError, match="item 3 is bad"):
+        LocalExecutor(jobs).map(items.fail_on_three, list(range(3, 40)), stop_on=(ValueError,),
+                                advance=lambda units=1: ran.append(units))
+    assert len(ran) < 37  # the items after the bad first one were not all run

@@ -21,6 +21,9 @@ means (bad input stops it, a system fault is recorded). A worker process that di
 running an item (killed, out of memory, a crash in native code) has that item run again,
 up to ``max_attempts`` times in all, and then the item's error is :class:`WorkerDied`. A
 ``cancel`` event stops the run early: the items not yet finished get :class:`Cancelled`.
+An error of a kind listed in ``stop_on`` (bad input, say) stops the run at once and is
+raised: the first such error to finish, which with several workers need not be the first
+in item order.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ from .progress import Advance
 
 T = TypeVar("T")
 R = TypeVar("R")
+StopOn = tuple[type[Exception], ...]
+"""Kinds of item error that stop the whole run (see the module docstring)."""
 
 EXECUTORS = ("local", "ray")
 MAX_ATTEMPTS = 3
@@ -94,14 +99,17 @@ class Executor(ABC):
 
     def map(self, fn: Callable[[T], R], items: Sequence[T], *,
             setup: Callable[[], None] | None = None, advance: Advance = _do_nothing,
-            cancel: threading.Event | None = None) -> list[ItemResult[R]]:
+            cancel: threading.Event | None = None, stop_on: StopOn = ()
+            ) -> list[ItemResult[R]]:
         """Every item's result, in item order (see :meth:`results`)."""
-        return list(self.results(fn, items, setup=setup, advance=advance, cancel=cancel))
+        return list(self.results(fn, items, setup=setup, advance=advance, cancel=cancel,
+                                 stop_on=stop_on))
 
     @abstractmethod
     def results(self, fn: Callable[[T], R], items: Sequence[T], *,
                 setup: Callable[[], None] | None = None, advance: Advance = _do_nothing,
-                cancel: threading.Event | None = None) -> Iterator[ItemResult[R]]:
+                cancel: threading.Event | None = None, stop_on: StopOn = ()
+                ) -> Iterator[ItemResult[R]]:
         """Yield each item's result in item order, as soon as it and those before it are
         done; ``advance()`` is called once per finished item, in completion order.
 
@@ -109,6 +117,13 @@ class Executor(ABC):
         model, say); work that runs in this process does not call it, since this process
         is the one the caller has already prepared.
         """
+
+
+def _checked(result: ItemResult[R], stop_on: StopOn) -> ItemResult[R]:
+    """``result``, unless its error is one that stops the run: then that error is raised."""
+    if stop_on and isinstance(result.error, stop_on):
+        raise result.error
+    return result
 
 
 def default_jobs() -> int:
@@ -141,12 +156,13 @@ class LocalExecutor(Executor):
 
     def results(self, fn: Callable[[T], R], items: Sequence[T], *,
                 setup: Callable[[], None] | None = None, advance: Advance = _do_nothing,
-                cancel: threading.Event | None = None) -> Iterator[ItemResult[R]]:
+                cancel: threading.Event | None = None, stop_on: StopOn = ()
+                ) -> Iterator[ItemResult[R]]:
         if self.jobs <= 1 or len(items) <= 1:
-            yield from _in_this_process(fn, items, advance, cancel)
+            yield from _in_this_process(fn, items, advance, cancel, stop_on)
         else:
             yield from _PoolRun(fn, items, setup, self.jobs, self.max_attempts, advance,
-                                cancel).results()
+                                cancel, stop_on).results()
 
 
 def _outcome(fn: Callable[[T], R], item: T) -> ItemResult[R]:
@@ -157,12 +173,13 @@ def _outcome(fn: Callable[[T], R], item: T) -> ItemResult[R]:
 
 
 def _in_this_process(fn: Callable[[T], R], items: Sequence[T], advance: Advance,
-                     cancel: threading.Event | None) -> Iterator[ItemResult[R]]:
+                     cancel: threading.Event | None, stop_on: StopOn
+                     ) -> Iterator[ItemResult[R]]:
     for item in items:
         if cancel is not None and cancel.is_set():
             yield ItemResult(error=Cancelled())
             continue
-        result = _outcome(fn, item)
+        result = _checked(_outcome(fn, item), stop_on)
         advance()
         yield result
 
@@ -195,10 +212,10 @@ class _PoolRun(Generic[T, R]):
 
     def __init__(self, fn: Callable[[T], R], items: Sequence[T],
                  setup: Callable[[], None] | None, jobs: int, max_attempts: int,
-                 advance: Advance, cancel: threading.Event | None) -> None:
+                 advance: Advance, cancel: threading.Event | None, stop_on: StopOn) -> None:
         self.fn, self.items, self.setup = fn, items, setup
         self.jobs, self.max_attempts = jobs, max_attempts
-        self.advance, self.cancel = advance, cancel
+        self.advance, self.cancel, self.stop_on = advance, cancel, stop_on
         self.done: dict[int, ItemResult[R]] = {}
         self.deaths: dict[int, int] = {}
 
@@ -223,7 +240,7 @@ class _PoolRun(Generic[T, R]):
         return self.cancel is not None and self.cancel.is_set()
 
     def _record(self, index: int, result: ItemResult[R]) -> None:
-        self.done[index] = result
+        self.done[index] = _checked(result, self.stop_on)
         self.advance()
 
     def _pool_round(self, indices: list[int], suspects: list[int],
@@ -315,7 +332,8 @@ class RayExecutor(Executor):
 
     def results(self, fn: Callable[[T], R], items: Sequence[T], *,
                 setup: Callable[[], None] | None = None, advance: Advance = _do_nothing,
-                cancel: threading.Event | None = None) -> Iterator[ItemResult[R]]:
+                cancel: threading.Event | None = None, stop_on: StopOn = ()
+                ) -> Iterator[ItemResult[R]]:
         ray = _import_ray()
         owned = not ray.is_initialized()
         if owned:
@@ -327,7 +345,7 @@ class RayExecutor(Executor):
             payload = ray.put((fn, setup))
             run_id = uuid.uuid4().hex
             refs = [task.remote(run_id, payload, item) for item in items]
-            yield from self._collect(ray, refs, advance, cancel)
+            yield from self._collect(ray, refs, advance, cancel, stop_on)
         finally:
             for ref in refs:
                 ray.cancel(ref, force=True)
@@ -348,7 +366,7 @@ class RayExecutor(Executor):
                              f"{str(error).splitlines()[0]}") from error
 
     def _collect(self, ray: Any, refs: list[Any], advance: Advance,
-                 cancel: threading.Event | None) -> Iterator[ItemResult[R]]:
+                 cancel: threading.Event | None, stop_on: StopOn) -> Iterator[ItemResult[R]]:
         position = {ref: index for index, ref in enumerate(refs)}
         done: dict[int, ItemResult[R]] = {}
         waiting = list(refs)
@@ -360,7 +378,7 @@ class RayExecutor(Executor):
                 break
             finished, waiting = ray.wait(waiting, num_returns=1, timeout=0.2)
             for ref in finished:
-                done[position[ref]] = self._outcome(ray, ref)
+                done[position[ref]] = _checked(self._outcome(ray, ref), stop_on)
                 advance()
             while following in done:
                 yield done.pop(following)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ...cli_executor import executor_options
 from ...core.errors import InputError
 from .speech import default_jobs
 
@@ -52,28 +53,32 @@ _BACKEND_OPTIONS = {
 @click.option("--max-attempts", type=click.IntRange(min=1), default=None,
               help="openai-compatible: times one request is sent at most [default: 4]; "
                    "429, 5xx and connection errors are retried with backoff.")
+@executor_options
 def reference_asr_command(tree: Path, backend: str, jobs: int | None, nemo: Path | None,
                           nemo_sha256: str | None, nemo_device: str | None,
                           base_url: str | None, model: str | None, api_key_env: str | None,
-                          max_attempts: int | None) -> None:
+                          max_attempts: int | None, executor: str,
+                          ray_address: str | None) -> None:
     """Transcribe every eligible sample into output.json and write asr.json.
 
     Interruption samples are cut at R before transcribing and R is added back to every
     time, as the official get_transcript/asr.py does. A tree that already has asr.json
     is refused. If the backend fails on any sample, nothing is written (exit 3).
     """
+    from ...core.executor import make_executor
     from .reference_asr import reference_asr
 
     options = {"--nemo": nemo, "--nemo-sha256": nemo_sha256, "--nemo-device": nemo_device,
                "--base-url": base_url, "--model": model, "--api-key-env": api_key_env,
                "--max-attempts": max_attempts}
     factory = _backend_factory(backend, {k: v for k, v in options.items() if v is not None})
-    if backend == "parakeet" and (jobs or 1) > 1:
+    if backend == "parakeet" and ((jobs or 1) > 1 or executor != "local"):
         raise InputError("--backend parakeet runs one model in this process; leave out --jobs "
-                         "or give --jobs 1")
+                         "and --executor, or give --jobs 1")
     started = time.perf_counter()
-    run = reference_asr(tree, workers=jobs or (1 if backend == "parakeet" else default_jobs()),
-                        factory=factory)
+    chosen = make_executor(executor, jobs=1 if backend == "parakeet" else jobs,
+                           ray_address=ray_address)
+    run = reference_asr(tree, executor=chosen, factory=factory)
     words = sum(len(t["chunks"]) for t in run.transcripts.values())
     retried = f", {run.retries} requests retried" if backend == "openai-compatible" else ""
     click.echo(f"transcribed {len(run.transcripts)} samples ({words} words) with "
