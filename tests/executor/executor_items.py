@@ -7,7 +7,7 @@ import os
 import signal
 from pathlib import Path
 
-_prepared_with: str | None = None
+TAG = "SPEECHEVAL_EXECUTOR_TEST_TAG"
 
 
 def square(x: int) -> int:
@@ -21,13 +21,13 @@ def fail_on_three(x: int) -> int:
 
 
 def prepare(tag: str) -> None:
-    """A worker setup: remembered by the process, read back by :func:`tagged`."""
-    global _prepared_with
-    _prepared_with = tag
+    """A worker setup: remembered by the process (in its environment, which a function
+    sent by value to Ray shares with the process), read back by :func:`tagged`."""
+    os.environ[TAG] = tag
 
 
 def tagged(x: int) -> str:
-    return f"{_prepared_with}:{x}"
+    return f"{os.environ.get(TAG)}:{x}"
 
 
 def die_once(item: tuple[str, int]) -> int:

@@ -35,10 +35,10 @@ def test_progress_is_called_once_per_item() -> None:
     assert calls == [1] * 7
 
 
-def test_setup_runs_in_worker_processes_not_here() -> None:
+def test_setup_runs_in_worker_processes_not_here(monkeypatch: pytest.MonkeyPatch) -> None:
     from functools import partial
 
-    items.prepare("driver")
+    monkeypatch.setenv(items.TAG, "driver")
     pooled = LocalExecutor(2).map(items.tagged, [1, 2, 3], setup=partial(items.prepare, "w"))
     assert [r.get() for r in pooled] == ["w:1", "w:2", "w:3"]
     here = LocalExecutor(1).map(items.tagged, [1], setup=partial(items.prepare, "w"))
