@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from ...cli_executor import executor_options
+from ...core.executor import default_jobs
 from ...core.output import refuse_existing
 from .cli_build import build_tree
 from .cli_dataset import build_dataset_command, check_dataset_command
@@ -17,7 +19,6 @@ from .console import render
 from .outputs import write_unified
 from .reference_column import load_reference_column
 from .scoring import score_tree
-from .speech import default_jobs
 
 
 @click.group()
@@ -48,9 +49,11 @@ fdb10.add_command(demo_command)
 @click.option("--vad-cache", "vad_cache", metavar="DIR|off", default=None,
               help="Folder of cached VAD results, or off [default: $SPEECHEVAL_VAD_CACHE, "
                    "else $XDG_CACHE_HOME/speecheval/vad, else ~/.cache/speecheval/vad].")
+@executor_options
 def unified_score(tree: Path, out: Path | None, jobs: int | None,
-                  vad_cache: str | None) -> None:
+                  vad_cache: str | None, executor: str, ray_address: str | None) -> None:
     """Score a reference tree with the unified turn-taking metrics (fdb-v1.0-unified-4)."""
+    from ...core.executor import make_executor
     from ...vad.cache import resolve_cache_dir
 
     destination = refuse_existing(out if out is not None else tree / "unified")
@@ -59,7 +62,8 @@ def unified_score(tree: Path, out: Path | None, jobs: int | None,
     command = ["speecheval", "fdb10", "unified-score", "--tree", str(tree), "--out",
                str(destination)] + ([] if jobs is None else ["--jobs", str(jobs)])
     result = score_tree(tree, workers=jobs or default_jobs(), command=command,
-                        vad_cache=resolve_cache_dir(vad_cache))
+                        vad_cache=resolve_cache_dir(vad_cache),
+                        executor=make_executor(executor, jobs=jobs, ray_address=ray_address))
     reference, note = load_reference_column(tree, result.manifest.sha256, result.asr.sha256)
     write_unified(result, destination)
     click.echo(render(result.summary, reference, note), nl=False)

@@ -11,7 +11,7 @@ import click
 
 from ...cli_executor import executor_options
 from ...core.errors import InputError
-from .speech import default_jobs
+from ...core.executor import default_jobs
 
 if TYPE_CHECKING:
     from ...asr.base import Recogniser

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...core.executor import Executor
 from ...core.progress import progress
 from ...core.provenance import Provenance, collect_provenance
 from ...core.results import Result
@@ -166,7 +167,8 @@ def score_sample(sample: LoadedSample, segments: Spans) -> SampleScore:
 
 
 def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = None,
-               vad_cache: Path | None = None) -> UnifiedResult:
+               vad_cache: Path | None = None, executor: Executor | None = None
+               ) -> UnifiedResult:
     """Score a reference tree; raises InputError (exit 2) on the first failed check.
 
     ``command`` is the command line recorded in the provenance record (by default the
@@ -174,12 +176,13 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
     cache). The provenance records whether a cache was on (``settings.vad_cache``), not
     its folder or its hits: an entry is keyed by everything that decides its segments,
     so a warm run writes the same bytes as a cold one (``UnifiedResult.vad_cache`` has
-    the counts, which the command prints).
+    the counts, which the command prints). ``executor`` runs Silero on the cache misses
+    (default: ``workers`` local processes).
     """
     timings = Timings()
     started = time.perf_counter()
     manifest = load_manifest(tree)
-    with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers) as speech:
+    with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers, executor) as speech:
         # the VAD cache hits are verified in the background while the samples load
         asr = load_asr(tree)
         loaded = load_samples(tree, manifest, asr)

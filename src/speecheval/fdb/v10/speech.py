@@ -20,16 +20,16 @@ what it did is counted in :class:`CacheUse`.
 from __future__ import annotations
 
 import io
-import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from ...core.audio import Audio, read_mono
 from ...core.errors import InputError
+from ...core.executor import Executor, LocalExecutor
 from ...core.hashing import sha256_bytes, sha256_file
 from ...core.progress import Advance
 from ...core.timebase import to_us
@@ -225,12 +225,6 @@ def _segment_end(end_us: int, file_end_us: int, duration_us: int) -> int:
     return duration_us if end_us >= file_end_us else min(end_us, duration_us)
 
 
-def default_jobs() -> int:
-    """Worker processes to use: one per available core."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-        os.cpu_count() or 1)
-
-
 def segment_files(jobs: Sequence[SpeechJob], workers: int, advance: Advance) -> list[Spans]:
     """Segments of every job, in order; ``workers`` <= 1 runs in this process."""
     return [item.spans for item in segment_jobs(jobs, workers, advance)]
@@ -257,9 +251,12 @@ class SpeechRun:
     running ones.
     """
 
-    def __init__(self, jobs: Sequence[SpeechJob], workers: int) -> None:
+    def __init__(self, jobs: Sequence[SpeechJob], workers: int,
+                 executor: Executor | None = None) -> None:
         self.jobs = list(jobs)
         self.workers = workers
+        self.executor = executor or LocalExecutor(workers)
+        """Where the model segments the cache misses (default: ``workers`` processes)."""
         self._looked = [_look_up(job) for job in self.jobs]
         hits = [(i, entry) for i, (_, entry) in enumerate(self._looked) if entry is not None]
         self._threads = ThreadPoolExecutor(max_workers=max(1, workers - 1)) if hits else None
@@ -283,23 +280,17 @@ class SpeechRun:
             advance()
         rest = [i for i in range(len(self.jobs)) if i not in self._hits]
         segmented = _in_processes([(self.jobs[i], self._looked[i][0]) for i in rest],
-                                  self.workers)
+                                  self.executor)
         for i, item in zip(rest, segmented, strict=True):
             found[i] = item
             advance()
         return [found[i] for i in range(len(self.jobs))]
 
 
-def _in_processes(work: list[tuple[SpeechJob, Lookup | None]], workers: int
+def _in_processes(work: list[tuple[SpeechJob, Lookup | None]], executor: Executor
                   ) -> Iterator[Segmented]:
-    """:func:`_segment_uncached` on every item, in order, in up to ``workers`` processes
-    (none is started when there is nothing to segment)."""
-    if workers <= 1 or len(work) <= 1:
-        yield from map(_segment_uncached, work)
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(_segment_uncached, work,
-                            chunksize=max(1, len(work) // (4 * workers)))
+    """:func:`_segment_uncached` on every item, in order, on ``executor``."""
+    return (result.get() for result in executor.results(_segment_uncached, work))
 
 
 def vad_identity() -> dict[str, object]:
