@@ -275,7 +275,9 @@ def test_a_warm_run_starts_no_worker_and_hashes_each_file_once(
         def __init__(self, *args: object, **kwargs: object) -> None:
             raise AssertionError("a warm run started a worker process")
 
-    monkeypatch.setattr(speech, "ProcessPoolExecutor", NoProcesses)
+    from speecheval.core import executor  # the pool every batch command runs on
+
+    monkeypatch.setattr(executor, "ProcessPoolExecutor", NoProcesses)
     hashed.clear()
     warm = score_tree(tree, workers=2, vad_cache=folder)
     assert warm.vad_cache.lookups == {"hit": 3, "miss": 0, "corrupt": 0}
