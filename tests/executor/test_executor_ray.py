@@ -109,3 +109,8 @@ def test_transcripts_score_same_bytes_on_ray(cluster: str, tmp_path: Path,
         timeout=120)
     assert done.returncode == 0, done.stderr
     _same_files(*(tmp_path / name / "run" for name in (*runs, "address")))
+
+
+def test_an_error_named_in_stop_on_stops_the_run(cluster: str) -> None:
+    with pytest.raises(ValueError, match="item 3 is bad"):
+        RayExecutor().map(items.fail_on_three, list(range(3, 40)), stop_on=(ValueError,))

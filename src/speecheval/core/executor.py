@@ -338,17 +338,18 @@ class RayExecutor(Executor):
         owned = not ray.is_initialized()
         if owned:
             self._connect(ray)
-        refs: list[Any] = []
+        unfinished: set[Any] = set()
         try:
             task = ray.remote(_ray_item).options(max_retries=self.max_attempts - 1,
                                                  retry_exceptions=False)
             payload = ray.put((fn, setup))
             run_id = uuid.uuid4().hex
             refs = [task.remote(run_id, payload, item) for item in items]
-            yield from self._collect(ray, refs, advance, cancel, stop_on)
+            unfinished.update(refs)
+            yield from self._collect(ray, refs, unfinished, advance, cancel, stop_on)
         finally:
-            for ref in refs:
-                ray.cancel(ref, force=True)
+            for ref in unfinished:  # cancelled, stopped by an error, or abandoned
+                ray.cancel(ref)
             if owned:
                 ray.shutdown()
 
@@ -365,8 +366,9 @@ class RayExecutor(Executor):
                              f"{self.address or os.environ.get('RAY_ADDRESS')}: "
                              f"{str(error).splitlines()[0]}") from error
 
-    def _collect(self, ray: Any, refs: list[Any], advance: Advance,
+    def _collect(self, ray: Any, refs: list[Any], unfinished: set[Any], advance: Advance,
                  cancel: threading.Event | None, stop_on: StopOn) -> Iterator[ItemResult[R]]:
+        """Results in item order as the tasks finish; ``unfinished`` is kept up to date."""
         position = {ref: index for index, ref in enumerate(refs)}
         done: dict[int, ItemResult[R]] = {}
         waiting = list(refs)
@@ -378,6 +380,7 @@ class RayExecutor(Executor):
                 break
             finished, waiting = ray.wait(waiting, num_returns=1, timeout=0.2)
             for ref in finished:
+                unfinished.discard(ref)
                 done[position[ref]] = _checked(self._outcome(ray, ref), stop_on)
                 advance()
             while following in done:
