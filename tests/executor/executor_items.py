@@ -44,3 +44,8 @@ def die_always_on_two(x: int) -> int:
     if x == 2:
         os.kill(os.getpid(), signal.SIGKILL)
     return x * 10
+
+
+def die_in_setup() -> None:
+    """A worker setup that kills its process before any item can start."""
+    os.kill(os.getpid(), signal.SIGKILL)

@@ -92,3 +92,10 @@ def test_an_error_named_in_stop_on_stops_the_run(jobs: int) -> None:
         LocalExecutor(jobs).map(items.fail_on_three, list(range(3, 40)), stop_on=(ValueError,),
                                 advance=lambda units=1: ran.append(units))
     assert len(ran) < 37  # the items after the bad first one were not all run
+
+
+def test_workers_that_die_in_setup_fail_every_item_after_the_attempts() -> None:
+    results = LocalExecutor(2, max_attempts=2).map(items.square, [1, 2, 3],
+                                                   setup=items.die_in_setup)
+    assert [str(r.error) for r in results] == [
+        "the worker process died while running this item (2 attempts)"] * 3

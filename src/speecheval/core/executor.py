@@ -95,8 +95,6 @@ def _do_nothing(units: int = 1) -> None:
 class Executor(ABC):
     """Runs a function over work items; see the module docstring for the contract."""
 
-    name: str
-
     def map(self, fn: Callable[[T], R], items: Sequence[T], *,
             setup: Callable[[], None] | None = None, advance: Advance = _do_nothing,
             cancel: threading.Event | None = None, stop_on: StopOn = ()
@@ -147,8 +145,6 @@ def make_executor(kind: str = "local", *, jobs: int | None = None,
 
 class LocalExecutor(Executor):
     """Items in this process (``jobs`` 1, or a single item), else in a process pool."""
-
-    name = "local"
 
     def __init__(self, jobs: int = 1, *, max_attempts: int = MAX_ATTEMPTS) -> None:
         self.jobs = jobs
@@ -222,6 +218,7 @@ class _PoolRun(Generic[T, R]):
     def results(self) -> Iterator[ItemResult[R]]:
         pending = list(range(len(self.items)))
         following = 0
+        stalled = 0
         while pending:
             suspects: list[int] = []
             never_started: list[int] = []
@@ -231,6 +228,13 @@ class _PoolRun(Generic[T, R]):
                     following += 1
             for index in suspects:
                 self._alone(index)
+            # a pool whose workers die before any item starts (in setup, say) is
+            # started again at most max_attempts times
+            stalled = stalled + 1 if len(never_started) == len(pending) else 0
+            if stalled >= self.max_attempts:
+                for index in never_started:
+                    self._record(index, ItemResult(error=WorkerDied(stalled)))
+                never_started = []
             pending = never_started
         while following in self.done:
             yield self.done.pop(following)
@@ -321,8 +325,6 @@ class RayExecutor(Executor):
     starts a private local cluster with ``num_cpus`` CPUs (default: all). A Ray
     connection already open in this process is used as it is and left open.
     """
-
-    name = "ray"
 
     def __init__(self, address: str | None = None, *, num_cpus: int | None = None,
                  max_attempts: int = MAX_ATTEMPTS) -> None:
