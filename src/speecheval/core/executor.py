@@ -235,7 +235,7 @@ class _PoolRun(Generic[T, R]):
                 for index in never_started:
                     self._record(index, ItemResult(error=WorkerDied(stalled)))
                 never_started = []
-            pending = never_started
+            pending = sorted(never_started)
         while following in self.done:
             yield self.done.pop(following)
             following += 1
@@ -256,8 +256,13 @@ class _PoolRun(Generic[T, R]):
         with ProcessPoolExecutor(max_workers=min(self.jobs, len(indices)),
                                  initializer=_start_worker,
                                  initargs=(started, self.setup)) as pool:
-            futures: dict[Future[R], int] = {
-                pool.submit(_run_marked, self.fn, self.items[i], i): i for i in indices}
+            futures: dict[Future[R], int] = {}
+            for position, i in enumerate(indices):
+                try:
+                    futures[pool.submit(_run_marked, self.fn, self.items[i], i)] = i
+                except BrokenProcessPool:  # a worker died already: submit the rest later
+                    never_started.extend(indices[position:])
+                    break
             waiting = set(futures)
             try:
                 while waiting:
