@@ -20,10 +20,10 @@ $(RUNTIME_STAMP): pyproject.toml
 	touch $@
 
 # On top of the runtime: pytest, ruff, mypy, jiwer, meeteval, pyannote.metrics,
-# voicebench, the CPU torch build of the Silero parity tests and fdb15's prosody and
-# offline-judge packages.
+# voicebench, the CPU torch build of the Silero parity tests, fdb15's prosody and
+# offline-judge packages and Ray (the executor tests start a local Ray cluster).
 $(TEST_STAMP): $(RUNTIME_STAMP)
-	$(BIN)/pip install --quiet -e '.[dev,test,parity,fdb15]'
+	$(BIN)/pip install --quiet -e '.[dev,test,parity,fdb15,ray]'
 	touch $@
 
 setup: $(RUNTIME_STAMP)

@@ -28,9 +28,9 @@ from pathlib import Path
 
 from speecheval.asr.base import SAMPLE_RATE
 from speecheval.core.audio import audio_info, read_mono, resample
+from speecheval.core.executor import LocalExecutor, default_jobs
 from speecheval.fdb.v10.builder import build_mini_tree, build_scale_tree
 from speecheval.fdb.v10.reference_asr import AsrJob, plan_jobs, reference_asr
-from speecheval.fdb.v10.speech import default_jobs
 
 
 def cpu_seconds() -> float:
@@ -84,7 +84,7 @@ def main() -> None:
             audio_s += info.n_samples / info.rate - job.offset_s
         jobs = plan_jobs(tree)
         cpu_before, started = cpu_seconds(), time.perf_counter()
-        run = reference_asr(tree, workers=args.jobs)
+        run = reference_asr(tree, executor=LocalExecutor(args.jobs))
         wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu_before
         peer = None if args.no_peer else plain_faster_whisper_cpu_s(jobs)
     print(f"{len(run.transcripts)} samples, {audio_s:.1f} s of audio transcribed, "

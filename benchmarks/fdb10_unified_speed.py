@@ -35,11 +35,12 @@ from pathlib import Path
 
 import numpy as np
 
+from speecheval.core.executor import default_jobs
 from speecheval.core.stats import bootstrap_quantile, quantile_rank, resample_indices
 from speecheval.fdb.v10.builder import build_scale_tree
 from speecheval.fdb.v10.outputs import write_unified
 from speecheval.fdb.v10.scoring import UnifiedResult, score_tree
-from speecheval.fdb.v10.speech import SpeechJob, default_jobs, segment_files
+from speecheval.fdb.v10.speech import SpeechJob, segment_files
 from speecheval.fdb.v10.tree import OUTPUT_WAV, USER_INTERRUPTION, load_manifest
 
 SILERO_FILES = 24

@@ -28,7 +28,7 @@ FIXTURES = SHARED / "fixtures"
 EXTERNAL_PREREQUISITES = (
     "espeak-ng", "md-eval", "perl", "../shared", "fixtures",
     "torch", "silero-vad", "voicebench", "jiwer", "meeteval", "pyannote", "packaging",
-    "dotenv", "openai", "Chromium", "CJK font", "/proc",
+    "dotenv", "openai", "Chromium", "CJK font", "/proc", "ray",
 )
 
 
@@ -94,3 +94,21 @@ def _private_vad_cache(tmp_path_factory: pytest.TempPathFactory) -> Generator[No
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SPEECHEVAL_VAD_CACHE", str(tmp_path_factory.mktemp("vad-cache")))
         yield
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Generator[str]:
+    """One private Ray cluster for the whole run, started by the first test that asks:
+    2 CPUs on 127.0.0.1, a small object store; yields its address (host:port). Tests
+    in this process use it directly; another process joins it with ``--ray-address``
+    and ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` (else Ray swaps 127.0.0.1 for the
+    machine's address). Skipped only where ray cannot be imported."""
+    ray = pytest.importorskip("ray", reason="ray is not installed (pip install "
+                                            "'speecheval[ray]')")
+    context = ray.init(num_cpus=2, object_store_memory=80_000_000, include_dashboard=False,
+                       _node_ip_address="127.0.0.1", log_to_driver=False,
+                       logging_level="WARNING")
+    try:
+        yield str(context.address_info["gcs_address"])
+    finally:
+        ray.shutdown()

@@ -29,7 +29,8 @@ def hand_segments(monkeypatch: pytest.MonkeyPatch
         class FakeRun:
             """Stands in for ``speech.SpeechRun``: the table instead of files and Silero."""
 
-            def __init__(self, jobs: Sequence[scoring.SpeechJob], workers: int) -> None:
+            def __init__(self, jobs: Sequence[scoring.SpeechJob], workers: int,
+                         executor: object = None) -> None:
                 self.jobs = list(jobs)
 
             def __enter__(self) -> FakeRun:

@@ -16,6 +16,7 @@ import pytest
 from speecheval.asr.base import SAMPLE_RATE, TimedWord
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
+from speecheval.core.executor import LocalExecutor
 from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.builder import build_mini_tree
 from speecheval.fdb.v10.reference_asr import reference_asr
@@ -91,8 +92,8 @@ def test_interruption_audio_is_cut_at_r_and_r_added_back(tmp_path: Path) -> None
 def test_the_same_bytes_with_more_workers(tmp_path: Path) -> None:
     one, _ = untranscribed(tmp_path / "a")
     two, _ = untranscribed(tmp_path / "b")
-    reference_asr(one, factory=edge_words, workers=1)
-    reference_asr(two, factory=edge_words, workers=2)
+    reference_asr(one, factory=edge_words, executor=LocalExecutor(1))
+    reference_asr(two, factory=edge_words, executor=LocalExecutor(2))
     assert (one / "asr.json").read_bytes() == (two / "asr.json").read_bytes()
 
 

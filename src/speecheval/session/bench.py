@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from ..agents.base import VirtualClockAgent
 from ..agents.mock import MockAgent, MockOptionError, MockSettings
 from ..agents.redact import Redactor
 from ..core.errors import InputError
+from ..core.executor import Executor, LocalExecutor
 from ..core.progress import Advance
 from .metrics import SessionMetrics, analyze
 from .recording import SessionRecording
@@ -69,7 +74,8 @@ def merged_options(scenario: Scenario, name: str, cli: dict[str, Any]) -> dict[s
 
 def mock_factory(scenario: Scenario, options: dict[str, Any],
                  cli_keys: set[str]) -> Callable[[int], VirtualClockAgent]:
-    """Mock agents for session 0, 1, ...; session k uses seed ``seed + k``."""
+    """Mock agents for session 0, 1, ...; session k uses seed ``seed + k``. The factory
+    is a plain value, so it can be sent to worker processes with the sessions."""
     try:
         settings = MockSettings.from_options(options)
     except MockOptionError as exc:
@@ -78,24 +84,43 @@ def mock_factory(scenario: Scenario, options: dict[str, Any],
         line = scenario.agent.option_lines.get(exc.key, scenario.agent.line)
         raise InputError(f"adapter.options.{exc.key} (line {line}): {exc.problem}",
                          path=scenario.path) from exc
+    return MockMaker(dict(options), settings.seed)
 
-    def make(index: int) -> VirtualClockAgent:
-        return MockAgent(MockSettings.from_options({**options, "seed": settings.seed + index}))
 
-    return make
+@dataclass(frozen=True)
+class MockMaker:
+    """Makes the mock agent of session ``index`` (seed ``seed + index``)."""
+
+    options: dict[str, Any]
+    seed: int
+
+    def __call__(self, index: int) -> VirtualClockAgent:
+        return MockAgent(MockSettings.from_options({**self.options, "seed": self.seed + index}))
 
 
 def run_virtual_sessions(scenario: Scenario, make_agent: Callable[[int], VirtualClockAgent],
-                         repeat: int, advance: Advance | None = None) -> list[SessionRecording]:
-    """``repeat`` sessions on the virtual clock, the turn audio rendered once; ``advance``
-    (a progress bar) is called after each."""
+                         repeat: int, advance: Advance | None = None,
+                         executor: Executor | None = None) -> list[SessionRecording]:
+    """``repeat`` sessions on the virtual clock, the turn audio rendered once, run on
+    ``executor`` (default: one after another here; ``make_agent`` must then be picklable,
+    as :class:`MockMaker` is); recordings in session order. ``advance`` (a progress bar)
+    is called after each. An error in a session (bad agent options) is raised."""
     clips = render_turns(scenario)
-    recordings = []
-    for index in range(repeat):
-        recordings.append(run_virtual(scenario, clips, make_agent(index)))
-        if advance is not None:
-            advance()
-    return recordings
+    outcomes = (executor or LocalExecutor(1)).map(
+        partial(_virtual_session, scenario, clips, make_agent), list(range(repeat)),
+        advance=advance or _no_progress, stop_on=(InputError,))
+    return [outcome.get() for outcome in outcomes]
+
+
+def _virtual_session(scenario: Scenario, clips: list[NDArray[np.float32]],
+                     make_agent: Callable[[int], VirtualClockAgent],
+                     index: int) -> SessionRecording:
+    """Session ``index`` (a work item of :func:`run_virtual_sessions`)."""
+    return run_virtual(scenario, clips, make_agent(index))
+
+
+def _no_progress(units: int = 1) -> None:
+    """No progress bar."""
 
 
 def evaluate(scenario: Scenario, agent: str, options: dict[str, Any], clock: str,

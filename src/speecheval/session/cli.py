@@ -14,7 +14,9 @@ import click
 import yaml
 
 from ..agents.local.server import KINDS, PROTOCOLS, serve_until_cancelled
+from ..cli_executor import executor_options
 from ..core.errors import EXIT_CHECKS_FAILED, InputError, SpeechEvalError, SystemUnderTestError
+from ..core.executor import make_executor
 from ..core.output import check_new_output_dir
 from .bench import MOCK, RunResult, agent_name, mock_factory
 from .launch import RunRequest, run_sessions
@@ -80,19 +82,25 @@ def validate(scenarios: tuple[Path, ...]) -> None:
               help="Real clock: run up to this many of the -n sessions at once.")
 @click.option("--realtime", is_flag=True,
               help="Use the real clock (the agent must be a transport).")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Virtual clock: worker processes running the -n sessions; the output "
+                   "does not depend on it.")
+@executor_options
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="New run directory (must not exist).")
 def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], repeat: int,
-        url: str | None, concurrency: int, realtime: bool, out: Path) -> None:
+        url: str | None, concurrency: int, realtime: bool, jobs: int, executor: str,
+        ray_address: str | None, out: Path) -> None:
     """Run SCENARIO against an agent and write recordings and reports to --out."""
     check_new_output_dir(out)  # before the session: a live run cannot be repeated
+    chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
     scenario = load_scenario(scenario_path)
     if url is not None:
         option_pairs = (*option_pairs, f"url={url}")
     parsed, raw = parse_options(option_pairs)
     result = run_sessions(scenario, RunRequest(agent=agent, parsed=parsed, raw=raw,
                                                repeat=repeat, concurrency=concurrency,
-                                               realtime=realtime))
+                                               realtime=realtime, executor=chosen))
     name = result.agent
     write_run(result, out, _command(scenario_path, agent, repeat, realtime))
     _print_summary(result, out)
@@ -129,7 +137,8 @@ def mock_server(kind: str, protocol: str, host: str, port: int,
 def _command(scenario: Path, agent: str | None, repeat: int, realtime: bool) -> list[str]:
     """The command line for the provenance record. ``-o`` and ``--url`` are left out (they
     may hold credentials; their redacted values are in the record's settings), and so are
-    ``--out`` and ``--concurrency``, which change where and when, not what is measured."""
+    ``--out``, ``--concurrency``, ``--jobs`` and ``--executor``, which change where and when,
+    not what is measured."""
     return ["speecheval", "session", "run", str(scenario), *(["--agent", agent] if agent else []),
             "-n", str(repeat), *(["--realtime"] if realtime else [])]
 

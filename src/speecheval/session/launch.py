@@ -18,6 +18,7 @@ from typing import Any
 from ..agents import registry
 from ..agents.base import Clock, VirtualClockAgent
 from ..core.errors import InputError
+from ..core.executor import Executor, LocalExecutor
 from ..core.progress import Advance, progress
 from .bench import (
     MOCK,
@@ -46,6 +47,8 @@ class RunRequest:
     repeat: int = 1
     concurrency: int = 1
     realtime: bool = False
+    executor: Executor | None = None
+    """Where virtual-clock sessions run (default: one after another in this process)."""
 
 
 def run_sessions(scenario: Scenario, request: RunRequest) -> RunResult:
@@ -73,21 +76,39 @@ def _plan(scenario: Scenario, name: str,
                              "needs a transport agent such as pcm-websocket")
         make = mock_factory(scenario, options, set(request.parsed))
         return "virtual", options, lambda advance: run_virtual_sessions(
-            scenario, make, repeat, advance)
+            scenario, make, repeat, advance, request.executor)
     cls = registry.agent_class(name)
     if issubclass(cls, VirtualClockAgent) and not request.realtime:
-        def make_plugin(index: int) -> VirtualClockAgent:
-            agent = registry.build_agent(name, cls, options)
-            assert isinstance(agent, VirtualClockAgent)
-            return agent
-
+        make_plugin = PluginMaker(name, options)
         make_plugin(0)  # options checked before the first session
         return "virtual", options, lambda advance: run_virtual_sessions(
-            scenario, make_plugin, repeat, advance)
+            scenario, make_plugin, repeat, advance, request.executor)
+    if not _runs_here(request.executor):
+        raise InputError(f"agent {name} runs on the real clock: --jobs and --executor spread "
+                         "virtual-clock sessions only; use --concurrency")
     text = {**{key: _option_text(value) for key, value
                in merged_options(scenario, name, {}).items()}, **request.raw}
     return "real", dict(text), lambda advance: run_real_clock_sessions(
         scenario, name, text, repeat, request.concurrency, advance)
+
+
+def _runs_here(executor: Executor | None) -> bool:
+    """Whether ``executor`` runs everything in this process."""
+    return executor is None or (isinstance(executor, LocalExecutor) and executor.jobs <= 1)
+
+
+@dataclass(frozen=True)
+class PluginMaker:
+    """Makes a session's agent from a :class:`VirtualClockAgent` class named ``name``
+    (picklable, so sessions can run in worker processes that import the class there)."""
+
+    name: str
+    options: dict[str, Any]
+
+    def __call__(self, index: int) -> VirtualClockAgent:
+        agent = registry.build_agent(self.name, registry.agent_class(self.name), self.options)
+        assert isinstance(agent, VirtualClockAgent)
+        return agent
 
 
 def _option_text(value: Any) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from ...cli_executor import executor_options
 from ...cli_lazy import Lazy, LazyGroup
 
 COMMANDS = {
@@ -44,16 +45,17 @@ def fdb10() -> None:
 @click.option("--vad-cache", "vad_cache", metavar="DIR|off", default=None,
               help="Folder of cached VAD results, or off [default: $SPEECHEVAL_VAD_CACHE, "
                    "else $XDG_CACHE_HOME/speecheval/vad, else ~/.cache/speecheval/vad].")
+@executor_options
 def unified_score(tree: Path, out: Path | None, jobs: int | None,
-                  vad_cache: str | None) -> None:
+                  vad_cache: str | None, executor: str, ray_address: str | None) -> None:
     """Score a reference tree with the unified turn-taking metrics (fdb-v1.0-unified-4)."""
+    from ...core.executor import default_jobs, make_executor
     from ...core.output import refuse_existing
     from ...vad.cache import resolve_cache_dir
     from .console import render
     from .outputs import write_unified
     from .reference_column import load_reference_column
     from .scoring import score_tree
-    from .speech import default_jobs
 
     destination = refuse_existing(out if out is not None else tree / "unified")
     started = time.perf_counter()
@@ -61,7 +63,9 @@ def unified_score(tree: Path, out: Path | None, jobs: int | None,
     command = ["speecheval", "fdb10", "unified-score", "--tree", str(tree), "--out",
                str(destination)] + ([] if jobs is None else ["--jobs", str(jobs)])
     result = score_tree(tree, workers=jobs or default_jobs(), command=command,
-                        vad_cache=resolve_cache_dir(vad_cache))
+                        vad_cache=resolve_cache_dir(vad_cache),
+                        executor=None if executor == "local" and ray_address is None
+                        else make_executor(executor, jobs=jobs, ray_address=ray_address))
     reference, note = load_reference_column(tree, result.manifest.sha256, result.asr.sha256)
     write_unified(result, destination)
     click.echo(render(result.summary, reference, note), nl=False)

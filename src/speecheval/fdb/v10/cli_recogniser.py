@@ -80,7 +80,7 @@ def recogniser_choice(backend: str, jobs: int | None, nemo: Path | None,
     if backend == "parakeet" and (jobs or 1) > 1:
         raise InputError("--backend parakeet runs one model in this process; leave out --jobs "
                          "or give --jobs 1")
-    from .speech import default_jobs  # numpy: only when a command runs
+    from ...core.executor import default_jobs
 
     return factory, jobs or (1 if backend == "parakeet" else default_jobs())
 

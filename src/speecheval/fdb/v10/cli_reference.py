@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
+from ...cli_executor import executor_options
 from ...core.errors import InputError
+from ...core.executor import default_jobs
 from .cli_recogniser import recogniser_choice, recogniser_options
-from .speech import default_jobs
 
 
 @click.command("reference-asr")
@@ -17,22 +18,29 @@ from .speech import default_jobs
               type=click.Path(path_type=Path, file_okay=False),
               help="Reference tree with manifest.json and each sample's output.wav.")
 @recogniser_options
+@executor_options
 def reference_asr_command(tree: Path, backend: str, jobs: int | None, nemo: Path | None,
                           nemo_sha256: str | None, nemo_device: str | None,
                           base_url: str | None, model: str | None, api_key_env: str | None,
-                          max_attempts: int | None) -> None:
+                          max_attempts: int | None, executor: str,
+                          ray_address: str | None) -> None:
     """Transcribe every eligible sample into output.json and write asr.json.
 
     Interruption samples are cut at R before transcribing and R is added back to every
     time, as the official get_transcript/asr.py does. A tree that already has asr.json
     is refused. If the backend fails on any sample, nothing is written (exit 3).
     """
+    from ...core.executor import make_executor
     from .reference_asr import reference_asr
 
+    if backend == "parakeet" and executor != "local":
+        raise InputError("--backend parakeet runs one model in this process; leave out "
+                         "--executor")
     factory, workers = recogniser_choice(backend, jobs, nemo, nemo_sha256, nemo_device,
                                          base_url, model, api_key_env, max_attempts)
     started = time.perf_counter()
-    run = reference_asr(tree, workers=workers, factory=factory)
+    chosen = make_executor(executor, jobs=workers, ray_address=ray_address)
+    run = reference_asr(tree, executor=chosen, factory=factory)
     words = sum(len(t["chunks"]) for t in run.transcripts.values())
     retried = f", {run.retries} requests retried" if backend == "openai-compatible" else ""
     click.echo(f"transcribed {len(run.transcripts)} samples ({words} words) with "

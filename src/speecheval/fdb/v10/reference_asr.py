@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,8 @@ from ... import __version__
 from ...asr.base import SAMPLE_RATE, Recogniser, RecognitionFailed, TimedWord
 from ...core import canonical_json
 from ...core.audio import resample
-from ...core.errors import InputError, SystemUnderTestError
+from ...core.errors import InputError, SpeechEvalError, SystemUnderTestError
+from ...core.executor import Executor, ItemResult, LocalExecutor, WorkerDied
 from ...core.hashing import sha256_bytes
 from ...core.output import atomic_write_text
 from ...core.progress import progress
@@ -201,36 +202,35 @@ def plan_jobs(tree: Path) -> list[AsrJob]:
     return jobs
 
 
-def _transcribe_all(jobs: Sequence[AsrJob], workers: int,
+def _transcribe_all(jobs: Sequence[AsrJob], executor: Executor,
                     factory: Callable[[], Recogniser], made: Recogniser) -> list[JobResult]:
+    """Every job's result, in job order. Bad input stops the run; a worker that died on a
+    sample every time it was tried makes that sample's failure."""
+    _init_worker(factory, made)  # this process's recogniser, for work run here
     with progress(len(jobs), "reference-asr") as advance:
-        if workers <= 1 or len(jobs) <= 1:
-            _init_worker(factory, made)
-            results = []
-            for job in jobs:
-                results.append(transcribe_job(job))
-                advance()
-            return results
-        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                 initargs=(factory,)) as pool:
-            results = []
-            for result in pool.map(transcribe_job, jobs):
-                results.append(result)
-                advance()
-            return results
+        outcomes = executor.map(transcribe_job, jobs, setup=partial(_init_worker, factory),
+                                advance=advance, stop_on=(SpeechEvalError,))
+    return [_job_result(job, outcome) for job, outcome in zip(jobs, outcomes, strict=True)]
 
 
-def reference_asr(tree: Path, *, workers: int = 1,
+def _job_result(job: AsrJob, outcome: ItemResult[JobResult]) -> JobResult:
+    if isinstance(outcome.error, WorkerDied):
+        return JobResult(job.sample_id, None, str(outcome.error))
+    return outcome.get()
+
+
+def reference_asr(tree: Path, *, executor: Executor | None = None,
                   factory: Callable[[], Recogniser] = whisper_factory) -> AsrRun:
     """Transcribe every eligible sample of ``tree`` and write output.json and asr.json.
 
     ``factory`` makes the recogniser in each worker process (it must be picklable: a
     module-level function, or a ``functools.partial`` of one). It is called once here
     first, so a backend that cannot start (a missing package or key) stops the run before
-    any sample is transcribed; that recogniser's identity goes into asr.json.
+    any sample is transcribed; that recogniser's identity goes into asr.json. The samples
+    run on ``executor`` (default: one after another in this process).
     """
     jobs = plan_jobs(tree)
-    identity, transcripts, retries = transcribe_jobs(jobs, workers, factory)
+    identity, transcripts, retries = transcribe_jobs(jobs, executor, factory)
     identity["interruption_cut"] = CUT_RULE
     asr_path = tree_file(tree, ASR_FILE)
     write_transcripts(jobs, transcripts, asr_path, {
@@ -242,15 +242,17 @@ def reference_asr(tree: Path, *, workers: int = 1,
                   retries=retries)
 
 
-def transcribe_jobs(jobs: Sequence[AsrJob], workers: int, factory: Callable[[], Recogniser]
+def transcribe_jobs(jobs: Sequence[AsrJob], executor: Executor | None,
+                    factory: Callable[[], Recogniser]
                     ) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
-    """The recogniser's identity, every job's transcript (in order) and the retries.
+    """The recogniser's identity, every job's transcript (in order) and the retries; the
+    jobs run on ``executor`` (default: one after another in this process).
 
     ``factory`` is called here first, so a backend that cannot start stops the run before
     any job; if the backend fails on any job, :class:`AsrFailed` names them all.
     """
     recogniser = factory()
-    results = _transcribe_all(jobs, workers, factory, recogniser)
+    results = _transcribe_all(jobs, executor or LocalExecutor(1), factory, recogniser)
     failures = [r for r in results if r.transcript is None]
     if failures:
         raise AsrFailed(failures, len(results))

@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.paths import folders_checked_once
 from ...core.progress import progress
@@ -40,6 +40,9 @@ from .tree import (
     load_asr,
     load_manifest,
 )
+
+if TYPE_CHECKING:
+    from ...core.executor import Executor
 
 DEFINITIONS_VERSION = "fdb-v1.0-unified-4"
 UNIFIED_KIND = "fdb-v1.0-unified"
@@ -181,7 +184,8 @@ def score_samples(loaded: dict[str, LoadedSample], segments: dict[str, Spans]
 
 
 def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = None,
-               vad_cache: Path | None = None) -> UnifiedResult:
+               vad_cache: Path | None = None, executor: Executor | None = None
+               ) -> UnifiedResult:
     """Score a reference tree; raises InputError (exit 2) on the first failed check.
 
     ``command`` is the command line recorded in the provenance record (by default the
@@ -189,13 +193,14 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
     cache). The provenance records whether a cache was on (``settings.vad_cache``), not
     its folder or its hits: an entry is keyed by everything that decides its segments,
     so a warm run writes the same bytes as a cold one (``UnifiedResult.vad_cache`` has
-    the counts, which the command prints).
+    the counts, which the command prints). ``executor`` runs Silero on the cache misses
+    (default: ``workers`` local processes).
     """
     timings = Timings()
     started = time.perf_counter()
     with folders_checked_once():  # the tree's folders are checked once, not per file
         manifest = load_manifest(tree)
-        with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers) as speech:
+        with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers, executor) as speech:
             # the VAD cache hits are verified in the background while the samples load
             asr = load_asr(tree)
             loaded = load_samples(tree, manifest, asr)

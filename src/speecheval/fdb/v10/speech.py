@@ -20,7 +20,6 @@ what it did is counted in :class:`CacheUse`.
 from __future__ import annotations
 
 import io
-import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -40,6 +39,8 @@ from ...vad.cache import CachedSegments, Lookup, VadCache
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
+
+    from ...core.executor import Executor
 
 
 @dataclass(frozen=True)
@@ -229,12 +230,6 @@ def _segment_end(end_us: int, file_end_us: int, duration_us: int) -> int:
     return duration_us if end_us >= file_end_us else min(end_us, duration_us)
 
 
-def default_jobs() -> int:
-    """Worker processes to use: one per available core."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-        os.cpu_count() or 1)
-
-
 def segment_files(jobs: Sequence[SpeechJob], workers: int, advance: Advance) -> list[Spans]:
     """Segments of every job, in order; ``workers`` <= 1 runs in this process."""
     return [item.spans for item in segment_jobs(jobs, workers, advance)]
@@ -262,7 +257,8 @@ class SpeechRun:
     and waits for what is running.
     """
 
-    def __init__(self, jobs: Sequence[SpeechJob], workers: int) -> None:
+    def __init__(self, jobs: Sequence[SpeechJob], workers: int,
+                 executor: Executor | None = None) -> None:
         self.jobs = list(jobs)
         self._looked = [_look_up(job) for job in self.jobs]
         hits = [(i, entry) for i, (_, entry) in enumerate(self._looked) if entry is not None]
@@ -270,7 +266,9 @@ class SpeechRun:
         work = [(self.jobs[i], self._looked[i][0]) for i in self._rest]
         self._pool: ProcessPoolExecutor | None = None
         self._segmented: Iterator[Segmented] | None = None
-        if workers > 1 and len(work) > 1:
+        if executor is not None:  # --executor ray: the items go to the cluster
+            self._segmented = _in_processes(work, executor)
+        elif workers > 1 and len(work) > 1:
             # imported here: multiprocessing is not needed when every file is cached
             from concurrent.futures import ProcessPoolExecutor
 
@@ -307,6 +305,12 @@ class SpeechRun:
             found[i] = item
             advance()
         return [found[i] for i in range(len(self.jobs))]
+
+
+def _in_processes(work: list[tuple[SpeechJob, Lookup | None]], executor: Executor
+                  ) -> Iterator[Segmented]:
+    """:func:`_segment_uncached` on every item, in order, on ``executor``."""
+    return (result.get() for result in executor.results(_segment_uncached, work))
 
 
 def vad_identity() -> dict[str, object]:

@@ -23,6 +23,7 @@ from typing import Any
 from ... import __version__
 from ...asr.base import Recogniser
 from ...core.errors import InputError
+from ...core.executor import LocalExecutor
 from ..v10.reference_asr import AsrJob, transcribe_jobs, write_transcripts
 from ..v10.tree import tree_file
 from .export import MANIFEST_KIND, OUTPUT_FILES, SCHEMA_VERSION
@@ -98,7 +99,7 @@ def transcribe_tree(tree: Path, *, workers: int, factory: Callable[[], Recognise
     """Transcribe the tree; returns asr.json's path, the transcripts by
     ``<scenario>/<id>/<file>`` and the backend's retries."""
     jobs = plan_jobs(tree, inputs)
-    identity, transcripts, retries = transcribe_jobs(jobs, workers, factory)
+    identity, transcripts, retries = transcribe_jobs(jobs, LocalExecutor(workers), factory)
     asr_path = tree_file(tree, ASR_FILE)
     write_transcripts(jobs, transcripts, asr_path, {
         "kind": ASR_KIND, "schema_version": SCHEMA_VERSION, "speecheval_version": __version__,

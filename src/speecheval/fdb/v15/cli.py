@@ -135,7 +135,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     sections: dict[str, str] = {}
     console = render(summary)
     if behaviour_judge is not None:
-        from ..v10.speech import default_jobs
+        from ...core.executor import default_jobs
         from .behavior import table2_text
         from .score_sections import prosody_text, score_behaviour, score_prosody
 

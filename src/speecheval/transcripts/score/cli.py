@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from ...cli_executor import executor_options
+
 
 @click.command("score")
 @click.option("--manifest", "manifest_path", required=True,
@@ -13,11 +15,19 @@ import click
               help="Manifest of samples (JSON or YAML; schema in docs/transcripts-score.md).")
 @click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
               help="New output directory (must not exist; never overwritten).")
-def score(manifest_path: Path, out_dir: Path) -> None:
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Samples scored at once (worker processes); the output does not "
+                   "depend on it.")
+@executor_options
+def score(manifest_path: Path, out_dir: Path, jobs: int, executor: str,
+          ray_address: str | None) -> None:
     """Score every sample of a manifest: per-sample rows, scenario tables, HTML report."""
+    from ...core.executor import make_executor
     from .run import write_run  # here: the manifest schema imports pydantic
 
     command = ("speecheval", "transcripts", "score", "--manifest", str(manifest_path),
                "--out", str(out_dir))
-    for line in write_run(manifest_path, out_dir, command):
+    # --jobs and --executor change where the samples are scored, not what: not recorded
+    chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
+    for line in write_run(manifest_path, out_dir, command, chosen):
         click.echo(line)

@@ -22,6 +22,7 @@ from typing import Any
 from ... import __version__
 from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError
+from ...core.executor import Executor, LocalExecutor
 from ...core.hashing import sha256_file
 from ...core.output import atomic_write_text, new_output_dir
 from ...core.progress import progress
@@ -29,10 +30,11 @@ from ...core.provenance import collect_provenance
 from ..diarization.render import COLLAR_DEFINITION, JER_DEFINITION
 from ..diarization.score import LATTIFAI_COLLAR_S, MAIN_COLLAR_S
 from ..report_html import render_report
+from ..text.tokenize import Unit
 from ..timestamps.stats import TOLERANCES_S
 from ..timestamps.turns import ANCHOR_SHARE, MIN_MATCHED_SHARE
-from .capabilities import system_support
-from .manifest import FORMAT, Manifest, load_manifest
+from .capabilities import SystemSupport, system_support
+from .manifest import FORMAT, Manifest, SampleSpec, load_manifest
 from .measure import RunScore
 from .report_tables import kaldi_lines, markdown
 from .rows import diagnostic_row, lattifai_row, moss_row, sample_row
@@ -71,43 +73,56 @@ def _inputs(manifest: Manifest) -> dict[str, Path]:
     return {Path(os.path.relpath(p, base)).as_posix(): p for p in sorted(paths)}
 
 
-def score_manifest(manifest: Manifest) -> tuple[list[RunScore], Tables]:
+def score_manifest(manifest: Manifest, executor: Executor | None = None
+                   ) -> tuple[list[RunScore], Tables]:
     """Score every run of every sample and build the tables (nothing is written).
 
-    A terminal shows a bar of the samples scored (:mod:`speecheval.core.progress`).
+    The samples are scored on ``executor`` (default: one after another in this process),
+    each from its own files; the runs come back in manifest order whatever ran where. A
+    terminal shows a bar of the samples scored (:mod:`speecheval.core.progress`).
     """
     units = {name: spec.unit for name, spec in manifest.scenarios.items()}
     support = system_support(manifest)
-    runs: list[RunScore] = []
-    with progress(len(manifest.samples), "transcripts score") as advance:
-        for sample in manifest.samples:
-            try:
-                runs.extend(score_sample_runs(sample, units[sample.scenario], support))
-            except InputError as exc:
-                if exc.sample_id is not None:
-                    raise
-                raise InputError(exc.problem, path=exc.path, sample_id=sample.id) from exc
-            advance()
+    work = [(sample, units[sample.scenario], support) for sample in manifest.samples]
+    with progress(len(work), "transcripts score") as advance:
+        scored = (executor or LocalExecutor(1)).map(_score_sample, work, advance=advance,
+                                                    stop_on=(InputError,))
+    runs = [run for outcome in scored for run in outcome.get()]
     return runs, build_tables(manifest, runs, support)
 
 
-def write_run(manifest_path: Path, out_dir: Path, command: Sequence[str]) -> list[str]:
+def _score_sample(work: tuple[SampleSpec, Unit, SystemSupport]) -> tuple[RunScore, ...]:
+    """One sample's runs scored (a work item of :func:`score_manifest`); an input error
+    names the sample."""
+    sample, unit, support = work
+    try:
+        return score_sample_runs(sample, unit, support)
+    except InputError as exc:
+        if exc.sample_id is not None:
+            raise
+        raise InputError(exc.problem, path=exc.path, sample_id=sample.id) from exc
+
+
+def write_run(manifest_path: Path, out_dir: Path, command: Sequence[str],
+              executor: Executor | None = None) -> list[str]:
     """Score ``manifest_path`` into the new directory ``out_dir``; return the summary lines.
 
     The output directory is claimed first, so an existing ``out_dir`` or one that cannot
     be created (its parent is a file, a read-only or virtual file system) is refused
     before any scoring, and a failure leaves nothing behind: neither the directory nor
     any parent created for it.
-    ``command`` is the command line recorded in ``run.json``.
+    ``command`` is the command line recorded in ``run.json``; ``executor`` runs the
+    samples (:func:`score_manifest`).
     """
     with new_output_dir(out_dir) as staging:
-        return _score_into(manifest_path, staging, command)
+        return _score_into(manifest_path, staging, command, executor)
 
 
-def _score_into(manifest_path: Path, staging: Path, command: Sequence[str]) -> list[str]:
+def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
+                executor: Executor | None) -> list[str]:
     """Score the manifest and write every output file into ``staging``."""
     manifest = load_manifest(manifest_path)
-    runs, tables = score_manifest(manifest)
+    runs, tables = score_manifest(manifest, executor)
     lines = kaldi_lines(tables)
     support = tables.system_support
     scenarios_doc = {"system": manifest.system, "required_repeats": manifest.required_repeats,

@@ -1,0 +1,51 @@
+"""Work items for the executor tests: plain module-level functions, picklable by reference
+for the local pool and sent by value to Ray workers (which cannot import tests/)."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+TAG = "SPEECHEVAL_EXECUTOR_TEST_TAG"
+
+
+def square(x: int) -> int:
+    return x * x
+
+
+def fail_on_three(x: int) -> int:
+    if x == 3:
+        raise ValueError(f"item {x} is bad")
+    return x
+
+
+def prepare(tag: str) -> None:
+    """A worker setup: remembered by the process (in its environment, which a function
+    sent by value to Ray shares with the process), read back by :func:`tagged`."""
+    os.environ[TAG] = tag
+
+
+def tagged(x: int) -> str:
+    return f"{os.environ.get(TAG)}:{x}"
+
+
+def die_once(item: tuple[str, int]) -> int:
+    """Kill this worker process the first time item 2 runs (the marker file remembers)."""
+    marker, x = Path(item[0]), item[1]
+    if x == 2 and not marker.exists():
+        marker.write_text("killed once\n")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x * 10
+
+
+def die_always_on_two(x: int) -> int:
+    """Kill this worker process whenever item 2 runs."""
+    if x == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x * 10
+
+
+def die_in_setup() -> None:
+    """A worker setup that kills its process before any item can start."""
+    os.kill(os.getpid(), signal.SIGKILL)

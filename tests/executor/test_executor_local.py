@@ -1,0 +1,101 @@
+"""The local executor: results in item order, errors kept per item, retries after a worker
+dies, cancellation, setup in workers only; and the option rules of make_executor."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import executor_items as items
+import pytest
+
+from speecheval.core.errors import InputError
+from speecheval.core.executor import (
+    Cancelled,
+    LocalExecutor,
+    RayExecutor,
+    WorkerDied,
+    make_executor,
+)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_results_come_in_item_order_with_errors_kept(jobs: int) -> None:
+    results = LocalExecutor(jobs).map(items.fail_on_three, [5, 4, 3, 2, 1])
+    assert [r.value for r in results] == [5, 4, None, 2, 1]
+    error = results[2].error
+    assert isinstance(error, ValueError) and str(error) == "item 3 is bad"
+    with pytest.raises(ValueError, match="item 3 is bad"):
+        results[2].get()
+
+
+def test_progress_is_called_once_per_item() -> None:
+    calls: list[int] = []
+    LocalExecutor(2).map(items.square, list(range(7)), advance=lambda units=1: calls.append(units))
+    assert calls == [1] * 7
+
+
+def test_setup_runs_in_worker_processes_not_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    from functools import partial
+
+    monkeypatch.setenv(items.TAG, "driver")
+    pooled = LocalExecutor(2).map(items.tagged, [1, 2, 3], setup=partial(items.prepare, "w"))
+    assert [r.get() for r in pooled] == ["w:1", "w:2", "w:3"]
+    here = LocalExecutor(1).map(items.tagged, [1], setup=partial(items.prepare, "w"))
+    assert here[0].get() == "driver:1"
+
+
+def test_a_worker_killed_once_is_retried_and_succeeds(tmp_path: Path) -> None:
+    marker = tmp_path / "killed"
+    results = LocalExecutor(2).map(items.die_once, [(str(marker), x) for x in range(5)])
+    assert marker.exists()
+    # every item's value is x * 10, item 2 included (its second attempt)
+    assert [r.get() for r in results] == [0, 10, 20, 30, 40]
+
+
+def test_a_worker_that_always_dies_is_recorded_failed_after_the_attempts() -> None:
+    results = LocalExecutor(2, max_attempts=3).map(items.die_always_on_two, list(range(5)))
+    assert [r.value for r in results] == [0, 10, None, 30, 40]
+    error = results[2].error
+    assert isinstance(error, WorkerDied)
+    assert str(error) == "the worker process died while running this item (3 attempts)"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_cancel_stops_the_items_not_yet_finished(jobs: int) -> None:
+    cancel = threading.Event()
+    results = LocalExecutor(jobs).map(items.square, list(range(40)),
+                                      advance=lambda units=1: cancel.set(), cancel=cancel)
+    finished = [r for r in results if r.error is None]
+    assert 1 <= len(finished) < 40
+    assert all(isinstance(r.error, Cancelled) for r in results if r.error is not None)
+    assert all(r.value == i * i for i, r in enumerate(results) if r.error is None)
+    if jobs == 1:  # in this process the event is seen before the second item
+        assert len(finished) == 1 and results[0].get() == 0
+
+
+def test_make_executor_follows_the_options() -> None:
+    local = make_executor("local", jobs=3)
+    assert isinstance(local, LocalExecutor) and local.jobs == 3
+    ray = make_executor("ray", ray_address="127.0.0.1:6379")
+    assert isinstance(ray, RayExecutor) and ray.address == "127.0.0.1:6379"
+    with pytest.raises(InputError, match="--ray-address needs --executor ray"):
+        make_executor("local", ray_address="127.0.0.1:6379")
+    with pytest.raises(InputError, match="--executor must be one of local, ray"):
+        make_executor("dask")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_error_named_in_stop_on_stops_the_run(jobs: int) -> None:
+    ran: list[int] = []
+    with pytest.raises(ValueError, match="item 3 is bad"):
+        LocalExecutor(jobs).map(items.fail_on_three, list(range(3, 40)), stop_on=(ValueError,),
+                                advance=lambda units=1: ran.append(units))
+    assert len(ran) < 37  # the items after the bad first one were not all run
+
+
+def test_workers_that_die_in_setup_fail_every_item_after_the_attempts() -> None:
+    results = LocalExecutor(2, max_attempts=2).map(items.square, [1, 2, 3],
+                                                   setup=items.die_in_setup)
+    assert [str(r.error) for r in results] == [
+        "the worker process died while running this item (2 attempts)"] * 3
