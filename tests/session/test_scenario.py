@@ -82,7 +82,7 @@ def test_unknown_key_names_file_key_and_line(tmp_path: Path) -> None:
     ("name: [unclosed\n", "line 2: not valid YAML"),
     # every allowed key is listed, the voicebench ones (adapter, assert, defaults) included
     ("name: x\nturnz: []\n",
-     "turnz (line 2): unknown key; allowed keys are adapter, agent, assert, defaults, "
+     "turnz (line 2): unknown key; allowed keys are adapter, agent, assert, conditions, defaults, "
      "description, frame_ms, max_duration_ms, name, sample_rate, tail_ms, turns, vad"),
     ("name: x\nturns: 3\n", "turns (line 2): must be a list, got 3"),
     ("name: x\nturns:\n  - {id: a}\n",

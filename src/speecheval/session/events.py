@@ -22,6 +22,10 @@ clear           :class:`AgentClear`: ``dropped_ms`` (buffered, unplayed audio
 speech_started  :class:`SpeechStart`: server VAD heard the user (OpenAI Realtime);
                 handled like a clear, with the same keys
 transcript      :class:`TranscriptLine`: ``role`` ("user"/"agent"), ``text``, ``final``
+network         :class:`NetworkPacket`: one per user frame when the scenario declares
+                ``conditions.network``: ``seq``, ``state`` ("good"/"bad"),
+                ``delay_ms``, ``reordered``, ``outcome`` ("ok", "lost", "late");
+                ``t_ms`` is when the frame was sent
 truncated       :class:`Truncated` (the session hit max_duration_ms before all turns
                 played)
 fault           :class:`Fault`: ``reason`` (the agent failed; the recording up to here
@@ -178,6 +182,17 @@ class TranscriptLine(Event):
     role: Literal["user", "agent"]
     text: str
     final: bool
+
+
+@_event("network")
+class NetworkPacket(Event):
+    """What the scenario's network did to one user frame (``conditions.network``)."""
+
+    seq: int
+    state: Literal["good", "bad"]
+    delay_ms: float
+    reordered: bool
+    outcome: Literal["ok", "lost", "late"]
 
 
 @_event("truncated")

@@ -21,6 +21,7 @@ from ..core.results import register
 from ..core.timebase import from_us, to_us
 from ..core.timeline import Span, Spans
 from . import events as ev
+from .condition_metrics import condition_metrics
 from .detectors import whole_track_vad
 from .recording import SessionRecording
 from .scenario import Scenario, TrackVad, Turn
@@ -92,9 +93,10 @@ class SessionMetrics:
     user_segments: tuple[Span, ...]
     agent_segments: tuple[Span, ...]
     send_lateness_ms: dict[str, float | None]
+    conditions: dict[str, Any] | None = None  # only when the scenario declares conditions
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "turns": [turn.to_dict() for turn in self.turns],
             "duration_s": self.duration_s,
             "user_speech_ms": self.user_speech_ms,
@@ -107,6 +109,9 @@ class SessionMetrics:
             "agent_segments": [[s.start_s, s.end_s] for s in self.agent_segments],
             "send_lateness_ms": self.send_lateness_ms,
         }
+        if self.conditions is not None:
+            out["conditions"] = self.conditions
+        return out
 
 
 def _ms(us: int) -> float:
@@ -178,6 +183,9 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
         user_segments=tuple(user),
         agent_segments=context.agent_list,
         send_lateness_ms=_stats_ms(recording.send_lateness_ms),
+        conditions=(condition_metrics(recording.events, tuple(ordered), user, agent,
+                                      scenario.conditions.network is not None)
+                    if scenario.conditions.any else None),
     )
 
 

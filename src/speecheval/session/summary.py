@@ -92,6 +92,12 @@ def summarize(sessions: list[SessionMetrics],
         "talk_over_ms": float(sum(session.talk_over_ms for session in sessions)),
         "send_lateness_ms": {key: _largest(sessions, key) for key in ("p99", "max")},
     }
+    conditioned = [s.conditions for s in sessions if s.conditions is not None]
+    if conditioned:  # only for scenarios that declare conditions
+        summary["conditions"] = {
+            "self_interruptions": sum(len(c["self_interruptions"]) for c in conditioned),
+            "network_affected_turns": sum(len(c["network"]["affected_turns"])
+                                          for c in conditioned if "network" in c)}
     if session_passed is not None:
         summary["session_pass"] = _share(sum(session_passed), len(session_passed))
     return summary
@@ -125,6 +131,7 @@ ASSERTION_PATHS: dict[str, tuple[str, ...]] = {
     "max_talk_over_ms": ("talk_over_ms",),
     "max_wer": ("wer", "mean"),
     "min_session_pass_rate": ("session_pass", "rate"),
+    "max_self_interruptions": ("conditions", "self_interruptions"),
 }
 
 
