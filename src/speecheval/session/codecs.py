@@ -1,8 +1,8 @@
 """Telephone codecs on the user's send path: G.711 mu-law at 8 kHz, and Opus.
 
-Mu-law is written here from ITU-T G.711 (the 8-segment companding law, with the usual
-16-bit input convention: magnitudes clipped to 32635 and biased by 132 before the segment
-is found), so the 8-bit codes are exactly those of the standard. The session audio is
+Mu-law is written here from ITU-T G.711 (the 8-segment companding law on 14-bit
+samples, see :func:`mulaw_encode`), so the 8-bit codes are those of the standard and of
+the CCITT reference code, byte for byte. The session audio is
 band-limited and decimated to 8 kHz first, and interpolated back after decoding, with
 the same low-pass filter (pass band to 3.5 kHz, stop band from 4.3 kHz), so a caller
 sounds as on a telephone line: a 3.5 kHz tone passes, a 5 kHz tone does not.
@@ -28,8 +28,8 @@ from ..core.errors import InputError
 from .conditions import CodecSpec
 
 TELEPHONE_RATE = 8000
-MULAW_BIAS = 0x84
-MULAW_CLIP = 32635
+MULAW_BIAS = 0x84  # 33 on 14-bit samples, 132 on 16-bit ones
+MULAW_BIAS_14 = 0x21
 PASS_HZ = 3500.0
 STOP_HZ = 4300.0
 STOP_DB = 60.0
@@ -38,17 +38,22 @@ Codec = Callable[[NDArray[np.int16]], NDArray[np.int16]]
 
 
 def mulaw_encode(pcm: NDArray[np.int16]) -> NDArray[np.uint8]:
-    """16-bit linear samples to G.711 mu-law bytes (all bits inverted, as transmitted).
+    """16-bit linear samples to G.711 mu-law bytes (as transmitted: bits inverted).
 
-    >>> mulaw_encode(np.array([0, 1000, -1000, 32767], np.int16)).tolist()
-    [255, 206, 78, 128]
+    G.711 companding works on 14-bit samples: the 16-bit sample is shifted right by two
+    (an arithmetic shift, so -1 stays -1, as in the CCITT reference code that Python's
+    ``audioop`` follows), its magnitude biased by 33 and clipped to 13 bits; the segment
+    is the position of its highest bit above bit 5, the mantissa the four bits below it.
+
+    >>> mulaw_encode(np.array([0, 1000, -1000, 32767, -1], np.int16)).tolist()
+    [255, 206, 78, 128, 126]
     """
-    x = pcm.astype(np.int32)
-    sign = np.where(x < 0, 0x80, 0)
-    magnitude = np.minimum(np.abs(x), MULAW_CLIP) + MULAW_BIAS
-    exponent = np.floor(np.log2(magnitude)).astype(np.int32) - 7
-    mantissa = (magnitude >> (exponent + 3)) & 0x0F
-    codes: NDArray[np.uint8] = (~(sign | (exponent << 4) | mantissa) & 0xFF).astype(np.uint8)
+    x = pcm.astype(np.int32) >> 2
+    mask = np.where(x < 0, 0x7F, 0xFF)
+    magnitude = np.minimum(np.abs(x) + MULAW_BIAS_14, 0x1FFF)
+    segment = np.floor(np.log2(magnitude)).astype(np.int32) - 5
+    mantissa = (magnitude >> (segment + 1)) & 0x0F
+    codes: NDArray[np.uint8] = (((segment << 4) | mantissa) ^ mask).astype(np.uint8)
     return codes
 
 
