@@ -311,3 +311,43 @@ def test_without_conditions_nothing_changes(tmp_path: Path) -> None:
     assert recording.sent is None
     assert analyze(recording, scenario).conditions is None
     assert "conditions" not in analyze(recording, scenario).to_dict()
+
+
+# --- the real clock -------------------------------------------------------------------
+
+
+def test_conditions_apply_on_the_real_clock_too(tmp_path: Path) -> None:
+    from speecheval.core.progress import progress
+    from speecheval.session.real_clock import run_real_clock_sessions
+
+    from .helpers import serving
+
+    scenario = load_scenario(write_scenario(tmp_path, """
+name: real
+tail_ms: 600
+turns:
+  - id: ask
+    audio: {synth: speech, duration_ms: 600}
+conditions:
+  echo: {delay_ms: 40, level_db: -6}
+  network: {p_good_to_bad: 1.0, p_bad_to_good: 1.0}
+"""))
+    with serving() as url, progress(1, "test") as advance:
+        recording = run_real_clock_sessions(scenario, "pcm-websocket", {"url": url}, 1, 1,
+                                            advance)[0]
+    assert recording.fault is None and recording.sent is not None
+    assert recording.sent.size == recording.user.size
+    frames = recording.sent.reshape(-1, 320)
+    packets = [e for e in recording.events if isinstance(e, ev.NetworkPacket)]
+    assert len(packets) == frames.shape[0]  # one per frame sent, tail included
+    # the clean script is the reference: 600 ms of speech from 500 ms, then silence
+    assert not recording.user[:8000].any() and recording.user[8000:17600].any()
+    assert not recording.user[17600:].any()
+    assert [p.outcome for p in packets[:4]] == ["ok", "lost", "ok", "lost"]
+    assert all(not frames[p.seq].any() for p in packets if p.outcome == "lost")
+    # after the script, the agent's reply comes back as echo on the frames that got through
+    reply = np.flatnonzero(np.abs(recording.agent) > 300)
+    assert reply.size
+    echoed = frames[[p.seq for p in packets if p.outcome == "ok"
+                     and p.t_ms > reply[0] / 16 + 40]]
+    assert echoed.any()

@@ -235,6 +235,11 @@ class UserFeed(Protocol):
     def next_frame(self, index: int,
                    agent_played: NDArray[np.int16]) -> NDArray[np.int16] | None: ...
 
+    def tail_frame(self, index: int, agent_played: NDArray[np.int16]) -> NDArray[np.int16]:
+        """Frame ``index`` after the script (the tail): silence, unless the feed puts
+        something on the user's line without the user (the scenario's echo or noise)."""
+        ...
+
 
 class ArrayFeed:
     """A fixed user track, zero-padded to whole frames."""
@@ -250,6 +255,9 @@ class ArrayFeed:
                    agent_played: NDArray[np.int16]) -> NDArray[np.int16] | None:
         return self.frames[index] if index < self.frames.shape[0] else None
 
+    def tail_frame(self, index: int, agent_played: NDArray[np.int16]) -> NDArray[np.int16]:
+        return np.zeros(self.frames.shape[1], dtype=np.int16)
+
 
 async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
                 max_frames: int | None, stall_timeout_s: float,
@@ -261,7 +269,6 @@ async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
     """
     frame_s = frame / session.rate
     sent: list[NDArray[np.int16]] = []
-    silence = np.zeros(frame, dtype=np.int16)
     script_over, tail_left, cursor = False, tail_frames, 0
     while max_frames is None or len(sent) < max_frames:
         deadline = session.t0 + len(sent) * frame_s
@@ -274,23 +281,22 @@ async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
         # the agent audio played up to this frame's start (not beyond it when the loop is
         # late: the recording ends at a frame start, and the detectors must agree on it)
         now = min(session.now_sample(), len(sent) * frame)
-        if not script_over or agent_vad is not None:
-            played = session.playout.segment(cursor, now)
-            cursor = max(cursor, now)
-            if agent_vad is not None:
-                agent_vad.push(played)
-            if not script_over:
-                pcm = feed.next_frame(len(sent), played)
-                script_over = pcm is None
-            if pcm is not None and pcm.shape != (frame,):
-                raise InputError(f"user frame {len(sent)} has shape {pcm.shape}, "
-                                 f"expected ({frame},)")
+        played = session.playout.segment(cursor, now)
+        cursor = max(cursor, now)
+        if agent_vad is not None:
+            agent_vad.push(played)
+        if not script_over:
+            pcm = feed.next_frame(len(sent), played)
+            script_over = pcm is None
         if pcm is None:
             if tail_left > 0:
                 tail_left -= 1
             elif not _agent_talking(session, agent_vad, now):
                 break
-            pcm = silence
+            pcm = feed.tail_frame(len(sent), played)
+        if pcm.shape != (frame,):
+            raise InputError(f"user frame {len(sent)} has shape {pcm.shape}, "
+                             f"expected ({frame},)")
         session.lateness_ms.append((session.loop.time() - deadline) * 1000.0)
         try:
             async with asyncio.timeout(stall_timeout_s):

@@ -12,7 +12,7 @@ command line) replaces ``versions`` and the scenario's ``sha256`` and ``audio_fi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,15 @@ def _scenario(scenario: Scenario) -> dict[str, Any]:
         "turns": len(scenario.turns),
         "vad": {"user": _vad(scenario.user_vad), "agent": _vad(scenario.agent_vad)},
         "assert": scenario.assertions,
+        **({"conditions": _conditions(scenario)} if scenario.conditions.any else {}),
     }
+
+
+def _conditions(scenario: Scenario) -> dict[str, Any]:
+    """The declared conditions as plain data (only the parts the scenario sets)."""
+    parts = {name: getattr(scenario.conditions, name)
+             for name in ("echo", "noise", "codec", "network")}
+    return {name: asdict(part) for name, part in parts.items() if part is not None}
 
 
 def provenance(result: RunResult, command: Sequence[str]) -> Provenance:

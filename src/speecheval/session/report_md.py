@@ -64,6 +64,10 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
         ("Truncated / faulted sessions",
          f"{summary['truncated_sessions']} / {summary['faulted_sessions']}"),
     ]
+    if "conditions" in summary:  # the scenario declared echo, noise, codec or network
+        rows += [("Self-interruptions", str(summary["conditions"]["self_interruptions"])),
+                 ("Turns hit by packet loss",
+                  str(summary["conditions"]["network_affected_turns"]))]
     return rows
 
 
