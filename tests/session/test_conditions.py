@@ -357,3 +357,23 @@ conditions:
 def test_mulaw_tables_equal_the_formula() -> None:
     every = np.arange(-32768, 32768, dtype=np.int16)
     assert np.array_equal(mulaw_roundtrip(every), mulaw_decode(mulaw_encode(every)))
+
+
+def test_max_self_interruptions_fails_the_run_in_both_reports(tmp_path: Path) -> None:
+    import json
+
+    from speecheval.cli import main
+
+    path = write_scenario(tmp_path, TWO_TURNS + "  echo: {delay_ms: 60, level_db: -10}\n"
+                          + "assert: {max_self_interruptions: 0}\n")
+    code = main(["session", "run", str(path), "--out", str(tmp_path / "run")])
+    assert code == 1
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    (assertion,) = report["assertions"]
+    assert assertion["key"] == "max_self_interruptions" and assertion["actual"] >= 2
+    assert not assertion["passed"]
+    assert report["summary"]["conditions"]["self_interruptions"] == assertion["actual"]
+    voicebench = json.loads((tmp_path / "run" / "report.voicebench.json").read_text())
+    assert voicebench["assertions"] == [assertion]
+    assert (tmp_path / "run" / "sessions" / "001" / "sent.wav").is_file()
+    assert "Self-interruptions" in (tmp_path / "run" / "report.md").read_text()

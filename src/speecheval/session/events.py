@@ -21,6 +21,10 @@ clear           :class:`AgentClear`: ``dropped_ms`` (buffered, unplayed audio
                 removed; the real-clock runner adds ``played_ms``)
 speech_started  :class:`SpeechStart`: server VAD heard the user (OpenAI Realtime);
                 handled like a clear, with the same keys
+server          :class:`ServerEvent`: ``name`` ("speech_stopped": the server's
+                endpointer decided the user finished; "response_created": it
+                started a reply), as the transport reports them (OpenAI Realtime
+                and native-realtime)
 transcript      :class:`TranscriptLine`: ``role`` ("user"/"agent"), ``text``, ``final``
 network         :class:`NetworkPacket`: one per user frame when the scenario declares
                 ``conditions.network``: ``seq``, ``state`` ("good"/"bad"),
@@ -173,6 +177,14 @@ class SpeechStart(Event):
 
     dropped_ms: float
     played_ms: int
+
+
+@_event("server")
+class ServerEvent(Event):
+    """A server event marking a step of the agent's turn-taking (``name``:
+    ``speech_stopped`` or ``response_created``), for the latency split."""
+
+    name: Literal["speech_stopped", "response_created"]
 
 
 @_event("transcript")

@@ -23,6 +23,7 @@ from ..core.timeline import Span, Spans
 from . import events as ev
 from .condition_metrics import condition_metrics
 from .detectors import whole_track_vad
+from .latency_split import with_latency_split
 from .recording import SessionRecording
 from .scenario import Scenario, TrackVad, Turn
 from .wer import wer
@@ -66,10 +67,15 @@ class TurnMetrics:
     wer: float | None
     passed: bool
     notes: tuple[str, ...]
+    # endpointing / decision / generation / delivery (ms), when the transport reports
+    # server events (:mod:`speecheval.session.latency_split`); left out of the report else
+    latency_split: dict[str, float | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["notes"] = list(self.notes)
+        if self.latency_split is None:
+            del out["latency_split"]
         return out
 
 
@@ -172,7 +178,7 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
                   else f"the session ended first ({recording.fault or 'no reason logged'})")
         turns.append(_not_played(turn, reason))
     return SessionMetrics(
-        turns=tuple(turns),
+        turns=with_latency_split(tuple(turns), recording.events),
         duration_s=from_us(duration),
         user_speech_ms=_ms(user.covered_us()),
         agent_speech_ms=_ms(agent.covered_us()),

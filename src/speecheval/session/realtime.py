@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,6 +43,7 @@ from ..agents.base import (
     AgentTransport,
     AudioOut,
     Clear,
+    ServerMark,
     SpeechStarted,
     Transcript,
 )
@@ -195,6 +196,8 @@ class _Session:
             played_ms = played * 1000 // self.rate
             self.log(kind, dropped_ms=self.ms(dropped), played_ms=played_ms)
             await self.transport.report_played(played_ms)
+        elif isinstance(event, ServerMark):
+            self.log(ev.ServerEvent, name=event.kind)
         elif isinstance(event, Transcript):
             self.log(ev.TranscriptLine, role=event.role, text=event.text, final=event.final)
         elif isinstance(event, AgentFault):
@@ -235,10 +238,14 @@ class UserFeed(Protocol):
     def next_frame(self, index: int,
                    agent_played: NDArray[np.int16]) -> NDArray[np.int16] | None: ...
 
-    def tail_frame(self, index: int, agent_played: NDArray[np.int16]) -> NDArray[np.int16]:
-        """Frame ``index`` after the script (the tail): silence, unless the feed puts
-        something on the user's line without the user (the scenario's echo or noise)."""
-        ...
+
+
+@runtime_checkable
+class TailFeed(Protocol):
+    """A feed that also makes the frames after the script (the tail), which are otherwise
+    silence: the scenario's echo and noise are on the user's line without the user."""
+
+    def tail_frame(self, index: int, agent_played: NDArray[np.int16]) -> NDArray[np.int16]: ...
 
 
 class ArrayFeed:
@@ -255,9 +262,6 @@ class ArrayFeed:
                    agent_played: NDArray[np.int16]) -> NDArray[np.int16] | None:
         return self.frames[index] if index < self.frames.shape[0] else None
 
-    def tail_frame(self, index: int, agent_played: NDArray[np.int16]) -> NDArray[np.int16]:
-        return np.zeros(self.frames.shape[1], dtype=np.int16)
-
 
 async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
                 max_frames: int | None, stall_timeout_s: float,
@@ -269,6 +273,7 @@ async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
     """
     frame_s = frame / session.rate
     sent: list[NDArray[np.int16]] = []
+    silence = np.zeros(frame, dtype=np.int16)
     script_over, tail_left, cursor = False, tail_frames, 0
     while max_frames is None or len(sent) < max_frames:
         deadline = session.t0 + len(sent) * frame_s
@@ -293,7 +298,8 @@ async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
                 tail_left -= 1
             elif not _agent_talking(session, agent_vad, now):
                 break
-            pcm = feed.tail_frame(len(sent), played)
+            pcm = (feed.tail_frame(len(sent), played) if isinstance(feed, TailFeed)
+                   else silence)
         if pcm.shape != (frame,):
             raise InputError(f"user frame {len(sent)} has shape {pcm.shape}, "
                              f"expected ({frame},)")

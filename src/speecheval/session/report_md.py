@@ -64,6 +64,9 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
         ("Truncated / faulted sessions",
          f"{summary['truncated_sessions']} / {summary['faulted_sessions']}"),
     ]
+    if "latency_split_ms" in summary:  # the transport reported server events
+        rows += [(f"Latency split: {part} (ms)", _dist(values))
+                 for part, values in summary["latency_split_ms"].items()]
     if "conditions" in summary:  # the scenario declared echo, noise, codec or network
         rows += [("Self-interruptions", str(summary["conditions"]["self_interruptions"])),
                  ("Turns hit by packet loss",
@@ -129,4 +132,31 @@ def render_markdown(report: dict[str, Any]) -> str:
                   f"ms, talk-over {fmt(session['talk_over_ms'])} ms; truncated: "
                   f"{fmt(session['truncated'])}; fault: {session['fault'] or 'none'}.", ""]
         lines += _table(TURN_HEADER, [turn_cells(t) for t in session["turns"]])
+        lines += _extras(session)
     return "\n".join(lines) + "\n"
+
+
+SPLIT_HEADER = ["Turn", "Endpointing", "Decision", "Generation", "Delivery"]
+
+
+def _extras(session: dict[str, Any]) -> list[str]:
+    """The latency split and the conditions' findings, for sessions that have them."""
+    lines: list[str] = []
+    split = [t for t in session["turns"] if "latency_split" in t]
+    if split:
+        lines += ["", "Where the response latency went (server events):", ""]
+        lines += _table(SPLIT_HEADER, [
+            [t["id"], *(fmt(t["latency_split"][part], " ms") for part in
+                        ("endpointing_ms", "decision_ms", "generation_ms", "delivery_ms"))]
+            for t in split])
+    conditions = session.get("conditions")
+    if conditions is not None:
+        found = conditions["self_interruptions"]
+        times = ", ".join(f"{f['t_s']:.2f} s ({f['turn']})" for f in found) or "none"
+        lines += ["", f"Self-interruptions: {times}."]
+        network = conditions.get("network")
+        if network is not None:
+            lines.append(f"Network: {network['packets']} packets, {network['lost']} lost, "
+                         f"{network['late']} late, {network['reordered']} reordered; turns "
+                         f"affected: {', '.join(network['affected_turns']) or 'none'}.")
+    return lines

@@ -92,6 +92,12 @@ def summarize(sessions: list[SessionMetrics],
         "talk_over_ms": float(sum(session.talk_over_ms for session in sessions)),
         "send_lateness_ms": {key: _largest(sessions, key) for key in ("p99", "max")},
     }
+    split = [turn.latency_split for turn in respond if turn.latency_split is not None]
+    if split:  # only when a transport reported server events
+        summary["latency_split_ms"] = {
+            part.removesuffix("_ms"): distribution([v for s in split
+                                                    if (v := s[part]) is not None])
+            for part in ("endpointing_ms", "decision_ms", "generation_ms", "delivery_ms")}
     conditioned = [s.conditions for s in sessions if s.conditions is not None]
     if conditioned:  # only for scenarios that declare conditions
         summary["conditions"] = {
