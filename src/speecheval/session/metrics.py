@@ -25,6 +25,7 @@ from .condition_metrics import condition_metrics
 from .detectors import whole_track_vad
 from .latency_split import with_latency_split
 from .recording import SessionRecording
+from .reply_checks import agent_words, with_reply_checks
 from .scenario import Scenario, TrackVad, Turn
 from .wer import wer
 
@@ -70,12 +71,16 @@ class TurnMetrics:
     # endpointing / decision / generation / delivery (ms), when the transport reports
     # server events (:mod:`speecheval.session.latency_split`); left out of the report else
     latency_split: dict[str, float | None] | None = None
+    # what the agent said and the turn's ``reply`` checks
+    # (:mod:`speecheval.session.reply_checks`); left out of the report for unchecked turns
+    reply: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["notes"] = list(self.notes)
-        if self.latency_split is None:
-            del out["latency_split"]
+        for optional in ("latency_split", "reply"):
+            if out[optional] is None:
+                del out[optional]
         return out
 
 
@@ -177,8 +182,12 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
         reason = ("the session hit max_duration_ms first" if log.truncated
                   else f"the session ended first ({recording.fault or 'no reason logged'})")
         turns.append(_not_played(turn, reason))
+    checked = with_latency_split(tuple(turns), recording.events)
+    if any(turn.reply is not None for turn in scenario.turns):
+        checked = with_reply_checks(checked, scenario,
+                                    agent_words(recording.agent, recording.sample_rate))
     return SessionMetrics(
-        turns=with_latency_split(tuple(turns), recording.events),
+        turns=checked,
         duration_s=from_us(duration),
         user_speech_ms=_ms(user.covered_us()),
         agent_speech_ms=_ms(agent.covered_us()),

@@ -19,6 +19,7 @@ from typing import Any
 from ..core.provenance import Provenance, collect_provenance
 from .bench import RunResult
 from .detectors import whole_track_vad
+from .reply_checks import recogniser_identity
 from .scenario import Scenario, TrackVad
 
 SCHEMA = "speecheval.session.report"
@@ -73,10 +74,14 @@ def provenance(result: RunResult, command: Sequence[str]) -> Provenance:
     detectors = {track: whole_track_vad(vad).identity()
                  for track, vad in (("user", scenario.user_vad), ("agent", scenario.agent_vad))}
     silero = any(vad.engine == "silero" for vad in (scenario.user_vad, scenario.agent_vad))
+    settings: dict[str, Any] = {"agent": result.agent, "options": result.options,
+                                "clock": result.clock, "sessions": len(result.sessions),
+                                "vad": detectors}
+    if any(turn.reply is not None for turn in scenario.turns):
+        settings["agent_asr"] = recogniser_identity()  # what heard the agent's replies
     record = collect_provenance(
         command=command, inputs=inputs,
-        settings={"agent": result.agent, "options": result.options, "clock": result.clock,
-                  "sessions": len(result.sessions), "vad": detectors},
+        settings=settings,
         packages=PACKAGES + (SILERO_PACKAGES if silero else ()))
     # Silero's identity names its model files with their hashes; the record keeps them
     models = {str(identity[f"{prefix}model_file"]): str(identity[f"{prefix}model_sha256"])

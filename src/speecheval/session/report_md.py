@@ -64,6 +64,8 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
         ("Truncated / faulted sessions",
          f"{summary['truncated_sessions']} / {summary['faulted_sessions']}"),
     ]
+    if "reply_checks" in summary:  # the scenario checks what the agent said
+        rows.append(("Replies that passed their checks", _share(summary["reply_checks"])))
     if "latency_split_ms" in summary:  # the transport reported server events
         rows += [(f"Latency split: {part} (ms)", _dist(values))
                  for part, values in summary["latency_split_ms"].items()]
@@ -149,6 +151,14 @@ def _extras(session: dict[str, Any]) -> list[str]:
             [t["id"], *(fmt(t["latency_split"][part], " ms") for part in
                         ("endpointing_ms", "decision_ms", "generation_ms", "delivery_ms"))]
             for t in split])
+    replies = [t for t in session["turns"] if "reply" in t]
+    if replies:
+        lines += ["", "What the agent said (Whisper tiny.en on the agent track):", ""]
+        lines += _table(["Turn", "Agent said", "WER", "Checks"], [
+            [t["id"], t["reply"]["transcript"] or "-", fmt(t["reply"]["wer"]),
+             ", ".join(f"{name} {'pass' if ok else 'FAIL'}"
+                       for name, ok in t["reply"]["checks"].items())]
+            for t in replies])
     conditions = session.get("conditions")
     if conditions is not None:
         found = conditions["self_interruptions"]

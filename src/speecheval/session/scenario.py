@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # pydantic is imported only when a scenario is read
         AudioModel,
         ConditionsModel,
         DefaultsModel,
+        ReplyModel,
         ScenarioModel,
         TrackVadModel,
         TurnModel,
@@ -115,6 +116,19 @@ class StartRule:
 
 
 @dataclass(frozen=True)
+class ReplySpec:
+    """What a turn's reply must say (``says_any``: at least one phrase), must not say
+    (``says_none``), must match (``matches``, a regular expression, case-insensitive), and
+    how close it must be to ``text`` (``max_wer``), as the agent track's transcript."""
+
+    says_any: tuple[str, ...] | None = None
+    says_none: tuple[str, ...] | None = None
+    matches: str | None = None
+    text: str | None = None
+    max_wer: float | None = None
+
+
+@dataclass(frozen=True)
 class Turn:
     """One scripted user utterance and what the agent should do about it."""
 
@@ -126,6 +140,7 @@ class Turn:
     response_timeout_ms: float
     max_stop_ms: float
     line: int
+    reply: ReplySpec | None = None
 
 
 @dataclass(frozen=True)
@@ -338,7 +353,19 @@ class _Reader:
                                  else response_timeout),
             max_stop_ms=defaults.max_stop_ms if max_stop is None else max_stop,
             line=self.document.line(where) or 0,
+            reply=None if item.reply is None else self.reply(item.reply, where + ("reply",)),
         )
+
+    def reply(self, model: ReplyModel, where: KeyPath) -> ReplySpec:
+        if not model.model_fields_set:
+            raise self.error(where, "sets no check; use says_any, says_none, matches or "
+                                    "text with max_wer")
+        if (model.max_wer is None) != (model.text is None):
+            raise self.error(where + ("max_wer" if model.max_wer is None else "text",),
+                             "is required with " + ("text" if model.max_wer is None
+                                                    else "max_wer"))
+        return ReplySpec(says_any=model.says_any, says_none=model.says_none,
+                         matches=model.matches, text=model.text, max_wer=model.max_wer)
 
     def audio(self, model: AudioModel, where: KeyPath) -> AudioSpec:
         given = model.model_fields_set

@@ -110,6 +110,35 @@ class AudioModel(Schema):
     voice: Text | None = None
 
 
+def _regex(value: str) -> str:
+    import re
+
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"is not a valid regular expression: {exc}") from None
+    return value
+
+
+def _some(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    if not phrases:
+        raise ValueError("must list at least one phrase")
+    return phrases
+
+
+Phrases = Annotated[tuple[Text, ...], AfterValidator(_some)]
+
+
+class ReplyModel(Schema):
+    """``turns[].reply``: what the agent's reply must (not) say, heard by Whisper."""
+
+    says_any: Phrases | None = None
+    says_none: Phrases | None = None
+    matches: Annotated[Text, AfterValidator(_regex)] | None = None
+    text: Text | None = None
+    max_wer: Annotated[float, AfterValidator(_at_least(0))] | None = None
+
+
 class TurnModel(Schema):
     """One entry of ``turns``; ``audio`` is checked for presence with a hint."""
 
@@ -120,6 +149,7 @@ class TurnModel(Schema):
     text: Text | None = None
     response_timeout_ms: MsAtLeast0 | None = None
     max_stop_ms: MsAtLeast0 | None = None
+    reply: ReplyModel | None = None
 
 
 class DefaultsModel(Schema):

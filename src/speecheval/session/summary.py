@@ -92,6 +92,10 @@ def summarize(sessions: list[SessionMetrics],
         "talk_over_ms": float(sum(session.talk_over_ms for session in sessions)),
         "send_lateness_ms": {key: _largest(sessions, key) for key in ("p99", "max")},
     }
+    replies = [turn.reply for turn in turns if turn.reply is not None]
+    if replies:  # only when the scenario checks what the agent said
+        summary["reply_checks"] = _share(sum(all(r["checks"].values()) for r in replies),
+                                         len(replies))
     split = [turn.latency_split for turn in respond if turn.latency_split is not None]
     if split:  # only when a transport reported server events
         summary["latency_split_ms"] = {
