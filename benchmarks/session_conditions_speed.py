@@ -18,8 +18,9 @@ import argparse
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
+
+from session_speed import best_of  # benchmarks/ is on the path when this script runs
 
 from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.session.scenario import Scenario, load_scenario
@@ -36,15 +37,6 @@ CONDITIONS = {
     "network": "  network: {p_good_to_bad: 0.01, p_bad_to_good: 0.5, jitter_ms: 30, "
                "buffer_ms: 40, reorder: 0.01, seed: 1}\n",
 }
-
-
-def best_of(repeats: int, work: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def scenario(folder: Path, name: str, conditions: str) -> Scenario:
