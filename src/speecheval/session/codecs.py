@@ -97,14 +97,20 @@ class StreamingFir:
         return np.convolve(joined, self.taps, mode="valid")
 
 
-# Every int16 sample's code and every code's sample, so a frame is two table look-ups.
-_ENCODE = mulaw_encode(np.arange(-32768, 32768, dtype=np.int16))
-_DECODE = mulaw_decode(np.arange(256, dtype=np.uint8))
+def _roundtrip_table() -> NDArray[np.int16]:
+    """What every int16 sample becomes through the codec, indexed by its 16 bits."""
+    every = np.arange(-32768, 32768, dtype=np.int16)
+    table = np.empty(65536, dtype=np.int16)
+    table[every.view(np.uint16)] = mulaw_decode(mulaw_encode(every))
+    return table
+
+
+_ROUNDTRIP = _roundtrip_table()
 
 
 def mulaw_roundtrip(pcm: NDArray[np.int16]) -> NDArray[np.int16]:
-    """``mulaw_decode(mulaw_encode(pcm))`` by table look-up."""
-    return _DECODE[_ENCODE[pcm.astype(np.int32) + 32768]]
+    """``mulaw_decode(mulaw_encode(pcm))``, by one table look-up per sample."""
+    return _ROUNDTRIP[np.ascontiguousarray(pcm, dtype=np.int16).view(np.uint16)]
 
 
 class MulawPath:
