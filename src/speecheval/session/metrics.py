@@ -27,6 +27,7 @@ from .latency_split import with_latency_split
 from .recording import SessionRecording
 from .reply_checks import agent_words, with_reply_checks
 from .scenario import Scenario, TrackVad, Turn
+from .task_judge import judge_session
 from .wer import wer
 
 # Agent packets at or below this level are not "audio" for time to first audio.
@@ -105,6 +106,7 @@ class SessionMetrics:
     agent_segments: tuple[Span, ...]
     send_lateness_ms: dict[str, float | None]
     conditions: dict[str, Any] | None = None  # only when the scenario declares conditions
+    task: dict[str, Any] | None = None  # the task judge's verdict, when there is a judge
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -122,6 +124,8 @@ class SessionMetrics:
         }
         if self.conditions is not None:
             out["conditions"] = self.conditions
+        if self.task is not None:  # the ledger goes to its own file (judge.json)
+            out["task"] = {k: v for k, v in self.task.items() if k != "ledger"}
         return out
 
 
@@ -183,9 +187,11 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
                   else f"the session ended first ({recording.fault or 'no reason logged'})")
         turns.append(_not_played(turn, reason))
     checked = with_latency_split(tuple(turns), recording.events)
+    words = (agent_words(recording.agent, recording.sample_rate)
+             if scenario.judge is not None or any(t.reply is not None for t in scenario.turns)
+             else [])
     if any(turn.reply is not None for turn in scenario.turns):
-        checked = with_reply_checks(checked, scenario,
-                                    agent_words(recording.agent, recording.sample_rate))
+        checked = with_reply_checks(checked, scenario, words)
     return SessionMetrics(
         turns=checked,
         duration_s=from_us(duration),
@@ -198,6 +204,8 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
         user_segments=tuple(user),
         agent_segments=context.agent_list,
         send_lateness_ms=_stats_ms(recording.send_lateness_ms),
+        task=(None if scenario.judge is None
+              else judge_session(scenario.judge, scenario, checked, words)),
         conditions=(condition_metrics(recording.events, tuple(ordered), user, agent,
                                       scenario.conditions.network is not None)
                     if scenario.conditions.any else None),

@@ -79,6 +79,9 @@ def provenance(result: RunResult, command: Sequence[str]) -> Provenance:
                                 "vad": detectors}
     if any(turn.reply is not None for turn in scenario.turns):
         settings["agent_asr"] = recogniser_identity()  # what heard the agent's replies
+    if scenario.judge is not None:  # the judge's model, endpoint and key variable (no key)
+        settings["judge"] = asdict(scenario.judge)
+        settings.setdefault("agent_asr", recogniser_identity())
     record = collect_provenance(
         command=command, inputs=inputs,
         settings=settings,

@@ -64,6 +64,9 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
         ("Truncated / faulted sessions",
          f"{summary['truncated_sessions']} / {summary['faulted_sessions']}"),
     ]
+    if "task_success" in summary:  # the scenario has a task judge
+        rows.append(("Task success (judge)", f"{_share(summary['task_success'])}, "
+                                             f"{summary['task_success']['invalid']} invalid"))
     if "reply_checks" in summary:  # the scenario checks what the agent said
         rows.append(("Replies that passed their checks", _share(summary["reply_checks"])))
     if "latency_split_ms" in summary:  # the transport reported server events
@@ -159,6 +162,11 @@ def _extras(session: dict[str, Any]) -> list[str]:
              ", ".join(f"{name} {'pass' if ok else 'FAIL'}"
                        for name, ok in t["reply"]["checks"].items())]
             for t in replies])
+    task = session.get("task")
+    if task is not None:
+        verdict = {True: "success", False: "failure", None: "no valid verdict"}[task["success"]]
+        lines += ["", f"Task judge ({task['model']}): {verdict}; "
+                      f"{task['reason'] or task['problem'] or ''}".rstrip("; ")]
     conditions = session.get("conditions")
     if conditions is not None:
         found = conditions["self_interruptions"]

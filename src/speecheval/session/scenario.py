@@ -26,6 +26,7 @@ from .conditions import (
     NoiseSpec,
     Reflection,
 )
+from .task_judge import JudgeSpec
 
 if TYPE_CHECKING:  # pydantic is imported only when a scenario is read
     from ..core.schema import Document, KeyPath
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # pydantic is imported only when a scenario is read
         AudioModel,
         ConditionsModel,
         DefaultsModel,
+        JudgeModel,
         ReplyModel,
         ScenarioModel,
         TrackVadModel,
@@ -83,6 +85,7 @@ ASSERTIONS: dict[str, bool] = {
     "max_wer": False,
     "min_session_pass_rate": True,
     "max_self_interruptions": False,
+    "min_task_success_rate": True,
 }
 
 
@@ -178,6 +181,7 @@ class Scenario:
     assertions: dict[str, float]
     path: Path
     conditions: Conditions = field(default_factory=Conditions)
+    judge: JudgeSpec | None = None
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -237,7 +241,21 @@ class _Reader:
                         for key in self.given(("assert",))},
             path=self.path,
             conditions=self.conditions(model.conditions, model.sample_rate, frame_ms),
+            judge=None if model.judge is None else self.judge(model.judge),
         )
+
+    def judge(self, model: JudgeModel) -> JudgeSpec:
+        from ..asr.openai_compatible import check_base_url
+
+        try:
+            check_base_url(model.base_url)
+        except InputError:
+            raise self.error(("judge", "base_url"), "must be an http(s) URL without "
+                                                    "credentials, query or fragment, such as "
+                                                    "http://127.0.0.1:8000/v1") from None
+        return JudgeSpec(task=model.task, model=model.model, base_url=model.base_url,
+                         api_key_env=model.api_key_env, max_attempts=model.max_attempts,
+                         timeout_s=model.timeout_s)
 
     def frame_ms(self, value: float, sample_rate: int) -> float:
         """The user frame length: whole milliseconds and whole samples, so that the

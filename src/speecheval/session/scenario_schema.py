@@ -253,6 +253,18 @@ class NetworkModel(Schema):
     seed: Seed = 0
 
 
+class JudgeModel(Schema):
+    """``judge``: the caller's task and the OpenAI-compatible endpoint that judges it."""
+
+    task: Text
+    model: Text
+    base_url: Text
+    api_key_env: Text = "OPENAI_API_KEY"
+    max_attempts: Annotated[int, AfterValidator(_at_least(1)),
+                            AfterValidator(_at_most(10))] = 3
+    timeout_s: Annotated[float, AfterValidator(_above(0))] = 60.0
+
+
 class ConditionsModel(Schema):
     """``conditions``: what happens to the user's audio on its way to the agent."""
 
@@ -286,3 +298,4 @@ class ScenarioModel(Schema):
     turns: Annotated[tuple[TurnModel, ...], AfterValidator(_turns_not_empty)]
     assert_: Annotated[AssertionsModel, NullIsEmpty] = Field(AssertionsModel(), alias="assert")
     conditions: ConditionsModel | None = None
+    judge: JudgeModel | None = None

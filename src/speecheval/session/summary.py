@@ -92,6 +92,11 @@ def summarize(sessions: list[SessionMetrics],
         "talk_over_ms": float(sum(session.talk_over_ms for session in sessions)),
         "send_lateness_ms": {key: _largest(sessions, key) for key in ("p99", "max")},
     }
+    judged = [s.task for s in sessions if s.task is not None]
+    if judged:  # only when the scenario has a judge; an invalid answer counts as a failure
+        summary["task_success"] = {
+            **_share(sum(t["success"] is True for t in judged), len(judged)),
+            "invalid": sum(t["success"] is None for t in judged)}
     replies = [turn.reply for turn in turns if turn.reply is not None]
     if replies:  # only when the scenario checks what the agent said
         summary["reply_checks"] = _share(sum(all(r["checks"].values()) for r in replies),
@@ -142,6 +147,7 @@ ASSERTION_PATHS: dict[str, tuple[str, ...]] = {
     "max_wer": ("wer", "mean"),
     "min_session_pass_rate": ("session_pass", "rate"),
     "max_self_interruptions": ("conditions", "self_interruptions"),
+    "min_task_success_rate": ("task_success", "rate"),
 }
 
 
