@@ -29,7 +29,7 @@ from speecheval.session.send_path import speech_rms
 from speecheval.session.synth import render_turns
 from speecheval.session.virtual_runner import run_virtual
 
-from .helpers import require_espeak, write_scenario
+from .helpers import live_session, require_espeak, write_scenario
 
 RATE = 16000
 
@@ -318,11 +318,6 @@ def test_without_conditions_nothing_changes(tmp_path: Path) -> None:
 
 
 def test_conditions_apply_on_the_real_clock_too(tmp_path: Path) -> None:
-    from speecheval.core.progress import progress
-    from speecheval.session.real_clock import run_real_clock_sessions
-
-    from .helpers import serving
-
     scenario = load_scenario(write_scenario(tmp_path, """
 name: real
 tail_ms: 600
@@ -333,9 +328,7 @@ conditions:
   echo: {delay_ms: 40, level_db: -6}
   network: {p_good_to_bad: 1.0, p_bad_to_good: 1.0}
 """))
-    with serving() as url, progress(1, "test") as advance:
-        recording = run_real_clock_sessions(scenario, "pcm-websocket", {"url": url}, 1, 1,
-                                            advance)[0]
+    recording = live_session(scenario)
     assert recording.fault is None and recording.sent is not None
     assert recording.sent.size == recording.user.size
     frames = recording.sent.reshape(-1, 320)

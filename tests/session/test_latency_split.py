@@ -6,15 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from speecheval.core.progress import progress
 from speecheval.session import events as ev
 from speecheval.session.latency_split import with_latency_split
 from speecheval.session.metrics import TurnMetrics, analyze
-from speecheval.session.real_clock import run_real_clock_sessions
 from speecheval.session.scenario import load_scenario
 from speecheval.session.summary import summarize
 
-from .helpers import serving, write_scenario
+from .helpers import live_session, write_scenario
 
 
 def turn(**values: object) -> TurnMetrics:
@@ -66,9 +64,7 @@ turns:
     audio: {synth: speech, duration_ms: 800}
 """))
     options = {"endpoint_silence_ms": "300", "response_delay_ms": "200"}
-    with serving(options, protocol="openai-realtime") as url, progress(1, "t") as advance:
-        recording = run_real_clock_sessions(scenario, "openai-realtime",
-                                            {"url": url, "api_key_env": ""}, 1, 1, advance)[0]
+    recording = live_session(scenario, {"api_key_env": ""}, options, "openai-realtime")
     assert recording.fault is None
     names = [e.name for e in recording.events if isinstance(e, ev.ServerEvent)]
     assert names == ["speech_stopped", "response_created"]

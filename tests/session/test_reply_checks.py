@@ -7,14 +7,12 @@ from pathlib import Path
 import pytest
 
 from speecheval.core.errors import InputError
-from speecheval.core.progress import progress
 from speecheval.session.metrics import analyze
-from speecheval.session.real_clock import run_real_clock_sessions
 from speecheval.session.reply_checks import check_reply
 from speecheval.session.scenario import ReplySpec, load_scenario
 from speecheval.session.summary import summarize
 
-from .helpers import require_espeak, serving, write_scenario
+from .helpers import live_session, require_espeak, write_scenario
 
 SAID = "Sure, I can help you with that right away."
 
@@ -85,9 +83,7 @@ turns:
     audio: {{synth: tts, say: "And a refund?"}}
     reply: {{says_any: [refund]}}
 """))
-    with serving({"voice": "espeak"}) as url, progress(1, "t") as advance:
-        recording = run_real_clock_sessions(scenario, "pcm-websocket", {"url": url}, 1, 1,
-                                            advance)[0]
+    recording = live_session(scenario, server_options={"voice": "espeak"})
     metrics = analyze(recording, scenario)
     first, second = metrics.turns
     assert first.reply is not None and second.reply is not None
