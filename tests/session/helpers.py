@@ -100,3 +100,15 @@ def to_voicebench(recording: SessionRecording, path: Path, clock: str = "virtual
         agent_track=recording.agent.astype(np.float32) / 32768,
         windows=windows, packets=packets, clears=clears, transcripts=transcripts,
         truncated=truncated)
+
+
+def live_session(scenario: Any, agent_options: dict[str, str] | None = None,
+                 server_options: dict[str, str] | None = None,
+                 protocol: str = "pcm-websocket") -> SessionRecording:
+    """One real-clock session of ``scenario`` against a local agent speaking ``protocol``."""
+    from speecheval.core.progress import progress
+    from speecheval.session.real_clock import run_real_clock_sessions
+
+    with serving(server_options, protocol=protocol) as url, progress(1, "test") as advance:
+        return run_real_clock_sessions(scenario, protocol, {"url": url, **(agent_options or {})},
+                                       1, 1, advance)[0]

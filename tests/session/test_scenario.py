@@ -82,8 +82,8 @@ def test_unknown_key_names_file_key_and_line(tmp_path: Path) -> None:
     ("name: [unclosed\n", "line 2: not valid YAML"),
     # every allowed key is listed, the voicebench ones (adapter, assert, defaults) included
     ("name: x\nturnz: []\n",
-     "turnz (line 2): unknown key; allowed keys are adapter, agent, assert, defaults, "
-     "description, frame_ms, max_duration_ms, name, sample_rate, tail_ms, turns, vad"),
+     "turnz (line 2): unknown key; allowed keys are adapter, agent, assert, conditions, defaults, "
+     "description, frame_ms, judge, max_duration_ms, name, sample_rate, tail_ms, turns, vad"),
     ("name: x\nturns: 3\n", "turns (line 2): must be a list, got 3"),
     ("name: x\nturns:\n  - {id: a}\n",
      "turns[0].audio (line 3): is required (a 'file' or a 'synth' signal)"),
@@ -91,7 +91,7 @@ def test_unknown_key_names_file_key_and_line(tmp_path: Path) -> None:
      "turns[0].audio.duration_ms (line 3): must be > 0, got 0"),
     ("name: x\nturns:\n  - audio: {synth: tone}\n    seed: 1\n",
      "turns[0].seed (line 4): unknown key; allowed keys are audio, expect, id, "
-     "max_stop_ms, response_timeout_ms, start, text"),
+     "max_stop_ms, reply, response_timeout_ms, start, text"),
     ("name: x\nvad: {user: {engine: silero, min_speech_ms: 80}}\nturns:\n"
      "  - audio: {synth: tone}\n",
      "vad.user.min_speech_ms (line 2): tunes the energy detector; it has no effect with "

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.stream_resample import StreamResampler
-from .base import AgentEvent, AgentFault, AudioOut, SpeechStarted, Transcript
+from .base import AgentEvent, AgentFault, AudioOut, ServerMark, SpeechStarted, Transcript
 from .protocol_events import Realtime
 
 AUDIO_DELTA = frozenset({Realtime.AUDIO_DELTA, Realtime.AUDIO_DELTA_BETA})
@@ -53,6 +53,10 @@ class RealtimeDecoder:
             return self._audio(data)
         if kind == Realtime.SPEECH_STARTED:
             return SpeechStarted()
+        if kind == Realtime.SPEECH_STOPPED:
+            return ServerMark("speech_stopped")
+        if kind == Realtime.RESPONSE_CREATED:
+            return ServerMark("response_created")
         if kind == Realtime.USER_TRANSCRIPT_DONE and isinstance(data.get("transcript"), str):
             return Transcript(role="user", text=data["transcript"], final=True)
         if kind == Realtime.USER_TRANSCRIPT_DELTA and isinstance(data.get("delta"), str):

@@ -54,13 +54,22 @@ class SpeechStarted:
 
 
 @dataclass(frozen=True)
+class ServerMark:
+    """A server event that marks a step of the agent's turn-taking, logged for the latency
+    split: ``speech_stopped`` (its endpointer decided the user finished) or
+    ``response_created`` (it started a reply). Transports without such events send none."""
+
+    kind: Literal["speech_stopped", "response_created"]
+
+
+@dataclass(frozen=True)
 class AgentFault:
     """The agent misbehaved (disconnect, malformed message, error event, stall, bad rate)."""
 
     reason: str
 
 
-AgentEvent = AudioOut | Clear | Transcript | SpeechStarted | AgentFault
+AgentEvent = AudioOut | Clear | Transcript | SpeechStarted | ServerMark | AgentFault
 
 
 class Agent(ABC):

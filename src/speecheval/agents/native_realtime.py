@@ -63,6 +63,8 @@ class NativeDecoder(RealtimeDecoder):
             return AgentFault(f"agent closed the session: {data.get('reason') or 'no reason'}")
         if kind == Realtime.AGENT_TRANSCRIPT_DELTA and isinstance(data.get("delta"), str):
             return Transcript(role="agent", text=data["delta"], final=False)
+        if kind == Realtime.RESPONSE_CREATED:
+            return None  # the whole call is one response: it marks no turn's reply
         return super().decode(data)
 
 

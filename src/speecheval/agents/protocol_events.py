@@ -32,6 +32,7 @@ class Realtime:
     SESSION_UPDATED: Final = "session.updated"
     ERROR: Final = "error"
     SPEECH_STARTED: Final = "input_audio_buffer.speech_started"
+    SPEECH_STOPPED: Final = "input_audio_buffer.speech_stopped"
     USER_TRANSCRIPT_DELTA: Final = "conversation.item.input_audio_transcription.delta"
     USER_TRANSCRIPT_DONE: Final = "conversation.item.input_audio_transcription.completed"
     ITEM_TRUNCATED: Final = "conversation.item.truncated"

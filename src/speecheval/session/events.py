@@ -21,7 +21,15 @@ clear           :class:`AgentClear`: ``dropped_ms`` (buffered, unplayed audio
                 removed; the real-clock runner adds ``played_ms``)
 speech_started  :class:`SpeechStart`: server VAD heard the user (OpenAI Realtime);
                 handled like a clear, with the same keys
+server          :class:`ServerEvent`: ``name`` ("speech_stopped": the server's
+                endpointer decided the user finished; "response_created": it
+                started a reply), as the transport reports them (OpenAI Realtime
+                and native-realtime)
 transcript      :class:`TranscriptLine`: ``role`` ("user"/"agent"), ``text``, ``final``
+network         :class:`NetworkPacket`: one per user frame when the scenario declares
+                ``conditions.network``: ``seq``, ``state`` ("good"/"bad"),
+                ``delay_ms``, ``reordered``, ``outcome`` ("ok", "lost", "late");
+                ``t_ms`` is when the frame was sent
 truncated       :class:`Truncated` (the session hit max_duration_ms before all turns
                 played)
 fault           :class:`Fault`: ``reason`` (the agent failed; the recording up to here
@@ -171,6 +179,14 @@ class SpeechStart(Event):
     played_ms: int
 
 
+@_event("server")
+class ServerEvent(Event):
+    """A server event marking a step of the agent's turn-taking (``name``:
+    ``speech_stopped`` or ``response_created``), for the latency split."""
+
+    name: Literal["speech_stopped", "response_created"]
+
+
 @_event("transcript")
 class TranscriptLine(Event):
     """A transcript the agent reported for the user's or its own speech."""
@@ -178,6 +194,17 @@ class TranscriptLine(Event):
     role: Literal["user", "agent"]
     text: str
     final: bool
+
+
+@_event("network")
+class NetworkPacket(Event):
+    """What the scenario's network did to one user frame (``conditions.network``)."""
+
+    seq: int
+    state: Literal["good", "bad"]
+    delay_ms: float
+    reordered: bool
+    outcome: Literal["ok", "lost", "late"]
 
 
 @_event("truncated")

@@ -32,6 +32,7 @@ from .bench import (
 from .real_clock import run_real_clock_sessions
 from .recording import SessionRecording
 from .scenario import Scenario
+from .task_judge import open_judge
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,8 @@ def _plan(scenario: Scenario, name: str,
     every usage error (agent, options, clock) is raised here, before a session starts."""
     options = merged_options(scenario, name, request.parsed)
     repeat = request.repeat
+    if scenario.judge is not None:
+        open_judge(scenario.judge)  # its key must be there before a live session runs
     if name == MOCK:
         if request.realtime:
             raise InputError("the mock agent runs on the virtual clock only; --realtime "

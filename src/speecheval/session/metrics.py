@@ -21,9 +21,13 @@ from ..core.results import register
 from ..core.timebase import from_us, to_us
 from ..core.timeline import Span, Spans
 from . import events as ev
+from .condition_metrics import condition_metrics
 from .detectors import whole_track_vad
+from .latency_split import with_latency_split
 from .recording import SessionRecording
+from .reply_checks import agent_words, with_reply_checks
 from .scenario import Scenario, TrackVad, Turn
+from .task_judge import judge_session
 from .wer import wer
 
 # Agent packets at or below this level are not "audio" for time to first audio.
@@ -65,10 +69,19 @@ class TurnMetrics:
     wer: float | None
     passed: bool
     notes: tuple[str, ...]
+    # endpointing / decision / generation / delivery (ms), when the transport reports
+    # server events (:mod:`speecheval.session.latency_split`); left out of the report else
+    latency_split: dict[str, float | None] | None = None
+    # what the agent said and the turn's ``reply`` checks
+    # (:mod:`speecheval.session.reply_checks`); left out of the report for unchecked turns
+    reply: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["notes"] = list(self.notes)
+        for optional in ("latency_split", "reply"):
+            if out[optional] is None:
+                del out[optional]
         return out
 
 
@@ -92,9 +105,11 @@ class SessionMetrics:
     user_segments: tuple[Span, ...]
     agent_segments: tuple[Span, ...]
     send_lateness_ms: dict[str, float | None]
+    conditions: dict[str, Any] | None = None  # only when the scenario declares conditions
+    task: dict[str, Any] | None = None  # the task judge's verdict, when there is a judge
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "turns": [turn.to_dict() for turn in self.turns],
             "duration_s": self.duration_s,
             "user_speech_ms": self.user_speech_ms,
@@ -107,6 +122,11 @@ class SessionMetrics:
             "agent_segments": [[s.start_s, s.end_s] for s in self.agent_segments],
             "send_lateness_ms": self.send_lateness_ms,
         }
+        if self.conditions is not None:
+            out["conditions"] = self.conditions
+        if self.task is not None:  # the ledger goes to its own file (judge.json)
+            out["task"] = {k: v for k, v in self.task.items() if k != "ledger"}
+        return out
 
 
 def _ms(us: int) -> float:
@@ -166,8 +186,14 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
         reason = ("the session hit max_duration_ms first" if log.truncated
                   else f"the session ended first ({recording.fault or 'no reason logged'})")
         turns.append(_not_played(turn, reason))
+    checked = with_latency_split(tuple(turns), recording.events)
+    words = (agent_words(recording.agent, recording.sample_rate)
+             if scenario.judge is not None or any(t.reply is not None for t in scenario.turns)
+             else [])
+    if any(turn.reply is not None for turn in scenario.turns):
+        checked = with_reply_checks(checked, scenario, words)
     return SessionMetrics(
-        turns=tuple(turns),
+        turns=checked,
         duration_s=from_us(duration),
         user_speech_ms=_ms(user.covered_us()),
         agent_speech_ms=_ms(agent.covered_us()),
@@ -178,6 +204,11 @@ def analyze(recording: SessionRecording, scenario: Scenario) -> SessionMetrics:
         user_segments=tuple(user),
         agent_segments=context.agent_list,
         send_lateness_ms=_stats_ms(recording.send_lateness_ms),
+        task=(None if scenario.judge is None
+              else judge_session(scenario.judge, scenario, checked, words)),
+        conditions=(condition_metrics(recording.events, tuple(ordered), user, agent,
+                                      scenario.conditions.network is not None)
+                    if scenario.conditions.any else None),
     )
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,6 +43,7 @@ from ..agents.base import (
     AgentTransport,
     AudioOut,
     Clear,
+    ServerMark,
     SpeechStarted,
     Transcript,
 )
@@ -195,6 +196,8 @@ class _Session:
             played_ms = played * 1000 // self.rate
             self.log(kind, dropped_ms=self.ms(dropped), played_ms=played_ms)
             await self.transport.report_played(played_ms)
+        elif isinstance(event, ServerMark):
+            self.log(ev.ServerEvent, name=event.kind)
         elif isinstance(event, Transcript):
             self.log(ev.TranscriptLine, role=event.role, text=event.text, final=event.final)
         elif isinstance(event, AgentFault):
@@ -236,6 +239,15 @@ class UserFeed(Protocol):
                    agent_played: NDArray[np.int16]) -> NDArray[np.int16] | None: ...
 
 
+
+@runtime_checkable
+class TailFeed(Protocol):
+    """A feed that also makes the frames after the script (the tail), which are otherwise
+    silence: the scenario's echo and noise are on the user's line without the user."""
+
+    def tail_frame(self, index: int, agent_played: NDArray[np.int16]) -> NDArray[np.int16]: ...
+
+
 class ArrayFeed:
     """A fixed user track, zero-padded to whole frames."""
 
@@ -274,23 +286,23 @@ async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
         # the agent audio played up to this frame's start (not beyond it when the loop is
         # late: the recording ends at a frame start, and the detectors must agree on it)
         now = min(session.now_sample(), len(sent) * frame)
-        if not script_over or agent_vad is not None:
-            played = session.playout.segment(cursor, now)
-            cursor = max(cursor, now)
-            if agent_vad is not None:
-                agent_vad.push(played)
-            if not script_over:
-                pcm = feed.next_frame(len(sent), played)
-                script_over = pcm is None
-            if pcm is not None and pcm.shape != (frame,):
-                raise InputError(f"user frame {len(sent)} has shape {pcm.shape}, "
-                                 f"expected ({frame},)")
+        played = session.playout.segment(cursor, now)
+        cursor = max(cursor, now)
+        if agent_vad is not None:
+            agent_vad.push(played)
+        if not script_over:
+            pcm = feed.next_frame(len(sent), played)
+            script_over = pcm is None
         if pcm is None:
             if tail_left > 0:
                 tail_left -= 1
             elif not _agent_talking(session, agent_vad, now):
                 break
-            pcm = silence
+            pcm = (feed.tail_frame(len(sent), played) if isinstance(feed, TailFeed)
+                   else silence)
+        if pcm.shape != (frame,):
+            raise InputError(f"user frame {len(sent)} has shape {pcm.shape}, "
+                             f"expected ({frame},)")
         session.lateness_ms.append((session.loop.time() - deadline) * 1000.0)
         try:
             async with asyncio.timeout(stall_timeout_s):

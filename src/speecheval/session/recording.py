@@ -23,7 +23,9 @@ class SessionRecording:
     through the playout buffer, with cleared (unplayed) audio removed. ``events`` are
     typed events (:mod:`speecheval.session.events`) in time order. ``send_lateness_ms`` holds one
     value per user frame (0 on the virtual clock). ``fault`` is set when the agent failed;
-    the recording up to the fault is still kept.
+    the recording up to the fault is still kept. ``sent`` is what the agent received when
+    the scenario declares ``conditions`` (echo, noise, codec, network), else None:
+    ``user`` is then the clean script, the reference for the metrics.
     """
 
     sample_rate: int
@@ -32,6 +34,7 @@ class SessionRecording:
     events: list[Event] = field(default_factory=list)
     send_lateness_ms: list[float] = field(default_factory=list)
     fault: str | None = None
+    sent: NDArray[np.int16] | None = None
 
     def scrubbed(self, scrub: Callable[[str], str]) -> SessionRecording:
         """A copy with every text of the event log and the fault passed through ``scrub``.

@@ -1,6 +1,7 @@
 """Write a session's recording where people can listen to it.
 
-``user.wav`` and ``agent.wav`` are the two mono tracks, ``session.wav`` puts the user on
+``user.wav`` and ``agent.wav`` are the two mono tracks (``sent.wav``, when the scenario
+declares conditions, is the user track as the agent received it), ``session.wav`` puts the user on
 the left and the agent on the right, and ``events.jsonl`` is the event log, one canonical
 JSON object per line, so a failed turn can be heard and traced.
 """
@@ -20,6 +21,7 @@ from .recording import SessionRecording
 USER_WAV = "user.wav"
 AGENT_WAV = "agent.wav"
 SESSION_WAV = "session.wav"
+SENT_WAV = "sent.wav"
 EVENTS_JSONL = "events.jsonl"
 
 
@@ -33,10 +35,13 @@ def stereo_tracks(recording: SessionRecording) -> NDArray[np.int16]:
 
 
 def write_recording(recording: SessionRecording, directory: Path) -> None:
-    """Write the four files into ``directory`` (created if needed)."""
+    """Write the four files into ``directory`` (created if needed), and ``sent.wav``
+    (what the agent received) when the scenario declared conditions."""
     directory.mkdir(parents=True, exist_ok=True)
     write_wav(directory / USER_WAV, recording.user, recording.sample_rate)
     write_wav(directory / AGENT_WAV, recording.agent, recording.sample_rate)
     write_wav(directory / SESSION_WAV, stereo_tracks(recording), recording.sample_rate)
+    if recording.sent is not None:
+        write_wav(directory / SENT_WAV, recording.sent, recording.sample_rate)
     lines = dumps_lines(event.to_dict() for event in recording.events)
     atomic_write_text(directory / EVENTS_JSONL, lines)

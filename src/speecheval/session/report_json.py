@@ -12,13 +12,14 @@ command line) replaces ``versions`` and the scenario's ``sha256`` and ``audio_fi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 from ..core.provenance import Provenance, collect_provenance
 from .bench import RunResult
 from .detectors import whole_track_vad
+from .reply_checks import recogniser_identity
 from .scenario import Scenario, TrackVad
 
 SCHEMA = "speecheval.session.report"
@@ -52,7 +53,15 @@ def _scenario(scenario: Scenario) -> dict[str, Any]:
         "turns": len(scenario.turns),
         "vad": {"user": _vad(scenario.user_vad), "agent": _vad(scenario.agent_vad)},
         "assert": scenario.assertions,
+        **({"conditions": _conditions(scenario)} if scenario.conditions.any else {}),
     }
+
+
+def _conditions(scenario: Scenario) -> dict[str, Any]:
+    """The declared conditions as plain data (only the parts the scenario sets)."""
+    parts = {name: getattr(scenario.conditions, name)
+             for name in ("echo", "noise", "codec", "network")}
+    return {name: asdict(part) for name, part in parts.items() if part is not None}
 
 
 def provenance(result: RunResult, command: Sequence[str]) -> Provenance:
@@ -65,10 +74,17 @@ def provenance(result: RunResult, command: Sequence[str]) -> Provenance:
     detectors = {track: whole_track_vad(vad).identity()
                  for track, vad in (("user", scenario.user_vad), ("agent", scenario.agent_vad))}
     silero = any(vad.engine == "silero" for vad in (scenario.user_vad, scenario.agent_vad))
+    settings: dict[str, Any] = {"agent": result.agent, "options": result.options,
+                                "clock": result.clock, "sessions": len(result.sessions),
+                                "vad": detectors}
+    if any(turn.reply is not None for turn in scenario.turns):
+        settings["agent_asr"] = recogniser_identity()  # what heard the agent's replies
+    if scenario.judge is not None:  # the judge's model, endpoint and key variable (no key)
+        settings["judge"] = asdict(scenario.judge)
+        settings.setdefault("agent_asr", recogniser_identity())
     record = collect_provenance(
         command=command, inputs=inputs,
-        settings={"agent": result.agent, "options": result.options, "clock": result.clock,
-                  "sessions": len(result.sessions), "vad": detectors},
+        settings=settings,
         packages=PACKAGES + (SILERO_PACKAGES if silero else ()))
     # Silero's identity names its model files with their hashes; the record keeps them
     models = {str(identity[f"{prefix}model_file"]): str(identity[f"{prefix}model_sha256"])

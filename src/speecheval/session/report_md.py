@@ -64,6 +64,18 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
         ("Truncated / faulted sessions",
          f"{summary['truncated_sessions']} / {summary['faulted_sessions']}"),
     ]
+    if "task_success" in summary:  # the scenario has a task judge
+        rows.append(("Task success (judge)", f"{_share(summary['task_success'])}, "
+                                             f"{summary['task_success']['invalid']} invalid"))
+    if "reply_checks" in summary:  # the scenario checks what the agent said
+        rows.append(("Replies that passed their checks", _share(summary["reply_checks"])))
+    if "latency_split_ms" in summary:  # the transport reported server events
+        rows += [(f"Latency split: {part} (ms)", _dist(values))
+                 for part, values in summary["latency_split_ms"].items()]
+    if "conditions" in summary:  # the scenario declared echo, noise, codec or network
+        rows += [("Self-interruptions", str(summary["conditions"]["self_interruptions"])),
+                 ("Turns hit by packet loss",
+                  str(summary["conditions"]["network_affected_turns"]))]
     return rows
 
 
@@ -125,4 +137,44 @@ def render_markdown(report: dict[str, Any]) -> str:
                   f"ms, talk-over {fmt(session['talk_over_ms'])} ms; truncated: "
                   f"{fmt(session['truncated'])}; fault: {session['fault'] or 'none'}.", ""]
         lines += _table(TURN_HEADER, [turn_cells(t) for t in session["turns"]])
+        lines += _extras(session)
     return "\n".join(lines) + "\n"
+
+
+SPLIT_HEADER = ["Turn", "Endpointing", "Decision", "Generation", "Delivery"]
+
+
+def _extras(session: dict[str, Any]) -> list[str]:
+    """The latency split and the conditions' findings, for sessions that have them."""
+    lines: list[str] = []
+    split = [t for t in session["turns"] if "latency_split" in t]
+    if split:
+        lines += ["", "Where the response latency went (server events):", ""]
+        lines += _table(SPLIT_HEADER, [
+            [t["id"], *(fmt(t["latency_split"][part], " ms") for part in
+                        ("endpointing_ms", "decision_ms", "generation_ms", "delivery_ms"))]
+            for t in split])
+    replies = [t for t in session["turns"] if "reply" in t]
+    if replies:
+        lines += ["", "What the agent said (Whisper tiny.en on the agent track):", ""]
+        lines += _table(["Turn", "Agent said", "WER", "Checks"], [
+            [t["id"], t["reply"]["transcript"] or "-", fmt(t["reply"]["wer"]),
+             ", ".join(f"{name} {'pass' if ok else 'FAIL'}"
+                       for name, ok in t["reply"]["checks"].items())]
+            for t in replies])
+    task = session.get("task")
+    if task is not None:
+        verdict = {True: "success", False: "failure", None: "no valid verdict"}[task["success"]]
+        lines += ["", f"Task judge ({task['model']}): {verdict}; "
+                      f"{task['reason'] or task['problem'] or ''}".rstrip("; ")]
+    conditions = session.get("conditions")
+    if conditions is not None:
+        found = conditions["self_interruptions"]
+        times = ", ".join(f"{f['t_s']:.2f} s ({f['turn']})" for f in found) or "none"
+        lines += ["", f"Self-interruptions: {times}."]
+        network = conditions.get("network")
+        if network is not None:
+            lines.append(f"Network: {network['packets']} packets, {network['lost']} lost, "
+                         f"{network['late']} late, {network['reordered']} reordered; turns "
+                         f"affected: {', '.join(network['affected_turns']) or 'none'}.")
+    return lines

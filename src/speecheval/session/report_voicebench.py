@@ -158,11 +158,16 @@ def _assertion_value(summary: dict[str, Any], key: str,
     return assertion_value(summary, key, VOICEBENCH_ASSERTION_PATHS)
 
 
+# Assertions on what voicebench does not measure at all: read from speecheval's summary.
+SPEECHEVAL_ONLY_ASSERTIONS = frozenset({"max_self_interruptions"})
+
+
 def _assertions(result: RunResult, summary: dict[str, Any]) -> list[dict[str, Any]]:
     rate = result.summary.get("session_pass", {}).get("rate")
     out = []
     for key, limit in result.scenario.assertions.items():
-        actual = _assertion_value(summary, key, rate)
+        actual = (assertion_value(result.summary, key) if key in SPEECHEVAL_ONLY_ASSERTIONS
+                  else _assertion_value(summary, key, rate))
         passed = actual is not None and (actual >= limit if ASSERTIONS[key] else actual <= limit)
         out.append({"key": key, "limit": limit, "actual": actual, "passed": passed})
     return out

@@ -27,6 +27,7 @@ from .report_voicebench import REPORT_VOICEBENCH, build_voicebench_report
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
+JUDGE_JSON = "judge.json"
 
 
 def write_run(result: RunResult, out: Path, command: Sequence[str]) -> dict[str, Any]:
@@ -35,6 +36,10 @@ def write_run(result: RunResult, out: Path, command: Sequence[str]) -> dict[str,
     with new_output_dir(out) as staging:
         for index, recording in enumerate(result.recordings):
             write_recording(recording, staging / session_dir(index))
+            task = result.sessions[index].task
+            if task is not None:  # the judge's request and raw answer: its ledger
+                atomic_write_text(staging / session_dir(index) / JUDGE_JSON,
+                                  dumps(task["ledger"]))
         atomic_write_text(staging / REPORT_JSON, dumps(report))
         atomic_write_text(staging / REPORT_MD, render_markdown(report))
         atomic_write_text(staging / REPORT_HTML, render_html(report, result))

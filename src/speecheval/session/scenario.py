@@ -16,13 +16,27 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from ..core.errors import InputError
 from ..core.timebase import MAX_AUDIO_MS
 from ..vad.streaming import VadSettings
+from .conditions import (
+    OPUS_FRAME_MS,
+    OPUS_RATES,
+    CodecSpec,
+    Conditions,
+    EchoSpec,
+    NetworkSpec,
+    NoiseSpec,
+    Reflection,
+)
+from .task_judge import JudgeSpec
 
 if TYPE_CHECKING:  # pydantic is imported only when a scenario is read
     from ..core.schema import Document, KeyPath
     from .scenario_schema import (
         AgentModel,
         AudioModel,
+        ConditionsModel,
         DefaultsModel,
+        JudgeModel,
+        ReplyModel,
         ScenarioModel,
         TrackVadModel,
         TurnModel,
@@ -70,6 +84,8 @@ ASSERTIONS: dict[str, bool] = {
     "max_talk_over_ms": False,
     "max_wer": False,
     "min_session_pass_rate": True,
+    "max_self_interruptions": False,
+    "min_task_success_rate": True,
 }
 
 
@@ -103,6 +119,19 @@ class StartRule:
 
 
 @dataclass(frozen=True)
+class ReplySpec:
+    """What a turn's reply must say (``says_any``: at least one phrase), must not say
+    (``says_none``), must match (``matches``, a regular expression, case-insensitive), and
+    how close it must be to ``text`` (``max_wer``), as the agent track's transcript."""
+
+    says_any: tuple[str, ...] | None = None
+    says_none: tuple[str, ...] | None = None
+    matches: str | None = None
+    text: str | None = None
+    max_wer: float | None = None
+
+
+@dataclass(frozen=True)
 class Turn:
     """One scripted user utterance and what the agent should do about it."""
 
@@ -114,6 +143,7 @@ class Turn:
     response_timeout_ms: float
     max_stop_ms: float
     line: int
+    reply: ReplySpec | None = None
 
 
 @dataclass(frozen=True)
@@ -150,6 +180,8 @@ class Scenario:
     turns: tuple[Turn, ...]
     assertions: dict[str, float]
     path: Path
+    conditions: Conditions = field(default_factory=Conditions)
+    judge: JudgeSpec | None = None
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -193,11 +225,12 @@ class _Reader:
         agent_vad = self.vad(model.vad.agent, ("vad", "agent"))
         self.check_live_agent_vad(agent_vad, turns, model.sample_rate)
         agent_key = "agent" if model.agent is not None else "adapter"
+        frame_ms = self.frame_ms(model.frame_ms, model.sample_rate)
         return Scenario(
             name=model.name,
             description=model.description or "",
             sample_rate=model.sample_rate,
-            frame_ms=self.frame_ms(model.frame_ms, model.sample_rate),
+            frame_ms=frame_ms,
             tail_ms=model.tail_ms,
             max_duration_ms=model.max_duration_ms,
             user_vad=self.vad(model.vad.user, ("vad", "user")),
@@ -207,7 +240,22 @@ class _Reader:
             assertions={key: float(getattr(model.assert_, key))
                         for key in self.given(("assert",))},
             path=self.path,
+            conditions=self.conditions(model.conditions, model.sample_rate, frame_ms),
+            judge=None if model.judge is None else self.judge(model.judge),
         )
+
+    def judge(self, model: JudgeModel) -> JudgeSpec:
+        from ..asr.openai_compatible import check_base_url
+
+        try:
+            check_base_url(model.base_url)
+        except InputError:
+            raise self.error(("judge", "base_url"), "must be an http(s) URL without "
+                                                    "credentials, query or fragment, such as "
+                                                    "http://127.0.0.1:8000/v1") from None
+        return JudgeSpec(task=model.task, model=model.model, base_url=model.base_url,
+                         api_key_env=model.api_key_env, max_attempts=model.max_attempts,
+                         timeout_s=model.timeout_s)
 
     def frame_ms(self, value: float, sample_rate: int) -> float:
         """The user frame length: whole milliseconds and whole samples, so that the
@@ -222,6 +270,66 @@ class _Reader:
                                             f"sample_rate {sample_rate}; use a frame length "
                                             "that is a whole number of samples")
         return value
+
+    def conditions(self, model: ConditionsModel | None, rate: int,
+                   frame_ms: float) -> Conditions:
+        """The send-path conditions, checked against the session's rate and frame."""
+        if model is None:
+            return Conditions()
+        where: KeyPath = ("conditions",)
+        echo = noise = codec = network = None
+        if model.echo is not None:
+            if model.echo.delay_ms < frame_ms:
+                raise self.error(where + ("echo", "delay_ms"),
+                                 f"must be at least frame_ms ({frame_ms:g} ms): the echo of "
+                                 "a frame can only reach a later frame, got "
+                                 f"{model.echo.delay_ms:g}")
+            echo = EchoSpec(delay_ms=model.echo.delay_ms, level_db=model.echo.level_db,
+                            reflections=tuple(Reflection(r.delay_ms, r.level_db)
+                                              for r in model.echo.reflections))
+        if model.noise is not None:
+            n = model.noise
+            if "voices" in n.model_fields_set and n.kind != "babble":
+                raise self.error(where + ("noise", "voices"),
+                                 f"applies to kind: babble only, not {n.kind}")
+            noise = NoiseSpec(kind=n.kind, snr_db=n.snr_db, seed=n.seed, voices=n.voices,
+                              loop_ms=n.loop_ms)
+        if model.codec is not None:
+            codec = self.codec(model.codec.kind, model.codec.bitrate, rate, frame_ms)
+        if model.network is not None:
+            m = model.network
+            if m.buffer_ms % frame_ms:
+                raise self.error(where + ("network", "buffer_ms"),
+                                 f"must be a whole number of frames ({frame_ms:g} ms each), "
+                                 f"got {m.buffer_ms:g}")
+            network = NetworkSpec(p_good_to_bad=m.p_good_to_bad, p_bad_to_good=m.p_bad_to_good,
+                                  loss_good=m.loss_good, loss_bad=m.loss_bad,
+                                  jitter_ms=m.jitter_ms, reorder=m.reorder,
+                                  buffer_ms=m.buffer_ms, seed=m.seed)
+        return Conditions(echo=echo, noise=noise, codec=codec, network=network)
+
+    def codec(self, kind: str, bitrate: int | None, rate: int, frame_ms: float) -> CodecSpec:
+        where: KeyPath = ("conditions", "codec")
+        if kind == "mulaw":
+            if bitrate is not None:
+                raise self.error(where + ("bitrate",), "G.711 mu-law is always 64 kbit/s; "
+                                                       "bitrate applies to opus only")
+            if rate % 8000:
+                raise self.error(where + ("kind",), f"mu-law runs at 8 kHz and needs a "
+                                                    f"sample_rate that is a multiple of 8000, "
+                                                    f"got {rate}")
+            return CodecSpec(kind="mulaw")
+        if bitrate is None:
+            raise self.error(where + ("bitrate",), "is required for opus (bits per second, "
+                                                   "6000 to 510000)")
+        if rate not in OPUS_RATES:
+            raise self.error(where + ("kind",), f"opus runs at {', '.join(map(str, OPUS_RATES))} "
+                                                f"Hz; sample_rate is {rate}")
+        if frame_ms not in OPUS_FRAME_MS:
+            raise self.error(where + ("kind",), f"opus frames are "
+                                                f"{', '.join(map(str, OPUS_FRAME_MS))} ms; "
+                                                f"frame_ms is {frame_ms:g}")
+        return CodecSpec(kind="opus", bitrate=bitrate)
 
     def turns(self, model: ScenarioModel) -> tuple[Turn, ...]:
         turns: list[Turn] = []
@@ -263,7 +371,19 @@ class _Reader:
                                  else response_timeout),
             max_stop_ms=defaults.max_stop_ms if max_stop is None else max_stop,
             line=self.document.line(where) or 0,
+            reply=None if item.reply is None else self.reply(item.reply, where + ("reply",)),
         )
+
+    def reply(self, model: ReplyModel, where: KeyPath) -> ReplySpec:
+        if not model.model_fields_set:
+            raise self.error(where, "sets no check; use says_any, says_none, matches or "
+                                    "text with max_wer")
+        if (model.max_wer is None) != (model.text is None):
+            raise self.error(where + ("max_wer" if model.max_wer is None else "text",),
+                             "is required with " + ("text" if model.max_wer is None
+                                                    else "max_wer"))
+        return ReplySpec(says_any=model.says_any, says_none=model.says_none,
+                         matches=model.matches, text=model.text, max_wer=model.max_wer)
 
     def audio(self, model: AudioModel, where: KeyPath) -> AudioSpec:
         given = model.model_fields_set

@@ -20,6 +20,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, JsonValue, create_m
 
 from ..core.schema import Schema
 from ..vad.streaming import VadSettings
+from .conditions import DEFAULT_BABBLE_VOICES, DEFAULT_NOISE_LOOP_MS, CodecKind, NoiseKind
 from .scenario import (
     ASSERTIONS,
     DEFAULT_FRAME_MS,
@@ -109,6 +110,35 @@ class AudioModel(Schema):
     voice: Text | None = None
 
 
+def _regex(value: str) -> str:
+    import re
+
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"is not a valid regular expression: {exc}") from None
+    return value
+
+
+def _some(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    if not phrases:
+        raise ValueError("must list at least one phrase")
+    return phrases
+
+
+Phrases = Annotated[tuple[Text, ...], AfterValidator(_some)]
+
+
+class ReplyModel(Schema):
+    """``turns[].reply``: what the agent's reply must (not) say, heard by Whisper."""
+
+    says_any: Phrases | None = None
+    says_none: Phrases | None = None
+    matches: Annotated[Text, AfterValidator(_regex)] | None = None
+    text: Text | None = None
+    max_wer: Annotated[float, AfterValidator(_at_least(0))] | None = None
+
+
 class TurnModel(Schema):
     """One entry of ``turns``; ``audio`` is checked for presence with a hint."""
 
@@ -119,6 +149,7 @@ class TurnModel(Schema):
     text: Text | None = None
     response_timeout_ms: MsAtLeast0 | None = None
     max_stop_ms: MsAtLeast0 | None = None
+    reply: ReplyModel | None = None
 
 
 class DefaultsModel(Schema):
@@ -165,6 +196,84 @@ else:  # one field per key of ASSERTIONS: a finite number, the ``*_ms`` ones wit
         **{key: (Ms if key.endswith("_ms") else float, 0.0) for key in ASSERTIONS})
 
 
+def _probability(value: float) -> float:
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"must be a probability between 0 and 1, got {value:g}")
+    return value
+
+
+Probability = Annotated[float, AfterValidator(_probability)]
+Seed = Annotated[int, AfterValidator(_at_least(0))]
+
+
+class ReflectionModel(Schema):
+    """One room reflection of the echo, relative to the direct echo."""
+
+    delay_ms: MsAbove0
+    level_db: float
+
+
+class EchoModel(Schema):
+    """``conditions.echo``: the agent's voice back in the user's microphone."""
+
+    delay_ms: MsAbove0 = 100.0
+    level_db: float = -20.0
+    reflections: tuple[ReflectionModel, ...] = ()
+
+
+class NoiseModel(Schema):
+    """``conditions.noise``: a bed under the session at a signal-to-noise ratio."""
+
+    kind: NoiseKind
+    snr_db: float
+    seed: Seed = 0
+    voices: Annotated[int, AfterValidator(_at_least(1)),
+                      AfterValidator(_at_most(12))] = DEFAULT_BABBLE_VOICES
+    loop_ms: Annotated[Ms, AfterValidator(_at_least(1000))] = DEFAULT_NOISE_LOOP_MS
+
+
+class CodecModel(Schema):
+    """``conditions.codec``: G.711 mu-law, or Opus at a bitrate."""
+
+    kind: CodecKind
+    bitrate: Annotated[int, AfterValidator(_at_least(6000)),
+                       AfterValidator(_at_most(510000))] | None = None
+
+
+class NetworkModel(Schema):
+    """``conditions.network``: Gilbert-Elliott loss, jitter, reordering, jitter buffer."""
+
+    p_good_to_bad: Probability = 0.0
+    p_bad_to_good: Probability = 1.0
+    loss_good: Probability = 0.0
+    loss_bad: Probability = 1.0
+    jitter_ms: MsAtLeast0 = 0.0
+    reorder: Probability = 0.0
+    buffer_ms: MsAtLeast0 = 0.0
+    seed: Seed = 0
+
+
+class JudgeModel(Schema):
+    """``judge``: the caller's task and the OpenAI-compatible endpoint that judges it."""
+
+    task: Text
+    model: Text
+    base_url: Text
+    api_key_env: Text = "OPENAI_API_KEY"
+    max_attempts: Annotated[int, AfterValidator(_at_least(1)),
+                            AfterValidator(_at_most(10))] = 3
+    timeout_s: Annotated[float, AfterValidator(_above(0))] = 60.0
+
+
+class ConditionsModel(Schema):
+    """``conditions``: what happens to the user's audio on its way to the agent."""
+
+    echo: EchoModel | None = None
+    noise: NoiseModel | None = None
+    codec: CodecModel | None = None
+    network: NetworkModel | None = None
+
+
 def _turns_not_empty(turns: tuple[TurnModel, ...]) -> tuple[TurnModel, ...]:
     if not turns:
         raise ValueError("must be a non-empty list of turns")
@@ -188,3 +297,5 @@ class ScenarioModel(Schema):
     defaults: Annotated[DefaultsModel, NullIsEmpty] = DefaultsModel()
     turns: Annotated[tuple[TurnModel, ...], AfterValidator(_turns_not_empty)]
     assert_: Annotated[AssertionsModel, NullIsEmpty] = Field(AssertionsModel(), alias="assert")
+    conditions: ConditionsModel | None = None
+    judge: JudgeModel | None = None

@@ -92,6 +92,27 @@ def summarize(sessions: list[SessionMetrics],
         "talk_over_ms": float(sum(session.talk_over_ms for session in sessions)),
         "send_lateness_ms": {key: _largest(sessions, key) for key in ("p99", "max")},
     }
+    judged = [s.task for s in sessions if s.task is not None]
+    if judged:  # only when the scenario has a judge; an invalid answer counts as a failure
+        summary["task_success"] = {
+            **_share(sum(t["success"] is True for t in judged), len(judged)),
+            "invalid": sum(t["success"] is None for t in judged)}
+    replies = [turn.reply for turn in turns if turn.reply is not None]
+    if replies:  # only when the scenario checks what the agent said
+        summary["reply_checks"] = _share(sum(all(r["checks"].values()) for r in replies),
+                                         len(replies))
+    split = [turn.latency_split for turn in respond if turn.latency_split is not None]
+    if split:  # only when a transport reported server events
+        summary["latency_split_ms"] = {
+            part.removesuffix("_ms"): distribution([v for s in split
+                                                    if (v := s[part]) is not None])
+            for part in ("endpointing_ms", "decision_ms", "generation_ms", "delivery_ms")}
+    conditioned = [s.conditions for s in sessions if s.conditions is not None]
+    if conditioned:  # only for scenarios that declare conditions
+        summary["conditions"] = {
+            "self_interruptions": sum(len(c["self_interruptions"]) for c in conditioned),
+            "network_affected_turns": sum(len(c["network"]["affected_turns"])
+                                          for c in conditioned if "network" in c)}
     if session_passed is not None:
         summary["session_pass"] = _share(sum(session_passed), len(session_passed))
     return summary
@@ -125,6 +146,8 @@ ASSERTION_PATHS: dict[str, tuple[str, ...]] = {
     "max_talk_over_ms": ("talk_over_ms",),
     "max_wer": ("wer", "mean"),
     "min_session_pass_rate": ("session_pass", "rate"),
+    "max_self_interruptions": ("conditions", "self_interruptions"),
+    "min_task_success_rate": ("task_success", "rate"),
 }
 
 

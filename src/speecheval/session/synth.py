@@ -103,6 +103,13 @@ def _render(turn: Turn, rate: int) -> NDArray[np.float32]:
     return np.zeros(samples_for_ms(duration, rate), dtype=np.float32)
 
 
+def espeak(text: str, voice: str, rate: int) -> NDArray[np.float32]:
+    """``text`` spoken by espeak-ng's ``voice`` at its usual pace, at ``rate`` (for noise
+    beds of several talkers)."""
+    clip, clip_rate = _espeak_cached(text, voice, ESPEAK_WPM)
+    return resample(clip, clip_rate, rate)
+
+
 def _speech(text: str, spec: AudioSpec, rate: int) -> NDArray[np.float32]:
     clip, clip_rate = _espeak_cached(text, spec.voice, ESPEAK_WPM)
     if spec.duration_ms is not None:

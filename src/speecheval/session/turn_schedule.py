@@ -26,6 +26,7 @@ from . import events as ev
 from .detectors import anchor_detector
 from .recording import SessionRecording
 from .scenario import Scenario, Turn
+from .send_path import SendPath
 
 _EPS_S = 1e-9
 
@@ -112,6 +113,9 @@ class ScriptFeed:
         self.scheduler = TurnScheduler(scenario, clips)
         self.frame = frame
         self.pending = np.zeros(0, dtype=np.int16)
+        self.send = (SendPath(scenario.conditions, scenario.sample_rate, scenario.frame_ms,
+                              frame, clips) if scenario.conditions.any else None)
+        self.clean: list[NDArray[np.int16]] = []  # the script, kept when conditions apply
 
     def next_frame(self, index: int,
                    agent_played: NDArray[np.int16]) -> NDArray[np.int16] | None:
@@ -126,14 +130,33 @@ class ScriptFeed:
         take = min(self.frame, self.pending.size)
         out[:take] = self.pending[:take]
         self.pending = self.pending[take:]
-        return out
+        return self._conditioned(index, out, agent_played)
+
+    def tail_frame(self, index: int, agent_played: NDArray[np.int16]) -> NDArray[np.int16]:
+        return self._conditioned(index, np.zeros(self.frame, dtype=np.int16), agent_played)
+
+    def _conditioned(self, index: int, clean: NDArray[np.int16],
+                     agent_played: NDArray[np.int16]) -> NDArray[np.int16]:
+        if self.send is None:
+            return clean
+        self.clean.append(clean)
+        return self.send.send(index, clean, agent_played)
 
     def attach(self, recording: SessionRecording) -> SessionRecording:
         """The recording with the turn events merged in, and ``truncated`` if turns never
-        started before the session ended (not after a fault, which says why itself)."""
+        started before the session ended (not after a fault, which says why itself).
+
+        With conditions, what the runner sent becomes ``sent`` and the clean script
+        ``user``, as on the virtual clock, and the send path's events join the log."""
         extra: list[ev.Event] = list(self.scheduler.events)
         if not self.scheduler.finished and recording.fault is None:
             extra.append(ev.Truncated(
                 t_ms=recording.user.size * 1000.0 / recording.sample_rate))
+        if self.send is not None:
+            extra.extend(self.send.events)
+            clean = np.zeros(recording.user.size, dtype=np.int16)
+            script = np.concatenate(self.clean) if self.clean else clean[:0]
+            clean[:min(clean.size, script.size)] = script[:clean.size]
+            recording = replace(recording, user=clean, sent=recording.user)
         merged = sorted([*recording.events, *extra], key=lambda event: event.t_ms)
         return replace(recording, events=merged)

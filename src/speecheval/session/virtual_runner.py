@@ -26,6 +26,7 @@ from ..core.synthetic_signals import samples_for_ms
 from . import events as ev
 from .recording import SessionRecording
 from .scenario import Scenario
+from .send_path import SendPath
 from .turn_schedule import TurnScheduler
 
 _EPS_S = 1e-9
@@ -61,6 +62,8 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
     user = _Track(max_samples + frame)
     agent_track = _Track(max_samples + frame)
     schedule = TurnScheduler(scenario, pcm_clips)
+    send = (SendPath(scenario.conditions, rate, scenario.frame_ms, frame, pcm_clips)
+            if scenario.conditions.any else None)
     log: list[ev.Event] = [ev.SessionStart(t_ms=0.0, sample_rate=rate,
                                            frame_ms=scenario.frame_ms, clock="virtual")]
     playout = 0
@@ -84,6 +87,10 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
                 log.append(schedule.events[-1])
         try:
             sent = user.view(pos, pos + frame)[:]
+            if send is not None:  # the scenario's conditions: echo, noise, codec, network
+                sent = send.send(i, sent, agent_track.view(send.agent_played, pos))
+                log.extend(send.events)
+                send.events.clear()
             sent.flags.writeable = False  # the agent gets a read-only view, not a copy
             replies = agent.process(sent, t)
         except Exception as exc:  # a plug-in agent's failure is the system under test's
@@ -105,7 +112,8 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
     log.append(ev.End(t_ms=end * 1000.0 / rate))
     return SessionRecording(sample_rate=rate, user=user.view(0, end).copy(),
                             agent=agent_track.view(0, end).copy(), events=log,
-                            send_lateness_ms=[0.0] * i, fault=fault)
+                            send_lateness_ms=[0.0] * i, fault=fault,
+                            sent=None if send is None else send.track())
 
 
 def _catch_up(schedule: TurnScheduler, track: _Track, vad_pos: int, pos: int) -> int:

@@ -30,7 +30,7 @@ ANALYSIS_MS = 10
 
 Pacing = Literal["paced", "burst", "duplex"]
 ActionKind = Literal["audio", "reply_start", "reply_end", "interrupted", "speech_started",
-                     "transcript"]
+                     "speech_stopped", "transcript"]
 
 
 @dataclass(frozen=True)
@@ -131,6 +131,7 @@ class TurnPolicy:
             self._heard_speech = False
             self._respond_at = self.heard_ms + cfg.response_delay_ms
             self._state = "waiting"
+            out.append(Action("speech_stopped", now, self.turns_heard))
             if self.turns_heard < len(self.transcripts):
                 out.append(Action("transcript", now, self.turns_heard,
                                   text=self.transcripts[self.turns_heard]))

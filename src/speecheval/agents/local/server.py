@@ -390,6 +390,10 @@ class _OpenAISession(_RealtimeSession):
                 await self.send({"type": Realtime.SPEECH_STARTED,
                                  "audio_start_ms": action.at_ms,
                                  "item_id": f"item_user_{action.turn}"})
+            elif action.kind == "speech_stopped":
+                await self.send({"type": Realtime.SPEECH_STOPPED,
+                                 "audio_end_ms": action.at_ms,
+                                 "item_id": f"item_user_{action.turn}"})
             elif action.kind == "transcript":
                 await self.send({"type": Realtime.USER_TRANSCRIPT_DONE,
                                  "item_id": f"item_user_{action.turn}",

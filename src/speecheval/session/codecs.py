@@ -1,0 +1,189 @@
+"""Telephone codecs on the user's send path: G.711 mu-law at 8 kHz, and Opus.
+
+Mu-law is written here from ITU-T G.711 (the 8-segment companding law on 14-bit
+samples, see :func:`mulaw_encode`), so the 8-bit codes are those of the standard and of
+the CCITT reference code, byte for byte. The session audio is
+band-limited and decimated to 8 kHz first, and interpolated back after decoding, with
+the same low-pass filter (pass band to 3.5 kHz, stop band from 4.3 kHz), so a caller
+sounds as on a telephone line: a 3.5 kHz tone passes, a 5 kHz tone does not.
+
+Opus runs through libopus, as bundled by PyAV (``pip install speecheval[telephony]``),
+imported only when a scenario uses it. Its decoder always speaks 48 kHz; libswresample
+brings that back to the session rate. Both codecs add their own delay (the filters:
+(taps - 1) samples together; Opus: its look-ahead and the resampler's), as a real
+telephone path does, so the agent hears the caller slightly later than the script.
+
+Each codec takes one frame of int16 samples and returns exactly one frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..core.errors import InputError
+from .conditions import CodecSpec
+
+TELEPHONE_RATE = 8000
+MULAW_BIAS = 0x84  # 33 on 14-bit samples, 132 on 16-bit ones
+MULAW_BIAS_14 = 0x21
+PASS_HZ = 3500.0
+STOP_HZ = 4300.0
+STOP_DB = 60.0
+
+Codec = Callable[[NDArray[np.int16]], NDArray[np.int16]]
+
+
+def mulaw_encode(pcm: NDArray[np.int16]) -> NDArray[np.uint8]:
+    """16-bit linear samples to G.711 mu-law bytes (as transmitted: bits inverted).
+
+    G.711 companding works on 14-bit samples: the 16-bit sample is shifted right by two
+    (an arithmetic shift, so -1 stays -1, as in the CCITT reference code that Python's
+    ``audioop`` follows), its magnitude biased by 33 and clipped to 13 bits; the segment
+    is the position of its highest bit above bit 5, the mantissa the four bits below it.
+
+    >>> mulaw_encode(np.array([0, 1000, -1000, 32767, -1], np.int16)).tolist()
+    [255, 206, 78, 128, 126]
+    """
+    x = pcm.astype(np.int32) >> 2
+    mask = np.where(x < 0, 0x7F, 0xFF)
+    magnitude = np.minimum(np.abs(x) + MULAW_BIAS_14, 0x1FFF)
+    segment = np.floor(np.log2(magnitude)).astype(np.int32) - 5
+    mantissa = (magnitude >> (segment + 1)) & 0x0F
+    codes: NDArray[np.uint8] = (((segment << 4) | mantissa) ^ mask).astype(np.uint8)
+    return codes
+
+
+def mulaw_decode(codes: NDArray[np.uint8]) -> NDArray[np.int16]:
+    """G.711 mu-law bytes back to 16-bit linear samples (the segment's mid-point).
+
+    >>> mulaw_decode(np.array([255, 206, 78, 128], np.uint8)).tolist()
+    [0, 988, -988, 32124]
+    """
+    code = ~codes.astype(np.int32) & 0xFF
+    exponent = (code >> 4) & 0x07
+    mantissa = code & 0x0F
+    magnitude = (((mantissa << 3) + MULAW_BIAS) << exponent) - MULAW_BIAS
+    return np.where(code & 0x80, -magnitude, magnitude).astype(np.int16)
+
+
+def lowpass_taps(rate: int) -> NDArray[np.float64]:
+    """A linear-phase FIR low-pass for the telephone band at ``rate``: a Kaiser-windowed
+    sinc cut at the middle of [PASS_HZ, STOP_HZ], long enough for STOP_DB of rejection
+    (Kaiser's formulas: N = (A - 8) / (2.285 * transition in rad/sample))."""
+    transition = 2 * np.pi * (STOP_HZ - PASS_HZ) / rate
+    n = int(np.ceil((STOP_DB - 8.0) / (2.285 * transition))) | 1
+    beta = 0.1102 * (STOP_DB - 8.7)
+    cutoff = (PASS_HZ + STOP_HZ) / 2 / rate  # cycles per sample
+    k = np.arange(n) - (n - 1) / 2
+    taps: NDArray[np.float64] = 2 * cutoff * np.sinc(2 * cutoff * k) * np.kaiser(n, beta)
+    return taps / float(taps.sum())
+
+
+class StreamingFir:
+    """An FIR filter applied block by block with its state carried over, so filtering a
+    signal in frames gives exactly the samples of filtering it whole."""
+
+    def __init__(self, taps: NDArray[np.float64]) -> None:
+        self.taps = taps
+        self.history = np.zeros(taps.size - 1)
+
+    def __call__(self, block: NDArray[np.float64]) -> NDArray[np.float64]:
+        joined = np.concatenate([self.history, block])
+        self.history = joined[block.size:]
+        return np.convolve(joined, self.taps, mode="valid")
+
+
+def _roundtrip_table() -> NDArray[np.int16]:
+    """What every int16 sample becomes through the codec, indexed by its 16 bits."""
+    every = np.arange(-32768, 32768, dtype=np.int16)
+    table = np.empty(65536, dtype=np.int16)
+    table[every.view(np.uint16)] = mulaw_decode(mulaw_encode(every))
+    return table
+
+
+_ROUNDTRIP = _roundtrip_table()
+
+
+def mulaw_roundtrip(pcm: NDArray[np.int16]) -> NDArray[np.int16]:
+    """``mulaw_decode(mulaw_encode(pcm))``, by one table look-up per sample."""
+    return _ROUNDTRIP[np.ascontiguousarray(pcm, dtype=np.int16).view(np.uint16)]
+
+
+class MulawPath:
+    """Session rate -> 8 kHz -> mu-law bytes -> 8 kHz -> session rate, frame by frame.
+
+    The rate is a multiple of 8000 and a frame a whole number of milliseconds, so every
+    frame holds a whole number of 8 kHz samples and the decimation phase never slips.
+    """
+
+    def __init__(self, rate: int) -> None:
+        self.factor = rate // TELEPHONE_RATE
+        taps = lowpass_taps(rate)
+        self.down = StreamingFir(taps)
+        self.up = StreamingFir(taps)
+
+    def __call__(self, frame: NDArray[np.int16]) -> NDArray[np.int16]:
+        m = self.factor
+        if m == 1:
+            return mulaw_roundtrip(frame)
+        narrow = self.down(frame.astype(np.float64))[::m]
+        narrow16 = np.clip(np.round(narrow), -32768, 32767).astype(np.int16)
+        decoded = mulaw_roundtrip(narrow16).astype(np.float64)
+        wide = np.zeros(frame.size)
+        wide[::m] = decoded * m
+        return np.clip(np.round(self.up(wide)), -32768, 32767).astype(np.int16)
+
+
+class OpusPath:
+    """Each frame encoded by libopus at the scenario's bitrate and decoded again; the
+    decoded audio (48 kHz, resampled to the session rate) is played out frame by frame
+    from a queue, silence until the codec's delay has passed."""
+
+    def __init__(self, rate: int, frame: int, bitrate: int) -> None:
+        try:
+            import av  # PyAV, with libopus; only when a scenario asks for Opus
+        except ImportError as exc:
+            raise InputError("codec opus needs PyAV (pip install 'speecheval[telephony]')"
+                             ) from exc
+        self.av: Any = av
+        self.rate, self.frame, self.pts = rate, frame, 0
+        self.encoder = av.CodecContext.create("libopus", "w")
+        self.encoder.sample_rate = rate
+        self.encoder.layout = "mono"
+        self.encoder.format = "s16"
+        self.encoder.bit_rate = bitrate
+        self.encoder.options = {"frame_duration": str(frame * 1000 // rate),
+                                "application": "voip"}
+        self.decoder = av.CodecContext.create("libopus", "r")
+        self.resampler = av.AudioResampler(format="s16", layout="mono", rate=rate)
+        self.queue = np.zeros(0, dtype=np.int16)
+
+    def __call__(self, frame: NDArray[np.int16]) -> NDArray[np.int16]:
+        raw = self.av.AudioFrame.from_ndarray(frame.reshape(1, -1), format="s16",
+                                              layout="mono")
+        raw.sample_rate, raw.pts = self.rate, self.pts
+        self.pts += frame.size
+        decoded = [self.queue]
+        for packet in self.encoder.encode(raw):
+            for wide in self.decoder.decode(packet):
+                wide.pts = None
+                for narrow in self.resampler.resample(wide):
+                    decoded.append(narrow.to_ndarray().reshape(-1).astype(np.int16))
+        queue = np.concatenate(decoded)
+        out = np.zeros(self.frame, dtype=np.int16)
+        take = min(self.frame, queue.size)
+        out[self.frame - take:] = queue[:take]
+        self.queue = queue[take:]
+        return out
+
+
+def make_codec(spec: CodecSpec, rate: int, frame: int) -> Codec:
+    """The codec a scenario declares, ready for its frames."""
+    if spec.kind == "mulaw":
+        return MulawPath(rate)
+    assert spec.bitrate is not None  # the scenario reader requires it for opus
+    return OpusPath(rate, frame, spec.bitrate)

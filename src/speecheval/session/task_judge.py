@@ -1,0 +1,112 @@
+"""Did the agent get the caller's task done? An optional judge behind any
+OpenAI-compatible ``POST /v1/chat/completions`` endpoint.
+
+A scenario's ``judge`` block names the task, the model and the endpoint; the key comes
+from the environment variable ``api_key_env`` and is never recorded. After each session
+the judge reads the conversation (each turn: the caller's words as scripted, then the
+agent's words as the bundled Whisper heard them on the agent track) and answers with a
+JSON object ``{"success": true|false, "reason": "..."}``. The request goes through the
+project's chat-completions client (:class:`speecheval.transcripts.arbitrate.judges.
+ChatJudge`: temperature 0, bounded retries on HTTP 429/5xx, dropped answers and
+timeouts; a refused key stops the run). A judge that gives no valid answer leaves
+``success`` null with the problem named, and ``min_task_success_rate`` then fails, as
+every assertion on a missing value does. The request and the raw answer of each session
+are its ledger, ``sessions/NNN/judge.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import InputError
+
+if TYPE_CHECKING:
+    from ..asr.base import TimedWord
+    from ..transcripts.arbitrate.judges import ChatJudge
+    from .metrics import TurnMetrics
+    from .scenario import Scenario
+
+SYSTEM_PROMPT = (
+    "You judge recorded phone calls between a caller and a voice agent. You get the "
+    "caller's task and the conversation. Answer with one JSON object and nothing else: "
+    '{"success": true or false, "reason": "one sentence"}. success is true only when the '
+    "agent did what the task asks.")
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """The scenario's ``judge``: the task, and where and how to ask."""
+
+    task: str
+    model: str
+    base_url: str
+    api_key_env: str = "OPENAI_API_KEY"
+    max_attempts: int = 3
+    timeout_s: float = 60.0
+
+
+def open_judge(spec: JudgeSpec) -> ChatJudge:
+    """The judge client; a missing key is a usage error, raised before any session."""
+    from ..asr.openai_compatible import OpenAISettings, check_base_url
+    from ..transcripts.arbitrate.judges import ChatJudge
+
+    check_base_url(spec.base_url)
+    key = os.environ.get(spec.api_key_env)
+    if not key:
+        raise InputError(f"judge: the environment variable {spec.api_key_env} holding the "
+                         "judge's API key is not set (set it, to any value for a server "
+                         "without keys, or name another with judge.api_key_env)")
+    settings = OpenAISettings(spec.base_url, spec.model, spec.api_key_env,
+                              max_attempts=spec.max_attempts, timeout_s=spec.timeout_s)
+    return ChatJudge("task", settings, _key=key)
+
+
+def conversation(scenario: Scenario, turns: tuple[TurnMetrics, ...],
+                 words: list[TimedWord]) -> str:
+    """The call as the judge reads it: each played turn, the caller then the agent."""
+    from ..core.timebase import to_us
+
+    texts = {t.id: t.text or t.audio.say or "(a sound without words)" for t in scenario.turns}
+    lines = []
+    for turn in turns:
+        if turn.start_s is None or turn.end_s is None:
+            continue
+        start, end = to_us(turn.start_s), to_us(turn.end_s)
+        said = " ".join(w.text for w in words if start <= to_us(w.start_s) < end)
+        lines += [f"Caller: {texts[turn.id]}", f"Agent: {said or '(says nothing)'}"]
+    return "\n".join(lines)
+
+
+def judge_session(spec: JudgeSpec, scenario: Scenario, turns: tuple[TurnMetrics, ...],
+                  words: list[TimedWord]) -> dict[str, Any]:
+    """The session's ``task`` entry, with its ``ledger`` (written beside the recording)."""
+    judge = open_judge(spec)
+    messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": f"Task: {spec.task}\n\nConversation:\n"
+                                            f"{conversation(scenario, turns, words)}"}]
+    reply = judge.ask(messages)
+    success, reason, problem = _verdict(reply.content)
+    if reply.content is None:
+        problem = f"no answer from the judge: {reply.stderr or 'no reason given'}"
+    return {"model": spec.model, "model_reported": reply.model_reported,
+            "success": success, "reason": reason, "problem": problem,
+            "attempts": reply.attempts,
+            "ledger": {"judge": judge.identity(), "messages": messages,
+                       "response": reply.stdout, "failures": reply.stderr}}
+
+
+def _verdict(content: str | None) -> tuple[bool | None, str | None, str | None]:
+    """(success, reason, problem) of the judge's answer text."""
+    if content is None:
+        return None, None, None
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return None, None, f"the judge's answer is not JSON: {content[:200]!r}"
+    if not isinstance(data, dict) or not isinstance(data.get("success"), bool):
+        return None, None, f"the judge's answer has no true/false 'success': {content[:200]!r}"
+    reason = data.get("reason")
+    return data["success"], reason if isinstance(reason, str) else None, None

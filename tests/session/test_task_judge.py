@@ -1,0 +1,136 @@
+"""The task-success judge, against a local server speaking the chat-completions HTTP API."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from speecheval.cli import main
+
+from .helpers import write_scenario
+
+KEY_VARIABLE = "SPEECHEVAL_TEST_JUDGE_KEY"
+KEY = "judge-key-123"
+
+
+@contextmanager
+def chat_server(answers: list[tuple[int, str]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """POST /v1/chat/completions answering ``answers`` in turn (status, message content);
+    yields the base URL and the requests it received (headers and body)."""
+    seen: list[dict[str, Any]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append({"path": self.path, "auth": self.headers["Authorization"],
+                         "body": body})
+            status, content = answers[min(len(seen), len(answers)) - 1]
+            reply = (json.dumps({"model": "judge-x", "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": content}}]})
+                if status == 200 else json.dumps({"error": {"message": content}}))
+            data = reply.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def scenario(tmp_path: Path, base_url: str, limit: float = 1.0) -> Path:
+    return write_scenario(tmp_path, f"""
+name: judged
+turns:
+  - id: ask
+    audio: {{synth: speech, duration_ms: 800}}
+    text: "I'd like a table for two at seven."
+judge:
+  task: "Book a table for two at seven."
+  model: judge-model
+  base_url: {base_url}
+  api_key_env: {KEY_VARIABLE}
+  max_attempts: 3
+  timeout_s: 10
+assert: {{min_task_success_rate: {limit}}}
+""")
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_VARIABLE, KEY)
+
+
+def test_judge_verdict_after_a_retry_with_its_ledger(tmp_path: Path) -> None:
+    pytest.importorskip("faster_whisper")
+    verdict = json.dumps({"success": True, "reason": "the table is booked"})
+    with chat_server([(503, "busy"), (200, verdict)]) as (url, seen):
+        code = main(["session", "run", str(scenario(tmp_path, url)), "--out",
+                     str(tmp_path / "run")])
+    assert code == 0
+    assert [r["path"] for r in seen] == ["/v1/chat/completions"] * 2  # 503, then retried
+    assert all(r["auth"] == f"Bearer {KEY}" for r in seen)
+    body = seen[-1]["body"]
+    assert body["model"] == "judge-model" and body["temperature"] == 0.0
+    prompt = body["messages"][1]["content"]
+    assert prompt.startswith("Task: Book a table for two at seven.\n\nConversation:\n")
+    assert "Caller: I'd like a table for two at seven.\nAgent: " in prompt
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    task = report["sessions"][0]["task"]
+    assert task == {"model": "judge-model", "model_reported": "judge-x", "success": True,
+                    "reason": "the table is booked", "problem": None, "attempts": 2}
+    assert report["summary"]["task_success"]["rate"] == 1.0
+    ledger = json.loads((tmp_path / "run" / "sessions" / "001" / "judge.json").read_text())
+    assert ledger["messages"] == body["messages"]
+    assert json.loads(ledger["response"])["model"] == "judge-x"
+    assert "HTTP 503" in ledger["failures"]
+    written = "".join(p.read_text("latin-1") for p in (tmp_path / "run").rglob("*")
+                      if p.is_file())
+    assert KEY not in written
+
+
+def test_an_answer_that_is_not_a_verdict_fails_the_assertion(tmp_path: Path) -> None:
+    pytest.importorskip("faster_whisper")
+    with chat_server([(200, "I think it went well.")]) as (url, _):
+        code = main(["session", "run", str(scenario(tmp_path, url)), "--out",
+                     str(tmp_path / "run")])
+    assert code == 1
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    task = report["sessions"][0]["task"]
+    assert task["success"] is None and "is not JSON" in task["problem"]
+    assert report["summary"]["task_success"]["invalid"] == 1
+    assert report["assertions"][0]["passed"] is False
+
+
+def test_a_missing_key_stops_before_the_session(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv(KEY_VARIABLE)
+    code = main(["session", "run", str(scenario(tmp_path, "http://127.0.0.1:9/v1")),
+                 "--out", str(tmp_path / "run")])
+    assert code == 2
+    assert not (tmp_path / "run").exists()
+    assert f"the environment variable {KEY_VARIABLE}" in capsys.readouterr().err
+
+
+def test_a_bad_base_url_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["session", "validate", str(scenario(tmp_path, "ftp://user:pw@host/v1"))])
+    assert code == 2
+    assert "judge.base_url (line 9): must be an http(s) URL" in capsys.readouterr().err
