@@ -84,10 +84,16 @@ def _plan(scenario: Scenario, name: str,
         make_plugin(0)  # options checked before the first session
         return "virtual", options, lambda advance: run_virtual_sessions(
             scenario, make_plugin, repeat, advance)
-    text = {**{key: _option_text(value) for key, value
-               in merged_options(scenario, name, {}).items()}, **request.raw}
+    text = transport_options(scenario, name, request.raw)
     return "real", dict(text), lambda advance: run_real_clock_sessions(
         scenario, name, text, repeat, request.concurrency, advance)
+
+
+def transport_options(scenario: Scenario, name: str, raw: dict[str, str]) -> dict[str, str]:
+    """A transport's options as text: the scenario's (when it names this agent) under
+    the ``-o`` values as typed."""
+    return {**{key: _option_text(value) for key, value
+               in merged_options(scenario, name, {}).items()}, **raw}
 
 
 def _option_text(value: Any) -> str:
