@@ -24,11 +24,13 @@ from .local import LocalAgentServer
 from .native_realtime import NativeRealtimeTransport
 from .openai_realtime import OpenAIRealtimeTransport
 from .pcm_websocket import PcmWebSocketTransport
+from .webrtc import WebRtcTransport
 
 BUILTIN: dict[str, type[AgentTransport]] = {
     "pcm-websocket": PcmWebSocketTransport,
     "openai-realtime": OpenAIRealtimeTransport,
     "native-realtime": NativeRealtimeTransport,
+    "webrtc": WebRtcTransport,
 }
 
 
