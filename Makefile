@@ -7,6 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 TEST_STAMP := $(VENV)/.test-installed
+PIPECAT_VENV := .venv-pipecat
 
 .PHONY: setup setup-test demo test lint bench mutate
 
@@ -21,8 +22,12 @@ $(RUNTIME_STAMP): pyproject.toml
 
 # On top of the runtime: pytest, ruff, mypy, jiwer, meeteval, pyannote.metrics,
 # voicebench, the CPU torch build of the Silero parity tests, and aiortc (webrtc transport).
+# The pipecat transport's tests run a real Pipecat bot from its own environment: Pipecat
+# pins soxr, soundfile and protobuf below the versions this one uses (no torch, no CUDA).
 $(TEST_STAMP): $(RUNTIME_STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,test,parity,webrtc]'
+	$(PYTHON) -m venv $(PIPECAT_VENV)
+	$(PIPECAT_VENV)/bin/pip install --quiet 'pipecat-ai[websocket]==1.14.0'
 	touch $@
 
 setup: $(RUNTIME_STAMP)

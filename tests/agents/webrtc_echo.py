@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-aiortc = pytest.importorskip("aiortc", reason="the webrtc extra is not installed")
+aiortc = pytest.importorskip(
+    "aiortc", reason="aiortc is not installed (pip install 'speecheval[webrtc]')")
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack  # noqa: E402
 
 

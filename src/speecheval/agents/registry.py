@@ -24,6 +24,7 @@ from .local import LocalAgentServer
 from .native_realtime import NativeRealtimeTransport
 from .openai_realtime import OpenAIRealtimeTransport
 from .pcm_websocket import PcmWebSocketTransport
+from .pipecat import PipecatTransport
 from .webrtc import WebRtcTransport
 
 BUILTIN: dict[str, type[AgentTransport]] = {
@@ -31,6 +32,7 @@ BUILTIN: dict[str, type[AgentTransport]] = {
     "openai-realtime": OpenAIRealtimeTransport,
     "native-realtime": NativeRealtimeTransport,
     "webrtc": WebRtcTransport,
+    "pipecat": PipecatTransport,
 }
 
 
