@@ -7,6 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 TEST_STAMP := $(VENV)/.test-installed
+PIPECAT_VENV := .venv-pipecat
 
 .PHONY: setup setup-test demo test lint bench mutate
 
@@ -21,9 +22,14 @@ $(RUNTIME_STAMP): pyproject.toml
 
 # On top of the runtime: pytest, ruff, mypy, jiwer, meeteval, pyannote.metrics,
 # voicebench, the CPU torch build of the Silero parity tests, fdb15's prosody and
-# offline-judge packages and Ray (the executor tests start a local Ray cluster).
+# offline-judge packages, Ray (the executor tests start a local Ray cluster) and aiortc
+# (webrtc transport). The pipecat transport's tests run a real Pipecat bot from its own
+# environment: Pipecat pins soxr, soundfile and protobuf below the versions this one uses
+# (no torch, no CUDA); the transport itself needs no Pipecat.
 $(TEST_STAMP): $(RUNTIME_STAMP)
-	$(BIN)/pip install --quiet -e '.[dev,test,parity,fdb15,ray]'
+	$(BIN)/pip install --quiet -e '.[dev,test,parity,fdb15,ray,webrtc]'
+	$(PYTHON) -m venv $(PIPECAT_VENV)
+	$(PIPECAT_VENV)/bin/pip install --quiet 'pipecat-ai[websocket]==1.14.0'
 	touch $@
 
 setup: $(RUNTIME_STAMP)

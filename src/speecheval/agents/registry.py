@@ -24,11 +24,15 @@ from .local import LocalAgentServer
 from .native_realtime import NativeRealtimeTransport
 from .openai_realtime import OpenAIRealtimeTransport
 from .pcm_websocket import PcmWebSocketTransport
+from .pipecat import PipecatTransport
+from .webrtc import WebRtcTransport
 
 BUILTIN: dict[str, type[AgentTransport]] = {
     "pcm-websocket": PcmWebSocketTransport,
     "openai-realtime": OpenAIRealtimeTransport,
     "native-realtime": NativeRealtimeTransport,
+    "webrtc": WebRtcTransport,
+    "pipecat": PipecatTransport,
 }
 
 

@@ -20,6 +20,7 @@ from ..core.executor import make_executor
 from ..core.output import check_new_output_dir
 from .bench import MOCK, RunResult, agent_name, mock_factory
 from .launch import RunRequest, run_sessions
+from .load_cli import load
 from .report_md import summary_rows
 from .run_output import write_run
 from .scenario import load_scenario
@@ -35,6 +36,9 @@ class AssertionsFailed(SpeechEvalError):
 @click.group()
 def session() -> None:
     """Play a scripted user track into a voice agent and measure the conversation."""
+
+
+session.add_command(load)
 
 
 def parse_options(pairs: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, str]]:

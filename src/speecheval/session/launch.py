@@ -89,8 +89,7 @@ def _plan(scenario: Scenario, name: str,
     if not _runs_here(request.executor):
         raise InputError(f"agent {name} runs on the real clock: --jobs and --executor spread "
                          "virtual-clock sessions only; use --concurrency")
-    text = {**{key: _option_text(value) for key, value
-               in merged_options(scenario, name, {}).items()}, **request.raw}
+    text = transport_options(scenario, name, request.raw)
     return "real", dict(text), lambda advance: run_real_clock_sessions(
         scenario, name, text, repeat, request.concurrency, advance)
 
@@ -112,6 +111,13 @@ class PluginMaker:
         agent = registry.build_agent(self.name, registry.agent_class(self.name), self.options)
         assert isinstance(agent, VirtualClockAgent)
         return agent
+
+
+def transport_options(scenario: Scenario, name: str, raw: dict[str, str]) -> dict[str, str]:
+    """A transport's options as text: the scenario's (when it names this agent) under
+    the ``-o`` values as typed."""
+    return {**{key: _option_text(value) for key, value
+               in merged_options(scenario, name, {}).items()}, **raw}
 
 
 def _option_text(value: Any) -> str:

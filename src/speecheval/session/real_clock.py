@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 
 from ..agents import registry
+from ..agents.base import AgentTransport
 from ..core.pcm import to_int16
 from ..core.progress import Advance
 from .realtime import run_realtime
@@ -30,8 +31,7 @@ def run_real_clock_sessions(scenario: Scenario, name: str, options: dict[str, st
     """
     first = registry.open_transport(name, options)  # checks name and options first
     clips = [to_int16(clip) for clip in render_turns(scenario)]
-    frame_ms = int(scenario.frame_ms)  # whole milliseconds and samples (validated)
-    frame = scenario.sample_rate * frame_ms // 1000
+    frame = frame_samples(scenario)
     # made before any session starts: a detector that loads a model must not stall the
     # event loop while other sessions are sending
     feeds = [ScriptFeed(scenario, clips, frame) for _ in range(repeat)]
@@ -40,12 +40,9 @@ def run_real_clock_sessions(scenario: Scenario, name: str, options: dict[str, st
     async def one(index: int) -> SessionRecording:
         async with slots:
             transport = first if index == 0 else registry.open_transport(name, options)
-            recording = await run_realtime(
-                transport, feeds[index], scenario.sample_rate, frame_ms=frame_ms,
-                tail_ms=round(scenario.tail_ms), max_duration_ms=round(scenario.max_duration_ms),
-                agent_vad=scenario.agent_vad.settings)
+            recording = await run_scenario_session(scenario, transport, feeds[index])
             advance()
-            return feeds[index].attach(recording)
+            return recording
 
     async def all_sessions() -> list[SessionRecording]:
         try:
@@ -56,3 +53,19 @@ def run_real_clock_sessions(scenario: Scenario, name: str, options: dict[str, st
         return [task.result() for task in tasks]
 
     return asyncio.run(all_sessions())
+
+
+def frame_samples(scenario: Scenario) -> int:
+    """Samples in one user frame (the scenario's whole milliseconds, validated)."""
+    return scenario.sample_rate * int(scenario.frame_ms) // 1000
+
+
+async def run_scenario_session(scenario: Scenario, transport: AgentTransport,
+                               feed: ScriptFeed) -> SessionRecording:
+    """One session of ``scenario`` over ``transport``, its turns played by ``feed``
+    (a fresh one per session), with the turn events merged into the recording."""
+    recording = await run_realtime(
+        transport, feed, scenario.sample_rate, frame_ms=int(scenario.frame_ms),
+        tail_ms=round(scenario.tail_ms), max_duration_ms=round(scenario.max_duration_ms),
+        agent_vad=scenario.agent_vad.settings)
+    return feed.attach(recording)

@@ -1,0 +1,219 @@
+"""``webrtc``: an agent that speaks WebRTC, reached with aiortc (the ``webrtc`` extra).
+
+Signalling is one plain HTTP exchange, the convention of aiortc's examples and of
+Pipecat's SmallWebRTC transport: the client POSTs ``{"sdp": ..., "type": "offer"}`` as
+JSON to ``url`` and the agent answers ``{"sdp": ..., "type": "answer"}``. ICE candidates
+travel inside the SDP (no trickle), so no further exchange is needed. Media is one audio
+track each way: the user frames go out as they are sent (Opus, 48 kHz, aiortc resamples),
+and the agent's track is decoded, mixed to mono and resampled to the session rate.
+
+WebRTC has no message to clear audio or to say how much of a reply was played, so
+``report_played`` and ``end_input`` send nothing; the session ends by closing the peer
+connection. A failed signalling request, an answer that is not an SDP answer, or the
+connection going to ``failed`` or ``closed`` while the session runs is the agent's fault.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fractions
+import functools
+import json
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..core.errors import InputError, SystemUnderTestError
+from .base import AgentEvent, AgentFault, AgentTransport, AudioOut
+from .redact import Redactor, redact_url
+
+if TYPE_CHECKING:
+    from aiortc import RTCPeerConnection
+    from av import AudioFrame
+
+NAME = "webrtc"
+OPTIONS = ("url", "signalling_timeout_s")
+_END = object()
+
+
+def _import_aiortc() -> Any:
+    try:
+        import aiortc
+    except ImportError:
+        raise InputError("the webrtc transport needs aiortc: pip install "
+                         "'speecheval[webrtc]'") from None
+    return aiortc
+
+
+def post_json(url: str, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    """POST ``body`` as JSON and return the JSON object answered (blocking: run it in a
+    thread). Any failure is the agent's: a :class:`SystemUnderTestError` naming it."""
+    request = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as reply:
+            answer = json.loads(reply.read().decode("utf-8"))
+    except urllib.error.HTTPError as exc:
+        raise SystemUnderTestError(f"signalling: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise SystemUnderTestError(f"signalling: {exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SystemUnderTestError(f"signalling: the answer is not JSON ({exc})") from None
+    if not isinstance(answer, dict):
+        raise SystemUnderTestError("signalling: the answer is not a JSON object")
+    return answer
+
+
+@functools.cache
+def _user_track_class() -> type:
+    """The outgoing audio track class (aiortc's base class is imported only when used)."""
+    from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+    from av import AudioFrame
+
+    class UserTrack(MediaStreamTrack):
+        """Hands aiortc each user frame as the runner sends it; None ends the track."""
+
+        kind = "audio"
+
+        def __init__(self, sample_rate: int) -> None:
+            super().__init__()
+            self.rate = sample_rate
+            self.frames: asyncio.Queue[bytes | None] = asyncio.Queue()
+            self.pts = 0
+
+        async def recv(self) -> AudioFrame:
+            pcm = await self.frames.get()
+            if pcm is None:
+                self.stop()
+                raise MediaStreamError
+            samples = np.frombuffer(pcm, dtype="<i2").reshape(1, -1)
+            frame = AudioFrame.from_ndarray(samples, format="s16", layout="mono")
+            frame.sample_rate = self.rate
+            frame.pts = self.pts
+            frame.time_base = fractions.Fraction(1, self.rate)
+            self.pts += samples.shape[1]
+            return frame
+
+    return UserTrack
+
+
+class WebRtcTransport(AgentTransport):
+    """Client for agents reached over WebRTC with HTTP offer/answer signalling."""
+
+    name = NAME
+
+    def __init__(self, **options: str) -> None:
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise InputError(f"{NAME}: unknown option(s) {', '.join(unknown)} "
+                             f"(known: {', '.join(OPTIONS)})")
+        self.url = options.get("url", "")
+        if not self.url.startswith(("http://", "https://")):
+            raise InputError(f"{NAME}: url must be the http(s) signalling endpoint that "
+                             f"takes the SDP offer, got {redact_url(self.url)!r}")
+        try:
+            self.timeout_s = float(options.get("signalling_timeout_s", "10"))
+        except ValueError:
+            raise InputError(f"{NAME}: signalling_timeout_s must be a number") from None
+        self._redactor = Redactor(options)
+        self._pc: RTCPeerConnection | None = None
+        self._user: Any = None  # the UserTrack, once connected
+        self._events: asyncio.Queue[AgentEvent | object] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closing = False
+
+    def describe(self) -> dict[str, object]:
+        """Settings for the run record (no secrets: the URL is redacted)."""
+        return {"transport": NAME, "url": redact_url(self.url)}
+
+    async def connect(self, sample_rate: int) -> None:
+        aiortc = _import_aiortc()
+        self._pc = pc = aiortc.RTCPeerConnection()
+        self._user = _user_track_class()(sample_rate)
+        pc.addTrack(self._user)
+
+        @pc.on("track")  # type: ignore[untyped-decorator]
+        def on_track(track: Any) -> None:
+            if track.kind == "audio":
+                self._tasks.append(asyncio.create_task(self._play(track, sample_rate)))
+
+        connected = asyncio.Event()
+
+        @pc.on("connectionstatechange")  # type: ignore[untyped-decorator]
+        def on_state() -> None:
+            if pc.connectionState == "connected":
+                connected.set()
+            if pc.connectionState in ("failed", "closed") and not self._closing:
+                connected.set()
+                self._events.put_nowait(AgentFault(
+                    f"webrtc connection {pc.connectionState} during the session"))
+                self._events.put_nowait(_END)
+
+        await pc.setLocalDescription(await pc.createOffer())  # gathers ICE candidates
+        offer = {"sdp": pc.localDescription.sdp, "type": pc.localDescription.type}
+        try:
+            answer = await asyncio.to_thread(post_json, self.url, offer, self.timeout_s)
+        except SystemUnderTestError as exc:
+            raise SystemUnderTestError(self._redactor.scrub(str(exc))) from None
+        if answer.get("type") != "answer" or not isinstance(answer.get("sdp"), str):
+            raise SystemUnderTestError("signalling: the reply is not an SDP answer "
+                                       "({\"type\": \"answer\", \"sdp\": ...})")
+        try:
+            await pc.setRemoteDescription(aiortc.RTCSessionDescription(
+                sdp=answer["sdp"], type="answer"))
+        except ValueError as exc:
+            raise SystemUnderTestError(f"signalling: the SDP answer is unusable: "
+                                       f"{self._redactor.scrub(str(exc))}") from None
+        # the media path (ICE, then DTLS) is up before the session's clock starts: frames
+        # queued during the handshake would leave in a burst and shift the whole session
+        await connected.wait()
+        if pc.connectionState != "connected":
+            raise SystemUnderTestError(f"webrtc connection {pc.connectionState} while "
+                                       f"connecting")
+
+    async def _play(self, track: Any, sample_rate: int) -> None:
+        """Decode the agent's track into mono PCM16 at the session rate, as events."""
+        from aiortc.mediastreams import MediaStreamError
+        from av import AudioResampler
+
+        resampler = AudioResampler(format="s16", layout="mono", rate=sample_rate)
+        try:
+            while True:
+                frame = await track.recv()
+                for out in resampler.resample(frame):
+                    self._events.put_nowait(AudioOut(out.to_ndarray().astype("<i2").tobytes()))
+        except MediaStreamError:
+            if not self._closing:
+                self._events.put_nowait(AgentFault("webrtc: the agent's audio track ended"))
+                self._events.put_nowait(_END)
+
+    async def send_audio(self, pcm16: bytes) -> None:
+        assert self._user is not None, "connect first"
+        self._user.frames.put_nowait(pcm16)
+
+    async def events(self) -> AsyncIterator[AgentEvent]:
+        while True:
+            event = await self._events.get()
+            if event is _END:
+                return
+            assert isinstance(event, AudioOut | AgentFault)
+            yield event
+
+    async def report_played(self, played_ms: int) -> None:
+        """Nothing to send: WebRTC has no truncate message."""
+
+    async def end_input(self) -> None:
+        """Nothing to send: the session ends by closing the peer connection."""
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._user is not None:
+            self._user.frames.put_nowait(None)
+        if self._pc is not None:
+            await self._pc.close()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

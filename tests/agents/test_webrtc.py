@@ -1,0 +1,84 @@
+"""The ``webrtc`` transport against a local aiortc peer that echoes with a delay."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from speecheval.agents.registry import open_transport
+from speecheval.core.errors import InputError
+from speecheval.session.realtime import run_realtime
+
+from .webrtc_echo import echo_peer
+
+RATE = 16000
+
+
+def onset_ms(track: np.ndarray, threshold: int = 2000) -> float:
+    """Where the track first exceeds ``threshold`` (a tone far above codec noise)."""
+    loud = np.flatnonzero(np.abs(track.astype(np.int32)) > threshold)
+    assert loud.size, "no tone in the track"
+    return float(loud[0]) * 1000.0 / RATE
+
+
+def tone(start_ms: int, length_ms: int, total_ms: int) -> np.ndarray:
+    track = np.zeros(RATE * total_ms // 1000, dtype=np.int16)
+    t = np.arange(RATE * length_ms // 1000) / RATE
+    first = RATE * start_ms // 1000
+    track[first : first + t.size] = (12000 * np.sin(2 * np.pi * 440 * t)).astype(np.int16)
+    return track
+
+
+def echo_delay_ms(peer_delay_ms: int) -> float:
+    """User tone onset to echoed tone onset, one session over WebRTC."""
+    async def session() -> tuple[float, float, str | None]:
+        async with echo_peer(peer_delay_ms) as url:
+            recording = await run_realtime(open_transport("webrtc", {"url": url}),
+                                           tone(400, 300, 1000), RATE, tail_ms=800)
+        return onset_ms(recording.user), onset_ms(recording.agent), recording.fault
+
+    user, agent, fault = asyncio.run(session())
+    assert fault is None
+    assert 400.0 <= user < 401.0  # the sine crosses the threshold within its first period
+    return agent - user
+
+
+def test_echo_comes_back_after_the_peers_delay() -> None:
+    """The path itself adds a constant: two Opus legs and two receive jitter buffers
+    (aiortc holds 4 packets of 20 ms before it plays, 160 ms for both); measured about
+    205 ms here. The peer's 300 ms must show on top of it, to a frame or so."""
+    path = echo_delay_ms(0)
+    delayed = echo_delay_ms(300)
+    print(f"echo delay measured: path {path:.1f} ms, with 300 ms in the peer {delayed:.1f} ms")
+    assert 160.0 <= path <= 300.0, path
+    assert abs(delayed - path - 300.0) <= 30.0, (path, delayed)
+
+
+def test_an_answer_that_is_not_sdp_is_the_agents_fault() -> None:
+    async def session() -> str | None:
+        async with echo_peer(delay_ms=0, answer={"type": "offer", "sdp": "x"}) as url:
+            recording = await run_realtime(open_transport("webrtc", {"url": url}),
+                                           tone(0, 100, 200), RATE, tail_ms=0)
+        return recording.fault
+
+    assert "not an SDP answer" in (asyncio.run(session()) or "")
+
+
+def test_nothing_listening_is_the_agents_fault() -> None:
+    async def session() -> str | None:
+        recording = await run_realtime(open_transport("webrtc", {"url": "http://127.0.0.1:9/"}),
+                                       tone(0, 100, 200), RATE, tail_ms=0)
+        return recording.fault
+
+    assert (asyncio.run(session()) or "").startswith("signalling:")
+
+
+@pytest.mark.parametrize(("options", "problem"), [
+    ({"url": "ws://127.0.0.1:9"}, "signalling endpoint"),
+    ({"url": "http://x", "bitrate": "1"}, "unknown option"),
+])
+def test_bad_options_are_usage_errors(options: dict[str, str], problem: str) -> None:
+    with pytest.raises(InputError, match=problem):
+        open_transport("webrtc", options)
