@@ -9,6 +9,7 @@ overlap is a double loop: nothing shared with the vectorised code under test.
 
 from __future__ import annotations
 
+import re
 import time
 
 import numpy as np
@@ -253,3 +254,103 @@ def test_a_million_spans_are_fast() -> None:
     elapsed = time.perf_counter() - began
     assert len(merged) < n and shared > 0 and len(pairs) > 0 and inside.any()
     assert elapsed < 30, f"1M-span interval algebra took {elapsed:.1f} s"
+
+
+# --- exact messages and limits ------------------------------------------------------
+
+
+def raises_exactly(kind: type[Exception], message: str) -> pytest.RaisesExc[Exception]:
+    """``pytest.raises`` matching the whole message, not a part of it."""
+    return pytest.raises(kind, match=f"^{re.escape(message)}$")
+
+
+def test_error_messages_name_the_value_and_the_problem_exactly() -> None:
+    with raises_exactly(TypeError, "start_us must be an integer number of microseconds, "
+                                   "got 1.5"):
+        Span(1.5, 3)  # type: ignore[arg-type]
+    with raises_exactly(TypeError, "end_us must be an integer number of microseconds, "
+                                   "got True"):
+        Span(1, True)
+    with raises_exactly(ValueError, "span ends before it starts: [5, 3) us"):
+        Span(5, 3)
+    with raises_exactly(TypeError, "label must be a string or None, got 7"):
+        Span(1, 3, 7)  # type: ignore[arg-type]
+    with raises_exactly(ValueError, "1 labels for 2 spans"):
+        Spans([0, 1], [1, 2], labels=["a"])
+    with raises_exactly(TypeError, "labels must be strings or None"):
+        Spans([0, 1], [1, 2], labels=["a", 3])  # type: ignore[list-item]
+    for starts, ends, name in (([0.5], [1], "starts"), ([0], [1.0], "ends"),
+                               ([[0]], [1], "starts")):
+        with raises_exactly(TypeError, f"{name} must be a 1-D sequence of integer "
+                                       "microseconds (use Spans.from_seconds for seconds)"):
+            Spans(starts, ends)
+    with raises_exactly(ValueError, "2 starts but 1 ends"):
+        Spans([0, 1], [1])
+    with raises_exactly(ValueError, "span 1 ends before it starts: [7, 6) us"):
+        Spans([0, 7, 9], [1, 6, 8])
+    with raises_exactly(ValueError, "3 open_at_end flags for 2 spans"):
+        Spans([0, 1], [1, 2], open_at_end=[True, False, True])
+    with raises_exactly(ValueError, "pair_iou needs equal lengths, got 2 and 1"):
+        pair_iou(Spans([0, 1], [1, 2]), Spans([0], [1]))
+
+
+def test_repr_shows_the_first_three_spans_and_the_count() -> None:
+    assert repr(Spans([0, 5], [2, 9])) == "Spans([0, 2), [5, 9))"
+    assert repr(Spans([0, 1, 2], [1, 2, 3])) == "Spans([0, 1), [1, 2), [2, 3))"
+    assert repr(Spans([0, 1, 2, 3], [1, 2, 3, 4])) == "Spans([0, 1), [1, 2), [2, 3), ... (4 spans))"
+    assert repr(Spans.empty()) == "Spans()"
+
+
+def test_union_refuses_exactly_when_shifted_times_could_overflow() -> None:
+    # The guard: (largest group + 1) * width > int64 max // 2 = 2**62 - 1, where
+    # width = last end - first start + 1 and the groups are 0 without labels,
+    # label index + 1 by label.
+    limit = 2**62 - 1
+    # no labels: factor 1; width 2**62 - 1 is exactly the limit (allowed), one more is not
+    assert Spans([0], [limit - 1]).union().to_tuples() == [(0, limit - 1)]
+    with raises_exactly(OverflowError,
+                        "too many labels over too long a time span to merge at once"):
+        Spans([0], [limit]).union()
+    # one label "a" (index 0, group 1): factor 2; 2 * (2**61 - 1) = 2**62 - 2 <= limit,
+    # 2 * 2**61 = 2**62 > limit
+    half = 2**61
+    assert Spans([0, 10], [half - 2, 20], labels=["a", "a"]).union(
+        by_label=True).to_tuples(labels=True) == [("a", 0, half - 2)]
+    with pytest.raises(OverflowError):
+        Spans([0], [half - 1], labels=["a"]).union(by_label=True)
+
+
+def test_equal_only_when_starts_ends_flags_and_labels_all_agree() -> None:
+    base = Spans([0, 10], [5, 20], labels=["a", None], open_at_end=[False, True])
+    assert base == Spans([0, 10], [5, 20], labels=["a", None], open_at_end=[False, True])
+    # each differs from base in exactly one column
+    assert base != Spans([1, 10], [5, 20], labels=["a", None], open_at_end=[False, True])
+    assert base != Spans([0, 10], [5, 21], labels=["a", None], open_at_end=[False, True])
+    assert base != Spans([0, 10], [5, 20], labels=["a", None], open_at_end=[False, False])
+    assert base != Spans([0, 10], [5, 20], labels=["b", None], open_at_end=[False, True])
+    assert base != [(0, 5), (10, 20)]
+
+
+def test_by_label_holds_each_labels_own_spans() -> None:
+    spans = Spans([5, 0, 1, 7], [9, 2, 4, 8], labels=["b", None, "a", "b"])
+    assert {label: part.to_tuples() for label, part in spans.by_label().items()} == {
+        None: [(0, 2)], "a": [(1, 4)], "b": [(5, 9), (7, 8)]}
+
+
+def test_from_seconds_keeps_flags_and_flattens_a_column() -> None:
+    spans = Spans.from_seconds([0.0, 1.0], [0.5, 2.0], labels=["a", "b"],
+                               open_at_end=[False, True])
+    assert spans.open_at_end.tolist() == [False, True] and spans.labels == ("a", "b")
+    # a (2, 1) column of seconds, as cut from a table, is read as two spans
+    column = Spans.from_seconds(np.array([[0.0], [1.0]]), np.array([[0.5], [2.0]]))
+    assert column.to_tuples() == [(0, 500_000), (1_000_000, 2_000_000)]
+
+
+def test_clipping_keeps_open_at_end_only_where_the_own_end_survives() -> None:
+    spans = Spans([0, 8, 1], [5, 12, 3], open_at_end=[True, True, False])
+    clipped = spans.clipped(Span(2, 10))
+    # (0, 5) open -> (2, 5): its own end is kept, still open;
+    # (8, 12) open -> (8, 10): cut at the window, so where it stopped is not known: closed
+    # (1, 3) closed -> (2, 3): stays closed
+    assert clipped.to_tuples() == [(2, 5), (8, 10), (2, 3)]
+    assert clipped.open_at_end.tolist() == [True, False, False]
