@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -354,3 +355,12 @@ def test_clipping_keeps_open_at_end_only_where_the_own_end_survives() -> None:
     # (1, 3) closed -> (2, 3): stays closed
     assert clipped.to_tuples() == [(2, 5), (8, 10), (2, 3)]
     assert clipped.open_at_end.tolist() == [True, False, False]
+
+
+def test_pair_iou_of_points_divides_by_nothing_and_warns_nothing() -> None:
+    # [3, 3) with [3, 3): joint 0, same point -> 1; [3, 3) with [4, 4): joint 0 -> 0;
+    # [0, 4) with [2, 6): shared 2, joint 4 + 4 - 2 = 6 -> 1/3; [0, 1) with [0, 1): 1/1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a 0/0 on the way would raise RuntimeWarning
+        iou = pair_iou(Spans([3, 3, 0, 0], [3, 3, 4, 1]), Spans([3, 4, 2, 0], [3, 4, 6, 1]))
+    assert iou.tolist() == [1.0, 0.0, 1 / 3, 1.0]
