@@ -364,3 +364,8 @@ def test_pair_iou_of_points_divides_by_nothing_and_warns_nothing() -> None:
         warnings.simplefilter("error")  # a 0/0 on the way would raise RuntimeWarning
         iou = pair_iou(Spans([3, 3, 0, 0], [3, 3, 4, 1]), Spans([3, 4, 2, 0], [3, 4, 6, 1]))
     assert iou.tolist() == [1.0, 0.0, 1 / 3, 1.0]
+
+
+def test_span_from_seconds_keeps_the_label_and_is_closed_by_default() -> None:
+    assert Span.from_seconds(0.5, 1.0, "agent") == Span(500_000, 1_000_000, "agent", False)
+    assert Span.from_seconds(0.5, 1.0).open_at_end is False
