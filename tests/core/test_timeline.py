@@ -369,3 +369,8 @@ def test_pair_iou_of_points_divides_by_nothing_and_warns_nothing() -> None:
 def test_span_from_seconds_keeps_the_label_and_is_closed_by_default() -> None:
     assert Span.from_seconds(0.5, 1.0, "agent") == Span(500_000, 1_000_000, "agent", False)
     assert Span.from_seconds(0.5, 1.0).open_at_end is False
+
+
+def test_span_contains_its_start_and_not_its_end() -> None:
+    # [2, 5): 2, 3, 4 are inside; 1 is before it and 5 is the first instant after it
+    assert [Span(2, 5).contains(t) for t in (1, 2, 4, 5)] == [False, True, True, False]
