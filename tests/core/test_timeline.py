@@ -374,3 +374,10 @@ def test_span_from_seconds_keeps_the_label_and_is_closed_by_default() -> None:
 def test_span_contains_its_start_and_not_its_end() -> None:
     # [2, 5): 2, 3, 4 are inside; 1 is before it and 5 is the first instant after it
     assert [Span(2, 5).contains(t) for t in (1, 2, 4, 5)] == [False, True, True, False]
+
+
+def test_covers_answers_instants_in_the_order_given() -> None:
+    # spans [0, 5) and [10, 20); the instants are not sorted, so they are sorted for the
+    # search and the answers put back: 19 in, 0 in, 5 out (end), 10 in, 20 out (end), 3 in
+    assert Spans([0, 10], [5, 20]).covers([19, 0, 5, 10, 20, 3]).tolist() == [
+        True, True, False, True, False, True]
