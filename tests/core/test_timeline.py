@@ -381,3 +381,24 @@ def test_covers_answers_instants_in_the_order_given() -> None:
     # search and the answers put back: 19 in, 0 in, 5 out (end), 10 in, 20 out (end), 3 in
     assert Spans([0, 10], [5, 20]).covers([19, 0, 5, 10, 20, 3]).tolist() == [
         True, True, False, True, False, True]
+
+
+def test_column_types_are_int64_bounds_int32_labels_and_bool_flags() -> None:
+    spans = Spans([0, 1], [2, 3], labels=["a", None], open_at_end=[1, 0])
+    assert (spans.starts.dtype, spans.ends.dtype) == (np.int64, np.int64)
+    # int32 label indices: 4 bytes a span, what a million DER turns are sized for
+    assert spans.label_ids.dtype == np.int32 and spans.label_ids.tolist() == [0, -1]
+    assert spans.open_at_end.dtype == np.bool_
+    assert Spans([0], [1]).label_ids.dtype == np.int32
+
+
+def test_union_by_label_keeps_labels_apart_at_any_offset() -> None:
+    # the groups are shifted apart by width = last end - first start + 1 = 0 - (-10) + 1
+    # = 11: a's [-10, -5) and b's [-10, 0) must not merge, whatever the sign of the times
+    spans = Spans([-10, -10, -3], [-5, 0, -1], labels=["a", "b", "a"])
+    assert spans.union(by_label=True).to_tuples(labels=True) == [
+        ("a", -10, -5), ("a", -3, -1), ("b", -10, 0)]
+    # far from zero: width 2**61 + 30 - 2**61 + 1 = 31, nowhere near the overflow guard
+    far = 2**61
+    assert Spans([far, far + 20], [far + 10, far + 30], labels=["a", "b"]).union(
+        by_label=True).to_tuples(labels=True) == [("a", far, far + 10), ("b", far + 20, far + 30)]
