@@ -398,7 +398,14 @@ def test_union_by_label_keeps_labels_apart_at_any_offset() -> None:
     spans = Spans([-10, -10, -3], [-5, 0, -1], labels=["a", "b", "a"])
     assert spans.union(by_label=True).to_tuples(labels=True) == [
         ("a", -10, -5), ("a", -3, -1), ("b", -10, 0)]
-    # far from zero: width 2**61 + 30 - 2**61 + 1 = 31, nowhere near the overflow guard
-    far = 2**61
+    # far from zero: width 2**62 + 30 - 2**62 + 1 = 31, nowhere near the overflow guard,
+    # and the shifted times (time - first start + group * width) stay small
+    far = 2**62
     assert Spans([far, far + 20], [far + 10, far + 30], labels=["a", "b"]).union(
         by_label=True).to_tuples(labels=True) == [("a", far, far + 10), ("b", far + 20, far + 30)]
+
+
+def test_union_without_by_label_drops_the_labels() -> None:
+    merged = Spans([0, 5, 6], [3, 8, 7], labels=["a", "b", None]).union()
+    assert merged.to_tuples(labels=True) == [(None, 0, 3), (None, 5, 8)]
+    assert merged.label_names == () and merged.label_ids.tolist() == [-1, -1]
