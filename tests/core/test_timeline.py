@@ -398,9 +398,11 @@ def test_union_by_label_keeps_labels_apart_at_any_offset() -> None:
     spans = Spans([-10, -10, -3], [-5, 0, -1], labels=["a", "b", "a"])
     assert spans.union(by_label=True).to_tuples(labels=True) == [
         ("a", -10, -5), ("a", -3, -1), ("b", -10, 0)]
-    # far from zero: width 2**62 + 30 - 2**62 + 1 = 31, nowhere near the overflow guard,
-    # and the shifted times (time - first start + group * width) stay small
-    far = 2**62
+    # far from zero: width (far + 30) - far + 1 = 31, nowhere near the overflow guard, and
+    # the shifted times (time - first start + group * width) stay below 31 * 3 = 93; with
+    # far = 2**62 - 31 a shift that added the first start would carry label b's times
+    # (far + 20 + 2 * 31 + far = 2**63 + 20) past the int64 range
+    far = 2**62 - 31
     assert Spans([far, far + 20], [far + 10, far + 30], labels=["a", "b"]).union(
         by_label=True).to_tuples(labels=True) == [("a", far, far + 10), ("b", far + 20, far + 30)]
 
