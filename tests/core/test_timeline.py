@@ -411,3 +411,4 @@ def test_union_without_by_label_drops_the_labels() -> None:
     merged = Spans([0, 5, 6], [3, 8, 7], labels=["a", "b", None]).union()
     assert merged.to_tuples(labels=True) == [(None, 0, 3), (None, 5, 8)]
     assert merged.label_names == () and merged.label_ids.tolist() == [-1, -1]
+    assert merged.label_ids.dtype == np.int32  # as in every Spans
