@@ -412,3 +412,15 @@ def test_union_without_by_label_drops_the_labels() -> None:
     assert merged.to_tuples(labels=True) == [(None, 0, 3), (None, 5, 8)]
     assert merged.label_names == () and merged.label_ids.tolist() == [-1, -1]
     assert merged.label_ids.dtype == np.int32  # as in every Spans
+
+
+def test_every_result_has_the_same_column_types() -> None:
+    # int32 input bounds are widened to int64; a scalar is one span
+    narrow = Spans(np.array([0, 4], dtype=np.int32), np.array([3, 9], dtype=np.int32))
+    assert (narrow.starts.dtype, narrow.ends.dtype) == (np.int64, np.int64)
+    assert Spans(2, 5) == Spans([2], [5])
+    a, b = Spans([0, 10], [5, 20]), Spans([3], [12])
+    for result in (a.intersection(b), a.difference(b), a.union(), Spans.empty(),
+                   a.clipped(Span(1, 15))):
+        assert (result.starts.dtype, result.ends.dtype, result.label_ids.dtype,
+                result.open_at_end.dtype) == (np.int64, np.int64, np.int32, np.bool_)
