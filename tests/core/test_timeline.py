@@ -419,6 +419,7 @@ def test_every_result_has_the_same_column_types() -> None:
     narrow = Spans(np.array([0, 4], dtype=np.int32), np.array([3, 9], dtype=np.int32))
     assert (narrow.starts.dtype, narrow.ends.dtype) == (np.int64, np.int64)
     assert Spans(2, 5) == Spans([2], [5])
+    assert Spans(2, 5, open_at_end=True).open_at_end.tolist() == [True]
     a, b = Spans([0, 10], [5, 20]), Spans([3], [12])
     for result in (a.intersection(b), a.difference(b), a.union(), Spans.empty(),
                    a.clipped(Span(1, 15))):
