@@ -20,9 +20,10 @@ $(RUNTIME_STAMP): pyproject.toml
 	touch $@
 
 # On top of the runtime: pytest, ruff, mypy, jiwer, meeteval, pyannote.metrics,
-# voicebench and the CPU torch build of the Silero parity tests.
+# voicebench, the CPU torch build of the Silero parity tests and fdb15's prosody and
+# offline-judge packages.
 $(TEST_STAMP): $(RUNTIME_STAMP)
-	$(BIN)/pip install --quiet -e '.[dev,test,parity]'
+	$(BIN)/pip install --quiet -e '.[dev,test,parity,fdb15]'
 	touch $@
 
 setup: $(RUNTIME_STAMP)

@@ -4,8 +4,14 @@ Issue 15 asks for 1M reference and 1M system turns in one file pair in under 3 s
 300 MB peak, growing linearly in turns and not in turns x speakers. Each case is a whole
 ``speecheval transcripts der --json`` process (parsing, default UEM, the main protocol
 with its overlap variants, JER, the md-eval differences, the JSON), run in a fresh
-subprocess; the wall time and the peak resident memory (``VmHWM`` of that child) are
-printed for 10k, 100k, 1M and 3M turns a side and for 4 and 32 speakers.
+subprocess; the wall time, the CPU time (user + system, steadier than the wall time on a
+shared machine) and the peak resident memory (``VmHWM`` of that child) are printed for
+10k, 100k, 1M and 3M turns a side and for 4 and 32 speakers.
+
+The peer, in the same run: the pyannote.metrics script of ``transcripts_der_speed.py``
+(read both RTTMs, score with the same UEM, ``[0, last turn end]``, and the same collar),
+as a fresh process too, for the sizes up to ``--peer-max-turns`` (default 10k: it takes
+minutes there already), with the ratio of the times.
 
 The pairs are synthetic and seeded: each reference speaker's turns follow one another
 (0.5-6 s long, gaps sized so that about 1.3 speakers talk at once, whatever the number of
@@ -13,13 +19,14 @@ speakers); the system moves every boundary by up to 0.3 s, renames the speakers 
 a tenth of the turns to one extra speaker.
 
 Run: ``.venv/bin/python benchmarks/transcripts_der_scale.py [--sizes 10000 100000]
-[--speakers 4 32]`` (exit 1 if the 1M case misses a target).
+[--speakers 4 32] [--peer-max-turns 0]`` (exit 1 if the 1M case misses a target).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -27,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from transcripts_der_speed import PYANNOTE_SCRIPT
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 TARGET_TURNS = 1_000_000
@@ -64,35 +72,57 @@ def _rttm_text(starts: np.ndarray, lengths: np.ndarray, labels: np.ndarray,
                                       strict=True))
 
 
-# Runs the command and writes the process's peak resident memory (VmHWM) to a file.
-# ru_maxrss would not do: Linux keeps it across exec, so a child forked from this large
-# process would report this process's size.
-_CHILD = """
+# Each child writes its peak resident memory (VmHWM) to the file named by its first
+# argument. ru_maxrss would not do: Linux keeps it across exec, so a child forked from this
+# large process would report this process's size.
+_WRITE_PEAK = """
 import sys
 from pathlib import Path
-from speecheval.cli import main
-code = main(sys.argv[2:])
 hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
-Path(sys.argv[1]).write_text(hwm[0].split()[1])
-sys.exit(code)
+Path(PEAK_FILE).write_text(hwm[0].split()[1])
 """
+_OURS = """
+import sys
+PEAK_FILE = sys.argv.pop(1)
+from speecheval.cli import main
+code = main(sys.argv[1:])
+""" + _WRITE_PEAK + "sys.exit(code)\n"
+_PEER = "import sys\nPEAK_FILE = sys.argv.pop(1)\n" + PYANNOTE_SCRIPT + _WRITE_PEAK
 
 
-def run_der(ref: Path, hyp: Path) -> tuple[float, float]:
-    """Wall seconds and peak resident memory (MB) of one ``speecheval transcripts der``
-    process."""
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    peak_file = ref.with_suffix(".peak")
-    argv = [sys.executable, "-c", _CHILD, str(peak_file), "transcripts", "der", "--ref",
-            str(ref), "--hyp", str(hyp), "--json"]
-    started = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"speecheval transcripts der exited {done.returncode} on {ref}")
-    peak_kib = int(peak_file.read_text())
-    peak_file.unlink()
-    return seconds, peak_kib / 1024
+class Measured:
+    """Wall seconds, CPU seconds (user + system) and peak resident MB of one process."""
+
+    def __init__(self, program: str, args: list[str], peak_file: Path) -> None:
+        env = {**os.environ, "PYTHONPATH": str(SRC)}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", program, str(peak_file), *args], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.wall_s = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode != 0:
+            raise SystemExit(f"{args[:2]} exited {done.returncode}")
+        self.cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        self.peak_mb = int(peak_file.read_text()) / 1024
+        peak_file.unlink()
+
+
+def run_der(ref: Path, hyp: Path) -> Measured:
+    """One ``speecheval transcripts der --json`` process."""
+    return Measured(_OURS, ["transcripts", "der", "--ref", str(ref), "--hyp", str(hyp),
+                            "--json"], ref.with_suffix(".peak"))
+
+
+def run_peer(ref: Path, hyp: Path, end_s: float) -> Measured:
+    """The pyannote.metrics script over ``[0, end_s]`` (our default UEM)."""
+    return Measured(_PEER, [str(ref), str(hyp), repr(end_s)], ref.with_suffix(".peak"))
+
+
+def last_end(*texts: str) -> float:
+    """The last turn end of RTTM texts, in seconds (our default UEM's end)."""
+    return max(float(fields[3]) + float(fields[4]) for text in texts
+               for fields in (line.split() for line in text.splitlines()))
 
 
 def main() -> int:
@@ -100,9 +130,12 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+",
                         default=[10_000, 100_000, 1_000_000, 3_000_000])
     parser.add_argument("--speakers", type=int, nargs="+", default=[4, 32])
+    parser.add_argument("--peer-max-turns", type=int, default=10_000)
     args = parser.parse_args()
     ok = True
-    print(f"{'turns a side':>12} {'speakers':>8} {'wall s':>8} {'peak MB':>8} {'us/turn':>8}")
+    print(f"{'turns a side':>12} {'speakers':>8} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} "
+          f"{'us/turn':>8}  peer (pyannote.metrics script): wall s, cpu s, peak MB, "
+          "cpu ratio")
     with tempfile.TemporaryDirectory() as tmp:
         for speakers in args.speakers:
             for turns in args.sizes:
@@ -110,12 +143,18 @@ def main() -> int:
                 ref, hyp = Path(tmp, "ref.rttm"), Path(tmp, "hyp.rttm")
                 ref.write_text(ref_text)
                 hyp.write_text(hyp_text)
+                end_s = last_end(ref_text, hyp_text) if turns <= args.peer_max_turns else None
                 del ref_text, hyp_text
-                seconds, peak_mb = run_der(ref, hyp)
-                print(f"{turns:12,d} {speakers:8d} {seconds:8.2f} {peak_mb:8.1f} "
-                      f"{seconds / turns * 1e6:8.2f}", flush=True)
+                ours = run_der(ref, hyp)
+                line = (f"{turns:12,d} {speakers:8d} {ours.wall_s:8.2f} {ours.cpu_s:8.2f} "
+                        f"{ours.peak_mb:8.1f} {ours.cpu_s / turns * 1e6:8.2f}")
+                if end_s is not None:
+                    peer = run_peer(ref, hyp, end_s)
+                    line += (f"  {peer.wall_s:8.2f} {peer.cpu_s:8.2f} {peer.peak_mb:8.1f} "
+                             f"{peer.cpu_s / ours.cpu_s:7.1f}x")
+                print(line, flush=True)
                 if turns == TARGET_TURNS:
-                    ok &= seconds < TARGET_S and peak_mb < TARGET_MB
+                    ok &= ours.wall_s < TARGET_S and ours.peak_mb < TARGET_MB
                 ref.unlink()
                 hyp.unlink()
     print("PASS" if ok else "FAIL",

@@ -6,6 +6,7 @@ model is counted by wrapping ``SileroVad.segments`` (one worker: all in this pro
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 from pathlib import Path
@@ -275,7 +276,7 @@ def test_a_warm_run_starts_no_worker_and_hashes_each_file_once(
         def __init__(self, *args: object, **kwargs: object) -> None:
             raise AssertionError("a warm run started a worker process")
 
-    monkeypatch.setattr(speech, "ProcessPoolExecutor", NoProcesses)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", NoProcesses)
     hashed.clear()
     warm = score_tree(tree, workers=2, vad_cache=folder)
     assert warm.vad_cache.lookups == {"hit": 3, "miss": 0, "corrupt": 0}
@@ -291,3 +292,55 @@ def test_a_bad_sample_stops_the_run_while_hits_are_verified(tree: Path,
     (tree / UI / "u2" / "output.json").write_text("{}")
     with pytest.raises(InputError, match="output.json differs from asr.json"):
         score_tree(tree, workers=2, vad_cache=folder)
+
+
+def test_a_cold_run_starts_the_model_before_the_samples_load(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With two jobs the worker processes get the misses before the samples are read,
+    so Silero runs while this process loads (the model needs nothing loaded)."""
+    from speecheval.fdb.v10 import scoring
+
+    events: list[str] = []
+    real_pool, real_load = concurrent.futures.ProcessPoolExecutor, scoring.load_samples
+
+    class RecordedPool(real_pool):  # type: ignore[misc, valid-type]
+        def map(self, *args: object, **kwargs: object) -> object:
+            events.append("model started")
+            return super().map(*args, **kwargs)
+
+    def recorded_load(*args: object) -> object:
+        events.append("samples loading")
+        return real_load(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordedPool)
+    monkeypatch.setattr(scoring, "load_samples", recorded_load)
+    cold = score_tree(tree, workers=2, vad_cache=None)
+    assert events == ["model started", "samples loading"]
+    assert rows(cold) == rows(score_tree(tree, workers=1))  # the same segments either way
+
+
+def test_a_warm_command_imports_neither_the_model_nor_pydantic(tree: Path,
+                                                               tmp_path: Path) -> None:
+    """A fresh interpreter running the command on a warm cache: the segments come from
+    the cache and the tree files are well formed, so onnxruntime (the model), pydantic
+    (the schemas' fallback), multiprocessing (the workers), numpy.ma and soundfile (plain
+    WAV headers are read directly) are never imported: a warm run pays for its work."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / "cache"
+    score_tree(tree, vad_cache=folder)
+    code = (
+        "import json, sys\n"
+        "from speecheval.cli import main\n"
+        f"code = main(['fdb10', 'unified-score', '--tree', {str(tree)!r}, '--jobs', '2',\n"
+        f"             '--vad-cache', {str(folder)!r}, '--out', {str(tmp_path / 'out')!r}])\n"
+        "heavy = ('onnxruntime', 'pydantic', 'yaml', 'multiprocessing', 'numpy.ma', 'scipy',\n"
+        "         'soundfile')\n"
+        "print(json.dumps([code, [m for m in heavy if m in sys.modules]]))\n")
+    src = Path(__file__).resolve().parents[2] / "src"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(src)})
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
+    assert "3 hits, 0 misses" in done.stdout

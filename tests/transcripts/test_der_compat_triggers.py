@@ -116,4 +116,4 @@ def test_activity_without_intervals_counts_nothing() -> None:
     empty32 = np.array([], dtype=np.int32)
     activity = Activity(empty32, empty32, np.array([], dtype=np.int64), 0, 2)
     assert activity.counts().shape == (0,)
-    assert activity.time(np.array([], dtype=np.int64)).tolist() == [0, 0]
+    assert activity.time(np.zeros(1, dtype=np.int64)).tolist() == [0, 0]  # prefix sums

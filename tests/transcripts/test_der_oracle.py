@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from der_oracle import ORACLE, SETTINGS, der_command, random_case, score_case
 
+from speecheval.transcripts.diarization import compat, interval_sets, metrics, partition
+
 CASES: list[dict[str, Any]] = json.loads(ORACLE.read_text())
 
 
@@ -36,3 +38,14 @@ def test_der_command_matches_the_frozen_implementation(case: dict[str, Any],
                                                        tmp_path: Path) -> None:
     for options, expected in case["commands"].items():
         assert der_command(case, tmp_path, options.split()) == expected, options
+
+
+@pytest.mark.parametrize("case", CASES[:8], ids=lambda case: f"seed{case['seed']}")
+def test_chunked_passes_match_the_frozen_implementation(case: dict[str, Any],
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """The passes that run a chunk at a time (to bound memory on millions of turns), with
+    chunks of a few elements, still give the frozen results."""
+    for module in (compat, interval_sets, metrics, partition):
+        monkeypatch.setattr(module, "_CHUNK", 3)
+    assert score_case(case) == case["scores"]

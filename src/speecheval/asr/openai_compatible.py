@@ -56,6 +56,9 @@ class OpenAISettings:
     backoff_s: float = 1.0
     max_backoff_s: float = 30.0
     timeout_s: float = 300.0
+    granularities: tuple[str, ...] = ("word",)
+    """The ``timestamp_granularities[]`` asked for: ``word``, and ``segment`` too for
+    transcripts."""
 
     @property
     def endpoint(self) -> str:
@@ -92,6 +95,41 @@ class _Retry(Exception):
         super().__init__(reason)
 
 
+def retry_wait_s(attempt: int, failure: _Retry, backoff_s: float, max_backoff_s: float
+                 ) -> float:
+    """The wait after failed attempt ``attempt`` (1-based): ``backoff_s`` doubled each
+    time, at least the server's ``Retry-After``, at most ``max_backoff_s``."""
+    wait = backoff_s * 2.0 ** (attempt - 1)
+    if failure.wait_s is not None:
+        wait = max(wait, failure.wait_s)
+    return min(wait, max_backoff_s)
+
+
+def post_with_key(endpoint: str, body: bytes, content_type: str, key: str, timeout_s: float
+                  ) -> bytes:
+    """One POST with the key in the ``Authorization`` header (redirects not followed).
+
+    The 2xx body; an HTTP error answer is raised as ``urllib.error.HTTPError`` for the
+    caller to judge (whose fault, worth a retry or not); a cut-off answer, a refused or
+    dropped connection and a timeout are ``_Retry``.
+    """
+    request = urllib.request.Request(
+        endpoint, data=body, method="POST",
+        headers={"Content-Type": content_type, "Accept": "application/json",
+                 "Authorization": f"Bearer {key}"})
+    try:
+        with _OPENER.open(request, timeout=timeout_s) as answer:
+            data: bytes = answer.read()
+            return data
+    except urllib.error.HTTPError:
+        raise
+    except http.client.IncompleteRead as exc:
+        raise _Retry(f"the answer was cut off after {len(exc.partial)} bytes") from None
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        raise _Retry(f"no answer from {endpoint}: {reason or type(exc).__name__}") from None
+
+
 class OpenAICompatibleRecogniser:
     """Timed words from an OpenAI-compatible ``/audio/transcriptions`` endpoint."""
 
@@ -112,20 +150,22 @@ class OpenAICompatibleRecogniser:
 
     def words(self, samples: Samples) -> list[TimedWord]:
         """Send ``samples`` and return the answer's words, retrying as the module says."""
+        return words_of_answer(self.answer(encode_wav(samples, SAMPLE_RATE)))
+
+    def answer(self, wav: bytes) -> bytes:
+        """Send the WAV file ``wav`` as it is and return the body of the 2xx answer,
+        unparsed, retrying as the module says."""
         s = self.settings
-        body, content_type = self._form(encode_wav(samples, SAMPLE_RATE))
+        body, content_type = self._form(wav)
         for attempt in range(1, s.max_attempts + 1):
             try:
-                return words_of_answer(self._post(body, content_type))
+                return self._post(body, content_type)
             except _Retry as failure:
                 if attempt == s.max_attempts:
                     raise RecognitionFailed(self._redact(
                         f"{failure.reason} (gave up after {attempt} attempts)")) from None
                 self.retries += 1
-                wait = s.backoff_s * 2 ** (attempt - 1)
-                if failure.wait_s is not None:
-                    wait = max(wait, failure.wait_s)
-                time.sleep(min(wait, s.max_backoff_s))
+                time.sleep(retry_wait_s(attempt, failure, s.backoff_s, s.max_backoff_s))
             except RecognitionFailed as failure:
                 raise RecognitionFailed(self._redact(failure.reason)) from None
         raise AssertionError("max_attempts is at least 1")
@@ -135,8 +175,8 @@ class OpenAICompatibleRecogniser:
         s = self.settings
         boundary = f"speecheval-{uuid.uuid4().hex}"
         fields = [("model", s.model), ("response_format", "verbose_json"),
-                  ("timestamp_granularities[]", "word"), ("language", s.language),
-                  ("temperature", repr(s.temperature))]
+                  *(("timestamp_granularities[]", g) for g in s.granularities),
+                  ("language", s.language), ("temperature", repr(s.temperature))]
         parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
                  f"{value}\r\n".encode() for name, value in fields]
         parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
@@ -148,22 +188,10 @@ class OpenAICompatibleRecogniser:
     def _post(self, body: bytes, content_type: str) -> bytes:
         """One attempt: the 2xx body, or ``_Retry``/``RecognitionFailed``/``InputError``."""
         s = self.settings
-        request = urllib.request.Request(
-            s.endpoint, data=body, method="POST",
-            headers={"Content-Type": content_type, "Accept": "application/json",
-                     "Authorization": f"Bearer {self._key}"})
         try:
-            with _OPENER.open(request, timeout=s.timeout_s) as answer:
-                data: bytes = answer.read()
-                return data
+            return post_with_key(s.endpoint, body, content_type, self._key, s.timeout_s)
         except urllib.error.HTTPError as error:
             raise self._refusal(error) from None
-        except http.client.IncompleteRead as exc:
-            raise _Retry(f"the answer was cut off after {len(exc.partial)} bytes") from None
-        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-            raise _Retry(f"no answer from {s.endpoint}: {reason or type(exc).__name__}"
-                         ) from None
 
     def _refusal(self, error: urllib.error.HTTPError) -> Exception:
         """What an HTTP error answer means for this sample and the run."""
@@ -186,7 +214,7 @@ class OpenAICompatibleRecogniser:
             "endpoint": s.endpoint,
             "model": s.model,
             "request": {"response_format": "verbose_json",
-                        "timestamp_granularities[]": ["word"],
+                        "timestamp_granularities[]": list(s.granularities),
                         "language": s.language, "temperature": s.temperature,
                         "audio": f"WAV, {SAMPLE_RATE} Hz mono, 16-bit PCM"},
             "api_key_env": s.api_key_env,

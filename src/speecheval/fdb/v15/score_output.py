@@ -35,7 +35,10 @@ DEFINITIONS = {
 
 
 def write_timing(destination: Path, provenance: Provenance,
-                 summary: Mapping[str, ScenarioTiming], scored: Sequence[ScoredTrial]) -> None:
+                 summary: Mapping[str, ScenarioTiming], scored: Sequence[ScoredTrial],
+                 extra_files: Mapping[str, str] | None = None) -> None:
+    """The timing files and ``extra_files`` (name -> text, the behaviour and prosody
+    sections), all in one new directory."""
     document: dict[str, Any] = {
         "kind": TIMING_KIND, "schema_version": 1, "definitions": DEFINITIONS,
         "provenance": provenance.to_dict(),
@@ -45,6 +48,8 @@ def write_timing(destination: Path, provenance: Provenance,
         atomic_write_text(staging / "timing.json", dumps(document))
         atomic_write_text(staging / "timing-samples.jsonl",
                           dumps_lines(trial.row() for trial in scored))
+        for name, text in (extra_files or {}).items():
+            atomic_write_text(staging / name, text)
 
 
 def _median(quantiles: LatencyQuantiles) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.audio import Audio, read_mono
 from ...core.errors import InputError
@@ -32,6 +32,9 @@ from ..v10.aggregate import LatencyQuantiles, ShareMetric
 from .layout import DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef, sample_folders
 from .official_timing import OfficialTiming, official_timing
 from .timing import RESPONSE_STATUSES, STOP_STATUSES, TrialTiming, trial_timing
+
+if TYPE_CHECKING:
+    from .metadata_schema import SampleMetadata
 
 OUTPUT_WAV = "output.wav"
 TREE_FILES = (METADATA_JSON, INPUT_WAV, OUTPUT_WAV)
@@ -113,13 +116,17 @@ def find_trials(tree: Path) -> list[TrialInput]:
     return trials
 
 
-def _window(trial: TrialInput) -> Span:
+def sample_metadata(trial: TrialInput) -> SampleMetadata:
+    """The trial's metadata.json, checked (bad input names the sample and the file)."""
     from ...core.schema import load
     from .metadata_schema import SampleMetadata
 
-    metadata = load(SampleMetadata, trial.folder / METADATA_JSON, what="metadata.json",
-                    sample_id=trial.sample_id)
-    return Span.from_seconds(*metadata.timestamps)
+    return load(SampleMetadata, trial.folder / METADATA_JSON, what="metadata.json",
+                sample_id=trial.sample_id)
+
+
+def _window(trial: TrialInput) -> Span:
+    return Span.from_seconds(*sample_metadata(trial).timestamps)
 
 
 def _audio(trial: TrialInput, name: str) -> Audio:

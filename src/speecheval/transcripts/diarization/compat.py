@@ -29,37 +29,39 @@ from numpy.typing import NDArray
 from ...core.timebase import to_us
 from ...core.timeline import Spans
 from ..formats.rttm import RttmTurn
+from . import interval_sets as sets
 from .differences import Differences, Occurrence
 from .dscore import FRAME_STEP_US, framed_jer, md_eval_uem_us, trimmed_turns
+from .interval_sets import Interval, Intervals
 from .md_eval import (
-    Interval,
-    Intervals,
     as_spans,
     collared_region,
-    difference,
-    intervals,
-    length,
+    event_order,
     overlap_zones,
     record_order,
     single_speaker_region,
     tie_sensitive_seconds,
 )
-from .metrics import jer_components
-from .partition import Partition, collar_zones, partition
+from .metrics import RegionTotals, jer_components, region_totals
+from .partition import partition
 from .result import Compat, JerComponents
 from .turns import SpeakerTurns, speaker_turns
+
+_CHUNK = 1 << 20  # boundaries at a time
 
 
 @dataclass(frozen=True, eq=False)
 class FileView:
-    """One file as a definition scores it (see the module)."""
+    """One file as a definition scores it (see the module): the totals of its four
+    regions (the UEM, the DER scoring region, its overlap-excluded part and the rest of
+    it, reference overlap only)."""
 
     ref: SpeakerTurns
     hyp: SpeakerTurns
-    part: Partition
-    uem: NDArray[np.bool_]
-    scored: NDArray[np.bool_]
-    single: NDArray[np.bool_]
+    uem: RegionTotals
+    scored: RegionTotals
+    single: RegionTotals
+    overlap: RegionTotals
     jer: JerComponents
     differences: Differences
 
@@ -90,33 +92,53 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
     else:
         ref, hyp, md_uem = given_ref, given_hyp, uem_us
     md_eval = _md_eval_regions(ref, md_uem, collar_us)
-    uem_spans = as_spans(md_uem)
-    if compat == "speecheval":
-        boundaries = np.concatenate([ref.starts, ref.ends])
-        part = partition(ref, hyp, {"uem": uem_spans,
-                                    "collar": collar_zones(boundaries, collar_us)})
-        uem = part.inside["uem"]
-        scored = uem & ~part.inside["collar"]
-        single = scored & (part.n_ref < 2)
-    else:
-        part = partition(ref, hyp, {"uem": uem_spans, "scored": as_spans(md_eval.scored),
-                                    "single": as_spans(md_eval.single)})
-        uem, scored, single = part.inside["uem"], part.inside["scored"], part.inside["single"]
-    jer = (framed_jer(cut_ref, cut_hyp, regions, file_id) if compat == "dscore"
-           else jer_components(part, uem))
     given_uem = as_spans(uem_us)
-    differences = Differences(
+    differences = Differences(  # first: the partition's arrays are not alive yet
         reference_self_overlap=self_overlap(given_ref),
         reference_cut_at_uem=cut_at_uem(given_ref, given_uem) if collar_us else Occurrence(),
-        off_frame_grid=off_grid(np.concatenate([given_ref.raw_starts, given_ref.raw_ends,
-                                                given_hyp.raw_starts, given_hyp.raw_ends]),
-                                given_uem),
+        off_frame_grid=sum((off_grid(edges, given_uem) for edges in (
+            given_ref.raw_starts, given_ref.raw_ends, given_hyp.raw_starts,
+            given_hyp.raw_ends)), Occurrence()),
         md_eval_overlap_defect=md_eval.defect,
         tie_order=md_eval.tie_order,
-        unscored_files=_unscored(ref, hyp, uem_spans),
+        unscored_files=_unscored(ref, hyp, as_spans(md_uem)),
     )
-    return FileView(ref=ref, hyp=hyp, part=part, uem=uem, scored=scored, single=single,
+    uem_set = sets.normalized(md_uem)
+    if compat == "speecheval":
+        scored_set, single_set = _collared(uem_set, ref, md_eval, collar_us), None
+    else:
+        scored_set = sets.normalized(md_eval.scored)
+        single_set = sets.normalized(md_eval.single)
+    del md_eval  # before the partition: what is alive at once decides the peak memory
+    part = partition(ref, hyp)
+    uem = region_totals(part, part.region(uem_set))
+    scored_region = part.region(scored_set)
+    scored = region_totals(part, scored_region)
+    single_region = (scored_region.without(part.n_ref >= 2) if single_set is None
+                     else part.region(single_set))
+    del scored_region
+    single = region_totals(part, single_region)
+    del single_region
+    # md-eval's -1 region lies inside its scoring region (a region it opens closes at the
+    # latest where the scoring region ends), so the overlap-only totals are the rest
+    only = scored - single
+    jer = (framed_jer(cut_ref, cut_hyp, regions, file_id) if compat == "dscore"
+           else jer_components(uem))
+    return FileView(ref=ref, hyp=hyp, uem=uem, scored=scored, single=single, overlap=only,
                     jer=jer, differences=differences)
+
+
+def _collared(uem: Intervals, ref: SpeakerTurns, md_eval: _MdEvalRegions,
+              collar_us: int) -> Intervals:
+    """speecheval's scoring region: the UEM minus ``±collar`` around the merged reference
+    boundaries. When merging changed no turn, those are md-eval's boundaries and its
+    region is this one (the same set, already computed)."""
+    if collar_us == 0:
+        return uem
+    if ref.counts.merges == 0 and ref.counts.empty == 0 and ref.raw_starts.size:
+        return sets.normalized(md_eval.scored)
+    boundaries = np.concatenate([ref.starts, ref.ends])
+    return sets.intersection(uem, sets.outside_around(boundaries, collar_us))
 
 
 def _turn_objects(file_id: str, turns: Spans) -> list[RttmTurn]:
@@ -132,15 +154,19 @@ def _md_eval_input(names: list[str], spans: list[tuple[int, int]]) -> SpeakerTur
 def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> _MdEvalRegions:
     """md-eval's regions over the reference records as md-eval reads them."""
     if ref.raw_starts.size == 0:  # md-eval does not score a file without reference turns
-        return _MdEvalRegions(intervals([]), intervals([]), Occurrence(), Occurrence())
+        nothing = sets.intervals([])
+        return _MdEvalRegions(nothing, nothing, Occurrence(), Occurrence())
     boundaries = np.concatenate([ref.raw_starts, ref.raw_ends])
     scored = collared_region(uem, boundaries, collar_us)
     records = record_order(ref.raw_starts, ref.raw_ends)
-    single = single_speaker_region(scored, records)
-    correct = difference(scored, overlap_zones(records))
-    wrong = np.concatenate([difference(single, correct), difference(correct, single)])
-    ties = tie_sensitive_seconds(scored, records)
-    return _MdEvalRegions(scored, single, Occurrence(len(wrong), length(wrong)),
+    zones = overlap_zones(records)
+    single = single_speaker_region(scored, records, zones=zones)
+    correct = sets.difference(scored, zones)
+    del zones
+    wrong = np.concatenate([sets.difference(single, correct),
+                            sets.difference(correct, single)])
+    ties = tie_sensitive_seconds(scored, records, ends_first_region=single)
+    return _MdEvalRegions(scored, single, Occurrence(len(wrong), sets.length(wrong)),
                           Occurrence(1, ties) if ties else Occurrence())
 
 
@@ -155,13 +181,8 @@ def _unscored(ref: SpeakerTurns, hyp: SpeakerTurns, uem: Spans) -> Occurrence:
 
 def _covered_before(spans: Spans, times: NDArray[np.int64]) -> NDArray[np.int64]:
     """For each time, how much of ``spans`` (as a set of instants) lies before it."""
-    union = spans.union()
-    before = np.concatenate([[0], np.cumsum(union.ends - union.starts)])
-    index = np.searchsorted(union.starts, times, side="right")  # spans starting at or before
-    last = np.maximum(index - 1, 0)
-    partial = np.where(index > 0, np.minimum(times, union.ends[last]) - union.starts[last], 0)
-    covered: NDArray[np.int64] = before[last] * (index > 0) + partial
-    return covered
+    return sets.covered_before(sets.normalized(np.stack([spans.starts, spans.ends], axis=1)),
+                               times)
 
 
 def self_overlap(turns: SpeakerTurns) -> Occurrence:
@@ -173,11 +194,24 @@ def self_overlap(turns: SpeakerTurns) -> Occurrence:
     times = np.concatenate([turns.raw_starts, turns.raw_ends])
     steps = np.concatenate([np.ones(turns.raw_starts.size, dtype=np.int64),
                             -np.ones(turns.raw_ends.size, dtype=np.int64)])
-    order = np.lexsort((steps, times, speakers))  # ends before starts at one instant
+    # by speaker, then time, ends before starts at one instant: np.lexsort((steps, times,
+    # speakers)) as a packed sort of (time, step), then a stable sort by speaker
+    order = event_order(times, (steps > 0).astype(np.int8), 2)
+    order = order[np.argsort(_small(speakers[order]), kind="stable")]
     speakers, times, depth = speakers[order], times[order], np.cumsum(steps[order])
     same = speakers[1:] == speakers[:-1]
     doubled = same & (depth[:-1] >= 2)
     return Occurrence(turns.counts.merges, int((times[1:] - times[:-1])[doubled].sum()))
+
+
+def _small(codes: NDArray[np.int64]) -> NDArray[np.integer]:
+    """Non-negative codes in the smallest integer type that holds them (numpy sorts 16-bit
+    integers stably by radix, in linear time).
+
+    >>> _small(np.array([3, 0, 2])).dtype
+    dtype('int16')
+    """
+    return codes.astype(np.int16) if codes.size == 0 or codes.max() < 1 << 15 else codes
 
 
 def cut_at_uem(turns: SpeakerTurns, uem: Spans) -> Occurrence:
@@ -194,10 +228,14 @@ def off_grid(boundaries: NDArray[np.int64], uem: Spans) -> Occurrence:
     grid point (dscore's frame ``i`` starts at ``0.01 i``; a turn counts from the first
     frame at or after its onset and up to the last before its offset)."""
     lo, hi = uem.starts, uem.ends  # sorted, never overlapping
-    region = np.searchsorted(lo, boundaries, side="right") - 1
-    inside = (region >= 0) & (boundaries <= hi[np.maximum(region, 0)]) if lo.size else (
-        np.zeros(boundaries.size, dtype=bool))
-    remainder = boundaries[inside] % FRAME_STEP_US
-    off = remainder != 0
-    return Occurrence(int(np.count_nonzero(off)), int((FRAME_STEP_US - remainder[off]).sum()))
-
+    count, shift = 0, 0
+    for at in range(0, boundaries.size, _CHUNK):
+        chunk = boundaries[at:at + _CHUNK]
+        region = np.searchsorted(lo, chunk, side="right") - 1
+        inside = (region >= 0) & (chunk <= hi[np.maximum(region, 0)]) if lo.size else (
+            np.zeros(chunk.size, dtype=bool))
+        remainder = chunk[inside] % FRAME_STEP_US
+        off = remainder != 0
+        count += int(np.count_nonzero(off))
+        shift += int((FRAME_STEP_US - remainder[off]).sum())
+    return Occurrence(count, shift)

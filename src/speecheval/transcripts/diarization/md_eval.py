@@ -29,23 +29,24 @@ to its printed precision.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from numpy.typing import NDArray
 
 from ...core.timeline import Spans
-from .partition import collar_zones
+from .interval_sets import (
+    Intervals,
+    IntervalsLike,
+    difference,
+    intersection,
+    intervals,
+    length,
+    normalized,
+    outside_around,
+)
 
-Interval = tuple[int, int]
-# Intervals as an (n, 2) array of [start, end) µs; lists of pairs are accepted as input.
-Intervals = NDArray[np.int64]
-IntervalsLike = Intervals | Sequence[Interval]
-
-
-def intervals(given: IntervalsLike) -> Intervals:
-    """``given`` as an (n, 2) int64 array."""
-    return np.asarray(given, dtype=np.int64).reshape(-1, 2)
+# Event times are at most about 1e14 µs (RTTM and UEM times stop at 1e8 s), so a time
+# and a rank of a few values pack into one int64 sort key.
+_MAX_EVENT_US = 1 << 60
 
 
 def collared_region(uem: IntervalsLike, boundaries: NDArray[np.int64],
@@ -64,15 +65,17 @@ def collared_region(uem: IntervalsLike, boundaries: NDArray[np.int64],
     regions = regions[regions[:, 1] > regions[:, 0]]
     if collar_us == 0:
         return regions
-    return _of_spans(as_spans(regions).difference(collar_zones(boundaries, collar_us)))
+    return intersection(normalized(regions), outside_around(boundaries, collar_us))
 
 
 def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
-                          ends_first: bool = True) -> Intervals:
+                          ends_first: bool = True, zones: Intervals | None = None
+                          ) -> Intervals:
     """md-eval's ``-1`` region: ``scored`` minus its overlap zones, with md-eval's loop.
 
     ``turns`` are the reference records of one file in md-eval's order (by midpoint);
-    ``ends_first`` orders events of one instant ends before begins (see the module).
+    ``ends_first`` orders events of one instant ends before begins (see the module);
+    ``zones`` are the turns' overlap zones in that order, when known already.
     Hand check (item 21): A 0-10, B 2-5, B 5-20 over [0, 8]; the overlap zones are [2, 5]
     and [5, 10], and md-eval keeps [5, 8] although it is overlap.
 
@@ -90,29 +93,30 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     when every closing event before the next opening one comes at the same instant (the
     "stuck" case of the module). That is what is computed here, without the loop.
     """
-    zones = overlap_zones(turns, ends_first=ends_first)
+    if zones is None:
+        zones = overlap_zones(turns, ends_first=ends_first)
     regions = intervals(scored)
     regions = regions[regions[:, 1] > regions[:, 0]]
     nz, nu = zones.shape[0], regions.shape[0]
     times = np.concatenate([zones[:, 0], zones[:, 1], regions[:, 0], regions[:, 1]])
-    # +1 a begin, -1 an end; rank at one instant: ends first: ends 0, begins 1; else: zone
-    # begins 0, ends 1, scoring-region begins 2
-    step = np.repeat(np.array([1, -1, 1, -1], dtype=np.int8), [nz, nz, nu, nu])
-    is_zone = np.repeat([True, True, False, False], [nz, nz, nu, nu])
-    rank = (step > 0).astype(np.int8) if ends_first else np.where(
-        step > 0, np.where(is_zone, 0, 2), 1).astype(np.int8)
-    order = np.lexsort((rank, times))  # stable: list order within one time and rank
-    del rank
-    times, step, is_zone = times[order], step[order], is_zone[order]
-    del order
-    zone_count = np.cumsum(np.where(is_zone, step, 0), dtype=np.int32)
-    uem_count = np.cumsum(np.where(is_zone, 0, step), dtype=np.int32)
-    opening = (uem_count > 0) & (zone_count == 0)
-    del zone_count, uem_count, step, is_zone
+    # event kinds: 0 zone begin, 1 zone end, 2 region begin, 3 region end; rank at one
+    # instant: ends first: ends 0, begins 1; else: zone begins 0, ends 1, region begins 2
+    kind = np.repeat(np.arange(4, dtype=np.int8), [nz, nz, nu, nu])
+    ranks = np.array([1, 0, 1, 0] if ends_first else [0, 1, 2, 1], dtype=np.int8)
+    order = event_order(times, ranks[kind], 3)  # stable: list order within time and rank
+    times, kind = times[order], kind[order]
+    del order, zones, regions
+    steps = np.array([[1, -1, 0, 0], [0, 0, 1, -1]], dtype=np.int8)  # zone, region
+    zone_count = np.cumsum(steps[0][kind], dtype=np.int32)
+    opening = zone_count == 0
+    del zone_count
+    opening &= np.cumsum(steps[1][kind], dtype=np.int32) > 0
+    del kind
     last_open = np.maximum.accumulate(
-        np.where(opening, np.arange(times.size, dtype=np.int64), -1))
+        np.where(opening, np.arange(times.size, dtype=np.int32), np.int32(-1)))
     started = times[np.maximum(last_open, 0)]
     closing = np.flatnonzero(~opening & (last_open >= 0) & (times > started))
+    del opening
     owner = last_open[closing]
     first = np.ones(closing.size, dtype=bool)
     first[1:] = owner[1:] != owner[:-1]
@@ -133,7 +137,7 @@ def overlap_zones(turns: IntervalsLike, *, ends_first: bool = True) -> Intervals
     times = np.concatenate([records[:, 0], records[:, 1]])
     begin = np.repeat([True, False], [n, n])
     rank = begin if ends_first else ~begin  # the rank of an event at one instant
-    order = np.lexsort((rank, times))
+    order = event_order(times, rank.astype(np.int8), 2)
     times, begin = times[order], begin[order]
     del order
     count = np.cumsum(np.where(begin, 1, -1).astype(np.int8), dtype=np.int32)
@@ -154,30 +158,31 @@ def as_spans(given: IntervalsLike) -> Spans:
     return Spans(pairs[:, 0], pairs[:, 1])
 
 
-def length(given: IntervalsLike) -> int:
-    """Total length of disjoint intervals."""
-    pairs = intervals(given)
-    return int((pairs[:, 1] - pairs[:, 0]).sum())
-
-
-def difference(a: IntervalsLike, b: IntervalsLike) -> Intervals:
-    """The parts of ``a`` outside ``b`` (both lists of intervals; may overlap each other).
-
-    >>> difference([(0, 10)], [(2, 3), (5, 12)]).tolist()
-    [[0, 2], [3, 5]]
-    """
-    return _of_spans(as_spans(a).difference(as_spans(b)))
-
-
-def tie_sensitive_seconds(scored: IntervalsLike, turns: IntervalsLike) -> int:
+def tie_sensitive_seconds(scored: IntervalsLike, turns: IntervalsLike, *,
+                          ends_first_region: Intervals | None = None) -> int:
     """Microseconds on which the ``-1`` region depends on the order of simultaneous events
-    (0 when it does not): the symmetric difference of the two orders' results."""
-    first = single_speaker_region(scored, turns, ends_first=True)
+    (0 when it does not): the symmetric difference of the two orders' results.
+    ``ends_first_region`` is the ends-first result when it is known already."""
+    first = (single_speaker_region(scored, turns, ends_first=True)
+             if ends_first_region is None
+             else ends_first_region)
     second = single_speaker_region(scored, turns, ends_first=False)
     if np.array_equal(first, second):
         return 0
     return length(difference(first, second)) + length(difference(second, first))
 
 
-def _of_spans(spans: Spans) -> Intervals:
-    return np.stack([spans.starts, spans.ends], axis=1).astype(np.int64)
+def event_order(times: NDArray[np.int64], rank: NDArray[np.integer], ranks: int
+                ) -> NDArray[np.intp]:
+    """The order that sorts events by time, then by ``rank`` (``0 <= rank < ranks``),
+    then by position: ``np.lexsort((rank, times))`` as one stable sort of a packed key
+    (events arrive in a few sorted runs, which a stable sort merges quickly).
+
+    >>> event_order(np.array([5, 2, 5, 2]), np.array([1, 1, 0, 1]), 2).tolist()
+    [1, 3, 2, 0]
+    """
+    if times.size and int(np.abs(times).max()) >= _MAX_EVENT_US:
+        raise OverflowError("event times too large to sort as packed keys")
+    key = times * ranks
+    key += rank
+    return np.argsort(key, kind="stable")

@@ -1,12 +1,17 @@
-"""Event sweep: cut a file's timeline into elementary intervals with constant state.
+"""Event sweep: cut a file's timeline into elementary intervals with constant speakers.
 
-Every boundary (reference and system turns, and the edges of named regions such as the
-UEM, the collar zones or a compatibility mode's scoring region) is collected, sorted and
-deduplicated in integer microseconds. Between two consecutive boundaries nothing changes,
-so each elementary interval carries one duration, the set of active reference and system
-speakers, and whether it lies inside each named region. All DER/JER quantities are then
-weighted sums over these intervals: exact in continuous time, with no 10 ms frames, and
-vectorised.
+Every edge of a merged reference or system turn is collected, sorted and deduplicated in
+integer microseconds. Between two consecutive edges nobody starts or stops talking, so
+each elementary interval has one set of active reference and system speakers. All
+DER/JER quantities are then weighted sums over these intervals: exact in continuous
+time, with no 10 ms frames, and vectorised.
+
+A scoring region (the UEM, the UEM minus the collars, md-eval's regions) does not cut
+the intervals: it weighs them (:class:`Region`). An interval's weight is the number of
+its microseconds inside the region, read off the region's cumulative length
+(:func:`.interval_sets.covered_before`), and every quantity is linear in the weights, so
+the sums are those of the finer partition that the region's edges would make, with
+fewer intervals (the two million collar zones of a million turns add none).
 
 Who talks where is kept as each merged turn's range of intervals (:class:`Activity`), not
 as an (intervals x speakers) matrix: counts per interval are a running sum of +1/-1 steps,
@@ -17,15 +22,18 @@ with the turns, whatever the number of speakers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.timeline import Spans, _expand, _sorted_unique
-from .turns import SpeakerTurns
+from ...core.timeline import Spans, _sorted_unique
+from .interval_sets import Intervals, covered_before, expand
+from .turns import SpeakerTurns, speaker_turns
+
+_CHUNK = 1 << 20  # intervals at a time where a pass needs temporaries
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,7 +46,7 @@ class Activity:
 
     lo: NDArray[np.int32]
     hi: NDArray[np.int32]
-    speakers: NDArray[np.int64]
+    speakers: NDArray[np.int32]
     n_intervals: int
     n_speakers: int
 
@@ -46,74 +54,165 @@ class Activity:
     def of(cls, bounds: NDArray[np.int64], turns: SpeakerTurns) -> Activity:
         """Where the merged ``turns`` talk between ``bounds`` (every turn edge is one)."""
         return cls(np.searchsorted(bounds, turns.starts).astype(np.int32),
-                   np.searchsorted(bounds, turns.ends).astype(np.int32), turns.speakers,
+                   np.searchsorted(bounds, turns.ends).astype(np.int32), turns.merged.label_ids,
                    max(bounds.size - 1, 0), len(turns.labels))
 
     def counts(self) -> NDArray[np.int32]:
         """Number of active speakers per interval (+1 where a turn starts, -1 where it
-        ends, summed up)."""
-        steps = (np.bincount(self.lo, minlength=self.n_intervals + 1)
-                 - np.bincount(self.hi, minlength=self.n_intervals + 1))
+        ends, summed up; int32 throughout, so four million intervals need 16 MB).
+
+        >>> Activity(np.array([0, 1, 1], dtype=np.int32), np.array([2, 3, 2], dtype=np.int32),
+        ...          np.zeros(3, dtype=np.int32), 4, 1).counts().tolist()
+        [1, 3, 1, 0]
+        """
+        steps = np.zeros(self.n_intervals + 1, dtype=np.int32)
+        for edges, sign in ((self.lo, 1), (self.hi, -1)):
+            at, times = _distinct_counts(np.sort(edges))
+            steps[at] += sign * times
         counts: NDArray[np.int32] = np.cumsum(steps[:-1], dtype=np.int32)
         return counts
 
-    def time(self, weights: NDArray[np.int64]) -> NDArray[np.int64]:
-        """Each speaker's total ``weights`` over the intervals where it talks."""
-        return _per_code(self.speakers, self.lo, self.hi, weights, self.n_speakers)
+    def time(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Each speaker's total weight over the intervals where it talks, from the
+        weights' prefix sums (:attr:`Region.prefix`)."""
+        return _per_code(self.speakers, self.lo, self.hi, prefix, self.n_speakers)
+
+
+def _distinct_counts(ordered: NDArray[np.int32]) -> tuple[NDArray[np.int32],
+                                                           NDArray[np.int32]]:
+    """The distinct values of a sorted array and how often each occurs.
+
+    >>> values, times = _distinct_counts(np.array([1, 1, 4, 6, 6, 6], dtype=np.int32))
+    >>> values.tolist(), times.tolist()
+    ([1, 4, 6], [2, 1, 3])
+    """
+    heads = np.flatnonzero(np.diff(ordered, prepend=np.int32(-1)) != 0)
+    times = np.diff(heads, append=ordered.size).astype(np.int32)
+    return ordered[heads], times
 
 
 def _per_code(codes: NDArray[np.integer], lo: NDArray[np.integer], hi: NDArray[np.integer],
-              weights: NDArray[np.int64], n_codes: int) -> NDArray[np.int64]:
-    """Sum over ``k`` of ``weights[lo[k]:hi[k]]``, per code ``codes[k]``.
+              prefix: NDArray[np.int64], n_codes: int) -> NDArray[np.int64]:
+    """Sum over ``k`` of the weights of intervals ``lo[k]`` to ``hi[k] - 1`` (from their
+    prefix sums), per code ``codes[k]``.
 
     Prefix sums give each range's total exactly (int64); the sum per code runs in float64
     and is exact too: every partial sum is a whole number of microseconds far below 2**53
     (285 years).
     """
-    prefix = np.zeros(weights.size + 1, dtype=np.int64)
-    np.cumsum(weights, out=prefix[1:])
-    totals = np.bincount(codes, weights=prefix[hi] - prefix[lo], minlength=n_codes)
+    totals = np.zeros(n_codes)
+    for at in range(0, codes.size, _CHUNK):  # a chunk of ranges at a time: less memory
+        part = prefix[hi[at:at + _CHUNK]] - prefix[lo[at:at + _CHUNK]]
+        totals += np.bincount(codes[at:at + _CHUNK], weights=part, minlength=n_codes)
     return np.rint(totals).astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
-class Partition:
-    """Elementary intervals of one file (``n`` intervals).
+class Region:
+    """A scoring region as the elementary intervals see it.
 
-    ``durations`` (n,) in µs; ``ref`` and ``hyp`` say which reference and system speakers
-    talk in which intervals; ``inside[name]`` (n,) says whether an interval lies inside the
-    named region given to :func:`partition`; ``bounds`` (n + 1,) are the interval edges.
+    ``prefix[i]`` is the number of µs of the region in intervals ``0`` to ``i - 1``
+    (n + 1 values, so the region's time in intervals ``lo`` to ``hi - 1`` is
+    ``prefix[hi] - prefix[lo]``), and ``total_us`` the region's whole length, including
+    any part outside every interval (silence before the first or after the last turn
+    edge, where nobody talks).
+    """
+
+    prefix: NDArray[np.int64]
+    total_us: int
+
+    def weights(self, at: slice = slice(None)) -> NDArray[np.int64]:
+        """The region's µs in each interval (of those in ``at``).
+
+        >>> Region(np.array([0, 5, 8, 10]), 20).weights().tolist()
+        [5, 3, 2]
+        """
+        start, stop, _ = at.indices(self.prefix.size - 1)
+        return np.diff(self.prefix[start:stop + 1])
+
+    def without(self, intervals: NDArray[np.bool_]) -> Region:
+        """The region minus the given intervals (a mask over them).
+
+        >>> r = Region(np.array([0, 5, 8, 10]), 20).without(np.array([False, True, False]))
+        >>> r.prefix.tolist(), r.total_us
+        ([0, 5, 5, 7], 17)
+        """
+        prefix = self._masked_prefix(~intervals)
+        return Region(prefix, self.total_us - int(self.prefix[-1] - prefix[-1]))
+
+    def within(self, intervals: NDArray[np.bool_]) -> Region:
+        """The part of the region inside the given intervals (a mask over them).
+
+        >>> r = Region(np.array([0, 5, 8, 10]), 20).within(np.array([False, True, True]))
+        >>> r.prefix.tolist(), r.total_us
+        ([0, 0, 3, 5], 5)
+        """
+        prefix = self._masked_prefix(intervals)
+        return Region(prefix, int(prefix[-1]))
+
+    def _masked_prefix(self, keep: NDArray[np.bool_]) -> NDArray[np.int64]:
+        """Prefix sums of the weights of the kept intervals (a chunk at a time)."""
+        prefix = np.zeros(self.prefix.size, dtype=np.int64)
+        carry = 0
+        for at in range(0, keep.size, _CHUNK):
+            part = self.weights(slice(at, at + _CHUNK))
+            part[~keep[at:at + _CHUNK]] = 0
+            np.cumsum(part, out=part)
+            part += carry
+            prefix[at + 1:at + 1 + part.size] = part
+            carry = int(part[-1]) if part.size else carry
+        return prefix
+
+
+@dataclass(frozen=True, eq=False)
+class Partition:
+    """Elementary intervals of one file: ``bounds`` (n + 1,) are their edges, the
+    distinct edges of the merged turns of both sides; ``ref`` and ``hyp`` say which
+    reference and system speakers talk in which intervals.
     """
 
     bounds: NDArray[np.int64]
     ref: Activity
     hyp: Activity
-    inside: Mapping[str, NDArray[np.bool_]]
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
-    def durations(self) -> NDArray[np.int64]:
-        """Duration of each interval (µs)."""
-        if "durations" not in self._cache:
-            self._cache["durations"] = np.diff(self.bounds)
-        durations: NDArray[np.int64] = self._cache["durations"]
-        return durations
-
-    @property
     def n_ref(self) -> NDArray[np.int32]:
-        """Number of active reference speakers per interval."""
-        if "n_ref" not in self._cache:
-            self._cache["n_ref"] = self.ref.counts()
-        counts: NDArray[np.int32] = self._cache["n_ref"]
-        return counts
+        """Number of active reference speakers per interval (not kept)."""
+        return self.ref.counts()
 
     @property
     def n_hyp(self) -> NDArray[np.int32]:
-        """Number of active system speakers per interval."""
-        if "n_hyp" not in self._cache:
-            self._cache["n_hyp"] = self.hyp.counts()
-        counts: NDArray[np.int32] = self._cache["n_hyp"]
-        return counts
+        """Number of active system speakers per interval (not kept)."""
+        return self.hyp.counts()
+
+    def _cached(self, key: str, compute: Callable[[], NDArray[Any]]) -> NDArray[Any]:
+        if key not in self._cache:
+            self._cache[key] = compute()
+        value: NDArray[Any] = self._cache[key]
+        return value
+
+    def region(self, spans: Intervals) -> Region:
+        """The normalised set ``spans`` (:mod:`.interval_sets`) as a :class:`Region`.
+
+        >>> part = partition(_turns([0, 4], [2, 6], [0, 0]), _turns([], [], []))
+        >>> part.bounds.tolist()
+        [0, 2, 4, 6]
+        >>> r = part.region(np.array([[1, 5], [8, 9]]))
+        >>> r.prefix.tolist(), r.total_us
+        ([0, 1, 3, 4], 5)
+        """
+        prefix = covered_before(spans, self.bounds)
+        if prefix.size:
+            prefix -= prefix[0]
+        else:
+            prefix = np.zeros(1, dtype=np.int64)
+        return Region(prefix, int((spans[:, 1] - spans[:, 0]).sum()))
+
+    def both(self) -> NDArray[np.int32]:
+        """``min(R, H)`` per interval: the number of reference speakers that are neither
+        missed nor false alarm (computed once)."""
+        return self._cached("both", lambda: np.minimum(self.n_ref, self.n_hyp))
 
     def overlaps(self) -> tuple[NDArray[np.integer], NDArray[np.integer], NDArray[np.integer]]:
         """Every overlapping pair of a reference and a system turn, as the intervals
@@ -121,78 +220,67 @@ class Partition:
         (computed once).
 
         Two turns overlap when the later one starts inside the earlier one, so the pairs
-        are the system turns holding each reference start, and the reference turns
-        holding each system start that begin strictly earlier: about as many pairs as
-        turns, whatever the number of speakers.
+        are the system turns starting inside each reference turn, and the reference
+        turns starting strictly inside each system turn (after it starts): about as many
+        pairs as turns, whatever the number of speakers.
         """
         if "overlap_codes" not in self._cache:
             ref, hyp = self.ref, self.hyp
-            ref_rows, hyp_rows = _holding(hyp.lo, hyp.hi, ref.lo)
-            later_hyp, earlier_ref = _holding(ref.lo, ref.hi, hyp.lo)
-            strict = ref.lo[earlier_ref] < hyp.lo[later_hyp]
-            ref_rows = np.concatenate([ref_rows, earlier_ref[strict]])
-            hyp_rows = np.concatenate([hyp_rows, later_hyp[strict]])
-            self._cache["overlap_lo"] = np.maximum(ref.lo[ref_rows], hyp.lo[hyp_rows])
-            self._cache["overlap_hi"] = np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows])
-            self._cache["overlap_codes"] = (ref.speakers[ref_rows] * hyp.n_speakers
-                                            + hyp.speakers[hyp_rows]).astype(np.int32)
-            del ref_rows, hyp_rows, later_hyp, earlier_ref
+            halves = [self._shared(*starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False)),
+                      self._shared(*starting_inside(ref.lo, hyp.lo, hyp.hi, strictly=True)[::-1])]
+            for k, key in enumerate(("overlap_lo", "overlap_hi", "overlap_codes")):
+                self._cache[key] = np.concatenate([half[k] for half in halves])
         return (self._cache["overlap_lo"], self._cache["overlap_hi"],
                 self._cache["overlap_codes"])
 
-    def cooccurrence(self, weights: NDArray[np.int64]) -> NDArray[np.int64]:
-        """(reference, system) matrix of total ``weights`` where both speakers talk."""
+    def _shared(self, ref_rows: NDArray[np.integer], hyp_rows: NDArray[np.integer]
+                ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]:
+        """The intervals ``[lo, hi)`` that pairs of overlapping turns share, and the pairs'
+        codes (see :meth:`overlaps`)."""
+        ref, hyp = self.ref, self.hyp
+        codes = ref.speakers[ref_rows].astype(np.int64) * hyp.n_speakers
+        codes += hyp.speakers[hyp_rows]
+        return (np.maximum(ref.lo[ref_rows], hyp.lo[hyp_rows]),
+                np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows]), codes.astype(np.int32))
+
+    def cooccurrence(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
+        """(reference, system) matrix of total weight where both speakers talk, from the
+        weights' prefix sums (:attr:`Region.prefix`)."""
         lo, hi, codes = self.overlaps()
         shape = (self.ref.n_speakers, self.hyp.n_speakers)
-        return _per_code(codes, lo, hi, weights, shape[0] * shape[1]).reshape(shape)
+        return _per_code(codes, lo, hi, prefix, shape[0] * shape[1]).reshape(shape)
 
 
-def _holding(lo: NDArray[np.int32], hi: NDArray[np.int32],
-             points: NDArray[np.int32]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """Every ``(point, range)`` with ``lo[range] <= points[point] < hi[range]``.
+def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
+                    hi: NDArray[np.integer], *, strictly: bool
+                    ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """Every ``(range, k)`` with ``lo[range] <= starts[k] < hi[range]`` (``<`` on the left
+    too when ``strictly``): the ``k`` of one range are one run of the sorted starts.
 
-    The ranges are indexed by their own edges, so each point falls into one cell of
-    them and the ranges covering that cell are listed once (a compressed table cell ->
-    ranges, as long as the ranges' cells together).
+    >>> rows, ks = starting_inside(np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]),
+    ...                            strictly=False)
+    >>> rows.tolist(), ks.tolist()
+    ([0, 0, 1, 1], [1, 2, 2, 0])
+    >>> starting_inside(np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]),
+    ...                 strictly=True)[1].tolist()
+    [1, 2, 0]
     """
-    edges = _sorted_unique(np.concatenate([lo, hi]))
-    ranges, cells = _expand(np.searchsorted(edges, lo), np.searchsorted(edges, hi))
-    order = np.argsort(cells, kind="stable")
-    ranges = ranges[order]
-    offsets = np.zeros(edges.size + 1, dtype=np.intp)
-    np.cumsum(np.bincount(cells, minlength=edges.size), out=offsets[1:])
-    cell = np.searchsorted(edges, points, side="right") - 1
-    cell = np.where(cell >= 0, cell, edges.size)  # before every range: the empty last row
-    offsets = np.append(offsets, offsets[-1])
-    rows, position = _expand(offsets[cell], offsets[cell + 1])
-    return rows, ranges[position]
+    order = np.argsort(starts, kind="stable")
+    ordered = starts[order]
+    first = np.searchsorted(ordered, lo, side="right" if strictly else "left")
+    rows, position = expand(first, np.searchsorted(ordered, hi, side="left"))
+    return rows, order[position]
 
 
-def collar_zones(boundaries: NDArray[np.int64], collar_us: int) -> Spans:
-    """``[b - collar, b + collar]`` around every reference turn boundary ``b`` (md-eval -c);
-    no zone at all when the collar is 0."""
-    if collar_us == 0:
-        return Spans.empty()
-    return Spans(boundaries - collar_us, boundaries + collar_us)
+def partition(ref: SpeakerTurns, hyp: SpeakerTurns) -> Partition:
+    """Sweep one file's merged turns.
 
-
-def partition(ref: SpeakerTurns, hyp: SpeakerTurns, regions: Mapping[str, Spans]) -> Partition:
-    """Sweep one file; ``regions`` names the spans whose membership each interval records.
-
-    >>> from speecheval.transcripts.formats.rttm import RTTM
-    >>> from speecheval.transcripts.diarization.turns import speaker_turns, turn_spans
-    >>> r = speaker_turns(turn_spans(RTTM.parse("SPEAKER f 1 0 2 <NA> <NA> a <NA> <NA>").turns))
-    >>> h = speaker_turns(turn_spans(RTTM.parse("SPEAKER f 1 1 2 <NA> <NA> x <NA> <NA>").turns))
-    >>> uem = Spans([0], [4_000_000])
-    >>> p = partition(r, h, {"uem": uem})
-    >>> p.durations.tolist(), p.n_ref.tolist(), p.n_hyp.tolist(), p.inside["uem"].all()
-    ([1000000, 1000000, 1000000, 1000000], [1, 1, 0, 0], [0, 1, 1, 0], np.True_)
+    >>> p = partition(_turns([0], [2_000_000], [0]), _turns([1_000_000], [3_000_000], [0]))
+    >>> p.bounds.tolist(), p.n_ref.tolist(), p.n_hyp.tolist()
+    ([0, 1000000, 2000000, 3000000], [1, 1, 0], [0, 1, 1])
     """
-    bounds = sorted_bounds([ref.starts, ref.ends, hyp.starts, hyp.ends,
-                            *(edge for spans in regions.values()
-                              for edge in (spans.starts, spans.ends))])
-    return Partition(bounds=bounds, ref=Activity.of(bounds, ref), hyp=Activity.of(bounds, hyp),
-                     inside={name: covered(bounds, spans) for name, spans in regions.items()})
+    bounds = sorted_bounds([ref.starts, ref.ends, hyp.starts, hyp.ends])
+    return Partition(bounds=bounds, ref=Activity.of(bounds, ref), hyp=Activity.of(bounds, hyp))
 
 
 def sorted_bounds(edges: list[NDArray[np.int64]]) -> NDArray[np.int64]:
@@ -201,9 +289,7 @@ def sorted_bounds(edges: list[NDArray[np.int64]]) -> NDArray[np.int64]:
     return _sorted_unique(np.concatenate(edges).astype(np.int64, copy=False))
 
 
-def covered(bounds: NDArray[np.int64], spans: Spans) -> NDArray[np.bool_]:
-    """Whether each elementary interval between ``bounds`` lies inside any of the spans
-    (every span edge must be one of ``bounds``, so an interval is inside exactly when its
-    start is)."""
-    inside: NDArray[np.bool_] = spans.covers(bounds[:-1])
-    return inside
+def _turns(starts: list[int], ends: list[int], speakers: list[int]) -> SpeakerTurns:
+    """Merged turns of speakers ``a``, ``b``, ... (for the examples)."""
+    names = [chr(ord("a") + k) for k in speakers]
+    return speaker_turns(Spans(starts, ends, labels=names))

@@ -23,13 +23,7 @@ from ...core.timeline import Spans
 from ..formats.rttm import NA, RTTM, RttmColumns, RttmTurn
 from ..formats.uem import UEM
 from .compat import file_view
-from .metrics import (
-    cooccurrence,
-    der_components,
-    jer_components,
-    optimal_mapping,
-    speakers_present,
-)
+from .metrics import der_components, jer_components, optimal_mapping, speakers_present
 from .result import (
     Compat,
     DiarizationScore,
@@ -174,21 +168,19 @@ def score_file(file_id: str, ref_turns: Spans | Sequence[RttmTurn],
     collar_us = to_us(collar_s)
     view = file_view(compat, file_id, _as_spans(ref_turns), _as_spans(hyp_turns), regions,
                      collar_us)
-    part, scored, single = view.part, view.scored, view.single
-    mapping_mask = view.uem if mapping_region == "uem" else scored
-    pairs = optimal_mapping(cooccurrence(part, mapping_mask))
-    uem_weights = np.where(view.uem, part.durations, 0)
-    n_ref = speakers_present(part.ref, uem_weights)
-    n_hyp = speakers_present(part.hyp, uem_weights)
+    mapping_totals = view.uem if mapping_region == "uem" else view.scored
+    pairs = optimal_mapping(mapping_totals.cooccurrence)
+    n_ref = speakers_present(view.uem.ref_time)
+    n_hyp = speakers_present(view.uem.hyp_time)
     return DiarizationScore(
         track=track, compat=compat, collar_us=collar_us, mapping_region=mapping_region,
         file_ids=(file_id,),
-        overlap_included=der_components(part, scored, pairs),
-        overlap_excluded=der_components(part, single, pairs),
-        overlap_only=der_components(part, scored & ~single, pairs),
+        overlap_included=der_components(view.scored, pairs),
+        overlap_excluded=der_components(view.single, pairs),
+        overlap_only=der_components(view.overlap, pairs),
         jer=view.jer,
-        jer_collared=jer_components(part, scored),
-        jer_collared_overlap_excluded=jer_components(part, single),
+        jer_collared=jer_components(view.scored),
+        jer_collared_overlap_excluded=jer_components(view.single),
         speaker_count=SpeakerCount(files=1, exact_files=int(n_ref == n_hyp),
                                    abs_error_sum=abs(n_hyp - n_ref),
                                    signed_error_sum=n_hyp - n_ref,

@@ -31,6 +31,8 @@ FIELDS = 10
 _SPACE, _NEWLINE, _DOT, _ZERO = ord(" "), ord("\n"), ord("."), ord("0")
 _MAX_DIGITS = 15
 _CHUNK_BYTES = 1 << 22
+_WORD = 8  # bytes in one window (see _windows)
+_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(_WORD + 1)], dtype=np.uint64)
 _POWERS_OF_TEN = np.array([float(10**k) for k in range(_MAX_DIGITS + 1)])  # each exact
 # Fields 0, 2, 5, 6, 8 and 9 must be these exactly.
 _FIXED = {0: b"SPEAKER", 2: b"1", 5: b"<NA>", 6: b"<NA>", 8: b"<NA>", 9: b"<NA>"}
@@ -105,82 +107,111 @@ def _plain_chunk(buf: NDArray[np.uint8]) -> Columns | None:
     lengths = bounds - starts
     if (lengths <= 0).any():
         return None  # two separators in a row, or an empty line
+    words = _windows(buf)
     for k, text in _FIXED.items():
-        if not _equals(buf, starts[:, k], lengths[:, k], text):
+        if not _equals(words, starts[:, k], lengths[:, k], text):
             return None
-    onset = _decimals(buf, starts[:, 3], lengths[:, 3])
-    duration = _decimals(buf, starts[:, 4], lengths[:, 4])
+    onset = _decimals(words, starts[:, 3], lengths[:, 3])
+    duration = _decimals(words, starts[:, 4], lengths[:, 4])
     if onset is None or duration is None:
         return None
     if (onset > MAX_SECONDS).any() or (duration > MAX_SECONDS).any():
         return None
-    files = _categories(buf, starts[:, 1], lengths[:, 1])
-    speakers = _categories(buf, starts[:, 7], lengths[:, 7])
+    files = _categories(buf, words, starts[:, 1], lengths[:, 1])
+    speakers = _categories(buf, words, starts[:, 7], lengths[:, 7])
     if files is None or speakers is None:
         return None
     return (*files, *speakers, to_us_array(onset), to_us_array(onset + duration))
 
 
-def _equals(buf: NDArray[np.uint8], at: Positions, length: Positions,
+def _windows(buf: NDArray[np.uint8]) -> NDArray[np.uint64]:
+    """``words[i]``: the eight bytes from ``buf[i]`` on as one little-endian integer
+    (overlapping windows over a zero-padded copy), so a field of up to eight bytes is
+    read with one gather.
+
+    >>> _windows(np.frombuffer(b"ab", dtype=np.uint8))[:2].tolist() == [0x6261, 0x62]
+    True
+    """
+    padded = np.zeros(buf.size + _WORD, dtype=np.uint8)
+    padded[:buf.size] = buf
+    return np.ndarray((buf.size,), dtype="<u8", buffer=padded, strides=(1,))
+
+
+def _field_words(words: NDArray[np.uint64], at: Positions, length: Positions,
+                 offset: int = 0) -> NDArray[np.uint64]:
+    """Bytes ``offset`` to ``offset + 7`` of each field as one integer, the bytes past the
+    field's end set to 0 (no field holds a 0 byte, so equal words are equal texts)."""
+    keep = np.clip(length - offset, 0, _WORD)
+    return words[np.minimum(at + offset, words.size - 1)] & _MASKS[keep]
+
+
+def _equals(words: NDArray[np.uint64], at: Positions, length: Positions,
             text: bytes) -> bool:
-    """Whether every field is exactly ``text``."""
+    """Whether every field is exactly ``text`` (at most eight bytes)."""
     if (length != len(text)).any():
         return False
-    return all(bool((buf[at + i] == byte).all()) for i, byte in enumerate(text))
+    return bool((_field_words(words, at, length) == int.from_bytes(text, "little")).all())
 
 
-def _decimals(buf: NDArray[np.uint8], at: Positions,
+def _decimals(words: NDArray[np.uint64], at: Positions,
               length: Positions) -> NDArray[np.float64] | None:
-    """Fields of digits with at most one point and 15 digits, as ``float`` reads them."""
+    """Fields of digits with at most one point and 15 digits, as ``float`` reads them.
+
+    The fields become columns of bytes (one row of the matrix per byte position), read
+    left to right: the mantissa is an integer below 10**15 (exact in float64), then one
+    correctly rounded division by ``10 ** decimals`` gives what ``float`` gives.
+
+    >>> w = _windows(np.frombuffer(b"12.5 0.007 3", dtype=np.uint8))
+    >>> at, length = np.array([0, 5, 11], dtype=np.int32), np.array([4, 5, 1], dtype=np.int32)
+    >>> _decimals(w, at, length).tolist()
+    [12.5, 0.007, 3.0]
+    """
     width = int(length.max())
     if width > _MAX_DIGITS + 1:
         return None
+    text = np.stack([_field_words(words, at, length), _field_words(words, at, length, _WORD)],
+                    axis=1)
+    columns = np.ascontiguousarray(text.view(np.uint8).reshape(at.size, 2 * _WORD)[:, :width].T)
     mantissa = np.zeros(at.size, dtype=np.int64)
-    point = np.full(at.size, -1, dtype=np.int64)
     digits = np.zeros(at.size, dtype=np.int64)
-    for column in range(width):
-        inside = column < length
-        byte = buf[np.where(inside, at + column, 0)].astype(np.int64)
-        is_point = inside & (byte == _DOT)
-        is_digit = inside & (byte >= _ZERO) & (byte <= _ZERO + 9)
-        if (inside & ~is_point & ~is_digit).any() or (is_point & (point >= 0)).any():
-            return None
-        point[is_point] = column
-        mantissa = np.where(is_digit, mantissa * 10 + (byte - _ZERO), mantissa)
-        digits += is_digit
-    if (digits == 0).any() or (digits > _MAX_DIGITS).any():
+    decimals = np.zeros(at.size, dtype=np.int64)
+    points = np.zeros(at.size, dtype=np.int64)
+    for column, chars in enumerate(columns):
+        value = chars - np.uint8(_ZERO)  # a digit's value; other bytes wrap to 10 or more
+        digit = value < 10
+        point = chars == _DOT
+        if (~(digit | point) & (length > column)).any():
+            return None  # a byte of the field that is neither a digit nor a point
+        mantissa = np.where(digit, mantissa * 10 + value, mantissa)
+        decimals += digit & (points > 0)
+        digits += digit
+        points += point
+    if (points > 1).any() or (digits == 0).any() or (digits > _MAX_DIGITS).any():
         return None
-    decimals = np.where(point >= 0, length - 1 - point, 0)
     values: NDArray[np.float64] = mantissa.astype(np.float64) / _POWERS_OF_TEN[decimals]
     return values
 
 
-def _categories(buf: NDArray[np.uint8], at: Positions,
+def _categories(buf: NDArray[np.uint8], words: NDArray[np.uint64], at: Positions,
                 length: Positions) -> tuple[tuple[str, ...], NDArray[np.int32]] | None:
     """Distinct field texts in order of first appearance, and each field's index into them;
     ``None`` if one is not UTF-8 or holds a character ``str.split`` takes as whitespace.
 
     Equal neighbours are found first (a file id repeats for thousands of lines), then the
-    first field of each run is sorted as fixed-width bytes to number the distinct texts.
+    first field of each run is sorted as a key (the field's bytes) to number the distinct
+    texts.
     """
-    width = int(length.max())
+    keys = _keys(buf, words, at, length)
     same = np.zeros(at.size, dtype=bool)
-    same[1:] = length[1:] == length[:-1]
-    for column in range(width):
-        byte = buf[np.where(column < length, at + column, 0)]
-        same[1:] &= byte[1:] == byte[:-1]
+    same[1:] = keys[1:] == keys[:-1]
     heads = np.flatnonzero(~same)
     run = np.cumsum(~same) - 1
-    padded = np.zeros((heads.size, width), dtype=np.uint8)
-    for column in range(width):
-        inside = column < length[heads]
-        padded[inside, column] = buf[at[heads][inside] + column]
-    keys = padded.view(f"S{width}").ravel()
-    order = np.argsort(keys, kind="stable")
-    ranked = keys[order]
+    head_keys = keys[heads]
+    order = np.argsort(head_keys, kind="stable")
+    ranked = head_keys[order]
     new = np.ones(ranked.size, dtype=bool)
     new[1:] = ranked[1:] != ranked[:-1]
-    first = order[new]  # the first run of each distinct text, in sorted-text order
+    first = order[new]  # the first run of each distinct text, in sorted-key order
     appearance = np.argsort(first, kind="stable")
     code = np.empty(appearance.size, dtype=np.int32)
     code[appearance] = np.arange(appearance.size, dtype=np.int32)
@@ -195,3 +226,17 @@ def _categories(buf: NDArray[np.uint8], at: Positions,
     if any(name.split() != [name] for name in names):
         return None
     return names, head_codes[run]
+
+
+def _keys(buf: NDArray[np.uint8], words: NDArray[np.uint64], at: Positions,
+          length: Positions) -> NDArray[np.uint64] | NDArray[np.bytes_]:
+    """One comparable key per field, equal exactly when the texts are: the field's word
+    when every field fits in one, else its bytes padded with zeros."""
+    width = int(length.max())
+    if width <= _WORD:
+        return _field_words(words, at, length)
+    padded = np.zeros((at.size, width), dtype=np.uint8)
+    for column in range(width):
+        inside = column < length
+        padded[inside, column] = buf[at[inside] + column]
+    return padded.view(f"S{width}").ravel()

@@ -92,14 +92,16 @@ class SegLST(SessionTaggedDocument):
 
     def dumps(self) -> str:
         """Canonical JSON (sorted keys, microsecond times); absent fields are left out."""
-        rows = []
-        for seg in self.segments:
-            row: dict[str, Any] = {"session_id": seg.session_id, "words": seg.words}
-            if seg.speaker is not None:
-                row["speaker"] = seg.speaker
-            if seg.start is not None:
-                row["start_time"] = round_us(seg.start)
-            if seg.end is not None:
-                row["end_time"] = round_us(seg.end)
-            rows.append(row)
-        return dumps(rows)
+        return dumps([seglst_row(seg) for seg in self.segments])
+
+
+def seglst_row(seg: Segment) -> dict[str, Any]:
+    """One segment as a SegLST object (microsecond times; absent fields left out)."""
+    row: dict[str, Any] = {"session_id": seg.session_id, "words": seg.words}
+    if seg.speaker is not None:
+        row["speaker"] = seg.speaker
+    if seg.start is not None:
+        row["start_time"] = round_us(seg.start)
+    if seg.end is not None:
+        row["end_time"] = round_us(seg.end)
+    return row

@@ -40,6 +40,25 @@ def format_clock(seconds: float, separator: str) -> str:
     return f"{hours:02d}:{minute:02d}:{sec:02d}{separator}{ms:03d}"
 
 
+def text_blocks(lines: list[str], first_number: int = 1) -> list[tuple[int, list[str]]]:
+    """Blank-line separated blocks of ``lines`` as ``(line number of their first line,
+    stripped lines)``; ``first_number`` is the number of ``lines[0]``.
+
+    >>> text_blocks(["a", " b ", "", "", "c"])
+    [(1, ['a', 'b']), (5, ['c'])]
+    """
+    blocks: list[tuple[int, list[str]]] = []
+    current: list[str] = []
+    for number, line in enumerate(lines, start=first_number):
+        if line.strip():
+            if not current:
+                blocks.append((number, current))
+            current.append(line.strip())
+        else:
+            current = []
+    return blocks
+
+
 def split_speaker(text: str) -> tuple[str | None, str]:
     """A leading ``[S01]`` tag is the speaker (the raw-output convention), else ``None``.
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from ...core.errors import InputError
 from .document import SessionFileDocument
 from .segment import Segment
-from .subtitles import cue_span, cue_times, format_clock, split_speaker
+from .subtitles import cue_span, cue_times, format_clock, split_speaker, text_blocks
 
 _TIMING = re.compile(r"^\s*(\S+)\s+-->\s+(\S+)")
 _VOICE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]+)>")
@@ -53,15 +53,7 @@ class WebVTT(SessionFileDocument):
         lines = text.splitlines()
         if not lines or not lines[0].startswith("WEBVTT"):
             raise InputError("line 1: a WebVTT file must start with 'WEBVTT'", path=where)
-        blocks: list[tuple[int, list[str]]] = []
-        current: list[str] = []
-        for number, line in enumerate(lines[1:], start=2):
-            if line.strip():
-                if not current:
-                    blocks.append((number, current))
-                current.append(line.strip())
-            else:
-                current = []
+        blocks = text_blocks(lines[1:], first_number=2)
         segments = []
         for first_line, block in blocks:
             if block[0].split(" ", 1)[0] in _SKIPPED_BLOCKS:

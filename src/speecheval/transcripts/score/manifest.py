@@ -61,6 +61,12 @@ def _file(value: Path | None, info: ValidationInfo, transcript: bool = False) ->
     if transcript and value.suffix.lower() not in formats.suffixes():
         raise ValueError(f"{str(value)!r} has an unknown transcript format; expected a "
                          f"suffix among {', '.join(formats.suffixes())}")
+    return manifest_file(value, info)
+
+
+def manifest_file(value: Path, info: ValidationInfo) -> Path:
+    """The existing file ``value`` names, relative to the manifest's folder (staying inside
+    it) unless absolute; a ValueError saying what is wrong otherwise."""
     manifest = Path((info.context or {})["path"])
     target = value
     if not value.is_absolute():

@@ -1,0 +1,178 @@
+"""The behaviour and prosody sections of ``fdb15 score``, beside the timing.
+
+Behaviour: every trial is labelled by the chosen judge from its output transcripts
+(``output.json``, ``clean_output.json``; the OpenAI judge also sends ``input.json`` and
+``clean_input.json``, as the official script does). Files: ``behaviour.json`` (the judge's
+identity, the Table 2 shares per scenario), ``behaviour-samples.jsonl`` (label and reason
+per trial) and, for the OpenAI judge, ``behaviour-ledger.jsonl`` (every request and reply).
+
+Prosody: the user-interruption trials labelled ``C_RESPOND`` are split and measured
+(:mod:`.prosody`), and each measure is tested pre -> post and clean -> post
+(:mod:`.paired_tests`). Files: ``prosody.json`` (backends, tests, the correction statement)
+and ``prosody-samples.jsonl``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...core.audio import read_mono
+from ...core.canonical_json import dumps, dumps_lines
+from ...core.timeline import Span
+from .behavior import (
+    CLEAN_OUTPUT_JSON,
+    CLEAN_OUTPUT_WAV,
+    OUTPUT_JSON,
+    RESPOND,
+    Judge,
+    ScenarioBehaviour,
+    Verdict,
+    behaviour_shares,
+    judge_case,
+    words_of,
+)
+from .paired_tests import PairedTest, correction_statement, paired_tests
+from .prosody import AudioMeasures, TrialProsody, backends, measure_names, trial_prosody
+from .scoring import OUTPUT_WAV, TrialInput, sample_metadata
+
+PROSODY_SCENARIO = "user_interruption"
+BEHAVIOUR_KIND = "fdb-v1.5-behaviour"
+PROSODY_KIND = "fdb-v1.5-prosody"
+
+
+@dataclass(frozen=True)
+class BehaviourSection:
+    """The verdicts of every trial, the shares and the judge."""
+
+    verdicts: dict[str, Verdict]
+    summary: dict[str, ScenarioBehaviour]
+    identity: dict[str, Any]
+    ledger: list[dict[str, Any]] | None
+
+    def files(self) -> dict[str, str]:
+        files = {
+            "behaviour.json": dumps({"kind": BEHAVIOUR_KIND, "schema_version": 1,
+                                     "judge": self.identity,
+                                     "scenarios": {name: result.record()
+                                                   for name, result in self.summary.items()}}),
+            "behaviour-samples.jsonl": dumps_lines(
+                {"sample_id": sample, "label": verdict.label, "reason": verdict.reason}
+                for sample, verdict in self.verdicts.items()),
+        }
+        if self.ledger is not None:
+            files["behaviour-ledger.jsonl"] = dumps_lines(self.ledger)
+        return files
+
+
+def score_behaviour(trials: Sequence[TrialInput], judge: Judge,
+                    advance: Callable[[], None]) -> BehaviourSection:
+    """Label every trial with ``judge``."""
+    verdicts = {}
+    for trial in trials:
+        metadata = sample_metadata(trial)
+        case = judge_case(trial.sample_id, trial.scenario, trial.folder,
+                          metadata.context_text, metadata.current_turn_text,
+                          Span.from_seconds(*metadata.timestamps))
+        verdicts[trial.sample_id] = judge.judge(case)
+        advance()
+    summary = behaviour_shares(verdicts, {t.sample_id: t.scenario for t in trials})
+    ledger = getattr(judge, "ledger", None)
+    return BehaviourSection(verdicts, summary, judge.identity(),
+                            list(ledger) if ledger is not None else None)
+
+
+def respond_trials(trials: Sequence[TrialInput], verdicts: dict[str, Verdict]
+                   ) -> list[TrialInput]:
+    """The user-interruption trials the judge labelled ``C_RESPOND``."""
+    return [t for t in trials if t.scenario == PROSODY_SCENARIO
+            and verdicts[t.sample_id].label == RESPOND]
+
+
+@dataclass(frozen=True)
+class ProsodySection:
+    """The measures of the respond trials and their paired tests."""
+
+    trials: list[TrialProsody]
+    tests: list[PairedTest]
+    correction: str
+    backends: dict[str, Any]
+
+    def files(self) -> dict[str, str]:
+        return {
+            "prosody.json": dumps({"kind": PROSODY_KIND, "schema_version": 1,
+                                   "trials": f"{PROSODY_SCENARIO} labelled {RESPOND}",
+                                   "n_trials": len(self.trials), "backends": self.backends,
+                                   "correction": self.correction,
+                                   "statement": correction_statement(self.correction,
+                                                                     self.tests),
+                                   "tests": [test.record() for test in self.tests]}),
+            "prosody-samples.jsonl": dumps_lines(t.row() for t in self.trials),
+        }
+
+
+_worker: dict[str, Any] = {}
+"""The measures and the speech detector of this process (:func:`_start_worker`)."""
+
+
+def _start_worker(mos: bool) -> None:
+    from ...vad.silero import SileroVad
+
+    _worker["measures"] = AudioMeasures(mos=mos)
+    _worker["vad"] = SileroVad()
+
+
+def _measure(trial: TrialInput) -> TrialProsody:
+    """Split and measure one respond trial with this process's measures."""
+    window = Span.from_seconds(*sample_metadata(trial).timestamps)
+    return trial_prosody(
+        trial.sample_id, window.end_us,
+        read_mono(trial.folder / OUTPUT_WAV, sample_id=trial.sample_id),
+        words_of(trial.folder, OUTPUT_JSON, OUTPUT_WAV, trial.sample_id),
+        read_mono(trial.folder / CLEAN_OUTPUT_WAV, sample_id=trial.sample_id),
+        words_of(trial.folder, CLEAN_OUTPUT_JSON, CLEAN_OUTPUT_WAV, trial.sample_id),
+        _worker["vad"], _worker["measures"])
+
+
+def score_prosody(trials: Sequence[TrialInput], verdicts: dict[str, Verdict], correction: str,
+                  mos: bool, jobs: int, advance: Callable[[], None]) -> ProsodySection:
+    """Measure and test the respond trials of user interruption, in ``jobs`` worker
+    processes (started fresh: each loads Praat, DNSMOS and Silero once); results come back
+    in trial order, so the files do not depend on ``jobs``."""
+    identity = backends(mos)        # a missing package stops here, before any worker starts
+    chosen = respond_trials(trials, verdicts)
+    measured = []
+    if jobs <= 1 or len(chosen) <= 1:
+        _start_worker(mos)
+        for trial in chosen:
+            measured.append(_measure(trial))
+            advance()
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(mos,),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            for result in pool.map(_measure, chosen):
+                measured.append(result)
+                advance()
+    tests = paired_tests(measure_names(mos), {t.sample_id: t.parts for t in measured},
+                         correction)
+    return ProsodySection(measured, tests, correction, identity)
+
+
+def prosody_text(section: ProsodySection) -> str:
+    """The console table (paper Tables 4 and 5): per measure and comparison, the mean
+    difference, p, d_z, n and the number of dropped pairs; then the correction statement."""
+    from ...report.numbers import fixed
+    from ...report.table import Table, to_text
+
+    rows = [[test.measure, f"{test.before}->{test.after}", fixed(test.mean_difference, 2),
+             fixed(test.p, 4), fixed(test.p_corrected, 4) if section.correction == "holm"
+             else "-", fixed(test.d_z, 2), str(test.n), str(len(test.dropped))]
+            for test in section.tests]
+    table = Table.of(["measure", "comparison", "mean diff", "p", "p holm", "d_z", "n",
+                      "dropped"], rows)
+    return (f"prosody of {len(section.trials)} {PROSODY_SCENARIO} trials labelled {RESPOND}\n"
+            + to_text(table) + correction_statement(section.correction, section.tests) + "\n")

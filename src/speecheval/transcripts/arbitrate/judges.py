@@ -1,0 +1,232 @@
+"""Judges: behind any OpenAI-compatible ``POST /v1/chat/completions`` endpoint, or a
+program (:class:`CommandJudge`).
+
+One request per sample, ``temperature`` 0, the answer's ``choices[0].message.content`` is
+the judge's answer. What comes back is kept whole as the judge's *stdout* (the response
+body as received, cut or not) and every failure on the way as its *stderr*, so an
+invalid judgement can be read later. Retries follow the transcription client's rules
+(:mod:`speecheval.asr.openai_compatible`): HTTP 429 and 5xx, dropped or cut answers and
+timeouts are retried with doubling waits, at most ``max_attempts`` in all; HTTP 401/403
+stops the run (the key is wrong for every sample); anything else makes this judge invalid
+for this sample. The key comes from an environment variable and is never recorded.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shlex
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ...asr.openai_compatible import (
+    _OPENER,
+    RETRIED_STATUS,
+    OpenAISettings,
+    _error_detail,
+    _retry_after,
+    check_base_url,
+)
+from ...core.errors import InputError
+
+ENDPOINT_PATH = "/chat/completions"
+
+
+class Judge(Protocol):
+    """What arbitration needs of a judge."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    def identity(self) -> dict[str, Any]: ...
+
+    def ask(self, messages: list[dict[str, str]]) -> JudgeReply: ...
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """What one judge returned for one prompt."""
+
+    content: str | None
+    """The answer text, ``None`` when no answer came."""
+    stdout: str
+    stderr: str
+    model_reported: str | None
+    attempts: int
+
+
+@dataclass(frozen=True)
+class ChatJudge:
+    """A judge: a name for the report and where to ask (the transcription client's
+    settings: base URL, model, key variable, temperature, retries, timeout)."""
+
+    name: str
+    settings: OpenAISettings
+    _key: str = field(default="", repr=False, compare=False)
+
+    @classmethod
+    def parse(cls, text: str, api_key_env: str, **retries: Any) -> ChatJudge:
+        """``NAME=MODEL@BASE_URL`` (``judge1=qwen2.5-7b@http://127.0.0.1:8000/v1``)."""
+        name, _, rest = text.partition("=")
+        model, _, base_url = rest.rpartition("@")
+        if not name or not model or not base_url:
+            raise InputError(f"--judge {text!r}: expected NAME=MODEL@BASE_URL")
+        check_base_url(base_url)
+        key = os.environ.get(api_key_env)
+        if not key:
+            raise InputError(f"judges read their API key from the environment variable "
+                             f"{api_key_env}, which is not set (set it, to any value for a "
+                             f"server without keys, or name another with --api-key-env)")
+        return cls(name, OpenAISettings(base_url, model, api_key_env, **retries), _key=key)
+
+    @property
+    def model(self) -> str:
+        return self.settings.model
+
+    @property
+    def endpoint(self) -> str:
+        return self.settings.base_url.rstrip("/") + ENDPOINT_PATH
+
+    def identity(self) -> dict[str, Any]:
+        s = self.settings
+        return {"name": self.name, "backend": "openai-compatible chat completions",
+                "endpoint": self.endpoint, "model": s.model, "temperature": s.temperature,
+                "api_key_env": s.api_key_env,
+                "retry": {"max_attempts": s.max_attempts, "backoff_s": s.backoff_s,
+                          "max_backoff_s": s.max_backoff_s, "retried_on": RETRIED_STATUS},
+                "timeout_s": s.timeout_s}
+
+    def ask(self, messages: list[dict[str, str]]) -> JudgeReply:
+        """Send the prompt; the reply, or why there is none (never raises for the judge's
+        own faults; a refused key is an InputError)."""
+        s = self.settings
+        body = json.dumps({"model": s.model, "messages": messages,
+                           "temperature": s.temperature}).encode()
+        failures: list[str] = []
+        stdout = ""
+        for attempt in range(1, s.max_attempts + 1):
+            outcome = self._post(body)
+            if isinstance(outcome, bytes):
+                stdout = outcome.decode("utf-8", "replace")
+                content, model, problem = _content(stdout)
+                if problem is None:
+                    return JudgeReply(content, stdout, self._redact("\n".join(failures)),
+                                      model, attempt)
+                failures.append(f"attempt {attempt}: {problem}")
+                break
+            reason, retry, wait = outcome
+            failures.append(f"attempt {attempt}: {reason}")
+            if not retry or attempt == s.max_attempts:
+                break
+            delay = s.backoff_s * 2 ** (attempt - 1)
+            time.sleep(min(max(delay, wait or 0.0), s.max_backoff_s))
+        return JudgeReply(None, self._redact(stdout), self._redact("\n".join(failures)), None,
+                          len(failures))
+
+    def _post(self, body: bytes) -> bytes | tuple[str, bool, float | None]:
+        """The 2xx body, or ``(reason, worth retrying, server's wait)``."""
+        request = urllib.request.Request(
+            self.endpoint, data=body, method="POST",
+            headers={"Content-Type": "application/json", "Accept": "application/json",
+                     "Authorization": f"Bearer {self._key}"})
+        try:
+            with _OPENER.open(request, timeout=self.settings.timeout_s) as answer:
+                data: bytes = answer.read()
+                return data
+        except urllib.error.HTTPError as error:
+            detail = _error_detail(error)
+            if error.code in (401, 403):
+                raise InputError(f"{self.endpoint} refused the API key from "
+                                 f"{self.settings.api_key_env} (HTTP {error.code}): "
+                                 f"{self._redact(detail)}") from None
+            return (f"HTTP {error.code}: {detail}", error.code == 429 or error.code >= 500,
+                    _retry_after(error))
+        except http.client.IncompleteRead as exc:
+            return f"the answer was cut off after {len(exc.partial)} bytes", True, None
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+            return f"no answer from {self.endpoint}: {reason or type(exc).__name__}", True, None
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._key, "[key]") if self._key else text
+
+
+def _content(body: str) -> tuple[str | None, str | None, str | None]:
+    """``(message content, model the server names, problem)`` of a chat completion body."""
+    try:
+        data: Any = json.loads(body)
+        content = data["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None, None, "the answer is not a chat completion with choices[0].message.content"
+    if not isinstance(content, str):
+        return None, None, "choices[0].message.content is not text"
+    model = data.get("model") if isinstance(data, dict) else None
+    return content, model if isinstance(model, str) else None, None
+
+
+@dataclass(frozen=True)
+class CommandJudge:
+    """A judge that is a program (an agent CLI): the prompt on its standard input, the
+    answer on its standard output; both output streams are kept as they came.
+
+    One attempt per sample: a program that exits non-zero, or runs past ``timeout_s``, is
+    an invalid judgement with its exit status or the timeout in stderr. A program that
+    cannot be started stops the run (it would fail every sample).
+    """
+
+    name: str
+    argv: tuple[str, ...]
+    timeout_s: float = 300.0
+
+    @classmethod
+    def parse(cls, text: str, timeout_s: float) -> CommandJudge:
+        """``NAME=COMMAND LINE`` (split as a POSIX shell would, without running one)."""
+        name, _, command = text.partition("=")
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as exc:
+            raise InputError(f"--judge-command {text!r}: {exc}") from None
+        if not name or not argv:
+            raise InputError(f"--judge-command {text!r}: expected NAME=COMMAND")
+        return cls(name, argv, timeout_s)
+
+    @property
+    def model(self) -> str:
+        return shlex.join(self.argv)
+
+    def identity(self) -> dict[str, Any]:
+        return {"name": self.name, "backend": "command", "argv": list(self.argv),
+                "stdin": "the system message, a blank line, the user message",
+                "timeout_s": self.timeout_s}
+
+    def ask(self, messages: list[dict[str, str]]) -> JudgeReply:
+        prompt = "\n\n".join(m["content"] for m in messages)
+        try:
+            done = subprocess.run(self.argv, input=prompt, capture_output=True, text=True,
+                                  encoding="utf-8", errors="replace", timeout=self.timeout_s,
+                                  check=False)
+        except FileNotFoundError:
+            raise InputError(f"judge {self.name}: cannot run {self.argv[0]!r}: not found"
+                             ) from None
+        except subprocess.TimeoutExpired as exc:
+            return JudgeReply(None, _text(exc.stdout), _text(exc.stderr) +
+                              f"\n[speecheval] timed out after {self.timeout_s} s", None, 1)
+        if done.returncode != 0:
+            return JudgeReply(None, done.stdout, done.stderr +
+                              f"\n[speecheval] exit status {done.returncode}", None, 1)
+        return JudgeReply(done.stdout, done.stdout, done.stderr, None, 1)
+
+
+def _text(stream: str | bytes | None) -> str:
+    """A stream ``TimeoutExpired`` kept (bytes even in text mode), as text."""
+    if stream is None:
+        return ""
+    return stream.decode("utf-8", "replace") if isinstance(stream, bytes) else stream

@@ -1,0 +1,176 @@
+"""Sets of instants as (n, 2) arrays of ``[start, end)`` µs: normalise, subtract, measure.
+
+The scoring regions of a file with a million turns (the UEM minus the collars around two
+million reference boundaries, md-eval's regions) are sets of about as many intervals.
+Here they stay plain int64 arrays, and each operation is a sort of nearly sorted edges or
+a search in sorted arrays, and a few array passes; :class:`~speecheval.core.timeline.Spans`
+would give the same sets, with labels and flags this scoring does not need.
+
+A *normalised* set is sorted, its intervals are disjoint, non-empty and maximal (two
+intervals that touch are one), which is the form :meth:`Spans.union` gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+_FAR_PAST = np.iinfo(np.int64).min
+_FAR_FUTURE = np.iinfo(np.int64).max
+_CHUNK = 1 << 20  # elements at a time where a pass needs temporaries
+Interval = tuple[int, int]
+# Intervals as an (n, 2) array of [start, end) µs; lists of pairs are accepted as input.
+Intervals = NDArray[np.int64]
+IntervalsLike = Intervals | Sequence[Interval]
+
+
+def intervals(given: IntervalsLike) -> Intervals:
+    """``given`` as an (n, 2) int64 array."""
+    return np.asarray(given, dtype=np.int64).reshape(-1, 2)
+
+
+def normalized(given: IntervalsLike) -> Intervals:
+    """The instants of ``given`` (intervals in any order, overlapping or not) as a
+    normalised set (see the module).
+
+    >>> normalized([(5, 8), (0, 5), (9, 9), (7, 12), (20, 21)]).tolist()
+    [[0, 12], [20, 21]]
+    """
+    pairs = intervals(given)
+    timed = pairs[:, 1] > pairs[:, 0]
+    if not timed.all():
+        pairs = pairs[timed]
+    starts, ends = pairs[:, 0], pairs[:, 1]
+    if starts.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if not bool((starts[1:] >= starts[:-1]).all()):
+        order = np.argsort(starts)
+        starts, ends = starts[order], ends[order]
+    elif bool((starts[1:] > ends[:-1]).all()):
+        return pairs  # normalised already (the common case): no copy
+    running = np.maximum.accumulate(ends)
+    head = np.ones(starts.size, dtype=bool)
+    head[1:] = starts[1:] > running[:-1]
+    last = np.append(np.flatnonzero(head)[1:] - 1, starts.size - 1)
+    return np.stack([starts[head], running[last]], axis=1)
+
+
+def difference(first: IntervalsLike, second: IntervalsLike) -> Intervals:
+    """The instants of ``first`` outside ``second``, normalised (either may overlap
+    itself): ``first`` intersected with the gaps of ``second``.
+
+    >>> difference([(0, 10), (10, 12)], [(2, 3), (5, 11)]).tolist()
+    [[0, 2], [3, 5], [11, 12]]
+    """
+    return intersection(normalized(first), gaps(normalized(second)))
+
+
+def gaps(spans: Intervals) -> Intervals:
+    """The complement of a normalised set, from and to the furthest int64 instants.
+
+    >>> gaps(intervals([(2, 5), (7, 9)])).tolist() == [[_FAR_PAST, 2], [5, 7], [9, _FAR_FUTURE]]
+    True
+    """
+    starts = np.concatenate([[_FAR_PAST], spans[:, 1]])
+    ends = np.concatenate([spans[:, 0], [_FAR_FUTURE]])
+    return np.stack([starts, ends], axis=1)
+
+
+def outside_around(points: NDArray[np.int64], radius: int) -> Intervals:
+    """The normalised complement of ``[p - radius, p + radius)`` around every point
+    (``radius > 0``): from the sorted distinct points, the gaps ``[p + radius,
+    next - radius)`` between neighbours more than ``2 * radius`` apart, and the two
+    unbounded ends, without building the zones.
+
+    >>> outside_around(np.array([10, 3, 30, 14]), 2)[1:-1].tolist()
+    [[5, 8], [16, 28]]
+    >>> outside_around(np.array([10]), 2)[[0, -1], [1, 0]].tolist()
+    [8, 12]
+    """
+    if radius <= 0:
+        raise ValueError(f"radius must be positive, got {radius}")
+    ordered = np.sort(points)
+    apart = np.flatnonzero(np.diff(ordered) > 2 * radius)
+    starts = np.concatenate([[_FAR_PAST], ordered[apart] + radius, ordered[-1:] + radius])
+    ends = np.concatenate([ordered[:1] - radius, ordered[apart + 1] - radius, [_FAR_FUTURE]])
+    return np.stack([starts, ends], axis=1)
+
+
+def intersection(first: Intervals, second: Intervals) -> Intervals:
+    """The instants in both normalised sets, normalised: the pieces ``[max of starts,
+    min of ends)`` of each overlapping pair (pieces of one set's maximal intervals never
+    touch, so no joining). The larger set is walked a chunk at a time, so that the
+    temporaries stay small when one set is a single long interval.
+
+    >>> intersection(intervals([(0, 4), (6, 10)]), intervals([(1, 2), (3, 7), (9, 12)])).tolist()
+    [[1, 2], [3, 4], [6, 7], [9, 10]]
+    """
+    if first.shape[0] < second.shape[0]:
+        first, second = second, first
+    pieces = [_pieces(first[at:at + _CHUNK], second)
+              for at in range(0, first.shape[0], _CHUNK)]
+    return np.concatenate(pieces) if pieces else np.zeros((0, 2), dtype=np.int64)
+
+
+def _pieces(first: Intervals, second: Intervals) -> Intervals:
+    """:func:`intersection`, found per interval of ``first`` as one run of ``second``."""
+    # partners of each interval: from the first that ends after its start to the last
+    # that starts before its end
+    begin = np.searchsorted(second[:, 1], first[:, 0], side="right")
+    end = np.searchsorted(second[:, 0], first[:, 1], side="left")
+    rows, partners = expand(begin, end)
+    pieces = np.stack([np.maximum(first[rows, 0], second[partners, 0]),
+                       np.minimum(first[rows, 1], second[partners, 1])], axis=1)
+    return pieces[pieces[:, 1] > pieces[:, 0]]
+
+
+def expand(lo: NDArray[np.integer], hi: NDArray[np.integer]
+           ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """All ``(row, k)`` with ``lo[row] <= k < hi[row]``, as two index arrays, rows in
+    order (int32 when every index fits).
+
+    >>> rows, ks = expand(np.array([2, 0, 5]), np.array([4, 0, 6]))
+    >>> rows.tolist(), ks.tolist()
+    ([0, 0, 2], [2, 3, 5])
+    """
+    counts = np.maximum(hi - lo, 0)
+    total = int(counts.sum())
+    small = max(total, lo.size, int(hi.max()) if hi.size else 0) < 1 << 31
+    index = np.int32 if small else np.intp  # half the memory for the common sizes
+    rows: NDArray[np.integer] = np.repeat(np.arange(lo.size, dtype=index), counts)
+    ks: NDArray[np.integer] = np.arange(total, dtype=index)
+    ks += np.repeat((lo - (np.cumsum(counts) - counts)).astype(index), counts)
+    return rows, ks
+
+
+def length(given: IntervalsLike) -> int:
+    """Total length of the intervals (of a set when they are disjoint)."""
+    pairs = intervals(given)
+    return int((pairs[:, 1] - pairs[:, 0]).sum())
+
+
+def covered_before(spans: Intervals, times: NDArray[np.int64]) -> NDArray[np.int64]:
+    """For each time, how much of the normalised set lies before it (a chunk of times at a
+    time, so that millions of times need little memory beyond the result).
+
+    >>> covered_before(intervals([(2, 5), (10, 20)]), np.array([0, 3, 7, 12, 30])).tolist()
+    [0, 1, 3, 5, 13]
+    """
+    covered = np.zeros(times.size, dtype=np.int64)
+    if spans.shape[0] == 0:
+        return covered
+    before = np.zeros(spans.shape[0] + 1, dtype=np.int64)
+    np.cumsum(spans[:, 1] - spans[:, 0], out=before[1:])
+    for at in range(0, times.size, _CHUNK):
+        chunk = times[at:at + _CHUNK]
+        index = np.searchsorted(spans[:, 0], chunk, side="right") - 1  # last starting at or before
+        inside = index >= 0
+        index[~inside] = 0
+        part = np.minimum(chunk, spans[index, 1])
+        part -= spans[index, 0]
+        part += before[index]
+        part[~inside] = 0
+        covered[at:at + _CHUNK] = part
+    return covered

@@ -1,0 +1,45 @@
+"""The gate's registered rules: every threshold the verdict depends on, under one version.
+
+The spec fixes what is checked and leaves the thresholds to a pre-registered rule set; they
+live here, are written into every verdict, and a change to any of them is a new
+:data:`RULES_VERSION` (old verdicts stay as they were; spec: Artifact lineage 与规则升级).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+RULES_VERSION = "gate-rules-1"
+REPEAT_WINDOWS = (12, 24, 48, 96)
+"""The spec's fixed window lengths, in normalized tokens, of exact adjacent repeats."""
+
+
+@dataclass(frozen=True)
+class GateRules:
+    """Thresholds of one gate version.
+
+    - ``tolerance_s``: how far before the sample's last-speech boundary the last valid
+      timestamp may stop and still cover it (a sample may register its own).
+    - ``severe_repeat_window``: an exact adjacent repeat of a block this long (in normalized
+      tokens) or longer fails the timeline; shorter windows are reported only, since a
+      speaker can repeat a sentence.
+    - ``max_segments_per_minute``: more segments starting inside any 60 s window than this
+      is a segment explosion (the granularity of segments, not words: about one segment
+      a second, sustained for a minute, is no transcript of speech).
+    - ``reentry_gap_s``: a speaker label that comes back after being silent this long is
+      a long-range re-entry (identity drift shows up as such returns or as new labels).
+    """
+
+    tolerance_s: float = 2.0
+    severe_repeat_window: int = 24
+    max_segments_per_minute: int = 60
+    reentry_gap_s: float = 600.0
+
+    def identity(self) -> dict[str, Any]:
+        """The rules as written into every verdict."""
+        return {"version": RULES_VERSION, "repeat_windows": list(REPEAT_WINDOWS),
+                "repeat_tokens": "mixed tokens (each CJK character, each run of other letters "
+                                 "or digits) of the normalized text (NFKC, case folded, "
+                                 "punctuation removed)",
+                **asdict(self)}

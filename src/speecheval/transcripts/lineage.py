@@ -1,0 +1,102 @@
+"""Append-only lineage of a run directory: every artefact, what it came from, which rules made it.
+
+The spec (Artifact lineage 与规则升级) asks that every number trace back to the input
+audio SHA-256, the exact request configuration, the model revision, the raw answer's
+SHA-256, the normalizer and scorer versions and the parent artefact, and that a rule
+upgrade add artefacts instead of rewriting them. ``RUN/lineage.jsonl`` holds one record
+per artefact, appended with :func:`append_record`, which refuses an id already present;
+nothing here rewrites or removes a line. :func:`chain` walks a record's parents back to
+the input audio, which ``speecheval transcripts lineage`` prints.
+
+The record keys are listed in :data:`RECORD_KEYS` and described in
+``docs/transcripts-run.md``; other commands (the gate, arbitration) append their own
+kinds with the same keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..core.canonical_json import dumps_line
+from ..core.errors import InputError
+
+LINEAGE_FILE = "lineage.jsonl"
+RECORD_KEYS = ("id", "kind", "path", "sha256", "parent", "input_sha256", "request_config",
+               "model_revision", "raw_sha256", "normalizer_version", "scorer_version")
+"""Every record has these keys (``None`` where one does not apply); more may follow."""
+
+
+def read_records(run_dir: Path) -> list[dict[str, Any]]:
+    """The records of ``run_dir`` in the order they were appended (none if no file yet)."""
+    path = run_dir / LINEAGE_FILE
+    if not path.is_file():
+        return []
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"line {number}: not a JSON record ({exc.msg})",
+                                 path=path) from None
+            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                raise InputError(f"line {number}: a lineage record is an object with an "
+                                 f"\"id\"", path=path)
+            records.append(record)
+    return records
+
+
+def append_record(run_dir: Path, record: Mapping[str, Any]) -> None:
+    """Append ``record`` to ``run_dir``'s lineage; an id already recorded is refused.
+
+    The line is written with one ``write`` on a file opened for appending and flushed to
+    disk, so a crash leaves whole records; earlier lines are never touched.
+    """
+    missing = [key for key in RECORD_KEYS if key not in record]
+    if missing:
+        raise ValueError(f"lineage record lacks {', '.join(missing)}")
+    known = {r["id"] for r in read_records(run_dir)}
+    if record["id"] in known:
+        raise InputError(f"the lineage already has an artefact {record['id']!r}; "
+                         "artefacts are never replaced", path=run_dir / LINEAGE_FILE)
+    parent = record["parent"]
+    if parent is not None and parent not in known:
+        raise ValueError(f"lineage parent {parent!r} of {record['id']!r} is not recorded")
+    line = dumps_line(dict(record)).encode("utf-8")
+    fd = os.open(run_dir / LINEAGE_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def chain(records: list[dict[str, Any]], artefact: str) -> list[dict[str, Any]]:
+    """The record of ``artefact`` followed by its parent, the parent's parent, ... ."""
+    by_id = {r["id"]: r for r in records}
+    if artefact not in by_id:
+        raise InputError(f"no artefact {artefact!r} in the lineage (list them with "
+                         "`speecheval transcripts lineage RUN`)")
+    found = []
+    current: str | None = artefact
+    while current is not None:
+        record = by_id.get(current)
+        if record is None:
+            raise InputError(f"the lineage names a parent {current!r} it does not record")
+        found.append(record)
+        current = record["parent"]
+    return found
+
+
+def describe(record: Mapping[str, Any]) -> str:
+    """One record as indented ``key: value`` lines (values as compact JSON)."""
+    lines = [f"{record['id']}"]
+    for key in sorted(k for k in record if k != "id"):
+        value = record[key]
+        shown = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+        lines.append(f"  {key}: {shown}")
+    return "\n".join(lines)

@@ -1,0 +1,83 @@
+"""``speecheval transcripts run`` and ``speecheval transcripts lineage``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ...core.errors import InputError
+from .tracks import COMPLETE, TRACKS
+
+
+@click.command("run")
+@click.option("--manifest", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Run manifest (samples, systems); see docs/transcripts-run.md.")
+@click.option("--system", "systems", multiple=True,
+              help="A system of the manifest, or the built-in whisper-local; repeatable.")
+@click.option("--track", "tracks", multiple=True, type=click.Choice(TRACKS),
+              help="Track to run; repeatable [default: production_complete_file].")
+@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Runs of every system on every sample and track, with seeds 0, 1, ...")
+@click.option("--chunk-window-s", type=click.FloatRange(min=1.0), default=30.0,
+              show_default=True,
+              help="Longest chunk of the chunked track (the chunker's max_window_s).")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="New run directory (never overwritten).")
+@click.option("--resume", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Finish a run directory: only what is missing is run or derived.")
+def run(manifest: Path | None, systems: tuple[str, ...], tracks: tuple[str, ...],
+        repeats: int, chunk_window_s: float, out: Path | None, resume: Path | None) -> None:
+    """Run transcription systems on the manifest's samples and keep every raw answer.
+
+    Exit 0 when every job ran, 3 when a system failed on some (each recorded with its
+    reason), 2 for bad input.
+    """
+    from ...core.errors import SystemUnderTestError
+    from .chunker import ChunkerSettings
+    from .runner import Request, start
+    from .runner import resume as resume_run
+
+    if resume is not None:
+        given = [name for name, value in (("--manifest", manifest), ("--system", systems),
+                                          ("--track", tracks), ("--out", out)) if value]
+        if given:
+            raise InputError(f"--resume takes everything from the run's run.json; leave out "
+                             f"{', '.join(given)}")
+        outcome = resume_run(resume)
+    else:
+        if manifest is None or out is None or not systems:
+            raise InputError("give --manifest, at least one --system and --out "
+                             "(or --resume RUN)")
+        request = Request(manifest, systems, tracks or (COMPLETE,),
+                          repeats, ChunkerSettings(max_window_s=chunk_window_s))
+        outcome = start(request, out)
+    counts = ", ".join(f"{outcome.statuses[s]} {s}"
+                       for s in ("succeeded", "failed", "unsupported"))
+    click.echo(f"{outcome.called} jobs run now; in the run: {counts}; "
+               f"{outcome.derived} transcripts derived now")
+    for failure in outcome.failed:
+        click.echo(f"failed: {failure}")
+    click.echo(f"run directory: {outcome.run_dir}")
+    if outcome.failed:
+        raise SystemUnderTestError(f"{len(outcome.failed)} jobs failed (reasons above and "
+                                   f"in their meta.json)")
+
+
+@click.command("lineage")
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--artefact", default=None,
+              help="Print this artefact's chain back to the input audio.")
+def lineage(run_dir: Path, artefact: str | None) -> None:
+    """List a run's artefacts, or print the chain behind one."""
+    from ..lineage import LINEAGE_FILE, chain, describe, read_records
+
+    if not (run_dir / LINEAGE_FILE).is_file():
+        raise InputError(f"not a run directory: it has no {LINEAGE_FILE}", path=run_dir)
+    records = read_records(run_dir)
+    if artefact is None:
+        for record in records:
+            click.echo(f"{record['id']}  <- {record['parent'] or '(source audio)'}")
+        return
+    for record in chain(records, artefact):
+        click.echo(describe(record))

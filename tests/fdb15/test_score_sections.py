@@ -1,0 +1,94 @@
+"""fdb15 score with --judge offline --prosody on a tree of espeak-ng pairs: the labels, the
+shares, the prosody of the respond trials, the paired tests and the files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from speecheval.cli import main
+
+from . import judged_tree
+
+
+@pytest.fixture(scope="module")
+def scored(judged_scored: tuple[Path, Path]) -> Path:
+    return judged_scored[1]
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_labels_and_shares(scored: Path) -> None:
+    labels = {row["sample_id"]: row["label"] for row in _lines(scored /
+                                                               "behaviour-samples.jsonl")}
+    assert labels == {"user_interruption/1": "C_RESPOND", "user_interruption/2": "C_RESPOND",
+                      "user_interruption/3": "C_RESPOND",
+                      "user_interruption/4": "C_UNCERTAIN_HANDLING",
+                      "talking_to_other/1": "C_UNKNOWN"}
+    behaviour = json.loads((scored / "behaviour.json").read_text())
+    assert behaviour["judge"]["official"] is False
+    shares = behaviour["scenarios"]["user_interruption"]["shares"]
+    assert (shares["C_RESPOND"]["count"], shares["C_RESPOND"]["n"]) == (3, 4)
+    assert shares["C_RESPOND"]["value"] == 0.75
+    assert not (scored / "behaviour-ledger.jsonl").exists()      # the offline judge asks no one
+
+
+def test_prosody_of_the_respond_trials(scored: Path) -> None:
+    rows = _lines(scored / "prosody-samples.jsonl")
+    assert [row["sample_id"] for row in rows] == [f"user_interruption/{i}" for i in (1, 2, 3)]
+    for row in rows:
+        assert row["split_s"] == 7.0      # the first word ending after 6.0 s starts at 7.0 s
+        for part in ("pre", "post", "clean"):
+            pitch = row["parts"][part]["pitch_mean_hz"]
+            assert isinstance(pitch, float) and 60 < pitch < 300
+    prosody = json.loads((scored / "prosody.json").read_text())
+    assert prosody["n_trials"] == 3 and prosody["correction"] == "holm"
+    assert prosody["backends"]["pitch"]["backend"] == "praat-parselmouth"
+    tests = {(t["measure"], t["comparison"]): t for t in prosody["tests"]}
+    assert len(tests) == 12                                   # 6 measures x 2 comparisons
+    wpm = tests[("words_per_minute", "pre->post")]
+    assert wpm["n"] == 3 and wpm["p"] is not None and wpm["p_corrected"] >= wpm["p"]
+    # the mean difference is the mean of post minus pre over the three trials
+    by_hand = sum(r["parts"]["post"]["words_per_minute"] - r["parts"]["pre"]["words_per_minute"]
+                  for r in rows) / 3
+    assert wpm["mean_difference"] == pytest.approx(by_hand)
+    assert "Holm" in prosody["statement"]
+
+
+def test_prosody_needs_a_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tree = tmp_path / "tree"
+    (tree / "user_interruption").mkdir(parents=True)
+    assert main(["fdb15", "score", "--tree", str(tree), "--prosody"]) == 2
+    assert "give --judge offline or --judge openai" in capsys.readouterr().err
+
+
+def test_a_missing_transcript_is_bad_input(tmp_path: Path, scored: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    tree = judged_tree.build(tmp_path / "tree")
+    (tree / "talking_to_other/1/clean_output.json").unlink()
+    assert main(["fdb15", "score", "--tree", str(tree), "--judge", "offline"]) == 2
+    err = capsys.readouterr().err
+    assert "talking_to_other/1" in err and "clean_output.json is missing" in err
+    assert not (tree / "fdb15-timing").exists()
+
+
+def test_one_worker_writes_the_same_bytes(judged_scored: tuple[Path, Path],
+                                          tmp_path: Path) -> None:
+    tree, scored = judged_scored            # scored with one worker per core (2 here)
+    out = tmp_path / "one"
+    assert main(["fdb15", "score", "--tree", str(tree), "--out", str(out), "--judge", "offline",
+                 "--prosody", "--correction", "holm", "--jobs", "1"]) == 0
+    for name in ("prosody-samples.jsonl", "behaviour-samples.jsonl", "timing-samples.jsonl"):
+        assert (out / name).read_bytes() == (scored / name).read_bytes(), name
+
+
+def test_the_openai_judge_needs_the_instruction(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    tree = tmp_path / "tree"
+    (tree / "user_interruption").mkdir(parents=True)
+    assert main(["fdb15", "score", "--tree", str(tree), "--judge", "openai"]) == 2
+    assert "--judge openai needs --judge-instruction" in capsys.readouterr().err

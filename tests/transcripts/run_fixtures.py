@@ -1,0 +1,67 @@
+"""Shared pieces of the ``transcripts run`` tests: a fake system program, audio, manifests."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from speecheval.cli import main
+
+FAKE_SYSTEM = '''
+import sys
+import soundfile as sf
+wav, out, seed, sample = sys.argv[1:5]
+data, rate = sf.read(wav, dtype="int16")
+with open("calls.txt", "a") as log:
+    log.write(f"{sample} {seed} {len(data)}\\n")
+if sample.startswith("bad"):
+    sys.stderr.write("model crashed on this file\\n")
+    sys.exit(1)
+if sample.startswith("slow"):
+    import time
+    time.sleep(60)
+if sample.startswith("garbled"):
+    open(out, "w").write("this is not an STM line\\n")
+    sys.exit(0)
+end = min(1.0, len(data) / rate)
+open(out, "w").write(f"whatever 1 spk{seed} 0.500 {end:.3f} seed {seed} samples {len(data)}\\n")
+'''
+"""Writes one STM segment 0.5-1.0 s saying its seed and how many samples it got; logs each
+call to calls.txt in its working directory; fails on samples named bad*, garbles garbled*,
+sleeps a minute on slow*."""
+
+
+def blocks_audio(path: Path, rate: int = 44_100) -> None:
+    """Stereo at ``rate``: 20 s loud, 5 s silence, 20 s loud, 5 s silence, 20 s loud."""
+    rng = np.random.default_rng(3)
+    loud = rng.uniform(-0.3, 0.3, size=(20 * rate, 2))
+    quiet = np.zeros((5 * rate, 2))
+    sf.write(str(path), np.concatenate([loud, quiet, loud, quiet, loud]), rate,
+             subtype="PCM_16")
+
+
+def write_manifest(folder: Path, samples: str, extra_systems: str = "") -> Path:
+    (folder / "fake_system.py").write_text(FAKE_SYSTEM, encoding="utf-8")
+    manifest = folder / "manifest.yaml"
+    manifest.write_text(f"""format: speecheval.transcripts.run-manifest/1
+systems:
+  fake:
+    adapter: command
+    command: [{sys.executable}, fake_system.py, "{{input}}", "{{output}}", "{{seed}}", "{{sample}}"]
+    output_suffix: .stm
+    version: fake 1.0
+{extra_systems}samples:
+{samples}""", encoding="utf-8")
+    return manifest
+
+
+def calls(folder: Path) -> list[str]:
+    log = folder / "calls.txt"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def cli(*args: str | Path) -> int:
+    return main(["transcripts", *[str(a) for a in args]])

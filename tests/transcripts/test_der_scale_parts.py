@@ -1,0 +1,356 @@
+"""The parts that make ``transcripts der`` scale (interval sets as arrays, regions as
+prefix sums, the overlapping pairs of turns, the packed sorts, the byte reader of plain
+RTTM), each on small cases worked out by hand, and the chunked passes against the same
+pass in one chunk on random input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import speecheval.transcripts.diarization.compat as compat
+import speecheval.transcripts.diarization.interval_sets as sets
+import speecheval.transcripts.diarization.metrics as metrics
+import speecheval.transcripts.diarization.partition as partition_module
+from speecheval.core.timeline import Spans
+from speecheval.transcripts.diarization.interval_sets import (
+    covered_before,
+    difference,
+    expand,
+    gaps,
+    intersection,
+    intervals,
+    length,
+    normalized,
+    outside_around,
+)
+from speecheval.transcripts.diarization.md_eval import (
+    event_order,
+    overlap_zones,
+    single_speaker_region,
+)
+from speecheval.transcripts.diarization.metrics import (
+    RegionTotals,
+    der_components,
+    region_totals,
+    speakers_present,
+)
+from speecheval.transcripts.diarization.partition import (
+    Activity,
+    Region,
+    _distinct_counts,
+    _per_code,
+    partition,
+    starting_inside,
+)
+from speecheval.transcripts.diarization.turns import speaker_turns
+from speecheval.transcripts.formats.rttm_plain import (
+    _decimals,
+    _equals,
+    _field_words,
+    _keys,
+    _windows,
+    plain_columns,
+)
+
+FAR_PAST, FAR_FUTURE = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+
+
+def pairs(array: np.ndarray) -> list[tuple[int, int]]:
+    return [(int(a), int(b)) for a, b in array]
+
+
+# --- interval sets -----------------------------------------------------------------------
+
+def test_normalized_sorts_joins_touching_and_overlapping_and_drops_empty() -> None:
+    # [7, 9) overlaps [8, 10) -> [7, 10); [10, 12) touches it -> [7, 12); [3, 3) is empty
+    got = normalized([(8, 10), (3, 3), (10, 12), (0, 2), (7, 9)])
+    assert pairs(got) == [(0, 2), (7, 12)]
+
+
+def test_normalized_returns_a_normalised_set_itself() -> None:
+    given = np.array([[0, 2], [3, 5]], dtype=np.int64)
+    assert np.shares_memory(normalized(given), given)  # no copy
+    assert pairs(normalized(np.zeros((0, 2), dtype=np.int64))) == []
+    # a contained interval does not end the block: running maximum of the ends
+    assert pairs(normalized([(0, 10), (2, 3), (4, 12)])) == [(0, 12)]
+
+
+def test_gaps_reach_the_furthest_instants() -> None:
+    assert pairs(gaps(intervals([(2, 5)]))) == [(FAR_PAST, 2), (5, FAR_FUTURE)]
+    assert pairs(gaps(intervals([]))) == [(FAR_PAST, FAR_FUTURE)]
+
+
+def test_intersection_of_sets_in_either_order() -> None:
+    a = intervals([(0, 4), (6, 10)])
+    b = intervals([(1, 2), (3, 7), (9, 12)])
+    # [0,4) & [1,2) = [1,2); [0,4) & [3,7) = [3,4); [6,10) & [3,7) = [6,7); [6,10) & [9,12)
+    expected = [(1, 2), (3, 4), (6, 7), (9, 10)]
+    assert pairs(intersection(a, b)) == expected
+    assert pairs(intersection(b, a)) == expected
+    assert pairs(intersection(a, intervals([]))) == []
+    # touching is not sharing: [4, 6) meets [0, 4) and [6, 10) at single instants only
+    assert pairs(intersection(a, intervals([(4, 6)]))) == []
+
+
+def test_intersection_walks_the_larger_set_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    starts = np.arange(0, 10_000, 20)
+    many = np.stack([starts, starts + 10], axis=1)  # 500 intervals, 10 apart
+    few = normalized([(100, 2_000), (2_500, 9_000)])
+    whole = intersection(many, few)
+    monkeypatch.setattr(sets, "_CHUNK", 7)
+    assert np.array_equal(intersection(few, many), whole)
+    # [100, 2000) holds the 95 intervals from 100 to 1980, [2500, 9000) the 325 from 2500
+    assert whole.shape[0] == 95 + 325
+
+
+def test_difference_of_overlapping_lists() -> None:
+    # first as a set: [0, 12); second as a set: [2, 3) + [5, 11)
+    got = difference([(0, 10), (10, 12)], [(5, 11), (2, 3), (6, 7)])
+    assert pairs(got) == [(0, 2), (3, 5), (11, 12)]
+    assert pairs(difference([(0, 5)], [])) == [(0, 5)]
+    assert pairs(difference([], [(0, 5)])) == []
+
+
+def test_outside_around_points() -> None:
+    # points 3, 10, 14, 30 with radius 2: zones [1,5) [8,12) [12,16) [28,32); 10 and 14
+    # are 4 = 2 * radius apart, so their zones touch and no gap opens between them
+    got = outside_around(np.array([10, 3, 30, 14]), 2)
+    assert pairs(got) == [(FAR_PAST, 1), (5, 8), (16, 28), (32, FAR_FUTURE)]
+    assert pairs(outside_around(np.array([], dtype=np.int64), 2)) == [(FAR_PAST, FAR_FUTURE)]
+    with pytest.raises(ValueError, match="radius"):
+        outside_around(np.array([1]), 0)
+
+
+def test_expand_lists_each_range_in_order() -> None:
+    rows, ks = expand(np.array([2, 0, 5, 1]), np.array([4, 0, 6, 0]))
+    assert rows.tolist() == [0, 0, 2]
+    assert ks.tolist() == [2, 3, 5]
+    assert rows.dtype == np.int32
+
+
+def test_length_and_covered_before() -> None:
+    spans = intervals([(2, 5), (10, 20)])
+    assert length(spans) == 13
+    # before 0: nothing; 3: [2,3) = 1; 7: [2,5) = 3; 12: 3 + [10,12) = 5; 30: 3 + 10
+    times = np.array([0, 2, 3, 5, 7, 10, 12, 20, 30])
+    assert covered_before(spans, times).tolist() == [0, 0, 1, 3, 3, 3, 5, 13, 13]
+    assert covered_before(intervals([]), times).tolist() == [0] * 9
+
+
+def test_covered_before_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(4)
+    spans = normalized(np.sort(rng.integers(0, 1_000, (60, 2)), axis=1))
+    times = np.sort(rng.integers(-10, 1_010, 500))
+    whole = covered_before(spans, times)
+    monkeypatch.setattr(sets, "_CHUNK", 16)
+    assert np.array_equal(covered_before(spans, times), whole)
+
+
+# --- partition and regions ---------------------------------------------------------------
+
+def turns(*spans: tuple[int, int, str]):  # type: ignore[no-untyped-def]
+    return speaker_turns(Spans([s for s, _, _ in spans], [e for _, e, _ in spans],
+                               labels=[k for _, _, k in spans]))
+
+
+def example() -> partition_module.Partition:
+    # reference a [0, 4), b [2, 6); system x [1, 3), y [3, 8)
+    # bounds 0 1 2 3 4 6 8 -> intervals [0,1) [1,2) [2,3) [3,4) [4,6) [6,8)
+    return partition(turns((0, 4, "a"), (2, 6, "b")), turns((1, 3, "x"), (3, 8, "y")))
+
+
+def test_partition_counts_and_overlapping_pairs() -> None:
+    part = example()
+    assert part.bounds.tolist() == [0, 1, 2, 3, 4, 6, 8]
+    assert part.n_ref.tolist() == [1, 1, 2, 2, 1, 0]
+    assert part.n_hyp.tolist() == [0, 1, 1, 1, 1, 1]
+    assert part.both().tolist() == [0, 1, 1, 1, 1, 0]
+    lo, hi, codes = part.overlaps()
+    # pairs (code = ref * 2 + hyp): a-x [1,3) = intervals 1..2, a-y [3,4) = 3,
+    # b-x [2,3) = 2, b-y [3,6) = 3..4
+    found = sorted(zip(codes.tolist(), lo.tolist(), hi.tolist(), strict=True))
+    assert found == [(0, 1, 3), (1, 3, 4), (2, 2, 3), (3, 3, 5)]
+
+
+def test_region_weights_and_totals_by_hand() -> None:
+    part = example()
+    # region [0.5, 5) + [7, 20): weights per interval 0.5.. in integers: use [1, 5) + [7, 9)
+    region = part.region(intervals([(1, 5), (7, 9)]))
+    # [0,1): 0, [1,2): 1, [2,3): 1, [3,4): 1, [4,6): 1 (4 to 5), [6,8): 1 (7 to 8)
+    assert region.weights().tolist() == [0, 1, 1, 1, 1, 1]
+    assert region.total_us == 6  # 4 + 2, [8, 9) lies after the last edge
+    totals = region_totals(part, region)
+    assert totals.ref_time.tolist() == [3, 3]  # a: 1+1+1; b: 1+1+1
+    assert totals.hyp_time.tolist() == [2, 3]  # x: [1,3); y: [3,4) [4,6) [6,8)
+    assert totals.cooccurrence.tolist() == [[2, 1], [1, 2]]
+    assert totals.both_us == 4  # min(R, H) = 1 on intervals 1 to 4
+    # mapping a-x, b-y: correct 2 + 2; scored 6, missed 6 - 4, false alarm 5 - 4
+    score = der_components(totals, (np.array([0, 1]), np.array([0, 1])))
+    assert (score.scored_us, score.missed_us, score.false_alarm_us, score.confusion_us,
+            score.region_us) == (6, 2, 1, 0, 6)
+
+
+def test_region_without_and_within_split_the_region() -> None:
+    region = Region(np.array([0, 5, 8, 10, 14]), 30)  # weights 5, 3, 2, 4
+    mask = np.array([False, True, True, False])
+    without, within = region.without(mask), region.within(mask)
+    assert without.weights().tolist() == [5, 0, 0, 4]
+    assert without.total_us == 25  # 30 - 3 - 2
+    assert within.weights().tolist() == [0, 3, 2, 0]
+    assert within.total_us == 5
+    assert region.weights(slice(1, 3)).tolist() == [3, 2]
+
+
+def test_masked_prefix_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(5)
+    region = Region(np.concatenate([[0], np.cumsum(rng.integers(0, 9, 100))]), 10_000)
+    mask = rng.random(100) < 0.3
+    whole = region.without(mask)
+    monkeypatch.setattr(partition_module, "_CHUNK", 7)
+    chunked = region.without(mask)
+    assert np.array_equal(chunked.prefix, whole.prefix)
+    assert chunked.total_us == whole.total_us
+
+
+def test_range_sums_per_code_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    prefix = np.array([0, 5, 8, 10, 14])  # weights 5, 3, 2, 4
+    codes, lo, hi = np.array([1, 0, 1]), np.array([0, 1, 3]), np.array([2, 4, 4])
+    # code 1: [0,2) = 8 and [3,4) = 4; code 0: [1,4) = 9
+    assert _per_code(codes, lo, hi, prefix, 3).tolist() == [9, 12, 0]
+    monkeypatch.setattr(partition_module, "_CHUNK", 1)
+    assert _per_code(codes, lo, hi, prefix, 3).tolist() == [9, 12, 0]
+
+
+def test_weighted_sum_of_both_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    part = example()
+    region = part.region(intervals([(0, 8)]))
+    whole = region_totals(part, region).both_us
+    assert whole == 1 + 1 + 1 + 2  # min(R, H) 1 on [1,4), 1 on [4,6) (2 s)
+    monkeypatch.setattr(metrics, "_CHUNK", 2)
+    assert region_totals(part, region).both_us == whole
+
+
+def test_starting_inside_lists_starts_in_each_range() -> None:
+    starts = np.array([4, 1, 2, 2])
+    rows, ks = starting_inside(starts, np.array([2, 0]), np.array([5, 2]), strictly=False)
+    # range [2, 5): starts 2, 2, 4 (turns 2, 3, 0); range [0, 2): start 1 (turn 1)
+    assert list(zip(rows.tolist(), ks.tolist(), strict=True)) == [(0, 2), (0, 3), (0, 0),
+                                                                  (1, 1)]
+    rows, ks = starting_inside(starts, np.array([2, 0]), np.array([5, 2]), strictly=True)
+    assert list(zip(rows.tolist(), ks.tolist(), strict=True)) == [(0, 0), (1, 1)]
+
+
+def test_counts_of_an_activity() -> None:
+    # turns over intervals [0,2) [1,3) [1,2) [3,3): +1 at 0, +2 at 1, -2 at 2, -1 at 3
+    activity = Activity(np.array([0, 1, 1, 3], dtype=np.int32),
+                        np.array([2, 3, 2, 3], dtype=np.int32),
+                        np.zeros(4, dtype=np.int32), 4, 1)
+    assert activity.counts().tolist() == [1, 3, 1, 0]
+    assert activity.counts().dtype == np.int32
+    values, times = _distinct_counts(np.array([0, 0, 0, 7], dtype=np.int32))
+    assert (values.tolist(), times.tolist()) == ([0, 7], [3, 1])
+
+
+def test_region_totals_subtract_field_by_field() -> None:
+    a = RegionTotals(np.array([5, 1]), np.array([4]), np.array([[3], [1]]), 4, 10)
+    b = RegionTotals(np.array([2, 1]), np.array([1]), np.array([[1], [0]]), 1, 6)
+    d = a - b
+    assert (d.ref_time.tolist(), d.hyp_time.tolist(), d.cooccurrence.tolist(), d.both_us,
+            d.region_us) == ([3, 0], [3], [[2], [1]], 3, 4)
+    assert speakers_present(d.ref_time) == 1
+
+
+# --- md-eval's sorts ---------------------------------------------------------------------
+
+def test_event_order_is_lexsort_of_rank_and_time() -> None:
+    rng = np.random.default_rng(6)
+    times = rng.integers(-50, 50, 300)
+    rank = rng.integers(0, 3, 300).astype(np.int8)
+    assert np.array_equal(event_order(times, rank, 3), np.lexsort((rank, times)))
+    with pytest.raises(OverflowError):
+        event_order(np.array([1 << 61]), np.array([0], dtype=np.int8), 2)
+
+
+def test_single_speaker_region_with_known_zones() -> None:
+    turns_ = [(0, 10), (2, 5), (5, 20)]
+    zones = overlap_zones(turns_)
+    assert pairs(zones) == [(2, 5), (5, 10)]
+    assert pairs(single_speaker_region([(0, 8)], turns_, zones=zones)) == [(0, 2), (5, 8)]
+    # zones given are used as given: none at all leaves the scoring region whole
+    empty = np.zeros((0, 2), dtype=np.int64)
+    assert pairs(single_speaker_region([(0, 8)], turns_, zones=empty)) == [(0, 8)]
+
+
+def test_small_codes_sort_as_16_bit() -> None:
+    assert compat._small(np.array([3, 0, 2])).dtype == np.int16
+    assert compat._small(np.array([1 << 15])).dtype == np.int64
+
+
+def test_off_grid_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # inside [0, 1 s]: 5 ms (5 ms to the grid), 1.0 s (on it), 12.345 ms (7.655 ms);
+    # 2 s lies outside
+    boundaries = np.array([5_000, 1_000_000, 12_345, 2_000_001])
+    uem = Spans([0], [1_000_000])
+    expected = compat.Occurrence(2, 5_000 + 7_655)
+    assert compat.off_grid(boundaries, uem) == expected
+    monkeypatch.setattr(compat, "_CHUNK", 1)
+    assert compat.off_grid(boundaries, uem) == expected
+
+
+# --- the byte reader of plain RTTM -------------------------------------------------------
+
+def fields(text: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Windows over ``text`` and the offsets and lengths of its space-separated fields."""
+    buf = np.frombuffer(text, dtype=np.uint8)
+    at, length, position = [], [], 0
+    for part in text.split(b" "):
+        at.append(position)
+        length.append(len(part))
+        position += len(part) + 1
+    return _windows(buf), np.array(at, dtype=np.int32), np.array(length, dtype=np.int32)
+
+
+def test_windows_read_eight_bytes_little_endian() -> None:
+    words, at, length = fields(b"ab <NA> 123456789")
+    assert int(words[0]) & 0xFFFF == 0x6261  # "a" is the low byte
+    assert _field_words(words, at, length).tolist() == [0x6261, 0x3E414E3C, 0x3837363534333231]
+    # bytes 8 onwards of the third field: "9"; of the others: nothing
+    assert _field_words(words, at, length, 8).tolist() == [0, 0, 0x39]
+    assert _equals(words, at[1:2], length[1:2], b"<NA>")
+    assert not _equals(words, at[:1], length[:1], b"ac")
+
+
+def test_decimals_exactly_as_float_reads_them() -> None:
+    texts = [b"12.5", b"0.007", b"3", b".5", b"5.", b"123456789012.345", b"0.1"]
+    words, at, length = fields(b" ".join(texts))
+    got = _decimals(words, at, length)
+    assert got is not None
+    assert got.tolist() == [float(t) for t in texts]
+
+
+@pytest.mark.parametrize("text", [b"1.2.3", b"1e5", b"-1", b".", b"1234567890123456",
+                                  b"12345678901234567"])
+def test_decimals_refuse_what_is_not_a_short_plain_decimal(text: bytes) -> None:
+    words, at, length = fields(text)
+    assert _decimals(words, at, length) is None
+
+
+def test_keys_of_long_fields_are_padded_bytes() -> None:
+    words, at, length = fields(b"speaker_nine speaker_ten speaker_nine")
+    keys = _keys(np.frombuffer(b"speaker_nine speaker_ten speaker_nine", dtype=np.uint8),
+                 words, at, length)
+    assert keys.tolist() == [b"speaker_nine", b"speaker_ten", b"speaker_nine"]
+
+
+def test_plain_columns_of_speakers_with_long_and_short_names() -> None:
+    text = (b"SPEAKER r 1 1.5 2 <NA> <NA> a_long_speaker_name <NA> <NA>\n"
+            b"SPEAKER r 1 0 0.25 <NA> <NA> b <NA> <NA>\n"
+            b"SPEAKER r 1 9 1 <NA> <NA> a_long_speaker_name <NA> <NA>\n")
+    columns = plain_columns(text)
+    assert columns is not None
+    names, files, speakers, codes, starts, ends = columns
+    assert (names, files.tolist()) == (("r",), [0, 0, 0])
+    assert (speakers, codes.tolist()) == (("a_long_speaker_name", "b"), [0, 1, 0])
+    assert starts.tolist() == [1_500_000, 0, 9_000_000]
+    assert ends.tolist() == [3_500_000, 250_000, 10_000_000]
