@@ -292,3 +292,24 @@ def test_turn_end_e_may_be_exactly_t(tmp_path: Path) -> None:
     past = _write(tmp_path / "tt2.json", [{"timestamp": [10.000001, 11.0]}])
     with pytest.raises(InputError, match=r"E \(turn_taking\[0\] start\)"):
         load_turn_end(past, "s1", 10_000_000)
+
+
+def test_task_load_names_the_annotation_file_of_a_bad_boundary() -> None:
+    # the task reads the parsed annotation and must still name its file: E = 10.000001 s
+    # and pause end 10.000001 s lie past T = 10 s
+    from types import SimpleNamespace
+
+    from speecheval.fdb.v10.samples import LoadedSample
+    from speecheval.fdb.v10.tasks import TASKS
+    from speecheval.fdb.v10.tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING
+
+    for task, data in ((SMOOTH_TURN_TAKING, [{"timestamp": [10.000001, 11.0]}]),
+                       (PAUSE_HANDLING, [{"timestamp": [9.0, 10.000001]}])):
+        sample = LoadedSample(entry=SimpleNamespace(sample_id="s1"),  # type: ignore[arg-type]
+                              duration_us=10_000_000, transcript=Path("out/s1.json"),
+                              annotation=Path("ds/s1/annotation.json"), words=(),
+                              annotation_data=data)
+        with pytest.raises(InputError) as caught:
+            TASKS[task].load(sample)
+        assert caught.value.path == str(Path("ds/s1/annotation.json"))
+        assert caught.value.sample_id == "s1"
