@@ -295,16 +295,17 @@ def test_turn_end_e_may_be_exactly_t(tmp_path: Path) -> None:
 
 
 def test_task_load_names_the_annotation_file_of_a_bad_boundary() -> None:
-    # the task reads the parsed annotation and must still name its file: E = 10.000001 s
-    # and pause end 10.000001 s lie past T = 10 s
+    # the task reads the parsed annotation and must still name its file: E = 10.000001 s,
+    # a pause end and R at 10.000001 s lie past T = 10 s
     from types import SimpleNamespace
 
     from speecheval.fdb.v10.samples import LoadedSample
     from speecheval.fdb.v10.tasks import TASKS
-    from speecheval.fdb.v10.tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING
+    from speecheval.fdb.v10.tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING, USER_INTERRUPTION
 
     for task, data in ((SMOOTH_TURN_TAKING, [{"timestamp": [10.000001, 11.0]}]),
-                       (PAUSE_HANDLING, [{"timestamp": [9.0, 10.000001]}])):
+                       (PAUSE_HANDLING, [{"timestamp": [9.0, 10.000001]}]),
+                       (USER_INTERRUPTION, [{"timestamp": [9.0, 10.000001]}])):
         sample = LoadedSample(entry=SimpleNamespace(sample_id="s1"),  # type: ignore[arg-type]
                               duration_us=10_000_000, transcript=Path("out/s1.json"),
                               annotation=Path("ds/s1/annotation.json"), words=(),
