@@ -9,7 +9,9 @@ overlap is a double loop: nothing shared with the vectorised code under test.
 
 from __future__ import annotations
 
+import re
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -253,3 +255,173 @@ def test_a_million_spans_are_fast() -> None:
     elapsed = time.perf_counter() - began
     assert len(merged) < n and shared > 0 and len(pairs) > 0 and inside.any()
     assert elapsed < 30, f"1M-span interval algebra took {elapsed:.1f} s"
+
+
+# --- exact messages and limits ------------------------------------------------------
+
+
+def raises_exactly(kind: type[Exception], message: str) -> pytest.RaisesExc[Exception]:
+    """``pytest.raises`` matching the whole message, not a part of it."""
+    return pytest.raises(kind, match=f"^{re.escape(message)}$")
+
+
+def test_error_messages_name_the_value_and_the_problem_exactly() -> None:
+    with raises_exactly(TypeError, "start_us must be an integer number of microseconds, "
+                                   "got 1.5"):
+        Span(1.5, 3)  # type: ignore[arg-type]
+    with raises_exactly(TypeError, "end_us must be an integer number of microseconds, "
+                                   "got True"):
+        Span(1, True)
+    with raises_exactly(ValueError, "span ends before it starts: [5, 3) us"):
+        Span(5, 3)
+    with raises_exactly(TypeError, "label must be a string or None, got 7"):
+        Span(1, 3, 7)  # type: ignore[arg-type]
+    with raises_exactly(ValueError, "1 labels for 2 spans"):
+        Spans([0, 1], [1, 2], labels=["a"])
+    with raises_exactly(TypeError, "labels must be strings or None"):
+        Spans([0, 1], [1, 2], labels=["a", 3])  # type: ignore[list-item]
+    for starts, ends, name in (([0.5], [1], "starts"), ([0], [1.0], "ends"),
+                               ([[0]], [1], "starts")):
+        with raises_exactly(TypeError, f"{name} must be a 1-D sequence of integer "
+                                       "microseconds (use Spans.from_seconds for seconds)"):
+            Spans(starts, ends)
+    with raises_exactly(ValueError, "2 starts but 1 ends"):
+        Spans([0, 1], [1])
+    with raises_exactly(ValueError, "span 1 ends before it starts: [7, 6) us"):
+        Spans([0, 7, 9], [1, 6, 8])
+    with raises_exactly(ValueError, "3 open_at_end flags for 2 spans"):
+        Spans([0, 1], [1, 2], open_at_end=[True, False, True])
+    with raises_exactly(ValueError, "pair_iou needs equal lengths, got 2 and 1"):
+        pair_iou(Spans([0, 1], [1, 2]), Spans([0], [1]))
+
+
+def test_repr_shows_the_first_three_spans_and_the_count() -> None:
+    assert repr(Spans([0, 5], [2, 9])) == "Spans([0, 2), [5, 9))"
+    assert repr(Spans([0, 1, 2], [1, 2, 3])) == "Spans([0, 1), [1, 2), [2, 3))"
+    assert repr(Spans([0, 1, 2, 3], [1, 2, 3, 4])) == "Spans([0, 1), [1, 2), [2, 3), ... (4 spans))"
+    assert repr(Spans.empty()) == "Spans()"
+
+
+def test_union_refuses_exactly_when_shifted_times_could_overflow() -> None:
+    # The guard: (largest group + 1) * width > int64 max // 2 = 2**62 - 1, where
+    # width = last end - first start + 1 and the groups are 0 without labels,
+    # label index + 1 by label.
+    limit = 2**62 - 1
+    # no labels: factor 1; width 2**62 - 1 is exactly the limit (allowed), one more is not
+    assert Spans([0], [limit - 1]).union().to_tuples() == [(0, limit - 1)]
+    with raises_exactly(OverflowError,
+                        "too many labels over too long a time span to merge at once"):
+        Spans([0], [limit]).union()
+    # one label "a" (index 0, group 1): factor 2; 2 * (2**61 - 1) = 2**62 - 2 <= limit,
+    # 2 * 2**61 = 2**62 > limit
+    half = 2**61
+    assert Spans([0, 10], [half - 2, 20], labels=["a", "a"]).union(
+        by_label=True).to_tuples(labels=True) == [("a", 0, half - 2)]
+    with pytest.raises(OverflowError):
+        Spans([0], [half - 1], labels=["a"]).union(by_label=True)
+
+
+def test_equal_only_when_starts_ends_flags_and_labels_all_agree() -> None:
+    base = Spans([0, 10], [5, 20], labels=["a", None], open_at_end=[False, True])
+    assert base == Spans([0, 10], [5, 20], labels=["a", None], open_at_end=[False, True])
+    # each differs from base in exactly one column
+    assert base != Spans([1, 10], [5, 20], labels=["a", None], open_at_end=[False, True])
+    assert base != Spans([0, 10], [5, 21], labels=["a", None], open_at_end=[False, True])
+    assert base != Spans([0, 10], [5, 20], labels=["a", None], open_at_end=[False, False])
+    assert base != Spans([0, 10], [5, 20], labels=["b", None], open_at_end=[False, True])
+    assert base != [(0, 5), (10, 20)]
+
+
+def test_by_label_holds_each_labels_own_spans() -> None:
+    spans = Spans([5, 0, 1, 7], [9, 2, 4, 8], labels=["b", None, "a", "b"])
+    assert {label: part.to_tuples() for label, part in spans.by_label().items()} == {
+        None: [(0, 2)], "a": [(1, 4)], "b": [(5, 9), (7, 8)]}
+
+
+def test_from_seconds_keeps_flags_and_flattens_a_column() -> None:
+    spans = Spans.from_seconds([0.0, 1.0], [0.5, 2.0], labels=["a", "b"],
+                               open_at_end=[False, True])
+    assert spans.open_at_end.tolist() == [False, True] and spans.labels == ("a", "b")
+    # a (2, 1) column of seconds, as cut from a table, is read as two spans
+    column = Spans.from_seconds(np.array([[0.0], [1.0]]), np.array([[0.5], [2.0]]))
+    assert column.to_tuples() == [(0, 500_000), (1_000_000, 2_000_000)]
+
+
+def test_clipping_keeps_open_at_end_only_where_the_own_end_survives() -> None:
+    spans = Spans([0, 8, 1], [5, 12, 3], open_at_end=[True, True, False])
+    clipped = spans.clipped(Span(2, 10))
+    # (0, 5) open -> (2, 5): its own end is kept, still open;
+    # (8, 12) open -> (8, 10): cut at the window, so where it stopped is not known: closed
+    # (1, 3) closed -> (2, 3): stays closed
+    assert clipped.to_tuples() == [(2, 5), (8, 10), (2, 3)]
+    assert clipped.open_at_end.tolist() == [True, False, False]
+
+
+def test_pair_iou_of_points_divides_by_nothing_and_warns_nothing() -> None:
+    # [3, 3) with [3, 3): joint 0, same point -> 1; [3, 3) with [4, 4): joint 0 -> 0;
+    # [0, 4) with [2, 6): shared 2, joint 4 + 4 - 2 = 6 -> 1/3; [0, 1) with [0, 1): 1/1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a 0/0 on the way would raise RuntimeWarning
+        iou = pair_iou(Spans([3, 3, 0, 0], [3, 3, 4, 1]), Spans([3, 4, 2, 0], [3, 4, 6, 1]))
+    assert iou.tolist() == [1.0, 0.0, 1 / 3, 1.0]
+
+
+def test_span_from_seconds_keeps_the_label_and_is_closed_by_default() -> None:
+    assert Span.from_seconds(0.5, 1.0, "agent") == Span(500_000, 1_000_000, "agent", False)
+    assert Span.from_seconds(0.5, 1.0).open_at_end is False
+
+
+def test_span_contains_its_start_and_not_its_end() -> None:
+    # [2, 5): 2, 3, 4 are inside; 1 is before it and 5 is the first instant after it
+    assert [Span(2, 5).contains(t) for t in (1, 2, 4, 5)] == [False, True, True, False]
+
+
+def test_covers_answers_instants_in_the_order_given() -> None:
+    # spans [0, 5) and [10, 20); the instants are not sorted, so they are sorted for the
+    # search and the answers put back: 19 in, 0 in, 5 out (end), 10 in, 20 out (end), 3 in
+    assert Spans([0, 10], [5, 20]).covers([19, 0, 5, 10, 20, 3]).tolist() == [
+        True, True, False, True, False, True]
+
+
+def test_column_types_are_int64_bounds_int32_labels_and_bool_flags() -> None:
+    spans = Spans([0, 1], [2, 3], labels=["a", None], open_at_end=[1, 0])
+    assert (spans.starts.dtype, spans.ends.dtype) == (np.int64, np.int64)
+    # int32 label indices: 4 bytes a span, what a million DER turns are sized for
+    assert spans.label_ids.dtype == np.int32 and spans.label_ids.tolist() == [0, -1]
+    assert spans.open_at_end.dtype == np.bool_
+    assert Spans([0], [1]).label_ids.dtype == np.int32
+
+
+def test_union_by_label_keeps_labels_apart_at_any_offset() -> None:
+    # the groups are shifted apart by width = last end - first start + 1 = 0 - (-10) + 1
+    # = 11: a's [-10, -5) and b's [-10, 0) must not merge, whatever the sign of the times
+    spans = Spans([-10, -10, -3], [-5, 0, -1], labels=["a", "b", "a"])
+    assert spans.union(by_label=True).to_tuples(labels=True) == [
+        ("a", -10, -5), ("a", -3, -1), ("b", -10, 0)]
+    # far from zero: width (far + 30) - far + 1 = 31, nowhere near the overflow guard, and
+    # the shifted times (time - first start + group * width) stay below 31 * 3 = 93; with
+    # far = 2**62 - 31 a shift that added the first start would carry label b's times
+    # (far + 20 + 2 * 31 + far = 2**63 + 20) past the int64 range
+    far = 2**62 - 31
+    assert Spans([far, far + 20], [far + 10, far + 30], labels=["a", "b"]).union(
+        by_label=True).to_tuples(labels=True) == [("a", far, far + 10), ("b", far + 20, far + 30)]
+
+
+def test_union_without_by_label_drops_the_labels() -> None:
+    merged = Spans([0, 5, 6], [3, 8, 7], labels=["a", "b", None]).union()
+    assert merged.to_tuples(labels=True) == [(None, 0, 3), (None, 5, 8)]
+    assert merged.label_names == () and merged.label_ids.tolist() == [-1, -1]
+    assert merged.label_ids.dtype == np.int32  # as in every Spans
+
+
+def test_every_result_has_the_same_column_types() -> None:
+    # int32 input bounds are widened to int64; a scalar is one span
+    narrow = Spans(np.array([0, 4], dtype=np.int32), np.array([3, 9], dtype=np.int32))
+    assert (narrow.starts.dtype, narrow.ends.dtype) == (np.int64, np.int64)
+    assert Spans(2, 5) == Spans([2], [5])
+    assert Spans(2, 5, open_at_end=True).open_at_end.tolist() == [True]
+    a, b = Spans([0, 10], [5, 20]), Spans([3], [12])
+    for result in (a.intersection(b), a.difference(b), a.union(), Spans.empty(),
+                   a.clipped(Span(1, 15))):
+        assert (result.starts.dtype, result.ends.dtype, result.label_ids.dtype,
+                result.open_at_end.dtype) == (np.int64, np.int64, np.int32, np.bool_)

@@ -292,3 +292,47 @@ def test_turn_end_e_may_be_exactly_t(tmp_path: Path) -> None:
     past = _write(tmp_path / "tt2.json", [{"timestamp": [10.000001, 11.0]}])
     with pytest.raises(InputError, match=r"E \(turn_taking\[0\] start\)"):
         load_turn_end(past, "s1", 10_000_000)
+
+
+def test_task_load_names_the_annotation_file_of_a_bad_boundary() -> None:
+    # the task reads the parsed annotation and must still name its file: E = 10.000001 s,
+    # a pause end and R at 10.000001 s lie past T = 10 s
+    from types import SimpleNamespace
+
+    from speecheval.fdb.v10.samples import LoadedSample
+    from speecheval.fdb.v10.tasks import TASKS
+    from speecheval.fdb.v10.tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING, USER_INTERRUPTION
+
+    for task, data in ((SMOOTH_TURN_TAKING, [{"timestamp": [10.000001, 11.0]}]),
+                       (PAUSE_HANDLING, [{"timestamp": [9.0, 10.000001]}]),
+                       (USER_INTERRUPTION, [{"timestamp": [9.0, 10.000001]}])):
+        sample = LoadedSample(entry=SimpleNamespace(sample_id="s1"),  # type: ignore[arg-type]
+                              duration_us=10_000_000, transcript=Path("out/s1.json"),
+                              annotation=Path("ds/s1/annotation.json"), words=(),
+                              annotation_data=data)
+        with pytest.raises(InputError) as caught:
+            TASKS[task].load(sample)
+        assert caught.value.path == str(Path("ds/s1/annotation.json"))
+        assert caught.value.sample_id == "s1"
+
+
+def test_pause_task_scores_one_sample_as_it_scores_a_batch() -> None:
+    # `fdb10 show` scores one sample (Task.score), `score` a batch (Task.score_many): one
+    # pause [2 s, 4 s) and a word at [3 s, 3.5 s) inside it: one intruded pause of 2 s
+    from types import SimpleNamespace
+
+    from speecheval.fdb.v10.annotations import Word
+    from speecheval.fdb.v10.samples import LoadedSample
+    from speecheval.fdb.v10.tasks import TASKS
+    from speecheval.fdb.v10.tree import PAUSE_HANDLING
+
+    sample = LoadedSample(entry=SimpleNamespace(sample_id="s1"),  # type: ignore[arg-type]
+                          duration_us=10_000_000, transcript=Path("out/s1.json"),
+                          annotation=Path("ds/s1/pause.json"),
+                          words=(Word("hi", 3_000_000, 3_500_000),),
+                          pauses=Spans([2_000_000], [4_000_000]))
+    task = TASKS[PAUSE_HANDLING]
+    one = task.score(sample, Spans.empty())
+    assert one == task.score_many([sample], {})[0]
+    assert (one.pause_intrusion, one.pauses, one.intruded_pauses, one.pause_us,
+            one.first_pause_start_us, one.words) == (True, 1, 1, 2_000_000, 2_000_000, 1)

@@ -206,3 +206,12 @@ def test_result_invariants_refuse_impossible_values() -> None:
 def test_negative_collar_is_an_input_error() -> None:
     with pytest.raises(InputError, match="collar"):
         score_files(OVERLAP_REF, OVERLAP_HYP, UEM.parse("f 1 0 6"), collar_s=-0.1)
+
+
+def test_default_uem_extent_starts_at_the_earliest_turn_of_either_side() -> None:
+    # reference turn [1, 3], system turn [2, 9] (the reverse order of the docstring's):
+    # dscore takes the extent of both, [min(1, 2), max(3, 9)] = [1, 9]; md-eval the
+    # reference's [1, 3]; speecheval [0, 9]
+    ref, hyp = rttm(("a", 1, 3, "A")), rttm(("a", 2, 9, "X"))
+    assert [default_uem(ref, hyp, c).regions("a") for c in ("speecheval", "md-eval", "dscore")
+            ] == [((0.0, 9.0),), ((1.0, 3.0),), ((1.0, 9.0),)]
