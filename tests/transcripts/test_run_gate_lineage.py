@@ -156,3 +156,72 @@ def test_gate_refuses_a_run_with_a_system_named_gate(run_dir: Path,
     assert "raw/gate/production_complete_file/blocks/r1" in err
     assert not (run_dir / "derived" / "gate").exists()
     assert (run_dir / "lineage.jsonl").read_bytes() == before
+
+
+def fake_run(folder: Path, rate: int = 44_100, version: str = "fake 1.0") -> Path:
+    """A run of the fake system alone on ``blocks`` made at ``rate`` (another rate: other
+    PCM), the system's user version set to ``version``."""
+    folder.mkdir()
+    blocks_audio(folder / "blocks.wav", rate)
+    manifest = write_manifest(folder, SAMPLE)
+    manifest.write_text(manifest.read_text().replace("fake 1.0", version))
+    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", folder / "run") == 0
+    return folder / "run"
+
+
+def test_import_of_a_compatible_older_run(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    older, current = fake_run(tmp_path / "a"), fake_run(tmp_path / "b")
+    digest = sha(older / "run.json")[:12]
+    before = (current / "lineage.jsonl").read_bytes()
+    capsys.readouterr()
+    assert cli("import", current, older) == 0
+    record_id = f"imported:{digest}/fake/production_complete_file/blocks/r1"
+    assert capsys.readouterr().out == (f"{record_id}: compatible, identity exact, use "
+                                       "production_complete_file\n")
+    after = (current / "lineage.jsonl").read_bytes()
+    assert after.startswith(before)
+    (record,) = [json.loads(line) for line in after[len(before):].splitlines()]
+    copied = current / "imported" / digest / "raw" / "fake" / "production_complete_file" / \
+        "blocks" / "r1"
+    original = older / "raw" / "fake" / "production_complete_file" / "blocks" / "r1"
+    assert sorted(p.name for p in copied.iterdir()) == sorted(p.name for p in original.iterdir())
+    assert all((copied / p.name).read_bytes() == p.read_bytes() for p in original.iterdir())
+    assert record["path"] == str(copied.relative_to(current))
+    assert (record["exact_input_match"], record["protocol_compatibility"],
+            record["identity_confidence"], record["track_use"], record["parent"]) == (
+        True, "compatible", "exact", "production_complete_file", "input:blocks")
+    assert record["raw_sha256"] == sha(original / "response.stm")
+    capsys.readouterr()
+    assert cli("lineage", current, "--artefact", record_id) == 0
+    assert [line for line in capsys.readouterr().out.splitlines()
+            if not line.startswith(" ")] == [record_id, "input:blocks"]
+    # again: nothing copied, nothing appended
+    assert cli("import", current, older) == 0
+    assert (current / "lineage.jsonl").read_bytes() == after
+
+
+def test_an_incompatible_older_run_is_diagnostic_only(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    older = fake_run(tmp_path / "a", rate=22_050, version="fake 0.9")
+    current = fake_run(tmp_path / "b")
+    capsys.readouterr()
+    assert cli("import", current, older) == 0
+    assert capsys.readouterr().out.endswith(
+        ": incompatible (the input audio differs), identity recorded, use diagnostic\n")
+    record = records(current)[-1]
+    assert (record["exact_input_match"], record["protocol_compatibility"],
+            record["parent"]) == (False, "incompatible", None)
+    assert record["input_sha256"] == sha(older / "input" / "blocks.wav")
+
+
+def test_import_needs_run_directories(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    current = fake_run(tmp_path / "b")
+    (tmp_path / "empty").mkdir()
+    before = (current / "lineage.jsonl").read_bytes()
+    assert cli("import", current, tmp_path / "empty") == 2
+    assert capsys.readouterr().err == (f"error: {tmp_path / 'empty'}: not a run directory: it "
+                                       "has no run.json\n")
+    assert cli("import", current, current) == 2
+    assert not (current / "imported").exists()
+    assert (current / "lineage.jsonl").read_bytes() == before
