@@ -162,22 +162,30 @@ def test_run_directory_is_gated_append_only(tmp_path: Path,
     assert sorted(chunked["raw"]["chunks"]) == [
         "raw/good/production_complete_file.chunked/ep1/r1/chunk-000/response.txt",
         "raw/good/production_complete_file.chunked/ep1/r1/chunk-001/response.txt"]
-    lineage = [json.loads(line) for line in
-               (derived[0] / "lineage.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(p.name for p in derived[0].iterdir()) == ["gate.json", "verdicts.jsonl"]
+    # the verdicts are appended to the run's own lineage, after its records
+    after = (run_dir / "lineage.jsonl").read_bytes()
+    assert after.startswith(lineage_before)
+    lineage = [json.loads(line) for line in after[len(lineage_before):].splitlines()]
+    assert [r["id"].split("@")[0] for r in lineage] == [
+        "gate:good/production_complete_file/ep1/r1", "gate:good/production_complete_file/ep1/r2",
+        "gate:good/production_complete_file.chunked/ep1/r1",
+        "gate:moss/production_complete_file/ep1/r1"]
+    # only r1 of good has a raw record in this run's lineage; the others have no parent
     assert [r["parent"] for r in lineage] == [
-        "raw:good/production_complete_file/ep1/r1", "raw:good/production_complete_file/ep1/r2",
-        "raw:good/production_complete_file.chunked/ep1/r1",
-        "raw:moss/production_complete_file/ep1/r1"]
+        "raw:good/production_complete_file/ep1/r1", None, None, None]
     assert lineage[0]["raw_sha256"] == "b" * 64  # taken from the run's raw record
     assert lineage[0]["model_revision"] == {"model": "tiny.en"}
     assert lineage[0]["path"] == f"derived/gate/{derived[0].name}/verdicts.jsonl#3"
     assert lineage[0]["id"] == f"gate:good/production_complete_file/ep1/r1@{derived[0].name}"
-    assert (run_dir / "lineage.jsonl").read_bytes() == lineage_before
+    # without a raw record the verdict keeps the raw answer's own SHA-256
+    assert lineage[3]["raw_sha256"] == records[5]["raw"]["sha256"]
     # the same inputs again: the folder is found, left as it is
     code, text, _ = run(["transcripts", "gate", str(run_dir), "--samples", str(samples)],
                         capsys)
     assert "already derived from the same inputs" in text.splitlines()[-1]
     assert (derived[0] / "verdicts.jsonl").read_bytes() == first
+    assert (run_dir / "lineage.jsonl").read_bytes() == after  # no record twice
     # a new tolerance is a new derived artefact beside the old one
     code, text, _ = run(["transcripts", "gate", str(run_dir), "--samples", str(samples),
                          "--tolerance", "100"], capsys)

@@ -16,6 +16,7 @@ COMMANDS = {
     "score": Lazy("speecheval.transcripts.score.cli:score"),
     "run": Lazy("speecheval.transcripts.run.cli:run"),
     "lineage": Lazy("speecheval.transcripts.run.cli:lineage"),
+    "import": Lazy("speecheval.transcripts.run.cli:import_older"),
     "gate": Lazy("speecheval.transcripts.gate.cli:gate"),
     "arbitrate": Lazy("speecheval.transcripts.arbitrate.cli:arbitrate"),
 }

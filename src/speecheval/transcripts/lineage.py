@@ -10,14 +10,14 @@ the input audio, which ``speecheval transcripts lineage`` prints.
 
 The record keys are listed in :data:`RECORD_KEYS` and described in
 ``docs/transcripts-run.md``; other commands (the gate, arbitration) append their own
-kinds with the same keys.
+kinds with the same keys, through :func:`derived_from` and :func:`append_missing`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,11 @@ LINEAGE_FILE = "lineage.jsonl"
 RECORD_KEYS = ("id", "kind", "path", "sha256", "parent", "input_sha256", "request_config",
                "model_revision", "raw_sha256", "normalizer_version", "scorer_version")
 """Every record has these keys (``None`` where one does not apply); more may follow."""
+GATE_FOLDER = "gate"
+ARBITRATION_FOLDER = "arbitration"
+COMMAND_FOLDERS = (GATE_FOLDER, ARBITRATION_FOLDER)
+"""Folders of ``RUN/derived/`` written by commands; beside them ``RUN/derived/<system>/``
+holds each system's transcripts, so no system may take one of these names."""
 
 
 def read_records(run_dir: Path) -> list[dict[str, Any]]:
@@ -73,6 +78,39 @@ def append_record(run_dir: Path, record: Mapping[str, Any]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def append_missing(run_dir: Path, records: Iterable[Mapping[str, Any]]) -> int:
+    """Append each of ``records`` whose id the lineage lacks; how many were appended.
+
+    A command that derives a folder once and finds it made on the next call (or after a
+    crash between the folder and its records) appends only what is missing, so the same
+    inputs never give a record twice.
+    """
+    known = {r["id"] for r in read_records(run_dir)}
+    added = 0
+    for record in records:
+        if record["id"] not in known:
+            append_record(run_dir, record)
+            known.add(record["id"])
+            added += 1
+    return added
+
+
+def derived_from(known: Mapping[str, Mapping[str, Any]], parent: str) -> dict[str, Any]:
+    """The keys a record derived from the recorded artefact ``parent`` takes from it.
+
+    A raw folder the lineage does not record (a run directory written by another program)
+    gives ``parent`` ``None`` and no inherited facts: the chain stops there, honestly.
+    """
+    record = known.get(parent)
+    if record is None:
+        return {"parent": None, "input_sha256": None, "request_config": None,
+                "model_revision": None, "raw_sha256": None}
+    return {"parent": parent, "input_sha256": record.get("input_sha256"),
+            "request_config": record.get("request_config"),
+            "model_revision": record.get("model_revision"),
+            "raw_sha256": record.get("raw_sha256")}
 
 
 def chain(records: list[dict[str, Any]], artefact: str) -> list[dict[str, Any]]:

@@ -49,9 +49,10 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
     from ...core.errors import InputError
     from ...core.hashing import sha256_bytes, sha256_file
     from ...core.output import refuse_existing
+    from .. import lineage
     from .inputs import read_candidates, read_references, run_candidates
     from .judges import ChatJudge, CommandJudge, Judge
-    from .run import ARBITRATE_VERSION
+    from .run import ARBITRATE_VERSION, lineage_records
     from .run import arbitrate as run_arbitration
 
     judges: list[Judge] = [ChatJudge.parse(spec, api_key_env, max_attempts=max_attempts,
@@ -67,6 +68,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
     if (run is None) == (candidates_path is None):
         raise InputError("give either a RUN directory or --candidates FILE")
     provenance: dict[str, object] = {"references_file": sha256_file(references_path)}
+    raw_keys: dict[str, dict[str, str]] = {}
     if candidates_path is not None:
         if out_dir is None:
             raise InputError("--candidates needs --out (a new folder)")
@@ -78,12 +80,13 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
         if out_dir is not None:
             raise InputError("a RUN's arbitration goes under RUN/derived/arbitration/; "
                              "--out is for --candidates")
-        track, candidates = run_candidates(run, track, repeat)
+        track, candidates, raw_keys = run_candidates(run, track, repeat)
         provenance.update(track=track, repeat=repeat)
         digest = sha256_bytes(dumps({"candidates": candidates, "seed": seed,
                                      "judges": [j.identity() for j in judges],
                                      "references": provenance["references_file"]}).encode())
-        target = run / "derived" / "arbitration" / f"{ARBITRATE_VERSION}-{digest[:12]}"
+        target = (run / "derived" / lineage.ARBITRATION_FOLDER
+                  / f"{ARBITRATE_VERSION}-{digest[:12]}")
         if target.exists():
             raise InputError("the same judges already arbitrated these candidates with this "
                              "seed; their answers are kept there (use another --seed for a "
@@ -92,6 +95,8 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
         click.echo(f"note: {len(judges)} judge(s); a consensus needs 3 valid judges, so every "
                    f"sample will be flagged for human review", err=True)
     rows = run_arbitration(references, candidates, judges, seed, target, provenance)
+    if run is not None:
+        lineage.append_missing(run, lineage_records(run, target, raw_keys))
     for row in rows:
         if "skipped" in row:
             click.echo(f"{row['sample']}: skipped: {row['skipped']}")

@@ -95,9 +95,11 @@ def read_candidates(path: Path) -> dict[str, dict[str, str]]:
     return found
 
 
-def run_candidates(run: Path, track: str | None,
-                   repeat: str) -> tuple[str, dict[str, dict[str, str]]]:
-    """Candidates from a run: ``(track, sample -> system -> text)`` of repeat ``repeat``.
+def run_candidates(run: Path, track: str | None, repeat: str
+                   ) -> tuple[str, dict[str, dict[str, str]], dict[str, dict[str, str]]]:
+    """Candidates from a run: ``(track, sample -> system -> text, sample -> system -> raw
+    key)`` of repeat ``repeat``; the raw key (``<system>/<track-dir>/<sample>/r<k>``) names
+    the lineage parent of the arbitration.
 
     The text is every complete segment's text of the raw output, in order (timestamps and
     tags left out); a cut final segment is not shown to the judges.
@@ -112,6 +114,7 @@ def run_candidates(run: Path, track: str | None,
     elif track not in tracks:
         raise InputError(f"the run has no track {track!r} for repeat {repeat}", path=run)
     found: dict[str, dict[str, str]] = {}
+    keys: dict[str, dict[str, str]] = {}
     for item in items:
         if item.track != track:
             continue
@@ -120,4 +123,5 @@ def run_candidates(run: Path, track: str | None,
             continue  # the gate records why; the judges see the systems that answered
         found.setdefault(item.sample, {})[item.system] = " ".join(
             seg.text for seg in read[0].segments)
-    return track, found
+        keys.setdefault(item.sample, {})[item.system] = item.key
+    return track, found, keys

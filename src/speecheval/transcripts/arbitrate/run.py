@@ -12,11 +12,14 @@ Output folder (new, never overwritten)::
                        why not, the parsed answer by label
     aggregate.jsonl    per sample: votes and mean scores by system, consensus, flags
 
-Objective metrics are neither read nor written: the judges' view stays beside them.
+Objective metrics are neither read nor written: the judges' view stays beside them. In a
+run directory every judged candidate gets a record in ``RUN/lineage.jsonl``
+(:func:`lineage_records`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -24,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from ...core.canonical_json import dumps, dumps_lines
-from ...core.hashing import sha256_bytes
+from ...core.hashing import sha256_bytes, sha256_file
 from ...core.output import new_output_dir
 from ...core.provenance import package_version
+from .. import lineage
 from .aggregate import MIN_VALID_JUDGES, aggregate
 from .inputs import Reference
 from .judges import Judge, JudgeReply
@@ -127,3 +131,29 @@ def _judgement(sample: BlindSample, judge: Judge, reply: JudgeReply,
     return {**row, "valid": True, "invalid_reason": None,
             "answer": {"scores": answer.scores, "best": answer.best,
                        "confidence": answer.confidence}}, answer
+
+
+def lineage_records(run: Path, target: Path,
+                    keys: Mapping[str, Mapping[str, str]]) -> list[dict[str, Any]]:
+    """One record per judged candidate of the arbitration in ``target`` (under ``run``).
+
+    The id is ``arbitration:<raw key>@<folder>``, the parent the candidate's raw record, the
+    path the sample's line of ``aggregate.jsonl`` (a judgement compares candidates, but
+    each candidate's chain still runs back to its own raw answer and input audio).
+    """
+    aggregate_path = target / "aggregate.jsonl"
+    relative = aggregate_path.relative_to(run)
+    sha = sha256_file(aggregate_path)
+    known = {r["id"]: r for r in lineage.read_records(run)}
+    found = []
+    for number, line in enumerate(aggregate_path.read_text(encoding="utf-8").splitlines(),
+                                  start=1):
+        row = json.loads(line)
+        for system, key in sorted(keys[row["sample"]].items()):
+            found.append({
+                "id": f"arbitration:{key}@{target.name}", "kind": "arbitration",
+                "path": f"{relative}#{number}", "sha256": sha,
+                **lineage.derived_from(known, f"raw:{key}"), "normalizer_version": None,
+                "scorer_version": f"{ARBITRATE_VERSION}/{PROMPT_VERSION}",
+                "consensus": row["consensus"], "system": system})
+    return found

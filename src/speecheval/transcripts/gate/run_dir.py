@@ -16,13 +16,14 @@ Verdicts are derived artefacts: they go to a new folder
 depend on (gate and rules versions, raw, meta and audio bytes, the boundaries used). The
 same inputs give the same folder, which is then left as it is; new rules or new
 boundaries give a new folder; nothing is overwritten. Beside ``verdicts.jsonl`` the folder
-holds ``gate.json`` (what was run) and ``lineage.jsonl``: one record per verdict in the
-run lineage's record schema, parent ``raw:<system>/<track-dir>/<sample>/r<k>``.
+holds ``gate.json`` (what was run). Each verdict is appended to the run's own
+``RUN/lineage.jsonl`` as ``gate:<key>@<folder>``, parent ``raw:<key>`` (``<key>`` is
+``<system>/<track-dir>/<sample>/r<k>``), so ``transcripts lineage RUN --artefact`` walks
+from a verdict back to the input audio; records already there are not appended again.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from ...core.errors import InputError
 from ...core.hashing import sha256_bytes, sha256_file
 from ...core.output import new_output_dir
 from ...core.provenance import package_version
+from .. import lineage
 from .apply import read_raw_file, verdict_record
 from .inputs import SampleBoundary, format_for, read_meta, read_samples
 from .reading import RawReading, shifted
@@ -75,6 +77,11 @@ def find_items(run: Path) -> list[RawItem]:
     items = []
     for meta in sorted(raw.glob(f"*/*/*/r*/{META}")):
         system, track_dir, sample, repeat = meta.parent.relative_to(raw).parts
+        if system in lineage.COMMAND_FOLDERS:
+            raise InputError(f"system {system!r} has the name of a command's folder under "
+                             f"derived/ (reserved: {', '.join(lineage.COMMAND_FOLDERS)}); its "
+                             "transcripts and those verdicts would share a folder",
+                             path=meta.parent)
         items.append(RawItem(system, track_dir.replace(".", "/"), sample, repeat, meta.parent))
     if not items:
         raise InputError("the run holds no raw/<system>/<track-dir>/<sample>/r<k>/meta.json",
@@ -121,8 +128,9 @@ def gate_run(run: Path, samples_path: Path | None, rules: GateRules,
     items = find_items(run)
     samples = sorted({item.sample for item in items if item.track != GOLD_TRACK})
     facts = {s: _sample_facts(run, s, boundaries.get(s), samples_path) for s in samples}
-    parents = _lineage(run)
-    records, lineage = [], []
+    known = {r["id"]: r for r in lineage.read_records(run)}
+    records: list[dict[str, Any]] = []
+    entries: list[dict[str, Any]] = []
     for item in items:
         where = {"system": item.system, "track": item.track, "sample": item.sample,
                  "repeat": item.repeat}
@@ -139,14 +147,12 @@ def gate_run(run: Path, samples_path: Path | None, rules: GateRules,
                                 {"path": str(meta_path.relative_to(run)),
                                  "sha256": sha256_file(meta_path)}, rules)
         records.append({**where, **record})
-        parent = parents.get(f"raw:{item.key}", {})
-        lineage.append({
+        inherited = lineage.derived_from(known, f"raw:{item.key}")
+        entries.append({
             "id": f"gate:{item.key}", "kind": "gate_verdict", "line": len(records),
-            "parent": f"raw:{item.key}", "raw_sha256": parent.get("raw_sha256",
-                                                                   read[1]["sha256"]),
-            "input_sha256": parent.get("input_sha256", audio_sha),
-            "request_config": parent.get("request_config"),
-            "model_revision": parent.get("model_revision"),
+            **inherited,
+            "raw_sha256": inherited["raw_sha256"] or read[1]["sha256"],
+            "input_sha256": inherited["input_sha256"] or audio_sha,
             "normalizer_version": None, "scorer_version": f"{GATE_VERSION}/{RULES_VERSION}",
             "meta_sha256": record["meta"]["sha256"], "verdict": record["verdict"]})
     used = {s: {"duration_s": f.duration_s, "last_speech_s": f.last_speech_s,
@@ -154,25 +160,25 @@ def gate_run(run: Path, samples_path: Path | None, rules: GateRules,
                 "audio_sha256": audio_sha} for s, (f, audio_sha) in facts.items()}
     digest = sha256_bytes(dumps({"gate": GATE_VERSION, "rules": rules.identity(),
                                  "samples": used, "records": records}).encode())[:12]
-    target = run / "derived" / "gate" / f"{GATE_VERSION}-{digest}"
-    if target.exists():
-        return GatedRun(target, False, tuple(records))
+    target = run / "derived" / lineage.GATE_FOLDER / f"{GATE_VERSION}-{digest}"
     verdicts = dumps_lines(records)
     relative = str(target.relative_to(run) / "verdicts.jsonl")
-    for entry in lineage:
+    for entry in entries:
         entry.update(id=f"{entry['id']}@{target.name}", path=f"{relative}#{entry.pop('line')}",
                      sha256=sha256_bytes(verdicts.encode()))
-    with new_output_dir(target) as staging:
-        (staging / "verdicts.jsonl").write_text(verdicts, encoding="utf-8")
-        (staging / "lineage.jsonl").write_text(dumps_lines(lineage), encoding="utf-8")
-        (staging / "gate.json").write_text(dumps({
-            "kind": "transcripts.gate_run", "gate_version": GATE_VERSION,
-            "speecheval": package_version("speecheval"), "rules": rules.identity(),
-            "samples": used, "command": list(command),
-            "samples_file": None if samples_path is None else {
-                "path": str(samples_path), "sha256": sha256_file(samples_path)}}),
-            encoding="utf-8")
-    return GatedRun(target, True, tuple(records))
+    created = not target.exists()
+    if created:
+        with new_output_dir(target) as staging:
+            (staging / "verdicts.jsonl").write_text(verdicts, encoding="utf-8")
+            (staging / "gate.json").write_text(dumps({
+                "kind": "transcripts.gate_run", "gate_version": GATE_VERSION,
+                "speecheval": package_version("speecheval"), "rules": rules.identity(),
+                "samples": used, "command": list(command),
+                "samples_file": None if samples_path is None else {
+                    "path": str(samples_path), "sha256": sha256_file(samples_path)}}),
+                encoding="utf-8")
+    lineage.append_missing(run, entries)
+    return GatedRun(target, created, tuple(records))
 
 
 def _format(path: Path, declared: Any) -> str | None:
@@ -193,22 +199,6 @@ def _answer_file(folder: Path) -> Path | None:
     responses = [p for p in files if p.name.startswith("response.")]
     found = responses if responses else files
     return found[0] if len(found) == 1 else None
-
-
-def _lineage(run: Path) -> dict[str, dict[str, Any]]:
-    """The run's raw lineage records by id (none when the run keeps no lineage)."""
-    path = run / "lineage.jsonl"
-    if not path.is_file():
-        return {}
-    records = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"line {number}: not JSON: {exc.msg}", path=path) from None
-        if isinstance(record, dict) and isinstance(record.get("id"), str):
-            records[record["id"]] = record
-    return records
 
 
 def _sample_facts(run: Path, sample: str, boundary: SampleBoundary | None,

@@ -1,4 +1,4 @@
-"""``speecheval transcripts run`` and ``speecheval transcripts lineage``."""
+"""``speecheval transcripts run``, ``transcripts lineage`` and ``transcripts import``."""
 
 from __future__ import annotations
 
@@ -81,3 +81,21 @@ def lineage(run_dir: Path, artefact: str | None) -> None:
         return
     for record in chain(records, artefact):
         click.echo(describe(record))
+
+
+@click.command("import")
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("older_run", type=click.Path(path_type=Path, file_okay=False))
+def import_older(run_dir: Path, older_run: Path) -> None:
+    """Copy an older run's raw answers into RUN_DIR with how far they match it.
+
+    Each is recorded in RUN_DIR's lineage with exact_input_match, protocol_compatibility and
+    identity_confidence; an incompatible one is for the diagnostic track only.
+    """
+    from .importing import import_run
+
+    for record in import_run(run_dir, older_run):
+        why = "; ".join(record["incompatibilities"])
+        click.echo(f"{record['id']}: {record['protocol_compatibility']}"
+                   + (f" ({why})" if why else "")
+                   + f", identity {record['identity_confidence']}, use {record['track_use']}")

@@ -19,6 +19,7 @@ from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_
 from ...core.errors import InputError
 from ...core.schema import Schema, load_document, validate
 from .. import formats
+from ..lineage import ARBITRATION_FOLDER, COMMAND_FOLDERS, GATE_FOLDER
 from ..score.manifest import manifest_file
 
 FORMAT = "speecheval.transcripts.run-manifest/1"
@@ -26,6 +27,7 @@ WHISPER_LOCAL = "whisper-local"
 GOLD_WINDOW_S = (480.0, 720.0)
 """The spec's gold diagnostic window: 8 to 12 minutes."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_COMMANDS = {GATE_FOLDER: "gate", ARBITRATION_FOLDER: "arbitrate"}
 Positive = Annotated[float, Field(gt=0)]
 
 
@@ -140,6 +142,11 @@ class RunManifest(Schema):
     def _system_names(cls, value: dict[str, SystemSpec]) -> dict[str, SystemSpec]:
         for name, spec in value.items():
             _name(name)
+            if name in COMMAND_FOLDERS:
+                raise ValueError(f"{name!r} names the folder RUN/derived/{name}/ of "
+                                 f"`transcripts {_COMMANDS[name]}`, which would clash with "
+                                 "this system's transcripts there; give the system another "
+                                 "name")
             if name == WHISPER_LOCAL and not isinstance(spec, WhisperLocalSystem):
                 raise ValueError(f"{WHISPER_LOCAL!r} is the built-in whisper-local system; "
                                  "give another system another name")
