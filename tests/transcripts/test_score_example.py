@@ -186,6 +186,10 @@ def test_scenario_aggregation_and_maturity(run_dir: Path) -> None:
             "prescribes") in doc["run_maturity"]["reasons"]
     # Only en-review's successful SRT run is unsupported; its failed run is scored.
     assert (meeting["cp"]["scored_runs"], meeting["cp"]["unsupported_runs"]) == (3, 1)
+    # WDER: the two en-standup runs (0 / 13 each) are scored; the failed en-review run
+    # is left out (no aligned word) and the SRT run is unsupported.
+    assert (meeting["wder"]["scored_runs"], meeting["wder"]["unsupported_runs"]) == (2, 1)
+    assert meeting["wder"]["rate"]["micro"] == 0.0
     assert doc["system_support"]["speaker_attribution"] is True
     assert meeting["hallucination"]["nonempty_output_rate"] == 1.0
     # Across scenarios only scenario macros: one scenario per rate here.
