@@ -138,16 +138,7 @@ def tcp_error_counts(reference: dict[str, list[TimedWord]],
         hyp_name = hyp_names[j] if j < len(hyp_names) else None
         if ref_name is not None or hyp_name is not None:
             pairs.append(SpeakerPair(session_id, ref_name, hyp_name, table[i][j]))
-    pairs.sort(key=lambda p: (p.reference_speaker is None, p.reference_speaker or "",
-                              p.hypothesis_speaker or ""))
-    return CpResult(
-        counts=sum((p.counts for p in pairs), ErrorCounts.zero()),
-        reference_speakers=len(ref_names),
-        hypothesis_speakers=len(hyp_names),
-        missed_speakers=sum(1 for p in pairs if p.hypothesis_speaker is None),
-        false_alarm_speakers=sum(1 for p in pairs if p.reference_speaker is None),
-        assignment=tuple(pairs),
-    )
+    return CpResult.from_pairs(pairs, len(ref_names), len(hyp_names))
 
 
 def tcp_error_rate(reference: Iterable[Segment], hypothesis: Iterable[Segment],

@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...text.wder import WderResult, wder
-from ..inputs import has_speakers
-from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, sample_values
+from .cp import speaker_refusal
 
 
 class WordDiarizationError(Measure[WderResult]):
@@ -18,17 +17,12 @@ class WordDiarizationError(Measure[WderResult]):
     name = "wder"
 
     def score(self, inputs: RunInputs) -> Outcome[WderResult]:
-        sample, hyp = inputs.sample, inputs.hypothesis.segments
-        if sample.kind in NON_SPEECH_KINDS:
-            return Outcome(status={"wder": f"{sample.kind} sample"})
-        if not has_speakers(inputs.reference.segments):
-            return Outcome(status={"wder": "reference has no speaker labels"})
-        if not has_speakers(hyp) and not (inputs.failed and inputs.support.speakers):
-            return Outcome(status={"wder": "unsupported: the system gives no speaker "
-                                           "attribution"})
-        if inputs.failed:
-            return Outcome(status={"wder": "failed run: no word aligned"})
-        return Outcome(wder(inputs.reference.segments, hyp, inputs.unit))
+        refusal = speaker_refusal(inputs)
+        if refusal is None and inputs.failed:
+            refusal = "failed run: no word aligned"
+        if refusal is not None:
+            return Outcome(status={"wder": refusal})
+        return Outcome(wder(inputs.reference.segments, inputs.hypothesis.segments, inputs.unit))
 
     def row(self, result: WderResult, run: RunScore) -> Any:
         return {"wder": result.error_rate, "aligned_tokens": result.aligned_words,
