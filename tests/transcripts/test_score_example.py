@@ -69,6 +69,9 @@ def test_per_sample_rows(run_dir: Path) -> None:
     assert standup["text"]["wer"] == pytest.approx(3 / 13)
     # cp: alice (8 words) vs S1: 1 S + 1 I; bob (5) vs S2: 1 S -> 3 / 13.
     assert standup["cp"]["cpwer"] == pytest.approx(3 / 13)
+    # WDER: all 13 reference words align (kubernetes->cooper, 3->three substituted, nettie
+    # inserted), S1 said alice's 8 and S2 bob's 5: mapping S1->alice, S2->bob, 0 / 13.
+    assert standup["wder"] == {"wder": 0.0, "aligned_tokens": 13, "speaker_errors": 0}
     # DER: collars +-0.25 s leave [0.25, 2.75], [3.75, 5.75], [6.75, 8.75] scored (6.5 s);
     # spk1 speaks over bob in [5.0, 5.75]: 0.75 s confusion -> 0.75 / 6.5.
     assert standup["diarization"]["der"] == pytest.approx(0.75 / 6.5)
@@ -84,6 +87,7 @@ def test_per_sample_rows(run_dir: Path) -> None:
     assert review["cp"] is None and review["diarization"] is None
     assert review["status"]["cp"].startswith("unsupported")
     assert review["status"]["diarization"].startswith("unsupported")
+    assert review["wder"] is None and review["status"]["wder"].startswith("unsupported")
     # '1,200' -> number 1200 on both sides; marks ', . .' on both sides.
     assert review["numbers"]["matched"] == 1 and review["punctuation"]["f1"] == 1.0
     failed = table[("en-review", 2)]
@@ -95,6 +99,8 @@ def test_per_sample_rows(run_dir: Path) -> None:
     # leave 3.5 + 2.5 = 6 s, all missed: 6 / 6.
     assert failed["cp"]["cpwer"] == 1.0 and failed["cp"]["deletions"] == 10
     assert failed["diarization"]["der"] == 1.0 and failed["diarization"]["missed"] == 6.0
+    # WDER counts only aligned words: a failed run has none, so no WDER, with the reason.
+    assert failed["wder"] is None and failed["status"]["wder"] == "failed run: no word aligned"
     # Its successful SRT run names no speakers and stays unsupported on its own.
     assert review["status"]["cp"].startswith("unsupported")
 
@@ -180,6 +186,10 @@ def test_scenario_aggregation_and_maturity(run_dir: Path) -> None:
             "prescribes") in doc["run_maturity"]["reasons"]
     # Only en-review's successful SRT run is unsupported; its failed run is scored.
     assert (meeting["cp"]["scored_runs"], meeting["cp"]["unsupported_runs"]) == (3, 1)
+    # WDER: the two en-standup runs (0 / 13 each) are scored; the failed en-review run
+    # is left out (no aligned word) and the SRT run is unsupported.
+    assert (meeting["wder"]["scored_runs"], meeting["wder"]["unsupported_runs"]) == (2, 1)
+    assert meeting["wder"]["rate"]["micro"] == 0.0
     assert doc["system_support"]["speaker_attribution"] is True
     assert meeting["hallucination"]["nonempty_output_rate"] == 1.0
     # Across scenarios only scenario macros: one scenario per rate here.

@@ -84,6 +84,22 @@ class CpResult(FieldwiseSum, Result, kind="transcripts.cp_result"):
         """The neutral element of ``+``."""
         return cls(ErrorCounts.zero(), 0, 0, 0, 0, ())
 
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[SpeakerPair], reference_speakers: int,
+                   hypothesis_speakers: int) -> CpResult:
+        """The result of one session's speaker pairs (put in a fixed order here)."""
+        ordered = sorted(pairs, key=lambda p: (p.reference_speaker is None,
+                                               p.reference_speaker or "",
+                                               p.hypothesis_speaker or ""))
+        return cls(
+            counts=sum((p.counts for p in ordered), ErrorCounts.zero()),
+            reference_speakers=reference_speakers,
+            hypothesis_speakers=hypothesis_speakers,
+            missed_speakers=sum(1 for p in ordered if p.hypothesis_speaker is None),
+            false_alarm_speakers=sum(1 for p in ordered if p.reference_speaker is None),
+            assignment=tuple(ordered),
+        )
+
     @property
     def error_rate(self) -> float | None:
         """cpWER/cpCER as a fraction; ``None`` with no reference tokens."""
@@ -170,16 +186,7 @@ def cp_error_counts(reference: Mapping[str, Sequence[str]],
         pair_cost = int(cost[i, j])  # the optimum never uses a capped entry: exact
         pairs.append(SpeakerPair(session_id, ref_name, hyp_name,
                                  kaldi_counts(refs[i], hyps[j], pair_cost)))
-    pairs.sort(key=lambda p: (p.reference_speaker is None, p.reference_speaker or "",
-                              p.hypothesis_speaker or ""))
-    return CpResult(
-        counts=sum((p.counts for p in pairs), ErrorCounts.zero()),
-        reference_speakers=len(ref_names),
-        hypothesis_speakers=len(hyp_names),
-        missed_speakers=sum(1 for p in pairs if p.hypothesis_speaker is None),
-        false_alarm_speakers=sum(1 for p in pairs if p.reference_speaker is None),
-        assignment=tuple(pairs),
-    )
+    return CpResult.from_pairs(pairs, len(ref_names), len(hyp_names))
 
 
 def speaker_tokens(segments: Iterable[Segment], unit: Unit,

@@ -12,20 +12,31 @@ from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, sampl
 from .text import RATE_NAMES
 
 
+def speaker_refusal(inputs: RunInputs) -> str | None:
+    """Why a speaker-attributed text measure cannot score this run, or ``None``: it needs
+    a speech sample, reference speakers, and system speakers (a failed run of a system
+    that gives speakers counts as empty output)."""
+    if inputs.sample.kind in NON_SPEECH_KINDS:
+        return f"{inputs.sample.kind} sample"
+    if not has_speakers(inputs.reference.segments):
+        return "reference has no speaker labels"
+    if not has_speakers(inputs.hypothesis.segments) and not (inputs.failed
+                                                             and inputs.support.speakers):
+        return "unsupported: the system gives no speaker attribution"
+    return None
+
+
 class ConcatenatedPermutation(Measure[CpResult]):
     """Needs reference speakers; a system without speaker output is ``unsupported``."""
 
     name = "cp"
 
     def score(self, inputs: RunInputs) -> Outcome[CpResult]:
-        sample, hyp = inputs.sample, inputs.hypothesis.segments
-        if sample.kind in NON_SPEECH_KINDS:
-            return Outcome(status={"cp": f"{sample.kind} sample"})
-        if not has_speakers(inputs.reference.segments):
-            return Outcome(status={"cp": "reference has no speaker labels"})
-        if not has_speakers(hyp) and not (inputs.failed and inputs.support.speakers):
-            return Outcome(status={"cp": "unsupported: the system gives no speaker attribution"})
-        return Outcome(cp_error_rate(inputs.reference.segments, hyp, inputs.unit))
+        refusal = speaker_refusal(inputs)
+        if refusal is not None:
+            return Outcome(status={"cp": refusal})
+        return Outcome(cp_error_rate(inputs.reference.segments, inputs.hypothesis.segments,
+                                     inputs.unit))
 
     def row(self, result: CpResult, run: RunScore) -> Any:
         return result.report_dict("cp" + RATE_NAMES[run.unit])

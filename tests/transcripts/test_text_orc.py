@@ -1,0 +1,86 @@
+"""ORC-WER: hand-worked cases and random differential checks against meeteval 0.4.3."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from speecheval.transcripts.formats.segment import Segment
+from speecheval.transcripts.text.orc import orc_error_counts, orc_error_rate
+
+
+def test_all_utterances_on_one_stream_is_error_free() -> None:
+    # "a b" + "c d" + "e f" all to stream 0 = "a b c d e f": 0 errors over 6 words
+    result = orc_error_counts([["a", "b"], ["c", "d"], ["e", "f"]], {"0": list("abcdef")})
+    assert (result.counts.errors, result.counts.reference_tokens, result.assignment) == (
+        0, 6, ("0", "0", "0"))
+
+
+def test_each_utterance_goes_to_its_cheapest_stream() -> None:
+    # utterances "x y", "p q", "x z"; streams A = "x y x z", B = "p q r".
+    # x y -> A, p q -> B, x z -> A: A exact (0), B "p q" vs "p q r" 1 insertion: 1 error / 6
+    result = orc_error_counts([["x", "y"], ["p", "q"], ["x", "z"]],
+                              {"A": ["x", "y", "x", "z"], "B": ["p", "q", "r"]})
+    assert (result.counts.errors, result.counts.insertions, result.assignment) == (
+        1, 1, ("A", "B", "A"))
+    assert result.error_rate == pytest.approx(1 / 6)
+
+
+def test_no_hypothesis_deletes_everything_and_sessions_add() -> None:
+    # session s1: "a b" vs nothing: 2 deletions; s2: "c" vs stream H "c d": 1 insertion
+    ref = [Segment("s1", "A", 0, 1, "a b"), Segment("s2", "A", 0, 1, "c")]
+    hyp = [Segment("s2", "H", 0, 1, "c d")]
+    result = orc_error_rate(ref, hyp)
+    assert (result.counts.deletions, result.counts.insertions, result.counts.reference_tokens,
+            result.assignment) == (2, 1, 3, (None, "H"))
+
+
+def test_reference_order_is_start_time_not_file_order() -> None:
+    # file order "b", "a" but starts 5 and 0: the concatenation is "a b" = stream H, 0 errors
+    ref = [Segment("s", "A", 5, 6, "b"), Segment("s", "B", 0, 1, "a")]
+    assert orc_error_rate(ref, [Segment("s", "H", 0, 6, "a b")]).counts.errors == 0
+
+
+def test_too_large_a_problem_is_refused() -> None:
+    streams = {str(k): ["w"] * 200 for k in range(4)}
+    with pytest.raises(ValueError, match="exceed the exact solver's limits"):
+        orc_error_counts([["w"]] * 10, streams)
+
+
+@pytest.mark.parametrize(("seed", "words"), [(1, list("ab")), (2, list("abcdef"))])
+def test_equals_meeteval_orcwer_on_random_cases(seed: int, words: list[str]) -> None:
+    orc = pytest.importorskip("meeteval.wer.wer.orc",
+                              reason="meeteval is a test-only comparison tool")
+    rng = random.Random(seed)
+    for _ in range(120):
+        utterances = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 5)))
+                      for _ in range(rng.randrange(1, 6))]
+        streams = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 9)))
+                   for _ in range(rng.randrange(1, 4))]
+        theirs = orc.orc_word_error_rate(utterances, streams)
+        ours = orc_error_counts([u.split() for u in utterances],
+                                {str(k): s.split() for k, s in enumerate(streams)})
+        assert (ours.counts.errors, ours.counts.reference_tokens) == (
+            theirs.errors, theirs.length), (utterances, streams)
+
+
+def test_equals_meeteval_on_timed_segments() -> None:
+    orc = pytest.importorskip("meeteval.wer.wer.orc",
+                              reason="meeteval is a test-only comparison tool")
+    rng = random.Random(3)
+    for _ in range(60):
+        ref = [Segment("s", rng.choice("AB"), float(k), k + 0.5,
+                       " ".join(rng.choice("abc") for _ in range(rng.randrange(1, 4))))
+               for k in rng.sample(range(20), rng.randrange(1, 6))]
+        hyp = [Segment("s", rng.choice("XY"), float(k), k + 0.5,
+                       " ".join(rng.choice("abc") for _ in range(rng.randrange(1, 4))))
+               for k in rng.sample(range(20), rng.randrange(1, 5))]
+
+        def seglst(segs: list[Segment]) -> list[dict[str, object]]:
+            return [{"session_id": s.session_id, "speaker": s.speaker, "start_time": s.start,
+                     "end_time": s.end, "words": s.words} for s in segs]
+        theirs = orc.orc_word_error_rate(seglst(ref), seglst(hyp))
+        ours = orc_error_rate(ref, hyp)
+        assert (ours.counts.errors, ours.counts.reference_tokens) == (
+            theirs.errors, theirs.length), (ref, hyp)
