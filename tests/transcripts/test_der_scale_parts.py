@@ -25,7 +25,7 @@ from speecheval.transcripts.diarization.interval_sets import (
     outside_around,
 )
 from speecheval.transcripts.diarization.md_eval import (
-    event_order,
+    merged_events,
     overlap_zones,
     single_speaker_region,
 )
@@ -166,11 +166,13 @@ def test_partition_counts_and_overlapping_pairs() -> None:
     assert part.n_ref.tolist() == [1, 1, 2, 2, 1, 0]
     assert part.n_hyp.tolist() == [0, 1, 1, 1, 1, 1]
     assert part.both().tolist() == [0, 1, 1, 1, 1, 0]
-    lo, hi, codes = part.overlaps()
     # pairs (code = ref * 2 + hyp): a-x [1,3) = intervals 1..2, a-y [3,4) = 3,
-    # b-x [2,3) = 2, b-y [3,6) = 3..4
-    found = sorted(zip(codes.tolist(), lo.tolist(), hi.tolist(), strict=True))
-    assert found == [(0, 1, 3), (1, 3, 4), (2, 2, 3), (3, 3, 5)]
+    # b-x [2,3) = 2, b-y [3,6) = 3..4; x and y start inside a, y inside b, and b
+    # strictly inside x
+    (lo, hi, codes), (lo2, hi2, codes2) = part.overlaps()
+    assert sorted(zip(codes.tolist(), lo.tolist(), hi.tolist(), strict=True)) == [
+        (0, 1, 3), (1, 3, 4), (3, 3, 5)]
+    assert (codes2.tolist(), lo2.tolist(), hi2.tolist()) == ([2], [2], [3])
 
 
 def test_region_weights_and_totals_by_hand() -> None:
@@ -263,13 +265,25 @@ def test_region_totals_subtract_field_by_field() -> None:
 
 # --- md-eval's sorts ---------------------------------------------------------------------
 
-def test_event_order_is_lexsort_of_rank_and_time() -> None:
+def test_merged_events_are_lexsort_of_rank_and_time() -> None:
     rng = np.random.default_rng(6)
-    times = rng.integers(-50, 50, 300)
-    rank = rng.integers(0, 3, 300).astype(np.int8)
-    assert np.array_equal(event_order(times, rank, 3), np.lexsort((rank, times)))
-    with pytest.raises(OverflowError):
-        event_order(np.array([1 << 61]), np.array([0], dtype=np.int8), 2)
+    for ranks in ([1, 0, 1, 0], [0, 1, 2, 1], [0, 0]):
+        lists = [rng.integers(-50, 50, rng.integers(0, 80)) for _ in ranks]
+        lists[0] = np.sort(lists[0])  # sorted and unsorted lists alike
+        times = np.concatenate(lists)
+        kinds = np.repeat(np.arange(len(ranks)), [column.size for column in lists])
+        order = np.lexsort((np.array(ranks)[kinds], times))
+        merged, merged_kinds = merged_events(lists, ranks)
+        assert np.array_equal(merged, times[order])
+        assert np.array_equal(merged_kinds, kinds[order])
+
+
+def test_overlap_zones_either_order_of_one_instant() -> None:
+    # A 0-4, B 4-6, C 4-8, D 2-4: ends first, the count at 4 goes 2 -> 0 -> 2 (zones
+    # [2, 4] and [4, 6]); begins first it goes 2 -> 4 -> 2 (one zone, [2, 6])
+    records = [(0, 4), (4, 6), (4, 8), (2, 4)]
+    assert pairs(overlap_zones(records)) == [(2, 4), (4, 6)]
+    assert pairs(overlap_zones(records, ends_first=False)) == [(2, 6)]
 
 
 def test_single_speaker_region_with_known_zones() -> None:

@@ -36,7 +36,6 @@ from .interval_sets import Interval, Intervals
 from .md_eval import (
     as_spans,
     collared_region,
-    event_order,
     overlap_zones,
     record_order,
     single_speaker_region,
@@ -186,25 +185,24 @@ def _covered_before(spans: Spans, times: NDArray[np.int64]) -> NDArray[np.int64]
 
 
 def self_overlap(turns: SpeakerTurns) -> Occurrence:
-    """Self-overlap merges, and the time a speaker has two or more of its own turns."""
+    """Self-overlap merges, and the time a speaker has two or more of its own turns: the
+    overlap zones of each speaker whose turns were merged, one speaker at a time (the
+    turns grouped by speaker with one sort of small codes)."""
     if turns.counts.merges == 0:
         return Occurrence()
-    # sweep each speaker's turn edges in time order: +1 at a start, -1 at an end
-    speakers = np.concatenate([turns.raw_speakers, turns.raw_speakers])
-    times = np.concatenate([turns.raw_starts, turns.raw_ends])
-    steps = np.concatenate([np.ones(turns.raw_starts.size, dtype=np.int64),
-                            -np.ones(turns.raw_ends.size, dtype=np.int64)])
-    # by speaker, then time, ends before starts at one instant: np.lexsort((steps, times,
-    # speakers)) as a packed sort of (time, step), then a stable sort by speaker
-    order = event_order(times, (steps > 0).astype(np.int8), 2)
-    order = order[np.argsort(_small(speakers[order]), kind="stable")]
-    speakers, times, depth = speakers[order], times[order], np.cumsum(steps[order])
-    same = speakers[1:] == speakers[:-1]
-    doubled = same & (depth[:-1] >= 2)
-    return Occurrence(turns.counts.merges, int((times[1:] - times[:-1])[doubled].sum()))
+    raw, n_speakers = turns.raw, len(turns.labels)
+    timed = np.bincount(raw.label_ids[raw.ends > raw.starts], minlength=n_speakers)
+    merged = np.flatnonzero(timed > np.bincount(turns.merged.label_ids, minlength=n_speakers))
+    order = np.argsort(_small(raw.label_ids), kind="stable")
+    first = np.concatenate([[0], np.cumsum(np.bincount(raw.label_ids, minlength=n_speakers))])
+    us = 0
+    for speaker in merged.tolist():
+        rows = order[first[speaker]:first[speaker + 1]]
+        us += sets.length(overlap_zones(np.stack([raw.starts[rows], raw.ends[rows]], axis=1)))
+    return Occurrence(turns.counts.merges, us)
 
 
-def _small(codes: NDArray[np.int64]) -> NDArray[np.integer]:
+def _small(codes: NDArray[np.integer]) -> NDArray[np.integer]:
     """Non-negative codes in the smallest integer type that holds them (numpy sorts 16-bit
     integers stably by radix, in linear time).
 

@@ -214,24 +214,25 @@ class Partition:
         missed nor false alarm (computed once)."""
         return self._cached("both", lambda: np.minimum(self.n_ref, self.n_hyp))
 
-    def overlaps(self) -> tuple[NDArray[np.integer], NDArray[np.integer], NDArray[np.integer]]:
+    def overlaps(self) -> list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]]:
         """Every overlapping pair of a reference and a system turn, as the intervals
-        ``[lo, hi)`` they share and ``ref speaker * system speakers + system speaker``
-        (computed once).
+        ``[lo, hi)`` they share and ``ref speaker * system speakers + system speaker``,
+        in two parts (computed once; not joined, so no copy of both is ever alive).
 
         Two turns overlap when the later one starts inside the earlier one, so the pairs
-        are the system turns starting inside each reference turn, and the reference
-        turns starting strictly inside each system turn (after it starts): about as many
-        pairs as turns, whatever the number of speakers.
+        are the system turns starting inside each reference turn (first part), and the
+        reference turns starting strictly inside each system turn (after it starts;
+        second part): about as many pairs as turns, whatever the number of speakers.
         """
-        if "overlap_codes" not in self._cache:
+        if "overlaps" not in self._cache:
             ref, hyp = self.ref, self.hyp
-            halves = [self._shared(*starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False)),
-                      self._shared(*starting_inside(ref.lo, hyp.lo, hyp.hi, strictly=True)[::-1])]
-            for k, key in enumerate(("overlap_lo", "overlap_hi", "overlap_codes")):
-                self._cache[key] = np.concatenate([half[k] for half in halves])
-        return (self._cache["overlap_lo"], self._cache["overlap_hi"],
-                self._cache["overlap_codes"])
+            parts = [self._shared(*starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False))]
+            parts.append(self._shared(*starting_inside(ref.lo, hyp.lo, hyp.hi,
+                                                       strictly=True)[::-1]))
+            self._cache["overlaps"] = parts
+        parts: list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]] = (
+            self._cache["overlaps"])
+        return parts
 
     def _shared(self, ref_rows: NDArray[np.integer], hyp_rows: NDArray[np.integer]
                 ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]:
@@ -246,9 +247,10 @@ class Partition:
     def cooccurrence(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
         """(reference, system) matrix of total weight where both speakers talk, from the
         weights' prefix sums (:attr:`Region.prefix`)."""
-        lo, hi, codes = self.overlaps()
         shape = (self.ref.n_speakers, self.hyp.n_speakers)
-        return _per_code(codes, lo, hi, prefix, shape[0] * shape[1]).reshape(shape)
+        return sum((_per_code(codes, lo, hi, prefix, shape[0] * shape[1])
+                    for lo, hi, codes in self.overlaps()),
+                   np.zeros(shape[0] * shape[1], dtype=np.int64)).reshape(shape)
 
 
 def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
