@@ -112,6 +112,7 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
     part = partition(ref, hyp)
     uem = region_totals(part, part.region(uem_set))
     scored_region = part.region(scored_set)
+    del scored_set
     scored = region_totals(part, scored_region)
     single_region = (scored_region.without(part.n_ref >= 2) if single_set is None
                      else part.region(single_set))

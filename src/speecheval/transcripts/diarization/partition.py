@@ -69,7 +69,8 @@ class Activity:
         for edges, sign in ((self.lo, 1), (self.hi, -1)):
             at, times = _distinct_counts(np.sort(edges))
             steps[at] += sign * times
-        counts: NDArray[np.int32] = np.cumsum(steps[:-1], dtype=np.int32)
+        counts: NDArray[np.int32] = steps[:-1]
+        np.cumsum(counts, out=counts)  # in place: no second array of intervals
         return counts
 
     def time(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -212,7 +213,12 @@ class Partition:
     def both(self) -> NDArray[np.int32]:
         """``min(R, H)`` per interval: the number of reference speakers that are neither
         missed nor false alarm (computed once)."""
-        return self._cached("both", lambda: np.minimum(self.n_ref, self.n_hyp))
+        return self._cached("both", lambda: self._both())
+
+    def _both(self) -> NDArray[np.int32]:
+        both = self.n_ref
+        np.minimum(both, self.n_hyp, out=both)
+        return both
 
     def overlaps(self) -> list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]]:
         """Every overlapping pair of a reference and a system turn, as the intervals
@@ -226,10 +232,9 @@ class Partition:
         """
         if "overlaps" not in self._cache:
             ref, hyp = self.ref, self.hyp
-            parts = [self._shared(*starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False))]
-            parts.append(self._shared(*starting_inside(ref.lo, hyp.lo, hyp.hi,
-                                                       strictly=True)[::-1]))
-            self._cache["overlaps"] = parts
+            first = self._shared(*starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False))
+            self._cache["overlaps"] = [first, self._shared(
+                *starting_inside(ref.lo, hyp.lo, hyp.hi, strictly=True)[::-1])]
         parts: list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]] = (
             self._cache["overlaps"])
         return parts
