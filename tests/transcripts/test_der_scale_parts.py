@@ -5,6 +5,8 @@ pass in one chunk on random input."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
@@ -38,7 +40,6 @@ from speecheval.transcripts.diarization.metrics import (
 from speecheval.transcripts.diarization.partition import (
     Activity,
     Region,
-    _distinct_counts,
     _per_code,
     partition,
     starting_inside,
@@ -167,12 +168,9 @@ def test_partition_counts_and_overlapping_pairs() -> None:
     assert part.n_hyp.tolist() == [0, 1, 1, 1, 1, 1]
     assert part.both().tolist() == [0, 1, 1, 1, 1, 0]
     # pairs (code = ref * 2 + hyp): a-x [1,3) = intervals 1..2, a-y [3,4) = 3,
-    # b-x [2,3) = 2, b-y [3,6) = 3..4; x and y start inside a, y inside b, and b
-    # strictly inside x
-    (lo, hi, codes), (lo2, hi2, codes2) = part.overlaps()
-    assert sorted(zip(codes.tolist(), lo.tolist(), hi.tolist(), strict=True)) == [
-        (0, 1, 3), (1, 3, 4), (3, 3, 5)]
-    assert (codes2.tolist(), lo2.tolist(), hi2.tolist()) == ([2], [2], [3])
+    # b-x [2,3) = 2, b-y [3,6) = 3..4
+    found = sorted((code, lo, hi) for lo, hi, code in joined(part.overlaps()))
+    assert found == [(0, 1, 3), (1, 3, 4), (2, 2, 3), (3, 3, 5)]
 
 
 def test_region_weights_and_totals_by_hand() -> None:
@@ -233,14 +231,21 @@ def test_weighted_sum_of_both_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None
     assert region_totals(part, region).both_us == whole
 
 
-def test_starting_inside_lists_starts_in_each_range() -> None:
+def joined(parts: Iterator[tuple[np.ndarray, ...]]) -> list[tuple[int, ...]]:
+    """The rows of array parts as tuples, parts in order."""
+    return [tuple(int(value) for value in row) for part in parts
+            for row in zip(*part, strict=True)]
+
+
+def test_starting_inside_lists_starts_in_each_range(monkeypatch: pytest.MonkeyPatch) -> None:
     starts = np.array([4, 1, 2, 2])
-    rows, ks = starting_inside(starts, np.array([2, 0]), np.array([5, 2]), strictly=False)
+    lo, hi = np.array([2, 0]), np.array([5, 2])
     # range [2, 5): starts 2, 2, 4 (turns 2, 3, 0); range [0, 2): start 1 (turn 1)
-    assert list(zip(rows.tolist(), ks.tolist(), strict=True)) == [(0, 2), (0, 3), (0, 0),
-                                                                  (1, 1)]
-    rows, ks = starting_inside(starts, np.array([2, 0]), np.array([5, 2]), strictly=True)
-    assert list(zip(rows.tolist(), ks.tolist(), strict=True)) == [(0, 0), (1, 1)]
+    expected = [(0, 2), (0, 3), (0, 0), (1, 1)]
+    assert joined(starting_inside(starts, lo, hi, strictly=False)) == expected
+    assert joined(starting_inside(starts, lo, hi, strictly=True)) == [(0, 0), (1, 1)]
+    monkeypatch.setattr(partition_module, "_RANGES", 1)  # one range at a time
+    assert joined(starting_inside(starts, lo, hi, strictly=False)) == expected
 
 
 def test_counts_of_an_activity() -> None:
@@ -250,8 +255,19 @@ def test_counts_of_an_activity() -> None:
                         np.zeros(4, dtype=np.int32), 4, 1)
     assert activity.counts().tolist() == [1, 3, 1, 0]
     assert activity.counts().dtype == np.int32
-    values, times = _distinct_counts(np.array([0, 0, 0, 7], dtype=np.int32))
-    assert (values.tolist(), times.tolist()) == ([0, 7], [3, 1])
+
+
+def test_activity_counts_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    lo = rng.integers(0, 50, 200).astype(np.int32)
+    hi = (lo + rng.integers(0, 8, 200)).clip(max=50).astype(np.int32)
+    activity = Activity(lo, hi, np.zeros(200, dtype=np.int32), 50, 1)
+    # the speakers active in interval i: the turns with lo <= i < hi
+    expected = [int(np.count_nonzero((lo <= i) & (i < hi))) for i in range(50)]
+    assert activity.counts().tolist() == expected
+    for chunk in (1, 7, 50):
+        monkeypatch.setattr(partition_module, "_CHUNK", chunk)
+        assert activity.counts().tolist() == expected
 
 
 def test_region_totals_subtract_field_by_field() -> None:

@@ -22,7 +22,7 @@ with the turns, whatever the number of speakers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ from .interval_sets import Intervals, covered_before, expand
 from .turns import SpeakerTurns, speaker_turns
 
 _CHUNK = 1 << 20  # intervals at a time where a pass needs temporaries
+_RANGES = 1 << 18  # turns at a time whose overlapping turns are listed
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,17 +60,25 @@ class Activity:
 
     def counts(self) -> NDArray[np.int32]:
         """Number of active speakers per interval (+1 where a turn starts, -1 where it
-        ends, summed up; int32 throughout, so four million intervals need 16 MB).
+        ends, summed up; int32 throughout, so four million intervals need 16 MB). The
+        steps are counted a chunk of intervals at a time from the sorted edges, so the
+        temporaries stay small.
 
         >>> Activity(np.array([0, 1, 1], dtype=np.int32), np.array([2, 3, 2], dtype=np.int32),
         ...          np.zeros(3, dtype=np.int32), 4, 1).counts().tolist()
         [1, 3, 1, 0]
         """
-        steps = np.zeros(self.n_intervals + 1, dtype=np.int32)
-        for edges, sign in ((self.lo, 1), (self.hi, -1)):
-            at, times = _distinct_counts(np.sort(edges))
-            steps[at] += sign * times
-        counts: NDArray[np.int32] = steps[:-1]
+        counts = np.zeros(self.n_intervals + 1, dtype=np.int32)
+        for edges, step in ((self.lo, np.add), (self.hi, np.subtract)):
+            ordered = np.sort(edges)
+            cuts = np.searchsorted(ordered, np.arange(0, counts.size + _CHUNK, _CHUNK))
+            for at, (first, stop) in enumerate(zip(cuts[:-1].tolist(), cuts[1:].tolist(),
+                                                      strict=True)):
+                steps = np.bincount(ordered[first:stop] - at * _CHUNK,
+                                    minlength=min(_CHUNK, counts.size - at * _CHUNK))
+                part = counts[at * _CHUNK:at * _CHUNK + steps.size]
+                step(part, steps, out=part, casting="unsafe")  # no int64 copy
+        counts = counts[:-1]
         np.cumsum(counts, out=counts)  # in place: no second array of intervals
         return counts
 
@@ -77,19 +86,6 @@ class Activity:
         """Each speaker's total weight over the intervals where it talks, from the
         weights' prefix sums (:attr:`Region.prefix`)."""
         return _per_code(self.speakers, self.lo, self.hi, prefix, self.n_speakers)
-
-
-def _distinct_counts(ordered: NDArray[np.int32]) -> tuple[NDArray[np.int32],
-                                                           NDArray[np.int32]]:
-    """The distinct values of a sorted array and how often each occurs.
-
-    >>> values, times = _distinct_counts(np.array([1, 1, 4, 6, 6, 6], dtype=np.int32))
-    >>> values.tolist(), times.tolist()
-    ([1, 4, 6], [2, 1, 3])
-    """
-    heads = np.flatnonzero(np.diff(ordered, prepend=np.int32(-1)) != 0)
-    times = np.diff(heads, append=ordered.size).astype(np.int32)
-    return ordered[heads], times
 
 
 def _per_code(codes: NDArray[np.integer], lo: NDArray[np.integer], hi: NDArray[np.integer],
@@ -223,31 +219,33 @@ class Partition:
     def overlaps(self) -> list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]]:
         """Every overlapping pair of a reference and a system turn, as the intervals
         ``[lo, hi)`` they share and ``ref speaker * system speakers + system speaker``,
-        in two parts (computed once; not joined, so no copy of both is ever alive).
+        in parts (computed once; the parts are not joined, so no copy of all is made).
 
         Two turns overlap when the later one starts inside the earlier one, so the pairs
-        are the system turns starting inside each reference turn (first part), and the
-        reference turns starting strictly inside each system turn (after it starts;
-        second part): about as many pairs as turns, whatever the number of speakers.
+        are the system turns starting inside each reference turn, and the reference
+        turns starting strictly inside each system turn (after it starts): about as many
+        pairs as turns, whatever the number of speakers.
         """
         if "overlaps" not in self._cache:
             ref, hyp = self.ref, self.hyp
-            first = self._shared(*starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False))
-            self._cache["overlaps"] = [first, self._shared(
-                *starting_inside(ref.lo, hyp.lo, hyp.hi, strictly=True)[::-1])]
-        parts: list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]] = (
+            parts = [self._shared(rows, ks) for rows, ks in
+                     starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False)]
+            parts += [self._shared(ks, rows) for rows, ks in
+                      starting_inside(ref.lo, hyp.lo, hyp.hi, strictly=True)]
+            self._cache["overlaps"] = parts
+        found: list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]] = (
             self._cache["overlaps"])
-        return parts
+        return found
 
     def _shared(self, ref_rows: NDArray[np.integer], hyp_rows: NDArray[np.integer]
                 ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]:
         """The intervals ``[lo, hi)`` that pairs of overlapping turns share, and the pairs'
         codes (see :meth:`overlaps`)."""
         ref, hyp = self.ref, self.hyp
-        codes = ref.speakers[ref_rows].astype(np.int64) * hyp.n_speakers
+        codes = ref.speakers[ref_rows] * np.int32(hyp.n_speakers)  # int32, as it is kept
         codes += hyp.speakers[hyp_rows]
         return (np.maximum(ref.lo[ref_rows], hyp.lo[hyp_rows]),
-                np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows]), codes.astype(np.int32))
+                np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows]), codes)
 
     def cooccurrence(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
         """(reference, system) matrix of total weight where both speakers talk, from the
@@ -260,23 +258,28 @@ class Partition:
 
 def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
                     hi: NDArray[np.integer], *, strictly: bool
-                    ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+                    ) -> Iterator[tuple[NDArray[np.integer], NDArray[np.integer]]]:
     """Every ``(range, k)`` with ``lo[range] <= starts[k] < hi[range]`` (``<`` on the left
     too when ``strictly``): the ``k`` of one range are one run of the sorted starts.
+    Given ``_RANGES`` ranges at a time, so that the temporaries stay small.
 
-    >>> rows, ks = starting_inside(np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]),
-    ...                            strictly=False)
-    >>> rows.tolist(), ks.tolist()
-    ([0, 0, 1, 1], [1, 2, 2, 0])
-    >>> starting_inside(np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]),
-    ...                 strictly=True)[1].tolist()
-    [1, 2, 0]
+    >>> [(rows.tolist(), ks.tolist()) for rows, ks in starting_inside(
+    ...     np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]), strictly=False)]
+    [([0, 0, 1, 1], [1, 2, 2, 0])]
+    >>> [ks.tolist() for _, ks in starting_inside(
+    ...     np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]), strictly=True)]
+    [[1, 2, 0]]
     """
     order = np.argsort(starts, kind="stable")
     ordered = starts[order]
-    first = np.searchsorted(ordered, lo, side="right" if strictly else "left")
-    rows, position = expand(first, np.searchsorted(ordered, hi, side="left"))
-    return rows, order[position]
+    if order.size < 1 << 31:
+        order = order.astype(np.int32)  # half the size of what is gathered from it
+    for at in range(0, lo.size, _RANGES):
+        first = np.searchsorted(ordered, lo[at:at + _RANGES], side="right" if strictly else "left")
+        rows, position = expand(first, np.searchsorted(ordered, hi[at:at + _RANGES],
+                                                       side="left"))
+        rows += at
+        yield rows, order[position]
 
 
 def partition(ref: SpeakerTurns, hyp: SpeakerTurns) -> Partition:
