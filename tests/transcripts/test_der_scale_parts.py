@@ -207,10 +207,19 @@ def test_masked_prefix_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     region = Region(np.concatenate([[0], np.cumsum(rng.integers(0, 9, 100))]), 10_000)
     mask = rng.random(100) < 0.3
     whole = region.without(mask)
-    monkeypatch.setattr(partition_module, "_CHUNK", 7)
-    chunked = region.without(mask)
-    assert np.array_equal(chunked.prefix, whole.prefix)
-    assert chunked.total_us == whole.total_us
+    # the weights kept, summed up: the prefix sums of the masked weights
+    expected = np.concatenate([[0], np.cumsum(np.where(mask, 0, region.weights()))])
+    assert np.array_equal(whole.prefix, expected)
+    for chunk in (7, 1, 100):
+        monkeypatch.setattr(partition_module, "_CHUNK", chunk)
+        chunked = region.without(mask)
+        assert np.array_equal(chunked.prefix, whole.prefix)
+        assert chunked.total_us == whole.total_us
+        spent = Region(region.prefix.copy(), region.total_us)
+        reused = spent.without(mask, reuse=True)
+        assert reused.prefix is spent.prefix  # written over, no copy
+        assert np.array_equal(reused.prefix, whole.prefix)
+        assert reused.total_us == whole.total_us
 
 
 def test_range_sums_per_code_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:

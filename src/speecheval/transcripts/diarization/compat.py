@@ -114,7 +114,7 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
     scored_region = part.region(scored_set)
     del scored_set
     scored = region_totals(part, scored_region)
-    single_region = (scored_region.without(part.n_ref >= 2) if single_set is None
+    single_region = (scored_region.without(part.n_ref >= 2, reuse=True) if single_set is None
                      else part.region(single_set))
     del scored_region
     single = region_totals(part, single_region)
@@ -158,6 +158,7 @@ def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> 
         return _MdEvalRegions(nothing, nothing, Occurrence(), Occurrence())
     boundaries = np.concatenate([ref.raw_starts, ref.raw_ends])
     scored = collared_region(uem, boundaries, collar_us)
+    del boundaries
     records = record_order(ref.raw_starts, ref.raw_ends)
     zones = overlap_zones(records)
     single = single_speaker_region(scored, records, zones=zones)

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 _FAR_PAST = np.iinfo(np.int64).min
 _FAR_FUTURE = np.iinfo(np.int64).max
-_CHUNK = 1 << 20  # elements at a time where a pass needs temporaries
+_CHUNK = 1 << 18  # elements at a time where a pass needs temporaries
 Interval = tuple[int, int]
 # Intervals as an (n, 2) array of [start, end) µs; lists of pairs are accepted as input.
 Intervals = NDArray[np.int64]
@@ -162,10 +162,17 @@ def covered_before(spans: Intervals, times: NDArray[np.int64]) -> NDArray[np.int
     if spans.shape[0] == 0:
         return covered
     before = np.zeros(spans.shape[0] + 1, dtype=np.int64)
-    np.cumsum(spans[:, 1] - spans[:, 0], out=before[1:])
+    np.subtract(spans[:, 1], spans[:, 0], out=before[1:])
+    np.cumsum(before[1:], out=before[1:])
+    # the edges of a normalised set, start, end, start, ... rise strictly: searched in
+    # place (no copy of a column), the edge at or before a time is 2 k for a time inside
+    # interval k and 2 k + 1 for a time in the gap after it
+    edges = spans.reshape(-1)
     for at in range(0, times.size, _CHUNK):
         chunk = times[at:at + _CHUNK]
-        index = np.searchsorted(spans[:, 0], chunk, side="right") - 1  # last starting at or before
+        index = np.searchsorted(edges, chunk, side="right")
+        index -= 1
+        index //= 2  # the last interval starting at or before the time (-1: none)
         inside = index >= 0
         index[~inside] = 0
         part = np.minimum(chunk, spans[index, 1])
