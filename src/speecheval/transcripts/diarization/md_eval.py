@@ -46,6 +46,8 @@ from .interval_sets import (
     outside_around,
 )
 
+_CHUNK = 1 << 18  # events at a time whose place is searched
+
 
 def collared_region(uem: IntervalsLike, boundaries: NDArray[np.int64],
                     collar_us: int) -> Intervals:
@@ -103,9 +105,7 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     times, kind = merged_events([zones[:, 0], zones[:, 1], regions[:, 0], regions[:, 1]],
                                 [1, 0, 1, 0] if ends_first else [0, 1, 2, 1])
     del zones, regions
-    steps = np.array([[1, -1, 0, 0], [0, 0, 1, -1]], dtype=np.int8)  # zone, region
-    opening = np.cumsum(steps[0][kind], dtype=np.int32) == 0
-    opening &= np.cumsum(steps[1][kind], dtype=np.int32) > 0
+    opening = _opening(kind)
     del kind
     # an opening event's region closes at the first event at a later time, when no
     # other opening event comes before it (every event in between is a closing one)
@@ -114,6 +114,23 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     later = np.searchsorted(times, times[opens], side="right")
     closes = later < np.append(opens[1:], times.size)
     return np.stack([times[opens[closes]], times[later[closes]]], axis=1).astype(np.int64)
+
+
+def _opening(kind: NDArray[np.int8]) -> NDArray[np.bool_]:
+    """Whether each event (kinds as in :func:`single_speaker_region`) leaves the count of
+    zones at 0 and of regions above 0: running sums a chunk at a time, carried over."""
+    steps = np.array([[1, -1, 0, 0], [0, 0, 1, -1]], dtype=np.int8)  # zone, region
+    opening = np.empty(kind.size, dtype=bool)
+    zones, regions = 0, 0
+    for at in range(0, kind.size, _CHUNK):
+        part = kind[at:at + _CHUNK]
+        zone_count = np.cumsum(steps[0][part], dtype=np.int64)
+        zone_count += zones
+        region_count = np.cumsum(steps[1][part], dtype=np.int64)
+        region_count += regions
+        np.logical_and(zone_count == 0, region_count > 0, out=opening[at:at + _CHUNK])
+        zones, regions = int(zone_count[-1]), int(region_count[-1])
+    return opening
 
 
 def overlap_zones(turns: IntervalsLike, *, ends_first: bool = True) -> Intervals:
@@ -178,16 +195,18 @@ def merged_events(times: Sequence[NDArray[np.int64]], ranks: Sequence[int]
     >>> merged_events([np.array([5, 2]), np.array([5, 2])], [1, 0])
     (array([2, 2, 5, 5]), array([1, 0, 1, 0], dtype=int8))
     """
-    lists = [column if bool((column[1:] >= column[:-1]).all()) else np.sort(column)
-             for column in times]
+    lists = [column if bool((column[1:] >= column[:-1]).all())
+             else np.sort(column) for column in times]
     merged = np.empty(sum(column.size for column in lists), dtype=np.int64)
     kinds = np.empty(merged.size, dtype=np.int8)
     for kind, (column, rank) in enumerate(zip(lists, ranks, strict=True)):
-        place = np.arange(column.size)
-        for other, (others, other_rank) in enumerate(zip(lists, ranks, strict=True)):
-            if other != kind:
-                first = (other_rank, other) < (rank, kind)  # its events at one instant
-                place += np.searchsorted(others, column, side="right" if first else "left")
-        merged[place] = column
-        kinds[place] = kind
+        for at in range(0, column.size, _CHUNK):  # a chunk of events at a time: less memory
+            events = column[at:at + _CHUNK]
+            place = np.arange(at, at + events.size)
+            for other, (others, other_rank) in enumerate(zip(lists, ranks, strict=True)):
+                if other != kind:
+                    first = (other_rank, other) < (rank, kind)  # its events at one instant
+                    place += np.searchsorted(others, events, side="right" if first else "left")
+            merged[place] = events
+            kinds[place] = kind
     return merged, kinds

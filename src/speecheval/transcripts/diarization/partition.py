@@ -228,7 +228,7 @@ class Partition:
         return both.astype(np.int8) if min(self.ref.n_speakers, self.hyp.n_speakers) < 128 \
             else both
 
-    def overlaps(self) -> list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]]:
+    def overlaps(self) -> list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.integer]]]:
         """Every overlapping pair of a reference and a system turn, as the intervals
         ``[lo, hi)`` they share and ``ref speaker * system speakers + system speaker``,
         in parts (computed once; the parts are not joined, so no copy of all is made).
@@ -245,19 +245,22 @@ class Partition:
             parts += [self._shared(ks, rows) for rows, ks in
                       starting_inside(ref.lo, hyp.lo, hyp.hi, strictly=True)]
             self._cache["overlaps"] = parts
-        found: list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]] = (
+        found: list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.integer]]] = (
             self._cache["overlaps"])
         return found
 
     def _shared(self, ref_rows: NDArray[np.integer], hyp_rows: NDArray[np.integer]
-                ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]:
+                ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.integer]]:
         """The intervals ``[lo, hi)`` that pairs of overlapping turns share, and the pairs'
         codes (see :meth:`overlaps`)."""
         ref, hyp = self.ref, self.hyp
-        codes = ref.speakers[ref_rows] * np.int32(hyp.n_speakers)  # int32, as it is kept
+        codes = ref.speakers[ref_rows] * np.int32(hyp.n_speakers)
         codes += hyp.speakers[hyp_rows]
+        # kept for every region: in 8 or 16 bits when the pairs of speakers are few
+        pairs = ref.n_speakers * hyp.n_speakers
+        kept = np.int8 if pairs <= 1 << 7 else np.int16 if pairs <= 1 << 15 else np.int32
         return (np.maximum(ref.lo[ref_rows], hyp.lo[hyp_rows]),
-                np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows]), codes)
+                np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows]), codes.astype(kept))
 
     def cooccurrence(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
         """(reference, system) matrix of total weight where both speakers talk, from the
