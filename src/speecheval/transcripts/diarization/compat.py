@@ -43,7 +43,7 @@ from .md_eval import (
 )
 from .metrics import RegionTotals, jer_components, region_totals
 from .partition import partition
-from .result import Compat, JerComponents
+from .result import Compat, JerComponents, TurnCounts
 from .turns import SpeakerTurns, speaker_turns
 
 _CHUNK = 1 << 20  # boundaries at a time
@@ -51,12 +51,15 @@ _CHUNK = 1 << 20  # boundaries at a time
 
 @dataclass(frozen=True, eq=False)
 class FileView:
-    """One file as a definition scores it (see the module): the totals of its four
+    """One file as a definition scores it (see the module): the speakers and turn counts
+    of both sides (not the turns: they are freed once swept), and the totals of its four
     regions (the UEM, the DER scoring region, its overlap-excluded part and the rest of
     it, reference overlap only)."""
 
-    ref: SpeakerTurns
-    hyp: SpeakerTurns
+    ref_labels: tuple[str, ...]
+    hyp_labels: tuple[str, ...]
+    ref_counts: TurnCounts
+    hyp_counts: TurnCounts
     uem: RegionTotals
     scored: RegionTotals
     single: RegionTotals
@@ -110,6 +113,8 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
         single_set = sets.normalized(md_eval.single)
     del md_eval  # before the partition: what is alive at once decides the peak memory
     part = partition(ref, hyp)
+    labels, counts = (ref.labels, hyp.labels), (ref.counts, hyp.counts)
+    del ref, hyp, given_ref, given_hyp  # the merged turns: the partition has what it needs
     uem = region_totals(part, part.region(uem_set))
     scored_region = part.region(scored_set)
     del scored_set
@@ -124,7 +129,8 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
     only = scored - single
     jer = (framed_jer(cut_ref, cut_hyp, regions, file_id) if compat == "dscore"
            else jer_components(uem))
-    return FileView(ref=ref, hyp=hyp, uem=uem, scored=scored, single=single, overlap=only,
+    return FileView(ref_labels=labels[0], hyp_labels=labels[1], ref_counts=counts[0],
+                    hyp_counts=counts[1], uem=uem, scored=scored, single=single, overlap=only,
                     jer=jer, differences=differences)
 
 
