@@ -1,5 +1,5 @@
 """The parts that make ``transcripts der`` scale (interval sets as arrays, regions as
-prefix sums, the overlapping pairs of turns, the packed sorts, the byte reader of plain
+prefix sums, the overlapping pairs of turns, md-eval's merged events, the byte reader of plain
 RTTM), each on small cases worked out by hand, and the chunked passes against the same
 pass in one chunk on random input."""
 
@@ -301,6 +301,19 @@ def test_merged_events_are_lexsort_of_rank_and_time() -> None:
         merged, merged_kinds = merged_events(lists, ranks)
         assert np.array_equal(merged, times[order])
         assert np.array_equal(merged_kinds, kinds[order])
+
+
+def test_single_speaker_region_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    import speecheval.transcripts.diarization.md_eval as md_eval
+
+    rng = np.random.default_rng(8)
+    starts = rng.integers(0, 200, 60)
+    turns_ = np.stack([starts, starts + rng.integers(0, 30, 60)], axis=1)
+    scored = normalized(np.stack([starts[:20], starts[:20] + 15], axis=1))
+    whole = [single_speaker_region(scored, turns_, ends_first=first) for first in (True, False)]
+    monkeypatch.setattr(md_eval, "_CHUNK", 3)  # events merged and swept 3 at a time
+    assert [pairs(single_speaker_region(scored, turns_, ends_first=first))
+            for first in (True, False)] == [pairs(region) for region in whole]
 
 
 def test_overlap_zones_either_order_of_one_instant() -> None:
