@@ -301,6 +301,8 @@ def test_merged_events_are_lexsort_of_rank_and_time() -> None:
         merged, merged_kinds = merged_events(lists, ranks)
         assert np.array_equal(merged, times[order])
         assert np.array_equal(merged_kinds, kinds[order])
+    with pytest.raises(OverflowError):
+        merged_events([np.array([1 << 61])], [0])
 
 
 def test_single_speaker_region_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:

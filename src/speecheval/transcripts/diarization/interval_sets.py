@@ -117,9 +117,13 @@ def intersection(first: Intervals, second: Intervals) -> Intervals:
 def _pieces(first: Intervals, second: Intervals) -> Intervals:
     """:func:`intersection`, found per interval of ``first`` as one run of ``second``."""
     # partners of each interval: from the first that ends after its start to the last
-    # that starts before its end
-    begin = np.searchsorted(second[:, 1], first[:, 0], side="right")
-    end = np.searchsorted(second[:, 0], first[:, 1], side="left")
+    # that starts before its end, counted on the edges of ``second`` (start, end,
+    # start, ... rising strictly), searched in place: no copy of a column per chunk
+    edges = second.reshape(-1)
+    begin = np.searchsorted(edges, first[:, 0], side="right") // 2  # ends at or before
+    end = np.searchsorted(edges, first[:, 1], side="left")
+    end += 1
+    end //= 2  # starts before the end
     rows, partners = expand(begin, end)
     pieces = np.stack([np.maximum(first[rows, 0], second[partners, 0]),
                        np.minimum(first[rows, 1], second[partners, 1])], axis=1)
