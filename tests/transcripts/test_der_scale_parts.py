@@ -1,9 +1,11 @@
 """The parts that make ``transcripts der`` scale (interval sets as arrays, regions as
-prefix sums, the overlapping pairs of turns, the packed sorts, the byte reader of plain
+prefix sums, the overlapping pairs of turns, md-eval's merged events, the byte reader of plain
 RTTM), each on small cases worked out by hand, and the chunked passes against the same
 pass in one chunk on random input."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -25,7 +27,7 @@ from speecheval.transcripts.diarization.interval_sets import (
     outside_around,
 )
 from speecheval.transcripts.diarization.md_eval import (
-    event_order,
+    merged_events,
     overlap_zones,
     single_speaker_region,
 )
@@ -38,7 +40,6 @@ from speecheval.transcripts.diarization.metrics import (
 from speecheval.transcripts.diarization.partition import (
     Activity,
     Region,
-    _distinct_counts,
     _per_code,
     partition,
     starting_inside,
@@ -166,10 +167,9 @@ def test_partition_counts_and_overlapping_pairs() -> None:
     assert part.n_ref.tolist() == [1, 1, 2, 2, 1, 0]
     assert part.n_hyp.tolist() == [0, 1, 1, 1, 1, 1]
     assert part.both().tolist() == [0, 1, 1, 1, 1, 0]
-    lo, hi, codes = part.overlaps()
     # pairs (code = ref * 2 + hyp): a-x [1,3) = intervals 1..2, a-y [3,4) = 3,
     # b-x [2,3) = 2, b-y [3,6) = 3..4
-    found = sorted(zip(codes.tolist(), lo.tolist(), hi.tolist(), strict=True))
+    found = sorted((code, lo, hi) for lo, hi, code in joined(part.overlaps()))
     assert found == [(0, 1, 3), (1, 3, 4), (2, 2, 3), (3, 3, 5)]
 
 
@@ -207,10 +207,19 @@ def test_masked_prefix_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     region = Region(np.concatenate([[0], np.cumsum(rng.integers(0, 9, 100))]), 10_000)
     mask = rng.random(100) < 0.3
     whole = region.without(mask)
-    monkeypatch.setattr(partition_module, "_CHUNK", 7)
-    chunked = region.without(mask)
-    assert np.array_equal(chunked.prefix, whole.prefix)
-    assert chunked.total_us == whole.total_us
+    # the weights kept, summed up: the prefix sums of the masked weights
+    expected = np.concatenate([[0], np.cumsum(np.where(mask, 0, region.weights()))])
+    assert np.array_equal(whole.prefix, expected)
+    for chunk in (7, 1, 100):
+        monkeypatch.setattr(partition_module, "_CHUNK", chunk)
+        chunked = region.without(mask)
+        assert np.array_equal(chunked.prefix, whole.prefix)
+        assert chunked.total_us == whole.total_us
+        spent = Region(region.prefix.copy(), region.total_us)
+        reused = spent.without(mask, reuse=True)
+        assert reused.prefix is spent.prefix  # written over, no copy
+        assert np.array_equal(reused.prefix, whole.prefix)
+        assert reused.total_us == whole.total_us
 
 
 def test_range_sums_per_code_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -231,14 +240,21 @@ def test_weighted_sum_of_both_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None
     assert region_totals(part, region).both_us == whole
 
 
-def test_starting_inside_lists_starts_in_each_range() -> None:
+def joined(parts: Iterator[tuple[np.ndarray, ...]]) -> list[tuple[int, ...]]:
+    """The rows of array parts as tuples, parts in order."""
+    return [tuple(int(value) for value in row) for part in parts
+            for row in zip(*part, strict=True)]
+
+
+def test_starting_inside_lists_starts_in_each_range(monkeypatch: pytest.MonkeyPatch) -> None:
     starts = np.array([4, 1, 2, 2])
-    rows, ks = starting_inside(starts, np.array([2, 0]), np.array([5, 2]), strictly=False)
+    lo, hi = np.array([2, 0]), np.array([5, 2])
     # range [2, 5): starts 2, 2, 4 (turns 2, 3, 0); range [0, 2): start 1 (turn 1)
-    assert list(zip(rows.tolist(), ks.tolist(), strict=True)) == [(0, 2), (0, 3), (0, 0),
-                                                                  (1, 1)]
-    rows, ks = starting_inside(starts, np.array([2, 0]), np.array([5, 2]), strictly=True)
-    assert list(zip(rows.tolist(), ks.tolist(), strict=True)) == [(0, 0), (1, 1)]
+    expected = [(0, 2), (0, 3), (0, 0), (1, 1)]
+    assert joined(starting_inside(starts, lo, hi, strictly=False)) == expected
+    assert joined(starting_inside(starts, lo, hi, strictly=True)) == [(0, 0), (1, 1)]
+    monkeypatch.setattr(partition_module, "_RANGES", 1)  # one range at a time
+    assert joined(starting_inside(starts, lo, hi, strictly=False)) == expected
 
 
 def test_counts_of_an_activity() -> None:
@@ -248,8 +264,19 @@ def test_counts_of_an_activity() -> None:
                         np.zeros(4, dtype=np.int32), 4, 1)
     assert activity.counts().tolist() == [1, 3, 1, 0]
     assert activity.counts().dtype == np.int32
-    values, times = _distinct_counts(np.array([0, 0, 0, 7], dtype=np.int32))
-    assert (values.tolist(), times.tolist()) == ([0, 7], [3, 1])
+
+
+def test_activity_counts_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    lo = rng.integers(0, 50, 200).astype(np.int32)
+    hi = (lo + rng.integers(0, 8, 200)).clip(max=50).astype(np.int32)
+    activity = Activity(lo, hi, np.zeros(200, dtype=np.int32), 50, 1)
+    # the speakers active in interval i: the turns with lo <= i < hi
+    expected = [int(np.count_nonzero((lo <= i) & (i < hi))) for i in range(50)]
+    assert activity.counts().tolist() == expected
+    for chunk in (1, 7, 50):
+        monkeypatch.setattr(partition_module, "_CHUNK", chunk)
+        assert activity.counts().tolist() == expected
 
 
 def test_region_totals_subtract_field_by_field() -> None:
@@ -263,13 +290,40 @@ def test_region_totals_subtract_field_by_field() -> None:
 
 # --- md-eval's sorts ---------------------------------------------------------------------
 
-def test_event_order_is_lexsort_of_rank_and_time() -> None:
+def test_merged_events_are_lexsort_of_rank_and_time() -> None:
     rng = np.random.default_rng(6)
-    times = rng.integers(-50, 50, 300)
-    rank = rng.integers(0, 3, 300).astype(np.int8)
-    assert np.array_equal(event_order(times, rank, 3), np.lexsort((rank, times)))
+    for ranks in ([1, 0, 1, 0], [0, 1, 2, 1], [0, 0]):
+        lists = [rng.integers(-50, 50, rng.integers(0, 80)) for _ in ranks]
+        lists[0] = np.sort(lists[0])  # sorted and unsorted lists alike
+        times = np.concatenate(lists)
+        kinds = np.repeat(np.arange(len(ranks)), [column.size for column in lists])
+        order = np.lexsort((np.array(ranks)[kinds], times))
+        merged, merged_kinds = merged_events(lists, ranks)
+        assert np.array_equal(merged, times[order])
+        assert np.array_equal(merged_kinds, kinds[order])
     with pytest.raises(OverflowError):
-        event_order(np.array([1 << 61]), np.array([0], dtype=np.int8), 2)
+        merged_events([np.array([1 << 61])], [0])
+
+
+def test_single_speaker_region_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    import speecheval.transcripts.diarization.md_eval as md_eval
+
+    rng = np.random.default_rng(8)
+    starts = rng.integers(0, 200, 60)
+    turns_ = np.stack([starts, starts + rng.integers(0, 30, 60)], axis=1)
+    scored = normalized(np.stack([starts[:20], starts[:20] + 15], axis=1))
+    whole = [single_speaker_region(scored, turns_, ends_first=first) for first in (True, False)]
+    monkeypatch.setattr(md_eval, "_CHUNK", 3)  # events merged and swept 3 at a time
+    assert [pairs(single_speaker_region(scored, turns_, ends_first=first))
+            for first in (True, False)] == [pairs(region) for region in whole]
+
+
+def test_overlap_zones_either_order_of_one_instant() -> None:
+    # A 0-4, B 4-6, C 4-8, D 2-4: ends first, the count at 4 goes 2 -> 0 -> 2 (zones
+    # [2, 4] and [4, 6]); begins first it goes 2 -> 4 -> 2 (one zone, [2, 6])
+    records = [(0, 4), (4, 6), (4, 8), (2, 4)]
+    assert pairs(overlap_zones(records)) == [(2, 4), (4, 6)]
+    assert pairs(overlap_zones(records, ends_first=False)) == [(2, 6)]
 
 
 def test_single_speaker_region_with_known_zones() -> None:

@@ -36,7 +36,6 @@ from .interval_sets import Interval, Intervals
 from .md_eval import (
     as_spans,
     collared_region,
-    event_order,
     overlap_zones,
     record_order,
     single_speaker_region,
@@ -44,7 +43,7 @@ from .md_eval import (
 )
 from .metrics import RegionTotals, jer_components, region_totals
 from .partition import partition
-from .result import Compat, JerComponents
+from .result import Compat, JerComponents, TurnCounts
 from .turns import SpeakerTurns, speaker_turns
 
 _CHUNK = 1 << 20  # boundaries at a time
@@ -52,12 +51,15 @@ _CHUNK = 1 << 20  # boundaries at a time
 
 @dataclass(frozen=True, eq=False)
 class FileView:
-    """One file as a definition scores it (see the module): the totals of its four
+    """One file as a definition scores it (see the module): the speakers and turn counts
+    of both sides (not the turns: they are freed once swept), and the totals of its four
     regions (the UEM, the DER scoring region, its overlap-excluded part and the rest of
     it, reference overlap only)."""
 
-    ref: SpeakerTurns
-    hyp: SpeakerTurns
+    ref_labels: tuple[str, ...]
+    hyp_labels: tuple[str, ...]
+    ref_counts: TurnCounts
+    hyp_counts: TurnCounts
     uem: RegionTotals
     scored: RegionTotals
     single: RegionTotals
@@ -111,10 +113,13 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
         single_set = sets.normalized(md_eval.single)
     del md_eval  # before the partition: what is alive at once decides the peak memory
     part = partition(ref, hyp)
+    labels, counts = (ref.labels, hyp.labels), (ref.counts, hyp.counts)
+    del ref, hyp, given_ref, given_hyp  # the merged turns: the partition has what it needs
     uem = region_totals(part, part.region(uem_set))
     scored_region = part.region(scored_set)
+    del scored_set
     scored = region_totals(part, scored_region)
-    single_region = (scored_region.without(part.n_ref >= 2) if single_set is None
+    single_region = (scored_region.without(part.n_ref >= 2, reuse=True) if single_set is None
                      else part.region(single_set))
     del scored_region
     single = region_totals(part, single_region)
@@ -124,7 +129,8 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
     only = scored - single
     jer = (framed_jer(cut_ref, cut_hyp, regions, file_id) if compat == "dscore"
            else jer_components(uem))
-    return FileView(ref=ref, hyp=hyp, uem=uem, scored=scored, single=single, overlap=only,
+    return FileView(ref_labels=labels[0], hyp_labels=labels[1], ref_counts=counts[0],
+                    hyp_counts=counts[1], uem=uem, scored=scored, single=single, overlap=only,
                     jer=jer, differences=differences)
 
 
@@ -158,6 +164,7 @@ def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> 
         return _MdEvalRegions(nothing, nothing, Occurrence(), Occurrence())
     boundaries = np.concatenate([ref.raw_starts, ref.raw_ends])
     scored = collared_region(uem, boundaries, collar_us)
+    del boundaries
     records = record_order(ref.raw_starts, ref.raw_ends)
     zones = overlap_zones(records)
     single = single_speaker_region(scored, records, zones=zones)
@@ -186,25 +193,24 @@ def _covered_before(spans: Spans, times: NDArray[np.int64]) -> NDArray[np.int64]
 
 
 def self_overlap(turns: SpeakerTurns) -> Occurrence:
-    """Self-overlap merges, and the time a speaker has two or more of its own turns."""
+    """Self-overlap merges, and the time a speaker has two or more of its own turns: the
+    overlap zones of each speaker whose turns were merged, one speaker at a time (the
+    turns grouped by speaker with one sort of small codes)."""
     if turns.counts.merges == 0:
         return Occurrence()
-    # sweep each speaker's turn edges in time order: +1 at a start, -1 at an end
-    speakers = np.concatenate([turns.raw_speakers, turns.raw_speakers])
-    times = np.concatenate([turns.raw_starts, turns.raw_ends])
-    steps = np.concatenate([np.ones(turns.raw_starts.size, dtype=np.int64),
-                            -np.ones(turns.raw_ends.size, dtype=np.int64)])
-    # by speaker, then time, ends before starts at one instant: np.lexsort((steps, times,
-    # speakers)) as a packed sort of (time, step), then a stable sort by speaker
-    order = event_order(times, (steps > 0).astype(np.int8), 2)
-    order = order[np.argsort(_small(speakers[order]), kind="stable")]
-    speakers, times, depth = speakers[order], times[order], np.cumsum(steps[order])
-    same = speakers[1:] == speakers[:-1]
-    doubled = same & (depth[:-1] >= 2)
-    return Occurrence(turns.counts.merges, int((times[1:] - times[:-1])[doubled].sum()))
+    raw, n_speakers = turns.raw, len(turns.labels)
+    timed = np.bincount(raw.label_ids[raw.ends > raw.starts], minlength=n_speakers)
+    merged = np.flatnonzero(timed > np.bincount(turns.merged.label_ids, minlength=n_speakers))
+    order = np.argsort(_small(raw.label_ids), kind="stable")
+    first = np.concatenate([[0], np.cumsum(np.bincount(raw.label_ids, minlength=n_speakers))])
+    us = 0
+    for speaker in merged.tolist():
+        rows = order[first[speaker]:first[speaker + 1]]
+        us += sets.length(overlap_zones(np.stack([raw.starts[rows], raw.ends[rows]], axis=1)))
+    return Occurrence(turns.counts.merges, us)
 
 
-def _small(codes: NDArray[np.int64]) -> NDArray[np.integer]:
+def _small(codes: NDArray[np.integer]) -> NDArray[np.integer]:
     """Non-negative codes in the smallest integer type that holds them (numpy sorts 16-bit
     integers stably by radix, in linear time).
 

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 _FAR_PAST = np.iinfo(np.int64).min
 _FAR_FUTURE = np.iinfo(np.int64).max
-_CHUNK = 1 << 20  # elements at a time where a pass needs temporaries
+_CHUNK = 1 << 18  # elements at a time where a pass needs temporaries
 Interval = tuple[int, int]
 # Intervals as an (n, 2) array of [start, end) µs; lists of pairs are accepted as input.
 Intervals = NDArray[np.int64]
@@ -117,9 +117,13 @@ def intersection(first: Intervals, second: Intervals) -> Intervals:
 def _pieces(first: Intervals, second: Intervals) -> Intervals:
     """:func:`intersection`, found per interval of ``first`` as one run of ``second``."""
     # partners of each interval: from the first that ends after its start to the last
-    # that starts before its end
-    begin = np.searchsorted(second[:, 1], first[:, 0], side="right")
-    end = np.searchsorted(second[:, 0], first[:, 1], side="left")
+    # that starts before its end, counted on the edges of ``second`` (start, end,
+    # start, ... rising strictly), searched in place: no copy of a column per chunk
+    edges = second.reshape(-1)
+    begin = np.searchsorted(edges, first[:, 0], side="right") // 2  # ends at or before
+    end = np.searchsorted(edges, first[:, 1], side="left")
+    end += 1
+    end //= 2  # starts before the end
     rows, partners = expand(begin, end)
     pieces = np.stack([np.maximum(first[rows, 0], second[partners, 0]),
                        np.minimum(first[rows, 1], second[partners, 1])], axis=1)
@@ -162,10 +166,17 @@ def covered_before(spans: Intervals, times: NDArray[np.int64]) -> NDArray[np.int
     if spans.shape[0] == 0:
         return covered
     before = np.zeros(spans.shape[0] + 1, dtype=np.int64)
-    np.cumsum(spans[:, 1] - spans[:, 0], out=before[1:])
+    np.subtract(spans[:, 1], spans[:, 0], out=before[1:])
+    np.cumsum(before[1:], out=before[1:])
+    # the edges of a normalised set, start, end, start, ... rise strictly: searched in
+    # place (no copy of a column), the edge at or before a time is 2 k for a time inside
+    # interval k and 2 k + 1 for a time in the gap after it
+    edges = spans.reshape(-1)
     for at in range(0, times.size, _CHUNK):
         chunk = times[at:at + _CHUNK]
-        index = np.searchsorted(spans[:, 0], chunk, side="right") - 1  # last starting at or before
+        index = np.searchsorted(edges, chunk, side="right")
+        index -= 1
+        index //= 2  # the last interval starting at or before the time (-1: none)
         inside = index >= 0
         index[~inside] = 0
         part = np.minimum(chunk, spans[index, 1])

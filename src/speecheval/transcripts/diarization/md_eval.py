@@ -29,6 +29,8 @@ to its printed precision.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -44,8 +46,9 @@ from .interval_sets import (
     outside_around,
 )
 
+_CHUNK = 1 << 18  # events at a time split or swept
 # Event times are at most about 1e14 µs (RTTM and UEM times stop at 1e8 s), so a time
-# and a rank of a few values pack into one int64 sort key.
+# and a list's place among a few lists pack into one int64 sort key.
 _MAX_EVENT_US = 1 << 60
 
 
@@ -96,32 +99,41 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     if zones is None:
         zones = overlap_zones(turns, ends_first=ends_first)
     regions = intervals(scored)
-    regions = regions[regions[:, 1] > regions[:, 0]]
-    nz, nu = zones.shape[0], regions.shape[0]
-    times = np.concatenate([zones[:, 0], zones[:, 1], regions[:, 0], regions[:, 1]])
+    timed = regions[:, 1] > regions[:, 0]
+    if not timed.all():  # the common case, all timed, makes no copy
+        regions = regions[timed]
+    del timed
     # event kinds: 0 zone begin, 1 zone end, 2 region begin, 3 region end; rank at one
     # instant: ends first: ends 0, begins 1; else: zone begins 0, ends 1, region begins 2
-    kind = np.repeat(np.arange(4, dtype=np.int8), [nz, nz, nu, nu])
-    ranks = np.array([1, 0, 1, 0] if ends_first else [0, 1, 2, 1], dtype=np.int8)
-    order = event_order(times, ranks[kind], 3)  # stable: list order within time and rank
-    times, kind = times[order], kind[order]
-    del order, zones, regions
-    steps = np.array([[1, -1, 0, 0], [0, 0, 1, -1]], dtype=np.int8)  # zone, region
-    zone_count = np.cumsum(steps[0][kind], dtype=np.int32)
-    opening = zone_count == 0
-    del zone_count
-    opening &= np.cumsum(steps[1][kind], dtype=np.int32) > 0
+    times, kind = merged_events([zones[:, 0], zones[:, 1], regions[:, 0], regions[:, 1]],
+                                [1, 0, 1, 0] if ends_first else [0, 1, 2, 1])
+    del zones, regions
+    opening = _opening(kind)
     del kind
-    last_open = np.maximum.accumulate(
-        np.where(opening, np.arange(times.size, dtype=np.int32), np.int32(-1)))
-    started = times[np.maximum(last_open, 0)]
-    closing = np.flatnonzero(~opening & (last_open >= 0) & (times > started))
+    # an opening event's region closes at the first event at a later time, when no
+    # other opening event comes before it (every event in between is a closing one)
+    opens = np.flatnonzero(opening)
     del opening
-    owner = last_open[closing]
-    first = np.ones(closing.size, dtype=bool)
-    first[1:] = owner[1:] != owner[:-1]
-    closing = closing[first]
-    return np.stack([started[closing], times[closing]], axis=1).astype(np.int64)
+    later = np.searchsorted(times, times[opens], side="right")
+    closes = later < np.append(opens[1:], times.size)
+    return np.stack([times[opens[closes]], times[later[closes]]], axis=1).astype(np.int64)
+
+
+def _opening(kind: NDArray[np.int8]) -> NDArray[np.bool_]:
+    """Whether each event (kinds as in :func:`single_speaker_region`) leaves the count of
+    zones at 0 and of regions above 0: running sums a chunk at a time, carried over."""
+    steps = np.array([[1, -1, 0, 0], [0, 0, 1, -1]], dtype=np.int8)  # zone, region
+    opening = np.empty(kind.size, dtype=bool)
+    zones, regions = 0, 0
+    for at in range(0, kind.size, _CHUNK):
+        part = kind[at:at + _CHUNK]
+        zone_count = np.cumsum(steps[0][part], dtype=np.int64)
+        zone_count += zones
+        region_count = np.cumsum(steps[1][part], dtype=np.int64)
+        region_count += regions
+        np.logical_and(zone_count == 0, region_count > 0, out=opening[at:at + _CHUNK])
+        zones, regions = int(zone_count[-1]), int(region_count[-1])
+    return opening
 
 
 def overlap_zones(turns: IntervalsLike, *, ends_first: bool = True) -> Intervals:
@@ -132,18 +144,19 @@ def overlap_zones(turns: IntervalsLike, *, ends_first: bool = True) -> Intervals
     [[2, 5], [5, 10]]
     """
     records = intervals(turns)
-    records = records[records[:, 1] > records[:, 0]]
-    n = records.shape[0]
-    times = np.concatenate([records[:, 0], records[:, 1]])
-    begin = np.repeat([True, False], [n, n])
-    rank = begin if ends_first else ~begin  # the rank of an event at one instant
-    order = event_order(times, rank.astype(np.int8), 2)
-    times, begin = times[order], begin[order]
-    del order
-    count = np.cumsum(np.where(begin, 1, -1).astype(np.int8), dtype=np.int32)
-    opens = times[begin & (count == 2)]
-    closes = times[~begin & (count == 1)]
-    return np.stack([opens, closes], axis=1).astype(np.int64)
+    timed = records[:, 1] > records[:, 0]
+    starts, ends = np.sort(records[timed, 0]), np.sort(records[timed, 1])
+    del timed
+    # the record count after each begin and after each end, in event order: the events
+    # before a begin are the begins before it and the ends before it (those at its instant
+    # too when ends come first), and the other way round for an end
+    ends_before = np.searchsorted(ends, starts, side="right" if ends_first else "left")
+    at_begin = np.arange(1, starts.size + 1) - ends_before
+    del ends_before
+    begins_before = np.searchsorted(starts, ends, side="left" if ends_first else "right")
+    at_end = begins_before - np.arange(1, ends.size + 1)
+    del begins_before
+    return np.stack([starts[at_begin == 2], ends[at_end == 1]], axis=1).astype(np.int64)
 
 
 def record_order(starts: NDArray[np.int64], ends: NDArray[np.int64]) -> Intervals:
@@ -172,17 +185,35 @@ def tie_sensitive_seconds(scored: IntervalsLike, turns: IntervalsLike, *,
     return length(difference(first, second)) + length(difference(second, first))
 
 
-def event_order(times: NDArray[np.int64], rank: NDArray[np.integer], ranks: int
-                ) -> NDArray[np.intp]:
-    """The order that sorts events by time, then by ``rank`` (``0 <= rank < ranks``),
-    then by position: ``np.lexsort((rank, times))`` as one stable sort of a packed key
-    (events arrive in a few sorted runs, which a stable sort merges quickly).
+def merged_events(times: Sequence[NDArray[np.int64]], ranks: Sequence[int]
+                  ) -> tuple[NDArray[np.int64], NDArray[np.int8]]:
+    """Events of several lists in one order, as their times and the index of their list
+    (their kind): by time, then by their list's rank, then by list, which is
+    ``np.lexsort((rank, times))`` over the lists put end to end, as far as times and
+    kinds tell (events of one list at one instant are alike).
 
-    >>> event_order(np.array([5, 2, 5, 2]), np.array([1, 1, 0, 1]), 2).tolist()
-    [1, 3, 2, 0]
+    Each event is one int64 key, its time times the number of lists plus its list's
+    place among the lists at one instant; the keys are sorted in place, and split back
+    into times and kinds a chunk at a time: no order array, no second array of keys.
+
+    >>> merged_events([np.array([5, 2]), np.array([5, 2])], [1, 0])
+    (array([2, 2, 5, 5]), array([1, 0, 1, 0], dtype=int8))
     """
-    if times.size and int(np.abs(times).max()) >= _MAX_EVENT_US:
-        raise OverflowError("event times too large to sort as packed keys")
-    key = times * ranks
-    key += rank
-    return np.argsort(key, kind="stable")
+    lists = len(ranks)
+    kind_at = np.array(sorted(range(lists), key=lambda k: (ranks[k], k)), dtype=np.int8)
+    keys = np.empty(sum(column.size for column in times), dtype=np.int64)
+    at = 0
+    for kind, column in enumerate(times):
+        if column.size and int(np.abs(column).max()) >= _MAX_EVENT_US:
+            raise OverflowError("event times too large to sort as packed keys")
+        part = keys[at:at + column.size]
+        np.multiply(column, lists, out=part)
+        part += int(np.flatnonzero(kind_at == kind)[0])
+        at += column.size
+    keys.sort()
+    kinds = np.empty(keys.size, dtype=np.int8)
+    for at in range(0, keys.size, _CHUNK):
+        part = keys[at:at + _CHUNK]
+        kinds[at:at + _CHUNK] = kind_at[part % lists]
+        part //= lists  # floor division: the time, negative ones too
+    return keys, kinds

@@ -22,18 +22,19 @@ with the turns, whatever the number of speakers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.timeline import Spans, _sorted_unique
+from ...core.timeline import Spans
 from .interval_sets import Intervals, covered_before, expand
 from .turns import SpeakerTurns, speaker_turns
 
-_CHUNK = 1 << 20  # intervals at a time where a pass needs temporaries
+_CHUNK = 1 << 18  # intervals at a time where a pass needs temporaries
+_RANGES = 1 << 18  # turns at a time whose overlapping turns are listed
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,36 +60,32 @@ class Activity:
 
     def counts(self) -> NDArray[np.int32]:
         """Number of active speakers per interval (+1 where a turn starts, -1 where it
-        ends, summed up; int32 throughout, so four million intervals need 16 MB).
+        ends, summed up; int32 throughout, so four million intervals need 16 MB). The
+        steps are counted a chunk of intervals at a time from the sorted edges, so the
+        temporaries stay small.
 
         >>> Activity(np.array([0, 1, 1], dtype=np.int32), np.array([2, 3, 2], dtype=np.int32),
         ...          np.zeros(3, dtype=np.int32), 4, 1).counts().tolist()
         [1, 3, 1, 0]
         """
-        steps = np.zeros(self.n_intervals + 1, dtype=np.int32)
-        for edges, sign in ((self.lo, 1), (self.hi, -1)):
-            at, times = _distinct_counts(np.sort(edges))
-            steps[at] += sign * times
-        counts: NDArray[np.int32] = np.cumsum(steps[:-1], dtype=np.int32)
+        counts = np.zeros(self.n_intervals + 1, dtype=np.int32)
+        for edges, step in ((self.lo, np.add), (self.hi, np.subtract)):
+            ordered = np.sort(edges)
+            cuts = np.searchsorted(ordered, np.arange(0, counts.size + _CHUNK, _CHUNK))
+            for at, (first, stop) in enumerate(zip(cuts[:-1].tolist(), cuts[1:].tolist(),
+                                                      strict=True)):
+                steps = np.bincount(ordered[first:stop] - at * _CHUNK,
+                                    minlength=min(_CHUNK, counts.size - at * _CHUNK))
+                part = counts[at * _CHUNK:at * _CHUNK + steps.size]
+                step(part, steps, out=part, casting="unsafe")  # no int64 copy
+        counts = counts[:-1]
+        np.cumsum(counts, out=counts)  # in place: no second array of intervals
         return counts
 
     def time(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
         """Each speaker's total weight over the intervals where it talks, from the
         weights' prefix sums (:attr:`Region.prefix`)."""
         return _per_code(self.speakers, self.lo, self.hi, prefix, self.n_speakers)
-
-
-def _distinct_counts(ordered: NDArray[np.int32]) -> tuple[NDArray[np.int32],
-                                                           NDArray[np.int32]]:
-    """The distinct values of a sorted array and how often each occurs.
-
-    >>> values, times = _distinct_counts(np.array([1, 1, 4, 6, 6, 6], dtype=np.int32))
-    >>> values.tolist(), times.tolist()
-    ([1, 4, 6], [2, 1, 3])
-    """
-    heads = np.flatnonzero(np.diff(ordered, prepend=np.int32(-1)) != 0)
-    times = np.diff(heads, append=ordered.size).astype(np.int32)
-    return ordered[heads], times
 
 
 def _per_code(codes: NDArray[np.integer], lo: NDArray[np.integer], hi: NDArray[np.integer],
@@ -130,15 +127,18 @@ class Region:
         start, stop, _ = at.indices(self.prefix.size - 1)
         return np.diff(self.prefix[start:stop + 1])
 
-    def without(self, intervals: NDArray[np.bool_]) -> Region:
-        """The region minus the given intervals (a mask over them).
+    def without(self, intervals: NDArray[np.bool_], *, reuse: bool = False) -> Region:
+        """The region minus the given intervals (a mask over them); with ``reuse``, its
+        prefix sums are written over this region's (which is then spent): no second
+        array of intervals.
 
         >>> r = Region(np.array([0, 5, 8, 10]), 20).without(np.array([False, True, False]))
         >>> r.prefix.tolist(), r.total_us
         ([0, 5, 5, 7], 17)
         """
-        prefix = self._masked_prefix(~intervals)
-        return Region(prefix, self.total_us - int(self.prefix[-1] - prefix[-1]))
+        whole = int(self.prefix[-1])
+        prefix = self._masked_prefix(~intervals, self.prefix if reuse else None)
+        return Region(prefix, self.total_us - (whole - int(prefix[-1])))
 
     def within(self, intervals: NDArray[np.bool_]) -> Region:
         """The part of the region inside the given intervals (a mask over them).
@@ -150,17 +150,24 @@ class Region:
         prefix = self._masked_prefix(intervals)
         return Region(prefix, int(prefix[-1]))
 
-    def _masked_prefix(self, keep: NDArray[np.bool_]) -> NDArray[np.int64]:
-        """Prefix sums of the weights of the kept intervals (a chunk at a time)."""
-        prefix = np.zeros(self.prefix.size, dtype=np.int64)
-        carry = 0
+    def _masked_prefix(self, keep: NDArray[np.bool_], out: NDArray[np.int64] | None = None
+                       ) -> NDArray[np.int64]:
+        """Prefix sums of the weights of the kept intervals (a chunk at a time), into
+        ``out`` when given (which may be :attr:`prefix` itself: each chunk's weights are
+        read before it is written, and the one value the next chunk needs is kept)."""
+        prefix = np.zeros(self.prefix.size, dtype=np.int64) if out is None else out
+        carry, edge = 0, int(self.prefix[0])
         for at in range(0, keep.size, _CHUNK):
-            part = self.weights(slice(at, at + _CHUNK))
+            part = self.prefix[at + 1:at + 1 + _CHUNK].copy()
+            next_edge = int(part[-1])
+            part[1:] -= self.prefix[at + 1:at + part.size]
+            part[0] -= edge
             part[~keep[at:at + _CHUNK]] = 0
             np.cumsum(part, out=part)
             part += carry
             prefix[at + 1:at + 1 + part.size] = part
-            carry = int(part[-1]) if part.size else carry
+            carry, edge = int(part[-1]), next_edge
+        prefix[0] = 0
         return prefix
 
 
@@ -209,67 +216,85 @@ class Partition:
             prefix = np.zeros(1, dtype=np.int64)
         return Region(prefix, int((spans[:, 1] - spans[:, 0]).sum()))
 
-    def both(self) -> NDArray[np.int32]:
+    def both(self) -> NDArray[np.integer]:
         """``min(R, H)`` per interval: the number of reference speakers that are neither
         missed nor false alarm (computed once)."""
-        return self._cached("both", lambda: np.minimum(self.n_ref, self.n_hyp))
+        return self._cached("both", lambda: self._both())
 
-    def overlaps(self) -> tuple[NDArray[np.integer], NDArray[np.integer], NDArray[np.integer]]:
+    def _both(self) -> NDArray[np.integer]:
+        both = self.n_ref
+        np.minimum(both, self.n_hyp, out=both)
+        # kept for every region: in 8 bits when the speakers are few (a quarter the size)
+        return both.astype(np.int8) if min(self.ref.n_speakers, self.hyp.n_speakers) < 128 \
+            else both
+
+    def overlaps(self) -> list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.integer]]]:
         """Every overlapping pair of a reference and a system turn, as the intervals
-        ``[lo, hi)`` they share and ``ref speaker * system speakers + system speaker``
-        (computed once).
+        ``[lo, hi)`` they share and ``ref speaker * system speakers + system speaker``,
+        in parts (computed once; the parts are not joined, so no copy of all is made).
 
         Two turns overlap when the later one starts inside the earlier one, so the pairs
         are the system turns starting inside each reference turn, and the reference
         turns starting strictly inside each system turn (after it starts): about as many
         pairs as turns, whatever the number of speakers.
         """
-        if "overlap_codes" not in self._cache:
+        if "overlaps" not in self._cache:
             ref, hyp = self.ref, self.hyp
-            halves = [self._shared(*starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False)),
-                      self._shared(*starting_inside(ref.lo, hyp.lo, hyp.hi, strictly=True)[::-1])]
-            for k, key in enumerate(("overlap_lo", "overlap_hi", "overlap_codes")):
-                self._cache[key] = np.concatenate([half[k] for half in halves])
-        return (self._cache["overlap_lo"], self._cache["overlap_hi"],
-                self._cache["overlap_codes"])
+            parts = [self._shared(rows, ks) for rows, ks in
+                     starting_inside(hyp.lo, ref.lo, ref.hi, strictly=False)]
+            parts += [self._shared(ks, rows) for rows, ks in
+                      starting_inside(ref.lo, hyp.lo, hyp.hi, strictly=True)]
+            self._cache["overlaps"] = parts
+        found: list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.integer]]] = (
+            self._cache["overlaps"])
+        return found
 
     def _shared(self, ref_rows: NDArray[np.integer], hyp_rows: NDArray[np.integer]
-                ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]:
+                ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.integer]]:
         """The intervals ``[lo, hi)`` that pairs of overlapping turns share, and the pairs'
         codes (see :meth:`overlaps`)."""
         ref, hyp = self.ref, self.hyp
-        codes = ref.speakers[ref_rows].astype(np.int64) * hyp.n_speakers
+        codes = ref.speakers[ref_rows] * np.int32(hyp.n_speakers)
         codes += hyp.speakers[hyp_rows]
+        # kept for every region: in 8 or 16 bits when the pairs of speakers are few
+        pairs = ref.n_speakers * hyp.n_speakers
+        kept = np.int8 if pairs <= 1 << 7 else np.int16 if pairs <= 1 << 15 else np.int32
         return (np.maximum(ref.lo[ref_rows], hyp.lo[hyp_rows]),
-                np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows]), codes.astype(np.int32))
+                np.minimum(ref.hi[ref_rows], hyp.hi[hyp_rows]), codes.astype(kept))
 
     def cooccurrence(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
         """(reference, system) matrix of total weight where both speakers talk, from the
         weights' prefix sums (:attr:`Region.prefix`)."""
-        lo, hi, codes = self.overlaps()
         shape = (self.ref.n_speakers, self.hyp.n_speakers)
-        return _per_code(codes, lo, hi, prefix, shape[0] * shape[1]).reshape(shape)
+        return sum((_per_code(codes, lo, hi, prefix, shape[0] * shape[1])
+                    for lo, hi, codes in self.overlaps()),
+                   np.zeros(shape[0] * shape[1], dtype=np.int64)).reshape(shape)
 
 
 def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
                     hi: NDArray[np.integer], *, strictly: bool
-                    ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+                    ) -> Iterator[tuple[NDArray[np.integer], NDArray[np.integer]]]:
     """Every ``(range, k)`` with ``lo[range] <= starts[k] < hi[range]`` (``<`` on the left
     too when ``strictly``): the ``k`` of one range are one run of the sorted starts.
+    Given ``_RANGES`` ranges at a time, so that the temporaries stay small.
 
-    >>> rows, ks = starting_inside(np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]),
-    ...                            strictly=False)
-    >>> rows.tolist(), ks.tolist()
-    ([0, 0, 1, 1], [1, 2, 2, 0])
-    >>> starting_inside(np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]),
-    ...                 strictly=True)[1].tolist()
-    [1, 2, 0]
+    >>> [(rows.tolist(), ks.tolist()) for rows, ks in starting_inside(
+    ...     np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]), strictly=False)]
+    [([0, 0, 1, 1], [1, 2, 2, 0])]
+    >>> [ks.tolist() for _, ks in starting_inside(
+    ...     np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]), strictly=True)]
+    [[1, 2, 0]]
     """
     order = np.argsort(starts, kind="stable")
     ordered = starts[order]
-    first = np.searchsorted(ordered, lo, side="right" if strictly else "left")
-    rows, position = expand(first, np.searchsorted(ordered, hi, side="left"))
-    return rows, order[position]
+    if order.size < 1 << 31:
+        order = order.astype(np.int32)  # half the size of what is gathered from it
+    for at in range(0, lo.size, _RANGES):
+        first = np.searchsorted(ordered, lo[at:at + _RANGES], side="right" if strictly else "left")
+        rows, position = expand(first, np.searchsorted(ordered, hi[at:at + _RANGES],
+                                                       side="left"))
+        rows += at
+        yield rows, order[position]
 
 
 def partition(ref: SpeakerTurns, hyp: SpeakerTurns) -> Partition:
@@ -285,8 +310,18 @@ def partition(ref: SpeakerTurns, hyp: SpeakerTurns) -> Partition:
 
 def sorted_bounds(edges: list[NDArray[np.int64]]) -> NDArray[np.int64]:
     """The distinct times among ``edges``, sorted (by sorting: numpy 2's hash-based
-    ``np.unique`` takes seconds on a few million times)."""
-    return _sorted_unique(np.concatenate(edges).astype(np.int64, copy=False))
+    ``np.unique`` takes seconds on a few million times). The joined edges are sorted in
+    place and copied only when some repeat: one array of edges less than
+    :func:`~speecheval.core.timeline._sorted_unique` needs.
+
+    >>> sorted_bounds([np.array([5, 1]), np.array([5, 3, 1])]).tolist()
+    [1, 3, 5]
+    """
+    bounds = np.concatenate(edges).astype(np.int64, copy=False)
+    bounds.sort()
+    distinct = np.ones(bounds.size, dtype=bool)
+    distinct[1:] = bounds[1:] != bounds[:-1]
+    return bounds if bool(distinct.all()) else bounds[distinct]
 
 
 def _turns(starts: list[int], ends: list[int], speakers: list[int]) -> SpeakerTurns:

@@ -185,8 +185,8 @@ def score_file(file_id: str, ref_turns: Spans | Sequence[RttmTurn],
                                    abs_error_sum=abs(n_hyp - n_ref),
                                    signed_error_sum=n_hyp - n_ref,
                                    ref_speakers=n_ref, hyp_speakers=n_hyp),
-        ref_turns=view.ref.counts, hyp_turns=view.hyp.counts,
-        mapping=tuple((file_id, view.ref.labels[i], view.hyp.labels[j])
+        ref_turns=view.ref_counts, hyp_turns=view.hyp_counts,
+        mapping=tuple((file_id, view.ref_labels[i], view.hyp_labels[j])
                       for i, j in zip(*pairs, strict=True)),
         differences=view.differences,
     )

@@ -128,7 +128,7 @@ class RttmColumns:
     speakers: NDArray[np.int32]
     starts: NDArray[np.int64]
     ends: NDArray[np.int64]
-    lines: NDArray[np.int64]
+    lines: NDArray[np.integer]  # int32 where every line number fits
 
     def __len__(self) -> int:
         return int(self.starts.size)
@@ -288,7 +288,9 @@ class RTTM:
         if plain is None:
             return None
         file_names, files, speaker_names, speakers, starts, ends = plain
-        lines = np.arange(1, starts.size + 1, dtype=np.int64)
+        lines: NDArray[np.integer] = np.arange(1, starts.size + 1, dtype=np.int64)
+        if starts.size < 1 << 31:
+            lines = lines.astype(np.int32)  # half the size
         return cls._from_columns(RttmColumns(file_names, files, speaker_names, speakers,
                                              starts, ends, lines), {}, path, 0, ())
 
