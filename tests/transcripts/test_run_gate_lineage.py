@@ -90,12 +90,22 @@ def test_gate_verdicts_join_the_run_lineage(run_dir: Path,
 
 
 def test_gate_mends_records_lost_after_its_folder(run_dir: Path) -> None:
-    """A crash between the verdict folder and its records: the next call appends them."""
+    """A crash between the verdict folder and its records: the next call appends them.
+
+    The records are checked to exist before the crash is simulated: a gate that appended
+    nothing at all (verdicts kept only in their folder) would otherwise pass, the lineage
+    being equal to itself before and after.
+    """
     before = (run_dir / "lineage.jsonl").read_bytes()
     assert cli("gate", run_dir) == 0
+    (folder,) = (run_dir / "derived" / "gate").iterdir()
     complete = (run_dir / "lineage.jsonl").read_bytes()
-    (run_dir / "lineage.jsonl").write_bytes(before)
+    expected = [f"gate:{system}/production_complete_file/blocks/r1@{folder.name}"
+                for system in ("fake", "other")]
+    assert [json.loads(line)["id"] for line in complete[len(before):].splitlines()] == expected
+    (run_dir / "lineage.jsonl").write_bytes(before)  # the crash: folder made, records lost
     assert cli("gate", run_dir) == 0
+    assert list((run_dir / "derived" / "gate").iterdir()) == [folder]  # reused, not remade
     assert (run_dir / "lineage.jsonl").read_bytes() == complete
 
 
