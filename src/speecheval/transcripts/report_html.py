@@ -19,6 +19,7 @@ from ..report.timeline import Span, Timeline, Track, to_svg
 from .score.measure import RunScore
 from .score.measures.text import Text
 from .score.report_tables import kaldi_lines, text_tables
+from .score.report_wording import FACTS, HYPOTHESES, JUDGEMENTS, Wording
 from .score.tables import Tables
 
 LANE = 16.0
@@ -79,18 +80,23 @@ def _run_section(index: int, run: RunScore) -> pg.Details:
         pg.BulletList(notes, "note")))
 
 
-def render_report(system: str, tables: Tables, runs: Sequence[RunScore],
+def render_report(system: str, tables: Tables, runs: Sequence[RunScore], wording: Wording,
                   provenance: tuple[tuple[str, str], ...] = ()) -> str:
-    """The whole report as one HTML document."""
+    """The whole report as one HTML document: measured facts (tables, runs), judgements,
+    untested hypotheses, as the spec's 报告措辞 keeps them apart."""
     maturity = tables.run_maturity
     blocks: list[pg.Block] = []
     if maturity.reasons:
         blocks.append(pg.BulletList(tuple(maturity.reasons), "note"))
-    blocks.append(pg.Preformatted("\n".join(kaldi_lines(tables))))
-    blocks += [pg.Section(t.title, (pg.Paragraph((t.note,), "note"), pg.TableBlock(t.table)))
-               for t in text_tables(tables)]
-    blocks.append(pg.Section("Runs", tuple(_run_section(i, run)
-                                           for i, run in enumerate(runs))))
+    measured: list[pg.Block] = [pg.Preformatted("\n".join(kaldi_lines(tables)))]
+    measured += [pg.Section(t.title, (pg.Paragraph((t.note,), "note"),
+                                      pg.TableBlock(t.table)), level=3)
+                 for t in text_tables(tables)]
+    measured.append(pg.Section("Runs", tuple(_run_section(i, run)
+                                             for i, run in enumerate(runs)), level=3))
+    blocks.append(pg.Section(FACTS, tuple(measured)))
+    blocks.append(pg.Section(JUDGEMENTS, (pg.BulletList(wording.judgements),)))
+    blocks.append(pg.Section(HYPOTHESES, (pg.BulletList(wording.hypotheses),)))
     facts = (pg.Fact("System", (system,)),
              pg.Fact("Run maturity", (pg.Strong(maturity.level),)),
              pg.Fact("Runs", (str(len(runs)),)))

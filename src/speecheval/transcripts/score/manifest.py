@@ -187,6 +187,14 @@ class SampleSpec(Schema):
         return tuple(sorted(value, key=lambda run: run.repeat))
 
 
+class Judgement(Schema):
+    """A judgement the report states, checked against the maturity levels (docs:
+    transcripts-score.md, Report wording)."""
+
+    text: Text
+    scenario: Text | None = None  # None: a claim across scenarios
+
+
 class Manifest(Schema):
     """A validated manifest; ``path`` is the file it was read from."""
 
@@ -197,8 +205,11 @@ class Manifest(Schema):
     token_timestamps: bool | None = None
     scenarios: dict[Text, Scenario]
     samples: tuple[SampleSpec, ...]
+    judgements: tuple[Judgement, ...] = ()
+    hypotheses: tuple[Text, ...] = ()
 
     _path: Path = PrivateAttr()
+    _judgement_lines: tuple[int | None, ...] = PrivateAttr(default=())
 
     @field_validator("scenarios")
     @classmethod
@@ -219,6 +230,11 @@ class Manifest(Schema):
         """The manifest file."""
         return self._path
 
+    def judgement_where(self, index: int) -> str:
+        """``judgements[i] (line n)``: where judgement ``index`` is written."""
+        line = self._judgement_lines[index] if index < len(self._judgement_lines) else None
+        return f"judgements[{index}]" + ("" if line is None else f" (line {line})")
+
 
 def load_manifest(path: Path) -> Manifest:
     """Read and validate a manifest; any problem is an InputError naming file, key, line
@@ -227,6 +243,8 @@ def load_manifest(path: Path) -> Manifest:
     manifest = validate(Manifest, document, what="manifest", sample_key="id")
     _check_across_samples(manifest, document)
     manifest._path = path
+    manifest._judgement_lines = tuple(document.line(("judgements", index, "text"))
+                                      for index in range(len(manifest.judgements)))
     return manifest
 
 
@@ -247,6 +265,12 @@ def _check_across_samples(manifest: Manifest, document: Document) -> None:
                              f"{document.line(('samples', index, 'scenario'))}): "
                              f"{sample.scenario!r} is not declared under scenarios",
                              path=document.path, sample_id=sample.id)
+    for index, judgement in enumerate(manifest.judgements):
+        if judgement.scenario is not None and judgement.scenario not in manifest.scenarios:
+            raise InputError(f"judgements[{index}].scenario (line "
+                             f"{document.line(('judgements', index, 'scenario'))}): "
+                             f"{judgement.scenario!r} is not declared under scenarios",
+                             path=document.path)
     unused = sorted(set(manifest.scenarios) - {s.scenario for s in manifest.samples})
     if unused:
         raise InputError(f"scenarios.{unused[0]} (line "

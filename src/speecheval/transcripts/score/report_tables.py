@@ -16,6 +16,7 @@ from ...report.numbers import fixed, percent
 from ...report.table import Table, to_markdown
 from ..text.cli import summary_line
 from ..text.counts import ErrorCounts
+from .report_wording import FACTS, HYPOTHESES, JUDGEMENTS, Wording
 from .tables import Tables
 
 
@@ -262,15 +263,19 @@ def _lattifai(tables: Tables) -> TitledTable:
                       "confusion s"), tuple(rows))
 
 
-def markdown(tables: Tables, system: str) -> str:
-    """All tables as one Markdown document."""
+def markdown(tables: Tables, system: str, wording: Wording) -> str:
+    """One Markdown document in the spec's three parts: the measured facts (every table),
+    the judgements from them, the untested hypotheses."""
     parts = [f"# Transcript scoring: {system}\n",
-             f"Run maturity: **{tables.run_maturity.level}**\n"]
-    parts.append("```\n" + "\n".join(kaldi_lines(tables)) + "\n```\n")
+             f"Run maturity: **{tables.run_maturity.level}**\n",
+             f"## {FACTS}\n",
+             "```\n" + "\n".join(kaldi_lines(tables)) + "\n```\n"]
     for titled in text_tables(tables):
-        parts.append(f"## {titled.title}\n\n{titled.note}\n")
+        parts.append(f"### {titled.title}\n\n{titled.note}\n")
         if not titled.table.rows:
             parts.append("(no rows)\n")
             continue
         parts.append(to_markdown(titled.table))
+    for title, items in ((JUDGEMENTS, wording.judgements), (HYPOTHESES, wording.hypotheses)):
+        parts.append(f"## {title}\n\n" + "".join(f"- {item}\n" for item in items))
     return "\n".join(parts) + "\n"

@@ -37,6 +37,7 @@ from .capabilities import SystemSupport, system_support
 from .manifest import FORMAT, Manifest, SampleSpec, load_manifest
 from .measure import RunScore
 from .report_tables import kaldi_lines, markdown
+from .report_wording import Claim, report_wording
 from .rows import diagnostic_row, lattifai_row, moss_row, sample_row
 from .sample import score_sample_runs
 from .tables import Tables, build_tables
@@ -123,6 +124,10 @@ def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
     """Score the manifest and write every output file into ``staging``."""
     manifest = load_manifest(manifest_path)
     runs, tables = score_manifest(manifest, executor)
+    wording = report_wording(
+        tables, [Claim(j.text, j.scenario, manifest.judgement_where(i))
+                 for i, j in enumerate(manifest.judgements)],
+        manifest.hypotheses, manifest.path)
     lines = kaldi_lines(tables)
     support = tables.system_support
     scenarios_doc = {"system": manifest.system, "required_repeats": manifest.required_repeats,
@@ -132,12 +137,13 @@ def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
                          "speaker_attribution_source": support.speakers_source,
                          "token_timestamps": support.token_timestamps,
                          "token_timestamps_source": support.token_timestamps_source},
-                     "cross_scenario": tables.cross_scenario, "scenarios": tables.scenarios}
+                     "cross_scenario": tables.cross_scenario, "scenarios": tables.scenarios,
+                     "wording": wording.report_dict()}
     levels = {name: table["maturity"]["level"] for name, table in tables.scenarios.items()}
     atomic_write_text(staging / "samples.jsonl", dumps_lines(
         sample_row(r, levels[r.sample.scenario]) for r in runs))
     atomic_write_text(staging / "scenarios.json", dumps(scenarios_doc))
-    atomic_write_text(staging / "scenarios.md", markdown(tables, manifest.system))
+    atomic_write_text(staging / "scenarios.md", markdown(tables, manifest.system, wording))
     atomic_write_text(staging / "summary.txt", "".join(f"{line}\n" for line in lines))
     atomic_write_text(staging / "parity_moss.json", dumps({
         "track": "moss_parity", "scenarios": tables.moss_parity,
@@ -152,7 +158,7 @@ def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
         "runs": [row for r in runs if (row := diagnostic_row(r)) is not None]}))
     manifest_sha256 = sha256_file(manifest.path)
     atomic_write_text(staging / "report.html", render_report(
-        manifest.system, tables, runs, provenance=(
+        manifest.system, tables, runs, wording, provenance=(
             ("speecheval", __version__),
             ("manifest", f"{manifest.path.name} sha256 {manifest_sha256[:12]}"))))
     provenance = collect_provenance(
