@@ -235,3 +235,60 @@ def test_import_needs_run_directories(tmp_path: Path, capsys: pytest.CaptureFixt
     assert cli("import", current, current) == 2
     assert not (current / "imported").exists()
     assert (current / "lineage.jsonl").read_bytes() == before
+
+
+def gate_lines(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "verdicts.jsonl").read_text().splitlines()]
+
+
+def test_gate_judges_a_compatible_import_like_the_runs_own(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    older, current = fake_run(tmp_path / "a"), fake_run(tmp_path / "b")
+    digest = sha(older / "run.json")[:12]
+    assert cli("import", current, older) == 0
+    capsys.readouterr()
+    assert cli("gate", current) == 0
+    out = capsys.readouterr().out.splitlines()
+    (folder,) = (current / "derived" / "gate").iterdir()
+    own, imported = gate_lines(folder)
+    key = "fake/production_complete_file/blocks/r1"
+    assert "imported" not in own
+    # same PCM, same adapter and track, same identity: held to the same boundary (0.9 s)
+    assert imported["imported"] == {
+        "id": f"imported:{digest}/{key}", "exact_input_match": True,
+        "protocol_compatibility": "compatible", "incompatibilities": [],
+        "identity_confidence": "exact", "track_use": "production_complete_file"}
+    assert (own["verdict"], imported["verdict"]) == ("engineering_complete",) * 2
+    assert imported["transcript_coverage"]["last_speech_s"] == 0.9
+    assert out[1] == (f"fake/production_complete_file/blocks/r1: engineering_complete "
+                      f"[imported:{digest}: compatible, identity exact, use "
+                      "production_complete_file]")
+    entry = records(current)[-1]
+    assert (entry["id"], entry["parent"], entry["imported"]["track_use"]) == (
+        f"gate:imported:{digest}/{key}@{folder.name}", f"imported:{digest}/{key}",
+        "production_complete_file")
+    assert entry["raw_sha256"] == sha(older / "raw" / key / "response.stm")
+
+
+def test_gate_keeps_an_incompatible_import_off_this_runs_boundary(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Other PCM (22.05 kHz source) and another system version: the older answer is gated
+    on its own length without this run's boundary (which belongs to other audio), so it
+    cannot be engineering_complete, and its verdict is for the diagnostic track only."""
+    older = fake_run(tmp_path / "a", rate=22_050, version="fake 0.9")
+    current = fake_run(tmp_path / "b")
+    assert cli("import", current, older) == 0
+    capsys.readouterr()
+    assert cli("gate", current) == 0
+    (folder,) = (current / "derived" / "gate").iterdir()
+    own, imported = gate_lines(folder)
+    assert own["verdict"] == "engineering_complete"
+    assert {k: imported["imported"][k] for k in (
+        "exact_input_match", "protocol_compatibility", "identity_confidence", "track_use")} == {
+        "exact_input_match": False, "protocol_compatibility": "incompatible",
+        "identity_confidence": "recorded", "track_use": "diagnostic"}
+    assert imported["transcript_coverage_status"] == "missing_evidence"
+    assert imported["verdict"] == "indeterminate_missing_coverage_evidence"
+    assert capsys.readouterr().out.splitlines()[1].endswith(
+        ": incompatible, identity recorded, use diagnostic]")
+    assert records(current)[-1]["imported"]["track_use"] == "diagnostic"

@@ -31,6 +31,11 @@ RECORD_KEYS = ("id", "kind", "path", "sha256", "parent", "input_sha256", "reques
 GATE_FOLDER = "gate"
 ARBITRATION_FOLDER = "arbitration"
 COMMAND_FOLDERS = (GATE_FOLDER, ARBITRATION_FOLDER)
+IMPORTED_FOLDER = "imported"
+"""``RUN/imported/<digest>/raw/<key>/``: an older run's raw answers (``transcripts import``)."""
+IMPORT_KEYS = ("exact_input_match", "protocol_compatibility", "incompatibilities",
+               "identity_confidence", "track_use")
+"""What an ``imported_raw`` record says about how far the older result can be trusted."""
 """Folders of ``RUN/derived/`` written by commands; beside them ``RUN/derived/<system>/``
 holds each system's transcripts, so no system may take one of these names."""
 

@@ -98,7 +98,11 @@ def _line(record: dict[str, Any]) -> str:
     """One human line per verdict."""
     name = "/".join(str(record[k]) for k in ("system", "track", "sample", "repeat")
                     if k in record) or record["raw"]["path"]
+    imported = record.get("imported")
+    trust = "" if imported is None else (
+        f" [{imported['id'].rsplit('/', 4)[0]}: {imported['protocol_compatibility']}, "
+        f"identity {imported['identity_confidence']}, use {imported['track_use']}]")
     if "verdict" not in record:
-        return f"{name}: not gated: {record['reason']}"
+        return f"{name}: not gated: {record['reason']}{trust}"
     why = "; ".join(record["verdict_reasons"])
-    return f"{name}: {record['verdict']}" + (f" ({why})" if why else "")
+    return f"{name}: {record['verdict']}" + (f" ({why})" if why else "") + trust

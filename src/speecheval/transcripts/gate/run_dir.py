@@ -7,6 +7,16 @@ the duration and ``RUN/input/<sample>.json`` for the manifest's ``last_speech_s`
 ``RUN/lineage.jsonl`` for each raw artefact's identity. A folder holding no ``response.*``
 but exactly one other file (another producer's layout) is read as that file.
 
+Imported results (``RUN/imported/<digest>/raw/<key>/``, ``transcripts import``) are gated
+beside the run's own, each verdict carrying ``imported``: the import's id,
+``exact_input_match``, ``protocol_compatibility`` (with ``incompatibilities``),
+``identity_confidence`` and ``track_use`` from its lineage record. Only an import whose
+input is this run's own (``exact_input_match`` true) is held to the sample's length and
+frozen last-speech boundary; any other was made from other audio, so it is gated on its
+own length (``meta.json``'s ``audio_s``) without a boundary, and its coverage can be no
+better than ``missing_evidence`` (verdict at best indeterminate). An incompatible one's
+verdict is for the diagnostic track only (``track_use`` ``diagnostic``).
+
 Not gated, with the reason: a job that did not succeed, the ``gold_diagnostic_window``
 track (it supports no whole-recording completeness conclusion, spec), and a folder whose
 answer cannot be found.
@@ -55,11 +65,20 @@ class RawItem:
     sample: str
     repeat: str
     folder: Path
+    origin: str | None = None
+    """The import's digest for ``RUN/imported/<digest>/raw/...``; ``None`` for the run's own."""
 
     @property
     def key(self) -> str:
-        """``<system>/<track-dir>/<sample>/r<k>``: the raw artefact's lineage key."""
-        return "/".join(self.folder.parts[-4:])
+        """``<system>/<track-dir>/<sample>/r<k>``, with ``imported:<digest>/`` before it for
+        an imported folder: the raw artefact's lineage key."""
+        key = "/".join(self.folder.parts[-4:])
+        return key if self.origin is None else f"imported:{self.origin}/{key}"
+
+    @property
+    def raw_id(self) -> str:
+        """The lineage id of the raw folder (``raw:<key>`` or ``imported:<digest>/<key>``)."""
+        return f"raw:{self.key}" if self.origin is None else self.key
 
 
 @dataclass(frozen=True)
@@ -70,7 +89,8 @@ class GatedRun:
 
 
 def find_items(run: Path) -> list[RawItem]:
-    """Every ``raw/<system>/<track-dir>/<sample>/r<k>/`` folder with a ``meta.json``."""
+    """Every ``raw/<system>/<track-dir>/<sample>/r<k>/`` folder with a ``meta.json``, then
+    every imported one (``imported/<digest>/raw/...``, ``transcripts import``)."""
     raw = run / "raw"
     if not raw.is_dir():
         raise InputError("not a run directory: it has no raw/ folder", path=run)
@@ -83,6 +103,11 @@ def find_items(run: Path) -> list[RawItem]:
                              "transcripts and those verdicts would share a folder",
                              path=meta.parent)
         items.append(RawItem(system, track_dir.replace(".", "/"), sample, repeat, meta.parent))
+    imported = run / lineage.IMPORTED_FOLDER
+    for meta in sorted(imported.glob(f"*/raw/*/*/*/r*/{META}")):
+        digest, _, system, track_dir, sample, repeat = meta.parent.relative_to(imported).parts
+        items.append(RawItem(system, track_dir.replace(".", "/"), sample, repeat, meta.parent,
+                             digest))
     if not items:
         raise InputError("the run holds no raw/<system>/<track-dir>/<sample>/r<k>/meta.json",
                          path=run)
@@ -126,35 +151,42 @@ def gate_run(run: Path, samples_path: Path | None, rules: GateRules,
     """Gate every raw output of ``run`` into a new derived folder (or find it made)."""
     boundaries = read_samples(samples_path) if samples_path is not None else {}
     items = find_items(run)
-    samples = sorted({item.sample for item in items if item.track != GOLD_TRACK})
-    facts = {s: _sample_facts(run, s, boundaries.get(s), samples_path) for s in samples}
     known = {r["id"]: r for r in lineage.read_records(run)}
+    samples = sorted({item.sample for item in items if item.track != GOLD_TRACK
+                      and _on_this_input(item, known)})
+    facts = {s: _sample_facts(run, s, boundaries.get(s), samples_path) for s in samples}
     records: list[dict[str, Any]] = []
     entries: list[dict[str, Any]] = []
     for item in items:
-        where = {"system": item.system, "track": item.track, "sample": item.sample,
-                 "repeat": item.repeat}
+        where: dict[str, Any] = {"system": item.system, "track": item.track,
+                                 "sample": item.sample, "repeat": item.repeat}
+        if item.origin is not None:
+            where["imported"] = _import_facts(known, item)
         meta_path = item.folder / META
         meta = read_meta(meta_path)
         read = (read_item(item, meta, run) if item.track != GOLD_TRACK else
                 "the gold diagnostic window supports no whole-recording completeness "
                 "conclusion")
-        if isinstance(read, str):
-            records.append({**where, "kind": "transcripts.gate_not_run", "reason": read})
+        sample = facts.get(item.sample) if _on_this_input(item, known) else _older_input(meta)
+        if isinstance(read, str) or sample is None:
+            reason = read if isinstance(read, str) else (
+                "imported: its input is not known to be this run's and its meta.json gives "
+                "no audio_s, so the audio's length is unknown")
+            records.append({**where, "kind": "transcripts.gate_not_run", "reason": reason})
             continue
-        sample, audio_sha = facts[item.sample]
-        record = verdict_record(read[0], read[1], sample, meta,
+        record = verdict_record(read[0], read[1], sample[0], meta,
                                 {"path": str(meta_path.relative_to(run)),
                                  "sha256": sha256_file(meta_path)}, rules)
         records.append({**where, **record})
-        inherited = lineage.derived_from(known, f"raw:{item.key}")
+        inherited = lineage.derived_from(known, item.raw_id)
         entries.append({
             "id": f"gate:{item.key}", "kind": "gate_verdict", "line": len(records),
             **inherited,
             "raw_sha256": inherited["raw_sha256"] or read[1]["sha256"],
-            "input_sha256": inherited["input_sha256"] or audio_sha,
+            "input_sha256": inherited["input_sha256"] or sample[1],
             "normalizer_version": None, "scorer_version": f"{GATE_VERSION}/{RULES_VERSION}",
-            "meta_sha256": record["meta"]["sha256"], "verdict": record["verdict"]})
+            "meta_sha256": record["meta"]["sha256"], "verdict": record["verdict"],
+            **({"imported": where["imported"]} if item.origin is not None else {})})
     used = {s: {"duration_s": f.duration_s, "last_speech_s": f.last_speech_s,
                 "tolerance_s": f.tolerance_s, "boundary_source": f.boundary_source,
                 "audio_sha256": audio_sha} for s, (f, audio_sha) in facts.items()}
@@ -179,6 +211,34 @@ def gate_run(run: Path, samples_path: Path | None, rules: GateRules,
                 encoding="utf-8")
     lineage.append_missing(run, entries)
     return GatedRun(target, created, tuple(records))
+
+
+def _import_facts(known: dict[str, dict[str, Any]], item: RawItem) -> dict[str, Any]:
+    """How far an imported result can be trusted, from its ``imported_raw`` record (a
+    folder without one is taken as the least: unknown input, incompatible)."""
+    record = known.get(item.raw_id)
+    if record is None:
+        return {"id": item.raw_id, "exact_input_match": None,
+                "protocol_compatibility": "incompatible",
+                "incompatibilities": ["no imported_raw record in the run's lineage"],
+                "identity_confidence": "none", "track_use": "diagnostic"}
+    return {"id": item.raw_id, **{key: record.get(key) for key in lineage.IMPORT_KEYS}}
+
+
+def _on_this_input(item: RawItem, known: dict[str, dict[str, Any]]) -> bool:
+    """Whether the job's input is this run's input of the sample: always for the run's
+    own jobs, for an imported one only with ``exact_input_match`` true."""
+    return item.origin is None or known.get(item.raw_id, {}).get("exact_input_match") is True
+
+
+def _older_input(meta: dict[str, Any]) -> tuple[SampleFacts, str | None] | None:
+    """The facts of an imported job on other (or unknown) audio: its own length from its
+    ``meta.json``, and no boundary: this run's frozen boundary belongs to other audio, so
+    coverage lacks evidence and the verdict can be no better than indeterminate."""
+    audio_s = meta.get("audio_s")
+    if isinstance(audio_s, bool) or not isinstance(audio_s, int | float) or audio_s <= 0:
+        return None
+    return SampleFacts(float(audio_s), None), None
 
 
 def _format(path: Path, declared: Any) -> str | None:

@@ -34,7 +34,7 @@ from .. import lineage
 from .jobs import META, raw_sha256
 from .tracks import CHUNKED, GOLD
 
-IMPORTED = "imported"
+IMPORTED = lineage.IMPORTED_FOLDER
 
 
 def import_run(run_dir: Path, old_dir: Path) -> list[dict[str, Any]]:
