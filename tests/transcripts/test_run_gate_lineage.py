@@ -191,7 +191,9 @@ def test_import_of_a_compatible_older_run(tmp_path: Path,
                                        "production_complete_file\n")
     after = (current / "lineage.jsonl").read_bytes()
     assert after.startswith(before)
-    (record,) = [json.loads(line) for line in after[len(before):].splitlines()]
+    # the imported raw answer, then the transcript derived from it (test_score_imported.py)
+    record, derived = [json.loads(line) for line in after[len(before):].splitlines()]
+    assert (derived["kind"], derived["parent"]) == ("imported_transcript", record_id)
     copied = current / "imported" / digest / "raw" / "fake" / "production_complete_file" / \
         "blocks" / "r1"
     original = older / "raw" / "fake" / "production_complete_file" / "blocks" / "r1"
@@ -219,7 +221,7 @@ def test_an_incompatible_older_run_is_diagnostic_only(tmp_path: Path,
     assert cli("import", current, older) == 0
     assert capsys.readouterr().out.endswith(
         ": incompatible (the input audio differs), identity recorded, use diagnostic\n")
-    record = records(current)[-1]
+    record = records(current)[-2]  # the last is the transcript derived from it
     assert (record["exact_input_match"], record["protocol_compatibility"],
             record["parent"]) == (False, "incompatible", None)
     assert record["input_sha256"] == sha(older / "input" / "blocks.wav")

@@ -30,8 +30,12 @@ from typing import Any
 from ...core.canonical_json import dumps
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
+from ...core.output import atomic_write_bytes
 from .. import lineage
+from .chunker import ChunkerSettings
+from .derive import VERSION, derive, transcript_name
 from .jobs import META, raw_sha256
+from .systems.registry import PARSERS
 from .tracks import CHUNKED, GOLD
 
 IMPORTED = lineage.IMPORTED_FOLDER
@@ -78,7 +82,38 @@ def import_run(run_dir: Path, old_dir: Path) -> list[dict[str, Any]]:
         raise InputError("the older run holds no raw/<system>/<track-dir>/<sample>/r<k>/"
                          "meta.json", path=old_dir)
     lineage.append_missing(run_dir, records)
+    lineage.append_missing(run_dir, [
+        _derive_imported(run_dir, old, record) for record in records
+        if record["status"] == "succeeded"])
     return records
+
+
+def _derive_imported(run_dir: Path, old: dict[str, Any], raw: dict[str, Any]
+                     ) -> dict[str, Any]:
+    """Derive the transcript of an imported raw folder with the older run's adapter, as
+    ``transcripts run`` derives its own (rule :data:`.derive.VERSION`), into
+    ``imported/<digest>/derived/<key>/``; its record carries the import's trust facts."""
+    digest, key = raw["id"].removeprefix("imported:").split("/", 1)
+    system, _, sample, _ = key.split("/")
+    folder = run_dir / raw["path"]
+    target = Path(IMPORTED) / digest / "derived" / key / transcript_name(VERSION)
+    if not (run_dir / target).exists():
+        adapter = old.get("systems", {}).get(system, {}).get("adapter")
+        if adapter not in PARSERS:
+            raise InputError(f"the older run's run.json names no known adapter for system "
+                             f"{system!r} (got {adapter!r}), so its answers cannot be read",
+                             path=Path(raw["source"]["run"]) / "run.json")
+        margin = old.get("settings", {}).get("chunker", {}).get(
+            "cut_margin_s", ChunkerSettings().cut_margin_s)
+        meta = json.loads((folder / META).read_text(encoding="utf-8"))
+        text, _ = derive(folder, adapter, sample, meta, float(margin))
+        atomic_write_bytes(run_dir / target, text.encode("utf-8"))
+    return {"id": f"transcript:{raw['id']}@{VERSION}", "kind": "imported_transcript",
+            "path": str(target), "sha256": sha256_file(run_dir / target),
+            "parent": raw["id"], "input_sha256": raw["input_sha256"],
+            "request_config": raw["request_config"], "model_revision": raw["model_revision"],
+            "raw_sha256": raw["raw_sha256"], "normalizer_version": VERSION,
+            "scorer_version": None, **{k: raw[k] for k in lineage.IMPORT_KEYS}}
 
 
 def _run_json(run_dir: Path) -> dict[str, Any]:

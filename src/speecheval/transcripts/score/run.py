@@ -36,6 +36,7 @@ from ..timestamps.turns import ANCHOR_SHARE, MIN_MATCHED_SHARE
 from .capabilities import SystemSupport, system_support
 from .manifest import FORMAT, Manifest, SampleSpec, load_manifest
 from .measure import RunScore
+from .origins import transcript_origins
 from .report_tables import kaldi_lines, markdown
 from .report_wording import Claim, report_wording
 from .rows import diagnostic_row, lattifai_row, moss_row, sample_row
@@ -123,11 +124,17 @@ def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
                 executor: Executor | None) -> list[str]:
     """Score the manifest and write every output file into ``staging``."""
     manifest = load_manifest(manifest_path)
+    origins = transcript_origins(manifest)
     runs, tables = score_manifest(manifest, executor)
+    untrusted = [f"{sample} repeat {repeat}: imported ({o['artefact']}) with identity "
+                 f"{o['identity_confidence']}: that it is {manifest.system}'s output as "
+                 "configured now is not verified"
+                 for (sample, repeat), o in origins.items()
+                 if o["imported"] and o["identity_confidence"] != "exact"]
     wording = report_wording(
         tables, [Claim(j.text, j.scenario, manifest.judgement_where(i))
                  for i, j in enumerate(manifest.judgements)],
-        manifest.hypotheses, manifest.path)
+        [*manifest.hypotheses, *untrusted], manifest.path)
     lines = kaldi_lines(tables)
     support = tables.system_support
     scenarios_doc = {"system": manifest.system, "required_repeats": manifest.required_repeats,
@@ -141,7 +148,9 @@ def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
                      "wording": wording.report_dict()}
     levels = {name: table["maturity"]["level"] for name, table in tables.scenarios.items()}
     atomic_write_text(staging / "samples.jsonl", dumps_lines(
-        sample_row(r, levels[r.sample.scenario]) for r in runs))
+        {**sample_row(r, levels[r.sample.scenario]),
+         **({"lineage": origin} if (origin := origins.get((r.sample.id, r.repeat))) else {})}
+        for r in runs))
     atomic_write_text(staging / "scenarios.json", dumps(scenarios_doc))
     atomic_write_text(staging / "scenarios.md", markdown(tables, manifest.system, wording))
     atomic_write_text(staging / "summary.txt", "".join(f"{line}\n" for line in lines))
