@@ -84,3 +84,34 @@ def test_equals_meeteval_on_timed_segments() -> None:
         ours = orc_error_rate(ref, hyp)
         assert (ours.counts.errors, ours.counts.reference_tokens) == (
             theirs.errors, theirs.length), (ref, hyp)
+
+
+def test_equals_meeteval_on_larger_random_cases() -> None:
+    """Up to 20 utterances over up to 4 streams (the vectorised solver's real size; the
+    cases above stay small): errors, length and the S/D/I totals of our assignment's
+    alignment add up to meeteval's error count."""
+    orc = pytest.importorskip("meeteval.wer.wer.orc",
+                              reason="meeteval is a test-only comparison tool")
+    rng = random.Random(7)
+    words = list("abcdefgh")
+    for _ in range(40):
+        utterances = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 4)))
+                      for _ in range(rng.randrange(10, 21))]
+        streams = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 13)))
+                   for _ in range(rng.randrange(2, 5))]
+        theirs = orc.orc_word_error_rate(utterances, streams)
+        ours = orc_error_counts([u.split() for u in utterances],
+                                {str(k): s.split() for k, s in enumerate(streams)})
+        assert (ours.counts.errors, ours.counts.reference_tokens) == (
+            theirs.errors, theirs.length), (utterances, streams)
+        assert (ours.counts.substitutions + ours.counts.deletions + ours.counts.insertions
+                == theirs.errors)
+
+
+def test_ties_go_to_the_lowest_stream_of_the_earliest_utterance() -> None:
+    # "x" can go to A ("x") or B ("x"): both 0 errors for it, then "y" must go to the
+    # stream holding "y". Streams A = "x", B = "x y": best total 1 either way
+    # (x->A, y->B: B "y" vs "x y" 1 ins; x->B, y->B: A "x" inserted, B exact: 1).
+    # The earliest utterance takes the lowest stream: x->A.
+    result = orc_error_counts([["x"], ["y"]], {"A": ["x"], "B": ["x", "y"]})
+    assert (result.counts.errors, result.assignment) == (1, ("A", "B"))

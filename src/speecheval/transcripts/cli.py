@@ -12,6 +12,8 @@ from ..cli_lazy import Lazy, LazyGroup
 COMMANDS = {
     "der": Lazy("speecheval.transcripts.diarization.cli:der"),
     "cp": Lazy("speecheval.transcripts.text.cli:cp"),
+    "orc": Lazy("speecheval.transcripts.text.cli:orc"),
+    "tcp": Lazy("speecheval.transcripts.text.cli:tcp"),
     "wer": Lazy("speecheval.transcripts.text.cli:wer"),
     "score": Lazy("speecheval.transcripts.score.cli:score"),
     "run": Lazy("speecheval.transcripts.run.cli:run"),
@@ -24,4 +26,5 @@ COMMANDS = {
 
 @click.group(cls=LazyGroup, lazy=COMMANDS)
 def transcripts() -> None:
-    """Score transcripts, speaker attribution and timestamps (WER/CER/MER, DER/JER, cpWER)."""
+    """Score transcripts, speaker attribution and timestamps (WER/CER/MER, DER/JER, cpWER,
+    ORC-WER, tcpWER)."""

@@ -1,4 +1,5 @@
-"""``speecheval transcripts cp`` and ``wer``: one-pair transcription scoring, like meeteval's.
+"""``speecheval transcripts cp``, ``orc``, ``tcp`` and ``wer``: one-pair transcription
+scoring, like meeteval's (``cpwer``, ``orcwer``, ``tcpwer``).
 
 Both print a Kaldi-style summary line, or with ``--json`` one canonical JSON object whose
 keys name the quantities (rates as fractions). Bad input is an
@@ -8,6 +9,7 @@ keys name the quantities (rates as fractions). Bad input is an
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +23,9 @@ from ..formats.segment import Segment
 from ..formats.uem import UEM
 from .counts import ErrorCounts
 from .cp import cp_error_rate, filter_by_uem
+from .normalize import normalize
 from .rates import text_error_counts
-from .tokenize import UNITS, Unit
+from .tokenize import UNITS, Unit, word_tokens
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 _RATE_NAMES = {"word": "wer", "char": "cer", "mixed": "mer"}
@@ -101,6 +104,97 @@ def cp(ref_path: Path, hyp_path: Path, unit: Unit, uem_path: Path | None, no_nor
         click.echo(dumps(payload), nl=False)
         return
     click.echo(f"{summary_line('cp' + rate_key[2:].upper(), result.counts)} "
+               f"missed speakers {result.missed_speakers}, "
+               f"false-alarm speakers {result.false_alarm_speakers}")
+
+
+def _multi_speaker_input(ref_path: Path, hyp_path: Path, uem_path: Path | None,
+                         no_normalize: bool) -> tuple[list[Segment], list[Segment]]:
+    """Both files' segments for ORC/tcp: the hypothesis must name speakers (its streams),
+    UEM applied as in ``cp``; words normalised unless ``no_normalize`` (then meeteval's
+    whitespace words)."""
+    ref, hyp = load_sessions(ref_path), load_sessions(hyp_path)
+    if hyp and not _speaker_check(hyp, hyp_path, "hypothesis"):
+        raise InputError("the hypothesis has no speaker labels; its speakers are the streams "
+                         "ORC-WER and tcpWER need", path=hyp_path)
+    _speaker_check(ref, ref_path, "reference")
+    if uem_path is not None:
+        uem = UEM.load(uem_path)
+        regions = {file_id: uem.regions(file_id) for file_id in uem.file_ids()}
+        try:
+            ref, hyp = tuple(filter_by_uem(ref, regions)), tuple(filter_by_uem(hyp, regions))
+        except ValueError as exc:
+            raise InputError(str(exc), path=uem_path) from None
+    if no_normalize:
+        return list(ref), list(hyp)
+    return ([replace(s, words=" ".join(word_tokens(normalize(s.words)))) for s in ref],
+            [replace(s, words=" ".join(word_tokens(normalize(s.words)))) for s in hyp])
+
+
+_MULTI_OPTIONS = (
+    click.option("--ref", "ref_path", type=_FILE, required=True,
+                 help="Reference: STM or SegLST."),
+    click.option("--hyp", "hyp_path", type=_FILE, required=True,
+                 help="Hypothesis with speakers: STM or SegLST."),
+    click.option("--uem", "uem_path", type=_FILE, default=None,
+                 help="Keep only segments touching a UEM region of their session (as cp)."),
+    click.option("--no-normalize", is_flag=True,
+                 help="Split on whitespace only (meeteval's words; for parity checks)."),
+    click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
+)
+
+
+def _multi_options(command: Any) -> Any:
+    for option in reversed(_MULTI_OPTIONS):
+        command = option(command)
+    return command
+
+
+@click.command("orc")
+@_multi_options
+def orc(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: bool,
+        as_json: bool) -> None:
+    """ORC-WER of HYP against REF: reference speakers ignored, each reference utterance
+    given to the hypothesis stream (speaker) that minimises the errors (meeteval's orcwer)."""
+    from .orc import orc_error_rate
+
+    ref, hyp = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize)
+    try:
+        result = orc_error_rate(ref, hyp)
+    except ValueError as exc:
+        raise InputError(str(exc), path=hyp_path) from None
+    if as_json:
+        click.echo(dumps({"normalized": not no_normalize, "orcwer": result.error_rate,
+                          **result.counts.report_dict(),
+                          "assignment": list(result.assignment)}), nl=False)
+        return
+    click.echo(summary_line("ORC-WER", result.counts))
+
+
+@click.command("tcp")
+@_multi_options
+@click.option("--collar", type=click.FloatRange(min=0), required=True,
+              help="Seconds each hypothesis word's time point is widened by on both sides "
+                   "(meeteval suggests 5).")
+def tcp(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: bool,
+        as_json: bool, collar: float) -> None:
+    """tcpWER of HYP against REF: cpWER in which only words whose times overlap may pair
+    (meeteval's tcpwer); segments need start and end times."""
+    from .tcp import tcp_error_rate
+
+    ref, hyp = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize)
+    if ref and not _speaker_check(ref, ref_path, "reference"):
+        raise InputError("the reference has no speaker labels; tcpWER pairs speakers",
+                         path=ref_path)
+    try:
+        result = tcp_error_rate(ref, hyp, collar)
+    except ValueError as exc:
+        raise InputError(str(exc), path=ref_path) from None
+    if as_json:
+        click.echo(dumps({"normalized": not no_normalize, "collar_s": collar,
+                          **result.report_dict("tcpwer")}), nl=False)
+        return
+    click.echo(f"{summary_line('tcpWER', result.counts)} "
                f"missed speakers {result.missed_speakers}, "
                f"false-alarm speakers {result.false_alarm_speakers}")
 

@@ -16,8 +16,10 @@ Word spans follow meeteval 0.4.3's defaults, from segment times (no word times n
   to the hypothesis only).
 
 Words are split on whitespace, segments ordered by start time (stable), as meeteval does.
-The alignment is a plain dynamic programme (reference x hypothesis words per speaker
-pair), exact and meant for transcripts of up to a few thousand words per speaker. The
+The alignment is an exact dynamic programme (reference x hypothesis words per speaker
+pair), filled a reference word at a time with numpy (insertions along a row are a running
+minimum), and meant for transcripts of up to a few thousand words per speaker: the whole
+table is kept for the traceback. The
 S/D/I split is that of this module's traceback (diagonal first, then deletion, then
 insertion); the total is meeteval's.
 """
@@ -94,15 +96,25 @@ def time_constrained_counts(reference: Sequence[TimedWord],
     3
     """
     n, m = len(reference), len(hypothesis)
-    cost = np.zeros((n + 1, m + 1), dtype=np.int64)
-    cost[:, 0] = np.arange(n + 1)
-    cost[0, :] = np.arange(m + 1)
+    vocabulary: dict[str, int] = {}
+    ref_ids = np.array([vocabulary.setdefault(w.word, len(vocabulary)) for w in reference],
+                       dtype=np.int64)
+    hyp_ids = np.array([vocabulary.setdefault(w.word, len(vocabulary)) for w in hypothesis],
+                       dtype=np.int64)
+    hyp_start = np.array([w.start for w in hypothesis], dtype=np.float64)
+    hyp_end = np.array([w.end for w in hypothesis], dtype=np.float64)
+    unpaired = n + m + 1  # a pair that may not be matched: dearer than any path
+    index = np.arange(m + 1, dtype=np.int64)
+    cost = np.empty((n + 1, m + 1), dtype=np.int64)
+    cost[0] = index
     for i, ref in enumerate(reference, start=1):
-        for j, hyp in enumerate(hypothesis, start=1):
-            best = min(cost[i - 1, j], cost[i, j - 1]) + 1
-            if _overlaps(ref, hyp):
-                best = min(best, cost[i - 1, j - 1] + (ref.word != hyp.word))
-            cost[i, j] = best
+        # one row at a time: deletion from above, the diagonal only for overlapping words,
+        # then insertions as a running minimum (E[j] = min(A[j], E[j-1] + 1))
+        row = cost[i - 1] + 1
+        pair = np.where((ref.start < hyp_end) & (ref.end > hyp_start),
+                        cost[i - 1, :-1] + (hyp_ids != ref_ids[i - 1]), unpaired)
+        np.minimum(row[1:], pair, out=row[1:])
+        cost[i] = index + np.minimum.accumulate(row - index)
     subs = dels = ins = 0
     i, j = n, m
     while i or j:
