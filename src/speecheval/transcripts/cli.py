@@ -26,5 +26,4 @@ COMMANDS = {
 
 @click.group(cls=LazyGroup, lazy=COMMANDS)
 def transcripts() -> None:
-    """Score transcripts, speaker attribution and timestamps (WER/CER/MER, DER/JER, cpWER,
-    ORC-WER, tcpWER)."""
+    """Score transcripts, speaker attribution and timestamps (WER/CER/MER, DER/JER, cpWER)."""
