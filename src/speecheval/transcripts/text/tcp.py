@@ -17,9 +17,11 @@ Word spans follow meeteval 0.4.3's defaults, from segment times (no word times n
 
 Words are split on whitespace, segments ordered by start time (stable), as meeteval does.
 The alignment is an exact dynamic programme (reference x hypothesis words per speaker
-pair), filled a reference word at a time with numpy (insertions along a row are a running
-minimum), and meant for transcripts of up to a few thousand words per speaker: the whole
-table is kept for the traceback. The
+pair) filled a reference word at a time with numpy, the insertions of a row being a
+running minimum: every pair's errors at once for the speaker assignment
+(:func:`pair_errors`, one row per pair kept), then the whole table of each chosen pair
+for its traceback (:func:`time_constrained_counts`), so it is meant for transcripts of
+up to a few thousand words per speaker. The
 S/D/I split is that of this module's traceback (diagonal first, then deletion, then
 insertion); the total is meeteval's.
 """
@@ -30,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ...core.assignment import linear_sum_assignment
 from ..formats.segment import Segment
@@ -131,6 +134,59 @@ def time_constrained_counts(reference: Sequence[TimedWord],
                        reference_tokens=n, hypothesis_tokens=m)
 
 
+def pair_errors(references: Sequence[Sequence[TimedWord]],
+                hypotheses: Sequence[Sequence[TimedWord]]) -> NDArray[np.int64]:
+    """Least time-constrained errors of every (reference, hypothesis) speaker pair.
+
+    Every pair's table is filled at once, one reference word at a time, on arrays of
+    all pairs padded to the longest speakers: a padded hypothesis word overlaps nothing
+    and sits after the real ones, so it cannot change a pair's value at its own end; a
+    pair's value is read when its reference's last word is done. Only a row per pair is
+    kept (the S/D/I split of the pairs chosen is traced by :func:`time_constrained_counts`).
+
+    >>> r = [[TimedWord("a", 0, 1), TimedWord("b", 1, 2)], []]
+    >>> pair_errors(r, [[TimedWord("a", .2, .4)], [TimedWord("b", 5, 6)]]).tolist()
+    [[1, 3], [1, 1]]
+    """
+    vocabulary: dict[str, int] = {}
+
+    def padded(sides: Sequence[Sequence[TimedWord]]) -> tuple[NDArray[np.int64], ...]:
+        width = max((len(words) for words in sides), default=0)
+        ids = np.full((len(sides), width), -1, dtype=np.int64)
+        starts = np.full((len(sides), width), np.nan)
+        ends = np.full((len(sides), width), np.nan)  # NaN overlaps nothing
+        for k, words in enumerate(sides):
+            ids[k, :len(words)] = [vocabulary.setdefault(w.word, len(vocabulary))
+                                   for w in words]
+            starts[k, :len(words)] = [w.start for w in words]
+            ends[k, :len(words)] = [w.end for w in words]
+        return ids, starts, ends
+
+    ref_ids, ref_start, ref_end = padded(references)
+    hyp_ids, hyp_start, hyp_end = padded(hypotheses)
+    ref_len = np.array([len(words) for words in references], dtype=np.int64)
+    hyp_len = np.array([len(words) for words in hypotheses], dtype=np.int64)
+    columns = np.arange(len(hypotheses))
+    index = np.arange(hyp_ids.shape[1] + 1, dtype=np.int64)
+    unpaired = int(ref_len.sum() + hyp_len.sum()) + 1
+    row = np.broadcast_to(index, (len(references), len(hypotheses), index.size)).copy()
+    errors = np.empty((len(references), len(hypotheses)), dtype=np.int64)
+    errors[ref_len == 0] = hyp_len
+    for i in range(ref_ids.shape[1]):
+        overlaps = ((ref_start[:, i, None, None] < hyp_end[None])
+                    & (ref_end[:, i, None, None] > hyp_start[None]))
+        pair = np.where(overlaps, row[..., :-1] + (hyp_ids[None] != ref_ids[:, i, None, None]),
+                        unpaired)
+        row += 1                                                  # the word deleted
+        np.minimum(row[..., 1:], pair, out=row[..., 1:])
+        row -= index
+        np.minimum.accumulate(row, axis=-1, out=row)              # words inserted
+        row += index
+        done = np.flatnonzero(ref_len == i + 1)
+        errors[done] = row[done][:, columns, hyp_len]
+    return errors
+
+
 def tcp_error_counts(reference: dict[str, list[TimedWord]],
                      hypothesis: dict[str, list[TimedWord]],
                      session_id: str = "") -> CpResult:
@@ -141,15 +197,17 @@ def tcp_error_counts(reference: dict[str, list[TimedWord]],
         return CpResult.zero()
     refs = [reference[n] for n in ref_names] + [[]] * (size - len(ref_names))
     hyps = [hypothesis[n] for n in hyp_names] + [[]] * (size - len(hyp_names))
-    table = [[time_constrained_counts(r, h) for h in hyps] for r in refs]
-    cost = np.array([[c.errors for c in row] for row in table], dtype=np.int64)
+    cost = pair_errors(refs, hyps)
     rows, cols = linear_sum_assignment(cost)
     pairs = []
     for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
         ref_name = ref_names[i] if i < len(ref_names) else None
         hyp_name = hyp_names[j] if j < len(hyp_names) else None
         if ref_name is not None or hyp_name is not None:
-            pairs.append(SpeakerPair(session_id, ref_name, hyp_name, table[i][j]))
+            counts = time_constrained_counts(refs[i], hyps[j])
+            if counts.errors != cost[i, j]:
+                raise AssertionError("tcp pair errors differ from their traced alignment")
+            pairs.append(SpeakerPair(session_id, ref_name, hyp_name, counts))
     return CpResult.from_pairs(pairs, len(ref_names), len(hyp_names))
 
 
