@@ -82,3 +82,24 @@ def test_equals_meeteval_tcpwer_on_random_cases(seed: int, collar: float,
         ours = tcp_error_rate(ref, hyp, collar=collar)
         assert (ours.counts.errors, ours.counts.reference_tokens) == (
             theirs.errors, theirs.length), (ref, hyp)
+
+
+def test_all_pairs_at_once_equal_each_pair_alone() -> None:
+    """The padded all-pairs fill (for the speaker assignment) gives every pair the errors
+    of that pair's own table, whatever the other speakers' lengths (empty ones too)."""
+    from speecheval.transcripts.text.tcp import TimedWord, pair_errors, time_constrained_counts
+
+    rng = random.Random(11)
+
+    def speaker() -> list[TimedWord]:
+        words = []
+        for _ in range(rng.randrange(0, 12)):
+            start = rng.uniform(0, 10)
+            words.append(TimedWord(rng.choice("abc"), start, start + rng.uniform(0.1, 2)))
+        return words
+    for _ in range(30):
+        refs = [speaker() for _ in range(rng.randrange(1, 4))]
+        hyps = [speaker() for _ in range(rng.randrange(1, 4))]
+        together = pair_errors(refs, hyps)
+        assert together.tolist() == [[time_constrained_counts(r, h).errors for h in hyps]
+                                     for r in refs]
