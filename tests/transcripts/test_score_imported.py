@@ -90,6 +90,14 @@ def test_an_import_is_scored_like_the_runs_own(tmp_path: Path,
                              "@seglst/1) with identity recorded: that it is fake's output as "
                              "configured now is not verified")
 
+    md = (out / "scenarios.md").read_text()
+    facts = md.split("## Judgements")[0]
+    assert "### Transcripts of runs (lineage)" in facts
+    assert (f"| blocks | 2 | b/run | transcript:imported:{digest}/{KEY}@seglst/1 | yes | true "
+            "| compatible | recorded | production_complete_file |") in facts
+    assert f"| blocks | 1 | b/run | transcript:{KEY}@seglst/1 | no | n/a | n/a | n/a | n/a |" \
+        in facts
+
     # importing again derives and appends nothing
     before = (current / "lineage.jsonl").read_bytes()
     assert cli("import", current, older) == 0

@@ -72,10 +72,26 @@ def kaldi_lines(tables: Tables) -> list[str]:
 
 
 def text_tables(tables: Tables) -> list[TitledTable]:
-    """Every main-protocol table, then the diagnostic and parity tables."""
+    """Every main-protocol table, then the diagnostic and parity tables, then (when some
+    transcript is a ``transcripts run`` artefact) where those transcripts come from."""
     return [_transcription(tables), _cross(tables), _cp(tables), _diarization(tables),
             _extras(tables), _timestamps(tables), _diagnostic(tables), _moss(tables),
-            _lattifai(tables)]
+            _lattifai(tables)] + ([_lineage(tables)] if tables.lineage else [])
+
+
+def _lineage(tables: Tables) -> TitledTable:
+    def shown(value: Any) -> str:
+        return "n/a" if value is None else str(value).lower()
+
+    rows = [(sample, str(repeat), o["run"], o["artefact"], "yes" if o["imported"] else "no",
+             shown(o.get("exact_input_match")), o.get("protocol_compatibility") or "n/a",
+             o.get("identity_confidence") or "n/a", o.get("track_use") or "n/a")
+            for (sample, repeat), o in sorted(tables.lineage.items())]
+    return _titled("Transcripts of runs (lineage)",
+                   "Runs whose transcript is an artefact of a `transcripts run` directory; "
+                   "imported ones with how far they can be trusted (n/a: the run's own).",
+                   ("sample", "repeat", "run", "artefact", "imported", "exact input match",
+                    "protocol", "identity", "track use"), tuple(rows))
 
 
 def _transcription(tables: Tables) -> TitledTable:

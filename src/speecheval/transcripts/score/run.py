@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,7 @@ def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
     manifest = load_manifest(manifest_path)
     origins = transcript_origins(manifest)
     runs, tables = score_manifest(manifest, executor)
+    tables = replace(tables, lineage=origins)
     untrusted = [f"{sample} repeat {repeat}: imported ({o['artefact']}) with identity "
                  f"{o['identity_confidence']}: that it is {manifest.system}'s output as "
                  "configured now is not verified"

@@ -14,7 +14,7 @@ built here too but returned separately and written to their own files and tables
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..aggregate import CrossScenario, SampleValue, cross_scenario, summarise
@@ -52,6 +52,8 @@ class Tables:
     lattifai_parity: dict[str, Any]
     timestamp_diagnostic: dict[str, Any]
     text_counts: dict[str, dict[int, ErrorCounts]]
+    lineage: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    """Runs whose transcript is a ``transcripts run`` artefact (:mod:`.origins`)."""
 
 
 class _ScenarioView:
