@@ -65,3 +65,18 @@ def calls(folder: Path) -> list[str]:
 
 def cli(*args: str | Path) -> int:
     return main(["transcripts", *[str(a) for a in args]])
+
+
+BLOCKS_SAMPLE = "  - id: blocks\n    audio: blocks.wav\n    last_speech_s: 0.9\n"
+"""The run manifest entry of sample ``blocks`` (:func:`blocks_audio`)."""
+
+
+def fake_run(folder: Path, rate: int = 44_100, version: str = "fake 1.0") -> Path:
+    """A run of the fake system alone on ``blocks`` made at ``rate`` (another rate: other
+    PCM), the system's user version set to ``version``."""
+    folder.mkdir()
+    blocks_audio(folder / "blocks.wav", rate)
+    manifest = write_manifest(folder, BLOCKS_SAMPLE)
+    manifest.write_text(manifest.read_text().replace("fake 1.0", version))
+    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", folder / "run") == 0
+    return folder / "run"

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from run_fixtures import blocks_audio, cli, write_manifest
+from run_fixtures import BLOCKS_SAMPLE as SAMPLE
+from run_fixtures import blocks_audio, cli, fake_run, write_manifest
 
-SAMPLE = "  - id: blocks\n    audio: blocks.wav\n    last_speech_s: 0.9\n"
 SECOND = """  other:
     adapter: command
     command: [{python}, fake_system.py, "{{input}}", "{{output}}", "{{seed}}", "{{sample}}"]
@@ -166,17 +166,6 @@ def test_gate_refuses_a_run_with_a_system_named_gate(run_dir: Path,
     assert "raw/gate/production_complete_file/blocks/r1" in err
     assert not (run_dir / "derived" / "gate").exists()
     assert (run_dir / "lineage.jsonl").read_bytes() == before
-
-
-def fake_run(folder: Path, rate: int = 44_100, version: str = "fake 1.0") -> Path:
-    """A run of the fake system alone on ``blocks`` made at ``rate`` (another rate: other
-    PCM), the system's user version set to ``version``."""
-    folder.mkdir()
-    blocks_audio(folder / "blocks.wav", rate)
-    manifest = write_manifest(folder, SAMPLE)
-    manifest.write_text(manifest.read_text().replace("fake 1.0", version))
-    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", folder / "run") == 0
-    return folder / "run"
 
 
 def test_import_of_a_compatible_older_run(tmp_path: Path,

@@ -11,23 +11,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from run_fixtures import blocks_audio, cli, write_manifest
+from run_fixtures import cli, fake_run
 
 from speecheval.cli import main
 
-SAMPLE = "  - id: blocks\n    audio: blocks.wav\n    last_speech_s: 0.9\n"
 KEY = "fake/production_complete_file/blocks/r1"
 TRANSCRIPT = "transcript@seglst-1.json"
-
-
-def fake_run(folder: Path, rate: int = 44_100, version: str = "fake 1.0") -> Path:
-    """A run of the fake system on ``blocks`` made from audio at ``rate``."""
-    folder.mkdir()
-    blocks_audio(folder / "blocks.wav", rate)
-    manifest = write_manifest(folder, SAMPLE)
-    manifest.write_text(manifest.read_text().replace("fake 1.0", version))
-    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", folder / "run") == 0
-    return folder / "run"
 
 
 def score_manifest(folder: Path, transcripts: list[str]) -> Path:

@@ -48,21 +48,33 @@ def test_too_large_a_problem_is_refused() -> None:
         orc_error_counts([["w"]] * 10, streams)
 
 
-@pytest.mark.parametrize(("seed", "words"), [(1, list("ab")), (2, list("abcdef"))])
-def test_equals_meeteval_orcwer_on_random_cases(seed: int, words: list[str]) -> None:
+@pytest.mark.parametrize(("seed", "words", "cases", "utterances", "streams", "stream_words"), [
+    (1, list("ab"), 120, (1, 6), (1, 4), 9),
+    (2, list("abcdef"), 120, (1, 6), (1, 4), 9),
+    # the vectorised solver's real size: up to 20 utterances over up to 4 streams
+    (7, list("abcdefgh"), 40, (10, 21), (2, 5), 13),
+])
+def test_equals_meeteval_orcwer_on_random_cases(seed: int, words: list[str], cases: int,
+                                                utterances: tuple[int, int],
+                                                streams: tuple[int, int],
+                                                stream_words: int) -> None:
+    """Errors and length equal meeteval's, and the S/D/I of our assignment's alignment
+    add up to that error count."""
     orc = pytest.importorskip("meeteval.wer.wer.orc",
                               reason="meeteval is a test-only comparison tool")
     rng = random.Random(seed)
-    for _ in range(120):
-        utterances = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 5)))
-                      for _ in range(rng.randrange(1, 6))]
-        streams = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 9)))
-                   for _ in range(rng.randrange(1, 4))]
-        theirs = orc.orc_word_error_rate(utterances, streams)
-        ours = orc_error_counts([u.split() for u in utterances],
-                                {str(k): s.split() for k, s in enumerate(streams)})
+    for _ in range(cases):
+        utts = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 5)))
+                for _ in range(rng.randrange(*utterances))]
+        hyps = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, stream_words)))
+                for _ in range(rng.randrange(*streams))]
+        theirs = orc.orc_word_error_rate(utts, hyps)
+        ours = orc_error_counts([u.split() for u in utts],
+                                {str(k): s.split() for k, s in enumerate(hyps)})
         assert (ours.counts.errors, ours.counts.reference_tokens) == (
-            theirs.errors, theirs.length), (utterances, streams)
+            theirs.errors, theirs.length), (utts, hyps)
+        assert (ours.counts.substitutions + ours.counts.deletions + ours.counts.insertions
+                == theirs.errors)
 
 
 def test_equals_meeteval_on_timed_segments() -> None:
@@ -84,28 +96,6 @@ def test_equals_meeteval_on_timed_segments() -> None:
         ours = orc_error_rate(ref, hyp)
         assert (ours.counts.errors, ours.counts.reference_tokens) == (
             theirs.errors, theirs.length), (ref, hyp)
-
-
-def test_equals_meeteval_on_larger_random_cases() -> None:
-    """Up to 20 utterances over up to 4 streams (the vectorised solver's real size; the
-    cases above stay small): errors, length and the S/D/I totals of our assignment's
-    alignment add up to meeteval's error count."""
-    orc = pytest.importorskip("meeteval.wer.wer.orc",
-                              reason="meeteval is a test-only comparison tool")
-    rng = random.Random(7)
-    words = list("abcdefgh")
-    for _ in range(40):
-        utterances = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 4)))
-                      for _ in range(rng.randrange(10, 21))]
-        streams = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 13)))
-                   for _ in range(rng.randrange(2, 5))]
-        theirs = orc.orc_word_error_rate(utterances, streams)
-        ours = orc_error_counts([u.split() for u in utterances],
-                                {str(k): s.split() for k, s in enumerate(streams)})
-        assert (ours.counts.errors, ours.counts.reference_tokens) == (
-            theirs.errors, theirs.length), (utterances, streams)
-        assert (ours.counts.substitutions + ours.counts.deletions + ours.counts.insertions
-                == theirs.errors)
 
 
 def test_ties_go_to_the_lowest_stream_of_the_earliest_utterance() -> None:

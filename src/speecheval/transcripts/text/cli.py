@@ -90,12 +90,7 @@ def cp(ref_path: Path, hyp_path: Path, unit: Unit, uem_path: Path | None, no_nor
                    f"unsupported: {payload['reason']} (no {rate_key})", nl=not as_json)
         return
     if uem_path is not None:
-        uem = UEM.load(uem_path)
-        regions = {file_id: uem.regions(file_id) for file_id in uem.file_ids()}
-        try:
-            ref, hyp = tuple(filter_by_uem(ref, regions)), tuple(filter_by_uem(hyp, regions))
-        except ValueError as exc:
-            raise InputError(str(exc), path=uem_path) from None
+        ref, hyp = _within_uem(ref, hyp, uem_path)
     result = cp_error_rate(ref, hyp, unit, normalise=not no_normalize)
     if as_json:
         payload = {"status": "scored", "unit": unit, "normalized": not no_normalize,
@@ -106,6 +101,17 @@ def cp(ref_path: Path, hyp_path: Path, unit: Unit, uem_path: Path | None, no_nor
     click.echo(f"{summary_line('cp' + rate_key[2:].upper(), result.counts)} "
                f"missed speakers {result.missed_speakers}, "
                f"false-alarm speakers {result.false_alarm_speakers}")
+
+
+def _within_uem(ref: Sequence[Segment], hyp: Sequence[Segment], uem_path: Path
+                ) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
+    """The segments touching a UEM region of their session (meeteval's rule)."""
+    uem = UEM.load(uem_path)
+    regions = {file_id: uem.regions(file_id) for file_id in uem.file_ids()}
+    try:
+        return tuple(filter_by_uem(ref, regions)), tuple(filter_by_uem(hyp, regions))
+    except ValueError as exc:
+        raise InputError(str(exc), path=uem_path) from None
 
 
 def _multi_speaker_input(ref_path: Path, hyp_path: Path, uem_path: Path | None,
@@ -119,12 +125,7 @@ def _multi_speaker_input(ref_path: Path, hyp_path: Path, uem_path: Path | None,
                          "ORC-WER and tcpWER need", path=hyp_path)
     _speaker_check(ref, ref_path, "reference")
     if uem_path is not None:
-        uem = UEM.load(uem_path)
-        regions = {file_id: uem.regions(file_id) for file_id in uem.file_ids()}
-        try:
-            ref, hyp = tuple(filter_by_uem(ref, regions)), tuple(filter_by_uem(hyp, regions))
-        except ValueError as exc:
-            raise InputError(str(exc), path=uem_path) from None
+        ref, hyp = _within_uem(ref, hyp, uem_path)
     if no_normalize:
         return list(ref), list(hyp)
     return ([replace(s, words=" ".join(word_tokens(normalize(s.words)))) for s in ref],
