@@ -78,8 +78,8 @@ def orc_error_counts(utterances: Sequence[Sequence[str]],
                          f"exceed the exact solver's limits ({MAX_CELLS} cells)")
     # Solved backwards (utterances and streams reversed): the tables then give the least
     # cost of the remaining utterances from any stream positions, so the assignment is
-    # read forwards and a tie goes to the lowest stream for the earliest utterance, as
-    # meeteval chooses.
+    # read forwards and a tie goes to the lowest stream for the earliest utterance
+    # (meeteval's choice in its own example; other ties may go elsewhere than its).
     tables = _tables([u[::-1] for u in reversed(utts)], [h[::-1] for h in hyps])
     lengths = tuple(len(h) for h in hyps)
     to_go = _cost_to_go(tables[-1])
@@ -115,11 +115,9 @@ def _tables(utts: Sequence[str], hyps: Sequence[str]) -> list[NDArray[np.int32]]
     codes = [np.fromiter(map(ord, h), dtype=np.int32, count=len(h)) for h in hyps]
     tables = [table]
     for utt in utts:
-        best: NDArray[np.int32] | None = None
-        for k, hyp in enumerate(codes):
-            reached = _along(table, k, utt, hyp)
-            best = reached if best is None else np.minimum(best, reached)
-        assert best is not None
+        best = _along(table, 0, utt, codes[0])
+        for k in range(1, len(codes)):
+            np.minimum(best, _along(table, k, utt, codes[k]), out=best)
         table = np.minimum(best, unreachable)
         tables.append(table)
     return tables
