@@ -37,7 +37,6 @@ from .md_eval import (
     as_spans,
     collared_region,
     overlap_zones,
-    record_order,
     single_speaker_region,
     tie_sensitive_seconds,
 )
@@ -165,16 +164,17 @@ def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> 
     boundaries = np.concatenate([ref.raw_starts, ref.raw_ends])
     scored = collared_region(uem, boundaries, collar_us)
     del boundaries
-    records = record_order(ref.raw_starts, ref.raw_ends)
+    records = np.stack([ref.raw_starts, ref.raw_ends], axis=1)  # in any order (md_eval)
     zones = overlap_zones(records)
     single = single_speaker_region(scored, records, zones=zones)
     correct = sets.difference(scored, zones)
     del zones
     wrong = np.concatenate([sets.difference(single, correct),
                             sets.difference(correct, single)])
+    defect = Occurrence(len(wrong), sets.length(wrong))
+    del correct, wrong  # before the second sweep: what is alive at once decides the peak
     ties = tie_sensitive_seconds(scored, records, ends_first_region=single)
-    return _MdEvalRegions(scored, single, Occurrence(len(wrong), sets.length(wrong)),
-                          Occurrence(1, ties) if ties else Occurrence())
+    return _MdEvalRegions(scored, single, defect, Occurrence(1, ties) if ties else Occurrence())
 
 
 def _unscored(ref: SpeakerTurns, hyp: SpeakerTurns, uem: Spans) -> Occurrence:

@@ -76,8 +76,9 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
                           ) -> Intervals:
     """md-eval's ``-1`` region: ``scored`` minus its overlap zones, with md-eval's loop.
 
-    ``turns`` are the reference records of one file in md-eval's order (by midpoint);
-    ``ends_first`` orders events of one instant ends before begins (see the module);
+    ``turns`` are the reference records of one file, in any order (md-eval sorts them by
+    midpoint, but only the sorted begins and ends count here); ``ends_first`` orders
+    events of one instant ends before begins (see the module);
     ``zones`` are the turns' overlap zones in that order, when known already.
     Hand check (item 21): A 0-10, B 2-5, B 5-20 over [0, 8]; the overlap zones are [2, 5]
     and [5, 10], and md-eval keeps [5, 8] although it is overlap.
@@ -115,8 +116,14 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     opens = np.flatnonzero(opening)
     del opening
     later = np.searchsorted(times, times[opens], side="right")
-    closes = later < np.append(opens[1:], times.size)
-    return np.stack([times[opens[closes]], times[later[closes]]], axis=1).astype(np.int64)
+    closes = np.empty(opens.size, dtype=bool)
+    np.less(later[:-1], opens[1:], out=closes[:-1])
+    closes[-1:] = later[-1:] < times.size
+    opens, later = opens[closes], later[closes]
+    region = np.empty((opens.size, 2), dtype=np.int64)  # filled in place: no stacked copy
+    region[:, 0] = times[opens]
+    region[:, 1] = times[later]
+    return region
 
 
 def _opening(kind: NDArray[np.int8]) -> NDArray[np.bool_]:
@@ -157,12 +164,6 @@ def overlap_zones(turns: IntervalsLike, *, ends_first: bool = True) -> Intervals
     at_end = begins_before - np.arange(1, ends.size + 1)
     del begins_before
     return np.stack([starts[at_begin == 2], ends[at_end == 1]], axis=1).astype(np.int64)
-
-
-def record_order(starts: NDArray[np.int64], ends: NDArray[np.int64]) -> Intervals:
-    """Reference records in md-eval's order: sorted by midpoint, ties in input order."""
-    order = np.argsort(starts + ends, kind="stable")
-    return np.stack([starts[order], ends[order]], axis=1).astype(np.int64)
 
 
 def as_spans(given: IntervalsLike) -> Spans:

@@ -54,9 +54,8 @@ class Activity:
     @classmethod
     def of(cls, bounds: NDArray[np.int64], turns: SpeakerTurns) -> Activity:
         """Where the merged ``turns`` talk between ``bounds`` (every turn edge is one)."""
-        return cls(np.searchsorted(bounds, turns.starts).astype(np.int32),
-                   np.searchsorted(bounds, turns.ends).astype(np.int32), turns.merged.label_ids,
-                   max(bounds.size - 1, 0), len(turns.labels))
+        return cls(_positions(bounds, turns.starts), _positions(bounds, turns.ends),
+                   turns.merged.label_ids, max(bounds.size - 1, 0), len(turns.labels))
 
     def counts(self) -> NDArray[np.int32]:
         """Number of active speakers per interval (+1 where a turn starts, -1 where it
@@ -311,17 +310,36 @@ def partition(ref: SpeakerTurns, hyp: SpeakerTurns) -> Partition:
 def sorted_bounds(edges: list[NDArray[np.int64]]) -> NDArray[np.int64]:
     """The distinct times among ``edges``, sorted (by sorting: numpy 2's hash-based
     ``np.unique`` takes seconds on a few million times). The joined edges are sorted in
-    place and copied only when some repeat: one array of edges less than
-    :func:`~speecheval.core.timeline._sorted_unique` needs.
+    place and the repeats squeezed out in place, a chunk at a time, and the array is then
+    shrunk: no second array of edges.
 
     >>> sorted_bounds([np.array([5, 1]), np.array([5, 3, 1])]).tolist()
     [1, 3, 5]
     """
     bounds = np.concatenate(edges).astype(np.int64, copy=False)
     bounds.sort()
-    distinct = np.ones(bounds.size, dtype=bool)
-    distinct[1:] = bounds[1:] != bounds[:-1]
-    return bounds if bool(distinct.all()) else bounds[distinct]
+    kept = 0
+    for at in range(0, bounds.size, _CHUNK):
+        part = bounds[at:at + _CHUNK]
+        distinct = np.ones(part.size, dtype=bool)
+        distinct[1:] = part[1:] != part[:-1]
+        if at and kept and part[0] == bounds[kept - 1]:
+            distinct[0] = False
+        values = part[distinct]  # a chunk's worth: written at or before where it was read
+        bounds[kept:kept + values.size] = values
+        kept += values.size
+    if kept < bounds.size:
+        bounds.resize(kept, refcheck=False)  # the only reference: made here
+    return bounds
+
+
+def _positions(bounds: NDArray[np.int64], times: NDArray[np.int64]) -> NDArray[np.int32]:
+    """Where each time lies in the sorted ``bounds`` (int32, a chunk at a time: no int64
+    array of them all)."""
+    found = np.empty(times.size, dtype=np.int32)
+    for at in range(0, times.size, _CHUNK):
+        found[at:at + _CHUNK] = np.searchsorted(bounds, times[at:at + _CHUNK])
+    return found
 
 
 def _turns(starts: list[int], ends: list[int], speakers: list[int]) -> SpeakerTurns:
