@@ -36,7 +36,7 @@ from .interval_sets import Interval, Intervals
 from .md_eval import (
     as_spans,
     collared_region,
-    overlap_zones,
+    record_zones,
     single_speaker_region,
     tie_sensitive_seconds,
 )
@@ -164,17 +164,28 @@ def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> 
     boundaries = np.concatenate([ref.raw_starts, ref.raw_ends])
     scored = collared_region(uem, boundaries, collar_us)
     del boundaries
-    records = np.stack([ref.raw_starts, ref.raw_ends], axis=1)  # in any order (md_eval)
-    zones = overlap_zones(records)
-    single = single_speaker_region(scored, records, zones=zones)
+    # the records in any order (md-eval's midpoint order changes no zone)
+    zones = record_zones(ref.raw_starts, ref.raw_ends)
+    single = single_speaker_region(scored, None, zones=zones)
     correct = sets.difference(scored, zones)
     del zones
+    defect = _defect(single, correct)
+    del correct  # before the second sweep: what is alive at once decides the peak
+    ties = tie_sensitive_seconds(scored, None, ends_first_region=single,
+                                 begins_first_zones=record_zones(
+                                     ref.raw_starts, ref.raw_ends, ends_first=False))
+    return _MdEvalRegions(scored, single, defect, Occurrence(1, ties) if ties else Occurrence())
+
+
+def _defect(single: Intervals, correct: Intervals) -> Occurrence:
+    """Where md-eval's ``-1`` region and the correct one (the scoring region minus the
+    overlap zones) differ, as intervals and time; when they are the same set (the common
+    case: no "stuck" loop), nothing is subtracted."""
+    if np.array_equal(sets.normalized(single), correct):
+        return Occurrence()
     wrong = np.concatenate([sets.difference(single, correct),
                             sets.difference(correct, single)])
-    defect = Occurrence(len(wrong), sets.length(wrong))
-    del correct, wrong  # before the second sweep: what is alive at once decides the peak
-    ties = tie_sensitive_seconds(scored, records, ends_first_region=single)
-    return _MdEvalRegions(scored, single, defect, Occurrence(1, ties) if ties else Occurrence())
+    return Occurrence(len(wrong), sets.length(wrong))
 
 
 def _unscored(ref: SpeakerTurns, hyp: SpeakerTurns, uem: Spans) -> Occurrence:
@@ -206,7 +217,7 @@ def self_overlap(turns: SpeakerTurns) -> Occurrence:
     us = 0
     for speaker in merged.tolist():
         rows = order[first[speaker]:first[speaker + 1]]
-        us += sets.length(overlap_zones(np.stack([raw.starts[rows], raw.ends[rows]], axis=1)))
+        us += sets.length(record_zones(raw.starts[rows], raw.ends[rows]))
     return Occurrence(turns.counts.merges, us)
 
 

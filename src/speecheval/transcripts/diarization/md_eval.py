@@ -71,7 +71,7 @@ def collared_region(uem: IntervalsLike, boundaries: NDArray[np.int64],
     return intersection(normalized(regions), outside_around(boundaries, collar_us))
 
 
-def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
+def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike | None, *,
                           ends_first: bool = True, zones: Intervals | None = None
                           ) -> Intervals:
     """md-eval's ``-1`` region: ``scored`` minus its overlap zones, with md-eval's loop.
@@ -79,7 +79,8 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     ``turns`` are the reference records of one file, in any order (md-eval sorts them by
     midpoint, but only the sorted begins and ends count here); ``ends_first`` orders
     events of one instant ends before begins (see the module);
-    ``zones`` are the turns' overlap zones in that order, when known already.
+    ``zones`` are the turns' overlap zones in that order, when known already (then
+    ``turns`` may be None).
     Hand check (item 21): A 0-10, B 2-5, B 5-20 over [0, 8]; the overlap zones are [2, 5]
     and [5, 10], and md-eval keeps [5, 8] although it is overlap.
 
@@ -98,6 +99,8 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     "stuck" case of the module). That is what is computed here, without the loop.
     """
     if zones is None:
+        if turns is None:
+            raise ValueError("single_speaker_region needs the turns or their overlap zones")
         zones = overlap_zones(turns, ends_first=ends_first)
     regions = intervals(scored)
     timed = regions[:, 1] > regions[:, 0]
@@ -115,7 +118,10 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     # other opening event comes before it (every event in between is a closing one)
     opens = np.flatnonzero(opening)
     del opening
-    later = np.searchsorted(times, times[opens], side="right")
+    later = np.empty(opens.size, dtype=np.intp)
+    for at in range(0, opens.size, _CHUNK):  # a chunk at a time: no array of their times
+        later[at:at + _CHUNK] = np.searchsorted(times, times[opens[at:at + _CHUNK]],
+                                                side="right")
     closes = np.empty(opens.size, dtype=bool)
     np.less(later[:-1], opens[1:], out=closes[:-1])
     closes[-1:] = later[-1:] < times.size
@@ -151,8 +157,15 @@ def overlap_zones(turns: IntervalsLike, *, ends_first: bool = True) -> Intervals
     [[2, 5], [5, 10]]
     """
     records = intervals(turns)
-    timed = records[:, 1] > records[:, 0]
-    starts, ends = np.sort(records[timed, 0]), np.sort(records[timed, 1])
+    return record_zones(records[:, 0], records[:, 1], ends_first=ends_first)
+
+
+def record_zones(starts: NDArray[np.int64], ends: NDArray[np.int64], *,
+                 ends_first: bool = True) -> Intervals:
+    """:func:`overlap_zones` of the records ``[starts[k], ends[k])``, given as two columns
+    in any order (a file's turns as read: no array of pairs is made)."""
+    timed = ends > starts
+    starts, ends = np.sort(starts[timed]), np.sort(ends[timed])
     del timed
     # the record count after each begin and after each end, in event order: the events
     # before a begin are the begins before it and the ends before it (those at its instant
@@ -172,15 +185,17 @@ def as_spans(given: IntervalsLike) -> Spans:
     return Spans(pairs[:, 0], pairs[:, 1])
 
 
-def tie_sensitive_seconds(scored: IntervalsLike, turns: IntervalsLike, *,
-                          ends_first_region: Intervals | None = None) -> int:
+def tie_sensitive_seconds(scored: IntervalsLike, turns: IntervalsLike | None, *,
+                          ends_first_region: Intervals | None = None,
+                          begins_first_zones: Intervals | None = None) -> int:
     """Microseconds on which the ``-1`` region depends on the order of simultaneous events
     (0 when it does not): the symmetric difference of the two orders' results.
-    ``ends_first_region`` is the ends-first result when it is known already."""
+    ``ends_first_region`` is the ends-first result and ``begins_first_zones`` the overlap
+    zones with begins first, when known already (with both, ``turns`` may be None)."""
     first = (single_speaker_region(scored, turns, ends_first=True)
              if ends_first_region is None
              else ends_first_region)
-    second = single_speaker_region(scored, turns, ends_first=False)
+    second = single_speaker_region(scored, turns, ends_first=False, zones=begins_first_zones)
     if np.array_equal(first, second):
         return 0
     return length(difference(first, second)) + length(difference(second, first))
