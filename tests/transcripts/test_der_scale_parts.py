@@ -42,6 +42,7 @@ from speecheval.transcripts.diarization.partition import (
     Region,
     _per_code,
     partition,
+    sorted_bounds,
     starting_inside,
 )
 from speecheval.transcripts.diarization.turns import speaker_turns
@@ -103,6 +104,44 @@ def test_intersection_walks_the_larger_set_in_chunks(monkeypatch: pytest.MonkeyP
     assert np.array_equal(intersection(few, many), whole)
     # [100, 2000) holds the 95 intervals from 100 to 1980, [2500, 9000) the 325 from 2500
     assert whole.shape[0] == 95 + 325
+
+
+def test_intersection_with_one_region_is_the_clipped_run() -> None:
+    # the one-region path against the brute force on a grid of microseconds: the
+    # instants of a set held by [low, high), as maximal runs
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        starts = rng.integers(0, 60, 8)
+        spans = normalized(np.stack([starts, starts + rng.integers(0, 9, 8)], axis=1))
+        low = int(rng.integers(-5, 65))
+        high = low + int(rng.integers(1, 20))
+        grid = np.zeros(90, dtype=bool)
+        for a, b in spans.tolist():
+            grid[a:b] = True
+        grid[:max(low, 0)] = False
+        grid[max(high, 0):] = False
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], grid.astype(np.int8), [0]])))
+        expected = [(int(a), int(b)) for a, b in edges.reshape(-1, 2).tolist()]
+        region = intervals([(low, high)])
+        assert pairs(intersection(spans, region)) == expected
+        assert pairs(intersection(region, spans)) == expected
+
+
+def test_outside_around_sorts_the_given_points_in_place() -> None:
+    points = np.array([10, 3, 30, 14])
+    outside_around(points, 2)
+    assert points.tolist() == [3, 10, 14, 30]
+
+
+def test_sorted_bounds_squeezes_repeats_across_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(8)
+    edges = [rng.integers(0, 40, 30), rng.integers(0, 40, 25)]
+    expected = sorted(set(np.concatenate(edges).tolist()))
+    for chunk in (1, 2, 3, 7, 1 << 20):  # repeats that straddle a chunk's edge, and none
+        monkeypatch.setattr(partition_module, "_CHUNK", chunk)
+        got = sorted_bounds([edge.copy() for edge in edges])
+        assert got.tolist() == expected and got.dtype == np.int64
+    assert sorted_bounds([np.array([4, 1]), np.array([2])]).tolist() == [1, 2, 4]
 
 
 def test_difference_of_overlapping_lists() -> None:
