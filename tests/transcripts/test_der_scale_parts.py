@@ -297,19 +297,31 @@ def test_starting_inside_lists_starts_in_each_range(monkeypatch: pytest.MonkeyPa
 
 
 def test_counts_of_an_activity() -> None:
-    # turns over intervals [0,2) [1,3) [1,2) [3,3): +1 at 0, +2 at 1, -2 at 2, -1 at 3
-    activity = Activity(np.array([0, 1, 1, 3], dtype=np.int32),
-                        np.array([2, 3, 2, 3], dtype=np.int32),
-                        np.zeros(4, dtype=np.int32), 4, 1)
-    assert activity.counts().tolist() == [1, 3, 1, 0]
-    assert activity.counts().dtype == np.int32
+    # turns of four speakers over intervals [0,2) [1,3) [1,2) [3,3): +1 at 0, +2 at 1,
+    # -2 at 2, -1 at 3
+    lo, hi = np.array([0, 1, 1, 3], dtype=np.int32), np.array([2, 3, 2, 3], dtype=np.int32)
+    speakers = np.arange(4, dtype=np.int32)
+    assert Activity(lo, hi, speakers, 4, 4).counts().tolist() == [1, 3, 1, 0]
+    # at most n_speakers talk at once, so the counts take the smallest type that holds it
+    for n_speakers, kind in ((4, np.int8), (127, np.int8), (128, np.int16),
+                             (32_767, np.int16), (32_768, np.int32)):
+        counts = Activity(lo, hi, speakers, 4, n_speakers).counts()
+        assert counts.dtype == kind and counts.tolist() == [1, 3, 1, 0]
+
+
+def test_counts_reach_the_top_of_their_type() -> None:
+    # 127 speakers all talking over interval 1 (int8's largest value), 128 over it (int16)
+    for n in (127, 128):
+        activity = Activity(np.ones(n, dtype=np.int32), np.full(n, 2, dtype=np.int32),
+                            np.arange(n, dtype=np.int32), 3, n)
+        assert activity.counts().tolist() == [0, n, 0]
 
 
 def test_activity_counts_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(3)
     lo = rng.integers(0, 50, 200).astype(np.int32)
     hi = (lo + rng.integers(0, 8, 200)).clip(max=50).astype(np.int32)
-    activity = Activity(lo, hi, np.zeros(200, dtype=np.int32), 50, 1)
+    activity = Activity(lo, hi, np.arange(200, dtype=np.int32), 50, 200)
     # the speakers active in interval i: the turns with lo <= i < hi
     expected = [int(np.count_nonzero((lo <= i) & (i < hi))) for i in range(50)]
     assert activity.counts().tolist() == expected
