@@ -30,6 +30,7 @@ from speecheval.transcripts.diarization.md_eval import (
     merged_events,
     overlap_zones,
     single_speaker_region,
+    single_speaker_regions,
 )
 from speecheval.transcripts.diarization.metrics import (
     RegionTotals,
@@ -367,6 +368,25 @@ def test_single_speaker_region_in_chunks(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(md_eval, "_CHUNK", 3)  # events merged and swept 3 at a time
     assert [pairs(single_speaker_region(scored, turns_, ends_first=first))
             for first in (True, False)] == [pairs(region) for region in whole]
+
+
+def test_the_exact_single_speaker_region_is_the_scoring_region_minus_the_zones() -> None:
+    # from the same sweep as md-eval's region, against the set difference, on scoring
+    # regions that touch or overlap (UEM regions kept as given without a collar) and
+    # records with many shared instants; md-eval's region is single_speaker_region's
+    rng = np.random.default_rng(11)
+    for _ in range(400):
+        starts = rng.integers(0, 40, 9)
+        turns = np.stack([starts, starts + rng.integers(0, 12, 9)], axis=1)
+        begins = rng.integers(0, 45, 3)
+        scored = np.stack([begins, begins + rng.integers(0, 15, 3)], axis=1)
+        zones = overlap_zones(turns)
+        md_eval, exact = single_speaker_regions(scored, zones)
+        assert pairs(exact) == pairs(difference(scored, zones))
+        assert pairs(md_eval) == pairs(single_speaker_region(scored, turns))
+    # item 21's case: md-eval keeps [5, 8] of overlap, the exact region does not
+    md_eval, exact = single_speaker_regions([(0, 8)], overlap_zones([(0, 10), (2, 5), (5, 20)]))
+    assert pairs(md_eval) == [(0, 2), (5, 8)] and pairs(exact) == [(0, 2)]
 
 
 def test_overlap_zones_either_order_of_one_instant() -> None:

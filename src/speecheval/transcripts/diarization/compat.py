@@ -37,7 +37,7 @@ from .md_eval import (
     as_spans,
     collared_region,
     record_zones,
-    single_speaker_region,
+    single_speaker_regions,
     tie_sensitive_seconds,
 )
 from .metrics import RegionTotals, jer_components, region_totals
@@ -165,10 +165,7 @@ def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> 
     scored = collared_region(uem, boundaries, collar_us)
     del boundaries
     # the records in any order (md-eval's midpoint order changes no zone)
-    zones = record_zones(ref.raw_starts, ref.raw_ends)
-    single = single_speaker_region(scored, None, zones=zones)
-    correct = sets.difference(scored, zones)
-    del zones
+    single, correct = single_speaker_regions(scored, record_zones(ref.raw_starts, ref.raw_ends))
     defect = _defect(single, correct)
     del correct  # before the second sweep: what is alive at once decides the peak
     ties = tie_sensitive_seconds(scored, None, ends_first_region=single,
@@ -179,8 +176,8 @@ def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> 
 
 def _defect(single: Intervals, correct: Intervals) -> Occurrence:
     """Where md-eval's ``-1`` region and the correct one (the scoring region minus the
-    overlap zones) differ, as intervals and time; when they are the same set (the common
-    case: no "stuck" loop), nothing is subtracted."""
+    overlap zones, normalised) differ, as intervals and time; when they are the same set
+    (the common case: no "stuck" loop), nothing is subtracted."""
     if np.array_equal(sets.normalized(single), correct):
         return Occurrence()
     wrong = np.concatenate([sets.difference(single, correct),

@@ -102,6 +102,30 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike | None, *,
         if turns is None:
             raise ValueError("single_speaker_region needs the turns or their overlap zones")
         zones = overlap_zones(turns, ends_first=ends_first)
+    times, opening = _sweep(scored, zones, ends_first)
+    return _closed_by_the_loop(times, opening)
+
+
+def single_speaker_regions(scored: IntervalsLike, zones: Intervals
+                           ) -> tuple[Intervals, Intervals]:
+    """md-eval's ``-1`` region (ends first, as :func:`single_speaker_region`) and the exact
+    one, ``scored`` minus ``zones`` as a normalised set, from one sweep of the events: the
+    exact region is every stretch between two events at different times after which no
+    zone and some scoring region is open.
+
+    >>> md_eval, exact = single_speaker_regions([(0, 8)], overlap_zones(
+    ...     [(0, 10), (2, 5), (5, 20)]))
+    >>> md_eval.tolist(), exact.tolist()
+    ([[0, 2], [5, 8]], [[0, 2]])
+    """
+    times, opening = _sweep(scored, zones, True)
+    return _closed_by_the_loop(times, opening), _open_runs(times, opening)
+
+
+def _sweep(scored: IntervalsLike, zones: Intervals, ends_first: bool
+           ) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    """The events of the zones and the scoring regions in order (their times), and whether
+    each leaves no zone and some scoring region open (:func:`_opening`)."""
     regions = intervals(scored)
     timed = regions[:, 1] > regions[:, 0]
     if not timed.all():  # the common case, all timed, makes no copy
@@ -112,12 +136,14 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike | None, *,
     times, kind = merged_events([zones[:, 0], zones[:, 1], regions[:, 0], regions[:, 1]],
                                 [1, 0, 1, 0] if ends_first else [0, 1, 2, 1])
     del zones, regions
-    opening = _opening(kind)
-    del kind
-    # an opening event's region closes at the first event at a later time, when no
-    # other opening event comes before it (every event in between is a closing one)
+    return times, _opening(kind)
+
+
+def _closed_by_the_loop(times: NDArray[np.int64], opening: NDArray[np.bool_]) -> Intervals:
+    """What md-eval's loop closes (see :func:`single_speaker_region`): an opening event's
+    region closes at the first event at a later time, when no other opening event comes
+    before it (every event in between is a closing one)."""
     opens = np.flatnonzero(opening)
-    del opening
     later = np.empty(opens.size, dtype=np.intp)
     for at in range(0, opens.size, _CHUNK):  # a chunk at a time: no array of their times
         later[at:at + _CHUNK] = np.searchsorted(times, times[opens[at:at + _CHUNK]],
@@ -129,6 +155,26 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike | None, *,
     region = np.empty((opens.size, 2), dtype=np.int64)  # filled in place: no stacked copy
     region[:, 0] = times[opens]
     region[:, 1] = times[later]
+    return region
+
+
+def _open_runs(times: NDArray[np.int64], opening: NDArray[np.bool_]) -> Intervals:
+    """The stretches ``[times[i], times[i + 1])`` after an opening event ``i`` (no zone,
+    some scoring region), of positive length, joined where they touch: a normalised set.
+    After the last event no scoring region is open, so it never opens a stretch."""
+    starts = np.flatnonzero(opening[:-1] & (times[1:] > times[:-1]))
+    if starts.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    # a stretch joins the one before when it starts where that one ends
+    head = np.ones(starts.size, dtype=bool)
+    np.not_equal(times[starts[1:]], times[starts[:-1] + 1], out=head[1:])
+    firsts = starts[head]
+    lasts = np.empty_like(firsts)
+    lasts[:-1] = starts[np.flatnonzero(head)[1:] - 1]
+    lasts[-1] = starts[-1]
+    region = np.empty((firsts.size, 2), dtype=np.int64)
+    region[:, 0] = times[firsts]
+    region[:, 1] = times[lasts + 1]
     return region
 
 
