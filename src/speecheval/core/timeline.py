@@ -583,11 +583,6 @@ def _group_shift(label_ids: NDArray[np.int32] | None, width: int,
     return shift
 
 
-def _at(shift: Int64Array | int, index: NDArray[np.intp]) -> Int64Array | int:
-    """The shift of the spans at ``index`` (see :func:`_group_shift`)."""
-    return shift if isinstance(shift, int) else shift[index]
-
-
 def _is_sorted(values: Int64Array) -> bool:
     return bool(values.size < 2 or (values[1:] >= values[:-1]).all())
 

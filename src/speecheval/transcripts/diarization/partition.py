@@ -333,7 +333,8 @@ def sorted_bounds(edges: list[NDArray[np.int64]]) -> NDArray[np.int64]:
         bounds[kept:kept + values.size] = values
         kept += values.size
     if kept < bounds.size:
-        bounds.resize(kept, refcheck=False)  # the only reference: made here
+        del part  # the last view of it: the array made here is then its only reference
+        bounds.resize(kept, refcheck=False)
     return bounds
 
 
