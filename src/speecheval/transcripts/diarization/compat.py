@@ -37,7 +37,6 @@ from .md_eval import (
     as_spans,
     collared_region,
     record_zones,
-    record_zones_both,
     single_speaker_regions,
     tie_sensitive_seconds,
 )
@@ -166,13 +165,12 @@ def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> 
     scored = collared_region(uem, boundaries, collar_us)
     del boundaries
     # the records in any order (md-eval's midpoint order changes no zone)
-    zones, begins_first_zones = record_zones_both(ref.raw_starts, ref.raw_ends)
-    single, correct = single_speaker_regions(scored, zones)
-    del zones
+    single, correct = single_speaker_regions(scored, record_zones(ref.raw_starts, ref.raw_ends))
     defect = _defect(single, correct)
     del correct  # before the second sweep: what is alive at once decides the peak
     ties = tie_sensitive_seconds(scored, None, ends_first_region=single,
-                                 begins_first_zones=begins_first_zones)
+                                 begins_first_zones=record_zones(
+                                     ref.raw_starts, ref.raw_ends, ends_first=False))
     return _MdEvalRegions(scored, single, defect, Occurrence(1, ties) if ties else Occurrence())
 
 

@@ -210,31 +210,9 @@ def record_zones(starts: NDArray[np.int64], ends: NDArray[np.int64], *,
                  ends_first: bool = True) -> Intervals:
     """:func:`overlap_zones` of the records ``[starts[k], ends[k])``, given as two columns
     in any order (a file's turns as read: no array of pairs is made)."""
-    return _zones_of_sorted(*_sorted_edges(starts, ends), ends_first)
-
-
-def record_zones_both(starts: NDArray[np.int64], ends: NDArray[np.int64]
-                      ) -> tuple[Intervals, Intervals]:
-    """:func:`record_zones` with ends first and with begins first, from one sort of the
-    edges.
-
-    >>> [z.tolist() for z in record_zones_both(np.array([0, 2, 5]), np.array([10, 5, 20]))]
-    [[[2, 5], [5, 10]], [[2, 10]]]
-    """
-    starts, ends = _sorted_edges(starts, ends)
-    return _zones_of_sorted(starts, ends, True), _zones_of_sorted(starts, ends, False)
-
-
-def _sorted_edges(starts: NDArray[np.int64], ends: NDArray[np.int64]
-                  ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """The starts and the ends of the records with a length, each sorted."""
     timed = ends > starts
-    return np.sort(starts[timed]), np.sort(ends[timed])
-
-
-def _zones_of_sorted(starts: NDArray[np.int64], ends: NDArray[np.int64], ends_first: bool
-                     ) -> Intervals:
-    """The overlap zones from the records' sorted starts and sorted ends."""
+    starts, ends = np.sort(starts[timed]), np.sort(ends[timed])
+    del timed
     # the record count after each begin and after each end, in event order: the events
     # before a begin are the begins before it and the ends before it (those at its instant
     # too when ends come first), and the other way round for an end
