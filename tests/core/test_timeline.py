@@ -125,6 +125,24 @@ def test_union_keeps_touching_apart_on_request_and_open_ends(spans: list[Span],
 
 
 @settings(max_examples=300, deadline=None)
+@given(span_lists(12), st.booleans(), st.booleans())
+def test_union_by_label_is_the_greedy_merge_of_each_label_in_any_input_order(
+        spans: list[Span], touching: bool, by_start: bool) -> None:
+    # Spans read from a file usually come sorted by start (the merge then orders them by
+    # label alone); the other order goes through a sort by start first. Either way each
+    # label's blocks, open flags included, are the textbook merge of that label's spans.
+    given = (sorted(spans, key=lambda s: s.start_us) if by_start
+             else sorted(spans, key=lambda s: -s.start_us))
+    merged = Spans.from_spans(given).union(by_label=True, join_touching=touching)
+    got = list(zip(merged.labels, merged.starts.tolist(), merged.ends.tolist(),
+                   merged.open_at_end.tolist(), strict=True))
+    expected = [(label, *block)
+                for label in sorted({s.label for s in spans}, key=lambda x: (x is not None, x))
+                for block in greedy_merge([s for s in spans if s.label == label], touching)]
+    assert got == expected
+
+
+@settings(max_examples=300, deadline=None)
 @given(span_lists(10), span_lists(10))
 def test_pairwise_overlaps_match_double_loop(first: list[Span], second: list[Span]) -> None:
     pairs = Spans.from_spans(first).pairwise_overlaps(Spans.from_spans(second))

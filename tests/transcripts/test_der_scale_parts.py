@@ -30,6 +30,7 @@ from speecheval.transcripts.diarization.md_eval import (
     merged_events,
     overlap_zones,
     single_speaker_region,
+    single_speaker_regions,
 )
 from speecheval.transcripts.diarization.metrics import (
     RegionTotals,
@@ -42,6 +43,7 @@ from speecheval.transcripts.diarization.partition import (
     Region,
     _per_code,
     partition,
+    sorted_bounds,
     starting_inside,
 )
 from speecheval.transcripts.diarization.turns import speaker_turns
@@ -103,6 +105,44 @@ def test_intersection_walks_the_larger_set_in_chunks(monkeypatch: pytest.MonkeyP
     assert np.array_equal(intersection(few, many), whole)
     # [100, 2000) holds the 95 intervals from 100 to 1980, [2500, 9000) the 325 from 2500
     assert whole.shape[0] == 95 + 325
+
+
+def test_intersection_with_one_region_is_the_clipped_run() -> None:
+    # the one-region path against the brute force on a grid of microseconds: the
+    # instants of a set held by [low, high), as maximal runs
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        starts = rng.integers(0, 60, 8)
+        spans = normalized(np.stack([starts, starts + rng.integers(0, 9, 8)], axis=1))
+        low = int(rng.integers(-5, 65))
+        high = low + int(rng.integers(1, 20))
+        grid = np.zeros(90, dtype=bool)
+        for a, b in spans.tolist():
+            grid[a:b] = True
+        grid[:max(low, 0)] = False
+        grid[max(high, 0):] = False
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], grid.astype(np.int8), [0]])))
+        expected = [(int(a), int(b)) for a, b in edges.reshape(-1, 2).tolist()]
+        region = intervals([(low, high)])
+        assert pairs(intersection(spans, region)) == expected
+        assert pairs(intersection(region, spans)) == expected
+
+
+def test_outside_around_sorts_the_given_points_in_place() -> None:
+    points = np.array([10, 3, 30, 14])
+    outside_around(points, 2)
+    assert points.tolist() == [3, 10, 14, 30]
+
+
+def test_sorted_bounds_squeezes_repeats_across_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(8)
+    edges = [rng.integers(0, 40, 30), rng.integers(0, 40, 25)]
+    expected = sorted(set(np.concatenate(edges).tolist()))
+    for chunk in (1, 2, 3, 7, 1 << 20):  # repeats that straddle a chunk's edge, and none
+        monkeypatch.setattr(partition_module, "_CHUNK", chunk)
+        got = sorted_bounds([edge.copy() for edge in edges])
+        assert got.tolist() == expected and got.dtype == np.int64
+    assert sorted_bounds([np.array([4, 1]), np.array([2])]).tolist() == [1, 2, 4]
 
 
 def test_difference_of_overlapping_lists() -> None:
@@ -258,19 +298,31 @@ def test_starting_inside_lists_starts_in_each_range(monkeypatch: pytest.MonkeyPa
 
 
 def test_counts_of_an_activity() -> None:
-    # turns over intervals [0,2) [1,3) [1,2) [3,3): +1 at 0, +2 at 1, -2 at 2, -1 at 3
-    activity = Activity(np.array([0, 1, 1, 3], dtype=np.int32),
-                        np.array([2, 3, 2, 3], dtype=np.int32),
-                        np.zeros(4, dtype=np.int32), 4, 1)
-    assert activity.counts().tolist() == [1, 3, 1, 0]
-    assert activity.counts().dtype == np.int32
+    # turns of four speakers over intervals [0,2) [1,3) [1,2) [3,3): +1 at 0, +2 at 1,
+    # -2 at 2, -1 at 3
+    lo, hi = np.array([0, 1, 1, 3], dtype=np.int32), np.array([2, 3, 2, 3], dtype=np.int32)
+    speakers = np.arange(4, dtype=np.int32)
+    assert Activity(lo, hi, speakers, 4, 4).counts().tolist() == [1, 3, 1, 0]
+    # at most n_speakers talk at once, so the counts take the smallest type that holds it
+    for n_speakers, kind in ((4, np.int8), (127, np.int8), (128, np.int16),
+                             (32_767, np.int16), (32_768, np.int32)):
+        counts = Activity(lo, hi, speakers, 4, n_speakers).counts()
+        assert counts.dtype == kind and counts.tolist() == [1, 3, 1, 0]
+
+
+def test_counts_reach_the_top_of_their_type() -> None:
+    # 127 speakers all talking over interval 1 (int8's largest value), 128 over it (int16)
+    for n in (127, 128):
+        activity = Activity(np.ones(n, dtype=np.int32), np.full(n, 2, dtype=np.int32),
+                            np.arange(n, dtype=np.int32), 3, n)
+        assert activity.counts().tolist() == [0, n, 0]
 
 
 def test_activity_counts_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(3)
     lo = rng.integers(0, 50, 200).astype(np.int32)
     hi = (lo + rng.integers(0, 8, 200)).clip(max=50).astype(np.int32)
-    activity = Activity(lo, hi, np.zeros(200, dtype=np.int32), 50, 1)
+    activity = Activity(lo, hi, np.arange(200, dtype=np.int32), 50, 200)
     # the speakers active in interval i: the turns with lo <= i < hi
     expected = [int(np.count_nonzero((lo <= i) & (i < hi))) for i in range(50)]
     assert activity.counts().tolist() == expected
@@ -316,6 +368,25 @@ def test_single_speaker_region_in_chunks(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(md_eval, "_CHUNK", 3)  # events merged and swept 3 at a time
     assert [pairs(single_speaker_region(scored, turns_, ends_first=first))
             for first in (True, False)] == [pairs(region) for region in whole]
+
+
+def test_the_exact_single_speaker_region_is_the_scoring_region_minus_the_zones() -> None:
+    # from the same sweep as md-eval's region, against the set difference, on scoring
+    # regions that touch or overlap (UEM regions kept as given without a collar) and
+    # records with many shared instants; md-eval's region is single_speaker_region's
+    rng = np.random.default_rng(11)
+    for _ in range(400):
+        starts = rng.integers(0, 40, 9)
+        turns = np.stack([starts, starts + rng.integers(0, 12, 9)], axis=1)
+        begins = rng.integers(0, 45, 3)
+        scored = np.stack([begins, begins + rng.integers(0, 15, 3)], axis=1)
+        zones = overlap_zones(turns)
+        md_eval, exact = single_speaker_regions(scored, zones)
+        assert pairs(exact) == pairs(difference(scored, zones))
+        assert pairs(md_eval) == pairs(single_speaker_region(scored, turns))
+    # item 21's case: md-eval keeps [5, 8] of overlap, the exact region does not
+    md_eval, exact = single_speaker_regions([(0, 8)], overlap_zones([(0, 10), (2, 5), (5, 20)]))
+    assert pairs(md_eval) == [(0, 2), (5, 8)] and pairs(exact) == [(0, 2)]
 
 
 def test_overlap_zones_either_order_of_one_instant() -> None:

@@ -364,38 +364,53 @@ class Spans:
         >>> Spans([0, 5], [5, 8]).union(join_touching=False).to_tuples()
         [(0, 5), (5, 8)]
         """
-        timed = self._take(self.ends > self.starts)
+        timed = self if bool((self.ends > self.starts).all()) else self._take(
+            self.ends > self.starts)  # the common case, all timed, copies nothing
         n = len(timed)
         if n == 0:
             return Spans.empty()
-        starts, ends = timed.starts, timed.ends
-        groups = (timed.label_ids.astype(np.int64) + 1 if by_label
-                  else np.zeros(n, dtype=np.int64))
-        order = np.lexsort((ends, starts, groups))
-        starts, ends, groups = starts[order], ends[order], groups[order]
-        opened = timed.open_at_end[order]
-        # One running maximum over all groups: shifting each group past the previous one's
-        # times keeps an end from one label from reaching into the next.
-        low = int(starts.min())
-        width = int(ends.max()) - low + 1
-        if (int(groups.max()) + 1) * width > np.iinfo(np.int64).max // 2:
+        label_ids = timed.label_ids if by_label else None
+        order = _group_order(timed.starts, label_ids)
+        # One running maximum over all groups (label index + 1 by label, else 0): shifting
+        # each group past the previous one's times keeps an end from one label from
+        # reaching into the next. The shifted columns are the only copies made.
+        low = int(timed.starts.min())
+        width = int(timed.ends.max()) - low + 1
+        groups = 0 if label_ids is None else int(label_ids.max()) + 1
+        if (groups + 1) * width > np.iinfo(np.int64).max // 2:
             raise OverflowError("too many labels over too long a time span to merge at once")
-        shift = groups * width - low
-        running = np.maximum.accumulate(ends + shift)
+        shift = _group_shift(label_ids, width, low)
+        starts = timed.starts.copy() if order is None else timed.starts[order]
+        starts += shift
+        running = timed.ends.copy() if order is None else timed.ends[order]
+        running += shift
+        np.maximum.accumulate(running, out=running)
         first = np.ones(n, dtype=bool)
         if join_touching:
-            first[1:] = starts[1:] + shift[1:] > running[:-1]
+            np.greater(starts[1:], running[:-1], out=first[1:])
         else:
-            first[1:] = starts[1:] + shift[1:] >= running[:-1]
+            np.greater_equal(starts[1:], running[:-1], out=first[1:])
         heads = np.flatnonzero(first)
-        lasts = np.append(heads[1:] - 1, n - 1)
-        block_ends = running[lasts] - shift[lasts]
-        block = np.cumsum(first) - 1
-        ends_block = opened & (ends == block_ends[block])
-        open_flags = np.logical_or.reduceat(ends_block, heads)
-        label_ids = (timed.label_ids[order][heads] if by_label
-                     else np.full(heads.size, NO_LABEL, dtype=np.int32))
-        return Spans._trusted(starts[heads], block_ends, label_ids,
+        del first
+        starts -= shift  # back to times, in place
+        running -= shift
+        del shift
+        block_starts = starts[heads]
+        del starts
+        lasts = np.empty_like(heads)
+        np.subtract(heads[1:], 1, out=lasts[:-1])
+        lasts[-1] = n - 1
+        block_ends = running[lasts]
+        del running, lasts
+        open_flags = np.zeros(heads.size, dtype=bool)
+        opened = timed.open_at_end if order is None else timed.open_at_end[order]
+        if opened.any():
+            ends = timed.ends if order is None else timed.ends[order]
+            block = np.repeat(np.arange(heads.size), np.diff(np.append(heads, n)))
+            open_flags = np.logical_or.reduceat(opened & (ends == block_ends[block]), heads)
+        ids = (np.full(heads.size, NO_LABEL, dtype=np.int32) if label_ids is None
+               else label_ids[heads if order is None else order[heads]])
+        return Spans._trusted(block_starts, block_ends, ids,
                               timed.label_names if by_label else (), open_flags)
 
     def _pieces(self, other: Spans) -> tuple[Int64Array, Int64Array,
@@ -529,6 +544,43 @@ class Spans:
         first, second, shared = first[keep], second[keep], shared[keep]
         order = np.lexsort((second, first))
         return Overlaps(first[order], second[order], shared[order].astype(np.int64))
+
+
+def _group_order(starts: Int64Array, label_ids: NDArray[np.int32] | None
+                 ) -> NDArray[np.intp] | None:
+    """An order of the spans by label, then start (``None``: they are in it already).
+
+    The order among equal starts of one label does not matter to :meth:`Spans.union`
+    (such spans always fall into one block). Spans read from a file usually come sorted
+    by start: then a stable sort of the small label codes alone does (numpy sorts 8- and
+    16-bit integers by radix, in linear time).
+    """
+    by_start = None if _is_sorted(starts) else np.argsort(starts, kind="stable")
+    if label_ids is None or label_ids.size == 0 or int(label_ids.max()) == int(label_ids.min()):
+        return by_start
+    small = _small_codes(label_ids)
+    if by_start is None:
+        return np.argsort(small, kind="stable")
+    return by_start[np.argsort(small[by_start], kind="stable")]
+
+
+def _small_codes(codes: NDArray[np.int32]) -> NDArray[np.integer]:
+    """Codes from -1 up in the smallest integer type that holds them."""
+    top = int(codes.max())
+    return (codes.astype(np.int8) if top < 1 << 7 else codes.astype(np.int16)
+            if top < 1 << 15 else codes)
+
+
+def _group_shift(label_ids: NDArray[np.int32] | None, width: int,
+                 low: int) -> Int64Array | int:
+    """What :meth:`Spans.union` adds to each span's times (in the merge order) so that the
+    groups follow one another: ``group * width - low``, one number when unlabelled."""
+    if label_ids is None:
+        return -low
+    counts = np.bincount(label_ids.astype(np.int64) + 1)
+    offsets = np.arange(counts.size, dtype=np.int64) * width - low
+    shift: Int64Array = np.repeat(offsets, counts)
+    return shift
 
 
 def _is_sorted(values: Int64Array) -> bool:

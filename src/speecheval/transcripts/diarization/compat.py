@@ -36,9 +36,8 @@ from .interval_sets import Interval, Intervals
 from .md_eval import (
     as_spans,
     collared_region,
-    overlap_zones,
-    record_order,
-    single_speaker_region,
+    record_zones,
+    single_speaker_regions,
     tie_sensitive_seconds,
 )
 from .metrics import RegionTotals, jer_components, region_totals
@@ -165,16 +164,25 @@ def _md_eval_regions(ref: SpeakerTurns, uem: list[Interval], collar_us: int) -> 
     boundaries = np.concatenate([ref.raw_starts, ref.raw_ends])
     scored = collared_region(uem, boundaries, collar_us)
     del boundaries
-    records = record_order(ref.raw_starts, ref.raw_ends)
-    zones = overlap_zones(records)
-    single = single_speaker_region(scored, records, zones=zones)
-    correct = sets.difference(scored, zones)
-    del zones
+    # the records in any order (md-eval's midpoint order changes no zone)
+    single, correct = single_speaker_regions(scored, record_zones(ref.raw_starts, ref.raw_ends))
+    defect = _defect(single, correct)
+    del correct  # before the second sweep: what is alive at once decides the peak
+    ties = tie_sensitive_seconds(scored, None, ends_first_region=single,
+                                 begins_first_zones=record_zones(
+                                     ref.raw_starts, ref.raw_ends, ends_first=False))
+    return _MdEvalRegions(scored, single, defect, Occurrence(1, ties) if ties else Occurrence())
+
+
+def _defect(single: Intervals, correct: Intervals) -> Occurrence:
+    """Where md-eval's ``-1`` region and the correct one (the scoring region minus the
+    overlap zones, normalised) differ, as intervals and time; when they are the same set
+    (the common case: no "stuck" loop), nothing is subtracted."""
+    if np.array_equal(sets.normalized(single), correct):
+        return Occurrence()
     wrong = np.concatenate([sets.difference(single, correct),
                             sets.difference(correct, single)])
-    ties = tie_sensitive_seconds(scored, records, ends_first_region=single)
-    return _MdEvalRegions(scored, single, Occurrence(len(wrong), sets.length(wrong)),
-                          Occurrence(1, ties) if ties else Occurrence())
+    return Occurrence(len(wrong), sets.length(wrong))
 
 
 def _unscored(ref: SpeakerTurns, hyp: SpeakerTurns, uem: Spans) -> Occurrence:
@@ -206,7 +214,7 @@ def self_overlap(turns: SpeakerTurns) -> Occurrence:
     us = 0
     for speaker in merged.tolist():
         rows = order[first[speaker]:first[speaker + 1]]
-        us += sets.length(overlap_zones(np.stack([raw.starts[rows], raw.ends[rows]], axis=1)))
+        us += sets.length(record_zones(raw.starts[rows], raw.ends[rows]))
     return Occurrence(turns.counts.merges, us)
 
 

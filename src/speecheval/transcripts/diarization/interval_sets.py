@@ -82,7 +82,9 @@ def outside_around(points: NDArray[np.int64], radius: int) -> Intervals:
     """The normalised complement of ``[p - radius, p + radius)`` around every point
     (``radius > 0``): from the sorted distinct points, the gaps ``[p + radius,
     next - radius)`` between neighbours more than ``2 * radius`` apart, and the two
-    unbounded ends, without building the zones.
+    unbounded ends, without building the zones. ``points`` is sorted in place (the
+    callers pass a fresh array of boundaries: a million turns' need no second copy),
+    and the gaps are written straight into the result.
 
     >>> outside_around(np.array([10, 3, 30, 14]), 2)[1:-1].tolist()
     [[5, 8], [16, 28]]
@@ -91,11 +93,20 @@ def outside_around(points: NDArray[np.int64], radius: int) -> Intervals:
     """
     if radius <= 0:
         raise ValueError(f"radius must be positive, got {radius}")
-    ordered = np.sort(points)
-    apart = np.flatnonzero(np.diff(ordered) > 2 * radius)
-    starts = np.concatenate([[_FAR_PAST], ordered[apart] + radius, ordered[-1:] + radius])
-    ends = np.concatenate([ordered[:1] - radius, ordered[apart + 1] - radius, [_FAR_FUTURE]])
-    return np.stack([starts, ends], axis=1)
+    if points.size == 0:
+        return np.array([[_FAR_PAST, _FAR_FUTURE]], dtype=np.int64)
+    points.sort()
+    apart = np.flatnonzero(np.diff(points) > 2 * radius)
+    out = np.empty((apart.size + 2, 2), dtype=np.int64)
+    out[0, 0], out[-1, 1] = _FAR_PAST, _FAR_FUTURE
+    out[0, 1], out[-1, 0] = int(points[0]) - radius, int(points[-1]) + radius
+    inner = out[1:-1]
+    inner[:, 0] = points[apart]
+    inner[:, 0] += radius
+    apart += 1
+    inner[:, 1] = points[apart]
+    inner[:, 1] -= radius
+    return out
 
 
 def intersection(first: Intervals, second: Intervals) -> Intervals:
@@ -109,9 +120,28 @@ def intersection(first: Intervals, second: Intervals) -> Intervals:
     """
     if first.shape[0] < second.shape[0]:
         first, second = second, first
+    if second.shape[0] == 1:  # one region (a file's UEM, often): a clipped run of first
+        return _clipped(first, int(second[0, 0]), int(second[0, 1]))
     pieces = [_pieces(first[at:at + _CHUNK], second)
               for at in range(0, first.shape[0], _CHUNK)]
     return np.concatenate(pieces) if pieces else np.zeros((0, 2), dtype=np.int64)
+
+
+def _clipped(spans: Intervals, low: int, high: int) -> Intervals:
+    """The normalised set ``spans`` cut to ``[low, high)``: the run of intervals that
+    reach into it, copied once, the first and last one clipped.
+
+    >>> _clipped(intervals([(0, 4), (6, 10), (12, 14)]), 2, 8).tolist()
+    [[2, 4], [6, 8]]
+    """
+    edges = spans.reshape(-1)
+    begin = int(np.searchsorted(edges, low, side="right")) // 2  # ends at or before low
+    end = (int(np.searchsorted(edges, high, side="left")) + 1) // 2  # starts before high
+    run = spans[begin:max(begin, end)].copy()
+    if run.shape[0]:
+        run[0, 0] = max(int(run[0, 0]), low)
+        run[-1, 1] = min(int(run[-1, 1]), high)
+    return run  # nothing empty: each interval of the run reaches into [low, high)
 
 
 def _pieces(first: Intervals, second: Intervals) -> Intervals:

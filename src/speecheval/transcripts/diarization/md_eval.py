@@ -71,14 +71,16 @@ def collared_region(uem: IntervalsLike, boundaries: NDArray[np.int64],
     return intersection(normalized(regions), outside_around(boundaries, collar_us))
 
 
-def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
+def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike | None, *,
                           ends_first: bool = True, zones: Intervals | None = None
                           ) -> Intervals:
     """md-eval's ``-1`` region: ``scored`` minus its overlap zones, with md-eval's loop.
 
-    ``turns`` are the reference records of one file in md-eval's order (by midpoint);
-    ``ends_first`` orders events of one instant ends before begins (see the module);
-    ``zones`` are the turns' overlap zones in that order, when known already.
+    ``turns`` are the reference records of one file, in any order (md-eval sorts them by
+    midpoint, but only the sorted begins and ends count here); ``ends_first`` orders
+    events of one instant ends before begins (see the module);
+    ``zones`` are the turns' overlap zones in that order, when known already (then
+    ``turns`` may be None).
     Hand check (item 21): A 0-10, B 2-5, B 5-20 over [0, 8]; the overlap zones are [2, 5]
     and [5, 10], and md-eval keeps [5, 8] although it is overlap.
 
@@ -97,7 +99,33 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     "stuck" case of the module). That is what is computed here, without the loop.
     """
     if zones is None:
+        if turns is None:
+            raise ValueError("single_speaker_region needs the turns or their overlap zones")
         zones = overlap_zones(turns, ends_first=ends_first)
+    times, opening = _sweep(scored, zones, ends_first)
+    return _closed_by_the_loop(times, opening)
+
+
+def single_speaker_regions(scored: IntervalsLike, zones: Intervals
+                           ) -> tuple[Intervals, Intervals]:
+    """md-eval's ``-1`` region (ends first, as :func:`single_speaker_region`) and the exact
+    one, ``scored`` minus ``zones`` as a normalised set, from one sweep of the events: the
+    exact region is every stretch between two events at different times after which no
+    zone and some scoring region is open.
+
+    >>> md_eval, exact = single_speaker_regions([(0, 8)], overlap_zones(
+    ...     [(0, 10), (2, 5), (5, 20)]))
+    >>> md_eval.tolist(), exact.tolist()
+    ([[0, 2], [5, 8]], [[0, 2]])
+    """
+    times, opening = _sweep(scored, zones, True)
+    return _closed_by_the_loop(times, opening), _open_runs(times, opening)
+
+
+def _sweep(scored: IntervalsLike, zones: Intervals, ends_first: bool
+           ) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    """The events of the zones and the scoring regions in order (their times), and whether
+    each leaves no zone and some scoring region open (:func:`_opening`)."""
     regions = intervals(scored)
     timed = regions[:, 1] > regions[:, 0]
     if not timed.all():  # the common case, all timed, makes no copy
@@ -108,15 +136,46 @@ def single_speaker_region(scored: IntervalsLike, turns: IntervalsLike, *,
     times, kind = merged_events([zones[:, 0], zones[:, 1], regions[:, 0], regions[:, 1]],
                                 [1, 0, 1, 0] if ends_first else [0, 1, 2, 1])
     del zones, regions
-    opening = _opening(kind)
-    del kind
-    # an opening event's region closes at the first event at a later time, when no
-    # other opening event comes before it (every event in between is a closing one)
+    return times, _opening(kind)
+
+
+def _closed_by_the_loop(times: NDArray[np.int64], opening: NDArray[np.bool_]) -> Intervals:
+    """What md-eval's loop closes (see :func:`single_speaker_region`): an opening event's
+    region closes at the first event at a later time, when no other opening event comes
+    before it (every event in between is a closing one)."""
     opens = np.flatnonzero(opening)
-    del opening
-    later = np.searchsorted(times, times[opens], side="right")
-    closes = later < np.append(opens[1:], times.size)
-    return np.stack([times[opens[closes]], times[later[closes]]], axis=1).astype(np.int64)
+    later = np.empty(opens.size, dtype=np.intp)
+    for at in range(0, opens.size, _CHUNK):  # a chunk at a time: no array of their times
+        later[at:at + _CHUNK] = np.searchsorted(times, times[opens[at:at + _CHUNK]],
+                                                side="right")
+    closes = np.empty(opens.size, dtype=bool)
+    np.less(later[:-1], opens[1:], out=closes[:-1])
+    closes[-1:] = later[-1:] < times.size
+    opens, later = opens[closes], later[closes]
+    region = np.empty((opens.size, 2), dtype=np.int64)  # filled in place: no stacked copy
+    region[:, 0] = times[opens]
+    region[:, 1] = times[later]
+    return region
+
+
+def _open_runs(times: NDArray[np.int64], opening: NDArray[np.bool_]) -> Intervals:
+    """The stretches ``[times[i], times[i + 1])`` after an opening event ``i`` (no zone,
+    some scoring region), of positive length, joined where they touch: a normalised set.
+    After the last event no scoring region is open, so it never opens a stretch."""
+    starts = np.flatnonzero(opening[:-1] & (times[1:] > times[:-1]))
+    if starts.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    # a stretch joins the one before when it starts where that one ends
+    head = np.ones(starts.size, dtype=bool)
+    np.not_equal(times[starts[1:]], times[starts[:-1] + 1], out=head[1:])
+    firsts = starts[head]
+    lasts = np.empty_like(firsts)
+    lasts[:-1] = starts[np.flatnonzero(head)[1:] - 1]
+    lasts[-1] = starts[-1]
+    region = np.empty((firsts.size, 2), dtype=np.int64)
+    region[:, 0] = times[firsts]
+    region[:, 1] = times[lasts + 1]
+    return region
 
 
 def _opening(kind: NDArray[np.int8]) -> NDArray[np.bool_]:
@@ -144,8 +203,15 @@ def overlap_zones(turns: IntervalsLike, *, ends_first: bool = True) -> Intervals
     [[2, 5], [5, 10]]
     """
     records = intervals(turns)
-    timed = records[:, 1] > records[:, 0]
-    starts, ends = np.sort(records[timed, 0]), np.sort(records[timed, 1])
+    return record_zones(records[:, 0], records[:, 1], ends_first=ends_first)
+
+
+def record_zones(starts: NDArray[np.int64], ends: NDArray[np.int64], *,
+                 ends_first: bool = True) -> Intervals:
+    """:func:`overlap_zones` of the records ``[starts[k], ends[k])``, given as two columns
+    in any order (a file's turns as read: no array of pairs is made)."""
+    timed = ends > starts
+    starts, ends = np.sort(starts[timed]), np.sort(ends[timed])
     del timed
     # the record count after each begin and after each end, in event order: the events
     # before a begin are the begins before it and the ends before it (those at its instant
@@ -159,27 +225,23 @@ def overlap_zones(turns: IntervalsLike, *, ends_first: bool = True) -> Intervals
     return np.stack([starts[at_begin == 2], ends[at_end == 1]], axis=1).astype(np.int64)
 
 
-def record_order(starts: NDArray[np.int64], ends: NDArray[np.int64]) -> Intervals:
-    """Reference records in md-eval's order: sorted by midpoint, ties in input order."""
-    order = np.argsort(starts + ends, kind="stable")
-    return np.stack([starts[order], ends[order]], axis=1).astype(np.int64)
-
-
 def as_spans(given: IntervalsLike) -> Spans:
     """Intervals as the spans :func:`.partition.partition` takes."""
     pairs = intervals(given)
     return Spans(pairs[:, 0], pairs[:, 1])
 
 
-def tie_sensitive_seconds(scored: IntervalsLike, turns: IntervalsLike, *,
-                          ends_first_region: Intervals | None = None) -> int:
+def tie_sensitive_seconds(scored: IntervalsLike, turns: IntervalsLike | None, *,
+                          ends_first_region: Intervals | None = None,
+                          begins_first_zones: Intervals | None = None) -> int:
     """Microseconds on which the ``-1`` region depends on the order of simultaneous events
     (0 when it does not): the symmetric difference of the two orders' results.
-    ``ends_first_region`` is the ends-first result when it is known already."""
+    ``ends_first_region`` is the ends-first result and ``begins_first_zones`` the overlap
+    zones with begins first, when known already (with both, ``turns`` may be None)."""
     first = (single_speaker_region(scored, turns, ends_first=True)
              if ends_first_region is None
              else ends_first_region)
-    second = single_speaker_region(scored, turns, ends_first=False)
+    second = single_speaker_region(scored, turns, ends_first=False, zones=begins_first_zones)
     if np.array_equal(first, second):
         return 0
     return length(difference(first, second)) + length(difference(second, first))

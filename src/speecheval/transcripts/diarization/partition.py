@@ -54,21 +54,24 @@ class Activity:
     @classmethod
     def of(cls, bounds: NDArray[np.int64], turns: SpeakerTurns) -> Activity:
         """Where the merged ``turns`` talk between ``bounds`` (every turn edge is one)."""
-        return cls(np.searchsorted(bounds, turns.starts).astype(np.int32),
-                   np.searchsorted(bounds, turns.ends).astype(np.int32), turns.merged.label_ids,
-                   max(bounds.size - 1, 0), len(turns.labels))
+        return cls(_positions(bounds, turns.starts), _positions(bounds, turns.ends),
+                   turns.merged.label_ids, max(bounds.size - 1, 0), len(turns.labels))
 
-    def counts(self) -> NDArray[np.int32]:
+    def counts(self) -> NDArray[np.integer]:
         """Number of active speakers per interval (+1 where a turn starts, -1 where it
-        ends, summed up; int32 throughout, so four million intervals need 16 MB). The
-        steps are counted a chunk of intervals at a time from the sorted edges, so the
-        temporaries stay small.
+        ends, summed up). A speaker's merged turns never overlap, so at most
+        ``n_speakers`` talk at once: the counts are int8 for fewer than 128 speakers (four
+        million intervals need 4 MB), else int16 or int32, and are summed in that type.
+        The steps are counted a chunk of intervals at a time from the sorted edges, so
+        the temporaries stay small.
 
         >>> Activity(np.array([0, 1, 1], dtype=np.int32), np.array([2, 3, 2], dtype=np.int32),
-        ...          np.zeros(3, dtype=np.int32), 4, 1).counts().tolist()
+        ...          np.arange(3, dtype=np.int32), 4, 3).counts().tolist()
         [1, 3, 1, 0]
         """
-        counts = np.zeros(self.n_intervals + 1, dtype=np.int32)
+        kind: type[np.integer] = (np.int8 if self.n_speakers < 1 << 7 else np.int16
+                                  if self.n_speakers < 1 << 15 else np.int32)
+        counts: NDArray[np.integer] = np.zeros(self.n_intervals + 1, dtype=kind)
         for edges, step in ((self.lo, np.add), (self.hi, np.subtract)):
             ordered = np.sort(edges)
             cuts = np.searchsorted(ordered, np.arange(0, counts.size + _CHUNK, _CHUNK))
@@ -77,9 +80,9 @@ class Activity:
                 steps = np.bincount(ordered[first:stop] - at * _CHUNK,
                                     minlength=min(_CHUNK, counts.size - at * _CHUNK))
                 part = counts[at * _CHUNK:at * _CHUNK + steps.size]
-                step(part, steps, out=part, casting="unsafe")  # no int64 copy
+                step(part, steps, out=part, casting="unsafe")  # no wider copy
         counts = counts[:-1]
-        np.cumsum(counts, out=counts)  # in place: no second array of intervals
+        np.cumsum(counts, dtype=kind, out=counts)  # in place, in its own type: no temporary
         return counts
 
     def time(self, prefix: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -184,12 +187,12 @@ class Partition:
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
-    def n_ref(self) -> NDArray[np.int32]:
+    def n_ref(self) -> NDArray[np.integer]:
         """Number of active reference speakers per interval (not kept)."""
         return self.ref.counts()
 
     @property
-    def n_hyp(self) -> NDArray[np.int32]:
+    def n_hyp(self) -> NDArray[np.integer]:
         """Number of active system speakers per interval (not kept)."""
         return self.hyp.counts()
 
@@ -223,10 +226,10 @@ class Partition:
 
     def _both(self) -> NDArray[np.integer]:
         both = self.n_ref
-        np.minimum(both, self.n_hyp, out=both)
-        # kept for every region: in 8 bits when the speakers are few (a quarter the size)
-        return both.astype(np.int8) if min(self.ref.n_speakers, self.hyp.n_speakers) < 128 \
-            else both
+        np.minimum(both, self.n_hyp, out=both, casting="unsafe")  # min(R, H) fits both
+        # kept for every region: in 8 bits when the speakers are few
+        return both.astype(np.int8, copy=False) if min(self.ref.n_speakers,
+                                                       self.hyp.n_speakers) < 128 else both
 
     def overlaps(self) -> list[tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.integer]]]:
         """Every overlapping pair of a reference and a system turn, as the intervals
@@ -311,17 +314,37 @@ def partition(ref: SpeakerTurns, hyp: SpeakerTurns) -> Partition:
 def sorted_bounds(edges: list[NDArray[np.int64]]) -> NDArray[np.int64]:
     """The distinct times among ``edges``, sorted (by sorting: numpy 2's hash-based
     ``np.unique`` takes seconds on a few million times). The joined edges are sorted in
-    place and copied only when some repeat: one array of edges less than
-    :func:`~speecheval.core.timeline._sorted_unique` needs.
+    place and the repeats squeezed out in place, a chunk at a time, and the array is then
+    shrunk: no second array of edges.
 
     >>> sorted_bounds([np.array([5, 1]), np.array([5, 3, 1])]).tolist()
     [1, 3, 5]
     """
     bounds = np.concatenate(edges).astype(np.int64, copy=False)
     bounds.sort()
-    distinct = np.ones(bounds.size, dtype=bool)
-    distinct[1:] = bounds[1:] != bounds[:-1]
-    return bounds if bool(distinct.all()) else bounds[distinct]
+    kept = 0
+    for at in range(0, bounds.size, _CHUNK):
+        part = bounds[at:at + _CHUNK]
+        distinct = np.ones(part.size, dtype=bool)
+        distinct[1:] = part[1:] != part[:-1]
+        if at and kept and part[0] == bounds[kept - 1]:
+            distinct[0] = False
+        values = part[distinct]  # a chunk's worth: written at or before where it was read
+        bounds[kept:kept + values.size] = values
+        kept += values.size
+    if kept < bounds.size:
+        del part  # the last view of it: the array made here is then its only reference
+        bounds.resize(kept, refcheck=False)
+    return bounds
+
+
+def _positions(bounds: NDArray[np.int64], times: NDArray[np.int64]) -> NDArray[np.int32]:
+    """Where each time lies in the sorted ``bounds`` (int32, a chunk at a time: no int64
+    array of them all)."""
+    found = np.empty(times.size, dtype=np.int32)
+    for at in range(0, times.size, _CHUNK):
+        found[at:at + _CHUNK] = np.searchsorted(bounds, times[at:at + _CHUNK])
+    return found
 
 
 def _turns(starts: list[int], ends: list[int], speakers: list[int]) -> SpeakerTurns:
