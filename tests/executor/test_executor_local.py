@@ -99,3 +99,37 @@ def test_workers_that_die_in_setup_fail_every_item_after_the_attempts() -> None:
                                                    setup=items.die_in_setup)
     assert [str(r.error) for r in results] == [
         "the worker process died while running this item (2 attempts)"] * 3
+
+
+def test_start_is_eager_for_a_pool_and_lazy_in_this_process() -> None:
+    """``start`` launches the pool's worker processes at once (their startup overlaps the
+    caller's own loading); the items the pool will run are already handed over. Work
+    that runs in this process waits until its results are asked for."""
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
+    with LocalExecutor(2).start(items.square, [1, 2, 3]) as run:
+        assert len(set(multiprocessing.active_children()) - before) == 2
+        assert [r.get() for r in run.results()] == [1, 4, 9]
+
+    seen: list[int] = []
+
+    def remember(x: int) -> int:
+        seen.append(x)
+        return x
+
+    with LocalExecutor(1).start(remember, [1, 2]) as here:
+        assert seen == []
+        assert [r.get() for r in here.results()] == [1, 2]
+    assert seen == [1, 2]
+
+
+def test_closing_a_started_pool_run_shuts_its_workers_down() -> None:
+    """Leaving a started run's ``with`` block unread (the caller's input was bad) shuts
+    its pool down: no worker process is left behind."""
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
+    with LocalExecutor(2).start(items.square, list(range(200))):
+        pass
+    assert set(multiprocessing.active_children()) - before == set()
