@@ -133,3 +133,14 @@ def test_closing_a_started_pool_run_shuts_its_workers_down() -> None:
     with LocalExecutor(2).start(items.square, list(range(200))):
         pass
     assert set(multiprocessing.active_children()) - before == set()
+
+
+def test_fdb15_asr_refuses_parakeet_on_ray(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """``fdb15 asr`` takes ``--executor`` like ``fdb10 reference-asr``, and refuses it for
+    the one backend that loads its model once in this process (exit 2, nothing run)."""
+    from speecheval.cli import main
+
+    assert main(["fdb15", "asr", "--tree", str(tmp_path), "--backend", "parakeet",
+                 "--executor", "ray"]) == 2
+    assert "--backend parakeet runs one model in this process" in capsys.readouterr().err
