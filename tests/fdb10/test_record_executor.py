@@ -1,0 +1,89 @@
+"""``fdb10 record --jobs N`` and ``--executor ray``: sessions spread over worker processes
+(or Ray tasks), each on its own event loop with its own absolute send schedule, against a
+local agent in its own process over real sockets.
+
+A real-clock recording is not deterministic (receipt times, how much of the reply falls
+in the window), so what is compared byte for byte is what must not depend on where a
+session ran: run.json without its status, the input sent (input.wav), each status.json
+without the hashes and counts of the received audio and the trace, and in each trace the
+append schedule (sequence numbers, deadlines, packet sizes). Each trace header names the
+node whose monotonic clock its times are on."""
+
+from __future__ import annotations
+
+import json
+import platform
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from speecheval.cli import main
+
+from .capturekit import agent_process, short_dataset
+
+FAST = ["--grace", "1.0", "--timeout", "5"]
+SAMPLES = 3
+
+
+def _record(dataset: Path, out: Path, url: str, *extra: str) -> None:
+    assert main(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
+                 "native-realtime", "-o", f"url={url}", "--out", str(out), *FAST, *extra]) == 0
+
+
+def _deterministic(run: Path) -> dict[str, Any]:
+    """What a run holds that must not depend on where its sessions ran."""
+    document = json.loads((run / "run.json").read_text())
+    found: dict[str, Any] = {"run.json": {k: v for k, v in document.items()
+                                          if k not in ("status", "server")}}
+    for folder in sorted(p.parent for p in (run / "samples").rglob("status.json")):
+        name = folder.relative_to(run).as_posix()
+        status = json.loads((folder / "status.json").read_text())
+        assert status["status"] == "complete", status
+        status["files"].pop("received.wav")
+        status["files"].pop("trace.jsonl")
+        status.pop("received_samples")
+        trace = [json.loads(line) for line in (folder / "trace.jsonl").read_text().splitlines()]
+        header = trace[0]
+        assert header["node"] == platform.node()
+        found[name] = {
+            "input.wav": (folder / "input.wav").read_bytes(), "status": status,
+            "header": {k: v for k, v in header.items() if k != "t0_monotonic"},
+            "schedule": [(e["seq"], e["deadline_s"], e["samples"]) for e in trace
+                         if e["type"] == "append"]}
+    assert len(found) == 1 + SAMPLES
+    return found
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return short_dataset(tmp_path_factory.mktemp("record") / "ds", count=SAMPLES,
+                         duration_s=0.5)
+
+
+def test_sessions_in_two_workers_record_what_one_loop_records(dataset: Path,
+                                                              tmp_path: Path) -> None:
+    with agent_process() as url:
+        _record(dataset, tmp_path / "here", url)
+        _record(dataset, tmp_path / "two", url, "--jobs", "2")
+    expected = _deterministic(tmp_path / "here")
+    # 0.5 s at 16 kHz = 8000 samples: 6 packets of 1280 and one of 320, due every 80 ms
+    assert expected["samples/icc_backchannel/1"]["schedule"] == [
+        (i, round(i * 0.08, 6), 1280 if i < 6 else 320) for i in range(7)]
+    assert _deterministic(tmp_path / "two") == expected
+
+
+def test_concurrency_and_jobs_are_one_or_the_other(dataset: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
+                 "native-realtime", "-o", "url=ws://127.0.0.1:9/", "--out",
+                 str(tmp_path / "run"), "--concurrency", "2", "--jobs", "2"]) == 2
+    assert "give one or the other" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_same_recording_on_ray(ray_cluster: str, dataset: Path, tmp_path: Path) -> None:
+    with agent_process() as url:
+        _record(dataset, tmp_path / "here", url)
+        _record(dataset, tmp_path / "ray", url, "--executor", "ray")
+    assert _deterministic(tmp_path / "ray") == _deterministic(tmp_path / "here")
