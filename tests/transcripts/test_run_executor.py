@@ -6,7 +6,12 @@ time, real-time factor and peak memory in each ``meta.json``."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -83,3 +88,62 @@ def test_the_same_run_on_ray(ray_cluster: str, folder: Path) -> None:
     one = _run(folder, "one", "--jobs", "2")
     on_ray = _run(folder, "ray", "--executor", "ray")
     assert _contents(on_ray) == _contents(one)
+
+
+GATED_SYSTEM = '''
+import os, sys, time
+wav, out, seed, sample = sys.argv[1:5]
+if sample == "held":
+    open("holding", "w").close()
+    while not os.path.exists("release"):
+        time.sleep(0.05)
+open(out, "w").write(f"whatever 1 spk{seed} 0.500 1.000 {sample} seed {seed}\\n")
+'''
+"""Answers at once, except on the sample ``held``: there it says so (a file ``holding``)
+and waits until a file ``release`` exists, both in its working directory."""
+
+GATED = f"""  gated:
+    adapter: command
+    command: [{sys.executable}, gated_system.py, "{{input}}", "{{output}}", "{{seed}}", "{{sample}}"]
+    output_suffix: .stm
+    version: gated 1.0
+"""
+
+
+def test_resume_after_the_driver_is_killed_writes_what_an_unbroken_run_writes(
+        folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``transcripts run --jobs 2`` killed (SIGKILL) while a call is held open, then
+    ``--resume --jobs 2``: the workers died with their driver (none went on writing into
+    the run), the resume runs what was missing, and the run directory ends as a run never
+    interrupted. No timing is assumed: the kill waits for files that say where the run
+    is."""
+    (folder / "gated_system.py").write_text(GATED_SYSTEM, encoding="utf-8")
+    manifest = write_manifest(folder, "  - id: first\n    audio: blocks.wav\n"
+                                      "  - id: held\n    audio: blocks.wav\n"
+                                      "  - id: last\n    audio: blocks.wav\n", GATED)
+    killed = folder / "killed"
+    command = [sys.executable, "-m", "speecheval", "transcripts", "run", "--manifest",
+               str(manifest), "--system", "gated", "--repeats", "2", "--out", str(killed),
+               "--jobs", "2"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    driver = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    first = killed / "raw" / "gated" / "production_complete_file" / "first" / "r1" / "meta.json"
+    try:
+        while not ((folder / "holding").exists() and first.exists()):
+            assert driver.poll() is None, "the run ended before the held call"
+            time.sleep(0.05)
+    finally:
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+        (folder / "release").touch()  # the held call (an orphan now) ends
+    held = killed / "raw" / "gated" / "production_complete_file" / "held"
+    assert not (held / "r1").exists() or not (held / "r2").exists()
+    assert cli("run", "--resume", killed, "--jobs", "2") == 0
+    ran = int(capsys.readouterr().out.split(" jobs run now")[0].split()[-1])
+    assert 1 <= ran <= 5  # at least the held call, at most all but first/r1
+    assert cli("run", "--manifest", manifest, "--system", "gated", "--repeats", "2",
+               "--out", folder / "unbroken") == 0
+    resumed = _contents(killed)
+    assert len([n for n in resumed if n.endswith("meta.json")]) == 6
+    assert resumed == _contents(folder / "unbroken")

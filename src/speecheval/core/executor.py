@@ -222,11 +222,31 @@ class _InThisProcess(Run[R]):
 _started: Any = None
 
 
-def _start_worker(started: Any, setup: Callable[[], None] | None) -> None:
+def _start_worker(parent: int, started: Any, setup: Callable[[], None] | None) -> None:
     global _started
+    _die_with(parent)
     _started = started
     if setup is not None:
         setup()
+
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2)'s option: the signal this process gets when the thread that made it ends."""
+
+
+def _die_with(parent: int) -> None:
+    """Have this worker killed when its driver dies (Linux), even by SIGKILL: an orphan
+    still working would publish items into the output a ``--resume`` is finishing."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: an orphan ends with its queue
+        return
+    if os.getppid() != parent:  # the driver died before prctl took effect
+        os._exit(1)
 
 
 def _run_marked(fn: Callable[[T], R], item: T, index: int) -> R:
@@ -305,7 +325,7 @@ class _PoolRun(Run[R]):
                 return
             started = multiprocessing.Array("b", len(self.items), lock=False)
             with ProcessPoolExecutor(max_workers=1, initializer=_start_worker,
-                                     initargs=(started, self.setup)) as pool:
+                                     initargs=(os.getpid(), started, self.setup)) as pool:
                 future = pool.submit(_run_marked, self.fn, self.items[index], index)
                 error = future.exception()
             if isinstance(error, BrokenProcessPool):
@@ -333,7 +353,7 @@ class _PoolRound(Generic[R]):
         self.started = multiprocessing.Array("b", len(run.items), lock=False)
         self.pool = ProcessPoolExecutor(max_workers=min(run.jobs, len(indices)),
                                         initializer=_start_worker,
-                                        initargs=(self.started, run.setup))
+                                        initargs=(os.getpid(), self.started, run.setup))
         self.futures: dict[Future[R], int] = {}
         for position, i in enumerate(indices):
             try:

@@ -156,9 +156,10 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
                     result.get()
             _ensure_raw_record(run_dir, run, job, _meta(run_dir, job), chunker)
             outcome.called += 1
+    for job in jobs:  # every raw record before any transcript's, however the run went
+        _ensure_raw_record(run_dir, run, job, _meta(run_dir, job), chunker)
     for job in jobs:
         meta = _meta(run_dir, job)
-        _ensure_raw_record(run_dir, run, job, meta, chunker)
         outcome.statuses[meta["status"]] += 1
         if meta["status"] == "failed":
             outcome.failed.append(f"{job.key}: {meta['reason']}")
