@@ -24,6 +24,12 @@ up to ``max_attempts`` times in all, and then the item's error is :class:`Worker
 An error of a kind listed in ``stop_on`` (bad input, say) stops the run at once and is
 raised: the first such error to finish, which with several workers need not be the first
 in item order.
+
+:meth:`Executor.results` starts nothing before its first result is asked for;
+:meth:`Executor.start` starts at once (a local pool's worker processes, a cluster's
+tasks), so that a caller can load its own inputs meanwhile, and collects later. A local
+pool's workers die with the process that made them (Linux), so a driver killed mid-run
+leaves no worker writing on into what ``--resume`` will finish.
 """
 
 from __future__ import annotations
