@@ -144,3 +144,18 @@ def test_fdb15_asr_refuses_parakeet_on_ray(tmp_path: Path,
     assert main(["fdb15", "asr", "--tree", str(tmp_path), "--backend", "parakeet",
                  "--executor", "ray"]) == 2
     assert "--backend parakeet runs one model in this process" in capsys.readouterr().err
+
+
+def test_small_items_go_in_chunks_with_results_and_retries_per_item() -> None:
+    """``small_items`` sends 64 items to 2 workers in chunks of 64 // (16 * 2) = 2 items:
+    results stay in item order with errors per item, and a worker killed on item 2
+    charges item 2 alone; its chunk neighbour (item 3, never begun) and whatever else the
+    dead worker held are simply run again and succeed."""
+    chunked = LocalExecutor(2, small_items=True)
+    results = chunked.map(items.fail_on_three, list(range(64)))
+    assert [r.value for r in results] == [None if x == 3 else x for x in range(64)]
+    assert str(results[3].error) == "item 3 is bad"
+    died = LocalExecutor(2, max_attempts=2, small_items=True).map(items.die_always_on_two,
+                                                                   list(range(64)))
+    assert [r.value for r in died] == [None if x == 2 else x * 10 for x in range(64)]
+    assert str(died[2].error) == "the worker process died while running this item (2 attempts)"

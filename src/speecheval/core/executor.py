@@ -180,18 +180,27 @@ def make_executor(kind: str = "local", *, jobs: int | None = None,
 
 
 class LocalExecutor(Executor):
-    """Items in this process (``jobs`` 1, or a single item), else in a process pool."""
+    """Items in this process (``jobs`` 1, or a single item), else in a process pool.
 
-    def __init__(self, jobs: int = 1, *, max_attempts: int = MAX_ATTEMPTS) -> None:
+    ``small_items``: the items are short (Silero on one file, some 20 ms), so the round
+    trip to a worker per item would show; they are sent in chunks instead, about 16 per
+    worker (the last chunk decides when the slower worker ends: small ones keep that
+    short). Results, progress and retries stay per item.
+    """
+
+    def __init__(self, jobs: int = 1, *, max_attempts: int = MAX_ATTEMPTS,
+                 small_items: bool = False) -> None:
         self.jobs = jobs
         self.max_attempts = max_attempts
+        self.small_items = small_items
 
     def start(self, fn: Callable[[T], R], items: Sequence[T], *,
               setup: Callable[[], None] | None = None,
               cancel: threading.Event | None = None, stop_on: StopOn = ()) -> Run[R]:
         if self.jobs <= 1 or len(items) <= 1:
             return _InThisProcess(fn, items, cancel, stop_on)
-        return _PoolRun(fn, items, setup, self.jobs, self.max_attempts, cancel, stop_on)
+        return _PoolRun(fn, items, setup, self.jobs, self.max_attempts, cancel, stop_on,
+                        self.small_items)
 
 
 def _outcome(fn: Callable[[T], R], item: T) -> ItemResult[R]:
@@ -255,9 +264,15 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def _run_marked(fn: Callable[[T], R], item: T, index: int) -> R:
-    _started[index] = 1
-    return fn(item)
+def _run_chunk(fn: Callable[[T], R], chunk: list[tuple[int, T]]) -> list[ItemResult[R]]:
+    """Some items one after another in a pool's worker, each marked started (1) and then
+    finished (2), so that if the worker dies the parent knows which one it died on."""
+    results = []
+    for index, item in chunk:
+        _started[index] = 1
+        results.append(_outcome(fn, item))
+        _started[index] = 2
+    return results
 
 
 class _PoolRun(Run[R]):
@@ -271,10 +286,11 @@ class _PoolRun(Run[R]):
 
     def __init__(self, fn: Callable[[T], R], items: Sequence[T],
                  setup: Callable[[], None] | None, jobs: int, max_attempts: int,
-                 cancel: threading.Event | None, stop_on: StopOn) -> None:
+                 cancel: threading.Event | None, stop_on: StopOn, small_items: bool) -> None:
         self.fn: Callable[[Any], R] = fn
         self.items: Sequence[Any] = items
         self.setup = setup
+        self.small_items = small_items
         self.jobs, self.max_attempts = jobs, max_attempts
         self.advance: Advance = _do_nothing
         self.cancel, self.stop_on = cancel, stop_on
@@ -332,13 +348,13 @@ class _PoolRun(Run[R]):
             started = multiprocessing.Array("b", len(self.items), lock=False)
             with ProcessPoolExecutor(max_workers=1, initializer=_start_worker,
                                      initargs=(os.getpid(), started, self.setup)) as pool:
-                future = pool.submit(_run_marked, self.fn, self.items[index], index)
+                future = pool.submit(_run_chunk, self.fn, [(index, self.items[index])])
                 error = future.exception()
             if isinstance(error, BrokenProcessPool):
                 self.deaths[index] += 1
                 continue
             self.record(index, ItemResult(error=error) if error is not None
-                         else ItemResult(value=future.result()))
+                        else future.result()[0])
             return
         self.done[index] = ItemResult(error=Cancelled())
 
@@ -360,12 +376,15 @@ class _PoolRound(Generic[R]):
         self.pool = ProcessPoolExecutor(max_workers=min(run.jobs, len(indices)),
                                         initializer=_start_worker,
                                         initargs=(os.getpid(), self.started, run.setup))
-        self.futures: dict[Future[R], int] = {}
-        for position, i in enumerate(indices):
+        size = max(1, len(indices) // (16 * run.jobs)) if run.small_items else 1
+        self.futures: dict[Future[list[ItemResult[R]]], list[int]] = {}
+        for start in range(0, len(indices), size):
+            chunk = indices[start:start + size]
             try:
-                self.futures[self.pool.submit(_run_marked, run.fn, run.items[i], i)] = i
+                self.futures[self.pool.submit(
+                    _run_chunk, run.fn, [(i, run.items[i]) for i in chunk])] = chunk
             except BrokenProcessPool:  # a worker died already: submit the rest later
-                self.never_started.extend(indices[position:])
+                self.never_started.extend(indices[start:])
                 break
 
     def collect(self) -> Iterator[None]:
@@ -379,23 +398,33 @@ class _PoolRound(Generic[R]):
                 if run.cancelled():
                     self.pool.shutdown(wait=True, cancel_futures=True)
                     for future in waiting:
-                        run.done[self.futures[future]] = ItemResult(error=Cancelled())
+                        for index in self.futures[future]:
+                            run.done[index] = ItemResult(error=Cancelled())
                     return
                 finished, waiting = wait(waiting, timeout=0.2, return_when=FIRST_COMPLETED)
                 for future in sorted(finished, key=self.futures.__getitem__):
-                    index = self.futures[future]
-                    error = future.exception()
-                    if isinstance(error, BrokenProcessPool):
-                        (self.suspects if self.started[index] else
-                         self.never_started).append(index)
-                    else:
-                        run.record(index, ItemResult(error=error) if error is not None
-                                    else ItemResult(value=future.result()))
+                    self._collected(self.futures[future], future, BrokenProcessPool)
                 yield None
         finally:
             self.close()
         for index in self.suspects:
             run.deaths[index] = run.deaths.get(index, 0) + 1
+
+    def _collected(self, chunk: list[int], future: Future[list[ItemResult[R]]],
+                   broken: type[Exception]) -> None:
+        """Record a finished chunk's results; if its worker died, the item it was running
+        is a suspect, and those it never began or whose results died with it go again."""
+        error = future.exception()
+        if isinstance(error, broken):
+            for index in chunk:
+                (self.suspects if self.started[index] == 1 else
+                 self.never_started).append(index)
+        elif error is not None:  # a result that could not come back, say
+            for index in chunk:
+                self.run.record(index, ItemResult(error=error))
+        else:
+            for index, result in zip(chunk, future.result(), strict=True):
+                self.run.record(index, result)
 
     def close(self) -> None:
         """Cancel the items not yet started and wait for those running."""

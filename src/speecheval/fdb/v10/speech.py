@@ -263,7 +263,8 @@ class SpeechRun:
         hits = [(i, entry) for i, (_, entry) in enumerate(looked) if entry is not None]
         self._rest = [i for i, (_, entry) in enumerate(looked) if entry is None]
         # the seam's start is eager: a local pool's processes start here
-        self._misses: Run[Segmented] = (executor or LocalExecutor(workers)).start(
+        chosen = executor or LocalExecutor(workers, small_items=True)  # 20 ms a file
+        self._misses: Run[Segmented] = chosen.start(
             _segment_uncached, [(self.jobs[i], looked[i][0]) for i in self._rest])
         self._threads = ThreadPoolExecutor(max_workers=max(1, workers - 1)) if hits else None
         self._hits: dict[int, Future[Segmented]] = {
