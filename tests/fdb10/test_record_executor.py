@@ -87,3 +87,27 @@ def test_the_same_recording_on_ray(ray_cluster: str, dataset: Path, tmp_path: Pa
         _record(dataset, tmp_path / "here", url)
         _record(dataset, tmp_path / "ray", url, "--executor", "ray")
     assert _deterministic(tmp_path / "ray") == _deterministic(tmp_path / "here")
+
+
+def test_a_session_that_kills_its_worker_is_an_error_and_the_run_goes_on(
+        dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The agent kills the worker process whenever session 2 connects: it is tried 3
+    times, then recorded as an error with the reason; the others complete, the run is
+    complete (exit 3) and its export marks session 2 ineligible rather than failing."""
+    from speecheval.fdb.v10.export import export_tree
+
+    run = tmp_path / "run"
+    assert main(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
+                 "tests.fdb10.dying_transport:KillOnConnect", "-o", "url=echo/{sample_id}",
+                 "--out", str(run), *FAST, "--jobs", "2"]) == 3
+    assert "2 complete, 1 error, 0 skipped" in capsys.readouterr().out
+    died = json.loads((run / "samples/icc_backchannel/2/status.json").read_text())
+    assert (died["status"], died["reasons"]) == (
+        "error", ["the worker process died while running this item (3 attempts)"])
+    assert json.loads((run / "run.json").read_text())["status"] == "complete"
+    export_tree([run], dataset, tmp_path / "tree")
+    manifest = json.loads((tmp_path / "tree" / "manifest.json").read_text())
+    eligible = {e["sample_id"]: e["eligible"] for e in manifest["samples"]}
+    # (whether 1 and 3 are eligible depends on the pacing a loaded machine allowed)
+    assert sorted(eligible) == [f"icc_backchannel/{i}" for i in (1, 2, 3)]
+    assert eligible["icc_backchannel/2"] is False
