@@ -104,7 +104,7 @@ and waits until a file ``release`` exists, both in its working directory."""
 
 GATED = f"""  gated:
     adapter: command
-    command: [{sys.executable}, gated_system.py, "{{input}}", "{{output}}", "{{seed}}", "{{sample}}"]
+    command: [{sys.executable}, gated.py, "{{input}}", "{{output}}", "{{seed}}", "{{sample}}"]
     output_suffix: .stm
     version: gated 1.0
 """
@@ -117,7 +117,7 @@ def test_resume_after_the_driver_is_killed_writes_what_an_unbroken_run_writes(
     the run), the resume runs what was missing, and the run directory ends as a run never
     interrupted. No timing is assumed: the kill waits for files that say where the run
     is."""
-    (folder / "gated_system.py").write_text(GATED_SYSTEM, encoding="utf-8")
+    (folder / "gated.py").write_text(GATED_SYSTEM, encoding="utf-8")
     manifest = write_manifest(folder, "  - id: first\n    audio: blocks.wav\n"
                                       "  - id: held\n    audio: blocks.wav\n"
                                       "  - id: last\n    audio: blocks.wav\n", GATED)
