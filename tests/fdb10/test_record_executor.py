@@ -111,3 +111,24 @@ def test_a_session_that_kills_its_worker_is_an_error_and_the_run_goes_on(
     # (whether 1 and 3 are eligible depends on the pacing a loaded machine allowed)
     assert sorted(eligible) == [f"icc_backchannel/{i}" for i in (1, 2, 3)]
     assert eligible["icc_backchannel/2"] is False
+
+
+def test_a_session_given_again_after_its_folder_was_written_is_not_recorded_again(
+        dataset: Path, tmp_path: Path) -> None:
+    """When a worker dies the pool's other workers are stopped too, and one may have
+    written its session's folder before its result could come back: given again, that
+    session returns the status it wrote and connects to nothing (here: no agent at all)."""
+    from speecheval.fdb.v10.capture import CaptureSettings
+    from speecheval.fdb.v10.dataset import load_dataset
+    from speecheval.fdb.v10.record import RecordRequest, dataset_sessions, record_alone
+
+    run = tmp_path / "run"
+    assert main(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
+                 "tests.fdb10.dying_transport:KillOnConnect", "-o", "url=echo/{sample_id}",
+                 "--out", str(run), *FAST, "--sample-id", "icc_backchannel/1"]) == 0
+    before = (run / "samples/icc_backchannel/1/trace.jsonl").read_bytes()
+    request = RecordRequest(dataset_root=dataset, agent="no-such-agent", options={},
+                            sample_ids=("icc_backchannel/1",), settings=CaptureSettings())
+    session, = dataset_sessions(load_dataset(dataset), ["icc_backchannel/1"])
+    assert record_alone(run, request, session) == "complete"
+    assert (run / "samples/icc_backchannel/1/trace.jsonl").read_bytes() == before

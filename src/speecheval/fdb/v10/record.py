@@ -266,7 +266,11 @@ def record_alone(run: Path, request: RecordRequest, session: Session) -> str:
     """One session as a work item of the executor: on an event loop of its own in this
     worker process, so its packets keep their own absolute schedule from its own t0
     whatever the sessions of other workers (or nodes) are doing; the worker writes the
-    session's folder itself."""
+    session's folder itself. A session already recorded is not recorded again: when a
+    worker dies, a neighbour that had finished its folder may be run a second time."""
+    if finished(run, session.session_id):
+        status = json.loads((sample_folder(run, session.session_id) / STATUS_FILE).read_text())
+        return str(status["status"])
     return asyncio.run(record_session(run, request, session))
 
 
@@ -299,6 +303,7 @@ def execute(run: Path, request: RecordRequest, sessions: Sequence[Session],
                     _worker_died(run, session, str(result.error))
                 else:
                     result.get()
+            _sweep_partials(run)  # a worker stopped while it staged a folder left one
     _set_status(run, "complete")
     return count_statuses(run, [session.session_id for session in sessions])
 

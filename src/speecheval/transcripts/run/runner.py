@@ -262,7 +262,11 @@ _built: dict[str, System] = {}
 
 
 def _call(call: _Call) -> None:
-    """Run one call (in a worker process, or here for one job at a time)."""
+    """Run one call (in a worker process, or here for one job at a time); a job whose
+    raw folder exists is finished (after a worker died, a neighbour that had published
+    its folder may be given again)."""
+    if call.target.exists():
+        return
     if call.system_key not in _built:
         _built[call.system_key] = call.system()
     run_job(_built[call.system_key], call.job, input_audio.load(call.audio), call.offset_s,
