@@ -10,7 +10,14 @@ with 2 workers each, ``local`` (``LocalExecutor(2)``, what ``--jobs 2`` runs) ag
   fresh untranscribed copy);
 - ``unified-score`` cold (no VAD cache, every file through Silero) on a tree built by
   the tree builder: the 727-sample full-size tree with ``--scale full`` (the default),
-  the 14-sample mini tree with ``--scale mini``.
+  the 14-sample mini tree with ``--scale mini``;
+- ``fdb10 record``: ``--sessions`` sessions of 1 s against the local duplex agent in its
+  own process over real sockets, one session per work item on its own event loop. The
+  sessions run on the real clock, so the item costs about 1 s + grace whatever runs it;
+  the overhead per item is what remains. Also printed: each node's pacing, the largest
+  lateness of a packet behind its absolute deadline, from the traces. The comparison is
+  of the input sent and the send schedule (a live recording is not deterministic). A
+  2-session run on each executor first warms Ray's workers (their imports).
 
 For each: wall seconds of both, the ratio ray/local (issue 13's target: within 1.3x), and
 the overhead per work item, (ray - local) / items. Both outputs are compared byte for
@@ -19,21 +26,32 @@ the start, and the ratio (both measured in the same run, one after the other) is
 number to read.
 
 Usage: python benchmarks/executor_overhead.py [--scale full|mini] [--items 400]
+       [--sessions 8] [--parts empty,asr,unified,record]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from speecheval.core.executor import Executor, LocalExecutor, RayExecutor
 from speecheval.fdb.v10.builder import build_mini_tree, build_scale_tree
+from speecheval.fdb.v10.builder_clips import load_clips
+from speecheval.fdb.v10.builder_spec import Placement, SampleSpec
+from speecheval.fdb.v10.capture import CaptureSettings
+from speecheval.fdb.v10.dataset import load_dataset
+from speecheval.fdb.v10.dataset_build import write_dataset_sample
 from speecheval.fdb.v10.outputs import write_unified
+from speecheval.fdb.v10.record import RecordRequest, start_run
 from speecheval.fdb.v10.reference_asr import reference_asr
 from speecheval.fdb.v10.scoring import score_tree
 
@@ -111,11 +129,71 @@ def bench_unified_score(executors: dict[str, Executor], workdir: Path, scale: st
            seconds["local"], seconds["ray"], rows["local"] == rows["ray"])
 
 
+def _sessions(run: Path) -> dict[str, tuple[bytes, list[tuple[int, float, int]]]]:
+    """Each session's input and send schedule: what must not depend on where it ran."""
+    found = {}
+    for folder in sorted(p.parent for p in (run / "samples").rglob("trace.jsonl")):
+        trace = [json.loads(line) for line in (folder / "trace.jsonl").open()]
+        found[folder.name] = ((folder / "input.wav").read_bytes(),
+                              [(e["seq"], e["deadline_s"], e["samples"]) for e in trace
+                               if e["type"] == "append"])
+    return found
+
+
+def _pacing(run: Path) -> str:
+    """The largest lateness of a packet's send behind its deadline, per node."""
+    late: dict[str, float] = {}
+    for path in (run / "samples").rglob("trace.jsonl"):
+        trace = [json.loads(line) for line in path.open()]
+        node = str(trace[0].get("node"))
+        worst = max(e["start_s"] - e["deadline_s"] for e in trace if e["type"] == "append")
+        late[node] = max(late.get(node, 0.0), worst)
+    return ", ".join(f"{node} {seconds * 1000:.1f} ms" for node, seconds in sorted(late.items()))
+
+
+def bench_record(executors: dict[str, Executor], workdir: Path, sessions: int) -> None:
+    dataset = workdir / "record-ds"
+    clips = load_clips()
+    for index in range(1, sessions + 1):
+        write_dataset_sample(SampleSpec(subset="icc_backchannel", local_id=str(index),
+                                        duration_s=1.0,
+                                        placements=(Placement("w_hello", 0.2),)), clips, dataset)
+    loaded = load_dataset(dataset)
+    ids = tuple(s.sample_id for s in loaded.samples)
+    agent = subprocess.Popen([sys.executable, "-m", "speecheval.agents.local", "duplex",
+                              "native-realtime"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert agent.stdout is not None
+        url = agent.stdout.readline().strip()
+        request = RecordRequest(dataset_root=dataset, agent="native-realtime",
+                                options={"url": url}, sample_ids=ids,
+                                settings=CaptureSettings(grace_s=0.3, timeout_s=5.0))
+        seconds, found = {}, {}
+        for name, executor in executors.items():
+            # first a 2-session run: Ray's workers import the capture modules once, as
+            # the forked pool's workers inherit them from this process
+            start_run(workdir / f"record-warm-{name}", replace(request, sample_ids=ids[:2]),
+                      loaded, executor)
+            run = workdir / f"record-{name}"
+            seconds[name] = timed(lambda r=run, e=executor: start_run(r, request, loaded, e))
+            found[name] = _sessions(run)
+            print(f"  record pacing on {name}, worst lateness per node: {_pacing(run)}")
+    finally:
+        agent.terminate()
+        agent.wait(10)
+    report(f"fdb10 record ({sessions} live sessions of 1 s + 0.3 s grace)", sessions,
+           seconds["local"], seconds["ray"], found["local"] == found["ray"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", choices=["full", "mini"], default="full")
     parser.add_argument("--items", type=int, default=400)
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--parts", default="empty,asr,unified,record",
+                        help="Which measurements, comma-separated.")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     import ray
 
     print(f"ray {ray.__version__}; load average at start {os.getloadavg()[0]:.1f} on "
@@ -129,9 +207,14 @@ def main() -> None:
         # warm the Ray workers (interpreter and imports) as a pool's first use warms its own
         RayExecutor().map(abs, [-1, -2])
         with tempfile.TemporaryDirectory() as workdir:
-            bench_empty(executors, args.items)
-            bench_reference_asr(executors, Path(workdir))
-            bench_unified_score(executors, Path(workdir), args.scale)
+            if "empty" in parts:
+                bench_empty(executors, args.items)
+            if "asr" in parts:
+                bench_reference_asr(executors, Path(workdir))
+            if "unified" in parts:
+                bench_unified_score(executors, Path(workdir), args.scale)
+            if "record" in parts:
+                bench_record(executors, Path(workdir), args.sessions)
     finally:
         ray.shutdown()
 

@@ -99,3 +99,63 @@ def test_workers_that_die_in_setup_fail_every_item_after_the_attempts() -> None:
                                                    setup=items.die_in_setup)
     assert [str(r.error) for r in results] == [
         "the worker process died while running this item (2 attempts)"] * 3
+
+
+def test_start_is_eager_for_a_pool_and_lazy_in_this_process() -> None:
+    """``start`` launches the pool's worker processes at once (their startup overlaps the
+    caller's own loading); the items the pool will run are already handed over. Work
+    that runs in this process waits until its results are asked for."""
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
+    with LocalExecutor(2).start(items.square, [1, 2, 3]) as run:
+        assert len(set(multiprocessing.active_children()) - before) == 2
+        assert [r.get() for r in run.results()] == [1, 4, 9]
+
+    seen: list[int] = []
+
+    def remember(x: int) -> int:
+        seen.append(x)
+        return x
+
+    with LocalExecutor(1).start(remember, [1, 2]) as here:
+        assert seen == []
+        assert [r.get() for r in here.results()] == [1, 2]
+    assert seen == [1, 2]
+
+
+def test_closing_a_started_pool_run_shuts_its_workers_down() -> None:
+    """Leaving a started run's ``with`` block unread (the caller's input was bad) shuts
+    its pool down: no worker process is left behind."""
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
+    with LocalExecutor(2).start(items.square, list(range(200))):
+        pass
+    assert set(multiprocessing.active_children()) - before == set()
+
+
+def test_fdb15_asr_refuses_parakeet_on_ray(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """``fdb15 asr`` takes ``--executor`` like ``fdb10 reference-asr``, and refuses it for
+    the one backend that loads its model once in this process (exit 2, nothing run)."""
+    from speecheval.cli import main
+
+    assert main(["fdb15", "asr", "--tree", str(tmp_path), "--backend", "parakeet",
+                 "--executor", "ray"]) == 2
+    assert "--backend parakeet runs one model in this process" in capsys.readouterr().err
+
+
+def test_small_items_go_in_chunks_with_results_and_retries_per_item() -> None:
+    """``small_items`` sends 64 items to 2 workers in chunks of 64 // (16 * 2) = 2 items:
+    results stay in item order with errors per item, and a worker killed on item 2
+    charges item 2 alone; its chunk neighbour (item 3, never begun) and whatever else the
+    dead worker held are simply run again and succeed."""
+    chunked = LocalExecutor(2, small_items=True)
+    results = chunked.map(items.fail_on_three, list(range(64)))
+    assert [r.value for r in results] == [None if x == 3 else x for x in range(64)]
+    assert str(results[3].error) == "item 3 is bad"
+    died = LocalExecutor(2, max_attempts=2, small_items=True).map(items.die_always_on_two,
+                                                                   list(range(64)))
+    assert [r.value for r in died] == [None if x == 2 else x * 10 for x in range(64)]
+    assert str(died[2].error) == "the worker process died while running this item (2 attempts)"

@@ -24,6 +24,12 @@ up to ``max_attempts`` times in all, and then the item's error is :class:`Worker
 An error of a kind listed in ``stop_on`` (bad input, say) stops the run at once and is
 raised: the first such error to finish, which with several workers need not be the first
 in item order.
+
+:meth:`Executor.results` starts nothing before its first result is asked for;
+:meth:`Executor.start` starts at once (a local pool's worker processes, a cluster's
+tasks), so that a caller can load its own inputs meanwhile, and collects later. A local
+pool's workers die with the process that made them (Linux), so a driver killed mid-run
+leaves no worker writing on into what ``--resume`` will finish.
 """
 
 from __future__ import annotations
@@ -90,6 +96,27 @@ def _do_nothing(units: int = 1) -> None:
     """The progress callback when the caller gives none."""
 
 
+class Run(ABC, Generic[R]):
+    """A run already started by :meth:`Executor.start`: its results are collected with
+    :meth:`results`; :meth:`close` (or leaving its ``with`` block) cancels the items not
+    yet started and waits for those running."""
+
+    def __enter__(self) -> Run[R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @abstractmethod
+    def results(self, advance: Advance = _do_nothing) -> Iterator[ItemResult[R]]:
+        """Yield each item's result in item order, as soon as it and those before it are
+        done; ``advance()`` is called once per finished item, in completion order."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Cancel the items not yet started and wait for those running."""
+
+
 class Executor(ABC):
     """Runs a function over work items; see the module docstring for the contract."""
 
@@ -101,13 +128,24 @@ class Executor(ABC):
         return list(self.results(fn, items, setup=setup, advance=advance, cancel=cancel,
                                  stop_on=stop_on))
 
-    @abstractmethod
     def results(self, fn: Callable[[T], R], items: Sequence[T], *,
                 setup: Callable[[], None] | None = None, advance: Advance = _do_nothing,
                 cancel: threading.Event | None = None, stop_on: StopOn = ()
                 ) -> Iterator[ItemResult[R]]:
         """Yield each item's result in item order, as soon as it and those before it are
         done; ``advance()`` is called once per finished item, in completion order.
+        Nothing starts before the first result is asked for (see :meth:`start`)."""
+        with self.start(fn, items, setup=setup, cancel=cancel, stop_on=stop_on) as run:
+            yield from run.results(advance)
+
+    @abstractmethod
+    def start(self, fn: Callable[[T], R], items: Sequence[T], *,
+              setup: Callable[[], None] | None = None,
+              cancel: threading.Event | None = None, stop_on: StopOn = ()) -> Run[R]:
+        """Start running ``fn`` over ``items`` now, in the background where the executor
+        has one (worker processes, a cluster), so that the caller can load its own inputs
+        meanwhile; collect with :meth:`Run.results`. Work that runs in this process waits
+        for :meth:`Run.results`.
 
         ``setup`` runs once in each worker process before its first item (to load a
         model, say); work that runs in this process does not call it, since this process
@@ -142,21 +180,27 @@ def make_executor(kind: str = "local", *, jobs: int | None = None,
 
 
 class LocalExecutor(Executor):
-    """Items in this process (``jobs`` 1, or a single item), else in a process pool."""
+    """Items in this process (``jobs`` 1, or a single item), else in a process pool.
 
-    def __init__(self, jobs: int = 1, *, max_attempts: int = MAX_ATTEMPTS) -> None:
+    ``small_items``: the items are short (Silero on one file, some 20 ms), so the round
+    trip to a worker per item would show; they are sent in chunks instead, about 16 per
+    worker (the last chunk decides when the slower worker ends: small ones keep that
+    short). Results, progress and retries stay per item.
+    """
+
+    def __init__(self, jobs: int = 1, *, max_attempts: int = MAX_ATTEMPTS,
+                 small_items: bool = False) -> None:
         self.jobs = jobs
         self.max_attempts = max_attempts
+        self.small_items = small_items
 
-    def results(self, fn: Callable[[T], R], items: Sequence[T], *,
-                setup: Callable[[], None] | None = None, advance: Advance = _do_nothing,
-                cancel: threading.Event | None = None, stop_on: StopOn = ()
-                ) -> Iterator[ItemResult[R]]:
+    def start(self, fn: Callable[[T], R], items: Sequence[T], *,
+              setup: Callable[[], None] | None = None,
+              cancel: threading.Event | None = None, stop_on: StopOn = ()) -> Run[R]:
         if self.jobs <= 1 or len(items) <= 1:
-            yield from _in_this_process(fn, items, advance, cancel, stop_on)
-        else:
-            yield from _PoolRun(fn, items, setup, self.jobs, self.max_attempts, advance,
-                                cancel, stop_on).results()
+            return _InThisProcess(fn, items, cancel, stop_on)
+        return _PoolRun(fn, items, setup, self.jobs, self.max_attempts, cancel, stop_on,
+                        self.small_items)
 
 
 def _outcome(fn: Callable[[T], R], item: T) -> ItemResult[R]:
@@ -166,16 +210,26 @@ def _outcome(fn: Callable[[T], R], item: T) -> ItemResult[R]:
         return ItemResult(error=error)
 
 
-def _in_this_process(fn: Callable[[T], R], items: Sequence[T], advance: Advance,
-                     cancel: threading.Event | None, stop_on: StopOn
-                     ) -> Iterator[ItemResult[R]]:
-    for item in items:
-        if cancel is not None and cancel.is_set():
-            yield ItemResult(error=Cancelled())
-            continue
-        result = _checked(_outcome(fn, item), stop_on)
-        advance()
-        yield result
+class _InThisProcess(Run[R]):
+    """The items one after another in this process, when their results are asked for."""
+
+    def __init__(self, fn: Callable[[T], R], items: Sequence[T],
+                 cancel: threading.Event | None, stop_on: StopOn) -> None:
+        self.fn: Callable[[Any], R] = fn
+        self.items: Sequence[Any] = items
+        self.cancel, self.stop_on = cancel, stop_on
+
+    def results(self, advance: Advance = _do_nothing) -> Iterator[ItemResult[R]]:
+        for item in self.items:
+            if self.cancel is not None and self.cancel.is_set():
+                yield ItemResult(error=Cancelled())
+                continue
+            result = _checked(_outcome(self.fn, item), self.stop_on)
+            advance()
+            yield result
+
+    def close(self) -> None:
+        """Nothing runs in the background."""
 
 
 # In a pool's worker process: which items it has started (shared with the parent), so
@@ -183,20 +237,46 @@ def _in_this_process(fn: Callable[[T], R], items: Sequence[T], advance: Advance,
 _started: Any = None
 
 
-def _start_worker(started: Any, setup: Callable[[], None] | None) -> None:
+def _start_worker(parent: int, started: Any, setup: Callable[[], None] | None) -> None:
     global _started
+    _die_with(parent)
     _started = started
     if setup is not None:
         setup()
 
 
-def _run_marked(fn: Callable[[T], R], item: T, index: int) -> R:
-    _started[index] = 1
-    return fn(item)
+PR_SET_PDEATHSIG = 1
+"""prctl(2)'s option: the signal this process gets when the thread that made it ends."""
 
 
-class _PoolRun(Generic[T, R]):
-    """One :meth:`LocalExecutor.results` call over a process pool, with retries.
+def _die_with(parent: int) -> None:
+    """Have this worker killed when its driver dies (Linux), even by SIGKILL: an orphan
+    still working would publish items into the output a ``--resume`` is finishing."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: an orphan ends with its queue
+        return
+    if os.getppid() != parent:  # the driver died before prctl took effect
+        os._exit(1)
+
+
+def _run_chunk(fn: Callable[[T], R], chunk: list[tuple[int, T]]) -> list[ItemResult[R]]:
+    """Some items one after another in a pool's worker, each marked started (1) and then
+    finished (2), so that if the worker dies the parent knows which one it died on."""
+    results = []
+    for index, item in chunk:
+        _started[index] = 1
+        results.append(_outcome(fn, item))
+        _started[index] = 2
+    return results
+
+
+class _PoolRun(Run[R]):
+    """One run over a process pool, with retries; its first pool starts when it is made.
 
     When a worker dies, :class:`concurrent.futures.ProcessPoolExecutor` fails every item
     not yet finished. Those that never started are simply submitted to a fresh pool;
@@ -206,89 +286,54 @@ class _PoolRun(Generic[T, R]):
 
     def __init__(self, fn: Callable[[T], R], items: Sequence[T],
                  setup: Callable[[], None] | None, jobs: int, max_attempts: int,
-                 advance: Advance, cancel: threading.Event | None, stop_on: StopOn) -> None:
-        self.fn, self.items, self.setup = fn, items, setup
+                 cancel: threading.Event | None, stop_on: StopOn, small_items: bool) -> None:
+        self.fn: Callable[[Any], R] = fn
+        self.items: Sequence[Any] = items
+        self.setup = setup
+        self.small_items = small_items
         self.jobs, self.max_attempts = jobs, max_attempts
-        self.advance, self.cancel, self.stop_on = advance, cancel, stop_on
+        self.advance: Advance = _do_nothing
+        self.cancel, self.stop_on = cancel, stop_on
         self.done: dict[int, ItemResult[R]] = {}
         self.deaths: dict[int, int] = {}
+        self._round: _PoolRound[R] | None = _PoolRound(self, list(range(len(items))))
 
-    def results(self) -> Iterator[ItemResult[R]]:
-        pending = list(range(len(self.items)))
+    def results(self, advance: Advance = _do_nothing) -> Iterator[ItemResult[R]]:
+        self.advance = advance
         following = 0
         stalled = 0
-        while pending:
-            suspects: list[int] = []
-            never_started: list[int] = []
-            for _ in self._pool_round(pending, suspects, never_started):
+        while self._round is not None:
+            current = self._round
+            for _ in current.collect():
                 while following in self.done:
                     yield self.done.pop(following)
                     following += 1
-            for index in suspects:
+            for index in current.suspects:
                 self._alone(index)
             # a pool whose workers die before any item starts (in setup, say) is
             # started again at most max_attempts times
-            stalled = stalled + 1 if len(never_started) == len(pending) else 0
+            never_started = current.never_started
+            stalled = stalled + 1 if len(never_started) == len(current.indices) else 0
             if stalled >= self.max_attempts:
                 for index in never_started:
-                    self._record(index, ItemResult(error=WorkerDied(stalled)))
+                    self.record(index, ItemResult(error=WorkerDied(stalled)))
                 never_started = []
-            pending = sorted(never_started)
+            self._round = _PoolRound(self, sorted(never_started)) if never_started else None
         while following in self.done:
             yield self.done.pop(following)
             following += 1
 
-    def _cancelled(self) -> bool:
+    def close(self) -> None:
+        if self._round is not None:
+            self._round.close()
+            self._round = None
+
+    def cancelled(self) -> bool:
         return self.cancel is not None and self.cancel.is_set()
 
-    def _record(self, index: int, result: ItemResult[R]) -> None:
+    def record(self, index: int, result: ItemResult[R]) -> None:
         self.done[index] = _checked(result, self.stop_on)
         self.advance()
-
-    def _pool_round(self, indices: list[int], suspects: list[int],
-                    never_started: list[int]) -> Iterator[None]:
-        """Run ``indices`` in one pool, yielding after each finished item; if a worker
-        dies, the items it broke are put in ``suspects`` (they were running) or
-        ``never_started``."""
-        import multiprocessing  # here: a run that needs no pool never imports it
-        from concurrent.futures import ProcessPoolExecutor
-        from concurrent.futures.process import BrokenProcessPool
-
-        started = multiprocessing.Array("b", len(self.items), lock=False)
-        with ProcessPoolExecutor(max_workers=min(self.jobs, len(indices)),
-                                 initializer=_start_worker,
-                                 initargs=(started, self.setup)) as pool:
-            futures: dict[Future[R], int] = {}
-            for position, i in enumerate(indices):
-                try:
-                    futures[pool.submit(_run_marked, self.fn, self.items[i], i)] = i
-                except BrokenProcessPool:  # a worker died already: submit the rest later
-                    never_started.extend(indices[position:])
-                    break
-            waiting = set(futures)
-            try:
-                while waiting:
-                    if self._cancelled():
-                        pool.shutdown(wait=True, cancel_futures=True)
-                        for future in waiting:
-                            self.done[futures[future]] = ItemResult(error=Cancelled())
-                        return
-                    finished, waiting = wait(waiting, timeout=0.2,
-                                             return_when=FIRST_COMPLETED)
-                    for future in sorted(finished, key=futures.__getitem__):
-                        index = futures[future]
-                        error = future.exception()
-                        if isinstance(error, BrokenProcessPool):
-                            (suspects if started[index] else never_started).append(index)
-                        else:
-                            self._record(index, ItemResult(error=error) if error is not None
-                                         else ItemResult(value=future.result()))
-                    yield None
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
-        for index in suspects:
-            self.deaths[index] = self.deaths.get(index, 0) + 1
 
     def _alone(self, index: int) -> None:
         """Run a suspect alone until it finishes or has died ``max_attempts`` times."""
@@ -296,22 +341,94 @@ class _PoolRun(Generic[T, R]):
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
-        while not self._cancelled():
+        while not self.cancelled():
             if self.deaths[index] >= self.max_attempts:
-                self._record(index, ItemResult(error=WorkerDied(self.deaths[index])))
+                self.record(index, ItemResult(error=WorkerDied(self.deaths[index])))
                 return
             started = multiprocessing.Array("b", len(self.items), lock=False)
             with ProcessPoolExecutor(max_workers=1, initializer=_start_worker,
-                                     initargs=(started, self.setup)) as pool:
-                future = pool.submit(_run_marked, self.fn, self.items[index], index)
+                                     initargs=(os.getpid(), started, self.setup)) as pool:
+                future = pool.submit(_run_chunk, self.fn, [(index, self.items[index])])
                 error = future.exception()
             if isinstance(error, BrokenProcessPool):
                 self.deaths[index] += 1
                 continue
-            self._record(index, ItemResult(error=error) if error is not None
-                         else ItemResult(value=future.result()))
+            self.record(index, ItemResult(error=error) if error is not None
+                        else future.result()[0])
             return
         self.done[index] = ItemResult(error=Cancelled())
+
+
+class _PoolRound(Generic[R]):
+    """Some items of a :class:`_PoolRun` in one process pool, submitted when it is made
+    (so the worker processes start at once); if a worker dies, :meth:`collect` sorts the
+    items it broke into ``suspects`` (they were running) and ``never_started``."""
+
+    def __init__(self, run: _PoolRun[R], indices: list[int]) -> None:
+        import multiprocessing  # here: a run that needs no pool never imports it
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
+        self.run, self.indices = run, indices
+        self.suspects: list[int] = []
+        self.never_started: list[int] = []
+        self.started = multiprocessing.Array("b", len(run.items), lock=False)
+        self.pool = ProcessPoolExecutor(max_workers=min(run.jobs, len(indices)),
+                                        initializer=_start_worker,
+                                        initargs=(os.getpid(), self.started, run.setup))
+        size = max(1, len(indices) // (16 * run.jobs)) if run.small_items else 1
+        self.futures: dict[Future[list[ItemResult[R]]], list[int]] = {}
+        for start in range(0, len(indices), size):
+            chunk = indices[start:start + size]
+            try:
+                self.futures[self.pool.submit(
+                    _run_chunk, run.fn, [(i, run.items[i]) for i in chunk])] = chunk
+            except BrokenProcessPool:  # a worker died already: submit the rest later
+                self.never_started.extend(indices[start:])
+                break
+
+    def collect(self) -> Iterator[None]:
+        """Record each item's result in the run as it finishes, yielding after each."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        run = self.run
+        waiting = set(self.futures)
+        try:
+            while waiting:
+                if run.cancelled():
+                    self.pool.shutdown(wait=True, cancel_futures=True)
+                    for future in waiting:
+                        for index in self.futures[future]:
+                            run.done[index] = ItemResult(error=Cancelled())
+                    return
+                finished, waiting = wait(waiting, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in sorted(finished, key=self.futures.__getitem__):
+                    self._collected(self.futures[future], future, BrokenProcessPool)
+                yield None
+        finally:
+            self.close()
+        for index in self.suspects:
+            run.deaths[index] = run.deaths.get(index, 0) + 1
+
+    def _collected(self, chunk: list[int], future: Future[list[ItemResult[R]]],
+                   broken: type[Exception]) -> None:
+        """Record a finished chunk's results; if its worker died, the item it was running
+        is a suspect, and those it never began or whose results died with it go again."""
+        error = future.exception()
+        if isinstance(error, broken):
+            for index in chunk:
+                (self.suspects if self.started[index] == 1 else
+                 self.never_started).append(index)
+        elif error is not None:  # a result that could not come back, say
+            for index in chunk:
+                self.run.record(index, ItemResult(error=error))
+        else:
+            for index, result in zip(chunk, future.result(), strict=True):
+                self.run.record(index, result)
+
+    def close(self) -> None:
+        """Cancel the items not yet started and wait for those running."""
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 # In a Ray worker process: the runs whose setup has already been done here.
@@ -343,28 +460,19 @@ class RayExecutor(Executor):
         self.num_cpus = num_cpus
         self.max_attempts = max_attempts
 
-    def results(self, fn: Callable[[T], R], items: Sequence[T], *,
-                setup: Callable[[], None] | None = None, advance: Advance = _do_nothing,
-                cancel: threading.Event | None = None, stop_on: StopOn = ()
-                ) -> Iterator[ItemResult[R]]:
+    def start(self, fn: Callable[[T], R], items: Sequence[T], *,
+              setup: Callable[[], None] | None = None,
+              cancel: threading.Event | None = None, stop_on: StopOn = ()) -> Run[R]:
         ray = _import_ray()
         owned = not ray.is_initialized()
         if owned:
             self._connect(ray)
-        unfinished: set[Any] = set()
         try:
-            task = ray.remote(_ray_item).options(max_retries=self.max_attempts - 1,
-                                                 retry_exceptions=False)
-            payload = ray.put((fn, setup))
-            run_id = uuid.uuid4().hex
-            refs = [task.remote(run_id, payload, item) for item in items]
-            unfinished.update(refs)
-            yield from self._collect(ray, refs, unfinished, advance, cancel, stop_on)
-        finally:
-            for ref in unfinished:  # cancelled, stopped by an error, or abandoned
-                ray.cancel(ref)
+            return _RayRun(ray, owned, fn, items, setup, self.max_attempts, cancel, stop_on)
+        except BaseException:
             if owned:
                 ray.shutdown()
+            raise
 
     def _connect(self, ray: Any) -> None:
         options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
@@ -379,22 +487,39 @@ class RayExecutor(Executor):
                              f"{self.address or os.environ.get('RAY_ADDRESS')}: "
                              f"{str(error).splitlines()[0]}") from error
 
-    def _collect(self, ray: Any, refs: list[Any], unfinished: set[Any], advance: Advance,
-                 cancel: threading.Event | None, stop_on: StopOn) -> Iterator[ItemResult[R]]:
-        """Results in item order as the tasks finish; ``unfinished`` is kept up to date."""
-        position = {ref: index for index, ref in enumerate(refs)}
+
+class _RayRun(Run[R]):
+    """Every item submitted as a Ray task when the run is made; :meth:`close` cancels
+    the unfinished ones and leaves the cluster if this run joined it."""
+
+    def __init__(self, ray: Any, owned: bool, fn: Callable[[T], R], items: Sequence[T],
+                 setup: Callable[[], None] | None, max_attempts: int,
+                 cancel: threading.Event | None, stop_on: StopOn) -> None:
+        self.ray, self.owned = ray, owned
+        self.max_attempts, self.cancel, self.stop_on = max_attempts, cancel, stop_on
+        task = ray.remote(_ray_item).options(max_retries=max_attempts - 1,
+                                             retry_exceptions=False)
+        payload = ray.put((fn, setup))
+        run_id = uuid.uuid4().hex
+        self.refs = [task.remote(run_id, payload, item) for item in items]
+        self.unfinished: set[Any] = set(self.refs)
+        self.closed = False
+
+    def results(self, advance: Advance = _do_nothing) -> Iterator[ItemResult[R]]:
+        """Results in item order as the tasks finish."""
+        position = {ref: index for index, ref in enumerate(self.refs)}
         done: dict[int, ItemResult[R]] = {}
-        waiting = list(refs)
+        waiting = list(self.refs)
         following = 0
         while waiting:
-            if cancel is not None and cancel.is_set():
+            if self.cancel is not None and self.cancel.is_set():
                 for ref in waiting:
                     done[position[ref]] = ItemResult(error=Cancelled())
                 break
-            finished, waiting = ray.wait(waiting, num_returns=1, timeout=0.2)
+            finished, waiting = self.ray.wait(waiting, num_returns=1, timeout=0.2)
             for ref in finished:
-                unfinished.discard(ref)
-                done[position[ref]] = _checked(self._outcome(ray, ref), stop_on)
+                self.unfinished.discard(ref)
+                done[position[ref]] = _checked(self._outcome(ref), self.stop_on)
                 advance()
             while following in done:
                 yield done.pop(following)
@@ -403,11 +528,20 @@ class RayExecutor(Executor):
             yield done.pop(following)
             following += 1
 
-    def _outcome(self, ray: Any, ref: Any) -> ItemResult[R]:
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for ref in self.unfinished:  # cancelled, stopped by an error, or abandoned
+            self.ray.cancel(ref)
+        if self.owned:
+            self.ray.shutdown()
+
+    def _outcome(self, ref: Any) -> ItemResult[R]:
         from ray.exceptions import RayTaskError, WorkerCrashedError
 
         try:
-            return ItemResult(value=ray.get(ref))
+            return ItemResult(value=self.ray.get(ref))
         except RayTaskError as error:
             return ItemResult(error=error.cause if error.cause is not None else error)
         except WorkerCrashedError:

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ...core.errors import EXIT_SYSTEM_FAILED
+from ...cli_executor import executor_options
+from ...core.errors import EXIT_SYSTEM_FAILED, InputError
 from ...core.option_pairs import parse_option_pairs
 
 if TYPE_CHECKING:
+    from ...core.executor import Executor
     from .record import RecordRequest
 
 
@@ -36,6 +38,10 @@ def session_options(command: Callable[..., None]) -> Callable[..., None]:
                      help="Finish the pending sessions of this run directory instead."),
         click.option("--concurrency", type=click.IntRange(min=1), default=1,
                      show_default=True, help="Sessions at once, on one event loop."),
+        click.option("--jobs", type=click.IntRange(min=1), default=None,
+                     help="Sessions at once, each in a worker process on its own event "
+                          "loop (instead of --concurrency) [default: --concurrency "
+                          "applies; with --executor ray, the CPUs of a private cluster]."),
         click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=10.0,
                      show_default=True,
                      help="Seconds a connect, send, end or close may block."),
@@ -49,13 +55,30 @@ def session_options(command: Callable[..., None]) -> Callable[..., None]:
     ]
     for option in reversed(options):
         command = option(command)
-    return command
+    return executor_options(command)
+
+
+def _executor(shared: dict[str, Any]) -> Executor | None:
+    """Where the sessions run: None for this process's own event loop (``--concurrency``),
+    else the executor of ``--jobs``/``--executor`` (one session per work item)."""
+    from ...core.executor import make_executor
+
+    jobs, kind, address = shared["jobs"], shared["executor"], shared["ray_address"]
+    if kind == "local" and address is None and jobs in (None, 1):
+        return None
+    if shared["concurrency"] != 1:
+        raise InputError("--concurrency runs sessions on one event loop here; with --jobs "
+                         "or --executor ray each worker runs one session at a time: give "
+                         "one or the other")
+    return make_executor(kind, jobs=jobs, ray_address=address)
 
 
 def record_or_resume(root: Path | None, shared: dict[str, Any], *,
                      select: Callable[[], tuple[Any, tuple[str, ...]]],
-                     start: Callable[[Path, RecordRequest, Any], dict[str, int]],
-                     resume_run: Callable[[Path, dict[str, str]], dict[str, int]],
+                     start: Callable[[Path, RecordRequest, Any, Executor | None],
+                                     dict[str, int]],
+                     resume_run: Callable[[Path, dict[str, str], Executor | None],
+                                          dict[str, int]],
                      counted: str = "") -> None:
     """Run a record command: a new run (``select()`` gives the dataset and the selected
     sample ids, ``start`` records them) or ``--resume``; print the counts, exit 3 when a
@@ -64,12 +87,13 @@ def record_or_resume(root: Path | None, shared: dict[str, Any], *,
     from .record import RecordRequest
 
     options = parse_option_pairs(shared["option_pairs"])
+    executor = _executor(shared)
     resume, out, agent = shared["resume"], shared["out"], shared["agent"]
     if resume is not None:
         if out is not None or root is not None or agent is not None:
             raise click.UsageError("--resume takes the run's own settings; give only -o "
                                    "for options that run.json redacted")
-        counts = resume_run(resume, options)
+        counts = resume_run(resume, options, executor)
         destination = resume
     else:
         if root is None or agent is None or out is None:
@@ -81,7 +105,7 @@ def record_or_resume(root: Path | None, shared: dict[str, Any], *,
             settings=CaptureSettings(grace_s=shared["grace_s"], timeout_s=shared["timeout_s"]),
             concurrency=shared["concurrency"], server_revision=shared["server_revision"],
             model=shared["model"], dataset_label=shared["dataset_label"])
-        counts = start(out, request, dataset)
+        counts = start(out, request, dataset, executor)
         destination = out
     click.echo(f"recorded {destination}: {counted}{counts['complete']} complete, "
                f"{counts['error']} error, {counts['skipped']} skipped")

@@ -32,6 +32,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -44,6 +45,7 @@ from ...agents.registry import open_transport
 from ...core.audio import encode_wav, read_mono
 from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError
+from ...core.executor import Executor, WorkerDied
 from ...core.hashing import sha256_bytes
 from ...core.output import atomic_write_text, check_new_output_dir, new_output_dir
 from ...core.progress import Advance, progress
@@ -199,8 +201,10 @@ def _write_capture(run: Path, request: RecordRequest, session: Session, pcm: byt
                    capture: Capture, status: str) -> None:
     assert session.rate is not None
     received = np.frombuffer(bytes(capture.received), dtype="<i2")
+    # t0_monotonic is on the clock of the node that ran the session, named beside it
     header = {"type": "header", "sample_id": session.session_id, "rate": session.rate,
-              "output_rate": capture.rate, "t0_monotonic": capture.t0_monotonic,
+              "output_rate": capture.rate, "node": platform.node(),
+              "t0_monotonic": capture.t0_monotonic,
               "packet_ms": request.settings.packet_ms, "duration_s": session.duration_s}
     files = {
         INPUT_FILE: encode_wav(np.frombuffer(pcm, dtype="<i2"), session.rate),
@@ -254,17 +258,52 @@ async def _record_all(run: Path, request: RecordRequest, pending: Sequence[Sessi
 
 def _sweep_partials(run: Path) -> None:
     """Remove the staging folders a killed run left (never a finished sample)."""
-    for partial in (run / SAMPLES_DIR).rglob(".*.partial"):
-        shutil.rmtree(partial, ignore_errors=True)
+    for staging in (run / SAMPLES_DIR).rglob(".*.partial"):
+        shutil.rmtree(staging, ignore_errors=True)
 
 
-def execute(run: Path, request: RecordRequest, sessions: Sequence[Session]) -> dict[str, int]:
-    """Record every session without a folder, then mark the run complete."""
+def record_alone(run: Path, request: RecordRequest, session: Session) -> str:
+    """One session as a work item of the executor: on an event loop of its own in this
+    worker process, so its packets keep their own absolute schedule from its own t0
+    whatever the sessions of other workers (or nodes) are doing; the worker writes the
+    session's folder itself. A session already recorded is not recorded again: when a
+    worker dies, a neighbour that had finished its folder may be run a second time."""
+    if finished(run, session.session_id):
+        status = json.loads((sample_folder(run, session.session_id) / STATUS_FILE).read_text())
+        return str(status["status"])
+    return asyncio.run(record_session(run, request, session))
+
+
+def _worker_died(run: Path, session: Session, reason: str) -> None:
+    """The folder of a session whose worker process died every time it was tried: an
+    error with the reason, a trace of its header alone, and no audio."""
+    trace = dumps_lines([{"type": "header", "sample_id": session.session_id,
+                          "rate": session.rate, "node": None}]).encode()
+    _write_sample(run, session.session_id, {TRACE_FILE: trace, STATUS_FILE: _status(
+        session, "error", [reason], input_rate=session.rate, duration_s=session.duration_s,
+        input_samples=0, received_samples=0, files={TRACE_FILE: sha256_bytes(trace)})})
+
+
+def execute(run: Path, request: RecordRequest, sessions: Sequence[Session],
+            executor: Executor | None = None) -> dict[str, int]:
+    """Record every session without a folder, then mark the run complete: on one event
+    loop here (``request.concurrency`` at once), or one session per work item on
+    ``executor`` (see :func:`record_alone`)."""
     _set_status(run, "running")
     _sweep_partials(run)
     pending = [session for session in sessions if not finished(run, session.session_id)]
     with progress(len(pending), "recording") as advance:
-        asyncio.run(_record_all(run, request, pending, advance))
+        if executor is None:
+            asyncio.run(_record_all(run, request, pending, advance))
+        else:
+            recorded = executor.results(partial(record_alone, run, request), pending,
+                                        advance=advance)
+            for session, result in zip(pending, recorded, strict=True):
+                if isinstance(result.error, WorkerDied):
+                    _worker_died(run, session, str(result.error))
+                else:
+                    result.get()
+            _sweep_partials(run)  # a worker stopped while it staged a folder left one
     _set_status(run, "complete")
     return count_statuses(run, [session.session_id for session in sessions])
 
@@ -282,18 +321,20 @@ def dataset_sessions(dataset: Dataset, sample_ids: Sequence[str]) -> list[Sessio
     return [dataset_session(by_id[sid], dataset.root) for sid in sample_ids]
 
 
-def start_run(run: Path, request: RecordRequest, dataset: Dataset) -> dict[str, int]:
+def start_run(run: Path, request: RecordRequest, dataset: Dataset,
+              executor: Executor | None = None) -> dict[str, int]:
     """A new run: check everything, write run.json (preparing), record, complete.
 
     ``dataset`` is the one ``request.sample_ids`` were selected from.
     """
     return start_sessions(run, request, RUN_KIND,
                           {**dataset.describe(), "files": dataset.file_hashes()},
-                          dataset_sessions(dataset, request.sample_ids))
+                          dataset_sessions(dataset, request.sample_ids), executor)
 
 
 def start_sessions(run: Path, request: RecordRequest, kind: str, dataset_part: dict[str, Any],
-                   sessions: Sequence[Session]) -> dict[str, int]:
+                   sessions: Sequence[Session], executor: Executor | None = None
+                   ) -> dict[str, int]:
     """A new run of ``kind`` recording ``sessions``: check the selection and the agent,
     write run.json (preparing), record, complete."""
     if not request.sample_ids:
@@ -305,7 +346,7 @@ def start_sessions(run: Path, request: RecordRequest, kind: str, dataset_part: d
     (target / SAMPLES_DIR).mkdir()
     atomic_write_text(target / RUN_FILE, dumps(
         _run_document(kind, request, dataset_part, "preparing", transport, probe)))
-    return execute(target, request, sessions)
+    return execute(target, request, sessions, executor)
 
 
 def resume_request(run: Path, overrides: Mapping[str, str],
@@ -334,13 +375,14 @@ def resume_request(run: Path, overrides: Mapping[str, str],
         model=document["server"]["model"], dataset_label=document["dataset"]["label"])
 
 
-def resume_run(run: Path, overrides: Mapping[str, str]) -> dict[str, int]:
+def resume_run(run: Path, overrides: Mapping[str, str], executor: Executor | None = None
+               ) -> dict[str, int]:
     """Finish the pending samples of ``run``; the dataset must still have its revision."""
     request = resume_request(run, overrides)
     dataset = load_dataset(request.dataset_root)
     check_revision(run, request, dataset.revision)
     check_agent(request.agent, request.options, request.sample_ids[0])
-    return execute(run, request, dataset_sessions(dataset, request.sample_ids))
+    return execute(run, request, dataset_sessions(dataset, request.sample_ids), executor)
 
 
 def check_revision(run: Path, request: RecordRequest, revision: str) -> None:

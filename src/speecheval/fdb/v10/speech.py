@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ...core.audio import Audio, read_mono
 from ...core.errors import InputError
+from ...core.executor import LocalExecutor, Run
 from ...core.hashing import sha256_bytes, sha256_file
 from ...core.progress import Advance
 from ...core.timebase import to_us
@@ -38,8 +39,6 @@ from ...vad.base import Vad
 from ...vad.cache import CachedSegments, Lookup, VadCache
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
-
     from ...core.executor import Executor
 
 
@@ -247,37 +246,26 @@ class SpeechRun:
     cheap checks overlap the caller's other work.
 
     Made (as a context manager), it looks every job up in the VAD cache, starts the
-    model on the misses in ``workers`` worker processes (``workers`` <= 1, or a single
-    miss: later, in this process), and starts verifying the hits (reading and hashing
-    each file) in ``workers - 1`` threads of this process (at least one), all in the
-    background: the workers need nothing the caller is about to load, and hashlib and
-    file reads release the GIL. The processes are started before the threads, as
-    forking wants. :meth:`finish` then collects every job's result in order. Leaving the
-    ``with`` block early (the caller's input was bad) cancels the work not yet started
-    and waits for what is running.
+    model on the misses on the executor (by default ``workers`` local worker processes;
+    ``workers`` <= 1, or a single miss: later, in this process), and starts verifying
+    the hits (reading and hashing each file) in ``workers - 1`` threads of this process
+    (at least one), all in the background: the workers need nothing the caller is about
+    to load, and hashlib and file reads release the GIL. The processes are started
+    before the threads, as forking wants. :meth:`finish` then collects every job's
+    result in order. Leaving the ``with`` block early (the caller's input was bad)
+    cancels the work not yet started and waits for what is running.
     """
 
     def __init__(self, jobs: Sequence[SpeechJob], workers: int,
                  executor: Executor | None = None) -> None:
         self.jobs = list(jobs)
-        self._looked = [_look_up(job) for job in self.jobs]
-        hits = [(i, entry) for i, (_, entry) in enumerate(self._looked) if entry is not None]
-        self._rest = [i for i, (_, entry) in enumerate(self._looked) if entry is None]
-        work = [(self.jobs[i], self._looked[i][0]) for i in self._rest]
-        self._pool: ProcessPoolExecutor | None = None
-        self._segmented: Iterator[Segmented] | None = None
-        if executor is not None:  # --executor ray: the items go to the cluster
-            self._segmented = _in_processes(work, executor)
-        elif workers > 1 and len(work) > 1:
-            # imported here: multiprocessing is not needed when every file is cached
-            from concurrent.futures import ProcessPoolExecutor
-
-            self._pool = ProcessPoolExecutor(max_workers=workers)
-            # small chunks: the last one decides when the slower worker ends (on the full
-            # tree, 6 files of 30 s, about 0.1 s of one core, against 24 before)
-            self._segmented = self._pool.map(_segment_uncached, work,
-                                             chunksize=max(1, len(work) // (16 * workers)))
-        self._work = work
+        looked = [_look_up(job) for job in self.jobs]
+        hits = [(i, entry) for i, (_, entry) in enumerate(looked) if entry is not None]
+        self._rest = [i for i, (_, entry) in enumerate(looked) if entry is None]
+        # the seam's start is eager: a local pool's processes start here
+        chosen = executor or LocalExecutor(workers, small_items=True)  # 20 ms a file
+        self._misses: Run[Segmented] = chosen.start(
+            _segment_uncached, [(self.jobs[i], looked[i][0]) for i in self._rest])
         self._threads = ThreadPoolExecutor(max_workers=max(1, workers - 1)) if hits else None
         self._hits: dict[int, Future[Segmented]] = {
             i: self._threads.submit(_verified_hit, self.jobs[i], entry)
@@ -289,28 +277,19 @@ class SpeechRun:
     def __exit__(self, *exc: object) -> None:
         if self._threads is not None:
             self._threads.shutdown(cancel_futures=True)
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+        self._misses.close()
 
     def finish(self, advance: Advance) -> list[Segmented]:
         """Every job's segments, in order: the verified hits first (a changed file stops
-        the run), then the rest from the model."""
+        the run), then the rest from the model (the first bad file in job order stops
+        it)."""
         found: dict[int, Segmented] = {}
         for i, future in self._hits.items():
             found[i] = future.result()
             advance()
-        segmented = (self._segmented if self._segmented is not None
-                     else map(_segment_uncached, self._work))
-        for i, item in zip(self._rest, segmented, strict=True):
-            found[i] = item
-            advance()
+        for i, result in zip(self._rest, self._misses.results(advance), strict=True):
+            found[i] = result.get()
         return [found[i] for i in range(len(self.jobs))]
-
-
-def _in_processes(work: list[tuple[SpeechJob, Lookup | None]], executor: Executor
-                  ) -> Iterator[Segmented]:
-    """:func:`_segment_uncached` on every item, in order, on ``executor``."""
-    return (result.get() for result in executor.results(_segment_uncached, work))
 
 
 def vad_identity() -> dict[str, object]:

@@ -23,7 +23,7 @@ from typing import Any
 from ... import __version__
 from ...asr.base import Recogniser
 from ...core.errors import InputError
-from ...core.executor import LocalExecutor
+from ...core.executor import Executor, LocalExecutor
 from ..v10.reference_asr import AsrJob, transcribe_jobs, write_transcripts
 from ..v10.tree import tree_file
 from .export import MANIFEST_KIND, OUTPUT_FILES, SCHEMA_VERSION
@@ -95,11 +95,14 @@ def _pair_jobs(tree: Path, entry: dict[str, Any], audio: dict[str, str]) -> list
 
 
 def transcribe_tree(tree: Path, *, workers: int, factory: Callable[[], Recogniser],
-                    inputs: bool = True) -> tuple[Path, dict[str, dict[str, Any]], int]:
-    """Transcribe the tree; returns asr.json's path, the transcripts by
-    ``<scenario>/<id>/<file>`` and the backend's retries."""
+                    inputs: bool = True, executor: Executor | None = None
+                    ) -> tuple[Path, dict[str, dict[str, Any]], int]:
+    """Transcribe the tree (on ``executor``, by default ``workers`` local processes);
+    returns asr.json's path, the transcripts by ``<scenario>/<id>/<file>`` and the
+    backend's retries."""
     jobs = plan_jobs(tree, inputs)
-    identity, transcripts, retries = transcribe_jobs(jobs, LocalExecutor(workers), factory)
+    identity, transcripts, retries = transcribe_jobs(
+        jobs, executor if executor is not None else LocalExecutor(workers), factory)
     asr_path = tree_file(tree, ASR_FILE)
     write_transcripts(jobs, transcripts, asr_path, {
         "kind": ASR_KIND, "schema_version": SCHEMA_VERSION, "speecheval_version": __version__,

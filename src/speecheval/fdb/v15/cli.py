@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from ...cli_executor import executor_options
 from ..v10.cli_recogniser import recogniser_options
 from ..v10.cli_record import record_or_resume, session_options
 
@@ -281,21 +282,28 @@ def export_command(runs: tuple[Path, ...], root: Path | None, out: Path) -> None
               help="Also transcribe input.wav and clean_input.wav (eval_behavior.py reads "
                    "input.json and clean_input.json).")
 @recogniser_options
+@executor_options
 def asr_command(tree: Path, inputs: bool, backend: str, jobs: int | None, nemo: Path | None,
                 nemo_sha256: str | None, nemo_device: str | None, base_url: str | None,
                 model: str | None, api_key_env: str | None,
-                max_attempts: int | None) -> None:
+                max_attempts: int | None, executor: str, ray_address: str | None) -> None:
     """Transcribe both replies of every eligible pair (whole, word-timed) into
     output.json and clean_output.json, and write asr.json (exit 3, nothing written, if
     the backend fails on any file)."""
+    from ...core.errors import InputError
+    from ...core.executor import make_executor
     from ..v10.cli_recogniser import recogniser_choice
     from .asr import transcribe_tree
 
+    if backend == "parakeet" and executor != "local":
+        raise InputError("--backend parakeet runs one model in this process; leave out "
+                         "--executor")
     factory, workers = recogniser_choice(backend, jobs, nemo, nemo_sha256, nemo_device,
                                          base_url, model, api_key_env, max_attempts)
     started = time.perf_counter()
-    asr_path, transcripts, retries = transcribe_tree(tree, workers=workers, factory=factory,
-                                                     inputs=inputs)
+    asr_path, transcripts, retries = transcribe_tree(
+        tree, workers=workers, factory=factory, inputs=inputs,
+        executor=make_executor(executor, jobs=workers, ray_address=ray_address))
     words = sum(len(t["chunks"]) for t in transcripts.values())
     retried = f", {retries} requests retried" if backend == "openai-compatible" else ""
     click.echo(f"transcribed {len(transcripts)} files ({words} words) with {backend}{retried}")

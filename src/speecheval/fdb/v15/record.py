@@ -24,6 +24,7 @@ from typing import Any
 
 from ...core.audio import audio_info
 from ...core.errors import InputError
+from ...core.executor import Executor
 from ..v10.record import (
     RecordRequest,
     Session,
@@ -111,16 +112,18 @@ def dataset_part(dataset: Dataset) -> dict[str, Any]:
                       for name, digest in sorted(s.files.items())}}
 
 
-def start_run(run: Path, request: RecordRequest, dataset: Dataset) -> dict[str, int]:
+def start_run(run: Path, request: RecordRequest, dataset: Dataset,
+              executor: Executor | None = None) -> dict[str, int]:
     """A new run over the pairs of ``request.sample_ids``; returns session counts."""
     return start_sessions(run, request, RUN_KIND, dataset_part(dataset),
-                          dataset_sessions(dataset, request.sample_ids))
+                          dataset_sessions(dataset, request.sample_ids), executor)
 
 
-def resume_run(run: Path, overrides: Mapping[str, str]) -> dict[str, int]:
+def resume_run(run: Path, overrides: Mapping[str, str], executor: Executor | None = None
+               ) -> dict[str, int]:
     """Finish the sessions of ``run`` that have no folder; the dataset must be unchanged."""
     request = resume_request(run, overrides, RUN_KIND)
     dataset = load_dataset(request.dataset_root)
     check_revision(run, request, dataset.revision)
     check_agent(request.agent, request.options, session_id(request.sample_ids[0], "input"))
-    return execute(run, request, dataset_sessions(dataset, request.sample_ids))
+    return execute(run, request, dataset_sessions(dataset, request.sample_ids), executor)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ...cli_executor import executor_options
 from ...core.errors import InputError
 from .tracks import COMPLETE, TRACKS
 
@@ -26,32 +27,40 @@ from .tracks import COMPLETE, TRACKS
               help="New run directory (never overwritten).")
 @click.option("--resume", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Finish a run directory: only what is missing is run or derived.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="System calls at a time (worker processes) [default: 1; with "
+                   "--executor ray, the CPUs of a private cluster].")
+@executor_options
 def run(manifest: Path | None, systems: tuple[str, ...], tracks: tuple[str, ...],
-        repeats: int, chunk_window_s: float, out: Path | None, resume: Path | None) -> None:
+        repeats: int, chunk_window_s: float, out: Path | None, resume: Path | None,
+        jobs: int | None, executor: str, ray_address: str | None) -> None:
     """Run transcription systems on the manifest's samples and keep every raw answer.
 
     Exit 0 when every job ran, 3 when a system failed on some (each recorded with its
     reason), 2 for bad input.
     """
     from ...core.errors import SystemUnderTestError
+    from ...core.executor import make_executor
     from .chunker import ChunkerSettings
     from .runner import Request, start
     from .runner import resume as resume_run
 
+    chosen = make_executor(executor, jobs=jobs if jobs is not None or executor == "ray" else 1,
+                           ray_address=ray_address)
     if resume is not None:
         given = [name for name, value in (("--manifest", manifest), ("--system", systems),
                                           ("--track", tracks), ("--out", out)) if value]
         if given:
             raise InputError(f"--resume takes everything from the run's run.json; leave out "
                              f"{', '.join(given)}")
-        outcome = resume_run(resume)
+        outcome = resume_run(resume, chosen)
     else:
         if manifest is None or out is None or not systems:
             raise InputError("give --manifest, at least one --system and --out "
                              "(or --resume RUN)")
         request = Request(manifest, systems, tracks or (COMPLETE,),
                           repeats, ChunkerSettings(max_window_s=chunk_window_s))
-        outcome = start(request, out)
+        outcome = start(request, out, chosen)
     counts = ", ".join(f"{outcome.statuses[s]} {s}"
                        for s in ("succeeded", "failed", "unsupported"))
     click.echo(f"{outcome.called} jobs run now; in the run: {counts}; "

@@ -56,6 +56,14 @@ def write_unsupported(job: Job, reason: str, target: Path) -> dict[str, Any]:
     return meta
 
 
+def write_failed(job: Job, reason: str, target: Path) -> dict[str, Any]:
+    """Record a job whose call never came back (its worker process died), with why."""
+    meta = _meta(job, "failed", reason, "worker process died", {}, None, 0.0, 0.0, None, 0,
+                 0.0)
+    _publish(target, {}, meta)
+    return meta
+
+
 def run_job(system: System, job: Job, pcm: Pcm, offset_s: float,
             chunks: list[tuple[int, int]] | None, target: Path) -> dict[str, Any]:
     """Call ``system`` on ``pcm`` (whole, or chunk by chunk) and write the raw folder."""

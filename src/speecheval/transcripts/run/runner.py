@@ -15,12 +15,14 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ... import __version__
 from ...core.canonical_json import dumps
 from ...core.errors import InputError
+from ...core.executor import Executor, LocalExecutor, WorkerDied
 from ...core.hashing import sha256_file
 from ...core.output import atomic_write_bytes, atomic_write_text, check_new_output_dir
 from ...core.progress import progress
@@ -28,7 +30,7 @@ from .. import lineage
 from . import input_audio
 from .chunker import ChunkerSettings, plan
 from .derive import VERSION, derive, transcript_name
-from .jobs import META, Job, raw_sha256, run_job, write_unsupported
+from .jobs import META, Job, raw_sha256, run_job, write_failed, write_unsupported
 from .manifest import RunManifest, SampleSpec, load_run_manifest
 from .systems.base import System
 from .systems.registry import build
@@ -60,8 +62,9 @@ class Outcome:
     failed: list[str] = field(default_factory=list)
 
 
-def start(request: Request, out: Path) -> Outcome:
-    """Begin a new run in ``out`` (which must not exist) and run it to the end."""
+def start(request: Request, out: Path, executor: Executor | None = None) -> Outcome:
+    """Begin a new run in ``out`` (which must not exist) and run it to the end, the
+    system calls on ``executor`` (default: one after another in this process)."""
     manifest = load_run_manifest(request.manifest)
     for track in request.tracks:
         if track not in TRACKS:
@@ -92,11 +95,12 @@ def start(request: Request, out: Path) -> Outcome:
     }
     out.mkdir(parents=True)
     atomic_write_text(out / RUN_FILE, dumps(run))
-    return _execute(out, run, manifest, request.chunker, systems.get)
+    return _execute(out, run, manifest, request.chunker, systems.get, executor)
 
 
-def resume(run_dir: Path) -> Outcome:
-    """Finish what ``run_dir`` is missing (see the module docstring)."""
+def resume(run_dir: Path, executor: Executor | None = None) -> Outcome:
+    """Finish what ``run_dir`` is missing (see the module docstring), the system calls on
+    ``executor`` (default: one after another in this process)."""
     path = run_dir / RUN_FILE
     if not path.is_file():
         raise InputError("not a run directory: it has no run.json", path=run_dir)
@@ -121,11 +125,12 @@ def resume(run_dir: Path) -> Outcome:
             built[name] = made
         return built[name]
 
-    return _execute(run_dir, run, manifest, chunker, system)
+    return _execute(run_dir, run, manifest, chunker, system, executor)
 
 
 def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
-             chunker: ChunkerSettings, system: Callable[[str], System | None]) -> Outcome:
+             chunker: ChunkerSettings, system: Callable[[str], System | None],
+             executor: Executor | None) -> Outcome:
     outcome = Outcome(run_dir)
     tracks = run["tracks"]
     samples = {s.id: s for s in manifest.samples}
@@ -133,18 +138,28 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
             for sample_id in run["samples"] for name in run["systems"] for track in tracks
             for repeat, seed in enumerate(run["seeds"], start=1)]
     pending = [job for job in jobs if not (run_dir / job.raw).exists()]
+    # here, in job order: the inputs decoded, the unsupported jobs recorded, the calls
+    # planned; then the calls on the executor, each raw folder recorded in job order
+    calls = {job: call for job in pending
+             if (call := _plan_call(run_dir, manifest, system, job, samples[job.sample],
+                                    chunker)) is not None}
     with progress(len(pending), "transcribing", unit="job") as advance:
+        advance(len(pending) - len(calls))
+        called = (executor or LocalExecutor(1)).results(_call, list(calls.values()),
+                                                        advance=advance)
         for job in pending:
-            sample = samples[job.sample]
-            found = system(job.system)
-            assert found is not None
-            _run_one(run_dir, run, found, job, sample, chunker)
+            if job in calls:
+                result = next(called)
+                if isinstance(result.error, WorkerDied):
+                    write_failed(job, str(result.error), run_dir / job.raw)
+                else:
+                    result.get()
             _ensure_raw_record(run_dir, run, job, _meta(run_dir, job), chunker)
             outcome.called += 1
-            advance()
+    for job in jobs:  # every raw record before any transcript's, however the run went
+        _ensure_raw_record(run_dir, run, job, _meta(run_dir, job), chunker)
     for job in jobs:
         meta = _meta(run_dir, job)
-        _ensure_raw_record(run_dir, run, job, meta, chunker)
         outcome.statuses[meta["status"]] += 1
         if meta["status"] == "failed":
             outcome.failed.append(f"{job.key}: {meta['reason']}")
@@ -226,31 +241,73 @@ def _chunk_plan(run_dir: Path, sample_id: str, pcm: input_audio.Pcm,
     return chunks
 
 
-def _run_one(run_dir: Path, run: dict[str, Any], system: System, job: Job,
-             sample: SampleSpec, chunker: ChunkerSettings) -> None:
+@dataclass(frozen=True)
+class _Call:
+    """One system call, a work item of the executor: how to build the system (in the
+    worker, which keeps it for its later calls), the job, the decoded input or gold crop
+    it hears (a path: the worker reads it), its offset on the sample's timeline, its
+    chunk plan and its raw folder (which the worker publishes)."""
+
+    system: Callable[[], System]
+    system_key: str
+    job: Job
+    audio: Path
+    offset_s: float
+    chunks: list[tuple[int, int]] | None
+    target: Path
+
+
+_built: dict[str, System] = {}
+"""The systems this process has built for its calls, by :attr:`_Call.system_key`."""
+
+
+def _call(call: _Call) -> None:
+    """Run one call (in a worker process, or here for one job at a time); a job whose
+    raw folder exists is finished (after a worker died, a neighbour that had published
+    its folder may be given again)."""
+    if call.target.exists():
+        return
+    if call.system_key not in _built:
+        _built[call.system_key] = call.system()
+    run_job(_built[call.system_key], call.job, input_audio.load(call.audio), call.offset_s,
+            call.chunks, call.target)
+
+
+def _plan_call(run_dir: Path, manifest: RunManifest, system: Callable[[str], System | None],
+               job: Job, sample: SampleSpec, chunker: ChunkerSettings) -> _Call | None:
+    """The call of ``job``, after decoding what it hears; None when the track does not
+    apply (its raw folder then records why)."""
     pcm, identity = _input(run_dir, sample)
     target = run_dir / job.raw
+    audio = run_dir / "input" / f"{sample.id}.wav"
     offset = 0.0
     chunks = None
+    found = system(job.system)  # built (and checked) here, once, before any call
+    assert found is not None
     if job.track == GOLD:
         if sample.gold_window is None:
             write_unsupported(job, "the sample has no gold_window", target)
-            return
-        pcm, _ = _gold(run_dir, sample, pcm, identity)
+            return None
+        _gold(run_dir, sample, pcm, identity)
+        audio = run_dir / "input" / f"{sample.id}.gold.wav"
         offset = sample.gold_window.start_s
     elif job.track == NATIVE:
-        limit = system.native_context_s
+        limit = found.native_context_s
         if limit is None:
             write_unsupported(job, f"system {job.system} declares no native context "
                                    "(native_context_s)", target)
-            return
+            return None
         if pcm.duration_s > limit:
             write_unsupported(job, f"the sample lasts {pcm.duration_s:g} s, longer than the "
                                    f"native context of {limit:g} s", target)
-            return
+            return None
     elif job.track == CHUNKED:
         chunks = _chunk_plan(run_dir, sample.id, pcm, chunker)
-    run_job(system, job, pcm, offset, chunks, target)
+    spec = manifest.system(job.system)
+    return _Call(partial(build, job.system, spec, manifest.path.parent),
+                 dumps({"name": job.system, "spec": spec.model_dump(mode="json"),
+                        "folder": str(manifest.path.parent)}),
+                 job, audio, offset, chunks, target)
 
 
 def _input_id(job: Job) -> str:
