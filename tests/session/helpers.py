@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
+from speecheval.agents.base import AgentEvent, AudioOut, VirtualClockAgent
 from speecheval.agents.local import LocalAgentServer
 from speecheval.session.metrics import PACKET_FLOOR_DB
 from speecheval.session.recording import SessionRecording
@@ -112,3 +114,33 @@ def live_session(scenario: Any, agent_options: dict[str, str] | None = None,
     with serving(server_options, protocol=protocol) as url, progress(1, "test") as advance:
         return run_real_clock_sessions(scenario, protocol, {"url": url, **(agent_options or {})},
                                        1, 1, advance)[0]
+
+
+class EspeakReplier(VirtualClockAgent):
+    """A virtual-clock agent that answers each caller turn with the next of ``texts``
+    spoken by espeak-ng (as the local agent's ``voice=espeak`` does), once the caller has
+    been quiet for ``quiet_ms``. On the virtual clock its track is the synthesis itself,
+    sample for sample, so Whisper hears the same audio on every run and machine load
+    cannot cut gaps into it as late packets do on the real clock."""
+
+    def __init__(self, texts: list[str], quiet_ms: float = 400.0) -> None:
+        self.texts, self.quiet_ms = texts, quiet_ms
+
+    def start(self, sample_rate: int) -> None:
+        self.rate, self.replies, self.heard, self.quiet = sample_rate, 0, False, 0.0
+
+    def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]:
+        from speecheval.agents.local.voice import espeak_speech
+
+        if np.abs(frame).max(initial=0) > 300:  # the caller is talking
+            self.heard, self.quiet = True, 0.0
+            return []
+        if not self.heard:
+            return []
+        self.quiet += frame.size * 1000.0 / self.rate
+        if self.quiet < self.quiet_ms:
+            return []
+        self.heard = False
+        text = self.texts[self.replies % len(self.texts)]
+        self.replies += 1
+        return [AudioOut(espeak_speech(text, self.rate).astype("<i2").tobytes())]
