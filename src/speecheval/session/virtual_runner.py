@@ -95,7 +95,7 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
         end = i * frame
         if schedule.finished and end / rate + _EPS_S >= schedule.prev_end_s + tail_s:
             vad_pos = _catch_up(schedule, agent_track, vad_pos, end)
-            if not schedule.vad.speaking and playout <= end:
+            if not schedule.speaking and playout <= end:
                 break
     end = i * frame
     log.append(ev.End(t_ms=end * 1000.0 / rate))
@@ -114,7 +114,7 @@ def _catch_up(schedule: TurnScheduler, track: Track[np.int16], vad_pos: int, pos
     for a fraction of the cost.
     """
     if pos > vad_pos:
-        schedule.observe_agent(track.view(vad_pos, pos))
+        schedule.push(track.view(vad_pos, pos))
     return max(pos, vad_pos)
 
 
