@@ -6,10 +6,10 @@ import asyncio
 import shutil
 import textwrap
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pytest
@@ -19,6 +19,8 @@ from speecheval.agents.base import AgentEvent, AudioOut, VirtualClockAgent
 from speecheval.agents.local import LocalAgentServer
 from speecheval.session.metrics import PACKET_FLOOR_DB
 from speecheval.session.recording import SessionRecording
+
+T = TypeVar("T")
 
 
 def write_scenario(directory: Path, body: str, name: str = "scenario.yaml") -> Path:
@@ -43,33 +45,42 @@ def require_espeak() -> None:
 
 
 @contextmanager
-def serving(options: dict[str, str] | None = None, kind: str = "turn",
-            protocol: str = "pcm-websocket") -> Iterator[str]:
-    """A local agent (default: turn-taking, pcm-websocket) on a background thread, so
-    that the CLI's own event loop can talk to it; yields its URL."""
+def on_own_loop(enter: Callable[[], AbstractAsyncContextManager[T]]) -> Iterator[T]:
+    """Enter the async context manager ``enter()`` makes on an event loop of its own, in a
+    background thread, so that the CLI's own event loops can talk to what it serves;
+    yield what it yields, and leave it on that loop afterwards."""
     ready = threading.Event()
     stop: asyncio.Event | None = None
-    url: list[str] = []
+    entered: list[T] = []
     loop = asyncio.new_event_loop()
 
-    async def serve() -> None:
+    async def hold() -> None:
         nonlocal stop
         stop = asyncio.Event()
-        async with LocalAgentServer(kind, protocol, options) as agent:
-            url.append(agent.url)
+        async with enter() as value:
+            entered.append(value)
             ready.set()
             await stop.wait()
 
-    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
+    thread = threading.Thread(target=loop.run_until_complete, args=(hold(),), daemon=True)
     thread.start()
-    assert ready.wait(10), "local agent did not start"
+    assert ready.wait(10), "the local server did not start"
     try:
-        yield url[0]
+        yield entered[0]
     finally:
         assert stop is not None
         loop.call_soon_threadsafe(stop.set)
         thread.join(10)
         loop.close()
+
+
+@contextmanager
+def serving(options: dict[str, str] | None = None, kind: str = "turn",
+            protocol: str = "pcm-websocket") -> Iterator[str]:
+    """A local agent (default: turn-taking, pcm-websocket) on a background thread;
+    yields its URL."""
+    with on_own_loop(lambda: LocalAgentServer(kind, protocol, options)) as agent:
+        yield agent.url
 
 
 def to_voicebench(recording: SessionRecording, path: Path, clock: str = "virtual") -> Any:

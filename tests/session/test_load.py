@@ -12,9 +12,10 @@ import pytest
 from speecheval.cli import main
 from speecheval.core.errors import InputError
 from speecheval.report.lines_svg import Line, render_lines
-from speecheval.session.load import _percentiles, parse_levels
+from speecheval.session.load import _percentiles, parse_levels, run_load
+from speecheval.session.scenario import load_scenario
 
-from .helpers import serving, write_scenario
+from .helpers import on_own_loop, serving, write_scenario
 
 # 200 ms of silence, a 600 ms tone, then 1500 ms of tail: (200 + 600) / 20 = 40 frames of
 # script and 1500 / 20 = 75 of tail, 115 frames a session. The agent answers 300 ms
@@ -29,6 +30,7 @@ turns:
     start: {after: session_start, delay_ms: 200}
 """
 FRAMES = 115
+TONE_PEAK = 4634  # the tone's default -20 dBFS RMS: 32767 * 0.1 * sqrt(2) = 4633.9
 AGENT = {"voice": "synthetic", "reply_ms": "600"}
 
 
@@ -112,6 +114,27 @@ def test_agent_faults_are_counted_per_level_and_exit_3(tmp_path: Path) -> None:
     assert [r["faulted_sessions"]["count"] for r in rows] == [1, 2]
     assert [sum(r["fault_reasons"].values()) for r in rows] == [1, 2]
     assert "## Faults" in (out / "load.md").read_text()
+
+
+def test_load_over_webrtc_runs_sessions_side_by_side(tmp_path: Path) -> None:
+    # the echo peer answers every offer with a peer connection of its own; each session
+    # must come back with its own tone (at the tone's amplitude, well above Opus noise),
+    # whatever the machine's load does to when it arrives
+    pytest.importorskip("aiortc", reason="aiortc is not installed (pip install "
+                                         "'speecheval[webrtc]')")
+    from agents.webrtc_echo import echo_peer
+
+    scenario = load_scenario(write_scenario(tmp_path, SCENARIO))
+    with on_own_loop(lambda: echo_peer(0)) as url:
+        levels = run_load(scenario, "webrtc", {"url": url}, [1, 2], 0.0)
+    rows = [level.stats() for level in levels]
+    assert [(r["concurrency"], r["sessions"]) for r in rows] == [(1, 1), (2, 2)]
+    for level, row in zip(levels, rows, strict=True):
+        assert row["faulted_sessions"]["count"] == 0 and row["fault_reasons"] == {}
+        assert row["send_lateness_ms"]["count"] >= FRAMES * row["sessions"]
+        for recording in level.result.recordings:
+            assert np.abs(recording.user.astype(np.int32)).max() == TONE_PEAK
+            assert np.abs(recording.agent.astype(np.int32)).max() > TONE_PEAK // 2
 
 
 @pytest.mark.parametrize(("levels", "problem"), [
