@@ -20,7 +20,7 @@ from speecheval.session.codecs import (
     mulaw_encode,
     mulaw_roundtrip,
 )
-from speecheval.session.conditions import NetworkSpec
+from speecheval.session.conditions import CodecSpec, Conditions, EchoSpec, NetworkSpec, NoiseSpec
 from speecheval.session.metrics import analyze
 from speecheval.session.network import DRAW_BLOCK, NetworkModel
 from speecheval.session.recording import SessionRecording
@@ -357,12 +357,39 @@ def test_noise_beds_are_seeded(tmp_path: Path) -> None:
      "conditions.network.loss_bad (line 8): must be a probability between 0 and 1"),
     ("  network: {buffer_ms: 30}\n",
      "conditions.network.buffer_ms (line 8): must be a whole number of frames"),
+    # the limits declared on the dataclasses' fields, which the schema is made from
+    ("  noise: {kind: babble, snr_db: 10, voices: 13}\n",
+     "conditions.noise.voices (line 8): must be <= 12, got 13"),
+    ("  noise: {kind: white, snr_db: 10, loop_ms: 500}\n",
+     "conditions.noise.loop_ms (line 8): must be >= 1000, got 500"),
+    ("  codec: {kind: opus, bitrate: 5000}\n",
+     "conditions.codec.bitrate (line 8): must be >= 6000, got 5000"),
+    ("  echo: {reflections: [{delay_ms: 0, level_db: -6}]}\n",
+     "conditions.echo.reflections[0].delay_ms (line 8): must be > 0, got 0"),
+    ("  echo: {reflections: [{delay_ms: 5}]}\n",
+     "conditions.echo.reflections[0].level_db (line 8): is required"),
+    ("  network: {jitter_ms: 3600001}\n",
+     "conditions.network.jitter_ms (line 8): must be at most 3600000 ms (one hour)"),
+    ("  network: {seed: -1}\n", "conditions.network.seed (line 8): must be >= 0, got -1"),
 ])
 def test_bad_conditions_are_named(tmp_path: Path, conditions: str, expected: str) -> None:
     path = write_scenario(tmp_path, TWO_TURNS + conditions)
     with pytest.raises(InputError) as caught:
         load_scenario(path)
     assert expected in str(caught.value)
+
+
+def test_every_key_has_its_dataclass_default(tmp_path: Path) -> None:
+    scenario = load_scenario(write_scenario(tmp_path, TWO_TURNS + """
+  echo: {}
+  noise: {kind: music, snr_db: 20}
+  codec: {kind: mulaw}
+  network: {}
+"""))
+    assert scenario.conditions == Conditions(echo=EchoSpec(), noise=NoiseSpec("music", 20.0),
+                                             codec=CodecSpec("mulaw"), network=NetworkSpec())
+    assert scenario.conditions.echo == EchoSpec(100.0, -20.0, ())
+    assert scenario.conditions.noise == NoiseSpec("music", 20.0, 0, 4, 8000.0)
 
 
 def test_mulaw_needs_a_multiple_of_8000_hz(tmp_path: Path) -> None:
