@@ -1,6 +1,6 @@
 """Noise beds under a whole session: white noise, babble, or music-like tone sequences.
 
-Each bed is a loop of ``loop_ms`` rendered once per session from its seed, scaled so that
+Each bed is a loop of ``loop_ms`` rendered once per scenario from its seed, scaled so that
 the user's speech (the RMS of all turn audio together) stands ``snr_db`` above it, and
 added to every frame the caller sends, speech or not, as a room or a street would be.
 
