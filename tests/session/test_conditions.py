@@ -463,3 +463,18 @@ def test_max_self_interruptions_fails_the_run_in_both_reports(tmp_path: Path) ->
     assert voicebench["assertions"] == [assertion]
     assert (tmp_path / "run" / "sessions" / "001" / "sent.wav").is_file()
     assert "Self-interruptions" in (tmp_path / "run" / "report.md").read_text()
+
+
+def test_mulaw_path_keeps_only_the_recent_input() -> None:
+    # 4 s at 16 kHz through the codec in 20 ms frames, forgetting what is behind
+    # each frame: the filters' buffers stop growing (64k samples), and the output is that
+    # of a path that forgets nothing
+    x = np.round(np.random.default_rng(3).standard_normal(RATE * 4) * 3000).astype(np.int16)
+    keeping, forgetting = MulawPath(RATE), MulawPath(RATE)
+    out = []
+    for start in range(0, x.size, 320):
+        forgetting.forget(start)
+        out.append(forgetting.block(start, x[start:start + 320]))
+    assert np.array_equal(np.concatenate(out), keeping.block(0, x))
+    assert forgetting.mic.origin > 0 and forgetting.mic.data.size <= 1 << 16
+    assert forgetting.decoded.origin > 0

@@ -130,6 +130,14 @@ class MulawPath:
         self.next += frame.size
         return out
 
+    def forget(self, before: int) -> None:
+        """No block will start before sample ``before`` again: the filters keep only the
+        input they need from there on."""
+        # a block from sample s reads the microphone track from its index s (sample
+        # s - pad, after the pad of silence) and the decoded one from index s / m
+        self.mic.forget(before)
+        self.decoded.forget(before // self.factor)
+
     def block(self, start: int, pcm: NDArray[np.int16]) -> NDArray[np.int16]:
         """``pcm``, the microphone from sample ``start`` on, through the codec; everything
         before ``start`` must have gone through already."""
@@ -175,6 +183,9 @@ class OpusPath:
         self.decoder = av.CodecContext.create("libopus", "r")
         self.resampler = av.AudioResampler(format="s16", layout="mono", rate=rate)
         self.queue = np.zeros(0, dtype=np.int16)
+
+    def forget(self, before: int) -> None:
+        """Nothing to forget: the encoder keeps only its own state."""
 
     def block(self, start: int, pcm: NDArray[np.int16]) -> NDArray[np.int16]:
         """One frame through libopus; frames must come in order, once each (the encoder

@@ -224,10 +224,6 @@ def _probability(value: float) -> float:
     return value
 
 
-Probability = Annotated[float, AfterValidator(_probability)]
-Seed = Annotated[int, AfterValidator(_at_least(0))]
-
-
 class JudgeModel(Schema):
     """``judge``: the caller's task and the OpenAI-compatible endpoint that judges it."""
 
@@ -305,11 +301,12 @@ def spec_from(spec: type[S], model: Schema) -> S:
                    for f in fields(spec)})  # type: ignore[arg-type]
 
 
-_MODELS: dict[type, type[Schema]] = {}
+_MODELS: dict[type, type[Schema]] = {}  # the conditions' specs, nested ones first
 spec_model(Reflection, _MODELS, "conditions.echo.reflections")
-for _key, _spec in (("echo", EchoSpec), ("noise", NoiseSpec), ("codec", CodecSpec),
-                    ("network", NetworkSpec)):
-    spec_model(_spec, _MODELS, f"conditions.{_key}")
+spec_model(EchoSpec, _MODELS, "conditions.echo")
+spec_model(NoiseSpec, _MODELS, "conditions.noise")
+spec_model(CodecSpec, _MODELS, "conditions.codec")
+spec_model(NetworkSpec, _MODELS, "conditions.network")
 
 if TYPE_CHECKING:
     ConditionsModel = Schema

@@ -91,7 +91,7 @@ class SendPath:
         start = index * self.frame
         end = start + self.frame
         if self.done < end:
-            self._work_out((index + self.ahead) * self.frame)
+            self._work_out(start, (index + self.ahead) * self.frame)
         self.frames = index + 1
         if self.network is None:
             return self.coded.view(start, end)  # never worked out again: it is sent
@@ -105,8 +105,9 @@ class SendPath:
                                                   (played + 1) * self.frame))
         return self.out.view(start, end)
 
-    def _work_out(self, horizon: int) -> None:
-        """Room and codec from ``done`` up to ``horizon``."""
+    def _work_out(self, now: int, horizon: int) -> None:
+        """Room and codec from ``done`` up to ``horizon``; the frame being sent starts at
+        sample ``now``, and no turn can start before it any more."""
         start = self.done
         out = self.user.view(start, horizon)
         if self.echo is not None or self.noise is not None:
@@ -117,6 +118,7 @@ class SendPath:
                 self.echo.add(mic, start, self.agent)
             out = np.clip(np.round(mic), -32768, 32767).astype(np.int16)
         if self.codec is not None:
+            self.codec.forget(now)
             out = self.codec.block(start, out)
         self.coded.write(start, out)
         self.done = horizon
