@@ -7,7 +7,9 @@ code (:func:`speecheval.session.load.run_load`, workers spread over one frame), 
 playing a scenario with a 1 s turn every 3 s after the agent's reply so audio flows both
 ways. Lateness is measured per frame by the runner. The same run then measures bare
 timers on the same schedules (the machine's floor right now) and prints the ratio, so a
-figure taken while other jobs load the machine can be read against it.
+figure taken while other jobs load the machine can be read against it, and the CPU time
+this process spent on the sessions per second of session (what the code costs, which the
+load of other jobs barely moves).
 
     .venv/bin/python benchmarks/session_load_speed.py [--sessions 16] [--turns 6]
 """
@@ -19,6 +21,7 @@ import asyncio
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +59,9 @@ def main() -> int:
         scenario = load_scenario(path)
         process, url = start_agent(args.agent_nice)
         try:
+            cpu = time.process_time()
             (level,) = run_load(scenario, "pcm-websocket", {"url": url}, [args.sessions], 0.0)
+            cpu = time.process_time() - cpu
         finally:
             process.terminate()
             process.wait(timeout=10)
@@ -68,6 +73,8 @@ def main() -> int:
     print(f"{row['sessions']} sessions, {row['faulted_sessions']['count']} faulted, "
           f"{lateness.size} frames ({seconds:.1f} s a session), wall {row['wall_s']} s")
     print(f"response latency ms: {row['response_latency_ms']}")
+    print(f"CPU of this process for the level (sessions and their evaluation): {cpu:.2f} s, "
+          f"{1000 * cpu / (seconds * args.sessions):.2f} ms per second of session")
     p50, p99 = linear_percentile(lateness, 50), linear_percentile(lateness, 99)
     print(f"send lateness ms: p50 {p50:.3f}  p99 {p99:.3f}  max {lateness.max():.3f}")
     floor = asyncio.run(timer_floor(args.sessions, 5, FRAME_MS))

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import numpy as np
 import pytest
 
@@ -346,3 +347,16 @@ def test_session_help_does_not_import_pydantic() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip().splitlines()[-1] == "False"
+
+
+def test_run_and_load_share_the_scenario_agent_and_output_options() -> None:
+    from speecheval.session.cli import run
+    from speecheval.session.load_cli import load
+
+    def shared(command: click.Command) -> dict[str, tuple[object, ...]]:
+        return {p.name: (tuple(p.opts), p.required, p.multiple, type(p.type).__name__,
+                         p.metavar) for p in command.params
+                if p.name in {"scenario_path", "agent", "option_pairs", "url", "out"}}
+
+    assert shared(run) == shared(load)
+    assert set(shared(run)) == {"scenario_path", "agent", "option_pairs", "url", "out"}

@@ -10,22 +10,22 @@ import pytest
 
 from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.core.errors import InputError
+from speecheval.core.pcm import to_int16
 from speecheval.session import events as ev
 from speecheval.session.codecs import (
     MulawPath,
     OpusPath,
-    StreamingFir,
     lowpass_taps,
     mulaw_decode,
     mulaw_encode,
     mulaw_roundtrip,
 )
-from speecheval.session.conditions import NetworkSpec
+from speecheval.session.conditions import CodecSpec, Conditions, EchoSpec, NetworkSpec, NoiseSpec
 from speecheval.session.metrics import analyze
-from speecheval.session.network import NetworkModel
+from speecheval.session.network import DRAW_BLOCK, NetworkModel
 from speecheval.session.recording import SessionRecording
 from speecheval.session.scenario import Scenario, load_scenario
-from speecheval.session.send_path import speech_rms
+from speecheval.session.send_path import SendPath, speech_rms
 from speecheval.session.synth import render_turns
 from speecheval.session.virtual_runner import run_virtual
 
@@ -90,12 +90,33 @@ def test_mulaw_path_passes_3500_hz_and_cuts_5000_hz(rate: int) -> None:
     assert level_db(cut / 32767) < -20.0 - 50.0
 
 
-def test_streaming_fir_equals_filtering_the_whole_signal() -> None:
-    taps = lowpass_taps(RATE)
-    x = np.random.default_rng(1).standard_normal(3200)
-    fir = StreamingFir(taps)
-    framed = np.concatenate([fir(x[i:i + 320]) for i in range(0, x.size, 320)])
-    assert np.allclose(framed, np.convolve(x, taps)[:x.size], atol=1e-12)
+@pytest.mark.parametrize("rate", [16000, 24000, 48000])
+def test_mulaw_path_in_frames_equals_one_block_and_the_plain_filters(rate: int) -> None:
+    x = np.round(np.random.default_rng(1).standard_normal(rate // 2) * 3000).astype(np.int16)
+    frame = rate // 50
+    framed_path = MulawPath(rate)
+    framed = np.concatenate([framed_path(x[i:i + frame]) for i in range(0, x.size, frame)])
+    whole = MulawPath(rate).block(0, x)
+    # the polyphase branches sum the same products however the signal is cut: exact
+    assert np.array_equal(framed, whole)
+    # the plain chain: filter, keep every m-th sample, mu-law, zeros between, filter;
+    # the sums run in another order, so a sample may round the other way (1 LSB)
+    m, taps = rate // 8000, lowpass_taps(rate)
+    narrow = np.convolve(x.astype(np.float64), taps)[:x.size][::m]
+    decoded = mulaw_roundtrip(np.clip(np.round(narrow), -32768, 32767).astype(np.int16))
+    wide = np.zeros(x.size)
+    wide[::m] = decoded * m
+    plain = np.clip(np.round(np.convolve(wide, taps)[:x.size]), -32768, 32767)
+    assert np.abs(whole - plain).max() <= 1
+
+
+def test_mulaw_path_works_a_block_out_again_from_an_earlier_sample() -> None:
+    x = np.round(np.random.default_rng(2).standard_normal(3200) * 3000).astype(np.int16)
+    path = MulawPath(RATE)
+    path.block(0, np.zeros(3200, np.int16))  # worked out ahead on a guess (silence)
+    path.block(0, x[:960])
+    again = path.block(960, x[960:])  # the rest: only samples before 960 are kept
+    assert np.array_equal(again, MulawPath(RATE).block(0, x)[960:])
 
 
 def test_opus_path_keeps_a_tone_and_is_deterministic() -> None:
@@ -125,12 +146,10 @@ def test_network_fates_worked_out_by_hand_for_seed_3() -> None:
     #   5: .0015 .9735 .2984 .3140   bad; lost
     spec = NetworkSpec(p_good_to_bad=0.3, p_bad_to_good=0.5, loss_good=0.05, loss_bad=0.9,
                        jitter_ms=40, reorder=0.2, buffer_ms=20, seed=3)
-    model = NetworkModel(spec, 20.0, 4)
-    played, fates = [], []
-    for seq in range(6):
-        out, fate = model.send(np.full(4, seq + 1, np.int16))
-        played.append(int(out[0]))
-        fates.append(fate)
+    model = NetworkModel(spec, 20.0)
+    fates = [model.fate(seq) for seq in range(6)]
+    # packet k carries the value k + 1; silence plays as 0
+    played = [0 if seq is None else seq + 1 for seq in map(model.played, range(6))]
     assert [f.outcome for f in fates] == ["late", "lost", "ok", "lost", "lost", "lost"]
     assert [f.state for f in fates] == ["good", "bad", "good", "bad", "bad", "bad"]
     assert [f.reordered for f in fates] == [False, True, False, False, False, False]
@@ -143,9 +162,27 @@ def test_network_alternating_burst_model_drops_every_second_packet() -> None:
     # good -> bad and bad -> good with probability 1: the state alternates whatever the
     # draws, and the bad state loses every packet
     spec = NetworkSpec(p_good_to_bad=1.0, p_bad_to_good=1.0, loss_good=0.0, loss_bad=1.0)
-    model = NetworkModel(spec, 20.0, 2)
-    outcomes = [model.send(np.ones(2, np.int16))[1].outcome for _ in range(6)]
+    model = NetworkModel(spec, 20.0)
+    outcomes = [model.fate(seq).outcome for seq in range(6)]
     assert outcomes == ["ok", "lost"] * 3
+
+
+def test_network_fates_drawn_in_blocks_equal_four_draws_per_packet() -> None:
+    # the module's rule, one packet at a time from its own generator, over three blocks
+    spec = NetworkSpec(p_good_to_bad=0.2, p_bad_to_good=0.4, loss_good=0.1, loss_bad=0.7,
+                       jitter_ms=30, reorder=0.1, buffer_ms=25, seed=11)
+    rng, bad, expected = np.random.default_rng(11), False, []
+    for seq in range(3 * DRAW_BLOCK + 5):
+        u_loss, u_state, u_jitter, u_reorder = rng.random(4)
+        lost = u_loss < (0.7 if bad else 0.1)
+        state = "bad" if bad else "good"
+        bad = bool(u_state >= 0.4) if bad else bool(u_state < 0.2)
+        delay = u_jitter * 30 + (20.0 if u_reorder < 0.1 else 0.0)
+        outcome = "lost" if lost else "late" if delay > 25 else "ok"
+        expected.append((seq, state, round(float(delay), 3), bool(u_reorder < 0.1), outcome))
+    model = NetworkModel(spec, 20.0)
+    got = [model.fate(seq) for seq in range(len(expected))]
+    assert [(f.seq, f.state, f.delay_ms, f.reordered, f.outcome) for f in got] == expected
 
 
 def test_network_events_one_per_frame_and_affected_turns(tmp_path: Path) -> None:
@@ -170,6 +207,35 @@ def test_network_events_one_per_frame_and_affected_turns(tmp_path: Path) -> None
     # ask plays 500..2000 ms: frames 25..99, of which the odd ones, 25, 27, ..., 99
     # ((99 - 25) / 2 + 1 = 38 of 75) are lost
     assert network["turns"][0] == {"id": "ask", "lost": 38, "late": 0}
+
+
+# --- the send path working ahead ------------------------------------------------------
+
+
+def test_virtual_send_path_working_ahead_equals_one_frame_at_a_time(tmp_path: Path) -> None:
+    # echo 60 ms: the virtual runner works three 20 ms frames ahead, and again from each
+    # turn start; the real clock's way (one frame, the agent audio played so far) on the
+    # recorded tracks must give the same bytes
+    conditions = """
+  echo: {delay_ms: 60, level_db: -20, reflections: [{delay_ms: 7, level_db: -6}]}
+  noise: {kind: white, snr_db: 30, seed: 4}
+  codec: {kind: mulaw}
+  network: {p_good_to_bad: 0.2, p_bad_to_good: 0.5, jitter_ms: 30, buffer_ms: 40, seed: 2}
+"""
+    scenario, recording = run(tmp_path, conditions)
+    assert recording.sent is not None
+    clips = [to_int16(clip) for clip in render_turns(scenario)]
+    path = SendPath(scenario.conditions, RATE, 20.0, 320, clips)
+    assert path.ahead == 1
+    one_by_one = [path.send(i, recording.user[i * 320:(i + 1) * 320],
+                            recording.agent[max(0, i - 1) * 320:i * 320] if i else
+                            recording.agent[:0]).copy()
+                  for i in range(recording.user.size // 320)]
+    assert np.array_equal(np.concatenate(one_by_one), recording.sent)
+    assert path.events == [e for e in recording.events if isinstance(e, ev.NetworkPacket)]
+    _, again = run(tmp_path, conditions)  # and the same bytes every run
+    assert again.sent is not None and again.sent.tobytes() == recording.sent.tobytes()
+    assert again.events == recording.events
 
 
 # --- echo and self-interruption -------------------------------------------------------
@@ -291,12 +357,39 @@ def test_noise_beds_are_seeded(tmp_path: Path) -> None:
      "conditions.network.loss_bad (line 8): must be a probability between 0 and 1"),
     ("  network: {buffer_ms: 30}\n",
      "conditions.network.buffer_ms (line 8): must be a whole number of frames"),
+    # the limits declared on the dataclasses' fields, which the schema is made from
+    ("  noise: {kind: babble, snr_db: 10, voices: 13}\n",
+     "conditions.noise.voices (line 8): must be <= 12, got 13"),
+    ("  noise: {kind: white, snr_db: 10, loop_ms: 500}\n",
+     "conditions.noise.loop_ms (line 8): must be >= 1000, got 500"),
+    ("  codec: {kind: opus, bitrate: 5000}\n",
+     "conditions.codec.bitrate (line 8): must be >= 6000, got 5000"),
+    ("  echo: {reflections: [{delay_ms: 0, level_db: -6}]}\n",
+     "conditions.echo.reflections[0].delay_ms (line 8): must be > 0, got 0"),
+    ("  echo: {reflections: [{delay_ms: 5}]}\n",
+     "conditions.echo.reflections[0].level_db (line 8): is required"),
+    ("  network: {jitter_ms: 3600001}\n",
+     "conditions.network.jitter_ms (line 8): must be at most 3600000 ms (one hour)"),
+    ("  network: {seed: -1}\n", "conditions.network.seed (line 8): must be >= 0, got -1"),
 ])
 def test_bad_conditions_are_named(tmp_path: Path, conditions: str, expected: str) -> None:
     path = write_scenario(tmp_path, TWO_TURNS + conditions)
     with pytest.raises(InputError) as caught:
         load_scenario(path)
     assert expected in str(caught.value)
+
+
+def test_every_key_has_its_dataclass_default(tmp_path: Path) -> None:
+    scenario = load_scenario(write_scenario(tmp_path, TWO_TURNS + """
+  echo: {}
+  noise: {kind: music, snr_db: 20}
+  codec: {kind: mulaw}
+  network: {}
+"""))
+    assert scenario.conditions == Conditions(echo=EchoSpec(), noise=NoiseSpec("music", 20.0),
+                                             codec=CodecSpec("mulaw"), network=NetworkSpec())
+    assert scenario.conditions.echo == EchoSpec(100.0, -20.0, ())
+    assert scenario.conditions.noise == NoiseSpec("music", 20.0, 0, 4, 8000.0)
 
 
 def test_mulaw_needs_a_multiple_of_8000_hz(tmp_path: Path) -> None:
@@ -370,3 +463,18 @@ def test_max_self_interruptions_fails_the_run_in_both_reports(tmp_path: Path) ->
     assert voicebench["assertions"] == [assertion]
     assert (tmp_path / "run" / "sessions" / "001" / "sent.wav").is_file()
     assert "Self-interruptions" in (tmp_path / "run" / "report.md").read_text()
+
+
+def test_mulaw_path_keeps_only_the_recent_input() -> None:
+    # 4 s at 16 kHz through the codec in 20 ms frames, forgetting what is behind
+    # each frame: the filters' buffers stop growing (64k samples), and the output is that
+    # of a path that forgets nothing
+    x = np.round(np.random.default_rng(3).standard_normal(RATE * 4) * 3000).astype(np.int16)
+    keeping, forgetting = MulawPath(RATE), MulawPath(RATE)
+    out = []
+    for start in range(0, x.size, 320):
+        forgetting.forget(start)
+        out.append(forgetting.block(start, x[start:start + 320]))
+    assert np.array_equal(np.concatenate(out), keeping.block(0, x))
+    assert forgetting.mic.origin > 0 and forgetting.mic.data.size <= 1 << 16
+    assert forgetting.decoded.origin > 0

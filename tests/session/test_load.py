@@ -4,6 +4,8 @@ local agent on loopback, and its reports (JSON, Markdown, a page checked in Chro
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -12,9 +14,10 @@ import pytest
 from speecheval.cli import main
 from speecheval.core.errors import InputError
 from speecheval.report.lines_svg import Line, render_lines
-from speecheval.session.load import _percentiles, parse_levels
+from speecheval.session.load import LevelResult, _percentiles, parse_levels, run_load
+from speecheval.session.scenario import load_scenario
 
-from .helpers import serving, write_scenario
+from .helpers import on_own_loop, serving, write_scenario
 
 # 200 ms of silence, a 600 ms tone, then 1500 ms of tail: (200 + 600) / 20 = 40 frames of
 # script and 1500 / 20 = 75 of tail, 115 frames a session. The agent answers 300 ms
@@ -29,6 +32,7 @@ turns:
     start: {after: session_start, delay_ms: 200}
 """
 FRAMES = 115
+TONE_PEAK = 4634  # the tone's default -20 dBFS RMS: 32767 * 0.1 * sqrt(2) = 4633.9
 AGENT = {"voice": "synthetic", "reply_ms": "600"}
 
 
@@ -112,6 +116,58 @@ def test_agent_faults_are_counted_per_level_and_exit_3(tmp_path: Path) -> None:
     assert [r["faulted_sessions"]["count"] for r in rows] == [1, 2]
     assert [sum(r["fault_reasons"].values()) for r in rows] == [1, 2]
     assert "## Faults" in (out / "load.md").read_text()
+
+
+# the transports' tests give the agent 3 s of tail to answer in (the answer comes within
+# about 1 s), so that a loaded machine delays it without cutting it off
+SLOW_TAIL = SCENARIO.replace("tail_ms: 1500", "tail_ms: 3000")
+SLOW_FRAMES = 40 + 3000 // 20
+
+
+def check_levels(levels: list[LevelResult], answer_peak: int) -> None:
+    """Levels 1 and 2 ran, no faults, and every session heard its own answer."""
+    rows = [level.stats() for level in levels]
+    assert [(r["concurrency"], r["sessions"]) for r in rows] == [(1, 1), (2, 2)]
+    for level, row in zip(levels, rows, strict=True):
+        assert row["faulted_sessions"]["count"] == 0 and row["fault_reasons"] == {}
+        assert row["send_lateness_ms"]["count"] >= SLOW_FRAMES * row["sessions"]
+        for recording in level.result.recordings:
+            assert np.abs(recording.user.astype(np.int32)).max() == TONE_PEAK
+            assert np.abs(recording.agent.astype(np.int32)).max() > answer_peak // 2
+
+
+def test_load_over_webrtc_runs_sessions_side_by_side(tmp_path: Path) -> None:
+    # the echo peer answers every offer with a peer connection of its own: each session
+    # hears its own tone back (at its amplitude, well above Opus noise)
+    pytest.importorskip("aiortc", reason="aiortc is not installed (pip install "
+                                         "'speecheval[webrtc]')")
+    from agents.webrtc_echo import echo_peer
+
+    scenario = load_scenario(write_scenario(tmp_path, SLOW_TAIL))
+    with on_own_loop(lambda: echo_peer(0)) as url:
+        check_levels(run_load(scenario, "webrtc", {"url": url}, [1, 2], 0.0), TONE_PEAK)
+
+
+def test_load_over_pipecat_runs_sessions_side_by_side(tmp_path: Path) -> None:
+    # a real Pipecat pipeline per caller (pipecat_load_bot.py), each answering the tone
+    # with its own 8000-peak tone
+    from agents.test_pipecat import pipecat_python
+
+    python = pipecat_python()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    bot = subprocess.Popen([python, str(Path(__file__).with_name("pipecat_load_bot.py")),
+                            str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True)
+    try:
+        assert bot.stdout is not None and bot.stdout.readline().strip() == "ready"
+        scenario = load_scenario(write_scenario(tmp_path, SLOW_TAIL))
+        levels = run_load(scenario, "pipecat", {"url": f"ws://127.0.0.1:{port}"}, [1, 2], 0.0)
+    finally:
+        bot.terminate()
+        bot.wait(timeout=10)
+    check_levels(levels, 8000)
 
 
 @pytest.mark.parametrize(("levels", "problem"), [

@@ -19,6 +19,7 @@ from ..core.errors import EXIT_CHECKS_FAILED, InputError, SpeechEvalError, Syste
 from ..core.executor import make_executor
 from ..core.output import check_new_output_dir
 from .bench import MOCK, RunResult, agent_name, mock_factory
+from .cli_options import session_options, with_url
 from .launch import RunRequest, run_sessions
 from .load_cli import load
 from .report_md import summary_rows
@@ -72,16 +73,13 @@ def validate(scenarios: tuple[Path, ...]) -> None:
 
 
 @session.command("run")
-@click.argument("scenario_path", metavar="SCENARIO",
-                type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--agent", "agent", default=None, metavar="NAME|module:Class",
-              help="Agent to run (default: the scenario's adapter type, usually mock).")
-@click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="Agent option (repeatable); values are parsed as YAML for the mock.")
+@session_options(agent_help="Agent to run (default: the scenario's adapter type, usually "
+                            "mock).",
+                 option_help="Agent option (repeatable); values are parsed as YAML for the "
+                             "mock.",
+                 out_help="New run directory (must not exist).")
 @click.option("-n", "--repeat", default=1, show_default=True,
               type=click.IntRange(min=1), help="Number of sessions.")
-@click.option("--url", default=None, metavar="URL",
-              help="Agent URL: short for -o url=URL, and it wins over it (as in voicebench).")
 @click.option("--concurrency", default=1, show_default=True, type=click.IntRange(min=1),
               help="Real clock: run up to this many of the -n sessions at once.")
 @click.option("--realtime", is_flag=True,
@@ -90,8 +88,6 @@ def validate(scenarios: tuple[Path, ...]) -> None:
               help="Virtual clock: worker processes running the -n sessions; the output "
                    "does not depend on it.")
 @executor_options
-@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
-              help="New run directory (must not exist).")
 def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], repeat: int,
         url: str | None, concurrency: int, realtime: bool, jobs: int, executor: str,
         ray_address: str | None, out: Path) -> None:
@@ -99,9 +95,7 @@ def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], r
     check_new_output_dir(out)  # before the session: a live run cannot be repeated
     chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
     scenario = load_scenario(scenario_path)
-    if url is not None:
-        option_pairs = (*option_pairs, f"url={url}")
-    parsed, raw = parse_options(option_pairs)
+    parsed, raw = parse_options(with_url(option_pairs, url))
     result = run_sessions(scenario, RunRequest(agent=agent, parsed=parsed, raw=raw,
                                                repeat=repeat, concurrency=concurrency,
                                                realtime=realtime, executor=chosen))

@@ -18,7 +18,6 @@ Each codec takes one frame of int16 samples and returns exactly one frame.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,6 +25,7 @@ from numpy.typing import NDArray
 
 from ..core.errors import InputError
 from .conditions import CodecSpec
+from .track import Track
 
 TELEPHONE_RATE = 8000
 MULAW_BIAS = 0x84  # 33 on 14-bit samples, 132 on 16-bit ones
@@ -34,7 +34,6 @@ PASS_HZ = 3500.0
 STOP_HZ = 4300.0
 STOP_DB = 60.0
 
-Codec = Callable[[NDArray[np.int16]], NDArray[np.int16]]
 
 
 def mulaw_encode(pcm: NDArray[np.int16]) -> NDArray[np.uint8]:
@@ -83,20 +82,6 @@ def lowpass_taps(rate: int) -> NDArray[np.float64]:
     return taps / float(taps.sum())
 
 
-class StreamingFir:
-    """An FIR filter applied block by block with its state carried over, so filtering a
-    signal in frames gives exactly the samples of filtering it whole."""
-
-    def __init__(self, taps: NDArray[np.float64]) -> None:
-        self.taps = taps
-        self.history = np.zeros(taps.size - 1)
-
-    def __call__(self, block: NDArray[np.float64]) -> NDArray[np.float64]:
-        joined = np.concatenate([self.history, block])
-        self.history = joined[block.size:]
-        return np.convolve(joined, self.taps, mode="valid")
-
-
 def _roundtrip_table() -> NDArray[np.int16]:
     """What every int16 sample becomes through the codec, indexed by its 16 bits."""
     every = np.arange(-32768, 32768, dtype=np.int16)
@@ -114,28 +99,65 @@ def mulaw_roundtrip(pcm: NDArray[np.int16]) -> NDArray[np.int16]:
 
 
 class MulawPath:
-    """Session rate -> 8 kHz -> mu-law bytes -> 8 kHz -> session rate, frame by frame.
+    """Session rate -> 8 kHz -> mu-law bytes -> 8 kHz -> session rate, a block at a time.
 
-    The rate is a multiple of 8000 and a frame a whole number of milliseconds, so every
-    frame holds a whole number of 8 kHz samples and the decimation phase never slips.
+    The rate is ``m`` times 8000 and a frame a whole number of milliseconds, so every
+    block starts on an 8 kHz sample and the decimation phase never slips. Both filters
+    run as ``m`` polyphase branches (taps ``r, r + m, ...``): the decimating one computes
+    only the samples it keeps, the interpolating one skips the zeros between the 8 kHz
+    samples, so each does ``1/m`` of a plain convolution's work for the same outputs.
+
+    The filters' inputs are kept whole (the microphone signal, and the decoded 8 kHz
+    samples), so a block may be worked out again from any earlier sample (:meth:`block`
+    at a position already passed): the send path does, when a turn starts inside a
+    stretch it computed ahead. Each output sample is the same sum of the same products
+    however the signal is cut into blocks.
     """
 
     def __init__(self, rate: int) -> None:
-        self.factor = rate // TELEPHONE_RATE
+        self.factor = m = rate // TELEPHONE_RATE
         taps = lowpass_taps(rate)
-        self.down = StreamingFir(taps)
-        self.up = StreamingFir(taps)
+        self.phases = [taps[r::m] for r in range(m)]
+        self.pad = taps.size - 1  # silence before sample 0 of the microphone track
+        self.narrow_pad = -(-self.pad // m)  # and of the decoded 8 kHz track
+        self.mic: Track[np.float64] = Track(1 << 16, np.float64)
+        self.decoded: Track[np.float64] = Track(1 << 14, np.float64)
+        self.next = 0
 
     def __call__(self, frame: NDArray[np.int16]) -> NDArray[np.int16]:
-        m = self.factor
+        """The next frame through the codec (the frames played one after another)."""
+        out = self.block(self.next, frame)
+        self.next += frame.size
+        return out
+
+    def forget(self, before: int) -> None:
+        """No block will start before sample ``before`` again: the filters keep only the
+        input they need from there on."""
+        # a block from sample s reads the microphone track from its index s (sample
+        # s - pad, after the pad of silence) and the decoded one from index s / m
+        self.mic.forget(before)
+        self.decoded.forget(before // self.factor)
+
+    def block(self, start: int, pcm: NDArray[np.int16]) -> NDArray[np.int16]:
+        """``pcm``, the microphone from sample ``start`` on, through the codec; everything
+        before ``start`` must have gone through already."""
+        m, n = self.factor, pcm.size
         if m == 1:
-            return mulaw_roundtrip(frame)
-        narrow = self.down(frame.astype(np.float64))[::m]
+            return mulaw_roundtrip(pcm)
+        at = self.pad + start
+        self.mic.write(at, pcm.astype(np.float64))
+        # kept sample k: sum over phases r of taps[r + i m] * mic[start + k m - r - i m]
+        narrow = sum(np.convolve(self.mic.view(at - r - (h.size - 1) * m, at + n)[::m][
+            :n // m + h.size - 1], h, "valid") for r, h in enumerate(self.phases))
         narrow16 = np.clip(np.round(narrow), -32768, 32767).astype(np.int16)
-        decoded = mulaw_roundtrip(narrow16).astype(np.float64)
-        wide = np.zeros(frame.size)
-        wide[::m] = decoded * m
-        return np.clip(np.round(self.up(wide)), -32768, 32767).astype(np.int16)
+        k0 = self.narrow_pad + start // m
+        self.decoded.write(k0, mulaw_roundtrip(narrow16).astype(np.float64) * m)
+        # output start + k m + r: sum over i of taps[r + i m] * decoded[start / m + k - i]
+        up = np.empty(n)
+        for r, h in enumerate(self.phases):
+            up[r::m] = np.convolve(self.decoded.view(k0 - h.size + 1, k0 + n // m), h,
+                                   "valid")
+        return np.clip(np.round(up), -32768, 32767).astype(np.int16)
 
 
 class OpusPath:
@@ -162,6 +184,17 @@ class OpusPath:
         self.resampler = av.AudioResampler(format="s16", layout="mono", rate=rate)
         self.queue = np.zeros(0, dtype=np.int16)
 
+    def forget(self, before: int) -> None:
+        """Nothing to forget: the encoder keeps only its own state."""
+
+    def block(self, start: int, pcm: NDArray[np.int16]) -> NDArray[np.int16]:
+        """One frame through libopus; frames must come in order, once each (the encoder
+        keeps state that cannot be wound back)."""
+        if start != self.pts:
+            raise ValueError(f"opus frames must come in order: got sample {start}, "
+                             f"expected {self.pts}")
+        return self(pcm)
+
     def __call__(self, frame: NDArray[np.int16]) -> NDArray[np.int16]:
         raw = self.av.AudioFrame.from_ndarray(frame.reshape(1, -1), format="s16",
                                               layout="mono")
@@ -179,6 +212,9 @@ class OpusPath:
         out[self.frame - take:] = queue[:take]
         self.queue = queue[take:]
         return out
+
+
+Codec = MulawPath | OpusPath  # with ``block(start, pcm)``: the samples from ``start`` on
 
 
 def make_codec(spec: CodecSpec, rate: int, frame: int) -> Codec:

@@ -11,25 +11,35 @@ as before (voicebench's audio, sample for sample).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import MISSING, dataclass, field
+from typing import Any, Literal
 
 NoiseKind = Literal["white", "babble", "music"]
 CodecKind = Literal["mulaw", "opus"]
 
-DEFAULT_BABBLE_VOICES = 4
-DEFAULT_NOISE_LOOP_MS = 8000.0
 # Opus frame durations (ms) the encoder accepts; the scenario's frame_ms must be one.
 OPUS_FRAME_MS = (10, 20, 40, 60)
 OPUS_RATES = (8000, 12000, 16000, 24000, 48000)
+
+
+def limited(default: Any = MISSING, *, low: float | None = None, high: float | None = None,
+            positive: bool = False, probability: bool = False) -> Any:
+    """A field with the limits the scenario file's reader checks on it: at least ``low``,
+    at most ``high``, above 0, a probability; a ``*_ms`` field is also at most an hour.
+    :mod:`speecheval.session.scenario_schema` makes the file's schema from these classes,
+    so each key is declared here only."""
+    limits = {"low": low, "high": high, "positive": positive, "probability": probability}
+    if default is MISSING:
+        return field(metadata=limits)
+    return field(default=default, metadata=limits)
 
 
 @dataclass(frozen=True)
 class Reflection:
     """One extra echo path: ``delay_ms`` after the direct echo, ``level_db`` relative to it."""
 
-    delay_ms: float
-    level_db: float
+    delay_ms: float = limited(positive=True)  # both required: no default given
+    level_db: float = limited()
 
 
 @dataclass(frozen=True)
@@ -37,8 +47,8 @@ class EchoSpec:
     """The agent's played audio, ``delay_ms`` later and ``level_db`` dB louder (negative:
     quieter), added to the microphone, plus optional room reflections."""
 
-    delay_ms: float
-    level_db: float
+    delay_ms: float = limited(100.0, positive=True)
+    level_db: float = -20.0
     reflections: tuple[Reflection, ...] = ()
 
 
@@ -47,14 +57,14 @@ class NoiseSpec:
     """A noise bed under the whole session at ``snr_db`` below the user's speech.
 
     The speech level is the RMS of all turn audio together; the bed is a loop of
-    ``loop_ms`` rendered once per session from ``seed``.
+    ``loop_ms`` rendered once per scenario from ``seed``; babble has ``voices`` talkers.
     """
 
     kind: NoiseKind
     snr_db: float
-    seed: int = 0
-    voices: int = DEFAULT_BABBLE_VOICES
-    loop_ms: float = DEFAULT_NOISE_LOOP_MS
+    seed: int = limited(0, low=0)
+    voices: int = limited(4, low=1, high=12)
+    loop_ms: float = limited(8000.0, low=1000)
 
 
 @dataclass(frozen=True)
@@ -62,7 +72,7 @@ class CodecSpec:
     """A telephone codec on the send path: G.711 mu-law at 8 kHz, or Opus at ``bitrate``."""
 
     kind: CodecKind
-    bitrate: int | None = None
+    bitrate: int | None = limited(None, low=6000, high=510000)
 
 
 @dataclass(frozen=True)
@@ -79,14 +89,14 @@ class NetworkSpec:
     hears silence for that frame.
     """
 
-    p_good_to_bad: float = 0.0
-    p_bad_to_good: float = 1.0
-    loss_good: float = 0.0
-    loss_bad: float = 1.0
-    jitter_ms: float = 0.0
-    reorder: float = 0.0
-    buffer_ms: float = 0.0
-    seed: int = 0
+    p_good_to_bad: float = limited(0.0, probability=True)
+    p_bad_to_good: float = limited(1.0, probability=True)
+    loss_good: float = limited(0.0, probability=True)
+    loss_bad: float = limited(1.0, probability=True)
+    jitter_ms: float = limited(0.0, low=0)
+    reorder: float = limited(0.0, probability=True)
+    buffer_ms: float = limited(0.0, low=0)
+    seed: int = limited(0, low=0)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from ..core.errors import InputError, SystemUnderTestError
 from ..core.option_pairs import parse_option_pairs
 from ..core.output import check_new_output_dir
 from .bench import MOCK, agent_name
+from .cli_options import session_options, with_url
 from .launch import transport_options
 from .load import parse_levels, run_load
 from .load_report import LOAD_MD, write_load
@@ -23,20 +24,14 @@ from .scenario import load_scenario
 
 
 @click.command("load")
-@click.argument("scenario_path", metavar="SCENARIO",
-                type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--agent", "agent", default=None, metavar="NAME|module:Class",
-              help="Transport agent (default: the scenario's adapter type).")
-@click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="Agent option (repeatable).")
-@click.option("--url", default=None, metavar="URL", help="Agent URL: short for -o url=URL.")
+@session_options(agent_help="Transport agent (default: the scenario's adapter type).",
+                 option_help="Agent option (repeatable).",
+                 out_help="New report directory (must not exist).")
 @click.option("--concurrency", "levels_text", default="1,2,4,8,16", show_default=True,
               metavar="K1,K2,...", help="Concurrency levels, rising.")
 @click.option("--duration", "duration_s", default=0.0, show_default=True,
               type=click.FloatRange(min=0.0), metavar="S",
               help="Seconds each level keeps starting sessions (0: one session a worker).")
-@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
-              help="New report directory (must not exist).")
 def load(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], url: str | None,
          levels_text: str, duration_s: float, out: Path) -> None:
     """Run SCENARIO at each concurrency level over real sockets; write load.json, load.md
@@ -48,9 +43,7 @@ def load(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], 
     if name == MOCK or not issubclass(registry.agent_class(name), AgentTransport):
         raise InputError(f"session load needs a transport agent (real sockets); {name} "
                          f"runs on the virtual clock; use one such as pcm-websocket")
-    if url is not None:
-        option_pairs = (*option_pairs, f"url={url}")
-    options = transport_options(scenario, name, parse_option_pairs(option_pairs))
+    options = transport_options(scenario, name, parse_option_pairs(with_url(option_pairs, url)))
     results = run_load(scenario, name, options, levels, duration_s)
     command = ["speecheval", "session", "load", str(scenario_path),
                *(["--agent", agent] if agent else []), "--concurrency", levels_text,

@@ -20,16 +20,15 @@ silence. The first ``buffer_ms`` of the session are silence too.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
 from .conditions import NetworkSpec
 
 Outcome = Literal["ok", "lost", "late"]
+DRAW_BLOCK = 256
 
 
 @dataclass(frozen=True)
@@ -44,35 +43,56 @@ class PacketFate:
 
 
 class NetworkModel:
-    """Decides each packet's fate in order and plays packets out of the jitter buffer."""
+    """Every packet's fate, drawn ahead in blocks of :data:`DRAW_BLOCK` packets (the
+    generator gives the same stream as drawing four numbers per packet), and the jitter
+    buffer, a delay of ``depth`` frames."""
 
-    def __init__(self, spec: NetworkSpec, frame_ms: float, frame: int) -> None:
+    def __init__(self, spec: NetworkSpec, frame_ms: float) -> None:
         self.spec = spec
         self.frame_ms = frame_ms
         self.rng = np.random.default_rng(spec.seed)
         self.bad = False
-        self.seq = 0
         self.depth = round(spec.buffer_ms / frame_ms)
-        self.silence = np.zeros(frame, dtype=np.int16)
-        self.buffer: deque[NDArray[np.int16]] = deque([self.silence] * self.depth)
+        self.states: list[bool] = []
+        self.delays: list[float] = []
+        self.reordered: list[bool] = []
+        self.outcomes: list[Outcome] = []
 
-    def fate(self) -> PacketFate:
-        """The next packet's fate (advances the channel)."""
+    def _draw(self) -> None:
+        """The next :data:`DRAW_BLOCK` packets' fates, the state chain walked in order."""
         spec = self.spec
-        u_loss, u_state, u_jitter, u_reorder = self.rng.random(4)
-        state: Literal["good", "bad"] = "bad" if self.bad else "good"
-        lost = u_loss < (spec.loss_bad if self.bad else spec.loss_good)
-        self.bad = (u_state >= spec.p_bad_to_good) if self.bad else (u_state < spec.p_good_to_bad)
-        reordered = bool(u_reorder < spec.reorder)
-        delay = float(u_jitter) * spec.jitter_ms + (self.frame_ms if reordered else 0.0)
-        outcome: Outcome = ("lost" if lost else "late" if delay > spec.buffer_ms + 1e-9
-                            else "ok")
-        fate = PacketFate(self.seq, state, round(delay, 3), reordered, outcome)
-        self.seq += 1
-        return fate
+        u_loss, u_state, u_jitter, u_reorder = self.rng.random((DRAW_BLOCK, 4)).T
+        states = []
+        bad = self.bad
+        for to_bad, stays_bad in zip((u_state < spec.p_good_to_bad).tolist(),
+                                     (u_state >= spec.p_bad_to_good).tolist(), strict=True):
+            states.append(bad)
+            bad = stays_bad if bad else to_bad
+        self.bad = bad
+        in_bad = np.asarray(states)
+        lost = u_loss < np.where(in_bad, spec.loss_bad, spec.loss_good)
+        reordered = u_reorder < spec.reorder
+        delay = u_jitter * spec.jitter_ms + np.where(reordered, self.frame_ms, 0.0)
+        late = delay > spec.buffer_ms + 1e-9
+        self.states += states
+        self.delays += delay.tolist()
+        self.reordered += reordered.tolist()
+        self.outcomes += ["lost" if x else "late" if y else "ok"
+                          for x, y in zip(lost.tolist(), late.tolist(), strict=True)]
 
-    def send(self, frame: NDArray[np.int16]) -> tuple[NDArray[np.int16], PacketFate]:
-        """Send one frame; return the frame the receiver plays now, and the sent one's fate."""
-        fate = self.fate()
-        self.buffer.append(frame if fate.outcome == "ok" else self.silence)
-        return self.buffer.popleft(), fate
+    def fate(self, seq: int) -> PacketFate:
+        """Packet ``seq``'s fate."""
+        while seq >= len(self.outcomes):
+            self._draw()
+        return PacketFate(seq, "bad" if self.states[seq] else "good",
+                          round(self.delays[seq], 3), self.reordered[seq], self.outcomes[seq])
+
+    def played(self, slot: int) -> int | None:
+        """The packet the receiver plays in frame slot ``slot`` (``depth`` frames after it
+        was sent), or ``None`` for silence (the buffer filling, or that packet missing)."""
+        seq = slot - self.depth
+        if seq < 0:
+            return None
+        while seq >= len(self.outcomes):
+            self._draw()
+        return seq if self.outcomes[seq] == "ok" else None

@@ -1,6 +1,6 @@
 """Noise beds under a whole session: white noise, babble, or music-like tone sequences.
 
-Each bed is a loop of ``loop_ms`` rendered once per session from its seed, scaled so that
+Each bed is a loop of ``loop_ms`` rendered once per scenario from its seed, scaled so that
 the user's speech (the RMS of all turn audio together) stands ``snr_db`` above it, and
 added to every frame the caller sends, speech or not, as a room or a street would be.
 
@@ -12,6 +12,8 @@ added to every frame the caller sends, speech or not, as a room or a street woul
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,8 +40,18 @@ NOTE_MS = 250.0
 BASS_MS = 1000.0
 
 
+@lru_cache(maxsize=8)
 def render_bed(spec: NoiseSpec, rate: int, speech_rms: float) -> NDArray[np.float64]:
-    """The bed's loop at ``rate``, at ``snr_db`` below ``speech_rms``."""
+    """The bed's loop at ``rate``, at ``snr_db`` below ``speech_rms`` (read-only).
+
+    Rendered once per scenario: every session of a scenario (``--repeat``, ``session
+    load``) has the same turns, so the same bed, and babble costs espeak-ng runs."""
+    bed = _render(spec, rate, speech_rms)
+    bed.flags.writeable = False
+    return bed
+
+
+def _render(spec: NoiseSpec, rate: int, speech_rms: float) -> NDArray[np.float64]:
     n = samples_for_ms(spec.loop_ms, rate)
     rng = np.random.default_rng(spec.seed)
     if spec.kind == "white":
@@ -90,6 +102,7 @@ class NoiseBed:
         self.loop = loop
 
     def add(self, mic: NDArray[np.float64], pos: int) -> None:
+        """Add the bed from sample ``pos`` on (any length: the loop wraps) to ``mic``."""
         size = self.loop.size
         at = pos % size
         if at + mic.size <= size:

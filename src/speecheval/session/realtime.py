@@ -240,6 +240,26 @@ class UserFeed(Protocol):
 
 
 
+class AgentListener(Protocol):
+    """Hears the agent audio as it plays (``push``) and says whether the agent is
+    talking (``speaking``); :class:`StreamingVad` is one."""
+
+    def push(self, samples: NDArray[np.int16]) -> object: ...
+
+    @property
+    def speaking(self) -> bool: ...
+
+
+@runtime_checkable
+class ListeningFeed(Protocol):
+    """A feed that needs the agent's speech itself (turns triggered by it): the runner
+    feeds its ``listener`` the agent audio of every frame, the tail's included, and asks
+    that listener whether the agent is still talking rather than running a second
+    detector on the same audio."""
+
+    listener: AgentListener
+
+
 @runtime_checkable
 class TailFeed(Protocol):
     """A feed that also makes the frames after the script (the tail), which are otherwise
@@ -265,11 +285,11 @@ class ArrayFeed:
 
 async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
                 max_frames: int | None, stall_timeout_s: float,
-                agent_vad: StreamingVad | None) -> list[NDArray[np.int16]]:
+                listener: AgentListener | None, hold: bool) -> list[NDArray[np.int16]]:
     """Send frames on absolute deadlines; return the frames sent, in order.
 
-    ``agent_vad`` (None: stop after the tail) hears the agent audio as it plays and holds
-    the session open after the tail while the agent is talking.
+    ``listener`` hears the agent audio as it plays; with ``hold`` it holds the session
+    open after the tail while the agent is talking (without: stop after the tail).
     """
     frame_s = frame / session.rate
     sent: list[NDArray[np.int16]] = []
@@ -288,15 +308,15 @@ async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
         now = min(session.now_sample(), len(sent) * frame)
         played = session.playout.segment(cursor, now)
         cursor = max(cursor, now)
-        if agent_vad is not None:
-            agent_vad.push(played)
+        if listener is not None:
+            listener.push(played)
         if not script_over:
             pcm = feed.next_frame(len(sent), played)
             script_over = pcm is None
         if pcm is None:
             if tail_left > 0:
                 tail_left -= 1
-            elif not _agent_talking(session, agent_vad, now):
+            elif not (hold and _agent_talking(session, listener, now)):
                 break
             pcm = (feed.tail_frame(len(sent), played) if isinstance(feed, TailFeed)
                    else silence)
@@ -322,12 +342,12 @@ async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
     return sent
 
 
-def _agent_talking(session: _Session, agent_vad: StreamingVad | None, now: int) -> bool:
+def _agent_talking(session: _Session, listener: AgentListener | None, now: int) -> bool:
     """Whether the agent is still talking at sample ``now``: its speech segment is open, or
     audible audio is queued to play after ``now`` (not yet heard by the detector)."""
-    if agent_vad is None:
+    if listener is None:
         return False
-    return agent_vad.speaking or session.playout.audible_end > now
+    return listener.speaking or session.playout.audible_end > now
 
 
 async def _finish(session: _Session, receiver: asyncio.Task[None]) -> None:
@@ -373,10 +393,11 @@ async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] 
     ``tail_ms`` the silence streamed after the track, ``max_duration_ms`` caps the
     session (None: no cap). With ``agent_vad`` (the scenario's agent-track detector
     settings), silence keeps streaming after the tail until the agent is silent by that
-    detector and no audible agent audio is queued; without it, the session ends with the
-    tail. A send that blocks longer than ``stall_timeout_ms`` is a stall fault. Returns
-    the recording; the agent's faults (including failing to connect) are in
-    ``recording.fault``, not raised. Bad arguments raise :class:`InputError`.
+    detector and no audible agent audio is queued (a :class:`ListeningFeed`'s listener is
+    that detector); without it, the session ends with the tail. A send that blocks
+    longer than ``stall_timeout_ms`` is a stall fault. Returns the recording; the agent's
+    faults (including failing to connect) are in ``recording.fault``, not raised. Bad
+    arguments raise :class:`InputError`.
     """
     frame = sample_rate * frame_ms // 1000
     if frame <= 0 or frame * 1000 != sample_rate * frame_ms:
@@ -400,9 +421,11 @@ async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] 
     receiver = asyncio.create_task(_receive(session))
     sent: list[NDArray[np.int16]] = []
     try:
-        hold = None if agent_vad is None else StreamingVad(sample_rate, agent_vad)
+        listener: AgentListener | None = (
+            feed.listener if isinstance(feed, ListeningFeed)
+            else None if agent_vad is None else StreamingVad(sample_rate, agent_vad))
         sent = await _send(session, feed, frame, tail_frames, max_frames,
-                           stall_timeout_ms / 1000.0, hold)
+                           stall_timeout_ms / 1000.0, listener, agent_vad is not None)
     finally:
         await _finish(session, receiver)
     sent_samples = np.concatenate(sent) if sent else np.zeros(0, dtype=np.int16)

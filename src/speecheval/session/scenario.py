@@ -16,16 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from ..core.errors import InputError
 from ..core.timebase import MAX_AUDIO_MS
 from ..vad.streaming import VadSettings
-from .conditions import (
-    OPUS_FRAME_MS,
-    OPUS_RATES,
-    CodecSpec,
-    Conditions,
-    EchoSpec,
-    NetworkSpec,
-    NoiseSpec,
-    Reflection,
-)
+from .conditions import OPUS_FRAME_MS, OPUS_RATES, CodecSpec, Conditions
 from .task_judge import JudgeSpec
 
 if TYPE_CHECKING:  # pydantic is imported only when a scenario is read
@@ -274,43 +265,34 @@ class _Reader:
     def conditions(self, model: ConditionsModel | None, rate: int,
                    frame_ms: float) -> Conditions:
         """The send-path conditions, checked against the session's rate and frame."""
+        from .scenario_schema import spec_from
+
         if model is None:
             return Conditions()
         where: KeyPath = ("conditions",)
-        echo = noise = codec = network = None
-        if model.echo is not None:
-            if model.echo.delay_ms < frame_ms:
-                raise self.error(where + ("echo", "delay_ms"),
-                                 f"must be at least frame_ms ({frame_ms:g} ms): the echo of "
-                                 "a frame can only reach a later frame, got "
-                                 f"{model.echo.delay_ms:g}")
-            echo = EchoSpec(delay_ms=model.echo.delay_ms, level_db=model.echo.level_db,
-                            reflections=tuple(Reflection(r.delay_ms, r.level_db)
-                                              for r in model.echo.reflections))
-        if model.noise is not None:
-            n = model.noise
-            if "voices" in n.model_fields_set and n.kind != "babble":
-                raise self.error(where + ("noise", "voices"),
-                                 f"applies to kind: babble only, not {n.kind}")
-            noise = NoiseSpec(kind=n.kind, snr_db=n.snr_db, seed=n.seed, voices=n.voices,
-                              loop_ms=n.loop_ms)
-        if model.codec is not None:
-            codec = self.codec(model.codec.kind, model.codec.bitrate, rate, frame_ms)
-        if model.network is not None:
-            m = model.network
-            if m.buffer_ms % frame_ms:
-                raise self.error(where + ("network", "buffer_ms"),
-                                 f"must be a whole number of frames ({frame_ms:g} ms each), "
-                                 f"got {m.buffer_ms:g}")
-            network = NetworkSpec(p_good_to_bad=m.p_good_to_bad, p_bad_to_good=m.p_bad_to_good,
-                                  loss_good=m.loss_good, loss_bad=m.loss_bad,
-                                  jitter_ms=m.jitter_ms, reorder=m.reorder,
-                                  buffer_ms=m.buffer_ms, seed=m.seed)
-        return Conditions(echo=echo, noise=noise, codec=codec, network=network)
+        given = model.model_dump(exclude_unset=True)
+        conditions = spec_from(Conditions, model)
+        echo, noise, codec, network = (conditions.echo, conditions.noise, conditions.codec,
+                                       conditions.network)
+        if echo is not None and echo.delay_ms < frame_ms:
+            raise self.error(where + ("echo", "delay_ms"),
+                             f"must be at least frame_ms ({frame_ms:g} ms): the echo of "
+                             f"a frame can only reach a later frame, got {echo.delay_ms:g}")
+        if noise is not None and "voices" in given["noise"] and noise.kind != "babble":
+            raise self.error(where + ("noise", "voices"),
+                             f"applies to kind: babble only, not {noise.kind}")
+        if codec is not None:
+            self.check_codec(codec, rate, frame_ms)
+        if network is not None and network.buffer_ms % frame_ms:
+            raise self.error(where + ("network", "buffer_ms"),
+                             f"must be a whole number of frames ({frame_ms:g} ms each), "
+                             f"got {network.buffer_ms:g}")
+        return conditions
 
-    def codec(self, kind: str, bitrate: int | None, rate: int, frame_ms: float) -> CodecSpec:
+    def check_codec(self, codec: CodecSpec, rate: int, frame_ms: float) -> None:
         where: KeyPath = ("conditions", "codec")
-        if kind == "mulaw":
+        bitrate = codec.bitrate
+        if codec.kind == "mulaw":
             if bitrate is not None:
                 raise self.error(where + ("bitrate",), "G.711 mu-law is always 64 kbit/s; "
                                                        "bitrate applies to opus only")
@@ -318,7 +300,7 @@ class _Reader:
                 raise self.error(where + ("kind",), f"mu-law runs at 8 kHz and needs a "
                                                     f"sample_rate that is a multiple of 8000, "
                                                     f"got {rate}")
-            return CodecSpec(kind="mulaw")
+            return
         if bitrate is None:
             raise self.error(where + ("bitrate",), "is required for opus (bits per second, "
                                                    "6000 to 510000)")
@@ -329,7 +311,6 @@ class _Reader:
             raise self.error(where + ("kind",), f"opus frames are "
                                                 f"{', '.join(map(str, OPUS_FRAME_MS))} ms; "
                                                 f"frame_ms is {frame_ms:g}")
-        return CodecSpec(kind="opus", bitrate=bitrate)
 
     def turns(self, model: ScenarioModel) -> tuple[Turn, ...]:
         turns: list[Turn] = []

@@ -13,14 +13,34 @@ file, so that ``speecheval --help`` does not.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, fields, is_dataclass
+from functools import reduce
+from types import UnionType
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from pydantic import AfterValidator, BeforeValidator, Field, JsonValue, create_model
 
 from ..core.schema import Schema
 from ..vad.streaming import VadSettings
-from .conditions import DEFAULT_BABBLE_VOICES, DEFAULT_NOISE_LOOP_MS, CodecKind, NoiseKind
+from .conditions import (
+    CodecSpec,
+    Conditions,
+    EchoSpec,
+    NetworkSpec,
+    NoiseSpec,
+    Reflection,
+)
 from .scenario import (
     ASSERTIONS,
     DEFAULT_FRAME_MS,
@@ -39,6 +59,8 @@ from .scenario import (
     SynthKind,
     VadEngine,
 )
+
+S = TypeVar("S")
 
 
 def _within_an_hour(value: float) -> float:
@@ -202,57 +224,6 @@ def _probability(value: float) -> float:
     return value
 
 
-Probability = Annotated[float, AfterValidator(_probability)]
-Seed = Annotated[int, AfterValidator(_at_least(0))]
-
-
-class ReflectionModel(Schema):
-    """One room reflection of the echo, relative to the direct echo."""
-
-    delay_ms: MsAbove0
-    level_db: float
-
-
-class EchoModel(Schema):
-    """``conditions.echo``: the agent's voice back in the user's microphone."""
-
-    delay_ms: MsAbove0 = 100.0
-    level_db: float = -20.0
-    reflections: tuple[ReflectionModel, ...] = ()
-
-
-class NoiseModel(Schema):
-    """``conditions.noise``: a bed under the session at a signal-to-noise ratio."""
-
-    kind: NoiseKind
-    snr_db: float
-    seed: Seed = 0
-    voices: Annotated[int, AfterValidator(_at_least(1)),
-                      AfterValidator(_at_most(12))] = DEFAULT_BABBLE_VOICES
-    loop_ms: Annotated[Ms, AfterValidator(_at_least(1000))] = DEFAULT_NOISE_LOOP_MS
-
-
-class CodecModel(Schema):
-    """``conditions.codec``: G.711 mu-law, or Opus at a bitrate."""
-
-    kind: CodecKind
-    bitrate: Annotated[int, AfterValidator(_at_least(6000)),
-                       AfterValidator(_at_most(510000))] | None = None
-
-
-class NetworkModel(Schema):
-    """``conditions.network``: Gilbert-Elliott loss, jitter, reordering, jitter buffer."""
-
-    p_good_to_bad: Probability = 0.0
-    p_bad_to_good: Probability = 1.0
-    loss_good: Probability = 0.0
-    loss_bad: Probability = 1.0
-    jitter_ms: MsAtLeast0 = 0.0
-    reorder: Probability = 0.0
-    buffer_ms: MsAtLeast0 = 0.0
-    seed: Seed = 0
-
-
 class JudgeModel(Schema):
     """``judge``: the caller's task and the OpenAI-compatible endpoint that judges it."""
 
@@ -265,13 +236,82 @@ class JudgeModel(Schema):
     timeout_s: Annotated[float, AfterValidator(_above(0))] = 60.0
 
 
-class ConditionsModel(Schema):
-    """``conditions``: what happens to the user's audio on its way to the agent."""
+def _schema_type(annotation: Any, models: Mapping[type, type[Schema]]) -> Any:
+    """A spec field's type with the specs in it replaced by their models."""
+    if annotation in models:
+        return models[annotation]
+    args = get_args(annotation)
+    if get_origin(annotation) is tuple:
+        return tuple[_schema_type(args[0], models), ...]  # type: ignore[misc]
+    if get_origin(annotation) in (Union, UnionType):
+        return reduce(operator.or_, (_schema_type(arg, models) for arg in args))
+    return annotation
 
-    echo: EchoModel | None = None
-    noise: NoiseModel | None = None
-    codec: CodecModel | None = None
-    network: NetworkModel | None = None
+
+def _limited(name: str, annotation: Any, limits: Mapping[str, Any]) -> Any:
+    """``annotation`` with the field's limits (see :func:`.conditions.limited`) checked;
+    on ``X | None``, on the ``X``."""
+    checks = [AfterValidator(_within_an_hour)] if name.endswith("_ms") else []
+    if limits.get("positive"):
+        checks.append(AfterValidator(_above(0)))
+    if limits.get("low") is not None:
+        checks.append(AfterValidator(_at_least(limits["low"])))
+    if limits.get("high") is not None:
+        checks.append(AfterValidator(_at_most(limits["high"])))
+    if limits.get("probability"):
+        checks.append(AfterValidator(_probability))
+    if not checks:
+        return annotation
+    args = get_args(annotation)
+    if type(None) in args:
+        (inner,) = (arg for arg in args if arg is not type(None))
+        return Annotated[inner, *checks] | None
+    return Annotated[annotation, *checks]
+
+
+def spec_model(spec: type, models: dict[type, type[Schema]], key: str) -> type[Schema]:
+    """The schema of the ``conditions`` part ``key`` made from its dataclass ``spec``: a
+    key per field, with its type, default and limits; the specs it holds (in ``models``,
+    to which this one is added) as their models."""
+    hints = get_type_hints(spec)
+    keys: dict[str, Any] = {
+        f.name: (_limited(f.name, _schema_type(hints[f.name], models), f.metadata),
+                 ... if f.default is MISSING else f.default)
+        for f in fields(spec)}
+    model = create_model(f"{spec.__name__}Model", __base__=Schema,
+                         __doc__=f"``{key}``: {spec.__doc__}", **keys)
+    models[spec] = model
+    return model
+
+
+def spec_from(spec: type[S], model: Schema) -> S:
+    """The dataclass ``spec`` holding what ``model`` (made by :func:`spec_model`) read."""
+    hints = get_type_hints(spec)
+
+    def value(annotation: Any, given: Any) -> Any:
+        if isinstance(given, Schema):
+            (nested,) = (arg for arg in (annotation, *get_args(annotation))
+                         if isinstance(arg, type) and is_dataclass(arg))
+            return spec_from(nested, given)
+        if isinstance(given, tuple):
+            return tuple(value(get_args(annotation)[0], item) for item in given)
+        return given
+
+    return spec(**{f.name: value(hints[f.name], getattr(model, f.name))
+                   for f in fields(spec)})  # type: ignore[arg-type]
+
+
+_MODELS: dict[type, type[Schema]] = {}  # the conditions' specs, nested ones first
+spec_model(Reflection, _MODELS, "conditions.echo.reflections")
+spec_model(EchoSpec, _MODELS, "conditions.echo")
+spec_model(NoiseSpec, _MODELS, "conditions.noise")
+spec_model(CodecSpec, _MODELS, "conditions.codec")
+spec_model(NetworkSpec, _MODELS, "conditions.network")
+
+if TYPE_CHECKING:
+    ConditionsModel = Schema
+else:  # ``conditions``: what happens to the user's audio on its way to the agent
+    ConditionsModel = spec_model(Conditions, _MODELS, "conditions")
 
 
 def _turns_not_empty(turns: tuple[TurnModel, ...]) -> tuple[TurnModel, ...]:

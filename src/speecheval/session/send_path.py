@@ -1,4 +1,4 @@
-"""The user's send path under the scenario's conditions, one frame at a time.
+"""The user's send path under the scenario's conditions.
 
 For each frame the caller sends: the script's samples, plus the noise bed, plus the echo
 of the agent audio that has played, make the microphone signal; the codec encodes and
@@ -8,6 +8,14 @@ The order is that of a real call: the room, then the phone, then the network.
 Both clocks use this class, so a scenario's conditions mean the same on either. The
 recording keeps the clean script as ``user`` (the reference the metrics measure the
 caller's speech on) and what the agent received as ``sent``.
+
+The room and the codec are worked out a stretch of frames at a time (numpy's cost is per
+call, not per sample). The virtual clock lets the path run ``ahead`` frames past the
+frame being sent: the script there is what is known so far (a turn that starts later
+says so through :meth:`SendPath.user_changed`, and the path works that stretch out
+again), and the echo of the agent's audio is only read where it has played, because the
+path never runs further ahead than the echo's delay. The network's fates are drawn from
+its seed for whole blocks of packets. So the bytes are those of one frame at a time.
 """
 
 from __future__ import annotations
@@ -16,11 +24,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import events as ev
-from .codecs import Codec, make_codec
+from .codecs import Codec, OpusPath, make_codec
 from .conditions import Conditions
-from .echo import AgentHistory, Echo
+from .echo import Echo
 from .network import NetworkModel
 from .noise_beds import NoiseBed, render_bed
+from .track import Track
+
+CAPACITY = 1 << 16
 
 
 def speech_rms(clips: list[NDArray[np.int16]]) -> float:
@@ -31,52 +42,88 @@ def speech_rms(clips: list[NDArray[np.int16]]) -> float:
 
 
 class SendPath:
-    """Applies ``conditions`` to each user frame; keeps what it sent and its events."""
+    """Applies ``conditions`` to the user's frames; keeps what it sent and its events.
+
+    ``user`` and ``agent`` are the clean script and the agent audio as played, by sample
+    (the virtual runner's own tracks; on the real clock :meth:`send` fills fresh ones).
+    """
 
     def __init__(self, conditions: Conditions, rate: int, frame_ms: float, frame: int,
-                 clips: list[NDArray[np.int16]]) -> None:
+                 clips: list[NDArray[np.int16]], user: Track[np.int16] | None = None,
+                 agent: Track[np.int16] | None = None, ahead: int = 1) -> None:
         self.rate, self.frame, self.frame_ms = rate, frame, frame_ms
-        self.agent = AgentHistory()
+        self.user = user if user is not None else Track(CAPACITY, np.int16)
+        self.agent = agent if agent is not None else Track(CAPACITY, np.int16)
+        self.agent_played = 0  # how much of ``agent`` :meth:`send` has been given
         self.echo = None if conditions.echo is None else Echo(conditions.echo, rate)
         self.noise = None if conditions.noise is None else NoiseBed(
             render_bed(conditions.noise, rate, speech_rms(clips)))
         self.codec: Codec | None = (None if conditions.codec is None
                                     else make_codec(conditions.codec, rate, frame))
         self.network = (None if conditions.network is None
-                        else NetworkModel(conditions.network, frame_ms, frame))
-        self.sent: list[NDArray[np.int16]] = []
+                        else NetworkModel(conditions.network, frame_ms))
+        if self.echo is not None:  # the echo's delay is at least a frame (scenario reader)
+            ahead = min(ahead, self.echo.direct // frame)
+        if isinstance(self.codec, OpusPath):  # libopus cannot work a frame out again
+            ahead = 1
+        self.ahead = max(ahead, 1)
+        self.coded: Track[np.int16] = Track(CAPACITY, np.int16)  # after room and codec
+        self.done = 0  # samples of ``coded`` worked out
+        self.out: Track[np.int16] = Track(CAPACITY, np.int16)  # after the network
+        self.frames = 0
         self.events: list[ev.Event] = []
-
-    @property
-    def agent_played(self) -> int:
-        """How much of the agent track the echo has been given."""
-        return self.agent.size
 
     def send(self, index: int, clean: NDArray[np.int16],
              agent_played: NDArray[np.int16]) -> NDArray[np.int16]:
-        """Frame ``index`` as the agent receives it. ``agent_played`` is the agent audio
-        that played since the previous call (contiguous from sample 0)."""
-        self.agent.push(agent_played)
-        pos = index * self.frame
-        out = clean
+        """Frame ``index`` as the agent receives it, given its script ``clean``, and
+        ``agent_played``, the agent audio that played since the previous call."""
+        self.user.write(index * self.frame, clean)
+        self.agent.write(self.agent_played, agent_played)
+        self.agent_played += agent_played.size
+        return self.frame_out(index)
+
+    def user_changed(self, pos: int) -> None:
+        """The script changed from sample ``pos`` on (a turn started): work it out again."""
+        self.done = min(self.done, pos)
+
+    def frame_out(self, index: int) -> NDArray[np.int16]:
+        """Frame ``index`` as the agent receives it, from ``user`` and ``agent``."""
+        start = index * self.frame
+        end = start + self.frame
+        if self.done < end:
+            self._work_out(start, (index + self.ahead) * self.frame)
+        self.frames = index + 1
+        if self.network is None:
+            return self.coded.view(start, end)  # never worked out again: it is sent
+        fate = self.network.fate(index)
+        self.events.append(ev.NetworkPacket(
+            t_ms=index * self.frame_ms, seq=fate.seq, state=fate.state,
+            delay_ms=fate.delay_ms, reordered=fate.reordered, outcome=fate.outcome))
+        played = self.network.played(index)
+        if played is not None:
+            self.out.write(start, self.coded.view(played * self.frame,
+                                                  (played + 1) * self.frame))
+        return self.out.view(start, end)
+
+    def _work_out(self, now: int, horizon: int) -> None:
+        """Room and codec from ``done`` up to ``horizon``; the frame being sent starts at
+        sample ``now``, and no turn can start before it any more."""
+        start = self.done
+        out = self.user.view(start, horizon)
         if self.echo is not None or self.noise is not None:
-            mic = clean.astype(np.float64)
+            mic = out.astype(np.float64)
             if self.noise is not None:
-                self.noise.add(mic, pos)
+                self.noise.add(mic, start)
             if self.echo is not None:
-                self.echo.add(mic, pos, self.agent)
+                self.echo.add(mic, start, self.agent)
             out = np.clip(np.round(mic), -32768, 32767).astype(np.int16)
         if self.codec is not None:
-            out = self.codec(out)
-        if self.network is not None:
-            out, fate = self.network.send(out)
-            self.events.append(ev.NetworkPacket(
-                t_ms=index * self.frame_ms, seq=fate.seq, state=fate.state,
-                delay_ms=fate.delay_ms, reordered=fate.reordered, outcome=fate.outcome))
-        self.sent.append(out)
-        return out
+            self.codec.forget(now)
+            out = self.codec.block(start, out)
+        self.coded.write(start, out)
+        self.done = horizon
 
     def track(self) -> NDArray[np.int16]:
         """Everything sent, in order."""
-        return (np.concatenate(self.sent) if self.sent
-                else np.zeros(0, dtype=np.int16))
+        sent = self.coded if self.network is None else self.out
+        return sent.view(0, self.frames * self.frame).copy()

@@ -34,12 +34,12 @@ _EPS_S = 1e-9
 class TurnScheduler:
     """Starts turns in order from the agent speech observed so far; logs a ``turn`` event each.
 
-    ``observe_agent`` must receive the agent track contiguously from sample 0, and only
-    audio that has already played (a later clear cannot remove it). ``vad`` is the energy
+    ``push`` must receive the agent track contiguously from sample 0, and only audio
+    that has already played (a later clear cannot remove it). ``vad`` is the energy
     detector with the ``vad.agent`` settings, which says whether the agent is still
-    talking at the end of the session (as the real-clock runner's own detector does);
-    the anchors come from the declared engine, which is the same detector unless it is
-    Silero.
+    talking (:attr:`speaking`: at the end of the session, on either clock); the anchors
+    come from the declared engine, which is the same detector unless it is Silero, and
+    which stops listening once every turn has started.
     """
 
     def __init__(self, scenario: Scenario, clips: list[NDArray[np.int16]]) -> None:
@@ -59,14 +59,21 @@ class TurnScheduler:
         """Every turn has started."""
         return self.next_turn >= len(self.turns)
 
-    def observe_agent(self, played: NDArray[np.int16]) -> None:
+    @property
+    def speaking(self) -> bool:
+        """The agent is talking: the detector has a segment open."""
+        return self.vad.speaking
+
+    def push(self, played: NDArray[np.int16]) -> None:
         """Feed agent audio that has played since the last call to the speech detector."""
-        if played.size:
+        if not played.size:
+            return
+        if self.anchor_detector is self.vad or not self.finished:
             for boundary in self.anchor_detector.push(played):
                 (self.onsets if boundary.kind == "onset" else self.offsets).append(
                     boundary.time_s)
-            if self.anchor_detector is not self.vad:
-                self.vad.push(played)
+        if self.anchor_detector is not self.vad:
+            self.vad.push(played)
 
     def _anchor(self, turn: Turn) -> float | None:
         after = turn.start.after
@@ -106,11 +113,13 @@ class ScriptFeed:
     """The scenario's user track, made frame by frame on the real clock (a ``UserFeed``).
 
     Frames are silence until a turn is due; the script is over (``None``) once the last
-    turn has been sent in full, and the runner's tail follows.
+    turn has been sent in full, and the runner's tail follows. The scheduler is the feed's
+    ``listener`` (a ``ListeningFeed``): the runner feeds it the agent audio of every
+    frame and asks it whether the agent is still talking, one detector for both jobs.
     """
 
     def __init__(self, scenario: Scenario, clips: list[NDArray[np.int16]], frame: int) -> None:
-        self.scheduler = TurnScheduler(scenario, clips)
+        self.scheduler = self.listener = TurnScheduler(scenario, clips)
         self.frame = frame
         self.pending = np.zeros(0, dtype=np.int16)
         self.send = (SendPath(scenario.conditions, scenario.sample_rate, scenario.frame_ms,
@@ -119,7 +128,6 @@ class ScriptFeed:
 
     def next_frame(self, index: int,
                    agent_played: NDArray[np.int16]) -> NDArray[np.int16] | None:
-        self.scheduler.observe_agent(agent_played)
         if self.pending.size == 0:
             clip = self.scheduler.due(index * self.frame)
             if clip is None and self.scheduler.finished:

@@ -27,29 +27,13 @@ from . import events as ev
 from .recording import SessionRecording
 from .scenario import Scenario
 from .send_path import SendPath
+from .track import Track
 from .turn_schedule import TurnScheduler
 
 _EPS_S = 1e-9
-
-
-class _Track:
-    """A growable int16 buffer indexed by sample."""
-
-    def __init__(self, capacity: int) -> None:
-        self.data = np.zeros(max(capacity, 1), dtype=np.int16)
-
-    def write(self, pos: int, samples: NDArray[np.int16]) -> None:
-        end = pos + samples.size
-        if end > self.data.size:
-            grown = np.zeros(max(end, 2 * self.data.size), dtype=np.int16)
-            grown[:self.data.size] = self.data
-            self.data = grown
-        self.data[pos:end] = samples
-
-    def view(self, start: int, end: int) -> NDArray[np.int16]:
-        if end > self.data.size:
-            self.write(end, np.zeros(0, dtype=np.int16))
-        return self.data[start:end]
+# How far the send path may work ahead of the frame it sends (at most the echo's delay):
+# its numpy calls then cost per stretch, not per frame.
+SEND_AHEAD_FRAMES = 25
 
 
 def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
@@ -59,10 +43,11 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
     frame = max(1, samples_for_ms(scenario.frame_ms, rate))
     max_samples = samples_for_ms(scenario.max_duration_ms, rate)
     pcm_clips = [to_int16(clip) for clip in clips]
-    user = _Track(max_samples + frame)
-    agent_track = _Track(max_samples + frame)
+    user = Track(max_samples + frame, np.int16)
+    agent_track = Track(max_samples + frame, np.int16)
     schedule = TurnScheduler(scenario, pcm_clips)
-    send = (SendPath(scenario.conditions, rate, scenario.frame_ms, frame, pcm_clips)
+    send = (SendPath(scenario.conditions, rate, scenario.frame_ms, frame, pcm_clips,
+                     user=user, agent=agent_track, ahead=SEND_AHEAD_FRAMES)
             if scenario.conditions.any else None)
     log: list[ev.Event] = [ev.SessionStart(t_ms=0.0, sample_rate=rate,
                                            frame_ms=scenario.frame_ms, clock="virtual")]
@@ -84,13 +69,17 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
             clip = schedule.due(pos)
             if clip is not None:
                 user.write(pos, clip)
+                if send is not None:
+                    send.user_changed(pos)
                 log.append(schedule.events[-1])
         try:
-            sent = user.view(pos, pos + frame)[:]
-            if send is not None:  # the scenario's conditions: echo, noise, codec, network
-                sent = send.send(i, sent, agent_track.view(send.agent_played, pos))
-                log.extend(send.events)
-                send.events.clear()
+            if send is None:
+                sent = user.view(pos, pos + frame)[:]
+            else:  # the scenario's conditions: echo, noise, codec, network
+                sent = send.frame_out(i)
+                if send.events:
+                    log.extend(send.events)
+                    send.events.clear()
             sent.flags.writeable = False  # the agent gets a read-only view, not a copy
             replies = agent.process(sent, t)
         except Exception as exc:  # a plug-in agent's failure is the system under test's
@@ -106,7 +95,7 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
         end = i * frame
         if schedule.finished and end / rate + _EPS_S >= schedule.prev_end_s + tail_s:
             vad_pos = _catch_up(schedule, agent_track, vad_pos, end)
-            if not schedule.vad.speaking and playout <= end:
+            if not schedule.speaking and playout <= end:
                 break
     end = i * frame
     log.append(ev.End(t_ms=end * 1000.0 / rate))
@@ -116,7 +105,7 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
                             sent=None if send is None else send.track())
 
 
-def _catch_up(schedule: TurnScheduler, track: _Track, vad_pos: int, pos: int) -> int:
+def _catch_up(schedule: TurnScheduler, track: Track[np.int16], vad_pos: int, pos: int) -> int:
     """Feed the agent audio played up to ``pos`` to the detector; return the new position.
 
     The detector is fed only when a decision needs it (a turn waiting on the agent's
@@ -125,11 +114,11 @@ def _catch_up(schedule: TurnScheduler, track: _Track, vad_pos: int, pos: int) ->
     for a fraction of the cost.
     """
     if pos > vad_pos:
-        schedule.observe_agent(track.view(vad_pos, pos))
+        schedule.push(track.view(vad_pos, pos))
     return max(pos, vad_pos)
 
 
-def _handle(reply: object, pos: int, rate: int, playout: int, track: _Track,
+def _handle(reply: object, pos: int, rate: int, playout: int, track: Track[np.int16],
             log: list[ev.Event]) -> int:
     """Apply one agent event to the playout buffer and the log; return the new playout."""
     t_ms = pos * 1000.0 / rate
