@@ -62,7 +62,7 @@ def _tree(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tree = _tree(tmp_path_factory.mktemp("tree15") / "tree")
-    assert main(["fdb15", "score", "--tree", str(tree)]) == 0
+    assert main(["fdb15", "score", "--tree", str(tree), "--jobs", "1"]) == 0
     return tree / "fdb15-timing"
 
 
@@ -128,9 +128,11 @@ def test_scenario_summaries(scored: Path) -> None:
     assert silent["response_statuses"]["no_response"]["count"] == 1
 
 
-def test_same_bytes_every_time(scored: Path) -> None:
+def test_same_bytes_every_time_and_with_two_worker_processes(scored: Path) -> None:
+    # the fixture timed the trials in this process (--jobs 1); here two workers do
     again = scored.parent / "again"
-    assert main(["fdb15", "score", "--tree", str(scored.parent), "--out", str(again)]) == 0
+    assert main(["fdb15", "score", "--tree", str(scored.parent), "--out", str(again),
+                 "--jobs", "2"]) == 0
     assert (again / "timing-samples.jsonl").read_bytes() == (
         scored / "timing-samples.jsonl").read_bytes()
     first = json.loads((scored / "timing.json").read_text())
@@ -147,11 +149,13 @@ def test_same_bytes_every_time(scored: Path) -> None:
      "context_text"),
     (lambda f: (f / "input.wav").write_bytes(b"RIFF nonsense"), "input.wav"),
 ])
+@pytest.mark.parametrize("jobs", ["1", "2"])
 def test_bad_input_names_sample_and_file_and_writes_nothing(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], breaks, message: str) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], breaks, message: str,
+        jobs: str) -> None:
     tree = _tree(tmp_path / "tree")
     breaks(tree / "user_backchannel/1")
-    assert main(["fdb15", "score", "--tree", str(tree)]) == 2
+    assert main(["fdb15", "score", "--tree", str(tree), "--jobs", jobs]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
     assert "sample user_backchannel/1" in err and message in err

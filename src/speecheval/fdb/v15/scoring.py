@@ -9,6 +9,9 @@ input (exit 2, naming the sample and the file), and nothing is written.
 Per trial: Silero segments of output.wav give the event-anchored timing
 (:func:`.timing.trial_timing`) against the window of metadata.json, and Silero segments
 of input.wav and output.wav give the official intervals (:mod:`.official_timing`).
+The trials are timed through a :class:`~speecheval.core.executor.Executor` (``--jobs``,
+``--executor``): each process loads Silero once (:func:`process_vad`) and the results come
+back in trial order, so the files do not depend on where the trials ran.
 Per scenario: the share of each status with its Wilson interval, and the median stop and
 response latency with a whole-sample bootstrap interval (v1.0's
 :class:`..v10.aggregate.LatencyQuantiles`: 2000 resamples, seed 0, the rank rule of
@@ -24,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.audio import Audio, read_mono
 from ...core.errors import InputError
+from ...core.executor import Executor
+from ...core.progress import Advance
 from ...core.results import Result
 from ...core.timebase import to_us
 from ...core.timeline import Span
@@ -148,6 +153,31 @@ def score_trial(trial: TrialInput, vad: Vad) -> ScoredTrial:
                        output_end_us=output_end,
                        timing=trial_timing(output_segments, window, output_end),
                        official=official_timing(input_segments, output_segments))
+
+
+_process_vad: list[Vad] = []
+"""This process's Silero, loaded by the first :func:`process_vad` call."""
+
+
+def process_vad() -> Vad:
+    """This process's Silero (loaded once per process: here, or in each worker)."""
+    if not _process_vad:
+        from ...vad.silero import SileroVad
+
+        _process_vad.append(SileroVad())
+    return _process_vad[0]
+
+
+def score_trial_here(trial: TrialInput) -> ScoredTrial:
+    """:func:`score_trial` with this process's Silero (the executor's work item)."""
+    return score_trial(trial, process_vad())
+
+
+def score_trials(trials: Sequence[TrialInput], executor: Executor,
+                 advance: Advance) -> list[ScoredTrial]:
+    """Time every trial on ``executor``, in trial order; bad input stops the run."""
+    results = executor.map(score_trial_here, trials, advance=advance, stop_on=(InputError,))
+    return [result.get() for result in results]
 
 
 def summarize(scored: Sequence[ScoredTrial]) -> dict[str, ScenarioTiming]:
