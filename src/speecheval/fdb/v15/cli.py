@@ -130,6 +130,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     summary = summarize(scored)
     settings: dict[str, object] = {
         "vad": process_vad().identity(),
+        "official_vad": process_vad("official").identity(),
         "bootstrap": {"resamples": BOOTSTRAP_RESAMPLES, "seed": BOOTSTRAP_SEED},
         "official_merge_gaps_s": {"user": USER_MERGE_GAP_S, "model": MODEL_MERGE_GAP_S}}
     sections: dict[str, str] = {}

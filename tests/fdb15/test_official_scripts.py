@@ -1,0 +1,89 @@
+"""The official v1.5 evaluation scripts, run unchanged in a subprocess with this
+interpreter, against what speecheval computes from the same files.
+
+* ``get_timing.py`` on a tree that ``fdb15 export`` wrote from the mini set and the local
+  duplex agent (real sockets, real clock: the audio differs from run to run, but both
+  sides read the same files, so they must agree exactly). The script runs through
+  ``official_runner.py``, which only answers its ``torch.hub`` download with the Silero
+  model shipped in the silero-vad wheel and, where torchaudio is absent, reads the wav
+  files with soundfile.
+* ``significance_test.py`` on our prosody measures of the hand-made judged tree, written
+  as its ``general_split.json`` and ``content_tag.json``, with ``--outlier_rule none``
+  (our tests do not trim): its printed conclusions against ``prosody.json``.
+* ``evaluate.py --task behavior`` (``eval_behavior.py``) and ``fdb15 score --judge
+  openai`` against the same local OpenAI-compatible server: the same labels, the same
+  shares.
+
+``eval_general_before_after.py`` imports torchaudio's SQUIM pipelines and utmosv2 at
+module level, and UTMOSv2 downloads its weights; it does not run here (see docs/fdb15.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fdb10.capturekit import agent_process
+
+from speecheval.agents.local.voice import espeak_available
+from speecheval.cli import main
+from speecheval.fdb.v15.dataset_build import build_dataset
+
+EVALUATION = "fdb-official-evaluator/v1_v1.5/evaluation"
+RUNNER = Path(__file__).with_name("official_runner.py")
+SCENARIOS = ("user_interruption", "user_backchannel", "talking_to_other", "background_speech")
+
+
+def _run_official(script: Path, *args: str, cwd: Path,
+                  env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """One official script in a subprocess of this interpreter (through the runner)."""
+    done = subprocess.run([sys.executable, str(RUNNER), str(script), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **(env or {})})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini set recorded against the local duplex agent (2 pairs per scenario) and
+    exported: a v1.5 tree with input.wav, output.wav and metadata.json per pair."""
+    if not espeak_available():
+        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    root = tmp_path_factory.mktemp("official15")
+    build_dataset(root / "ds", "mini")
+    with agent_process() as url:
+        subprocess.run([sys.executable, "-m", "speecheval", "fdb15", "record",
+                        "--dataset-root", str(root / "ds"), "--agent", "native-realtime",
+                        "-o", f"url={url}", "--out", str(root / "run"), "--concurrency", "4",
+                        "--grace", "0.5", "--max-per-scenario", "2"], check=True,
+                       capture_output=True)
+    assert main(["fdb15", "export", str(root / "run"), "--out", str(root / "tree")]) == 0
+    return root / "tree"
+
+
+def test_get_timing_gives_our_official_column(exported: Path, fixtures_dir: Path,
+                                              tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="torch is not installed (extra fdb15): "
+                                        "get_timing.py runs Silero through it")
+    pytest.importorskip("silero_vad", reason="silero-vad is not installed")
+    tree = tmp_path / "tree"
+    shutil.copytree(exported, tree)
+    assert main(["fdb15", "score", "--tree", str(tree), "--jobs", "2"]) == 0
+    ours = {row["sample_id"]: row["official"] for row in map(
+        json.loads, (tree / "fdb15-timing" / "timing-samples.jsonl").read_text().splitlines())}
+    assert len(ours) >= 4, ours      # input_pacing can make a pair ineligible on a busy host
+    for scenario in SCENARIOS:
+        if (tree / scenario).is_dir():
+            _run_official(fixtures_dir / EVALUATION / "get_timing.py", "--root_dir",
+                          str(tree / scenario), cwd=tmp_path)
+    for sample_id, official in ours.items():
+        theirs = json.loads((tree / sample_id / "latency_intervals.json").read_text())
+        assert official == theirs, sample_id
+    # the local agent answers every turn: at least the context turn's reply is there
+    assert all(official["latency_resp_list"] for official in ours.values()), ours
