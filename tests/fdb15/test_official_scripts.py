@@ -87,3 +87,55 @@ def test_get_timing_gives_our_official_column(exported: Path, fixtures_dir: Path
         assert official == theirs, sample_id
     # the local agent answers every turn: at least the context turn's reply is there
     assert all(official["latency_resp_list"] for official in ours.values()), ours
+
+
+OFFICIAL_METRICS = {"pitch_mean_hz": "mean_pitch", "pitch_sd_hz": "std_pitch",
+                    "intensity_mean_db": "mean_intensity", "intensity_sd_db": "std_intensity",
+                    "words_per_minute": "wpm", "dnsmos_ovrl": "dnsmos_ovrl"}
+"""Our measure -> the script's metric name (it takes any name; ours has DNSMOS for MOS)."""
+
+
+def _official_p(p: float) -> str:
+    """A p-value as the script prints it."""
+    return "<.001" if p < 0.001 else f"{p:.3f}"
+
+
+def test_significance_test_gives_our_paired_tests(judged_scored: tuple[Path, Path],
+                                                   fixtures_dir: Path, tmp_path: Path) -> None:
+    pytest.importorskip("statsmodels", reason="statsmodels is not installed (extra test): "
+                                              "the official significance_test.py needs it "
+                                              "and pandas, which it brings")
+    tree, scored = judged_scored
+    labels = {row["sample_id"]: row["label"] for row in map(
+        json.loads, (scored / "behaviour-samples.jsonl").read_text().splitlines())}
+    root = tmp_path / "user_interruption"
+    for sample_id, label in labels.items():
+        if sample_id.startswith("user_interruption/"):
+            folder = root / sample_id.split("/")[1]
+            folder.mkdir(parents=True)
+            (folder / "content_tag.json").write_text(json.dumps({"behaviour": [label]}))
+    for row in map(json.loads, (scored / "prosody-samples.jsonl").read_text().splitlines()):
+        split = {part: {OFFICIAL_METRICS[k]: v for k, v in values.items()}
+                 for part, values in row["parts"].items()}
+        folder = root / row["sample_id"].split("/")[1]
+        (folder / "general_split.json").write_text(json.dumps({"split_t": row["split_s"],
+                                                               **split}))
+    done = _run_official(fixtures_dir / EVALUATION / "significance_test.py", "--root_dir",
+                         str(root), "--metrics", *OFFICIAL_METRICS.values(), "--outlier_rule",
+                         "none", "--out_csv", str(tmp_path / "pair_t.txt"), cwd=tmp_path)
+    printed = (tmp_path / "pair_t.txt").read_text().splitlines()
+    tests = json.loads((scored / "prosody.json").read_text())["tests"]
+    assert len(printed) == len(tests) == 12, done.stdout
+    expected = []
+    for test in tests:       # the script's order: per metric, pre->post then clean->post
+        before, after = test["comparison"].split("->")
+        n = test["n"]
+        expected.append(
+            f"{before}_vs_{after}:{OFFICIAL_METRICS[test['measure']]}: "
+            f"{'a' if test['p'] < 0.05 else 'no'} statistically reliable change was observed; "
+            f"After {'increased' if test['mean_difference'] > 0 else 'decreased'} relative "
+            f"to Before (M_before={test['mean_before']:.2f}, M_after={test['mean_after']:.2f}, "
+            f"Δ={test['mean_difference']:.2f}")
+        assert f"paired t({n - 1})={test['t']:.2f}, p={_official_p(test['p'])}, " \
+               f"d_z={test['d_z']:.2f})." in printed[len(expected) - 1], printed
+    assert [line.split(", 95% CI")[0] for line in printed] == expected
