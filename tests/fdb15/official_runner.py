@@ -49,9 +49,10 @@ def _audio_loader() -> types.ModuleType:
 
 def main() -> None:
     script, *args = sys.argv[1:]
-    import torch
+    if importlib.util.find_spec("torch") is not None:
+        import torch
 
-    torch.hub.load = _hub_load
+        torch.hub.load = _hub_load
     if importlib.util.find_spec("torchaudio") is None:
         sys.modules["torchaudio"] = _audio_loader()
     sys.path.insert(0, str(Path(script).parent))

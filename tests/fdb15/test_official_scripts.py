@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fdb10.capturekit import agent_process
@@ -34,6 +35,9 @@ from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
 from speecheval.fdb.v15.dataset_build import build_dataset
 
+from . import judged_tree
+from .chat_server import ChatServer
+
 EVALUATION = "fdb-official-evaluator/v1_v1.5/evaluation"
 RUNNER = Path(__file__).with_name("official_runner.py")
 SCENARIOS = ("user_interruption", "user_backchannel", "talking_to_other", "background_speech")
@@ -41,9 +45,10 @@ SCENARIOS = ("user_interruption", "user_backchannel", "talking_to_other", "backg
 
 def _run_official(script: Path, *args: str, cwd: Path,
                   env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """One official script in a subprocess of this interpreter (through the runner)."""
+    """One official script in a subprocess of this interpreter (through the runner); the
+    timeout stops eval_behavior.py, which retries a failed request forever."""
     done = subprocess.run([sys.executable, str(RUNNER), str(script), *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=600,
+                          capture_output=True, text=True, timeout=240,
                           env={**os.environ, **(env or {})})
     assert done.returncode == 0, done.stderr[-3000:]
     return done
@@ -139,3 +144,52 @@ def test_significance_test_gives_our_paired_tests(judged_scored: tuple[Path, Pat
         assert f"paired t({n - 1})={test['t']:.2f}, p={_official_p(test['p'])}, " \
                f"d_z={test['d_z']:.2f})." in printed[len(expected) - 1], printed
     assert [line.split(", 95% CI")[0] for line in printed] == expected
+
+
+def _label_by_reply(request: dict[str, Any]) -> str:
+    """The test server's judge: a label from what the system said in output.json."""
+    said = request["messages"][1]["content"].split('"output_noisy":')[1]
+    label = ("C_UNCERTAIN_HANDLING" if "Sorry" in said
+             else "C_RESPOND" if "restaurant" in said else "C_RESUME")
+    return json.dumps({"behaviour": [label]})
+
+
+def test_evaluate_py_behavior_gives_our_shares(fixtures_dir: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("openai", reason="openai is not installed (extra test)")
+    pytest.importorskip("dotenv", reason="python-dotenv is not installed (extra test)")
+    if not espeak_available():
+        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    monkeypatch.setenv("SPEECHEVAL_TEST_JUDGE_KEY", "sk-test")
+    server = ChatServer()
+    server.answer = _label_by_reply
+    try:
+        tree = judged_tree.build(tmp_path / "tree")
+        instruction = fixtures_dir / EVALUATION / "instruction" / "behavior.txt"
+        assert main(["fdb15", "score", "--tree", str(tree), "--out", str(tmp_path / "scored"),
+                     "--judge", "openai", "--judge-base-url", server.base_url,
+                     "--judge-api-key-env", "SPEECHEVAL_TEST_JUDGE_KEY", "--judge-instruction",
+                     str(instruction)]) == 0
+        ours = json.loads((tmp_path / "scored" / "behaviour.json").read_text())["scenarios"]
+        # evaluate.py reads ./instruction/behavior.txt and writes its log into the working
+        # folder: it runs from a copy of the evaluation folder
+        evaluation = tmp_path / "evaluation"
+        shutil.copytree(fixtures_dir / EVALUATION, evaluation)
+        env = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": server.base_url}
+        for scenario in ("user_interruption", "talking_to_other"):
+            done = _run_official(evaluation / "evaluate.py", "--task", "behavior",
+                                 "--root_dir", str(tree / scenario), cwd=evaluation, env=env)
+            assert "Error" not in done.stdout, done.stdout
+            log = (evaluation / f"{scenario}_behavior.log").read_text()
+            shares = ours[scenario]["shares"]
+            counted = {label: round(share["value"], 2) for label, share in shares.items()
+                       if share["count"]}
+            assert log == f"Ratios (C-axis): {dict(sorted(counted.items()))}\n"
+    finally:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+    # user_interruption: 3 replies name restaurants, 1 says sorry; talking_to_other says
+    # nothing new (its output.json holds only the answer)
+    assert ours["user_interruption"]["shares"]["C_RESPOND"]["count"] == 3
+    assert ours["user_interruption"]["shares"]["C_UNCERTAIN_HANDLING"]["count"] == 1
+    assert ours["talking_to_other"]["shares"]["C_RESUME"]["count"] == 1
