@@ -28,7 +28,8 @@ FIXTURES = SHARED / "fixtures"
 EXTERNAL_PREREQUISITES = (
     "espeak-ng", "md-eval", "perl", "../shared", "fixtures",
     "torch", "silero-vad", "voicebench", "jiwer", "meeteval", "pyannote", "packaging",
-    "dotenv", "openai", "Chromium", "CJK font", "/proc", "ray", "aiortc", "pipecat-ai",
+    "dotenv", "openai", "statsmodels", "Chromium", "CJK font", "/proc", "ray", "aiortc",
+    "pipecat-ai",
 )
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from speecheval.core.audio import write_wav
 from speecheval.fdb.v15 import speech
+from speecheval.fdb.v15.synthetic_words import spread_words, write_transcript
 
 RATE = 16_000
 ANSWER = ("The city has a fine art museum, a big park by the river and an old cathedral. "
@@ -30,21 +31,6 @@ AFTER = {
     "user_interruption/4": "Sorry, I didn't catch that, could you say it again?",
     "talking_to_other/1": "",
 }
-
-
-def spread_words(text: str, start_s: float, end_s: float) -> list[dict[str, object]]:
-    """The words of ``text`` spread evenly over [start_s, end_s] as official chunks (each
-    ends 20 ms before the next starts)."""
-    words = text.split()
-    step = (end_s - start_s) / len(words)
-    return [{"text": w, "timestamp": [round(start_s + i * step, 3),
-                                      round(start_s + (i + 1) * step - 0.02, 3)]}
-            for i, w in enumerate(words)]
-
-
-def write_transcript(path: Path, words: list[dict[str, object]]) -> None:
-    text = " ".join(str(w["text"]) for w in words)
-    path.write_text(json.dumps({"text": text, "chunks": words}), encoding="utf-8")
 
 
 def build(root: Path) -> Path:

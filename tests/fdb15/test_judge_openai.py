@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -22,50 +20,10 @@ from speecheval.core.timeline import Span
 from speecheval.fdb.v15.behavior import judge_case
 from speecheval.fdb.v15.judge_openai import JudgeSettings, OpenAIJudge, strict_label
 
+from .chat_server import ChatServer
+
 EVALUATION = "fdb-official-evaluator/v1_v1.5/evaluation"
 KEY = "sk-test-secret-123"
-
-
-class ChatServer:
-    """``POST /v1/chat/completions``: answers from a script of (status, content) replies,
-    recording every request body and Authorization header."""
-
-    def __init__(self) -> None:
-        self.replies: list[tuple[int, str]] = []
-        self.requests: list[dict[str, Any]] = []
-        self.keys: list[str | None] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - the http.server hook name
-                length = int(self.headers["Content-Length"])
-                server.requests.append(json.loads(self.rfile.read(length)))
-                server.keys.append(self.headers.get("Authorization"))
-                status, content = (server.replies.pop(0) if server.replies
-                                   else (200, '{"behaviour": ["C_RESPOND"]}'))
-                if status == 200:
-                    body = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0,
-                            "model": server.requests[-1]["model"],
-                            "choices": [{"index": 0, "finish_reason": "stop",
-                                         "message": {"role": "assistant",
-                                                     "content": content}}],
-                            "usage": {"prompt_tokens": 1, "completion_tokens": 1,
-                                      "total_tokens": 2}}
-                else:
-                    body = {"error": {"message": content, "type": "test"}}
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
 
 @pytest.fixture(autouse=True)

@@ -78,12 +78,18 @@ def test_a_missing_transcript_is_bad_input(tmp_path: Path, scored: Path,
 
 def test_one_worker_writes_the_same_bytes(judged_scored: tuple[Path, Path],
                                           tmp_path: Path) -> None:
-    tree, scored = judged_scored            # scored with one worker per core (2 here)
+    tree, scored = judged_scored            # scored in two worker processes (--jobs 2)
     out = tmp_path / "one"
     assert main(["fdb15", "score", "--tree", str(tree), "--out", str(out), "--judge", "offline",
                  "--prosody", "--correction", "holm", "--jobs", "1"]) == 0
-    for name in ("prosody-samples.jsonl", "behaviour-samples.jsonl", "timing-samples.jsonl"):
+    for name in ("prosody-samples.jsonl", "prosody.json", "behaviour-samples.jsonl",
+                 "behaviour.json", "timing-samples.jsonl"):
         assert (out / name).read_bytes() == (scored / name).read_bytes(), name
+    # timing.json differs only in the recorded command (its --out); --jobs is not in it
+    one, two = (json.loads((folder / "timing.json").read_text()) for folder in (out, scored))
+    commands = [one["provenance"].pop("command"), two["provenance"].pop("command")]
+    assert all("--jobs" not in command for command in commands)
+    assert one == two
 
 
 def test_the_openai_judge_needs_the_instruction(tmp_path: Path,

@@ -94,22 +94,24 @@ def check_dataset_command(root: Path) -> None:
 @click.option("--correction", type=click.Choice(["none", "holm"]), default="none",
               show_default=True, help="--prosody: correct the paired tests' p-values (Holm).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="--prosody: worker processes [default: one per available core].")
+              help="Worker processes for the Silero timing and the prosody (each loads "
+                   "its models once) [default: one per available core].")
+@executor_options
 def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
                   judge_model: str, judge_api_key_env: str, judge_instruction: Path | None,
                   judge_max_attempts: int, prosody: bool, mos: str, correction: str,
-                  jobs: int | None) -> None:
+                  jobs: int | None, executor: str, ray_address: str | None) -> None:
     """Score every trial: timing (stop and response latency, statuses, official column),
     and on request behaviour labels and the prosody of respond trials."""
     from ...core.errors import InputError
+    from ...core.executor import make_executor
     from ...core.output import refuse_existing
     from ...core.progress import progress
     from ...core.provenance import collect_provenance
     from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
-    from ...vad.silero import SileroVad
     from .official_timing import MODEL_MERGE_GAP_S, USER_MERGE_GAP_S
     from .score_output import render, write_timing
-    from .scoring import TREE_FILES, find_trials, score_trial, summarize
+    from .scoring import TREE_FILES, find_trials, process_vad, score_trials, summarize
 
     if prosody and judge == "none":
         raise InputError("--prosody measures the trials a judge labels C_RESPOND: "
@@ -122,21 +124,18 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     trials = find_trials(tree)
     behaviour_judge = _make_judge(judge, judge_base_url, judge_model, judge_api_key_env,
                                   judge_instruction, judge_max_attempts)
-    vad = SileroVad()
-    scored = []
+    chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
     with progress(len(trials), "fdb15 score") as advance:
-        for trial in trials:
-            scored.append(score_trial(trial, vad))
-            advance()
+        scored = score_trials(trials, chosen, advance)
     summary = summarize(scored)
     settings: dict[str, object] = {
-        "vad": vad.identity(),
+        "vad": process_vad().identity(),
+        "official_vad": process_vad("official").identity(),
         "bootstrap": {"resamples": BOOTSTRAP_RESAMPLES, "seed": BOOTSTRAP_SEED},
         "official_merge_gaps_s": {"user": USER_MERGE_GAP_S, "model": MODEL_MERGE_GAP_S}}
     sections: dict[str, str] = {}
     console = render(summary)
     if behaviour_judge is not None:
-        from ...core.executor import default_jobs
         from .behavior import table2_text
         from .score_sections import prosody_text, score_behaviour, score_prosody
 
@@ -150,7 +149,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
         if prosody:
             with progress(len(trials), "fdb15 prosody") as advance:
                 section = score_prosody(trials, behaviour.verdicts, correction,
-                                        mos == "dnsmos", jobs or default_jobs(), advance)
+                                        mos == "dnsmos", chosen, advance)
             sections.update(section.files())
             settings["prosody"] = {"backends": section.backends, "correction": correction}
             console += "\n" + prosody_text(section)

@@ -10,6 +10,12 @@ side's segments across short gaps, and writes two lists of intervals per sample:
   model segment starting strictly after it]``, one per model start rounded to the
   millisecond, the one with the later user end kept.
 
+The script calls Silero's ``get_speech_timestamps`` with its defaults, so its segments are
+padded by 30 ms (:data:`OFFICIAL_SPEECH_PAD_MS`); speecheval's own timing follows the
+v1.0 spec's 0 ms. ``fdb15 score`` therefore finds the official column's segments with a
+second Silero whose only difference is that padding: on the same files the column equals
+the script's ``latency_intervals.json`` (``tests/fdb15/test_official_scripts.py`` runs it).
+
 The merge gaps are 0.6 s for the user and 0.5 s for the model. The script's comments say
 300 ms and 50 ms; the code uses 0.6 and 0.5, and so does this module. Times are float
 seconds rounded to 3 decimals with Python's ``round`` (half to even on the binary value),
@@ -31,6 +37,8 @@ from typing import Any
 
 from ...core.timeline import Span
 
+OFFICIAL_SPEECH_PAD_MS = 30
+"""Silero's default padding, which get_timing.py keeps."""
 USER_MERGE_GAP_S = 0.6
 MODEL_MERGE_GAP_S = 0.5
 

@@ -30,7 +30,8 @@ DEFINITIONS = {
     "median_interval": "percentile bootstrap over whole samples, 2000 resamples, seed 0, "
                        "rank quantile ceil(qN)",
     "status_interval": "95% Wilson score interval",
-    "official": "get_timing.py intervals (user gaps <= 0.6 s, model gaps <= 0.5 s merged)",
+    "official": "get_timing.py intervals (Silero segments padded by 30 ms as the script's "
+                "are; user gaps <= 0.6 s, model gaps <= 0.5 s merged)",
 }
 
 

@@ -16,10 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ...core.audio import read_mono
 from ...core.canonical_json import dumps, dumps_lines
+from ...core.errors import InputError
+from ...core.executor import Executor
+from ...core.progress import Advance
 from ...core.timeline import Span
 from .behavior import (
     CLEAN_OUTPUT_JSON,
@@ -35,7 +39,7 @@ from .behavior import (
 )
 from .paired_tests import PairedTest, correction_statement, paired_tests
 from .prosody import AudioMeasures, TrialProsody, backends, measure_names, trial_prosody
-from .scoring import OUTPUT_WAV, TrialInput, sample_metadata
+from .scoring import OUTPUT_WAV, TrialInput, process_vad, sample_metadata
 
 PROSODY_SCENARIO = "user_interruption"
 BEHAVIOUR_KIND = "fdb-v1.5-behaviour"
@@ -112,19 +116,19 @@ class ProsodySection:
         }
 
 
-_worker: dict[str, Any] = {}
-"""The measures and the speech detector of this process (:func:`_start_worker`)."""
+_measures: dict[bool, AudioMeasures] = {}
+"""This process's measures, with and without DNSMOS (:func:`_process_measures`)."""
 
 
-def _start_worker(mos: bool) -> None:
-    from ...vad.silero import SileroVad
+def _process_measures(mos: bool) -> AudioMeasures:
+    """This process's Praat (and DNSMOS) measures, loaded once per process."""
+    if mos not in _measures:
+        _measures[mos] = AudioMeasures(mos=mos)
+    return _measures[mos]
 
-    _worker["measures"] = AudioMeasures(mos=mos)
-    _worker["vad"] = SileroVad()
 
-
-def _measure(trial: TrialInput) -> TrialProsody:
-    """Split and measure one respond trial with this process's measures."""
+def _measure(mos: bool, trial: TrialInput) -> TrialProsody:
+    """Split and measure one respond trial with this process's measures and Silero."""
     window = Span.from_seconds(*sample_metadata(trial).timestamps)
     return trial_prosody(
         trial.sample_id, window.end_us,
@@ -132,31 +136,19 @@ def _measure(trial: TrialInput) -> TrialProsody:
         words_of(trial.folder, OUTPUT_JSON, OUTPUT_WAV, trial.sample_id),
         read_mono(trial.folder / CLEAN_OUTPUT_WAV, sample_id=trial.sample_id),
         words_of(trial.folder, CLEAN_OUTPUT_JSON, CLEAN_OUTPUT_WAV, trial.sample_id),
-        _worker["vad"], _worker["measures"])
+        process_vad(), _process_measures(mos))
 
 
 def score_prosody(trials: Sequence[TrialInput], verdicts: dict[str, Verdict], correction: str,
-                  mos: bool, jobs: int, advance: Callable[[], None]) -> ProsodySection:
-    """Measure and test the respond trials of user interruption, in ``jobs`` worker
-    processes (started fresh: each loads Praat, DNSMOS and Silero once); results come back
-    in trial order, so the files do not depend on ``jobs``."""
+                  mos: bool, executor: Executor, advance: Advance) -> ProsodySection:
+    """Measure and test the respond trials of user interruption on ``executor`` (each
+    process loads Praat, DNSMOS and Silero once); results come back in trial order, so the
+    files do not depend on where the trials ran."""
     identity = backends(mos)        # a missing package stops here, before any worker starts
     chosen = respond_trials(trials, verdicts)
-    measured = []
-    if jobs <= 1 or len(chosen) <= 1:
-        _start_worker(mos)
-        for trial in chosen:
-            measured.append(_measure(trial))
-            advance()
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(mos,),
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
-            for result in pool.map(_measure, chosen):
-                measured.append(result)
-                advance()
+    results = executor.map(partial(_measure, mos), chosen, advance=advance,
+                           stop_on=(InputError,))
+    measured = [result.get() for result in results]
     tests = paired_tests(measure_names(mos), {t.sample_id: t.parts for t in measured},
                          correction)
     return ProsodySection(measured, tests, correction, identity)

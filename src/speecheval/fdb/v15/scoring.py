@@ -8,7 +8,11 @@ input (exit 2, naming the sample and the file), and nothing is written.
 
 Per trial: Silero segments of output.wav give the event-anchored timing
 (:func:`.timing.trial_timing`) against the window of metadata.json, and Silero segments
-of input.wav and output.wav give the official intervals (:mod:`.official_timing`).
+of input.wav and output.wav, padded by 30 ms as get_timing.py's are, give the official
+intervals (:mod:`.official_timing`).
+The trials are timed through a :class:`~speecheval.core.executor.Executor` (``--jobs``,
+``--executor``): each process loads Silero once (:func:`process_vad`) and the results come
+back in trial order, so the files do not depend on where the trials ran.
 Per scenario: the share of each status with its Wilson interval, and the median stop and
 response latency with a whole-sample bootstrap interval (v1.0's
 :class:`..v10.aggregate.LatencyQuantiles`: 2000 resamples, seed 0, the rank rule of
@@ -24,13 +28,15 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.audio import Audio, read_mono
 from ...core.errors import InputError
+from ...core.executor import Executor
+from ...core.progress import Advance
 from ...core.results import Result
 from ...core.timebase import to_us
 from ...core.timeline import Span
 from ...vad.base import Vad
 from ..v10.aggregate import LatencyQuantiles, ShareMetric
 from .layout import DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef, sample_folders
-from .official_timing import OfficialTiming, official_timing
+from .official_timing import OFFICIAL_SPEECH_PAD_MS, OfficialTiming, official_timing
 from .timing import RESPONSE_STATUSES, STOP_STATUSES, TrialTiming, trial_timing
 
 if TYPE_CHECKING:
@@ -133,21 +139,50 @@ def _audio(trial: TrialInput, name: str) -> Audio:
     return read_mono(trial.folder / name, sample_id=trial.sample_id)
 
 
-def score_trial(trial: TrialInput, vad: Vad) -> ScoredTrial:
-    """Read the three files of one trial and time it."""
+def score_trial(trial: TrialInput, vad: Vad, official_vad: Vad) -> ScoredTrial:
+    """Read the three files of one trial and time it: ``vad`` for our timing,
+    ``official_vad`` (get_timing.py's Silero settings) for the official column."""
     for name in TREE_FILES:
         if not (trial.folder / name).is_file():
             raise InputError(f"{name} is missing", path=trial.folder / name,
                              sample_id=trial.sample_id)
     window = _window(trial)
     output = _audio(trial, OUTPUT_WAV)
-    output_segments = vad.segments(output)
-    input_segments = vad.segments(_audio(trial, INPUT_WAV))
     output_end = to_us(output.n_samples / output.rate)
+    official = official_timing(official_vad.segments(_audio(trial, INPUT_WAV)),
+                               official_vad.segments(output))
     return ScoredTrial(sample_id=trial.sample_id, scenario=trial.scenario, window=window,
                        output_end_us=output_end,
-                       timing=trial_timing(output_segments, window, output_end),
-                       official=official_timing(input_segments, output_segments))
+                       timing=trial_timing(vad.segments(output), window, output_end),
+                       official=official)
+
+
+_process_vads: dict[str, Vad] = {}
+"""This process's two Silero detectors, made by the first :func:`process_vad` call."""
+
+
+def process_vad(kind: str = "timing") -> Vad:
+    """This process's Silero (made once per process: here, or in each worker): ``timing``
+    with speecheval's settings, ``official`` with get_timing.py's (30 ms padding)."""
+    if kind not in _process_vads:
+        from ...vad.silero import SileroSettings, SileroVad
+
+        settings = (SileroSettings(speech_pad_ms=OFFICIAL_SPEECH_PAD_MS)
+                    if kind == "official" else SileroSettings())
+        _process_vads[kind] = SileroVad(settings)
+    return _process_vads[kind]
+
+
+def score_trial_here(trial: TrialInput) -> ScoredTrial:
+    """:func:`score_trial` with this process's Silero (the executor's work item)."""
+    return score_trial(trial, process_vad(), process_vad("official"))
+
+
+def score_trials(trials: Sequence[TrialInput], executor: Executor,
+                 advance: Advance) -> list[ScoredTrial]:
+    """Time every trial on ``executor``, in trial order; bad input stops the run."""
+    results = executor.map(score_trial_here, trials, advance=advance, stop_on=(InputError,))
+    return [result.get() for result in results]
 
 
 def summarize(scored: Sequence[ScoredTrial]) -> dict[str, ScenarioTiming]:
