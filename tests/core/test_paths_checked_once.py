@@ -12,27 +12,53 @@ from speecheval.core.errors import InputError
 from speecheval.core.paths import folders_checked_once, resolve_inside
 
 
-def test_each_folder_is_checked_once_inside_the_block(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_folder_is_listed_once_inside_the_block(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "a" / "b").mkdir(parents=True)
     for name in ("f1", "f2"):
         (tmp_path / "a" / "b" / name).write_text("x")
     looked: list[str] = []
-    real_lstat = os.lstat
+    listed: list[str] = []
+    real_lstat, real_scandir = os.lstat, os.scandir
 
     def counting(path: str) -> os.stat_result:
         looked.append(path)
         return real_lstat(path)
 
+    def listing(path: str) -> object:
+        listed.append(path)
+        return real_scandir(path)
+
     monkeypatch.setattr(paths.os, "lstat", counting)
+    monkeypatch.setattr(paths.os, "scandir", listing)
     for name in ("f1", "f2"):
         resolve_inside(tmp_path, f"a/b/{name}")
-    assert len(looked) == 6  # a, a/b and the file, for each of the two files
+    assert (len(looked), listed) == (6, [])  # a, a/b and the file, for each of the two files
     looked.clear()
     with folders_checked_once():
         for name in ("f1", "f2"):
             assert resolve_inside(tmp_path, f"a/b/{name}") == tmp_path / "a" / "b" / name
-    assert len(looked) == 4  # a and a/b once, then each file
+    # the root, a and a/b listed once each; no lstat of a file or folder
+    assert (looked, listed) == ([], [str(tmp_path), str(tmp_path / "a"),
+                                     str(tmp_path / "a" / "b")])
+
+
+def test_links_and_missing_files_inside_the_block_take_the_full_resolution(
+        tmp_path: Path) -> None:
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    (tree / "s").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "f").write_text("x")
+    (tree / "s" / "inside").write_text("x")
+    (tree / "s" / "out").symlink_to(outside / "f")
+    (tree / "s" / "shared").symlink_to(tree / "s" / "inside")
+    with folders_checked_once():
+        assert resolve_inside(tree, "s/inside") == tree / "s" / "inside"
+        assert resolve_inside(tree, "s/shared") == tree / "s" / "shared"  # a link inside
+        assert resolve_inside(tree, "s/missing") == tree / "s" / "missing"  # for the caller
+        assert resolve_inside(tree, "s/inside/x") == tree / "s" / "inside" / "x"  # not a folder
+        with pytest.raises(InputError, match="outside the tree"):
+            resolve_inside(tree, "s/out")
 
 
 def test_a_folder_linked_out_after_the_block_is_refused(tmp_path: Path) -> None:

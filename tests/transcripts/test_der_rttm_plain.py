@@ -66,6 +66,10 @@ def test_long_decimals_round_as_float_does() -> None:
     "SPEAKER f 1 0.5 1 <NA> <NA> a <NA> <NA>\r\n",
     "SPEAKER  f 1 0.5 1 <NA> <NA> a <NA> <NA>\n",  # two spaces
     "SPEAKER\tf 1 0.5 1 <NA> <NA> a <NA> <NA>\n",
+    "SPEAKER f 1 0.5 1 <NA> <NA> a <NA>\x1f<NA>\n",  # a control byte where a space goes
+    "SPEAKER f 1 0.5 1 <NA> <NA> a\x0bb <NA> <NA>\n",  # one inside a field
+    # ten fields before a newline, but the first line's tenth ends at a space
+    "SPEAKER f 1 0.5 1 <NA> <NA> a <NA>\n<NA> SPEAKER f 1 0.5 1 <NA> <NA> a <NA> <NA>\n",
     "speaker f 1 0.5 1 <NA> <NA> a <NA> <NA>\n",
     "SPEAKER f 2 0.5 1 <NA> <NA> a <NA> <NA>\n",  # channel kept for round trips
     "SPEAKER f 1 0.5 1 x <NA> a 0.9 <NA>\n",

@@ -13,9 +13,10 @@ resolving anything: a relative path with no ``..`` whose every component below t
 exists and is not a symbolic link (one ``lstat`` each) has the real path ``real(root) /
 relative``, inside the root whatever the root itself resolves to. Anything else (a ``..``,
 a link, a missing component, an unreadable folder) takes the full resolution. Inside
-:func:`folders_checked_once` (a scorer reading a whole tree), a folder already found to
-be a plain folder is not looked at again, so each file costs one ``lstat``, not one per
-component of its path.
+:func:`folders_checked_once` (a scorer reading a whole tree), each folder is listed once
+(one ``scandir``, whose entries say whether they are links without a ``stat`` each) and
+every component is looked up in its folder's listing: a tree of a few thousand files
+costs one listing per folder, not an ``lstat`` per file and folder.
 """
 
 from __future__ import annotations
@@ -29,19 +30,20 @@ from pathlib import Path, PurePath
 
 from .errors import InputError
 
-_plain_folders: ContextVar[set[str] | None] = ContextVar("plain_folders", default=None)
+_listings: ContextVar[dict[str, dict[str, bool]] | None] = ContextVar("listings",
+                                                                      default=None)
 
 
 @contextmanager
 def folders_checked_once() -> Iterator[None]:
-    """Within the block, :func:`resolve_inside` remembers the folders it found to exist
-    and not be symbolic links, and does not check them again (module doc). For a reader
-    of many files under the same folders that takes them as they are for its duration."""
-    token = _plain_folders.set(set())
+    """Within the block, :func:`resolve_inside` lists each folder once and takes its
+    entries as they were then (module doc). For a reader of many files under the same
+    folders that takes them as they are for its duration."""
+    token = _listings.set({})
     try:
         yield
     finally:
-        _plain_folders.reset(token)
+        _listings.reset(token)
 
 
 def resolve_inside(root: Path, relative: str | PurePath, *, sample_id: str | None = None,
@@ -88,18 +90,14 @@ def _plainly_inside(root: Path, relative: str | PurePath) -> bool:
     parts = [part for part in text.split("/") if part not in ("", ".")]
     if ".." in parts:
         return False
-    known = _plain_folders.get()
+    listings = _listings.get()
     path = os.fspath(root)
-    if known is not None and len(parts) > 1:
-        folder = os.path.join(path, *parts[:-1])
-        if folder in known:  # checked before in this block: only the last component is new
-            return _exists_not_linked(os.path.join(folder, parts[-1]))
-    for index, part in enumerate(parts):
-        path = os.path.join(path, part)
-        if not _exists_not_linked(path):
+    for part in parts:
+        plain = (_exists_not_linked(os.path.join(path, part)) if listings is None
+                 else _listed_not_linked(listings, path, part))
+        if not plain:
             return False
-        if known is not None and index < len(parts) - 1:
-            known.add(path)
+        path = os.path.join(path, part)
     return True
 
 
@@ -108,3 +106,22 @@ def _exists_not_linked(path: str) -> bool:
         return not stat.S_ISLNK(os.lstat(path).st_mode)
     except OSError:
         return False
+
+
+def _listed_not_linked(listings: dict[str, dict[str, bool]], folder: str, name: str) -> bool:
+    """:func:`_exists_not_linked` of ``folder / name``, from ``folder``'s listing (made
+    on first use)."""
+    listing = listings.get(folder)
+    if listing is None:
+        listing = listings[folder] = _listing(folder)
+    return listing.get(name, False)
+
+
+def _listing(folder: str) -> dict[str, bool]:
+    """Whether each entry of ``folder`` is not a symbolic link (none if it cannot be
+    listed: its paths then take the full resolution)."""
+    try:
+        with os.scandir(folder) as entries:
+            return {entry.name: not entry.is_symlink() for entry in entries}
+    except OSError:
+        return {}

@@ -92,14 +92,14 @@ def _plain_chunk(buf: NDArray[np.uint8]) -> Columns | None:
     """:func:`plain_columns` of whole lines."""
     if buf[-1] != _NEWLINE:
         buf = np.append(buf, np.uint8(_NEWLINE))
-    separator = (buf == _SPACE) | (buf == _NEWLINE)
+    separator = buf <= _SPACE  # a space, or a byte below it
     ends = np.flatnonzero(separator).astype(np.int32)  # the byte after every field
     del separator
     if ends.size % FIELDS or np.count_nonzero(buf < _SPACE) != ends.size // FIELDS:
         return None  # another field count, or a tab, \r or other control byte
     bounds = ends.reshape(-1, FIELDS)
-    if (buf[bounds[:, -1]] != _NEWLINE).any() or (buf[bounds[:, :-1]] == _NEWLINE).any():
-        return None
+    if (buf[bounds[:, -1]] != _NEWLINE).any():
+        return None  # else the bytes below a space are exactly the lines' newlines
     starts = np.empty_like(bounds)
     starts[0, 0] = 0
     starts[1:, 0] = bounds[:-1, -1] + 1
@@ -127,22 +127,27 @@ def _plain_chunk(buf: NDArray[np.uint8]) -> Columns | None:
 def _windows(buf: NDArray[np.uint8]) -> NDArray[np.uint64]:
     """``words[i]``: the eight bytes from ``buf[i]`` on as one little-endian integer
     (overlapping windows over a zero-padded copy), so a field of up to eight bytes is
-    read with one gather.
+    read with one gather; the padding lets the second word of a field (eight bytes
+    further) be read without bounds checks.
 
     >>> _windows(np.frombuffer(b"ab", dtype=np.uint8))[:2].tolist() == [0x6261, 0x62]
     True
     """
-    padded = np.zeros(buf.size + _WORD, dtype=np.uint8)
+    padded = np.zeros(buf.size + 2 * _WORD, dtype=np.uint8)
     padded[:buf.size] = buf
-    return np.ndarray((buf.size,), dtype="<u8", buffer=padded, strides=(1,))
+    return np.ndarray((buf.size + _WORD,), dtype="<u8", buffer=padded, strides=(1,))
 
 
 def _field_words(words: NDArray[np.uint64], at: Positions, length: Positions,
                  offset: int = 0) -> NDArray[np.uint64]:
     """Bytes ``offset`` to ``offset + 7`` of each field as one integer, the bytes past the
     field's end set to 0 (no field holds a 0 byte, so equal words are equal texts)."""
-    keep = np.clip(length - offset, 0, _WORD)
-    return words[np.minimum(at + offset, words.size - 1)] & _MASKS[keep]
+    if offset:
+        word, keep = words[at + offset], np.clip(length - offset, 0, _WORD)
+    else:
+        word, keep = words[at], np.minimum(length, _WORD)
+    word &= _MASKS[keep]
+    return word
 
 
 def _equals(words: NDArray[np.uint64], at: Positions, length: Positions,
@@ -150,7 +155,9 @@ def _equals(words: NDArray[np.uint64], at: Positions, length: Positions,
     """Whether every field is exactly ``text`` (at most eight bytes)."""
     if (length != len(text)).any():
         return False
-    return bool((_field_words(words, at, length) == int.from_bytes(text, "little")).all())
+    word = words[at]
+    word &= _MASKS[len(text)]
+    return bool((word == int.from_bytes(text, "little")).all())
 
 
 def _decimals(words: NDArray[np.uint64], at: Positions,
@@ -169,25 +176,28 @@ def _decimals(words: NDArray[np.uint64], at: Positions,
     width = int(length.max())
     if width > _MAX_DIGITS + 1:
         return None
-    text = np.stack([_field_words(words, at, length), _field_words(words, at, length, _WORD)],
-                    axis=1)
+    text = np.empty((at.size, 2), dtype=np.uint64)
+    text[:, 0] = _field_words(words, at, length)
+    text[:, 1] = _field_words(words, at, length, _WORD)
     columns = np.ascontiguousarray(text.view(np.uint8).reshape(at.size, 2 * _WORD)[:, :width].T)
-    mantissa = np.zeros(at.size, dtype=np.int64)
-    digits = np.zeros(at.size, dtype=np.int64)
-    decimals = np.zeros(at.size, dtype=np.int64)
-    points = np.zeros(at.size, dtype=np.int64)
-    for column, chars in enumerate(columns):
-        value = chars - np.uint8(_ZERO)  # a digit's value; other bytes wrap to 10 or more
-        digit = value < 10
-        point = chars == _DOT
-        if (~(digit | point) & (length > column)).any():
-            return None  # a byte of the field that is neither a digit nor a point
-        mantissa = np.where(digit, mantissa * 10 + value, mantissa)
-        decimals += digit & (points > 0)
-        digits += digit
-        points += point
+    del text
+    numerals = columns - np.uint8(_ZERO)  # a digit's value; other bytes wrap to 10 or more
+    digit = numerals < 10
+    point = columns == _DOT
+    allowed = (digit | point).sum(axis=0, dtype=np.int8)  # bytes past a field's end are 0
+    if (allowed != length).any():
+        return None  # a byte of the field that is neither a digit nor a point
+    points = point.sum(axis=0, dtype=np.int8)
+    digits = allowed - points
     if (points > 1).any() or (digits == 0).any() or (digits > _MAX_DIGITS).any():
         return None
+    # width minus the point's column, where there is one: the digits after it follow
+    from_right = (point * np.arange(width, 0, -1, dtype=np.int8)[:, None]).sum(axis=0,
+                                                                              dtype=np.int8)
+    decimals = np.where(points > 0, length - (width - from_right) - 1, 0)
+    mantissa = np.zeros(at.size, dtype=np.int64)
+    for value, is_digit in zip(numerals, digit, strict=True):  # left to right, as written
+        mantissa = np.where(is_digit, mantissa * 10 + value, mantissa)
     values: NDArray[np.float64] = mantissa.astype(np.float64) / _POWERS_OF_TEN[decimals]
     return values
 
