@@ -41,3 +41,23 @@ async def session(protocol: str, user: NDArray[np.int16], *, kind: str = "turn",
 
 def of_type(recording: SessionRecording, kind: str) -> list[dict[str, Any]]:
     return [event.to_dict() for event in recording.events if event.type == kind]
+
+
+def stalled_ms(recording: SessionRecording, start_ms: float = 0.0,
+               stop_ms: float | None = None, frame_ms: int = 20) -> float:
+    """How long the event loop was held up in this run while the frames due in
+    [start_ms, stop_ms) were sent, as the sender saw it: their positive send lateness,
+    summed.
+
+    Real-clock tests use it to widen a wall-clock allowance by exactly the lateness the
+    machine added in the same run, so they hold on a loaded machine and stay tight on a
+    quiet one. Frames leave on absolute deadlines, so a stall of D ms shows as lateness
+    on every frame due during it (D, D - 20, ...): the sum is at least D for any stall
+    that crosses a deadline, and a delay the code adds itself (an ``await`` that waits,
+    a packet held back) leaves the loop free and adds nothing here, so a test widened
+    by it still fails on such a delay.
+    """
+    lateness = np.asarray(recording.send_lateness_ms, dtype=float)
+    due = np.arange(lateness.size) * frame_ms
+    chosen = (due >= start_ms) & (due < (np.inf if stop_ms is None else stop_ms))
+    return float(np.clip(lateness[chosen], 0.0, None).sum())
