@@ -61,3 +61,20 @@ def stalled_ms(recording: SessionRecording, start_ms: float = 0.0,
     due = np.arange(lateness.size) * frame_ms
     chosen = (due >= start_ms) & (due < (np.inf if stop_ms is None else stop_ms))
     return float(np.clip(lateness[chosen], 0.0, None).sum())
+
+
+def agent_stream(recording: SessionRecording) -> NDArray[np.int16]:
+    """The agent's audio as it sent it, packet after packet, read back from the recorded
+    track at the places the playout buffer put each packet (its ``audio`` events).
+
+    Positions in it are the agent's own audio time, which no scheduling moves: where the
+    track has a gap because a packet arrived late, this stream has none. Only for runs
+    in which no clear dropped audio (one that does cuts packets short in the track).
+    """
+    clears = of_type(recording, "clear") + of_type(recording, "speech_started")
+    assert all(float(clear["dropped_ms"]) == 0 for clear in clears), clears
+    pieces = []
+    for packet in of_type(recording, "audio"):
+        placed = round(recording.sample_rate * float(packet["placed_ms"]) / 1000)
+        pieces.append(recording.agent[placed : placed + int(packet["samples"])])
+    return np.concatenate(pieces) if pieces else np.zeros(0, np.int16)

@@ -36,7 +36,7 @@ from speecheval.agents.registry import open_transport
 from speecheval.session.realtime import run_realtime
 from speecheval.session.recording import SessionRecording
 
-from .helpers import RATE, SESSION_LIMIT_S, of_type, stalled_ms, track
+from .helpers import RATE, SESSION_LIMIT_S, agent_stream, of_type, stalled_ms, track
 
 SLACK_MS = 60  # loopback delivery and scheduling on a shared 2-core machine
 REPLY = "Sure, I can help you with that right away."  # the local agent's default reply
@@ -54,16 +54,7 @@ def _check_reply_onset(recording: SessionRecording) -> None:
     scheduling; the second is wall clock, its allowance widened by the measured stalls
     (on a quiet machine ~0, so a client that holds agent audio back still fails)."""
     onset = _first_sound_ms(recording.agent, 0)
-    sample = round(RATE * onset / 1000)
-    sent = 0  # agent samples in the packets before the one that holds the onset
-    for packet in of_type(recording, "audio"):
-        placed = round(RATE * float(packet["placed_ms"]) / 1000)
-        if placed <= sample < placed + packet["samples"]:
-            agent_time_ms = (sent + sample - placed) * 1000 / RATE
-            break
-        sent += packet["samples"]
-    else:
-        raise AssertionError(f"no packet holds the onset at {onset} ms")
+    agent_time_ms = _first_sound_ms(agent_stream(recording), 0)
     print(f"reply onset: {agent_time_ms} ms of agent audio, {onset} ms in the track")
     # the reply is due at 1000 ms; the agent starts it on its next 10 ms analysis frame at
     # its input rate (resampled, the filter may ring a sample before it)
