@@ -93,8 +93,15 @@ def test_appends_on_an_absolute_80_ms_schedule_and_continuous_output() -> None:
     # wait while the agent renders its replies), with no drift from first half to second
     arrivals = np.array([t for t, _ in log.appends[:33]]) * 1000 - 80 * np.arange(33)
     offsets = arrivals - np.median(arrivals)
-    assert np.percentile(np.abs(offsets), 80) < 5
-    assert abs(np.median(offsets[1:17]) - np.median(offsets[17:])) < 2
+    # Both allowances widen by how late the sender itself was in this run (p80 of the
+    # lateness of the frame that completes each append, k * 4 + 3): on a quiet machine
+    # ~0.5 ms, so 5 and 2 ms as before; under load the agent, on the same loop, hears
+    # each append late by about as much. A relative schedule (each frame timed from the
+    # previous send) adds its lateness up instead: 64 frames between the halves' medians.
+    late = np.percentile(np.clip(np.asarray(recording.send_lateness_ms)[4 * np.arange(33) + 3],
+                                 0, None), 80)
+    assert np.percentile(np.abs(offsets), 80) < 5 + late, (offsets, late)
+    assert abs(np.median(offsets[1:17]) - np.median(offsets[17:])) < 2 + late, (offsets, late)
     # no turn detection, audio output, and no formats: the granted rates are adopted
     assert log.controls == [
         {"type": "session.update", "event_id": "speecheval_1",
