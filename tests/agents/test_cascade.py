@@ -21,6 +21,7 @@ Timing bounds, and why:
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator, Mapping
 
 import numpy as np
@@ -114,24 +115,36 @@ def test_answers_after_the_silence_threshold_with_the_words_it_heard(
 
 class UntilAnswered:
     """Says ``user``, then stays silent until the agent has answered and been quiet for
-    ``quiet_s`` (at most ``limit_s`` in all): a session as long as the exchange."""
+    ``quiet_s`` (at most ``limit_s`` in all): a session as long as the exchange.
+
+    Quiet means ``quiet_s`` of frames without agent audio *and* as long on the wall clock
+    since the last audible frame: after a stall of the loop the runner sends the frames
+    it owes back to back, and the packets that arrived meanwhile play only after them (a
+    gap in the track), so frames alone would end the session in the middle of a reply.
+    """
 
     def __init__(self, user: NDArray[np.int16], quiet_s: float = 0.3, limit_s: float = 30.0,
                  frame: int = 320) -> None:
         self.user, self.frame = user, frame
         self.quiet_frames = round(quiet_s * RATE) // frame
         self.limit_frames = round(limit_s * RATE) // frame
+        self.quiet_s = quiet_s
         self.answered = False
         self.quiet = 0
+        self.last_heard = time.monotonic()
 
     def next_frame(self, index: int, agent_played: NDArray[np.int16]
                    ) -> NDArray[np.int16] | None:
         audible = bool(agent_played.size and np.abs(agent_played).max() > AUDIBLE)
         self.answered = self.answered or audible
         self.quiet = 0 if audible else self.quiet + 1
+        if audible:
+            self.last_heard = time.monotonic()
         if index * self.frame < self.user.size:
             return _frame(self.user, index * self.frame, self.frame)
-        if index >= self.limit_frames or (self.answered and self.quiet >= self.quiet_frames):
+        quiet = (self.quiet >= self.quiet_frames
+                 and time.monotonic() - self.last_heard >= self.quiet_s)
+        if index >= self.limit_frames or (self.answered and quiet):
             return None
         return np.zeros(self.frame, np.int16)
 
