@@ -36,7 +36,7 @@ from speecheval.agents.registry import open_transport
 from speecheval.session.realtime import run_realtime
 from speecheval.session.recording import SessionRecording
 
-from .helpers import RATE, SESSION_LIMIT_S, of_type, track
+from .helpers import RATE, SESSION_LIMIT_S, agent_stream, of_type, stalled_ms, track
 
 SLACK_MS = 60  # loopback delivery and scheduling on a shared 2-core machine
 REPLY = "Sure, I can help you with that right away."  # the local agent's default reply
@@ -45,6 +45,22 @@ REPLY = "Sure, I can help you with that right away."  # the local agent's defaul
 def _first_sound_ms(agent: np.ndarray, from_ms: int) -> float:
     index = RATE * from_ms // 1000 + int(np.flatnonzero(agent[RATE * from_ms // 1000 :])[0])
     return index * 1000 / RATE
+
+
+def _check_reply_onset(recording: SessionRecording) -> None:
+    """The reply starts at 1000 ms of the agent's own audio time, and is heard in the
+    track ~60 ms later (the first append's round trip), plus what the loop's stalls in
+    this run added: the first is a position in the audio the agent sent, whatever the
+    scheduling; the second is wall clock, its allowance widened by the measured stalls
+    (on a quiet machine ~0, so a client that holds agent audio back still fails)."""
+    onset = _first_sound_ms(recording.agent, 0)
+    agent_time_ms = _first_sound_ms(agent_stream(recording), 0)
+    print(f"reply onset: {agent_time_ms} ms of agent audio, {onset} ms in the track")
+    # the reply is due at 1000 ms; the agent starts it on its next 10 ms analysis frame at
+    # its input rate (resampled, the filter may ring a sample before it)
+    assert 1000 - 1 <= agent_time_ms < 1000 + 20, agent_time_ms
+    stall = stalled_ms(recording, 0, onset)
+    assert 1060 - 20 <= onset < 1060 + SLACK_MS + stall, (onset, stall)
 
 
 async def _session(user: np.ndarray, agent_options: dict[str, str],
@@ -77,8 +93,15 @@ def test_appends_on_an_absolute_80_ms_schedule_and_continuous_output() -> None:
     # wait while the agent renders its replies), with no drift from first half to second
     arrivals = np.array([t for t, _ in log.appends[:33]]) * 1000 - 80 * np.arange(33)
     offsets = arrivals - np.median(arrivals)
-    assert np.percentile(np.abs(offsets), 80) < 5
-    assert abs(np.median(offsets[1:17]) - np.median(offsets[17:])) < 2
+    # Both allowances widen by how late the sender itself was in this run (p80 of the
+    # lateness of the frame that completes each append, k * 4 + 3): on a quiet machine
+    # ~0.5 ms, so 5 and 2 ms as before; under load the agent, on the same loop, hears
+    # each append late by about as much. A relative schedule (each frame timed from the
+    # previous send) adds its lateness up instead: 64 frames between the halves' medians.
+    late = np.percentile(np.clip(np.asarray(recording.send_lateness_ms)[4 * np.arange(33) + 3],
+                                 0, None), 80)
+    assert np.percentile(np.abs(offsets), 80) < 5 + late, (offsets, late)
+    assert abs(np.median(offsets[1:17]) - np.median(offsets[17:])) < 2 + late, (offsets, late)
     # no turn detection, audio output, and no formats: the granted rates are adopted
     assert log.controls == [
         {"type": "session.update", "event_id": "speecheval_1",
@@ -91,12 +114,13 @@ def test_appends_on_an_absolute_80_ms_schedule_and_continuous_output() -> None:
     # continuous output: one 80 ms packet per append, silence included
     packets = of_type(recording, "audio")
     assert len(packets) >= 30 and {p["samples"] for p in packets} == {1280}
-    onset = _first_sound_ms(recording.agent, 0)
-    assert 1060 - 20 <= onset < 1060 + SLACK_MS
-    agent = recording.agent
-    assert np.abs(agent[RATE * 1200 // 1000 : RATE * 1700 // 1000]).max() > 1000
-    silent_from = RATE * (1760 + SLACK_MS) // 1000
-    assert not agent[silent_from : RATE * 2300 // 1000].any()
+    _check_reply_onset(recording)
+    # speaking, then silent after the barge-in: in the agent's own audio time (the track's
+    # times less the ~60 ms round trip), which no scheduling moves
+    agent = agent_stream(recording)
+    assert np.abs(agent[RATE * 1140 // 1000 : RATE * 1640 // 1000]).max() > 1000
+    silent_from = RATE * (1700 + SLACK_MS) // 1000
+    assert not agent[silent_from : RATE * 2240 // 1000].any()
     # the agent's words arrive as transcript deltas when its reply starts
     words = [(e["role"], e["text"], e["final"]) for e in of_type(recording, "transcript")]
     assert words[0] == ("agent", REPLY, False)
@@ -123,9 +147,9 @@ def test_granted_rates_are_adopted_and_model_goes_in_the_query(in_rate: int,
     # ceil(1920 k * 2 / 3) = 1280 k samples after k deltas, so 1280 per packet
     packets = of_type(recording, "audio")
     assert len(packets) >= 15 and {p["samples"] for p in packets} == {1280}
-    onset = _first_sound_ms(recording.agent, 0)
-    assert 1060 - 20 <= onset < 1060 + SLACK_MS
-    assert np.abs(recording.agent[RATE * 1200 // 1000 : RATE * 1400 // 1000]).max() > 1000
+    _check_reply_onset(recording)
+    stream = agent_stream(recording)  # the agent's own audio time: the track's less ~60 ms
+    assert np.abs(stream[RATE * 1140 // 1000 : RATE * 1340 // 1000]).max() > 1000
 
 
 def test_a_rate_the_deployment_lacks_is_refused_at_connect() -> None:

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,27 +76,51 @@ def voicebench_server() -> Iterator[str]:
         process.wait(10)
 
 
-def stop_ms_by_voicebench(path: Path, url: str) -> float:
+def stop_ms_by_voicebench(path: Path, url: str) -> tuple[float, float]:
+    """voicebench's stop latency, and the worst lateness of its event loop meanwhile
+    (a 20 ms timer on absolute deadlines beside it: what a loaded machine added)."""
     scenario = vb_scenario.load_scenario(path)
-    result = asyncio.run(vb_bench.run_benchmark(scenario, options={"url": url}))
+
+    async def run() -> tuple[Any, float]:
+        loop = asyncio.get_running_loop()
+        worst, t0, tick = 0.0, loop.time(), 0
+
+        async def probe() -> None:
+            nonlocal worst, tick
+            while True:
+                tick += 1
+                await asyncio.sleep(max(0.0, t0 + tick * 0.02 - loop.time()))
+                worst = max(worst, (loop.time() - t0 - tick * 0.02) * 1000)
+
+        task = asyncio.create_task(probe())
+        try:
+            return await vb_bench.run_benchmark(scenario, options={"url": url}), worst
+        finally:
+            task.cancel()
+
+    result, late_ms = asyncio.run(run())
     (turn,) = [t for t in result.sessions[0].turns if t.id == "barge-in"]
     assert turn.stop_latency_ms is not None, turn.notes
-    return float(turn.stop_latency_ms)
+    return float(turn.stop_latency_ms), late_ms
 
 
 def test_barge_in_stop_agrees_with_voicebench_on_its_mock_server(tmp_path: Path) -> None:
     path = write_scenario(tmp_path, SCENARIO)
     out = tmp_path / "run"
     with voicebench_server() as url:
-        theirs = stop_ms_by_voicebench(path, url)
+        theirs, their_late = stop_ms_by_voicebench(path, url)
         code = main(["session", "run", str(path), "--url", url, "--out", str(out)])
     report = json.loads((out / "report.json").read_text())
     assert code == 0, report["sessions"][0]["turns"][1]["notes"]
     ours = report["sessions"][0]["turns"][1]["stop_ms"]
     # the server stops 250 + 120 ms after the barge-in's onset plus a frame or two of
     # reaction; the recording backdates the end to the last loud frame
-    assert 370 <= theirs <= 450
-    assert abs(ours - theirs) <= TOLERANCE_MS, (ours, theirs)
+    # Each run's stop is heard late by as much as its own loop was held up (its worst
+    # send lateness; ~1 ms on a quiet machine, so the bounds stay as tight there).
+    our_late = report["sessions"][0]["send_lateness_ms"]["max"]
+    assert 370 <= theirs <= 450 + their_late, (theirs, their_late)
+    assert abs(ours - theirs) <= TOLERANCE_MS + max(our_late, their_late), (
+        ours, theirs, our_late, their_late)
     # and the voicebench-schema report of our recording is what voicebench's analysis of
     # the same tracks gives
     mine = json.loads((out / "report.voicebench.json").read_text())
