@@ -69,10 +69,14 @@ def recogniser_options(command: Callable[..., None]) -> Callable[..., None]:
 
 def recogniser_choice(backend: str, jobs: int | None, nemo: Path | None,
                       nemo_sha256: str | None, nemo_device: str | None, base_url: str | None,
-                      model: str | None, api_key_env: str | None, max_attempts: int | None
-                      ) -> tuple[Callable[[], Recogniser], int]:
+                      model: str | None, api_key_env: str | None, max_attempts: int | None,
+                      executor: str = "local") -> tuple[Callable[[], Recogniser], int]:
     """The recogniser factory and the worker count the options of
-    :func:`recogniser_options` ask for (exit 2 on a wrong combination)."""
+    :func:`recogniser_options` and the executor options ask for (exit 2 on a wrong
+    combination)."""
+    if backend == "parakeet" and executor != "local":
+        raise InputError("--backend parakeet runs one model in this process; leave out "
+                         "--executor")
     options = {"--nemo": nemo, "--nemo-sha256": nemo_sha256, "--nemo-device": nemo_device,
                "--base-url": base_url, "--model": model, "--api-key-env": api_key_env,
                "--max-attempts": max_attempts}

@@ -33,11 +33,9 @@ def reference_asr_command(tree: Path, backend: str, jobs: int | None, nemo: Path
     from ...core.executor import make_executor
     from .reference_asr import reference_asr
 
-    if backend == "parakeet" and executor != "local":
-        raise InputError("--backend parakeet runs one model in this process; leave out "
-                         "--executor")
     factory, workers = recogniser_choice(backend, jobs, nemo, nemo_sha256, nemo_device,
-                                         base_url, model, api_key_env, max_attempts)
+                                         base_url, model, api_key_env, max_attempts,
+                                         executor)
     started = time.perf_counter()
     chosen = make_executor(executor, jobs=workers, ray_address=ray_address)
     run = reference_asr(tree, executor=chosen, factory=factory)

@@ -289,16 +289,13 @@ def asr_command(tree: Path, inputs: bool, backend: str, jobs: int | None, nemo: 
     """Transcribe both replies of every eligible pair (whole, word-timed) into
     output.json and clean_output.json, and write asr.json (exit 3, nothing written, if
     the backend fails on any file)."""
-    from ...core.errors import InputError
     from ...core.executor import make_executor
     from ..v10.cli_recogniser import recogniser_choice
     from .asr import transcribe_tree
 
-    if backend == "parakeet" and executor != "local":
-        raise InputError("--backend parakeet runs one model in this process; leave out "
-                         "--executor")
     factory, workers = recogniser_choice(backend, jobs, nemo, nemo_sha256, nemo_device,
-                                         base_url, model, api_key_env, max_attempts)
+                                         base_url, model, api_key_env, max_attempts,
+                                         executor)
     started = time.perf_counter()
     asr_path, transcripts, retries = transcribe_tree(
         tree, workers=workers, factory=factory, inputs=inputs,
