@@ -92,3 +92,16 @@ def test_nothing_listening_is_the_agents_fault() -> None:
 def test_bad_options_are_usage_errors(options: dict[str, str], problem: str) -> None:
     with pytest.raises(InputError, match=problem):
         open_transport("webrtc", options)
+
+
+def test_a_failed_connect_closes_its_peer_connection() -> None:
+    """The runner records a failed connect as a fault and never calls close(), so the
+    transport must not leave its peer connection (ICE gatherer, UDP sockets) open."""
+    transport = open_transport("webrtc", {"url": "http://127.0.0.1:9/"})
+
+    async def session() -> str | None:
+        recording = await run_realtime(transport, tone(0, 100, 200), RATE, tail_ms=0)
+        return recording.fault
+
+    assert (asyncio.run(session()) or "").startswith("signalling:")
+    assert transport._pc is None or transport._pc.connectionState == "closed"  # type: ignore[attr-defined]

@@ -131,7 +131,18 @@ class WebRtcTransport(AgentTransport):
 
     async def connect(self, sample_rate: int) -> None:
         aiortc = _import_aiortc()
-        self._pc = pc = aiortc.RTCPeerConnection()
+        self._pc = aiortc.RTCPeerConnection()
+        try:
+            await self._negotiate(aiortc, self._pc, sample_rate)
+        except BaseException:
+            # a runner records a failed (or timed-out) connect and never calls close():
+            # the peer connection's ICE gatherer and UDP sockets must not outlive it
+            self._closing = True
+            await self._pc.close()
+            raise
+
+    async def _negotiate(self, aiortc: Any, pc: Any, sample_rate: int) -> None:
+        """Offer, answer and the media path up (see the module docstring)."""
         self._user = _user_track_class()(sample_rate)
         pc.addTrack(self._user)
 
