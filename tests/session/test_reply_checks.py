@@ -49,6 +49,11 @@ def test_a_turn_with_nothing_said_fails_every_check() -> None:
 
 @pytest.mark.parametrize(("reply", "expected"), [
     ("{says_any: []}", "turns[0].reply.says_any (line 4): must list at least one phrase"),
+    # a phrase of no words would be found in every reply: says_any always passes and
+    # says_none always fails, whatever the agent said
+    ("{says_any: ['?!']}", "turns[0].reply.says_any (line 4): phrase '?!' has no words"),
+    ("{says_none: [sorry, '...']}",
+     "turns[0].reply.says_none (line 4): phrase '...' has no words"),
     ("{matches: '(unclosed'}", "turns[0].reply.matches (line 4): is not a valid regular"),
     ("{max_wer: 0.2}", "turns[0].reply.text (line 4): is required with max_wer"),
     ("{}", "turns[0].reply (line 4): sets no check"),

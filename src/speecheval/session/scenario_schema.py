@@ -59,6 +59,7 @@ from .scenario import (
     SynthKind,
     VadEngine,
 )
+from .wer import normalize_words
 
 S = TypeVar("S")
 
@@ -143,8 +144,14 @@ def _regex(value: str) -> str:
 
 
 def _some(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    """At least one phrase, each of at least one word once normalized as the reply is: a
+    phrase of no words would be found in every reply."""
     if not phrases:
         raise ValueError("must list at least one phrase")
+    for phrase in phrases:
+        if not normalize_words(phrase):
+            raise ValueError(f"phrase {phrase!r} has no words (after lowercasing and "
+                             "removing punctuation), so every reply would contain it")
     return phrases
 
 
