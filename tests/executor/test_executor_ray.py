@@ -114,3 +114,54 @@ def test_transcripts_score_same_bytes_on_ray(cluster: str, tmp_path: Path,
 def test_an_error_named_in_stop_on_stops_the_run(cluster: str) -> None:
     with pytest.raises(ValueError, match="item 3 is bad"):
         RayExecutor().map(items.fail_on_three, list(range(3, 40)), stop_on=(ValueError,))
+
+
+class _OomTask:
+    """``ray.remote(fn).options(...)``: each item's task ref is the item itself."""
+
+    def remote(self, run_id: str, payload: object, item: int) -> int:
+        return item
+
+
+class _OomRay:
+    """Just enough of the ``ray`` module for a run whose task for item 2 was killed by
+    Ray's memory monitor every time it was tried (``ray.get`` raises OutOfMemoryError
+    then, not WorkerCrashedError); no cluster is started."""
+
+    def remote(self, fn: object) -> _OomRay:
+        return self
+
+    def options(self, **_: object) -> _OomTask:
+        return _OomTask()
+
+    def put(self, value: object) -> object:
+        return value
+
+    def wait(self, refs: list[int], num_returns: int, timeout: float
+             ) -> tuple[list[int], list[int]]:
+        return refs[:num_returns], refs[num_returns:]
+
+    def get(self, ref: int) -> int:
+        from ray.exceptions import OutOfMemoryError
+
+        if ref == 2:
+            raise OutOfMemoryError("Task was killed due to the node running low on memory.")
+        return ref * 10
+
+    def cancel(self, ref: int) -> None:
+        """Nothing runs."""
+
+
+def test_a_task_killed_for_memory_is_that_items_worker_death() -> None:
+    """An item whose worker Ray's memory monitor killed (after Ray's retries) is that
+    item's WorkerDied, as a killed worker is locally; the other items go on. Before, the
+    OutOfMemoryError escaped ``results`` and stopped the whole run with a traceback."""
+    from speecheval.core.executor import _RayRun
+
+    run: _RayRun[int] = _RayRun(_OomRay(), False, items.square, [0, 1, 2, 3], None, 3, None,
+                                ())
+    results = list(run.results())
+    assert [r.value for r in results] == [0, 10, None, 30]
+    assert isinstance(results[2].error, WorkerDied)
+    assert str(results[2].error) == ("the worker process died while running this item "
+                                     "(3 attempts)")

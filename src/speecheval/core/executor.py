@@ -538,13 +538,21 @@ class _RayRun(Run[R]):
             self.ray.shutdown()
 
     def _outcome(self, ref: Any) -> ItemResult[R]:
-        from ray.exceptions import RayTaskError, WorkerCrashedError
+        """The task's value or error; a task whose worker process was lost every time Ray
+        tried it (crashed, killed by Ray's memory monitor, or on a node that died) is
+        the item's :class:`WorkerDied`, as a dead worker is locally."""
+        from ray.exceptions import (
+            NodeDiedError,
+            OutOfMemoryError,
+            RayTaskError,
+            WorkerCrashedError,
+        )
 
         try:
             return ItemResult(value=self.ray.get(ref))
         except RayTaskError as error:
             return ItemResult(error=error.cause if error.cause is not None else error)
-        except WorkerCrashedError:
+        except (WorkerCrashedError, OutOfMemoryError, NodeDiedError):
             return ItemResult(error=WorkerDied(self.max_attempts))
 
 
