@@ -130,6 +130,26 @@ def test_a_missing_key_stops_before_the_session(tmp_path: Path,
     assert f"the environment variable {KEY_VARIABLE}" in capsys.readouterr().err
 
 
+def test_a_missing_key_stops_session_load_before_any_level(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``session load`` judges every session it evaluates, so the judge's key is checked
+    before the first level runs (as ``session run`` does), not after its sessions."""
+    import speecheval.session.load_cli as load_cli
+
+    def no_level(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a level ran before the missing key was reported")
+
+    monkeypatch.delenv(KEY_VARIABLE)
+    monkeypatch.setattr(load_cli, "run_load", no_level)
+    code = main(["session", "load", str(scenario(tmp_path, "http://127.0.0.1:9/v1")),
+                 "--agent", "pcm-websocket", "--url", "ws://127.0.0.1:9",
+                 "--concurrency", "1", "--out", str(tmp_path / "load")])
+    assert code == 2
+    assert not (tmp_path / "load").exists()
+    assert f"the environment variable {KEY_VARIABLE}" in capsys.readouterr().err
+
+
 def test_a_bad_base_url_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["session", "validate", str(scenario(tmp_path, "ftp://user:pw@host/v1"))])
     assert code == 2
