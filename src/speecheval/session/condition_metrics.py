@@ -63,9 +63,12 @@ def _self_interruptions(clears_s: tuple[float, ...], windows: tuple[ev.TurnWindo
 def _network(events: list[ev.Event], windows: tuple[ev.TurnWindow, ...]) -> dict[str, Any]:
     packets = [e for e in events if isinstance(e, ev.NetworkPacket)]
     turns = []
+    sent = [to_us(p.t_ms / 1000.0) for p in packets]
     for window in windows:
-        lo, hi = window.start_s * 1000.0, window.end_s * 1000.0
-        mine = [p for p in packets if lo <= p.t_ms < hi]
+        # whole microseconds: in float ms a frame sent at a window's edge can fall on
+        # either side of it (8.06 s * 1000 > 8060)
+        lo, hi = to_us(window.start_s), to_us(window.end_s)
+        mine = [p for p, t in zip(packets, sent, strict=True) if lo <= t < hi]
         turns.append({"id": window.turn_id,
                       "lost": sum(p.outcome == "lost" for p in mine),
                       "late": sum(p.outcome == "late" for p in mine)})
