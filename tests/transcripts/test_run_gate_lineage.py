@@ -228,6 +228,27 @@ def test_import_needs_run_directories(tmp_path: Path, capsys: pytest.CaptureFixt
     assert (current / "lineage.jsonl").read_bytes() == before
 
 
+def test_an_older_run_with_a_broken_meta_json_is_refused_before_any_copy(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A meta.json that is not JSON is bad input named by its path (exit 2), found before
+    anything is copied into the run or appended to its lineage."""
+    older, current = fake_run(tmp_path / "a"), fake_run(tmp_path / "b")
+    broken = older / "raw" / "fake" / "production_complete_file" / "blocks" / "r1" / \
+        "meta.json"
+    broken.write_text('{"status": "succeeded",', encoding="utf-8")
+    before = (current / "lineage.jsonl").read_bytes()
+    capsys.readouterr()
+    assert cli("import", current, older) == 2
+    assert capsys.readouterr().err == (f"error: {broken}: not JSON: Expecting property name "
+                                       "enclosed in double quotes at line 1\n")
+    assert not (current / "imported").exists()
+    assert (current / "lineage.jsonl").read_bytes() == before
+    (older / "run.json").write_text("[]", encoding="utf-8")
+    assert cli("import", current, older) == 2
+    assert capsys.readouterr().err == (f"error: {older / 'run.json'}: run.json must be a "
+                                       "JSON object\n")
+
+
 def gate_lines(folder: Path) -> list[dict]:
     return [json.loads(line) for line in (folder / "verdicts.jsonl").read_text().splitlines()]
 

@@ -32,6 +32,7 @@ from ...core.errors import InputError
 from ...core.hashing import sha256_file
 from ...core.output import atomic_write_bytes
 from .. import lineage
+from ..gate.inputs import read_meta
 from .chunker import ChunkerSettings
 from .derive import VERSION, derive, transcript_name
 from .jobs import META, raw_sha256
@@ -50,12 +51,13 @@ def import_run(run_dir: Path, old_dir: Path) -> list[dict[str, Any]]:
     known = {r["id"]: r for r in lineage.read_records(run_dir)}
     old_records = {r["id"]: r for r in lineage.read_records(old_dir)}
     records = []
-    for meta_path in sorted((old_dir / "raw").glob(f"*/*/*/r*/{META}")):
-        folder = meta_path.parent
+    # every meta.json read (bad input named) before anything is copied or appended
+    found = [(path.parent, read_meta(path))
+             for path in sorted((old_dir / "raw").glob(f"*/*/*/r*/{META}"))]
+    for folder, meta in found:
         key = "/".join(folder.relative_to(old_dir / "raw").parts)
         system, track_dir, sample, _ = key.split("/")
         track = track_dir.replace(".", "/")
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
         raw_record = old_records.get(f"raw:{key}", {})
         old_input = raw_record.get("input_sha256")
         input_id = f"input:{sample}/gold" if track == GOLD else f"input:{sample}"
@@ -105,7 +107,7 @@ def _derive_imported(run_dir: Path, old: dict[str, Any], raw: dict[str, Any]
                              path=Path(raw["source"]["run"]) / "run.json")
         margin = old.get("settings", {}).get("chunker", {}).get(
             "cut_margin_s", ChunkerSettings().cut_margin_s)
-        meta = json.loads((folder / META).read_text(encoding="utf-8"))
+        meta = read_meta(folder / META)
         text, _ = derive(folder, adapter, sample, meta, float(margin))
         atomic_write_bytes(run_dir / target, text.encode("utf-8"))
     return {"id": f"transcript:{raw['id']}@{VERSION}", "kind": "imported_transcript",
@@ -121,9 +123,11 @@ def _run_json(run_dir: Path) -> dict[str, Any]:
     if not path.is_file():
         raise InputError("not a run directory: it has no run.json", path=run_dir)
     try:
-        found: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        found = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(f"not JSON: {exc.msg}", path=path) from None
+    if not isinstance(found, dict):
+        raise InputError("run.json must be a JSON object", path=path)
     return found
 
 
