@@ -57,6 +57,8 @@ def test_a_turn_with_nothing_said_fails_every_check() -> None:
     ("{matches: '(unclosed'}", "turns[0].reply.matches (line 4): is not a valid regular"),
     ("{max_wer: 0.2}", "turns[0].reply.text (line 4): is required with max_wer"),
     ("{}", "turns[0].reply (line 4): sets no check"),
+    # a check set to null is no check: the turn would pass whatever the agent said
+    ("{says_any: null}", "turns[0].reply (line 4): sets no check"),
     ("{says: [hi]}", "turns[0].reply.says (line 4): unknown key"),
 ])
 def test_bad_reply_checks_are_named(tmp_path: Path, reply: str, expected: str) -> None:

@@ -356,7 +356,8 @@ class _Reader:
         )
 
     def reply(self, model: ReplyModel, where: KeyPath) -> ReplySpec:
-        if not model.model_fields_set:
+        checks = (model.says_any, model.says_none, model.matches, model.max_wer, model.text)
+        if all(check is None for check in checks):  # none given, or each given as null
             raise self.error(where, "sets no check; use says_any, says_none, matches or "
                                     "text with max_wer")
         if (model.max_wer is None) != (model.text is None):
