@@ -97,6 +97,12 @@ def test_judge_verdict_after_a_retry_with_its_ledger(tmp_path: Path) -> None:
     assert task == {"model": "judge-model", "model_reported": "judge-x", "success": True,
                     "reason": "the table is booked", "problem": None, "attempts": 2}
     assert report["summary"]["task_success"]["rate"] == 1.0
+    # voicebench has no task judge: its report reads the assertion from speecheval's
+    # summary, as it does max_self_interruptions, rather than fail it for a missing value
+    voicebench = json.loads((tmp_path / "run" / "report.voicebench.json").read_text())
+    assert voicebench["assertions"] == report["assertions"] == [
+        {"key": "min_task_success_rate", "limit": 1.0, "actual": 1.0, "passed": True}]
+    assert voicebench["passed"] is True
     ledger = json.loads((tmp_path / "run" / "sessions" / "001" / "judge.json").read_text())
     assert ledger["messages"] == body["messages"]
     assert json.loads(ledger["response"])["model"] == "judge-x"

@@ -158,8 +158,9 @@ def _assertion_value(summary: dict[str, Any], key: str,
     return assertion_value(summary, key, VOICEBENCH_ASSERTION_PATHS)
 
 
-# Assertions on what voicebench does not measure at all: read from speecheval's summary.
-SPEECHEVAL_ONLY_ASSERTIONS = frozenset({"max_self_interruptions"})
+# Assertions on what voicebench does not measure at all (conditions, the task judge):
+# read from speecheval's summary.
+SPEECHEVAL_ONLY_ASSERTIONS = frozenset({"max_self_interruptions", "min_task_success_rate"})
 
 
 def _assertions(result: RunResult, summary: dict[str, Any]) -> list[dict[str, Any]]:
