@@ -129,3 +129,28 @@ def test_text_or_broken_frames_are_faults() -> None:
     assert [type(f).__name__ for f in faults] == ["AgentFault"] * 3
     assert "text message" in str(faults[0]) and "truncated" in str(faults[1])
     assert "whole PCM16" in str(faults[2])
+
+
+def test_one_resampler_per_bot_rate_for_the_whole_session(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each audio frame reuses its rate's resampler: ``dict.setdefault`` built a new one
+    (a windowed-sinc design, some 3 ms at 44.1 kHz) for every frame on the event loop and
+    threw it away."""
+    import speecheval.agents.pipecat as pipecat
+    from speecheval.agents.base import AudioOut
+    from speecheval.core.stream_resample import StreamResampler
+
+    made: list[int] = []
+
+    class Counted(StreamResampler):
+        def __init__(self, rate_in: int, rate_out: int) -> None:
+            made.append(rate_in)
+            super().__init__(rate_in, rate_out)
+
+    monkeypatch.setattr(pipecat, "StreamResampler", Counted)
+    transport = open_transport("pipecat", {"url": "ws://127.0.0.1:9"})
+    transport._sample_rate = 16000  # noqa: SLF001 (as connect(16000) sets it)
+    frame = np.zeros(441, dtype="<i2").tobytes()  # 10 ms at 44.1 kHz
+    events = [transport._decode(encode_audio(frame, 44100)) for _ in range(5)]  # noqa: SLF001
+    assert all(isinstance(event, AudioOut) for event in events)
+    assert made == [44100]

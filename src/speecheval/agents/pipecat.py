@@ -95,6 +95,7 @@ class PipecatTransport(WebSocketTransport):
                               f"samples on {channels} channel(s)")
         samples = np.frombuffer(pcm, dtype="<i2").reshape(-1, channels)
         mono = (samples.astype(np.int32).sum(axis=1) // channels).astype("<i2").tobytes()
-        resampler = self._resamplers.setdefault(
-            rate, StreamResampler(rate, self._sample_rate))
+        resampler = self._resamplers.get(rate)
+        if resampler is None:  # one per bot rate, kept: its state spans the frames
+            resampler = self._resamplers[rate] = StreamResampler(rate, self._sample_rate)
         return AudioOut(resampler.process_pcm16(mono))
