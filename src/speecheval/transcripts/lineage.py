@@ -31,13 +31,13 @@ RECORD_KEYS = ("id", "kind", "path", "sha256", "parent", "input_sha256", "reques
 GATE_FOLDER = "gate"
 ARBITRATION_FOLDER = "arbitration"
 COMMAND_FOLDERS = (GATE_FOLDER, ARBITRATION_FOLDER)
+"""Folders of ``RUN/derived/`` written by commands; beside them ``RUN/derived/<system>/``
+holds each system's transcripts, so no system may take one of these names."""
 IMPORTED_FOLDER = "imported"
 """``RUN/imported/<digest>/raw/<key>/``: an older run's raw answers (``transcripts import``)."""
 IMPORT_KEYS = ("exact_input_match", "protocol_compatibility", "incompatibilities",
                "identity_confidence", "track_use")
 """What an ``imported_raw`` record says about how far the older result can be trusted."""
-"""Folders of ``RUN/derived/`` written by commands; beside them ``RUN/derived/<system>/``
-holds each system's transcripts, so no system may take one of these names."""
 
 
 def read_records(run_dir: Path) -> list[dict[str, Any]]:
