@@ -25,7 +25,7 @@ SPEAKER rec 1 0.500 1.250 <NA> <NA> spk1 <NA> <NA>
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -218,6 +218,18 @@ class RTTM:
         rttm = cls((), path, ignored_records, other_records)
         rttm._turns, rttm._columns, rttm._extras = None, columns, extras
         return rttm
+
+    def renamed(self, file_id: str) -> RTTM:
+        """The same file with every turn in file ``file_id`` (a sample's RTTM describes one
+        recording, named after the sample), made from the columns: no turn objects.
+
+        >>> RTTM.parse("SPEAKER a 1 0 1 <NA> <NA> x <NA> <NA>").renamed("s").turns[0].file_id
+        's'
+        """
+        columns = replace(self.columns, file_names=(file_id,) if len(self.columns) else (),
+                          files=np.zeros(len(self.columns), dtype=np.int32))
+        return RTTM._from_columns(columns, self._extras, self.path, self.ignored_records,
+                                  self.other_records)
 
     def with_turns(self, turns: Iterable[RttmTurn]) -> RTTM:
         """The same file (path, other records) with other turns."""
