@@ -99,8 +99,10 @@ class _ChunkedReader:
             from concurrent.futures import ThreadPoolExecutor  # here: it imports logging
 
             with ThreadPoolExecutor(threads, thread_name_prefix="rttm") as pool:
-                plain = all(pool.map(self._read_chunk, chunks))
-                pool.shutdown(cancel_futures=True)  # those not started when one is not plain
+                try:
+                    plain = all(pool.map(self._read_chunk, chunks))
+                finally:  # chunks not started yet when one is not plain (or on Ctrl-C)
+                    pool.shutdown(cancel_futures=True)
         if not plain:
             return None
         file_index: dict[str, int] = {}
