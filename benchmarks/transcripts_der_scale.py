@@ -18,8 +18,13 @@ The pairs are synthetic and seeded: each reference speaker's turns follow one an
 speakers); the system moves every boundary by up to 0.3 s, renames the speakers and gives
 a tenth of the turns to one extra speaker.
 
+With ``--baseline-src DIR`` (another checkout's ``src``, e.g. the main branch's), each case
+is also run with that code, right after this one's, and the ratio of the wall times is
+printed (baseline / this): on a busy machine the absolute times drift, the ratio less so.
+
 Run: ``.venv/bin/python benchmarks/transcripts_der_scale.py [--sizes 10000 100000]
-[--speakers 4 32] [--peer-max-turns 0]`` (exit 1 if the 1M case misses a target).
+[--speakers 4 32] [--peer-max-turns 0] [--baseline-src ../main/src]`` (exit 1 if the 1M
+case misses a target).
 """
 
 from __future__ import annotations
@@ -93,8 +98,8 @@ _PEER = "import sys\nPEAK_FILE = sys.argv.pop(1)\n" + PYANNOTE_SCRIPT + _WRITE_P
 class Measured:
     """Wall seconds, CPU seconds (user + system) and peak resident MB of one process."""
 
-    def __init__(self, program: str, args: list[str], peak_file: Path) -> None:
-        env = {**os.environ, "PYTHONPATH": str(SRC)}
+    def __init__(self, program: str, args: list[str], peak_file: Path, src: Path = SRC) -> None:
+        env = {**os.environ, "PYTHONPATH": str(src)}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run([sys.executable, "-c", program, str(peak_file), *args], env=env,
@@ -108,10 +113,10 @@ class Measured:
         peak_file.unlink()
 
 
-def run_der(ref: Path, hyp: Path) -> Measured:
-    """One ``speecheval transcripts der --json`` process."""
+def run_der(ref: Path, hyp: Path, src: Path = SRC) -> Measured:
+    """One ``speecheval transcripts der --json`` process, with the code under ``src``."""
     return Measured(_OURS, ["transcripts", "der", "--ref", str(ref), "--hyp", str(hyp),
-                            "--json"], ref.with_suffix(".peak"))
+                            "--json"], ref.with_suffix(".peak"), src)
 
 
 def run_peer(ref: Path, hyp: Path, end_s: float) -> Measured:
@@ -131,11 +136,14 @@ def main() -> int:
                         default=[10_000, 100_000, 1_000_000, 3_000_000])
     parser.add_argument("--speakers", type=int, nargs="+", default=[4, 32])
     parser.add_argument("--peer-max-turns", type=int, default=10_000)
+    parser.add_argument("--baseline-src", type=Path, default=None,
+                        help="another checkout's src directory, run after each case")
     args = parser.parse_args()
     ok = True
     print(f"{'turns a side':>12} {'speakers':>8} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} "
           f"{'us/turn':>8}  peer (pyannote.metrics script): wall s, cpu s, peak MB, "
-          "cpu ratio")
+          "cpu ratio" + ("; baseline: wall s, cpu s, peak MB, wall ratio"
+                         if args.baseline_src else ""))
     with tempfile.TemporaryDirectory() as tmp:
         for speakers in args.speakers:
             for turns in args.sizes:
@@ -152,6 +160,10 @@ def main() -> int:
                     peer = run_peer(ref, hyp, end_s)
                     line += (f"  {peer.wall_s:8.2f} {peer.cpu_s:8.2f} {peer.peak_mb:8.1f} "
                              f"{peer.cpu_s / ours.cpu_s:7.1f}x")
+                if args.baseline_src is not None:
+                    base = run_der(ref, hyp, args.baseline_src.resolve())
+                    line += (f"  baseline {base.wall_s:8.2f} {base.cpu_s:8.2f} "
+                             f"{base.peak_mb:8.1f} {base.wall_s / ours.wall_s:5.2f}x")
                 print(line, flush=True)
                 if turns == TARGET_TURNS:
                     ok &= ours.wall_s < TARGET_S and ours.peak_mb < TARGET_MB

@@ -14,8 +14,11 @@ import numpy as np
 import pytest
 
 from speecheval.core.errors import InputError
+from speecheval.transcripts.diarization.score import score_files
+from speecheval.transcripts.formats import rttm_plain
 from speecheval.transcripts.formats.rttm import RTTM, _ColumnReader
 from speecheval.transcripts.formats.rttm_plain import plain_columns
+from speecheval.transcripts.formats.uem import UEM
 
 
 def _line_reader(text: str) -> RTTM:
@@ -115,3 +118,52 @@ def test_load_of_a_plain_file_keeps_path_and_lines(tmp_path) -> None:  # type: i
     assert [(t.file_id, t.span.start_us, t.span.end_us, t.speaker, t.line)
             for t in rttm.turns] == [("f", 500_000, 1_500_000, "a", 1),
                                      ("g", 2_000_000, 3_000_000, "b", 2)]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_chunks_read_by_threads_join_in_file_order(monkeypatch: pytest.MonkeyPatch,
+                                                   threads: int) -> None:
+    # 120 lines in chunks of about 200 bytes (four lines): some 30 chunks, read by
+    # `threads` threads at once; the codes are renumbered across chunks in order of first
+    # appearance, as one chunk or the line reader gives them
+    text = _random_plain(np.random.default_rng(7), 120)
+    whole = plain_columns(text.encode())
+    monkeypatch.setattr(rttm_plain, "_CHUNK_BYTES", 200)
+    monkeypatch.setattr(rttm_plain, "_THREADS", threads)
+    chunked = plain_columns(text.encode())
+    assert whole is not None and chunked is not None
+    assert chunked[0] == whole[0] and chunked[2] == whole[2]
+    for k in (1, 3, 4, 5):
+        assert chunked[k].dtype == whole[k].dtype
+        assert chunked[k].tolist() == whole[k].tolist()
+    assert RTTM.parse(text).turns == _line_reader(text).turns
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_late_chunk_that_is_not_plain_sends_the_file_to_the_line_reader(
+        monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
+    lines = _random_plain(np.random.default_rng(8), 80).splitlines()
+    lines[70] = lines[70].replace(" 1 ", " 2 ", 1)  # channel 2: not plain
+    text = "\n".join(lines) + "\n"
+    monkeypatch.setattr(rttm_plain, "_CHUNK_BYTES", 200)
+    monkeypatch.setattr(rttm_plain, "_THREADS", threads)
+    assert plain_columns(text.encode()) is None
+    parsed = RTTM.parse(text)
+    assert parsed.turns == _line_reader(text).turns
+    assert parsed.turns[70].channel == "2"
+
+
+def test_a_plain_file_keeps_no_line_array_and_still_names_the_line() -> None:
+    # a plain file has one turn a line, so turn i is on line i + 1 without an array saying
+    # so; the scorer's messages still name the right line (the third here)
+    text = ("SPEAKER f 1 0 1 <NA> <NA> A <NA> <NA>\n"
+            "SPEAKER f 1 1 1 <NA> <NA> B <NA> <NA>\n"
+            "SPEAKER f 1 2 1 <NA> <NA> <NA> <NA> <NA>\n")
+    rttm = RTTM.parse(text, path="ref.rttm")
+    assert rttm.columns.lines is None
+    assert [rttm.columns.line(i) for i in range(3)] == [1, 2, 3]
+    with pytest.raises(InputError, match=r"^ref\.rttm: line 3: reference turn in file 'f' "
+                                         r"has no speaker name \(<NA>\)$"):
+        score_files(rttm, RTTM.parse(text.replace("<NA> <NA> <NA> <NA> <NA>",
+                                                  "<NA> <NA> C <NA> <NA>")),
+                    UEM.parse("f 1 0 5"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,21 @@ def test_malformed_line_names_file_and_line(line: str, problem: str) -> None:
 def test_load_missing_file_is_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot read RTTM file"):
         RTTM.load(tmp_path / "absent.rttm")
+
+
+@pytest.mark.parametrize("text", [
+    # plain: read by the bytes reader, no line array
+    "SPEAKER a 1 0.5 1 <NA> <NA> x <NA> <NA>\nSPEAKER b 1 2 1 <NA> <NA> y <NA> <NA>\n",
+    # not plain: a comment, another record, a confidence and a tenth field kept
+    "; note\nSPEAKER a 1 0.5 1 <NA> <NA> x 0.9 <NA>\n"
+    "NOSCORE a 1 0 1 <NA> <NA> <NA> <NA> <NA>\nSPEAKER b 2 2 1 w <NA> y <NA> 7\n",
+])
+def test_renamed_is_every_turn_moved_to_one_file(text: str) -> None:
+    rttm = RTTM.parse(text, path="in.rttm")
+    renamed = rttm.renamed("sample")
+    # what the sample readers did before, one turn object at a time
+    assert renamed == rttm.with_turns(replace(t, file_id="sample") for t in rttm.turns)
+    assert renamed.file_ids() == ("sample",)
+    assert [t.line for t in renamed.turns] == [t.line for t in rttm.turns]
+    assert list(renamed.columns.spans_by_file()) == ["sample"]
+    assert RTTM.parse("").renamed("sample").file_ids() == ()

@@ -3,22 +3,29 @@
 Autoescaping is on for every template, so a scenario name, a transcript or an agent's
 error message is always text on the page, never markup. The templates and the one style
 sheet ship inside the package (``speecheval/report/templates``); nothing is fetched.
+Jinja2 is imported on the first render, not with this module: the text and JSON outputs
+of a command (``transcripts der --json``, say) import this module through the table
+renderer but never render HTML, and Jinja2 costs tens of milliseconds to import.
 """
 
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from .fonts import CSS_STACK
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 
 @cache
 def environment() -> Environment:
     """The shared environment: package templates, autoescape, undefined names refused."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     return Environment(loader=PackageLoader("speecheval.report", "templates"),
                        autoescape=True, undefined=StrictUndefined, trim_blocks=True,
                        lstrip_blocks=True, keep_trailing_newline=True)

@@ -25,7 +25,7 @@ SPEAKER rec 1 0.500 1.250 <NA> <NA> spk1 <NA> <NA>
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -116,10 +116,11 @@ class RttmColumns:
     """The ``SPEAKER`` turns of an RTTM as columns: what scoring needs, one array each.
 
     A million turns as :class:`RttmTurn` objects cost about 640 bytes each; as columns
-    they cost 32. ``files[i]`` and ``speakers[i]`` index ``file_names`` and
+    they cost 24 (32 with line numbers). ``files[i]`` and ``speakers[i]`` index ``file_names`` and
     ``speaker_names`` (in order of first appearance), ``starts``/``ends`` are the
     turn's µs (as :class:`RttmTurn` rounds them) and ``lines`` the 1-based source line
-    (0 when unknown).
+    (0 when unknown); ``lines`` is ``None`` when turn ``i`` is on line ``i + 1`` (a plain
+    file: one turn a line), which saves an array as long as the file for error messages.
     """
 
     file_names: tuple[str, ...]
@@ -128,7 +129,7 @@ class RttmColumns:
     speakers: NDArray[np.int32]
     starts: NDArray[np.int64]
     ends: NDArray[np.int64]
-    lines: NDArray[np.integer]  # int32 where every line number fits
+    lines: NDArray[np.integer] | None = None
 
     def __len__(self) -> int:
         return int(self.starts.size)
@@ -155,28 +156,34 @@ class RttmColumns:
 
     def line(self, index: int) -> int | None:
         """Source line of turn ``index`` (None when unknown)."""
-        return int(self.lines[index]) or None
+        return index + 1 if self.lines is None else int(self.lines[index]) or None
 
     def spans_by_file(self) -> dict[str, Spans]:
         """Each file's turns as spans labelled by speaker, in input order (files sorted).
 
         Labels are the file's own speakers, sorted, as :meth:`Spans.from_spans` gives.
         """
-        order = np.argsort(self.files, kind="stable")
-        cuts = np.flatnonzero(np.diff(self.files[order])) + 1
+        groups: list[tuple[str, slice | NDArray[np.intp]]]
+        if len(self.file_names) == 1:
+            # one file: all rows, as views of the columns (a million turns: no sort, and
+            # no 16 MB copy a side)
+            groups = [(self.file_names[0], slice(None))] if len(self) else []
+        else:
+            order = np.argsort(self.files, kind="stable")
+            cuts = np.flatnonzero(np.diff(self.files[order])) + 1
+            groups = [(self.file_names[int(self.files[rows[0]])], rows)
+                      for rows in (np.split(order, cuts) if order.size else [])]
         result: dict[str, Spans] = {}
-        for rows in np.split(order, cuts) if order.size else []:
-            # one file: views of the columns, not copies (a million turns: 16 MB a side)
-            take: slice | NDArray[np.intp] = slice(None) if rows.size == order.size else rows
+        for file_id, take in groups:
             speakers = self.speakers[take]
             present = np.flatnonzero(np.bincount(speakers, minlength=len(self.speaker_names)))
             names = [self.speaker_names[i] for i in present.tolist()]
             rank = np.argsort(np.array(names, dtype=str), kind="stable")
             code = np.zeros(len(self.speaker_names), dtype=np.int32)
             code[present[rank]] = np.arange(rank.size, dtype=np.int32)
-            result[self.file_names[int(self.files[rows[0]])]] = Spans._trusted(
-                self.starts[take], self.ends[take], code[speakers],
-                tuple(names[i] for i in rank.tolist()))
+            result[file_id] = Spans._trusted(self.starts[take], self.ends[take],
+                                             code[speakers],
+                                             tuple(names[i] for i in rank.tolist()))
         return dict(sorted(result.items()))
 
 
@@ -211,6 +218,18 @@ class RTTM:
         rttm = cls((), path, ignored_records, other_records)
         rttm._turns, rttm._columns, rttm._extras = None, columns, extras
         return rttm
+
+    def renamed(self, file_id: str) -> RTTM:
+        """The same file with every turn in file ``file_id`` (a sample's RTTM describes one
+        recording, named after the sample), made from the columns: no turn objects.
+
+        >>> RTTM.parse("SPEAKER a 1 0 1 <NA> <NA> x <NA> <NA>").renamed("s").turns[0].file_id
+        's'
+        """
+        columns = replace(self.columns, file_names=(file_id,) if len(self.columns) else (),
+                          files=np.zeros(len(self.columns), dtype=np.int32))
+        return RTTM._from_columns(columns, self._extras, self.path, self.ignored_records,
+                                  self.other_records)
 
     def with_turns(self, turns: Iterable[RttmTurn]) -> RTTM:
         """The same file (path, other records) with other turns."""
@@ -287,12 +306,7 @@ class RTTM:
         plain = plain_columns(data)
         if plain is None:
             return None
-        file_names, files, speaker_names, speakers, starts, ends = plain
-        lines: NDArray[np.integer] = np.arange(1, starts.size + 1, dtype=np.int64)
-        if starts.size < 1 << 31:
-            lines = lines.astype(np.int32)  # half the size
-        return cls._from_columns(RttmColumns(file_names, files, speaker_names, speakers,
-                                             starts, ends, lines), {}, path, 0, ())
+        return cls._from_columns(RttmColumns(*plain), {}, path, 0, ())
 
     def dumps(self) -> str:
         """RTTM text: one ``SPEAKER`` line per turn, newline-terminated."""
@@ -371,6 +385,7 @@ class _ColumnReader:
                 self.extras[self.count] = extra
             self.count += 1
         columns = RttmColumns.from_turns(turns)
+        assert columns.lines is not None  # from_turns lists every turn's line
         files = np.array([self.file_index.setdefault(f, len(self.file_index))
                           for f in columns.file_names], dtype=np.int32)
         speakers = np.array([self.speaker_index.setdefault(k, len(self.speaker_index))

@@ -41,7 +41,7 @@ def load_rttm(path: Path, sample_id: str) -> RTTM:
     if len(files) > 1:
         raise InputError(f"RTTM holds several files ({', '.join(files[:3])}); give one file "
                          "per sample", path=path, sample_id=sample_id)
-    return rttm.with_turns(dataclasses.replace(t, file_id=sample_id) for t in rttm.turns)
+    return rttm.renamed(sample_id)
 
 
 def rttm_from_segments(segments: Sequence[Segment], sample_id: str,

@@ -3,7 +3,6 @@ collar) and the LattifAI parity track (+-0.1 s), computed together."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +11,6 @@ from ...diarization.render import score_dict
 from ...diarization.result import DerComponents, DiarizationScore, DiarizationUnsupported
 from ...diarization.score import score_files, score_lattifai_parity, total
 from ...diarization.scoring_region import clipped_turns
-from ...formats.rttm import RTTM
 from ...formats.uem import UEM
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, pool, sample_values
 
@@ -39,7 +37,7 @@ class Diarization(Measure[DiarizationRun]):
                                                   "speaker attribution"})
         # One file id per run, so the runs of a sample add up as distinct files.
         file_id = f"{sample.id}#repeat{inputs.run.repeat}"
-        ref_rttm, run_rttm = _renamed(reference, file_id), _renamed(hyp, file_id)
+        ref_rttm, run_rttm = reference.renamed(file_id), hyp.renamed(file_id)
         uem = UEM.from_regions({file_id: ((0.0, sample.duration_s),)})
         main = score_files(ref_rttm, run_rttm, uem)
         parity = score_lattifai_parity(ref_rttm, run_rttm, uem)
@@ -77,10 +75,6 @@ def _der_values(runs: Sequence[RunScore],
         components = part(result.main)
         return float(components.error_us), float(components.scored_us)
     return sample_values(runs, pick)
-
-
-def _renamed(rttm: RTTM, file_id: str) -> RTTM:
-    return rttm.with_turns(dataclasses.replace(t, file_id=file_id) for t in rttm.turns)
 
 
 def _clipped_note(inputs: RunInputs) -> str | None:
