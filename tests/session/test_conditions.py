@@ -213,8 +213,9 @@ def test_network_events_one_per_frame_and_affected_turns(tmp_path: Path) -> None
 
 
 def test_virtual_send_path_working_ahead_equals_one_frame_at_a_time(tmp_path: Path) -> None:
-    # echo 60 ms: the virtual runner works three 20 ms frames ahead, and again from each
-    # turn start; the real clock's way (one frame, the agent audio played so far) on the
+    # echo 60 ms: the virtual runner works three 20 ms frames ahead while the agent talks
+    # and up to 32 while it is silent, and again from each turn start and each packet of
+    # agent audio; the real clock's way (one frame, the agent audio played so far) on the
     # recorded tracks must give the same bytes
     conditions = """
   echo: {delay_ms: 60, level_db: -20, reflections: [{delay_ms: 7, level_db: -6}]}

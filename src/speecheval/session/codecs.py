@@ -35,6 +35,18 @@ STOP_HZ = 4300.0
 STOP_DB = 60.0
 
 
+def saturate(samples: NDArray[np.float64]) -> NDArray[np.int16]:
+    """``samples`` rounded half to even and clipped to int16 (``samples`` is overwritten:
+    two in-place passes, a fraction of ``np.clip``'s cost on a frame's worth).
+
+    >>> saturate(np.array([0.5, 1.5, -40000.0, 32767.6])).tolist()
+    [0, 2, -32768, 32767]
+    """
+    np.rint(samples, out=samples)
+    np.maximum(samples, -32768.0, out=samples)
+    np.minimum(samples, 32767.0, out=samples)
+    return samples.astype(np.int16)
+
 
 def mulaw_encode(pcm: NDArray[np.int16]) -> NDArray[np.uint8]:
     """16-bit linear samples to G.711 mu-law bytes (as transmitted: bits inverted).
@@ -147,9 +159,11 @@ class MulawPath:
         at = self.pad + start
         self.mic.write(at, pcm.astype(np.float64))
         # kept sample k: sum over phases r of taps[r + i m] * mic[start + k m - r - i m]
-        narrow = sum(np.convolve(self.mic.view(at - r - (h.size - 1) * m, at + n)[::m][
-            :n // m + h.size - 1], h, "valid") for r, h in enumerate(self.phases))
-        narrow16 = np.clip(np.round(narrow), -32768, 32767).astype(np.int16)
+        narrow = np.zeros(n // m)
+        for r, h in enumerate(self.phases):
+            narrow += np.convolve(self.mic.view(at - r - (h.size - 1) * m, at + n)[::m][
+                :n // m + h.size - 1], h, "valid")
+        narrow16 = saturate(narrow)
         k0 = self.narrow_pad + start // m
         self.decoded.write(k0, mulaw_roundtrip(narrow16).astype(np.float64) * m)
         # output start + k m + r: sum over i of taps[r + i m] * decoded[start / m + k - i]
@@ -157,7 +171,7 @@ class MulawPath:
         for r, h in enumerate(self.phases):
             up[r::m] = np.convolve(self.decoded.view(k0 - h.size + 1, k0 + n // m), h,
                                    "valid")
-        return np.clip(np.round(up), -32768, 32767).astype(np.int16)
+        return saturate(up)
 
 
 class OpusPath:
