@@ -31,7 +31,8 @@ TURNS = "\n".join(
 MOCK = {"response_ms": 4000, "jitter_ms": 200}
 
 # echo -20 dB: the mock hears itself and clears, 30 times (a clear changes the echo
-# ahead of the frame being sent); echo -30 dB: full 4 s replies, echoed throughout
+# ahead of the frame being sent); echo -30 dB: full 4 s replies, echoed throughout;
+# echo -25 dB without a bed: 29 clears, and silence between turns for the codec
 ECHO_BABBLE_MULAW = """\
   echo: {delay_ms: 60, level_db: -20, reflections: [{delay_ms: 7, level_db: -6},
                                                     {delay_ms: 19, level_db: -12}]}
@@ -41,6 +42,10 @@ ECHO_BABBLE_MULAW = """\
 ECHO_WHITE_MULAW = """\
   echo: {delay_ms: 60, level_db: -30, reflections: [{delay_ms: 7, level_db: -6}]}
   noise: {kind: white, snr_db: 30, seed: 2}
+  codec: {kind: mulaw}
+"""
+ECHO_MULAW = """\
+  echo: {delay_ms: 40, level_db: -25}
   codec: {kind: mulaw}
 """
 NETWORK = """\
@@ -61,6 +66,12 @@ PINNED = {  # user, agent, sent, events.jsonl
         "112abdda78b7b83e01027b6337fb9dd2a5edb2cb1501365d3e8551635472c22c",
         "007d346c2509e6fc23dca43532319d3eceb1d7e479935f40f802a4d13eb078e4",
         "b01054d5285f928c45a1ecac19aa36adfec3afeef553ff2aa0ad1d95bf38f7dd"),
+    "echo+mulaw": (  # silence between the turns and the replies, no bed under it
+        ECHO_MULAW,
+        "6fbb149b423c26ec5f9a9735e7e47a5cc1d286658d54ad835c96c3a4ad13a415",
+        "d2d66c36d3346954cd340a69acfd2c39d32a3719b0bb645cfd5b2f7415299bb4",
+        "619dc68164d634327826110f4d61fcf9eabec132a6ec55b0a93da5060d2fe46b",
+        "2993cbd755e211bc53dbe2c051ba854886f3c4f7bbd285d23860c4ea84cf7a45"),
     "network": (
         NETWORK,
         "ef2fb5c592c4aa2ae89ef33afb2df397ee04e1ad73e100fdf3c89611e088d1dc",
