@@ -134,6 +134,9 @@ class MulawPath:
         # each branch's taps reversed: ``np.correlate`` with them gives ``np.convolve``'s
         # sums bit for bit (that is how numpy convolves), without its per-call checks
         self.branches = [np.ascontiguousarray(taps[r::m][::-1]) for r in range(m)]
+        # what each int16 sample comes back as from mu-law, times m (the interpolation's
+        # gain), as the float the filter reads: one look-up a sample, all exact
+        self.decoded_gain = _ROUNDTRIP.astype(np.float64) * m
         self.pad = taps.size - 1  # silence before sample 0 of the microphone track
         self.narrow_pad = -(-self.pad // m)  # and of the decoded 8 kHz track
         self.mic: Track[np.float64] = Track(1 << 16, np.float64)
@@ -176,7 +179,7 @@ class MulawPath:
             narrow += np.correlate(self.mic.view(at - r - (h.size - 1) * m, at + n)[::m][
                 :n // m + h.size - 1], h, "valid")
         narrow16 = saturate(narrow)
-        self.decoded.write(k0, mulaw_roundtrip(narrow16).astype(np.float64) * m)
+        self.decoded.write(k0, self.decoded_gain[narrow16.view(np.uint16)])
         # output start + k m + r: sum over i of taps[r + i m] * decoded[start / m + k - i]
         up = np.empty(n)
         for r, h in enumerate(self.branches):
