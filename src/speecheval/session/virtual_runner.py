@@ -94,7 +94,8 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
             break
         for reply in replies:
             playout = _handle(reply, pos, rate, playout, agent_track, log)
-        if send is not None and replies:  # agent audio queued or cleared, from ``pos`` on
+        if send is not None and replies:  # audio queued or cleared from ``pos`` on (or a
+            # transcript alone: that only costs one stretch worked out again)
             send.agent_changed(pos)
         i += 1
         end = i * frame
