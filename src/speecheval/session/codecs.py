@@ -36,8 +36,9 @@ STOP_DB = 60.0
 
 
 def saturate(samples: NDArray[np.float64]) -> NDArray[np.int16]:
-    """``samples`` rounded half to even and clipped to int16 (``samples`` is overwritten:
-    two in-place passes, a fraction of ``np.clip``'s cost on a frame's worth).
+    """``samples`` rounded half to even and clipped to int16, as ``np.clip(np.round(x),
+    -32768, 32767)`` does, in place (``samples`` is overwritten): on a frame's worth, a
+    fraction of ``np.clip``'s per-call cost.
 
     >>> saturate(np.array([0.5, 1.5, -40000.0, 32767.6])).tolist()
     [0, 2, -32768, 32767]
