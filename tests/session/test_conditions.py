@@ -119,6 +119,22 @@ def test_mulaw_path_works_a_block_out_again_from_an_earlier_sample() -> None:
     assert np.array_equal(again, MulawPath(RATE).block(0, x)[960:])
 
 
+@pytest.mark.parametrize("rate", [16000, 48000])
+def test_mulaw_path_passes_silence_through_without_filtering_exactly(rate: int) -> None:
+    x = np.round(np.random.default_rng(3).standard_normal(rate // 5) * 3000).astype(np.int16)
+    half = x.size // 2
+    path = MulawPath(rate)
+    path.block(0, x[:half])  # worked out ahead on a guess that proves wrong: speech
+    silent = path.block(0, np.zeros(half, np.int16))  # again: silence after silence
+    assert not silent.any()
+    # the filters' memories now hold the silence, not the guess: the rest is as if
+    # the whole signal had gone through at once
+    after = path.block(half, x[half:])
+    whole = MulawPath(rate).block(0, np.concatenate([np.zeros(half, np.int16), x[half:]]))
+    assert np.array_equal(after, whole[half:])
+    assert after.any()
+
+
 def test_opus_path_keeps_a_tone_and_is_deterministic() -> None:
     pytest.importorskip("av")
     signal = tone(440, 1.0)
@@ -213,8 +229,9 @@ def test_network_events_one_per_frame_and_affected_turns(tmp_path: Path) -> None
 
 
 def test_virtual_send_path_working_ahead_equals_one_frame_at_a_time(tmp_path: Path) -> None:
-    # echo 60 ms: the virtual runner works three 20 ms frames ahead, and again from each
-    # turn start; the real clock's way (one frame, the agent audio played so far) on the
+    # echo 60 ms: the virtual runner works three 20 ms frames ahead while the agent talks
+    # and up to 32 while it is silent, and again from each turn start and each packet of
+    # agent audio; the real clock's way (one frame, the agent audio played so far) on the
     # recorded tracks must give the same bytes
     conditions = """
   echo: {delay_ms: 60, level_db: -20, reflections: [{delay_ms: 7, level_db: -6}]}

@@ -35,6 +35,19 @@ STOP_HZ = 4300.0
 STOP_DB = 60.0
 
 
+def saturate(samples: NDArray[np.float64]) -> NDArray[np.int16]:
+    """``samples`` rounded half to even and clipped to int16, as ``np.clip(np.round(x),
+    -32768, 32767)`` does, in place (``samples`` is overwritten): on a frame's worth, a
+    fraction of ``np.clip``'s per-call cost.
+
+    >>> saturate(np.array([0.5, 1.5, -40000.0, 32767.6])).tolist()
+    [0, 2, -32768, 32767]
+    """
+    np.rint(samples, out=samples)
+    np.maximum(samples, -32768.0, out=samples)
+    np.minimum(samples, 32767.0, out=samples)
+    return samples.astype(np.int16)
+
 
 def mulaw_encode(pcm: NDArray[np.int16]) -> NDArray[np.uint8]:
     """16-bit linear samples to G.711 mu-law bytes (as transmitted: bits inverted).
@@ -109,15 +122,22 @@ class MulawPath:
 
     The filters' inputs are kept whole (the microphone signal, and the decoded 8 kHz
     samples), so a block may be worked out again from any earlier sample (:meth:`block`
-    at a position already passed): the send path does, when a turn starts inside a
-    stretch it computed ahead. Each output sample is the same sum of the same products
-    however the signal is cut into blocks.
+    at a position already passed): the send path does, when a turn starts or the
+    agent's audio changes the echo inside a stretch it computed ahead. Each output sample
+    is the same sum of the same products however the signal is cut into blocks. A block
+    of silence after silence (the caller between turns, with no noise bed) is silence,
+    and is not filtered.
     """
 
     def __init__(self, rate: int) -> None:
         self.factor = m = rate // TELEPHONE_RATE
         taps = lowpass_taps(rate)
-        self.phases = [taps[r::m] for r in range(m)]
+        # each branch's taps reversed: ``np.correlate`` with them gives ``np.convolve``'s
+        # sums bit for bit (that is how numpy convolves), without its per-call checks
+        self.branches = [np.ascontiguousarray(taps[r::m][::-1]) for r in range(m)]
+        # what each int16 sample comes back as from mu-law, times m (the interpolation's
+        # gain), as the float the filter reads: one look-up a sample, all exact
+        self.decoded_gain = _ROUNDTRIP.astype(np.float64) * m
         self.pad = taps.size - 1  # silence before sample 0 of the microphone track
         self.narrow_pad = -(-self.pad // m)  # and of the decoded 8 kHz track
         self.mic: Track[np.float64] = Track(1 << 16, np.float64)
@@ -145,19 +165,28 @@ class MulawPath:
         if m == 1:
             return mulaw_roundtrip(pcm)
         at = self.pad + start
+        k0 = self.narrow_pad + start // m
+        if not (pcm.any() or self.mic.view(start, at).any()
+                or self.decoded.view(start // m, k0).any()):
+            # silence in and in both filters' memories (all they read, see :meth:`forget`):
+            # every sum below is of zeros, and zero goes through mu-law as zero
+            self.mic.write(at, np.zeros(n))
+            self.decoded.write(k0, np.zeros(n // m))
+            return np.zeros(n, dtype=np.int16)
         self.mic.write(at, pcm.astype(np.float64))
         # kept sample k: sum over phases r of taps[r + i m] * mic[start + k m - r - i m]
-        narrow = sum(np.convolve(self.mic.view(at - r - (h.size - 1) * m, at + n)[::m][
-            :n // m + h.size - 1], h, "valid") for r, h in enumerate(self.phases))
-        narrow16 = np.clip(np.round(narrow), -32768, 32767).astype(np.int16)
-        k0 = self.narrow_pad + start // m
-        self.decoded.write(k0, mulaw_roundtrip(narrow16).astype(np.float64) * m)
+        narrow = np.zeros(n // m)
+        for r, h in enumerate(self.branches):
+            narrow += np.correlate(self.mic.view(at - r - (h.size - 1) * m, at + n)[::m][
+                :n // m + h.size - 1], h, "valid")
+        narrow16 = saturate(narrow)
+        self.decoded.write(k0, self.decoded_gain[narrow16.view(np.uint16)])
         # output start + k m + r: sum over i of taps[r + i m] * decoded[start / m + k - i]
         up = np.empty(n)
-        for r, h in enumerate(self.phases):
-            up[r::m] = np.convolve(self.decoded.view(k0 - h.size + 1, k0 + n // m), h,
-                                   "valid")
-        return np.clip(np.round(up), -32768, 32767).astype(np.int16)
+        for r, h in enumerate(self.branches):
+            up[r::m] = np.correlate(self.decoded.view(k0 - h.size + 1, k0 + n // m), h,
+                                    "valid")
+        return saturate(up)
 
 
 class OpusPath:

@@ -5,8 +5,9 @@ output on the user track, ``delay_ms`` later and ``level_db`` quieter, plus a fe
 reflections after it. An agent that cannot tell its echo from the caller interrupts
 itself; the self-interruption metric (:mod:`speecheval.session.condition_metrics`) finds
 that. The echo of a frame always lands in a later frame (the scenario reader requires
-``delay_ms >= frame_ms``), so it is made only from agent audio that has already played;
-that is also why the send path may work up to :attr:`Echo.direct` samples ahead.
+``delay_ms >= frame_ms``), so the echo made from agent audio that has already played is
+final up to :attr:`Echo.direct` samples ahead; further ahead the send path reads the
+agent audio queued so far and works the echo out again when that changes.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ class Echo:
             for r in spec.reflections]
 
     def add(self, mic: NDArray[np.float64], pos: int, agent: Track[np.int16]) -> None:
-        """Add the echo heard in the samples from ``pos`` to ``mic``. ``agent`` must hold
-        the agent track as played up to ``pos + mic.size - direct`` (zeros after it)."""
+        """Add the echo heard in the samples from ``pos`` to ``mic``, from the agent track
+        as ``agent`` holds it up to ``pos + mic.size - direct`` (zeros after it)."""
         for delay, gain in self.paths:
             start = pos - delay
             lo = max(start, 0)

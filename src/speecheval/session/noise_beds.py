@@ -104,8 +104,8 @@ class NoiseBed:
     def add(self, mic: NDArray[np.float64], pos: int) -> None:
         """Add the bed from sample ``pos`` on (any length: the loop wraps) to ``mic``."""
         size = self.loop.size
-        at = pos % size
-        if at + mic.size <= size:
-            mic += self.loop[at:at + mic.size]
-        else:
-            mic += np.take(self.loop, np.arange(at, at + mic.size), mode="wrap")
+        at, done = pos % size, 0
+        while done < mic.size:  # one slice per pass round the loop
+            take = min(size - at, mic.size - done)
+            mic[done:done + take] += self.loop[at:at + take]
+            done, at = done + take, 0

@@ -10,12 +10,16 @@ recording keeps the clean script as ``user`` (the reference the metrics measure 
 caller's speech on) and what the agent received as ``sent``.
 
 The room and the codec are worked out a stretch of frames at a time (numpy's cost is per
-call, not per sample). The virtual clock lets the path run ``ahead`` frames past the
-frame being sent: the script there is what is known so far (a turn that starts later
-says so through :meth:`SendPath.user_changed`, and the path works that stretch out
-again), and the echo of the agent's audio is only read where it has played, because the
-path never runs further ahead than the echo's delay. The network's fates are drawn from
-its seed for whole blocks of packets. So the bytes are those of one frame at a time.
+call, not per sample). The virtual clock lets the path run up to ``ahead`` frames past
+the frame being sent, on what is known so far: the script (a turn that starts later says
+so through :meth:`SendPath.user_changed`) and the agent audio queued for playout (new
+audio or a clear says so through :meth:`SendPath.agent_changed`, and changes the echo
+from the echo's delay after it). Either works that stretch out again, so the bytes are
+those of one frame at a time. After a change the stretch starts at the echo's delay (the
+furthest the echo is final) and doubles up to ``ahead`` for as long as nothing changes:
+while the agent is silent, the room and the codec run in stretches of ``ahead`` frames;
+while it talks, it queues audio every frame, and the stretch stays at the echo's delay.
+The network's fates are drawn from its seed for whole blocks of packets.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import events as ev
-from .codecs import Codec, OpusPath, make_codec
+from .codecs import Codec, OpusPath, make_codec, saturate
 from .conditions import Conditions
 from .echo import Echo
 from .network import NetworkModel
@@ -62,11 +66,14 @@ class SendPath:
                                     else make_codec(conditions.codec, rate, frame))
         self.network = (None if conditions.network is None
                         else NetworkModel(conditions.network, frame_ms))
-        if self.echo is not None:  # the echo's delay is at least a frame (scenario reader)
-            ahead = min(ahead, self.echo.direct // frame)
         if isinstance(self.codec, OpusPath):  # libopus cannot work a frame out again
             ahead = 1
         self.ahead = max(ahead, 1)
+        # the first stretch after a change: as far as the echo is final (its delay is at
+        # least a frame: the scenario reader checks), then twice as far each time
+        self.first_stretch = (self.ahead if self.echo is None
+                              else max(1, min(self.ahead, self.echo.direct // frame)))
+        self.stretch = self.first_stretch
         self.coded: Track[np.int16] = Track(CAPACITY, np.int16)  # after room and codec
         self.done = 0  # samples of ``coded`` worked out
         self.out: Track[np.int16] = Track(CAPACITY, np.int16)  # after the network
@@ -85,13 +92,22 @@ class SendPath:
     def user_changed(self, pos: int) -> None:
         """The script changed from sample ``pos`` on (a turn started): work it out again."""
         self.done = min(self.done, pos)
+        self.stretch = self.first_stretch
+
+    def agent_changed(self, pos: int) -> None:
+        """The agent track changed from sample ``pos`` on (audio queued for playout, or a
+        clear): the echo changes from its delay after ``pos``, work that out again."""
+        if self.echo is not None:
+            self.done = min(self.done, pos + self.echo.direct)
+            self.stretch = self.first_stretch
 
     def frame_out(self, index: int) -> NDArray[np.int16]:
         """Frame ``index`` as the agent receives it, from ``user`` and ``agent``."""
         start = index * self.frame
         end = start + self.frame
         if self.done < end:
-            self._work_out(start, (index + self.ahead) * self.frame)
+            self._work_out(start, (index + self.stretch) * self.frame)
+            self.stretch = min(2 * self.stretch, self.ahead)
         self.frames = index + 1
         if self.network is None:
             return self.coded.view(start, end)  # never worked out again: it is sent
@@ -116,7 +132,7 @@ class SendPath:
                 self.noise.add(mic, start)
             if self.echo is not None:
                 self.echo.add(mic, start, self.agent)
-            out = np.clip(np.round(mic), -32768, 32767).astype(np.int16)
+            out = saturate(mic)
         if self.codec is not None:
             self.codec.forget(now)
             out = self.codec.block(start, out)

@@ -31,9 +31,12 @@ from .track import Track
 from .turn_schedule import TurnScheduler
 
 _EPS_S = 1e-9
-# How far the send path may work ahead of the frame it sends (at most the echo's delay):
-# its numpy calls then cost per stretch, not per frame.
-SEND_AHEAD_FRAMES = 25
+# How far the send path may work ahead of the frame it sends, on the script and the agent
+# audio known so far (told of every change): its numpy calls then cost per stretch, not
+# per frame. A stretch costs about two frames' worth of work in call overheads, and what
+# lies past the next change is worked out twice: about 30 frames balance the two for
+# turns and pauses of a few seconds.
+SEND_AHEAD_FRAMES = 32
 
 
 def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
@@ -91,6 +94,9 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
             break
         for reply in replies:
             playout = _handle(reply, pos, rate, playout, agent_track, log)
+        if send is not None and replies:  # audio queued or cleared from ``pos`` on (or a
+            # transcript alone: that only costs one stretch worked out again)
+            send.agent_changed(pos)
         i += 1
         end = i * frame
         if schedule.finished and end / rate + _EPS_S >= schedule.prev_end_s + tail_s:
