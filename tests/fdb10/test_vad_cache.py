@@ -165,6 +165,20 @@ def test_an_interrupted_write_leaves_no_entry(tmp_path: Path,
     assert cache.get(AUDIO_SHA) == ("miss", None)
 
 
+def test_entries_are_not_synced_one_by_one_and_an_empty_one_is_recomputed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold run writes hundreds of entries: no fsync each (milliseconds apiece); what
+    a power cut could then leave, an empty entry, is found corrupt, never trusted."""
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    cache = VadCache(tmp_path, identity())
+    assert cache.put(AUDIO_SHA, FOUND)
+    assert synced == []
+    assert cache.get(AUDIO_SHA) == ("hit", FOUND)
+    cache.path(vad_cache.cache_key(AUDIO_SHA, identity())).write_bytes(b"")
+    assert cache.get(AUDIO_SHA) == ("corrupt", None)
+
+
 def test_an_unwritable_folder_only_loses_the_cache(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
