@@ -19,7 +19,6 @@ what it did is counted in :class:`CacheUse`.
 
 from __future__ import annotations
 
-import io
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,7 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...core.audio import Audio, read_mono
+from ...core.audio import Audio, decode_mono
 from ...core.errors import InputError
 from ...core.executor import LocalExecutor, Run
 from ...core.hashing import sha256_bytes, sha256_file
@@ -145,7 +144,7 @@ def read_output(path: Path, expected_sha256: str, duration_s: float,
 
 def decode_output(data: bytes, path: Path, duration_s: float, sample_id: str) -> Audio:
     """Decode the verified bytes of an output.wav of T seconds and check its length."""
-    audio = read_mono(io.BytesIO(data), name=path, sample_id=sample_id)
+    audio = decode_mono(data, name=path, sample_id=sample_id)
     check_length(audio.n_samples, audio.rate, duration_s, path, sample_id)
     return audio
 
