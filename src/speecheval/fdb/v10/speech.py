@@ -36,6 +36,7 @@ from ...core.timebase import to_us
 from ...core.timeline import Span, Spans
 from ...vad.base import Vad
 from ...vad.cache import CachedSegments, Lookup, VadCache
+from .hash_memo import HashMemo
 
 if TYPE_CHECKING:
     from ...core.executor import Executor
@@ -110,12 +111,19 @@ def read_verified(path: Path, expected_sha256: str, sample_id: str) -> bytes:
     return data
 
 
-def verify_file(path: Path, expected_sha256: str, sample_id: str) -> None:
+def verify_file(path: Path, expected_sha256: str, sample_id: str,
+                memo: HashMemo | None = None) -> None:
     """Check that one output.wav is the file manifest.json names, without keeping its
-    bytes (a cache hit needs only the proof)."""
-    if not path.is_file():
-        raise InputError("output.wav is missing", path=path, sample_id=sample_id)
-    _check_sha256(sha256_file(path), expected_sha256, path, sample_id)
+    bytes (a cache hit needs only the proof); with a ``memo``, a file untouched since an
+    earlier run hashed it is not read again (:mod:`.hash_memo`)."""
+    missing = InputError("output.wav is missing", path=path, sample_id=sample_id)
+    if memo is not None:
+        actual = memo.sha256(path, missing)
+    elif path.is_file():
+        actual = sha256_file(path)
+    else:
+        raise missing
+    _check_sha256(actual, expected_sha256, path, sample_id)
 
 
 def _check_sha256(actual: str, expected: str, path: Path, sample_id: str) -> None:
@@ -172,10 +180,11 @@ def _look_up(job: SpeechJob) -> tuple[Lookup | None, CachedSegments | None]:
     return _cache(job.cache_dir).get(job.expected_sha256)
 
 
-def _verified_hit(job: SpeechJob, found: CachedSegments) -> Segmented:
+def _verified_hit(job: SpeechJob, found: CachedSegments, memo: HashMemo | None = None
+                  ) -> Segmented:
     """A cache hit, once the file's bytes match the manifest and the entry's length is
     round(T * rate)."""
-    verify_file(job.path, job.expected_sha256, job.sample_id)
+    verify_file(job.path, job.expected_sha256, job.sample_id, memo)
     check_length(found.n_samples, found.rate, job.duration_s, job.path, job.sample_id)
     return Segmented(_on_timeline(found, job), "hit")
 
@@ -256,8 +265,9 @@ class SpeechRun:
     """
 
     def __init__(self, jobs: Sequence[SpeechJob], workers: int,
-                 executor: Executor | None = None) -> None:
+                 executor: Executor | None = None, memo: HashMemo | None = None) -> None:
         self.jobs = list(jobs)
+        self._memo = memo
         looked = [_look_up(job) for job in self.jobs]
         hits = [(i, entry) for i, (_, entry) in enumerate(looked) if entry is not None]
         self._rest = [i for i, (_, entry) in enumerate(looked) if entry is None]
@@ -267,7 +277,7 @@ class SpeechRun:
             _segment_uncached, [(self.jobs[i], looked[i][0]) for i in self._rest])
         self._threads = ThreadPoolExecutor(max_workers=max(1, workers - 1)) if hits else None
         self._hits: dict[int, Future[Segmented]] = {
-            i: self._threads.submit(_verified_hit, self.jobs[i], entry)
+            i: self._threads.submit(_verified_hit, self.jobs[i], entry, memo)
             for i, entry in hits} if self._threads is not None else {}
 
     def __enter__(self) -> SpeechRun:
@@ -286,6 +296,8 @@ class SpeechRun:
         for i, future in self._hits.items():
             found[i] = future.result()
             advance()
+        if self._memo is not None:
+            self._memo.save()
         for i, result in zip(self._rest, self._misses.results(advance), strict=True):
             found[i] = result.get()
         return [found[i] for i in range(len(self.jobs))]
