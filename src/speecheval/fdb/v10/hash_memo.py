@@ -46,11 +46,37 @@ FORMAT = "speecheval.hash-memo/1"
 SETTLED_NS = 2_000_000_000
 
 Fingerprint = tuple[int, int, int, int, int]
+# A remembered file: its fingerprint's five numbers, then its SHA-256.
+Record = list[object]
 
 
 def fingerprint(found: os.stat_result) -> Fingerprint:
     """What ``stat`` says that changes whenever a file's bytes do (module doc)."""
     return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
+def regular_file(name: str, missing: InputError) -> os.stat_result:
+    """``stat`` of ``name``, which must be a regular file (else ``missing`` is raised)."""
+    try:
+        found = os.stat(name)
+    except OSError:
+        raise missing from None
+    if not stat.S_ISREG(found.st_mode):
+        raise missing
+    return found
+
+
+def settled_record(name: str, before: os.stat_result, digest: str) -> Record | None:
+    """What to remember of a file just hashed to ``digest``, given its ``stat`` from
+    before the hash: None when it changed meanwhile or too recently (module doc)."""
+    try:
+        after = os.stat(name)
+    except OSError:
+        return None
+    settled = time.time_ns() - max(before.st_mtime_ns, before.st_ctime_ns) >= SETTLED_NS
+    if not settled or fingerprint(after) != fingerprint(before):
+        return None
+    return [*fingerprint(before), digest]
 
 
 class HashMemo:
@@ -60,10 +86,10 @@ class HashMemo:
         self.path = (cache_dir / "hashes"
                      / f"{sha256_bytes(os.path.abspath(tree).encode('utf-8'))}.json")
         self._known = self._load()
-        self._seen: dict[str, list[object]] = {}
+        self._seen: dict[str, Record] = {}
         self._lock = threading.Lock()
 
-    def _load(self) -> dict[str, list[object]]:
+    def _load(self) -> dict[str, Record]:
         """The memo's records by absolute path; none if it is missing or malformed (then
         every file is hashed, and the memo rewritten)."""
         try:
@@ -81,30 +107,21 @@ class HashMemo:
         one recorded, else read and hashed (and remembered if it was settled and did not
         change meanwhile). ``missing`` is raised when it is not a regular file."""
         name = os.path.abspath(path)
-        try:
-            before = os.stat(name)
-        except OSError:
-            raise missing from None
-        if not stat.S_ISREG(before.st_mode):
-            raise missing
+        before = regular_file(name, missing)
         known = self._known.get(name)
         if known is not None and tuple(known[:5]) == fingerprint(before) \
                 and isinstance(known[5], str):
-            self._remember(name, known)
+            self.remember(path, known)
             return known[5]
         digest = sha256_file(name)
-        try:
-            after = os.stat(name)
-        except OSError:
-            return digest
-        settled = time.time_ns() - max(before.st_mtime_ns, before.st_ctime_ns) >= SETTLED_NS
-        if settled and fingerprint(after) == fingerprint(before):
-            self._remember(name, [*fingerprint(before), digest])
+        self.remember(path, settled_record(name, before, digest))
         return digest
 
-    def _remember(self, name: str, record: list[object]) -> None:
-        with self._lock:  # files are hashed in threads
-            self._seen[name] = record
+    def remember(self, path: Path, record: Record | None) -> None:
+        """Keep ``record`` (from :func:`settled_record`; None: nothing) for ``path``."""
+        if record is not None:
+            with self._lock:  # files are hashed in threads
+                self._seen[os.path.abspath(path)] = record
 
     def save(self) -> None:
         """Keep the records of the files this run proved (rewritten only when they

@@ -19,6 +19,7 @@ what it did is counted in :class:`CacheUse`.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -36,7 +37,7 @@ from ...core.timebase import to_us
 from ...core.timeline import Span, Spans
 from ...vad.base import Vad
 from ...vad.cache import CachedSegments, Lookup, VadCache
-from .hash_memo import HashMemo
+from .hash_memo import HashMemo, Record, regular_file, settled_record
 
 if TYPE_CHECKING:
     from ...core.executor import Executor
@@ -60,6 +61,7 @@ class Segmented:
 
     spans: Spans
     lookup: Lookup | None = None
+    proof: Record | None = None  # what the hash memo may keep of a file hashed by a worker
 
 
 @dataclass(frozen=True)
@@ -104,11 +106,20 @@ def expected_samples(duration_s: float, rate: int) -> int:
 
 def read_verified(path: Path, expected_sha256: str, sample_id: str) -> bytes:
     """The bytes of one output.wav after checking it is the file manifest.json names."""
-    if not path.is_file():
-        raise InputError("output.wav is missing", path=path, sample_id=sample_id)
+    return read_proved(path, expected_sha256, sample_id)[0]
+
+
+def read_proved(path: Path, expected_sha256: str, sample_id: str
+                ) -> tuple[bytes, Record | None]:
+    """:func:`read_verified`, and what the hash memo may remember of the file (None: it
+    changed while or shortly before it was read)."""
+    name = os.fspath(path)
+    before = regular_file(name, InputError("output.wav is missing", path=path,
+                                           sample_id=sample_id))
     data = path.read_bytes()
-    _check_sha256(sha256_bytes(data), expected_sha256, path, sample_id)
-    return data
+    digest = sha256_bytes(data)
+    _check_sha256(digest, expected_sha256, path, sample_id)
+    return data, settled_record(name, before, digest)
 
 
 def verify_file(path: Path, expected_sha256: str, sample_id: str,
@@ -193,10 +204,11 @@ def _segment_uncached(work: tuple[SpeechJob, Lookup | None]) -> Segmented:
     """Verify, decode and segment one file without a valid cache entry, and store the
     result when the job has a cache folder (a worker's task: one picklable argument)."""
     job, lookup = work
-    found = _detect(job, read_verified(job.path, job.expected_sha256, job.sample_id))
+    data, proof = read_proved(job.path, job.expected_sha256, job.sample_id)
+    found = _detect(job, data)
     if job.cache_dir is not None:
         _cache(job.cache_dir).put(job.expected_sha256, found)
-    return Segmented(_on_timeline(found, job), lookup)
+    return Segmented(_on_timeline(found, job), lookup, proof)
 
 
 def _detect(job: SpeechJob, verified: bytes) -> CachedSegments:
@@ -296,10 +308,12 @@ class SpeechRun:
         for i, future in self._hits.items():
             found[i] = future.result()
             advance()
-        if self._memo is not None:
-            self._memo.save()
         for i, result in zip(self._rest, self._misses.results(advance), strict=True):
             found[i] = result.get()
+            if self._memo is not None:
+                self._memo.remember(self.jobs[i].path, found[i].proof)
+        if self._memo is not None:
+            self._memo.save()
         return [found[i] for i in range(len(self.jobs))]
 
 
