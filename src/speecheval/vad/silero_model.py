@@ -26,6 +26,7 @@ import importlib.metadata
 import importlib.util
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -165,14 +166,21 @@ class SileroOnnx:
     streaming model as shipped, and the batched 16 kHz graph (``silero_batched``)."""
 
     def __init__(self, files: ModelFiles) -> None:
-        # imported here: onnxruntime takes up to a second to import, which a run whose
-        # segments all come from the VAD cache never pays
+        # onnxruntime is imported by batched_session, not with this module: it takes up
+        # to a second to import, which a run whose segments all come from the VAD cache
+        # never pays
+        self.files = files
+        self._batched = batched_session(files.sequence, _options())
+
+    @cached_property
+    def _streaming(self) -> ort.InferenceSession:
+        """The streaming model's session, made on first use: only audio that is not at
+        16 kHz (or a multiple) needs it, and making it costs about twice the batched
+        graph's session (some 50 ms in each VAD worker process)."""
         import onnxruntime as ort
 
-        self.files = files
-        self._streaming = ort.InferenceSession(str(files.streaming), sess_options=_options(),
-                                               providers=["CPUExecutionProvider"])
-        self._batched = batched_session(files.sequence, _options())
+        return ort.InferenceSession(str(self.files.streaming), sess_options=_options(),
+                                    providers=["CPUExecutionProvider"])
 
     def probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
         """Speech probability per window of ``samples`` at 8 or 16 kHz (fast path at 16)."""
