@@ -203,7 +203,7 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
         manifest = load_manifest(tree)
         memo = None if vad_cache is None else HashMemo(vad_cache, tree)
         with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers, executor,
-                       memo) as speech:
+                       memo=memo) as speech:
             # the VAD cache hits are verified in the background while the samples load
             asr = load_asr(tree)
             loaded = load_samples(tree, manifest, asr)
