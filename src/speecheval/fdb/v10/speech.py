@@ -14,7 +14,9 @@ has to be round(T * rate). Only files without a valid entry go to the worker pro
 which verify, decode and segment them and store the result. Each file is read and hashed
 once either way, and a run whose files all hit starts no worker and never loads the
 model. The segments are the same either way, so nothing scored depends on the cache;
-what it did is counted in :class:`CacheUse`.
+what it did is counted in :class:`CacheUse`. With a cache folder, a run may also be given
+a :class:`~.hash_memo.HashMemo`: then a hit's file untouched since a run hashed it in
+full is not hashed again, and the files the workers hash are remembered for next time.
 """
 
 from __future__ import annotations
