@@ -12,6 +12,11 @@ VAD, statistics, writing), the cache lookups and whether both runs wrote the sam
 peak memory; Silero's real-time factor per core; and the vectorised bootstrap against a
 plain per-resample Python loop.
 
+With ``--baseline SRC`` (for example ``/work/main/src``, a checkout's ``src`` folder), every
+whole command is also run with that code (``PYTHONPATH=SRC``), alternating with this
+code run for run, on its own cache folders, and the ratio baseline / this code is printed:
+on a shared machine only such same-run ratios compare two versions.
+
 Targets (issue 15), whole command with ``--jobs 2``: under 2 s cold and under 0.5 s warm.
 CPU seconds (the command and its VAD workers) are printed beside wall seconds because a
 shared machine inflates wall time; the load average at the start is printed too. The
@@ -19,7 +24,7 @@ commands run with Python's bytecode cache, speecheval's modules compiled beforeh
 an installed package has them (``PYTHONDONTWRITEBYTECODE`` is dropped for them).
 
 Usage: python benchmarks/fdb10_unified_speed.py [--workdir DIR] [--tree TREE] [--jobs N]
-       [--repeats 3] [--seed 0]
+       [--repeats 3] [--seed 0] [--baseline SRC]
 """
 
 from __future__ import annotations
@@ -103,29 +108,35 @@ def silero_per_core(tree: Path) -> tuple[float, float, float]:
             time.process_time() - cpu_started)
 
 
-def command_env() -> dict[str, str]:
-    """The environment of the measured commands: this one with Python's bytecode cache
-    allowed, as an installed package has it (pip compiles the modules when it installs;
-    with ``PYTHONDONTWRITEBYTECODE`` set, as on some development machines, every run
-    would compile the forty-odd modules the command imports again)."""
-    return {key: value for key, value in os.environ.items()
-            if key != "PYTHONDONTWRITEBYTECODE"}
+OURS = Path(speecheval.__file__).resolve().parents[1]  # the src folder measured
 
 
-def compile_package() -> None:
+def command_env(src: Path = OURS) -> dict[str, str]:
+    """The environment of the measured commands: this one with ``src`` first on the
+    import path and Python's bytecode cache allowed, as an installed package has it (pip
+    compiles the modules when it installs; with ``PYTHONDONTWRITEBYTECODE`` set, as on
+    some development machines, every run would compile the forty-odd modules the command
+    imports again)."""
+    env = {key: value for key, value in os.environ.items()
+           if key != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = os.pathsep.join([str(src), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def compile_package(src: Path = OURS) -> None:
     """Compile speecheval's modules once, before anything is timed (``compileall``,
     what an install does); the bytecode goes to the usual ``__pycache__`` folders."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q",
-                    str(Path(speecheval.__file__).parent)], check=True, env=command_env(),
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src / "speecheval")],
+                   check=True, env=command_env(src), stdout=subprocess.DEVNULL)
 
 
-def whole_command(args: list[str], program: list[str] | None = None) -> tuple[float, float]:
+def whole_command(args: list[str], program: list[str] | None = None, src: Path = OURS
+                  ) -> tuple[float, float]:
     """Wall and CPU seconds of one ``python -m speecheval ...`` process (or of
-    ``python PROGRAM``), its worker processes included."""
+    ``python PROGRAM``) with the code under ``src``, its worker processes included."""
     cpu, started = cpu_seconds(), time.perf_counter()
     subprocess.run([sys.executable, *(program or ["-m", "speecheval", *args])], check=True,
-                   stdout=subprocess.DEVNULL, env=command_env())
+                   stdout=subprocess.DEVNULL, env=command_env(src))
     return time.perf_counter() - started, cpu_seconds() - cpu
 
 
@@ -138,28 +149,38 @@ def verdict(wall: float, target: float) -> str:
     return f"target < {target} s: {'PASS' if wall < target else 'FAIL'}"
 
 
-def whole_commands(tree: Path, workdir: Path, jobs_list: tuple[int, ...], repeats: int
-                   ) -> None:
-    """The command as a user runs it, cold then warm, for each job count; then the two
-    start-up baselines."""
-    compile_package()
+def whole_commands(tree: Path, workdir: Path, jobs_list: tuple[int, ...], repeats: int,
+                   baseline: Path | None = None) -> None:
+    """The command as a user runs it, cold then warm, for each job count (and with the
+    ``baseline`` code, alternating run for run); then the two start-up baselines."""
+    codes = {"this code": OURS} | ({"baseline": baseline} if baseline is not None else {})
+    for src in codes.values():
+        compile_package(src)
     print("\nwhole command (interpreter start, imports, scoring, writing; modules compiled "
           "beforehand, as an install does):")
     for jobs in jobs_list:
-        cache = workdir / f"cli-cache-{jobs}"
         for label in ("cold", "warm"):
-            runs = []
+            runs: dict[str, list[tuple[float, float]]] = {name: [] for name in codes}
             for attempt in range(1 if label == "cold" else repeats):
-                out = workdir / f"cli-{jobs}-{label}-{attempt}"
-                runs.append(whole_command(["fdb10", "unified-score", "--tree", str(tree),
-                                           "--jobs", str(jobs), "--vad-cache", str(cache),
-                                           "--out", str(out)]))
-            wall, cpu = best(runs)
+                for name, src in codes.items():
+                    tag = name.replace(" ", "-")
+                    out = workdir / f"cli-{tag}-{jobs}-{label}-{attempt}"
+                    runs[name].append(whole_command(
+                        ["fdb10", "unified-score", "--tree", str(tree), "--jobs", str(jobs),
+                         "--vad-cache", str(workdir / f"cli-cache-{tag}-{jobs}"),
+                         "--out", str(out)], src=src))
             target = COLD_TARGET_S if label == "cold" else WARM_TARGET_S
-            note = verdict(wall, target) if jobs == 2 else "(target is for --jobs 2)"
-            best_of = "" if len(runs) == 1 else f", best of {len(runs)}"
-            print(f"  --jobs {jobs} {label}: {wall:5.2f} s wall, {cpu:5.2f} s CPU{best_of}; "
-                  f"{note}")
+            ours_wall, ours_cpu = best(runs["this code"])
+            for name, measured in runs.items():
+                wall, cpu = best(measured)
+                note = verdict(wall, target) if jobs == 2 else "(target is for --jobs 2)"
+                best_of = "" if len(measured) == 1 else f", best of {len(measured)}"
+                print(f"  --jobs {jobs} {label}, {name}: {wall:5.2f} s wall, {cpu:5.2f} s "
+                      f"CPU{best_of}; {note}")
+            if baseline is not None:
+                base_wall, base_cpu = best(runs["baseline"])
+                print(f"  --jobs {jobs} {label}, baseline / this code: "
+                      f"{base_wall / ours_wall:.2f}x wall, {base_cpu / ours_cpu:.2f}x CPU")
     help_wall, help_cpu = best([whole_command(["fdb10", "unified-score", "--help"])
                                 for _ in range(repeats)])
     floor_wall, floor_cpu = best([whole_command([], ["-c", "import numpy, click"])
@@ -187,6 +208,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3,
                         help="warm runs of the whole command (the best is shown)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--baseline", type=Path, default=None, metavar="SRC",
+                        help="also run the whole commands with the speecheval package "
+                             "under SRC (e.g. /work/main/src) and print the ratios")
     args = parser.parse_args()
     if args.workdir is not None:
         args.workdir.mkdir(parents=True, exist_ok=True)
@@ -202,7 +226,8 @@ def main() -> None:
         print(f"load average at the start: {os.getloadavg()[0]:.1f} on "
               f"{os.cpu_count()} cores; {args.jobs} VAD worker process(es)")
 
-        whole_commands(tree, workdir, tuple(sorted({1, args.jobs})), args.repeats)
+        whole_commands(tree, workdir, tuple(sorted({1, args.jobs})), args.repeats,
+                       args.baseline)
 
         cache = workdir / "vad-cache"
         runs, totals = [], []

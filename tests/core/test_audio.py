@@ -11,7 +11,14 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from speecheval.core.audio import audio_info, read_mono, resample, write_wav
+from speecheval.core.audio import (
+    audio_info,
+    decode_mono,
+    encode_wav,
+    read_mono,
+    resample,
+    write_wav,
+)
 from speecheval.core.errors import InputError
 
 
@@ -193,3 +200,40 @@ def test_audio_info_reads_the_header_fields(tmp_path: Path) -> None:
     (tmp_path / "text.wav").write_text("not audio")
     with pytest.raises(InputError, match="cannot read audio"):
         audio_info(tmp_path / "text.wav")
+
+
+def test_decoded_pcm16_bytes_are_libsndfiles_samples_for_every_value() -> None:
+    """``decode_mono`` converts plain 16-bit mono WAVs itself: same bits as libsndfile."""
+    every = np.arange(-32768, 32768, dtype=np.int16)
+    extra = b"LIST" + struct.pack("<I", 5) + b"INFOx" + b"\0"  # a chunk before the data
+    data = wav_bytes(every.astype("<i2").tobytes(), rate=8000, extra=extra)
+    mine = decode_mono(data, name="every.wav")
+    theirs = read_mono(io.BytesIO(data))
+    assert mine.rate == theirs.rate == 8000
+    assert mine.samples.dtype == np.float32
+    assert np.array_equal(mine.samples.view(np.int32), theirs.samples.view(np.int32))
+    assert mine.samples[[0, 32768, -1]].tolist() == [-1.0, 0.0, 32767 / 32768]
+
+
+@pytest.mark.parametrize("kind", ["stereo", "pcm24", "cut", "empty", "unknown length"])
+def test_other_wav_bytes_decode_as_libsndfile_reads_them(kind: str) -> None:
+    if kind == "stereo":
+        data = encode_wav(np.zeros((4, 2), dtype=np.int16), 16000)
+    elif kind == "pcm24":
+        data = encode_wav(np.array([0.5, -0.25], dtype=np.float32), 16000, "PCM_24")
+    elif kind == "cut":
+        data = wav_bytes(struct.pack("<480h", *range(480)), declared=38400)
+    elif kind == "empty":
+        data = wav_bytes(b"")
+    else:
+        data = wav_bytes(struct.pack("<4h", 1, 2, 3, 4), declared=0xFFFFFFFF)
+    try:
+        expected: object = read_mono(io.BytesIO(data), name="x.wav").samples.tolist()
+    except InputError as exc:
+        expected = str(exc)
+    try:
+        found: object = decode_mono(data, name="x.wav").samples.tolist()
+    except InputError as exc:
+        found = str(exc)
+    assert found == expected
+    assert kind != "pcm24" or found == [0.5, -0.25]

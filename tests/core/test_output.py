@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,16 @@ def test_atomic_files_get_ordinary_permissions(tmp_path: Path) -> None:
     finally:
         os.umask(mask)
     assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o644   # 0666 & ~022
+
+
+def test_atomic_files_are_synced_unless_asked_not_to(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    atomic_write_text(tmp_path / "kept.json", "{}")
+    assert len(synced) == 1
+    atomic_write_text(tmp_path / "cache.json", "[]", durable=False)
+    assert len(synced) == 1
+    assert (tmp_path / "kept.json").read_text() == "{}"
+    assert (tmp_path / "cache.json").read_text() == "[]"

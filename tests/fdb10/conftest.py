@@ -30,7 +30,7 @@ def hand_segments(monkeypatch: pytest.MonkeyPatch
             """Stands in for ``speech.SpeechRun``: the table instead of files and Silero."""
 
             def __init__(self, jobs: Sequence[scoring.SpeechJob], workers: int,
-                         executor: object = None) -> None:
+                         executor: object = None, memo: object = None) -> None:
                 self.jobs = list(jobs)
 
             def __enter__(self) -> FakeRun:

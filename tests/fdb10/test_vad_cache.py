@@ -165,6 +165,20 @@ def test_an_interrupted_write_leaves_no_entry(tmp_path: Path,
     assert cache.get(AUDIO_SHA) == ("miss", None)
 
 
+def test_entries_are_not_synced_one_by_one_and_an_empty_one_is_recomputed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold run writes hundreds of entries: no fsync each (milliseconds apiece); what
+    a power cut could then leave, an empty entry, is found corrupt, never trusted."""
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    cache = VadCache(tmp_path, identity())
+    assert cache.put(AUDIO_SHA, FOUND)
+    assert synced == []
+    assert cache.get(AUDIO_SHA) == ("hit", FOUND)
+    cache.path(vad_cache.cache_key(AUDIO_SHA, identity())).write_bytes(b"")
+    assert cache.get(AUDIO_SHA) == ("corrupt", None)
+
+
 def test_an_unwritable_folder_only_loses_the_cache(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
@@ -257,17 +271,24 @@ def test_a_wav_changed_after_caching_is_still_refused(tree: Path, tmp_path: Path
 
 
 
+def count_hashing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names of the hash functions called on output.wav bytes or files, in call order."""
+    from speecheval.fdb.v10 import hash_memo, speech
+
+    hashed: list[str] = []
+    for module, name in ((speech, "sha256_bytes"), (speech, "sha256_file"),
+                         (hash_memo, "sha256_file")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda data, _f=original, _n=name: (
+            hashed.append(_n), _f(data))[1])
+    return hashed
+
+
 def test_a_warm_run_starts_no_worker_and_hashes_each_file_once(
         tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Cold: each WAV hashed once, from the bytes the model reads. Warm with two jobs:
     each hashed once, in a thread, and no worker process is started."""
-    from speecheval.fdb.v10 import speech
-
-    hashed: list[str] = []
-    for name in ("sha256_bytes", "sha256_file"):
-        original = getattr(speech, name, None)
-        monkeypatch.setattr(speech, name, lambda data, _f=original, _n=name: (
-            hashed.append(_n), _f(data))[1], raising=False)
+    hashed = count_hashing(monkeypatch)
     folder = tmp_path / "cache"
     score_tree(tree, vad_cache=folder)
     assert hashed == ["sha256_bytes"] * 3
@@ -345,3 +366,78 @@ def test_a_warm_command_imports_neither_the_model_nor_pydantic(tree: Path,
                           env={**os.environ, "PYTHONPATH": str(src)})
     assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
     assert "3 hits, 0 misses" in done.stdout
+
+
+def test_files_untouched_since_they_were_hashed_are_not_read_again(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hash memo (fdb/v10/hash_memo.py): once the files have settled, a warm run
+    reads none of them; a file changed since, even to the same size and with its
+    modification time set back, is read and refused."""
+    from speecheval.fdb.v10 import hash_memo
+
+    monkeypatch.setattr(hash_memo, "SETTLED_NS", 0)  # the tree's files are seconds old
+    folder = tmp_path / "cache"
+    cold = score_tree(tree, vad_cache=folder)
+    hashed = count_hashing(monkeypatch)
+    first_warm = score_tree(tree, workers=2, vad_cache=folder)  # hits checked in threads
+    assert hashed == []  # the cold run's reader remembered the files it hashed
+    second_warm = score_tree(tree, vad_cache=folder)
+    assert hashed == []
+    assert rows(first_warm) == rows(second_warm) == rows(cold)
+    wav = tree / UI / "u1" / "output.wav"
+    before = wav.stat()
+    wav.write_bytes(wav.read_bytes()[:-2] + b"\x01\x00")
+    os.utime(wav, ns=(before.st_atime_ns, before.st_mtime_ns))  # as `touch -d` would
+    assert (wav.stat().st_size, wav.stat().st_mtime_ns) == (before.st_size,
+                                                             before.st_mtime_ns)
+    with pytest.raises(InputError, match="differs from manifest.json"):
+        score_tree(tree, vad_cache=folder)
+    assert hashed == ["sha256_file"]
+
+
+def test_files_changed_just_before_or_while_hashed_are_not_remembered(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from speecheval.fdb.v10 import hash_memo
+
+    # files changed within SETTLED_NS of being hashed (here: all, whatever the machine's
+    # speed) are hashed by every run
+    monkeypatch.setattr(hash_memo, "SETTLED_NS", 10**18)
+    folder = tmp_path / "cache"
+    score_tree(tree, vad_cache=folder)
+    hashed = count_hashing(monkeypatch)
+    for _ in range(2):
+        score_tree(tree, vad_cache=folder)
+        assert hashed == ["sha256_file"] * 3
+        hashed.clear()
+    monkeypatch.setattr(hash_memo, "SETTLED_NS", 0)
+    original = hash_memo.sha256_file
+
+    def touched_while_hashed(path: str) -> str:
+        digest = original(path)
+        os.utime(path, ns=(1, 1))  # same bytes, other times: the stat after differs
+        return digest
+
+    monkeypatch.setattr(hash_memo, "sha256_file", touched_while_hashed)
+    score_tree(tree, vad_cache=folder)
+    monkeypatch.setattr(hash_memo, "sha256_file", original)
+    hashed = count_hashing(monkeypatch)
+    score_tree(tree, vad_cache=folder)
+    assert hashed == ["sha256_file"] * 3  # nothing was remembered by the run before
+
+
+def test_an_unreadable_memo_means_every_file_is_hashed(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from speecheval.fdb.v10 import hash_memo
+
+    monkeypatch.setattr(hash_memo, "SETTLED_NS", 0)
+    folder = tmp_path / "cache"
+    score_tree(tree, vad_cache=folder)
+    (memo,) = (folder / "hashes").glob("*.json")
+    memo.write_text("{not json")
+    hashed = count_hashing(monkeypatch)
+    score_tree(tree, vad_cache=folder)
+    assert hashed == ["sha256_file"] * 3
+    hashed.clear()
+    score_tree(tree, vad_cache=folder)  # and it was written again
+    assert hashed == []
+

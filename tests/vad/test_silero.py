@@ -205,3 +205,12 @@ def test_never_imports_torch() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
 
+
+
+def test_the_streaming_session_is_made_only_for_audio_that_needs_it() -> None:
+    """16 kHz files (all of a unified-score run) never pay for the streaming model."""
+    onnx = silero_model.SileroOnnx(silero_model.locate_model_files())
+    onnx.probabilities(silence(100), RATE)
+    assert "_streaming" not in vars(onnx)
+    assert onnx.probabilities(np.zeros(256, np.float32), 8_000).shape == (1,)
+    assert "_streaming" in vars(onnx)

@@ -17,6 +17,9 @@ and one parse (a warm run looks up hundreds of entries).
 
 Entries are written atomically (a temporary file in the same folder, flushed, then
 renamed over the target), so a run that is killed leaves either the whole entry or none.
+They are not synced to disk one by one (an ``fsync`` costs milliseconds, hundreds of
+entries a cold run): after a power cut an entry may be empty or cut short, which the
+checks below find, so it is recomputed, never trusted.
 Each entry (one line of compact canonical JSON) also carries the SHA-256 of its own
 content and its key; an entry that fails
 either check, does not parse or has the wrong shape (a disk fault, a hand edit) is
@@ -164,7 +167,7 @@ class VadCache:
         entry = {"format": FORMAT, "key": key,
                  "sha256": sha256_bytes(dumps_line(result).encode("utf-8")), "result": result}
         try:
-            atomic_write_text(self.path(key), dumps_line(entry))
+            atomic_write_text(self.path(key), dumps_line(entry), durable=False)
         except OSError:
             return False
         return True

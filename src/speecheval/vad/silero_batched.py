@@ -67,6 +67,50 @@ def stft_frames(rows: NDArray[np.float32]) -> NDArray[np.float32]:
     return frames.reshape(-1, FFT_SIZE)
 
 
+def padded_signal(samples: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The file as the framed rows see it: CONTEXT zeros, the samples, then zeros up to a
+    whole number of windows (the zero-padded last window).
+
+    >>> padded_signal(np.ones(513, dtype=np.float32)).shape
+    (1088,)
+    """
+    windows = -(-samples.size // WINDOW)
+    padded = np.zeros(CONTEXT + windows * WINDOW, dtype=np.float32)
+    padded[CONTEXT: CONTEXT + samples.size] = samples
+    return padded
+
+
+def signal_frames(padded: NDArray[np.float32], first: int, count: int
+                  ) -> NDArray[np.float32]:
+    """:func:`stft_frames` of windows ``first`` to ``first + count`` of a
+    :func:`padded_signal`, cut straight from it: the same values, without building the
+    framed rows first (two copies of the audio fewer; about a third of the time outside
+    the model on a whole file).
+
+    Window ``w``'s row is ``padded[w * WINDOW: w * WINDOW + CONTEXT + WINDOW]``, so its
+    frames 0-2 are hop-spaced slices of the signal, and frame 3 is the row's last 192
+    samples followed by their reflection.
+
+    >>> x = np.arange(1, 1200, dtype=np.float32)
+    >>> from speecheval.vad.silero_model import framed_blocks
+    >>> rows = np.concatenate(list(framed_blocks(x, 16_000, 1 << 20)))
+    >>> bool(np.array_equal(signal_frames(padded_signal(x), 1, 2), stft_frames(rows[1:])))
+    True
+    """
+    step = padded.strides[0]
+    base = padded[first * WINDOW:]
+    frames = np.empty((count, FRAMES, FFT_SIZE), dtype=np.float32)
+    frames[:, :-1] = np.lib.stride_tricks.as_strided(
+        base, shape=(count, FRAMES - 1, FFT_SIZE), strides=(WINDOW * step, HOP * step, step),
+        writeable=False)
+    windows = base[CONTEXT: CONTEXT + count * WINDOW].reshape(count, WINDOW)
+    inside = CONTEXT + WINDOW - (FRAMES - 1) * HOP  # as in stft_frames: 192
+    frames[:, -1, :inside] = windows[:, WINDOW - inside:]
+    # padded row index 576 + k is row index 574 - k, i.e. window sample 510 - k
+    frames[:, -1, inside:] = windows[:, -2: -2 - REFLECT: -1]
+    return frames.reshape(-1, FFT_SIZE)
+
+
 def _ints(name: str, *values: int) -> bytes:
     return wire.tensor(name, np.array(values, dtype=np.int64))
 

@@ -26,6 +26,7 @@ import importlib.metadata
 import importlib.util
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,7 +36,13 @@ from numpy.typing import NDArray
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
 
-from .silero_batched import COMPUTATION, batched_session, stft_frames
+from .silero_batched import (
+    COMPUTATION,
+    batched_session,
+    padded_signal,
+    signal_frames,
+    stft_frames,
+)
 
 if TYPE_CHECKING:
     import onnxruntime as ort
@@ -159,14 +166,21 @@ class SileroOnnx:
     streaming model as shipped, and the batched 16 kHz graph (``silero_batched``)."""
 
     def __init__(self, files: ModelFiles) -> None:
-        # imported here: onnxruntime takes up to a second to import, which a run whose
-        # segments all come from the VAD cache never pays
+        # onnxruntime is imported by batched_session, not with this module: it takes up
+        # to a second to import, which a run whose segments all come from the VAD cache
+        # never pays
+        self.files = files
+        self._batched = batched_session(files.sequence, _options())
+
+    @cached_property
+    def _streaming(self) -> ort.InferenceSession:
+        """The streaming model's session, made on first use: only audio that is not at
+        16 kHz (or a multiple) needs it, and making it costs about twice the batched
+        graph's session (some 50 ms in each VAD worker process)."""
         import onnxruntime as ort
 
-        self.files = files
-        self._streaming = ort.InferenceSession(str(files.streaming), sess_options=_options(),
-                                               providers=["CPUExecutionProvider"])
-        self._batched = batched_session(files.sequence, _options())
+        return ort.InferenceSession(str(self.files.streaming), sess_options=_options(),
+                                    providers=["CPUExecutionProvider"])
 
     def probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
         """Speech probability per window of ``samples`` at 8 or 16 kHz (fast path at 16)."""
@@ -188,8 +202,17 @@ class SileroOnnx:
         return self._streaming_block(rows, rate, state)
 
     def batched_probabilities(self, samples: NDArray[np.float32]) -> Probabilities:
-        """16 kHz probabilities, a block of windows per call, LSTM state carried across."""
-        return self._by_blocks(samples, 16_000, BATCHED_BLOCK_WINDOWS, self._batched_block)
+        """16 kHz probabilities, a block of windows per call, LSTM state carried across;
+        the STFT frames are cut from the padded file directly (``signal_frames``: the
+        same frames as ``framed_blocks`` rows would give, with less copying)."""
+        padded = padded_signal(samples)
+        out = np.empty(window_count(samples.size, 16_000), dtype=np.float32)
+        state: ModelState | None = None
+        for first in range(0, out.size, BATCHED_BLOCK_WINDOWS):
+            count = min(BATCHED_BLOCK_WINDOWS, out.size - first)
+            out[first: first + count], state = self._batched_frames(
+                signal_frames(padded, first, count), state)
+        return out
 
     def streaming_probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
         """Probabilities from the streaming model, one call per window, as Silero runs it."""
@@ -211,13 +234,18 @@ class SileroOnnx:
 
     def _batched_block(self, rows: NDArray[np.float32],
                        state: ModelState | None) -> tuple[Probabilities, ModelState]:
-        """The batched 16 kHz graph over a block; the state is the LSTM's hidden and cell."""
+        """The batched 16 kHz graph over a block of framed rows."""
+        return self._batched_frames(stft_frames(rows), state)
+
+    def _batched_frames(self, frames: NDArray[np.float32],
+                        state: ModelState | None) -> tuple[Probabilities, ModelState]:
+        """The batched 16 kHz graph over a block's STFT frames; the state is the LSTM's
+        hidden and cell."""
         if state is None:
             state = (np.zeros((1, 1, STATE_WIDTH), dtype=np.float32),
                      np.zeros((1, 1, STATE_WIDTH), dtype=np.float32))
         probs, hidden, cell = self._batched.run(
-            ["speech_probs", "hn", "cn"],
-            {"frames": stft_frames(rows), "h": state[0], "c": state[1]})
+            ["speech_probs", "hn", "cn"], {"frames": frames, "h": state[0], "c": state[1]})
         return np.asarray(probs, dtype=np.float32).reshape(-1), (hidden, cell)
 
     def _streaming_block(self, rows: NDArray[np.float32], rate: int,

@@ -26,6 +26,7 @@ from ...core.provenance import Provenance, collect_provenance
 from ...core.results import Result
 from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from ...core.timeline import Spans
+from .hash_memo import HashMemo
 from .samples import LoadedSample, read_sample
 from .speech import CacheUse, SpeechJob, SpeechRun, vad_identity, vad_model_files
 from .tasks import TASKS, SampleScore, SubsetResult
@@ -200,7 +201,9 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
     started = time.perf_counter()
     with folders_checked_once():  # the tree's folders are checked once, not per file
         manifest = load_manifest(tree)
-        with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers, executor) as speech:
+        memo = None if vad_cache is None else HashMemo(vad_cache, tree)
+        with SpeechRun(speech_jobs(tree, manifest, vad_cache), workers, executor,
+                       memo=memo) as speech:
             # the VAD cache hits are verified in the background while the samples load
             asr = load_asr(tree)
             loaded = load_samples(tree, manifest, asr)

@@ -14,12 +14,14 @@ has to be round(T * rate). Only files without a valid entry go to the worker pro
 which verify, decode and segment them and store the result. Each file is read and hashed
 once either way, and a run whose files all hit starts no worker and never loads the
 model. The segments are the same either way, so nothing scored depends on the cache;
-what it did is counted in :class:`CacheUse`.
+what it did is counted in :class:`CacheUse`. With a cache folder, a run may also be given
+a :class:`~.hash_memo.HashMemo`: then a hit's file untouched since a run hashed it in
+full is not hashed again, and the files the workers hash are remembered for next time.
 """
 
 from __future__ import annotations
 
-import io
+import os
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...core.audio import Audio, read_mono
+from ...core.audio import Audio, decode_mono
 from ...core.errors import InputError
 from ...core.executor import LocalExecutor, Run
 from ...core.hashing import sha256_bytes, sha256_file
@@ -37,6 +39,7 @@ from ...core.timebase import to_us
 from ...core.timeline import Span, Spans
 from ...vad.base import Vad
 from ...vad.cache import CachedSegments, Lookup, VadCache
+from .hash_memo import HashMemo, Record, regular_file, settled_record
 
 if TYPE_CHECKING:
     from ...core.executor import Executor
@@ -60,6 +63,7 @@ class Segmented:
 
     spans: Spans
     lookup: Lookup | None = None
+    proof: Record | None = None  # what the hash memo may keep of a file hashed by a worker
 
 
 @dataclass(frozen=True)
@@ -104,19 +108,35 @@ def expected_samples(duration_s: float, rate: int) -> int:
 
 def read_verified(path: Path, expected_sha256: str, sample_id: str) -> bytes:
     """The bytes of one output.wav after checking it is the file manifest.json names."""
-    if not path.is_file():
-        raise InputError("output.wav is missing", path=path, sample_id=sample_id)
+    return read_proved(path, expected_sha256, sample_id)[0]
+
+
+def read_proved(path: Path, expected_sha256: str, sample_id: str
+                ) -> tuple[bytes, Record | None]:
+    """:func:`read_verified`, and what the hash memo may remember of the file (None: it
+    changed while or shortly before it was read)."""
+    name = os.fspath(path)
+    before = regular_file(name, InputError("output.wav is missing", path=path,
+                                           sample_id=sample_id))
     data = path.read_bytes()
-    _check_sha256(sha256_bytes(data), expected_sha256, path, sample_id)
-    return data
+    digest = sha256_bytes(data)
+    _check_sha256(digest, expected_sha256, path, sample_id)
+    return data, settled_record(name, before, digest)
 
 
-def verify_file(path: Path, expected_sha256: str, sample_id: str) -> None:
+def verify_file(path: Path, expected_sha256: str, sample_id: str,
+                memo: HashMemo | None = None) -> None:
     """Check that one output.wav is the file manifest.json names, without keeping its
-    bytes (a cache hit needs only the proof)."""
-    if not path.is_file():
-        raise InputError("output.wav is missing", path=path, sample_id=sample_id)
-    _check_sha256(sha256_file(path), expected_sha256, path, sample_id)
+    bytes (a cache hit needs only the proof); with a ``memo``, a file untouched since an
+    earlier run hashed it is not read again (:mod:`.hash_memo`)."""
+    missing = InputError("output.wav is missing", path=path, sample_id=sample_id)
+    if memo is not None:
+        actual = memo.sha256(path, missing)
+    elif path.is_file():
+        actual = sha256_file(path)
+    else:
+        raise missing
+    _check_sha256(actual, expected_sha256, path, sample_id)
 
 
 def _check_sha256(actual: str, expected: str, path: Path, sample_id: str) -> None:
@@ -145,7 +165,7 @@ def read_output(path: Path, expected_sha256: str, duration_s: float,
 
 def decode_output(data: bytes, path: Path, duration_s: float, sample_id: str) -> Audio:
     """Decode the verified bytes of an output.wav of T seconds and check its length."""
-    audio = read_mono(io.BytesIO(data), name=path, sample_id=sample_id)
+    audio = decode_mono(data, name=path, sample_id=sample_id)
     check_length(audio.n_samples, audio.rate, duration_s, path, sample_id)
     return audio
 
@@ -173,10 +193,11 @@ def _look_up(job: SpeechJob) -> tuple[Lookup | None, CachedSegments | None]:
     return _cache(job.cache_dir).get(job.expected_sha256)
 
 
-def _verified_hit(job: SpeechJob, found: CachedSegments) -> Segmented:
+def _verified_hit(job: SpeechJob, found: CachedSegments, memo: HashMemo | None = None
+                  ) -> Segmented:
     """A cache hit, once the file's bytes match the manifest and the entry's length is
     round(T * rate)."""
-    verify_file(job.path, job.expected_sha256, job.sample_id)
+    verify_file(job.path, job.expected_sha256, job.sample_id, memo)
     check_length(found.n_samples, found.rate, job.duration_s, job.path, job.sample_id)
     return Segmented(_on_timeline(found, job), "hit")
 
@@ -185,10 +206,11 @@ def _segment_uncached(work: tuple[SpeechJob, Lookup | None]) -> Segmented:
     """Verify, decode and segment one file without a valid cache entry, and store the
     result when the job has a cache folder (a worker's task: one picklable argument)."""
     job, lookup = work
-    found = _detect(job, read_verified(job.path, job.expected_sha256, job.sample_id))
+    data, proof = read_proved(job.path, job.expected_sha256, job.sample_id)
+    found = _detect(job, data)
     if job.cache_dir is not None:
         _cache(job.cache_dir).put(job.expected_sha256, found)
-    return Segmented(_on_timeline(found, job), lookup)
+    return Segmented(_on_timeline(found, job), lookup, proof)
 
 
 def _detect(job: SpeechJob, verified: bytes) -> CachedSegments:
@@ -257,8 +279,9 @@ class SpeechRun:
     """
 
     def __init__(self, jobs: Sequence[SpeechJob], workers: int,
-                 executor: Executor | None = None) -> None:
+                 executor: Executor | None = None, memo: HashMemo | None = None) -> None:
         self.jobs = list(jobs)
+        self._memo = memo
         looked = [_look_up(job) for job in self.jobs]
         hits = [(i, entry) for i, (_, entry) in enumerate(looked) if entry is not None]
         self._rest = [i for i, (_, entry) in enumerate(looked) if entry is None]
@@ -268,7 +291,7 @@ class SpeechRun:
             _segment_uncached, [(self.jobs[i], looked[i][0]) for i in self._rest])
         self._threads = ThreadPoolExecutor(max_workers=max(1, workers - 1)) if hits else None
         self._hits: dict[int, Future[Segmented]] = {
-            i: self._threads.submit(_verified_hit, self.jobs[i], entry)
+            i: self._threads.submit(_verified_hit, self.jobs[i], entry, memo)
             for i, entry in hits} if self._threads is not None else {}
 
     def __enter__(self) -> SpeechRun:
@@ -289,6 +312,10 @@ class SpeechRun:
             advance()
         for i, result in zip(self._rest, self._misses.results(advance), strict=True):
             found[i] = result.get()
+            if self._memo is not None:
+                self._memo.remember(self.jobs[i].path, found[i].proof)
+        if self._memo is not None:
+            self._memo.save()
         return [found[i] for i in range(len(self.jobs))]
 
 
