@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...text.cp import CpResult, cp_error_rate
@@ -46,8 +46,14 @@ class ConcatenatedPermutation(Measure[CpResult]):
             result = run.get(ConcatenatedPermutation)
             return None if result is None else (result.counts.errors,
                                                 result.counts.reference_tokens)
-        return {"scored_runs": sum(run.get(ConcatenatedPermutation) is not None
-                                   for run in runs),
-                "unsupported_runs": sum(run.status.get("cp", "").startswith("unsupported")
-                                        for run in runs),
-                "rate": view.summary(sample_values(runs, pick))}
+        return rate_table(runs, view, self.name, pick)
+
+
+def rate_table(runs: Sequence[RunScore], view: ScenarioView, name: str,
+               pick: Callable[[RunScore], tuple[float, float] | None]) -> dict[str, Any]:
+    """A speaker measure's scenario entry: runs scored, runs ``unsupported`` (a system
+    property, never a rate of 0 or 1), and the rate summary of the pairs ``pick`` gives."""
+    return {"scored_runs": sum(name in run.results for run in runs),
+            "unsupported_runs": sum(run.status.get(name, "").startswith("unsupported")
+                                    for run in runs),
+            "rate": view.summary(sample_values(runs, pick))}
