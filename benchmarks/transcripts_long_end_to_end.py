@@ -35,7 +35,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "transcripts"))
 sys.path.insert(0, str(HERE))
 
-from long_recording import make_recording  # noqa: E402
+from long_recording import (  # noqa: E402
+    make_recording,
+    write_run_manifest,
+    write_score_manifest,
+)
 from transcripts_run_speed import peer  # noqa: E402
 
 from speecheval.cli import main as speecheval  # noqa: E402
@@ -57,24 +61,10 @@ def timed(label: str, argv: list[str]) -> float:
 
 
 def score_manifest(folder: Path, run: Path, track: str, seconds: float) -> Path:
-    path = folder / f"score-{track_dir(track)}.yaml"
     transcript = (run / "derived" / "whisper-local" / track_dir(track) / "recording" / "r1"
                   / "transcript@seglst-1.json")
-    path.write_text(f"""format: speecheval.transcripts.manifest/1
-system: whisper-local
-required_repeats: 1
-scenarios:
-  espeak-en: {{unit: word}}
-samples:
-  - id: recording
-    scenario: espeak-en
-    duration_s: {seconds}
-    source: long_recording.py
-    reference: {{transcript: reference.stm}}
-    runs:
-      - transcript: {transcript}
-""", encoding="utf-8")
-    return path
+    return write_score_manifest(folder / f"score-{track_dir(track)}.yaml",
+                                folder / "reference.stm", transcript, seconds)
 
 
 def main() -> None:
@@ -101,16 +91,7 @@ def main() -> None:
               f"audio, seed {SEED}, {sum(e['kind'] == 'speech' for e in script['events'])} "
               f"sentences (script.json)", flush=True)
         last_speech = max(e["end_s"] for e in script["events"] if e["kind"] == "speech")
-        (folder / "manifest.yaml").write_text(f"""format: speecheval.transcripts.run-manifest/1
-systems:
-  whisper-local:
-    adapter: whisper-local
-    cpu_threads: {args.threads}
-samples:
-  - id: recording
-    audio: recording.wav
-    last_speech_s: {last_speech:.3f}
-""", encoding="utf-8")
+        write_run_manifest(folder, args.threads, last_speech)
         run = folder / "run"
         timed("transcripts run, 2 tracks", [
             "transcripts", "run", "--manifest", str(folder / "manifest.yaml"),

@@ -1,7 +1,7 @@
 """The order and content of a ``transcripts run`` lineage, pinned for a small deterministic
 run of the command adapter: every input, then the raw folders in job order (sample, then
-system, then track, then repeat; samples and systems in manifest order), then the
-transcripts in the same order; the same bytes with --jobs 1 and --jobs 2."""
+system, then track, then repeat; samples in manifest order, systems in --system order),
+then the transcripts in the same order; the same bytes with --jobs 1 and --jobs 2."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _pinned() -> list[tuple[str, str, str | None, str, str | None, int | None]]:
     rows: list[tuple[str, str, str | None, str, str | None, int | None]] = [
         ("input:zulu", "input", None, "input/zulu.wav", None, None),
         ("input:alpha", "input", None, "input/alpha.wav", None, None)]
-    jobs = [(sample, system) for sample in ("zulu", "alpha") for system in ("fake", "other")]
+    jobs = [(sample, system) for sample in ("zulu", "alpha") for system in ("other", "fake")]
     for sample, system in jobs:
         key = f"{system}/{TRACK}/{sample}/r1"
         rows.append((f"raw:{key}", "raw", f"input:{sample}", f"raw/{key}", None, 0))
@@ -45,7 +45,8 @@ def test_lineage_order_and_content_are_pinned_across_jobs(tmp_path: Path) -> Non
     blocks_audio(tmp_path / "blocks.wav", rate=16_000)
     manifest = write_manifest(tmp_path, SAMPLES, OTHER)
     for jobs in ("1", "2"):
-        assert cli("run", "--manifest", manifest, "--system", "fake", "--system", "other",
+        # --system order "other", "fake"; the manifest declares fake first
+        assert cli("run", "--manifest", manifest, "--system", "other", "--system", "fake",
                    "--jobs", jobs, "--out", tmp_path / f"run{jobs}") == 0
     one = (tmp_path / "run1" / "lineage.jsonl").read_bytes()
     assert one == (tmp_path / "run2" / "lineage.jsonl").read_bytes()
