@@ -42,11 +42,19 @@ class ConcatenatedPermutation(Measure[CpResult]):
         return result.report_dict("cp" + RATE_NAMES[run.unit])
 
     def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
-        def pick(run: RunScore) -> tuple[float, float] | None:
-            result = run.get(ConcatenatedPermutation)
-            return None if result is None else (result.counts.errors,
-                                                result.counts.reference_tokens)
-        return rate_table(runs, view, self.name, pick)
+        return rate_table(runs, view, self.name, error_pair(self.name))
+
+
+def error_pair(name: str) -> Callable[[RunScore], tuple[float, float] | None]:
+    """``(errors, reference tokens)`` of a run's result of measure ``name`` (a result with
+    ``counts``), ``None`` when it was not scored."""
+    def pick(run: RunScore) -> tuple[float, float] | None:
+        result = run.results.get(name)
+        if result is None:
+            return None
+        counts = result.counts  # type: ignore[attr-defined]  # cp, ORC, tcp results
+        return (counts.errors, counts.reference_tokens)
+    return pick
 
 
 def rate_table(runs: Sequence[RunScore], view: ScenarioView, name: str,

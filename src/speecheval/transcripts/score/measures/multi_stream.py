@@ -24,7 +24,7 @@ from ..inputs import has_speakers, is_timed
 from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView
 from ..options import MeasureOptions
-from .cp import rate_table, speaker_refusal
+from .cp import error_pair, rate_table, speaker_refusal
 from .text import RATE_NAMES
 
 ORC_DEFINITION = ("meeteval orcwer: reference speakers ignored, each reference segment "
@@ -82,11 +82,7 @@ class OptimalReferenceCombination(Measure[OrcResult]):
                 "assignment": list(result.assignment)}
 
     def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
-        def pick(run: RunScore) -> tuple[float, float] | None:
-            result = run.get(OptimalReferenceCombination)
-            return None if result is None else (result.counts.errors,
-                                                result.counts.reference_tokens)
-        return rate_table(runs, view, self.name, pick)
+        return rate_table(runs, view, self.name, error_pair(self.name))
 
 
 class TimeConstrainedPermutation(Measure[CpResult]):
@@ -116,12 +112,8 @@ class TimeConstrainedPermutation(Measure[CpResult]):
                 "collar_s": run.options.tcp_collar_s}
 
     def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
-        def pick(run: RunScore) -> tuple[float, float] | None:
-            result = run.get(TimeConstrainedPermutation)
-            return None if result is None else (result.counts.errors,
-                                                result.counts.reference_tokens)
         collar = runs[0].options.tcp_collar_s if runs else None
-        return {**rate_table(runs, view, self.name, pick), "collar_s": collar}
+        return {**rate_table(runs, view, self.name, error_pair(self.name)), "collar_s": collar}
 
 
 def _stream_refusal(inputs: RunInputs) -> str | None:
