@@ -150,6 +150,7 @@ def _cp(tables: Tables) -> TitledTable:
     """cpWER per scenario, and beside it ORC-WER and tcpWER when the manifest selects them
     (their entries are then in the scenario tables)."""
     rows = []
+    extra = False
     for name, t in tables.scenarios.items():
         rate = t["rate_name"].upper()
         rows.append(_speaker_rate_row(name, "cp" + rate, t["cp"]))
@@ -158,11 +159,12 @@ def _cp(tables: Tables) -> TitledTable:
         if "tcp" in t:
             rows.append(_speaker_rate_row(
                 name, f"tcp{rate} (collar {fixed(t['tcp']['collar_s'])} s)", t["tcp"]))
+        extra = extra or "orc" in t or "tcp" in t
     return _titled("Speaker-attributed transcription (cpWER / cpCER / cpMER)",
-                     "A system without speaker attribution is unsupported, never 0. ORC "
-                     "(reference speakers ignored) and tcp (only words whose times overlap "
-                     "may pair) are meeteval's measures, shown when the manifest selects "
-                     "them.",
+                     "A system without speaker attribution is unsupported, never 0."
+                     + (" ORC (reference speakers ignored) and tcp (only words whose times "
+                        "overlap may pair) are meeteval's measures, selected by the "
+                        "manifest's extra_measures." if extra else ""),
                      ("scenario", "rate", "scored runs", "unsupported runs", "macro", "micro",
                       "maturity"),
                      tuple(rows))
