@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "transcripts"))
 
-from long_recording import make_recording  # noqa: E402
+from long_recording import make_recording, write_run_manifest  # noqa: E402
 
 from speecheval.transcripts.run.chunker import ChunkerSettings  # noqa: E402
 from speecheval.transcripts.run.runner import Request, start  # noqa: E402
@@ -75,15 +75,7 @@ def main() -> None:
         make_recording(folder, seconds, 2026)
         print(f"recording: {seconds:.0f} s made in {time.perf_counter() - made:.1f} s "
               f"(seed 2026, script.json beside it)")
-        (folder / "manifest.yaml").write_text(f"""format: speecheval.transcripts.run-manifest/1
-systems:
-  whisper-local:
-    adapter: whisper-local
-    cpu_threads: {args.threads}
-samples:
-  - id: recording
-    audio: recording.wav
-""")
+        write_run_manifest(folder, args.threads)
         tracks = ["production_complete_file"] + (
             ["production_complete_file/chunked"] if args.chunked else [])
         load = os.getloadavg()[0]

@@ -7,8 +7,9 @@ audio (the seed, the voices, the sentence list, every event's time, the espeak-n
 version) is written beside the WAV in ``script.json``, with an STM reference of who said
 what when, so the recording can be made again and scored.
 
-Used by the tests (a few minutes) and by ``benchmarks/transcripts_run_speed.py`` (an
-hour). Needs the ``espeak-ng`` program.
+Used by the tests (a few minutes) and by ``benchmarks/transcripts_run_speed.py`` and
+``benchmarks/transcripts_long_end_to_end.py`` (an hour), with the run and score manifests
+written here. Needs the ``espeak-ng`` program.
 """
 
 from __future__ import annotations
@@ -131,3 +132,39 @@ def make_recording(folder: Path, seconds: float, seed: int) -> dict[str, Any]:
               "events": events}
     (folder / "script.json").write_text(json.dumps(script, indent=1), encoding="utf-8")
     return script
+
+
+def write_run_manifest(folder: Path, threads: int | None = None,
+                       last_speech_s: float | None = None) -> Path:
+    """``folder/manifest.yaml``: a ``transcripts run`` manifest of ``whisper-local``
+    (``threads`` CPU threads when given) on ``recording.wav`` (``last_speech_s``: the
+    gate's frozen boundary, when given)."""
+    system = "" if threads is None else f"    cpu_threads: {threads}\n"
+    boundary = "" if last_speech_s is None else f"    last_speech_s: {last_speech_s:.3f}\n"
+    path = folder / "manifest.yaml"
+    path.write_text("format: speecheval.transcripts.run-manifest/1\n"
+                    "systems:\n  whisper-local:\n    adapter: whisper-local\n" + system +
+                    "samples:\n  - id: recording\n    audio: recording.wav\n" + boundary,
+                    encoding="utf-8")
+    return path
+
+
+def write_score_manifest(path: Path, reference: Path, transcript: Path,
+                         seconds: float) -> Path:
+    """A ``transcripts score`` manifest at ``path``: whisper-local's ``transcript`` of the
+    recording (``seconds`` long) against its STM ``reference``, one word scenario."""
+    path.write_text(f"""format: speecheval.transcripts.manifest/1
+system: whisper-local
+required_repeats: 1
+scenarios:
+  espeak-en: {{unit: word}}
+samples:
+  - id: recording
+    scenario: espeak-en
+    duration_s: {seconds}
+    source: long_recording.py
+    reference: {{transcript: {reference}}}
+    runs:
+      - transcript: {transcript}
+""", encoding="utf-8")
+    return path

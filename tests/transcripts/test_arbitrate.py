@@ -17,6 +17,7 @@ import hashlib
 import json
 import re
 import shlex
+import shutil
 import sys
 import threading
 from collections.abc import Iterator
@@ -374,3 +375,62 @@ def test_answer_schema(answer: dict[str, Any], problem: str | None) -> None:
                 parse_answer(text, ["A", "B"])
     with pytest.raises(ValueError, match="not JSON"):
         parse_answer("Sure! " + json.dumps(answer), ["A", "B"])
+
+
+def test_imports_are_candidates_with_their_trust_facts(
+        server: JudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A compatible import is a candidate beside the run's own (its flags in the record
+    and in its lineage); an incompatible one is kept out of the vote, on the diagnostic
+    track only, and the arbitration record says so."""
+    from run_fixtures import cli, fake_run
+
+    current = fake_run(tmp_path / "b")
+    # older runs, copied from this one rather than run again (a second faster): one of
+    # another system version (same PCM), one also made from other input audio
+    older, other_pcm = tmp_path / "a", tmp_path / "c"
+    shutil.copytree(current, older)
+    shutil.copytree(current, other_pcm)
+    for run, version in ((older, "fake 0.9"), (other_pcm, "fake 0.8")):
+        (run / "run.json").write_text((run / "run.json").read_text().replace(
+            "fake 1.0", version), encoding="utf-8")
+    pcm = json.loads((current / "lineage.jsonl").read_text().splitlines()[0])["input_sha256"]
+    (other_pcm / "lineage.jsonl").write_text((other_pcm / "lineage.jsonl").read_text().replace(
+        pcm, "f" * 64), encoding="utf-8")
+    assert cli("import", current, older) == 0
+    assert cli("import", current, other_pcm) == 0
+    digest_ok = hashlib.sha256((older / "run.json").read_bytes()).hexdigest()[:12]
+    digest_bad = hashlib.sha256((other_pcm / "run.json").read_bytes()).hexdigest()[:12]
+    refs = tmp_path / "refs.jsonl"
+    # what the fake system says on 70 s at 16 kHz with seed 0
+    refs.write_text(json.dumps({"sample": "blocks", "reference": "seed 0 samples 1120000",
+                                "independent": True}) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    argv = ["transcripts", "arbitrate", str(current), "--references", str(refs),
+            "--api-key-env", "JUDGE_KEY",
+            *[a for i in range(3) for a in ("--judge", f"j{i}=careful@{server.url}")]]
+    assert main(argv) == 0, capsys.readouterr().err
+    (made,) = (current / "derived" / "arbitration").iterdir()
+    imported = f"fake.imported-{digest_ok}"
+    mapping = json.loads((made / "mapping.json").read_text())["samples"]["blocks"]
+    assert sorted(mapping.values()) == ["fake", imported]
+    record = json.loads((made / "arbitration.json").read_text())
+    key = "fake/production_complete_file/blocks/r1"
+    assert record["candidate_origins"]["blocks"] == {
+        "fake": {"origin": "run", "raw": f"raw:{key}"},
+        imported: {"origin": "imported", "raw": f"imported:{digest_ok}/{key}",
+                   "exact_input_match": True, "protocol_compatibility": "compatible",
+                   "incompatibilities": [], "identity_confidence": "recorded",
+                   "track_use": "production_complete_file"}}
+    (diagnostic,) = record["diagnostic_only"]
+    assert (diagnostic["candidate"], diagnostic["exact_input_match"],
+            diagnostic["protocol_compatibility"], diagnostic["track_use"]) == (
+        f"fake.imported-{digest_bad}", False, "incompatible", "diagnostic")
+    assert "never a candidate in the blind vote" in diagnostic["use"]
+    # every prompt shows exactly the two voting candidates
+    assert all(len(BLOCK.findall(r["messages"][1]["content"])) == 2 for r in server.requests)
+    lineage = [json.loads(line) for line in (current / "lineage.jsonl").read_text().splitlines()]
+    judged = {r["system"]: r for r in lineage if r["kind"] == "arbitration"}
+    assert sorted(judged) == ["fake", imported]
+    assert judged[imported]["parent"] == f"imported:{digest_ok}/{key}"
+    assert judged[imported]["identity_confidence"] == "recorded"
+    assert "identity_confidence" not in judged["fake"]

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from long_recording import make_recording
+from long_recording import make_recording, write_score_manifest
 from run_fixtures import cli
 
 jiwer = pytest.importorskip("jiwer", reason="jiwer (test extra) checks the word error rate")
@@ -90,22 +90,10 @@ def test_derived_transcripts_are_scored_by_transcripts_score(
     out, script = run
     reference_stm = out.parent / "reference.stm"
     derived = out / "derived" / "whisper-local"
-    manifest = tmp_path / "score.yaml"
-    manifest.write_text(f"""format: speecheval.transcripts.manifest/1
-system: whisper-local
-required_repeats: 1
-scenarios:
-  espeak-en: {{unit: word}}
-samples:
-  - id: recording
-    scenario: espeak-en
-    duration_s: {SECONDS}
-    source: long_recording.py
-    reference: {{transcript: {reference_stm}}}
-    runs:
-      - transcript: {derived / "production_complete_file" / "recording" / "r1" /
-                     "transcript@seglst-1.json"}
-""")
+    manifest = write_score_manifest(
+        tmp_path / "score.yaml", reference_stm,
+        derived / "production_complete_file" / "recording" / "r1" / "transcript@seglst-1.json",
+        SECONDS)
     assert cli("score", "--manifest", manifest, "--out", tmp_path / "scored") == 0
     row = json.loads((tmp_path / "scored" / "samples.jsonl").read_text().splitlines()[0])
     hyp = hypothesis(transcript(out, "production_complete_file"))

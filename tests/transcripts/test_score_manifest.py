@@ -48,9 +48,9 @@ def assert_refused(code: int, err: str, out: Path, *parts: str) -> None:
 
 
 @pytest.mark.parametrize(("where", "expected"), [
-    ("top", "extra (line 1): unknown key; allowed keys are format, hypotheses, judgements, "
-            "required_repeats, samples, scenarios, speaker_attribution, system, "
-            "token_timestamps"),
+    ("top", "extra (line 1): unknown key; allowed keys are extra_measures, format, "
+            "hypotheses, judgements, required_repeats, samples, scenarios, "
+            "speaker_attribution, system, token_timestamps"),
     ("scenario", "scenarios.meeting-en.extra (line 81): unknown key; allowed keys are core, "
                  "reference_leak_free, unit"),
     ("sample", "samples[1].extra (line 25): unknown key; allowed keys are duration_s, id, "

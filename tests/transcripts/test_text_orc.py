@@ -105,3 +105,42 @@ def test_ties_go_to_the_lowest_stream_of_the_earliest_utterance() -> None:
     # The earliest utterance takes the lowest stream: x->A.
     result = orc_error_counts([["x"], ["y"]], {"A": ["x"], "B": ["x", "y"]})
     assert (result.counts.errors, result.assignment) == (1, ("A", "B"))
+
+
+@pytest.mark.parametrize(("seed", "words", "streams"), [(21, "a", 3), (22, "ab", 2), (23, "ab", 4),
+                                                        (24, "abc", 3)])
+def test_ties_go_where_meeteval_puts_them(seed: int, words: str, streams: int) -> None:
+    """On tie-rich random cases (one to three letters, empty utterances and streams), the
+    assignment is meeteval's, not only the error count."""
+    orc = pytest.importorskip("meeteval.wer.wer.orc",
+                              reason="meeteval is a test-only comparison tool")
+    rng = random.Random(seed)
+    for _ in range(150):
+        utts = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 4)))
+                for _ in range(rng.randrange(1, 7))]
+        hyps = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 7)))
+                for _ in range(rng.randrange(1, streams + 1))]
+        theirs = orc.orc_word_error_rate(utts, hyps)
+        ours = orc_error_counts([u.split() for u in utts],
+                                {str(k): s.split() for k, s in enumerate(hyps)})
+        assert ours.assignment == tuple(str(a) for a in theirs.assignment), (utts, hyps)
+
+
+def test_segment_assignment_in_file_order_as_meeteval() -> None:
+    # file order "b" (start 5), "a" (start 0), "" (start 2); streams Q "b" (start 4), P "a"
+    # (start 0), Z empty (start 0). Streams rank by their first segment in start order:
+    # P, Z, Q. Start order: a -> P, "" (fits anywhere: the first stream, P), b -> Q; the
+    # assignment is given in file order: b -> Q, a -> P, "" -> P.
+    orc = pytest.importorskip("meeteval.wer.wer.orc",
+                              reason="meeteval is a test-only comparison tool")
+    ref = [Segment("s", "A", 5, 6, "b"), Segment("s", "A", 0, 1, "a"),
+           Segment("s", "A", 2, 3, "")]
+    hyp = [Segment("s", "Q", 4, 6, "b"), Segment("s", "P", 0, 1, "a"),
+           Segment("s", "Z", 0, 1, "")]
+    result = orc_error_rate(ref, hyp)
+    assert (result.counts.errors, result.assignment) == (0, ("Q", "P", "P"))
+
+    def seglst(segs: list[Segment]) -> list[dict[str, object]]:
+        return [{"session_id": s.session_id, "speaker": s.speaker, "start_time": s.start,
+                 "end_time": s.end, "words": s.words} for s in segs]
+    assert orc.orc_word_error_rate(seglst(ref), seglst(hyp)).assignment == result.assignment

@@ -8,7 +8,12 @@ import random
 import pytest
 
 from speecheval.transcripts.formats.segment import Segment
-from speecheval.transcripts.text.tcp import character_based, tcp_error_rate
+from speecheval.transcripts.text.tcp import (
+    TimedWord,
+    character_based,
+    tcp_error_rate,
+    time_constrained_counts,
+)
 
 
 def test_character_based_spans() -> None:
@@ -103,3 +108,50 @@ def test_all_pairs_at_once_equal_each_pair_alone() -> None:
         together = pair_errors(refs, hyps)
         assert together.tolist() == [[time_constrained_counts(r, h).errors for h in hyps]
                                      for r in refs]
+
+
+def _full_table_counts(reference: list[TimedWord], hypothesis: list[TimedWord]
+                       ) -> tuple[int, int, int]:
+    """S, D, I from the whole table of costs, traced diagonal first, then deletion, then
+    insertion (the plain form of the bit-packed traceback, written out for this test)."""
+    n, m = len(reference), len(hypothesis)
+    cost = [[j for j in range(m + 1)]] + [[i] + [0] * m for i in range(1, n + 1)]
+
+    def pairs(i: int, j: int) -> bool:
+        r, h = reference[i - 1], hypothesis[j - 1]
+        return r.start < h.end and r.end > h.start
+
+    def step(i: int, j: int) -> int:
+        return int(reference[i - 1].word != hypothesis[j - 1].word) if pairs(i, j) else n + m + 1
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost[i][j] = min(cost[i - 1][j] + 1, cost[i][j - 1] + 1,
+                             cost[i - 1][j - 1] + step(i, j))
+    subs = dels = ins = 0
+    i, j = n, m
+    while i or j:
+        if i and j and pairs(i, j) and cost[i][j] == cost[i - 1][j - 1] + step(i, j):
+            subs, i, j = subs + step(i, j), i - 1, j - 1
+        elif i and cost[i][j] == cost[i - 1][j] + 1:
+            dels, i = dels + 1, i - 1
+        else:
+            ins, j = ins + 1, j - 1
+    return subs, dels, ins
+
+
+def test_packed_traceback_gives_the_full_tables_split() -> None:
+    """The traceback kept as two bits per cell splits S/D/I exactly as the whole table of
+    costs does (ties included: few words, short spans)."""
+    rng = random.Random(5)
+
+    def words(count: int) -> list[TimedWord]:
+        out = []
+        for _ in range(count):
+            start = rng.uniform(0, 8)
+            out.append(TimedWord(rng.choice("ab"), start, start + rng.uniform(0.2, 3)))
+        return sorted(out, key=lambda w: w.start)
+    for _ in range(150):
+        ref, hyp = words(rng.randrange(0, 14)), words(rng.randrange(0, 19))
+        counts = time_constrained_counts(ref, hyp)
+        assert (counts.substitutions, counts.deletions, counts.insertions) == \
+            _full_table_counts(ref, hyp), (ref, hyp)

@@ -68,7 +68,8 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
     if (run is None) == (candidates_path is None):
         raise InputError("give either a RUN directory or --candidates FILE")
     provenance: dict[str, object] = {"references_file": sha256_file(references_path)}
-    raw_keys: dict[str, dict[str, str]] = {}
+    raw_ids: dict[str, dict[str, str]] = {}
+    origins: dict[str, dict[str, dict[str, object]]] = {}
     if candidates_path is not None:
         if out_dir is None:
             raise InputError("--candidates needs --out (a new folder)")
@@ -80,8 +81,10 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
         if out_dir is not None:
             raise InputError("a RUN's arbitration goes under RUN/derived/arbitration/; "
                              "--out is for --candidates")
-        track, candidates, raw_keys = run_candidates(run, track, repeat)
-        provenance.update(track=track, repeat=repeat)
+        found = run_candidates(run, track, repeat)
+        candidates, raw_ids, origins = found.texts, found.raw_ids, found.origins
+        provenance.update(track=found.track, repeat=repeat, candidate_origins=origins,
+                          diagnostic_only=found.diagnostic)
         digest = sha256_bytes(dumps({"candidates": candidates, "seed": seed,
                                      "judges": [j.identity() for j in judges],
                                      "references": provenance["references_file"]}).encode())
@@ -96,7 +99,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
                    f"sample will be flagged for human review", err=True)
     rows = run_arbitration(references, candidates, judges, seed, target, provenance)
     if run is not None:
-        lineage.append_missing(run, lineage_records(run, target, raw_keys))
+        lineage.append_missing(run, lineage_records(run, target, raw_ids, origins))
     for row in rows:
         if "skipped" in row:
             click.echo(f"{row['sample']}: skipped: {row['skipped']}")

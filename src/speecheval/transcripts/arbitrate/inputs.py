@@ -8,7 +8,8 @@ References, JSON Lines, one object per sample::
 references file). Only ``"independent": true`` references are used: a model transcript is no
 reference for judging models (spec). Candidates come either from a JSON Lines file,
 ``{"sample": "ep1", "system": "whisper", "text": "..."}``, or from a run directory:
-the text of each system's raw output for one track and repeat.
+the text of each system's raw output for one track and repeat, the run's own and the
+compatible imported ones (:func:`run_candidates`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import InputError
+from .. import lineage
 from ..formats._io import read_text
 from ..gate.inputs import read_meta
 from ..gate.run_dir import META, find_items, read_item
@@ -95,14 +97,37 @@ def read_candidates(path: Path) -> dict[str, dict[str, str]]:
     return found
 
 
-def run_candidates(run: Path, track: str | None, repeat: str
-                   ) -> tuple[str, dict[str, dict[str, str]], dict[str, dict[str, str]]]:
-    """Candidates from a run: ``(track, sample -> system -> text, sample -> system -> raw
-    key)`` of repeat ``repeat``; the raw key (``<system>/<track-dir>/<sample>/r<k>``) names
-    the lineage parent of the arbitration.
+DIAGNOSTIC_ONLY = ("an incompatible import goes to the diagnostic track only: it is never a "
+                   "candidate in the blind vote (spec: Artifact lineage 与规则升级)")
+
+
+@dataclass(frozen=True)
+class RunCandidates:
+    """The candidates of one track and repeat of a run.
+
+    ``texts``: sample -> candidate -> text; ``raw_ids``: sample -> candidate -> the lineage
+    id of its raw folder (the parent of its arbitration record); ``origins``: sample ->
+    candidate -> where it comes from (the run, or an import with its trust facts);
+    ``diagnostic``: incompatible imports, left out of the vote, with their facts.
+    """
+
+    track: str
+    texts: dict[str, dict[str, str]]
+    raw_ids: dict[str, dict[str, str]]
+    origins: dict[str, dict[str, dict[str, Any]]]
+    diagnostic: list[dict[str, Any]]
+
+
+def run_candidates(run: Path, track: str | None, repeat: str) -> RunCandidates:
+    """Candidates from a run's own raw answers and its imported ones (``transcripts
+    import``) of repeat ``repeat`` in one track.
 
     The text is every complete segment's text of the raw output, in order (timestamps and
-    tags left out); a cut final segment is not shown to the judges.
+    tags left out); a cut final segment is not shown to the judges. An imported answer is
+    the candidate ``<system>.imported-<digest>`` beside the run's own, carrying its
+    ``exact_input_match``, ``protocol_compatibility`` and ``identity_confidence``; an
+    incompatible one (its ``track_use`` is ``diagnostic``) is listed in ``diagnostic``
+    instead, never a candidate.
     """
     items = [item for item in find_items(run) if item.repeat == repeat]
     tracks = sorted({item.track for item in items})
@@ -113,15 +138,27 @@ def run_candidates(run: Path, track: str | None, repeat: str
         track = tracks[0]
     elif track not in tracks:
         raise InputError(f"the run has no track {track!r} for repeat {repeat}", path=run)
-    found: dict[str, dict[str, str]] = {}
-    keys: dict[str, dict[str, str]] = {}
+    records = {r["id"]: r for r in lineage.read_records(run)}
+    found = RunCandidates(track, {}, {}, {}, [])
     for item in items:
         if item.track != track:
             continue
+        origin: dict[str, Any] = {"origin": "run", "raw": item.raw_id}
+        name = item.system
+        if item.origin is not None:
+            record = records.get(item.raw_id, {})
+            origin = {"origin": "imported", "raw": item.raw_id,
+                      **{key: record.get(key) for key in lineage.IMPORT_KEYS}}
+            name = f"{item.system}.imported-{item.origin}"
+            if record.get("protocol_compatibility") != "compatible":
+                found.diagnostic.append({"sample": item.sample, "candidate": name, **origin,
+                                         "use": DIAGNOSTIC_ONLY})
+                continue
         read = read_item(item, read_meta(item.folder / META), run)
         if isinstance(read, str):
             continue  # the gate records why; the judges see the systems that answered
-        found.setdefault(item.sample, {})[item.system] = " ".join(
+        found.texts.setdefault(item.sample, {})[name] = " ".join(
             seg.text for seg in read[0].segments)
-        keys.setdefault(item.sample, {})[item.system] = item.key
-    return track, found, keys
+        found.raw_ids.setdefault(item.sample, {})[name] = item.raw_id
+        found.origins.setdefault(item.sample, {})[name] = origin
+    return found

@@ -14,7 +14,9 @@ Output folder (new, never overwritten)::
 
 Objective metrics are neither read nor written: the judges' view stays beside them. In a
 run directory every judged candidate gets a record in ``RUN/lineage.jsonl``
-(:func:`lineage_records`).
+(:func:`lineage_records`), and ``arbitration.json`` also says where each candidate comes
+from (``candidate_origins``: the run, or an import with its trust facts) and which
+incompatible imports were kept out of the vote (``diagnostic_only``, with the rule).
 """
 
 from __future__ import annotations
@@ -133,13 +135,16 @@ def _judgement(sample: BlindSample, judge: Judge, reply: JudgeReply,
                        "confidence": answer.confidence}}, answer
 
 
-def lineage_records(run: Path, target: Path,
-                    keys: Mapping[str, Mapping[str, str]]) -> list[dict[str, Any]]:
+def lineage_records(run: Path, target: Path, raw_ids: Mapping[str, Mapping[str, str]],
+                    origins: Mapping[str, Mapping[str, Mapping[str, Any]]]
+                    ) -> list[dict[str, Any]]:
     """One record per judged candidate of the arbitration in ``target`` (under ``run``).
 
-    The id is ``arbitration:<raw key>@<folder>``, the parent the candidate's raw record, the
+    The id is ``arbitration:<raw key>@<folder>`` (the raw key with ``imported:<digest>/``
+    before it for an imported candidate), the parent the candidate's raw record, the
     path the sample's line of ``aggregate.jsonl`` (a judgement compares candidates, but
-    each candidate's chain still runs back to its own raw answer and input audio).
+    each candidate's chain still runs back to its own raw answer and input audio); an
+    imported candidate's record repeats the import's trust facts.
     """
     aggregate_path = target / "aggregate.jsonl"
     relative = aggregate_path.relative_to(run)
@@ -149,11 +154,13 @@ def lineage_records(run: Path, target: Path,
     for number, line in enumerate(aggregate_path.read_text(encoding="utf-8").splitlines(),
                                   start=1):
         row = json.loads(line)
-        for system, key in sorted(keys[row["sample"]].items()):
+        for system, raw_id in sorted(raw_ids[row["sample"]].items()):
+            origin = origins[row["sample"]][system]
             found.append({
-                "id": f"arbitration:{key}@{target.name}", "kind": "arbitration",
-                "path": f"{relative}#{number}", "sha256": sha,
-                **lineage.derived_from(known, f"raw:{key}"), "normalizer_version": None,
+                "id": f"arbitration:{raw_id.removeprefix('raw:')}@{target.name}",
+                "kind": "arbitration", "path": f"{relative}#{number}", "sha256": sha,
+                **lineage.derived_from(known, raw_id), "normalizer_version": None,
                 "scorer_version": f"{ARBITRATE_VERSION}/{PROMPT_VERSION}",
-                "consensus": row["consensus"], "system": system})
+                "consensus": row["consensus"], "system": system,
+                **{k: origin[k] for k in lineage.IMPORT_KEYS if k in origin}})
     return found

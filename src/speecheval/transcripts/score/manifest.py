@@ -30,6 +30,7 @@ from ...core.schema import Document, Schema, load_document, validate
 from .. import formats
 from ..maturity import SPEC_REPEATS
 from ..text.tokenize import Unit
+from .options import MeasureOptions
 
 FORMAT = "speecheval.transcripts.manifest/1"
 SampleKind = Literal["speech", "low_speech", "silence", "music"]
@@ -187,6 +188,14 @@ class SampleSpec(Schema):
         return tuple(sorted(value, key=lambda run: run.repeat))
 
 
+class ExtraMeasures(Schema):
+    """meeteval's measures beyond the spec, off by default: ORC-WER (``orc: true``) and
+    tcpWER with the hypothesis collar ``tcp_collar_s`` (seconds; meeteval suggests 5)."""
+
+    orc: bool = False
+    tcp_collar_s: Annotated[float | None, Field(ge=0, le=MAX_SECONDS)] = None
+
+
 class Judgement(Schema):
     """A judgement the report states, checked against the maturity levels (docs:
     transcripts-score.md, Report wording)."""
@@ -207,6 +216,7 @@ class Manifest(Schema):
     samples: tuple[SampleSpec, ...]
     judgements: tuple[Judgement, ...] = ()
     hypotheses: tuple[Text, ...] = ()
+    extra_measures: ExtraMeasures = ExtraMeasures()
 
     _path: Path = PrivateAttr()
     _judgement_lines: tuple[int | None, ...] = PrivateAttr(default=())
@@ -229,6 +239,10 @@ class Manifest(Schema):
     def path(self) -> Path:
         """The manifest file."""
         return self._path
+
+    def measure_options(self) -> MeasureOptions:
+        """The measures beyond the spec this manifest selects."""
+        return MeasureOptions(self.extra_measures.orc, self.extra_measures.tcp_collar_s)
 
     def judgement_where(self, index: int) -> str:
         """``judgements[i] (line n)``: where judgement ``index`` is written."""

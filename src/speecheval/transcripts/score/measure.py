@@ -30,6 +30,7 @@ from ..maturity import Maturity
 from ..text.align import EditPath
 from ..text.tokenize import Unit
 from .capabilities import SystemSupport
+from .options import MeasureOptions
 
 if TYPE_CHECKING:
     from .manifest import RunSpec, SampleSpec
@@ -75,6 +76,7 @@ class RunInputs:
     reference: Side
     hypothesis: Side
     alignment: Alignment
+    options: MeasureOptions = MeasureOptions()
 
     @property
     def failed(self) -> bool:
@@ -115,6 +117,7 @@ class RunScore:
     results: Mapping[str, object]
     status: Mapping[str, str]
     preview: Preview
+    options: MeasureOptions = MeasureOptions()
 
     def get(self, measure: type[Measure[R]]) -> R | None:
         """The result of ``measure`` for this run, typed; ``None`` when not scored."""
@@ -151,6 +154,10 @@ class Measure(ABC, Generic[R]):
                 raise ValueError(f"measure name {cls.name!r} is taken by {known.__qualname__}")
             _REGISTRY[cls.name] = cls
 
+    def selected(self, options: MeasureOptions) -> bool:
+        """Whether this measure is scored and reported at all (default: always)."""
+        return True
+
     @abstractmethod
     def score(self, inputs: RunInputs) -> Outcome[R]:
         """The result for one run, or the reason it is not scored."""
@@ -184,6 +191,11 @@ def measures() -> tuple[Measure[Any], ...]:
                 importlib.import_module(f"{package}.{module.name}")
         _discovered = True
     return tuple(_REGISTRY[name]() for name in sorted(_REGISTRY))
+
+
+def selected_measures(options: MeasureOptions) -> tuple[Measure[Any], ...]:
+    """The registered measures that ``options`` select, by name."""
+    return tuple(measure for measure in measures() if measure.selected(options))
 
 
 def pool(items: Iterable[T | None]) -> T | None:

@@ -147,22 +147,36 @@ def _cross(tables: Tables) -> TitledTable:
 
 
 def _cp(tables: Tables) -> TitledTable:
+    """cpWER per scenario, and beside it ORC-WER and tcpWER when the manifest selects them
+    (their entries are then in the scenario tables)."""
     rows = []
+    extra = False
     for name, t in tables.scenarios.items():
-        cp = t["cp"]
-        rate = "cp" + t["rate_name"].upper()
-        if cp["scored_runs"] == 0 and cp["unsupported_runs"]:
-            rows.append((name, rate, "0", str(cp["unsupported_runs"]), "unsupported",
-                         "unsupported", "n/a"))
-            continue
-        rows.append((name, rate, str(cp["scored_runs"]), str(cp["unsupported_runs"]),
-                     percent(_get(cp, "rate", "macro")), percent(_get(cp, "rate", "micro")),
-                     _level(cp["rate"])))
+        rate = t["rate_name"].upper()
+        rows.append(_speaker_rate_row(name, "cp" + rate, t["cp"]))
+        if "orc" in t:
+            rows.append(_speaker_rate_row(name, "ORC-" + rate, t["orc"]))
+        if "tcp" in t:
+            rows.append(_speaker_rate_row(
+                name, f"tcp{rate} (collar {fixed(t['tcp']['collar_s'])} s)", t["tcp"]))
+        extra = extra or "orc" in t or "tcp" in t
     return _titled("Speaker-attributed transcription (cpWER / cpCER / cpMER)",
-                     "A system without speaker attribution is unsupported, never 0.",
+                     "A system without speaker attribution is unsupported, never 0."
+                     + (" ORC (reference speakers ignored) and tcp (only words whose times "
+                        "overlap may pair) are meeteval's measures, selected by the "
+                        "manifest's extra_measures." if extra else ""),
                      ("scenario", "rate", "scored runs", "unsupported runs", "macro", "micro",
                       "maturity"),
                      tuple(rows))
+
+
+def _speaker_rate_row(scenario: str, rate: str, entry: dict[str, Any]) -> tuple[str, ...]:
+    if entry["scored_runs"] == 0 and entry["unsupported_runs"]:
+        return (scenario, rate, "0", str(entry["unsupported_runs"]), "unsupported",
+                "unsupported", "n/a")
+    return (scenario, rate, str(entry["scored_runs"]), str(entry["unsupported_runs"]),
+            percent(_get(entry, "rate", "macro")), percent(_get(entry, "rate", "micro")),
+            _level(entry["rate"]))
 
 
 def _diarization(tables: Tables) -> TitledTable:

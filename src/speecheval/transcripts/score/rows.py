@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..diarization.render import score_dict
-from .measure import RunScore, measures
+from .measure import RunScore, selected_measures
 from .measures.diarization import Diarization
 from .measures.moss_parity import MossParity
 from .measures.text import RATE_NAMES
@@ -25,7 +25,7 @@ def sample_row(run: RunScore, maturity: str) -> dict[str, Any]:
         "failure": run.failure, "maturity": maturity,
         "status": dict(sorted(run.status.items())),
     }
-    for measure in measures():
+    for measure in selected_measures(run.options):
         if measure.in_sample_row:
             result = run.results.get(measure.name)
             row[measure.name] = None if result is None else measure.row(result, run)

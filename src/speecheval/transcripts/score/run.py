@@ -37,6 +37,8 @@ from ..timestamps.turns import ANCHOR_SHARE, MIN_MATCHED_SHARE
 from .capabilities import SystemSupport, system_support
 from .manifest import FORMAT, Manifest, SampleSpec, load_manifest
 from .measure import RunScore
+from .measures import multi_stream
+from .options import MeasureOptions
 from .origins import transcript_origins
 from .report_tables import kaldi_lines, markdown
 from .report_wording import Claim, report_wording
@@ -86,7 +88,8 @@ def score_manifest(manifest: Manifest, executor: Executor | None = None
     """
     units = {name: spec.unit for name, spec in manifest.scenarios.items()}
     support = system_support(manifest)
-    work = [(sample, units[sample.scenario], support) for sample in manifest.samples]
+    options = manifest.measure_options()
+    work = [(sample, units[sample.scenario], support, options) for sample in manifest.samples]
     with progress(len(work), "transcripts score") as advance:
         scored = (executor or LocalExecutor(1)).map(_score_sample, work, advance=advance,
                                                     stop_on=(InputError,))
@@ -94,12 +97,13 @@ def score_manifest(manifest: Manifest, executor: Executor | None = None
     return runs, build_tables(manifest, runs, support)
 
 
-def _score_sample(work: tuple[SampleSpec, Unit, SystemSupport]) -> tuple[RunScore, ...]:
+def _score_sample(work: tuple[SampleSpec, Unit, SystemSupport, MeasureOptions]
+                  ) -> tuple[RunScore, ...]:
     """One sample's runs scored (a work item of :func:`score_manifest`); an input error
     names the sample."""
-    sample, unit, support = work
+    sample, unit, support, options = work
     try:
-        return score_sample_runs(sample, unit, support)
+        return score_sample_runs(sample, unit, support, options)
     except InputError as exc:
         if exc.sample_id is not None:
             raise
@@ -173,7 +177,8 @@ def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
             ("speecheval", __version__),
             ("manifest", f"{manifest.path.name} sha256 {manifest_sha256[:12]}"))))
     provenance = collect_provenance(
-        command=command, settings={"manifest_format": FORMAT, **SETTINGS},
+        command=command, settings={"manifest_format": FORMAT, **SETTINGS,
+                                   **multi_stream.settings(manifest.measure_options())},
         inputs=_inputs(manifest), packages=PACKAGES)
     atomic_write_text(staging / "run.json", dumps(provenance.to_dict()))
     return lines

@@ -51,47 +51,57 @@ from .inputs import (
     segments_from_rttm,
 )
 from .manifest import RunSpec, SampleSpec
-from .measure import Alignment, Op, Preview, RunInputs, RunScore, Side, measures
+from .measure import (
+    Alignment,
+    Op,
+    Preview,
+    RunInputs,
+    RunScore,
+    Side,
+    selected_measures,
+)
+from .options import MeasureOptions
 
 # Steps of the alignment and turns of the timeline kept for the HTML view of one run.
 PREVIEW_STEPS = 400
 PREVIEW_TURNS = 400
 
 
-def score_sample_runs(sample: SampleSpec, unit: Unit, support: SystemSupport
-                      ) -> tuple[RunScore, ...]:
+def score_sample_runs(sample: SampleSpec, unit: Unit, support: SystemSupport,
+                      options: MeasureOptions) -> tuple[RunScore, ...]:
     """Read the sample's files and score each of its runs.
 
     A failed run counts as a speaker-attribution failure only when ``support`` (the
     system's, across the manifest) says the system attributes speakers, so a failed run of
     a system without speaker output stays ``unsupported`` rather than becoming a rate.
+    ``options``: the measures beyond the spec the manifest selects.
     """
     reference = _reference(sample)
-    return tuple(score_run(_inputs(sample, unit, run, support, reference))
+    return tuple(score_run(_inputs(sample, unit, run, support, reference, options))
                  for run in sample.runs)
 
 
 def score_run(inputs: RunInputs) -> RunScore:
-    """Every registered measure's outcome for one run."""
+    """The outcome of every measure the run's options select."""
     results: dict[str, object] = {}
     status: dict[str, str] = {}
-    for measure in measures():
+    for measure in selected_measures(inputs.options):
         outcome = measure.score(inputs)
         if outcome.result is not None:
             results[measure.name] = outcome.result
         status.update(outcome.status)
     return RunScore(inputs.sample, inputs.unit, inputs.run.repeat, inputs.run.failure,
-                    results, status, _preview(inputs))
+                    results, status, _preview(inputs), inputs.options)
 
 
 def _inputs(sample: SampleSpec, unit: Unit, run: RunSpec, support: SystemSupport,
-            reference: Side) -> RunInputs:
+            reference: Side, options: MeasureOptions) -> RunInputs:
     hypothesis = _hypothesis(sample, run)
     ref_tokens = tokens(normalize(reference.text), unit)
     hyp_tokens = tokens(normalize(hypothesis.text), unit)
     alignment = Alignment(ref_tokens, hyp_tokens, edit_path(*encode_pair(ref_tokens,
                                                                          hyp_tokens)))
-    return RunInputs(sample, unit, run, support, reference, hypothesis, alignment)
+    return RunInputs(sample, unit, run, support, reference, hypothesis, alignment, options)
 
 
 def _reference(sample: SampleSpec) -> Side:

@@ -32,7 +32,7 @@ from ..text.moss_parity import corpus_table
 from ..timestamps.segment_pairs import SegmentPairTiming
 from .capabilities import SystemSupport
 from .manifest import Manifest, Scenario
-from .measure import RunScore, measures, pool
+from .measure import RunScore, pool, selected_measures
 from .measures.diarization import Diarization
 from .measures.hallucination import hallucination_samples
 from .measures.moss_parity import MossParity
@@ -142,7 +142,8 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore],
             "runs": len(mine), "failed_runs": sum(r.failure is not None for r in mine),
             "text_counts_by_repeat": {str(k): v.report_dict()
                                       for k, v in counts[name].items()},
-            **{measure.name: measure.table(mine, view) for measure in measures()
+            **{measure.name: measure.table(mine, view)
+               for measure in selected_measures(manifest.measure_options())
                if measure.in_scenario_table},
         }
         moss_samples = [m for r in mine if (m := r.get(MossParity)) is not None]

@@ -9,15 +9,17 @@ multi-stream system (e.g. separation + ASR) without charging it for speaker labe
 Solver: exact dynamic programme over stream positions, the multi-dimensional Levenshtein
 recursion meeteval's ORC matching is built on, vectorised with numpy. The table ``D_u``
 holds, for every tuple of positions in the hypothesis streams, the least cost of the
-first ``u`` utterances having consumed exactly those prefixes. Utterance ``u`` goes to
-one stream ``k`` and takes a contiguous piece of it: along axis ``k`` this is an ordinary
-Levenshtein recursion whose first row is ``D_u`` itself (a free start anywhere on the
-stream), one row per word of the utterance; the inserted words of a row are a running
-minimum (``E[j] = min(A[j], E[j-1] + 1)`` is ``j + cummin(A - j)``), so each word of
-each utterance costs a few whole-array operations. ``D_{u+1}`` is the minimum over
-streams; the words left on every stream at the end are inserted. The assignment is read
-back through the stored tables. Time and memory grow with the product of the stream
-lengths (meeteval refuses more than 10 streams for the same reason).
+first ``u`` utterances having consumed exactly those prefixes (``D_0``: the words before
+each position inserted). Utterance ``u`` goes to one stream ``k`` and takes a contiguous
+piece of it: along axis ``k`` this is an ordinary Levenshtein recursion whose first row
+is ``D_u`` itself, one row per word of the utterance; the inserted words of a row are a
+running minimum (``E[j] = min(A[j], E[j-1] + 1)`` is ``j + cummin(A - j)``), so each
+word of each utterance costs a few whole-array operations. ``D_{u+1}`` is the minimum
+over streams; the total is ``D_U`` at the end of every stream. The assignment is read
+back from the end through the stored tables with meeteval's own preferences among equal
+costs (:func:`_trace`), so ties go where meeteval puts them. Time and memory grow with
+the product of the stream lengths (meeteval refuses more than 10 streams for the same
+reason).
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ def orc_error_counts(utterances: Sequence[Sequence[str]],
                      streams: Mapping[str, Sequence[str]]) -> OrcResult:
     """ORC counts of one session: reference utterances in order, hypothesis streams by name.
 
+    Among assignments with the fewest errors, the one meeteval 0.4.3 picks (see
+    :func:`_trace`), streams ranking in the mapping's order (an utterance without words
+    goes to the first stream); ``None`` for every utterance when there is no stream.
+
     Hand check (meeteval's own docstring case): utterances ``a``, ``c d``, ``e``; streams
     0 = ``a c``, 1 = ``d e``. Best: ``a`` and ``c d`` to stream 0 (``a c d`` vs ``a c``:
     1 deletion), ``e`` to 1 (``e`` vs ``d e``: 1 insertion): 2 errors over 4 words.
@@ -63,7 +69,7 @@ def orc_error_counts(utterances: Sequence[Sequence[str]],
     >>> r.counts.errors, r.counts.reference_tokens, r.assignment
     (2, 4, ('0', '0', '1'))
     """
-    names = sorted(streams)
+    names = list(streams)
     vocab = Vocabulary()
     utts = [vocab.encode(u) for u in utterances]
     hyps = [vocab.encode(streams[n]) for n in names]
@@ -76,29 +82,12 @@ def orc_error_counts(utterances: Sequence[Sequence[str]],
     if cells > MAX_CELLS:
         raise ValueError(f"ORC-WER: {len(utts)} utterances and {cells} solver table cells "
                          f"exceed the exact solver's limits ({MAX_CELLS} cells)")
-    # Solved backwards (utterances and streams reversed): the tables then give the least
-    # cost of the remaining utterances from any stream positions, so the assignment is
-    # read forwards and a tie goes to the lowest stream for the earliest utterance
-    # (meeteval's choice in its own example; other ties may go elsewhere than its).
-    tables = _tables([u[::-1] for u in reversed(utts)], [h[::-1] for h in hyps])
-    lengths = tuple(len(h) for h in hyps)
-    to_go = _cost_to_go(tables[-1])
-    total = int(to_go[lengths])
-    assigned: list[list[str]] = [[] for _ in names]
-    picks: list[int] = []
-    position = [0] * len(hyps)
-    for u, utt in enumerate(utts):
-        after = _cost_to_go(tables[len(utts) - 1 - u])
-        k, end = _next_piece(int(to_go[tuple(n - p for n, p in zip(lengths, position,
-                                                                    strict=True))]),
-                             after, utt, hyps, position)
-        picks.append(k)
-        assigned[k].append(utt)
-        position[k] = end
-        to_go = after
+    tables = _tables(utts, hyps)
+    total = int(tables[-1][tuple(len(h) for h in hyps)])
+    picks = _trace(tables, utts, hyps)
     counts = ErrorCounts.zero()
     for k, hyp in enumerate(hyps):
-        ref = "".join(assigned[k])
+        ref = "".join(utt for utt, pick in zip(utts, picks, strict=True) if pick == k)
         counts += kaldi_counts(ref, hyp, distance(ref, hyp))
     if counts.errors != total:
         raise AssertionError("ORC solver cost differs from the cost of its assignment")
@@ -106,19 +95,19 @@ def orc_error_counts(utterances: Sequence[Sequence[str]],
 
 
 def _tables(utts: Sequence[str], hyps: Sequence[str]) -> list[NDArray[np.int32]]:
-    """``D_0 ... D_U``: least cost of the first ``u`` utterances for every stream position."""
+    """``D_0 ... D_U``: least cost of the first ``u`` utterances for every stream position
+    (``D_0``: the words before each position inserted)."""
     shape = tuple(len(h) + 1 for h in hyps)
-    # larger than any real cost, and small enough that adding a few stays inside int32
-    unreachable = sum(len(u) for u in utts) + sum(len(h) for h in hyps) + 1
-    table = np.full(shape, unreachable, dtype=np.int32)
-    table[(0,) * len(hyps)] = 0
+    table = np.zeros(shape, dtype=np.int32)
+    for axis, size in enumerate(shape):
+        table += np.arange(size, dtype=np.int32).reshape(
+            [-1 if a == axis else 1 for a in range(len(shape))])
     codes = [np.fromiter(map(ord, h), dtype=np.int32, count=len(h)) for h in hyps]
     tables = [table]
     for utt in utts:
-        best = _along(table, 0, utt, codes[0])
+        table = _along(table, 0, utt, codes[0])
         for k in range(1, len(codes)):
-            np.minimum(best, _along(table, k, utt, codes[k]), out=best)
-        table = np.minimum(best, unreachable)
+            np.minimum(table, _along(tables[-1], k, utt, codes[k]), out=table)
         tables.append(table)
     return tables
 
@@ -167,50 +156,85 @@ def _running_min(values: NDArray[np.int32]) -> NDArray[np.int32]:
     return values
 
 
-def _cost_to_go(table: NDArray[np.int32]) -> NDArray[np.int32]:
-    """From a table of the reversed problem, the least cost of the utterances it covers
-    when ``q`` words are left on each stream: the best ``q' <= q`` plus ``q - q'`` words
-    inserted (one running minimum per axis)."""
-    for axis in range(table.ndim):
-        index = np.arange(table.shape[axis], dtype=np.int32).reshape(
-            [-1 if a == axis else 1 for a in range(table.ndim)])
-        table = np.minimum.accumulate(table - index, axis=axis) + index
-    return table
+def _trace(tables: Sequence[NDArray[np.int32]], utts: Sequence[str], hyps: Sequence[str]
+           ) -> list[int]:
+    """The stream of each utterance, read back from the end as meeteval 0.4.3 does.
+
+    meeteval fills the same tables forwards and keeps, per cell, the first stream (in
+    stream order) whose Levenshtein row reaches the cell's least cost, and the row's
+    start; its rows prefer, at a mismatch, the insertion, then the deletion, then the
+    substitution, and at a match the diagonal. Walking back from the end of every
+    stream, each utterance takes that stream, and the row's start is where the previous
+    utterances end. The least costs are the same whichever solver filled the tables, so
+    this rule, applied to ours, picks meeteval's assignment.
+    """
+    position = [len(h) for h in hyps]
+    picks = []
+    for u in range(len(utts), 0, -1):
+        cost = int(tables[u][tuple(position)])
+        for k, hyp in enumerate(hyps):
+            where: tuple[int | slice, ...] = (*position[:k], slice(0, position[k] + 1),
+                                              *position[k + 1:])
+            line = tables[u - 1][where]
+            start = _row_start(line.tolist(), utts[u - 1], hyp[:position[k]], cost)
+            if start is not None:
+                picks.append(k)
+                position[k] = start
+                break
+        else:
+            raise AssertionError("ORC assignment found no stream")
+    return picks[::-1]
 
 
-def _next_piece(cost: int, after: NDArray[np.int32], utt: str, hyps: Sequence[str],
-                position: list[int]) -> tuple[int, int]:
-    """The stream and piece end for ``utt`` at ``position`` that keep the total at
-    ``cost`` (``after``: the cost to go once it is placed); the lowest stream, then the
-    shortest piece, when several do."""
-    left = [len(h) - p for h, p in zip(hyps, position, strict=True)]
-    for k, hyp in enumerate(hyps):
-        at = list(left)
-        for end in range(position[k], len(hyp) + 1):
-            at[k] = len(hyp) - end
-            if distance(utt, hyp[position[k]:end]) + int(after[tuple(at)]) == cost:
-                return k, end
-    raise AssertionError("ORC assignment found no piece")
+def _row_start(first_row: list[int], utt: str, hyp: str, cost: int) -> int | None:
+    """Where on ``hyp`` the Levenshtein row of ``utt`` that ends at its last cell starts,
+    with meeteval's preferences (see :func:`_trace`), if it reaches ``cost`` there."""
+    costs, starts = first_row, list(range(len(first_row)))
+    for symbol in utt:
+        diagonal = (costs[0], starts[0])
+        costs[0] += 1
+        left = (costs[0], starts[0])
+        for j, word in enumerate(hyp, start=1):
+            up = (costs[j], starts[j])
+            if symbol == word:
+                left = diagonal
+            else:
+                best = left
+                if up[0] < best[0]:
+                    best = up
+                if diagonal[0] < best[0]:
+                    best = diagonal
+                left = (best[0] + 1, best[1])
+            costs[j], starts[j] = left
+            diagonal = up
+    return starts[-1] if costs[-1] == cost else None
 
 
 def orc_error_rate(reference: Iterable[Segment], hypothesis: Iterable[Segment]) -> OrcResult:
     """ORC-WER summed over sessions, words split on whitespace as meeteval splits them.
 
     Reference utterances and each hypothesis stream are ordered by segment start time
-    (a stable sort: equal starts keep file order), as meeteval's default does.
+    (a stable sort: equal starts keep file order), as meeteval's default does; streams
+    rank, for ties, by their first segment in that order (meeteval's grouping). The
+    assignment lists the stream of each reference segment in the order given (file
+    order, per session in session order), as meeteval's does.
     """
     ref = _by_session(reference)
     hyp = _by_session(hypothesis)
     total = OrcResult(ErrorCounts.zero(), ())
     for session in sorted(set(ref) | set(hyp)):
-        utterances = [s.words.split() for s in _ordered(ref.get(session, []))]
+        given = ref.get(session, [])
+        order = sorted(range(len(given)), key=lambda i: _start(given[i]))
+        utterances = [given[i].words.split() for i in order]
         streams: dict[str, list[str]] = {}
         for seg in _ordered(hyp.get(session, [])):
             if seg.speaker is None:
                 raise ValueError(f"hypothesis segment without a speaker in session {session!r}")
             streams.setdefault(seg.speaker, []).extend(seg.words.split())
         result = orc_error_counts(utterances, streams)
-        total = OrcResult(total.counts + result.counts, total.assignment + result.assignment)
+        picked = dict(zip(order, result.assignment, strict=True))
+        total = OrcResult(total.counts + result.counts,
+                          total.assignment + tuple(picked[i] for i in range(len(given))))
     return total
 
 
@@ -221,5 +245,9 @@ def _by_session(segments: Iterable[Segment]) -> dict[str, list[Segment]]:
     return grouped
 
 
+def _start(segment: Segment) -> float:
+    return segment.start if segment.start is not None else 0.0
+
+
 def _ordered(segments: list[Segment]) -> list[Segment]:
-    return sorted(segments, key=lambda s: s.start if s.start is not None else 0.0)
+    return sorted(segments, key=_start)

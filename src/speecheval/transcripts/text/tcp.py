@@ -19,9 +19,10 @@ Words are split on whitespace, segments ordered by start time (stable), as meete
 The alignment is an exact dynamic programme (reference x hypothesis words per speaker
 pair) filled a reference word at a time with numpy, the insertions of a row being a
 running minimum: every pair's errors at once for the speaker assignment
-(:func:`pair_errors`, one row per pair kept), then the whole table of each chosen pair
-for its traceback (:func:`time_constrained_counts`), so it is meant for transcripts of
-up to a few thousand words per speaker. The
+(:func:`pair_errors`, one row per pair kept), then for each chosen pair the step taken
+at every cell, two bits packed eight cells to a byte, for its traceback
+(:func:`time_constrained_counts`): 10,000 x 10,000 words need 25 MB, not the 800 MB of a
+table of int64 costs. Time grows with the product of the word counts. The
 S/D/I split is that of this module's traceback (diagonal first, then deletion, then
 insertion); the total is meeteval's.
 """
@@ -108,25 +109,32 @@ def time_constrained_counts(reference: Sequence[TimedWord],
     hyp_end = np.array([w.end for w in hypothesis], dtype=np.float64)
     unpaired = n + m + 1  # a pair that may not be matched: dearer than any path
     index = np.arange(m + 1, dtype=np.int64)
-    cost = np.empty((n + 1, m + 1), dtype=np.int64)
-    cost[0] = index
+    # The traceback needs, per cell, only the step it takes there (diagonal first, then
+    # deletion, else insertion): two bits, packed eight cells to a byte, instead of the
+    # whole table of costs; the previous row of costs is enough to decide them.
+    diagonal = np.zeros((n + 1, m // 8 + 1), dtype=np.uint8)
+    deletion = np.zeros_like(diagonal)
+    before = index
     for i, ref in enumerate(reference, start=1):
         # one row at a time: deletion from above, the diagonal only for overlapping words,
         # then insertions as a running minimum (E[j] = min(A[j], E[j-1] + 1))
-        row = cost[i - 1] + 1
-        pair = np.where((ref.start < hyp_end) & (ref.end > hyp_start),
-                        cost[i - 1, :-1] + (hyp_ids != ref_ids[i - 1]), unpaired)
-        np.minimum(row[1:], pair, out=row[1:])
-        cost[i] = index + np.minimum.accumulate(row - index)
+        mismatch = hyp_ids != ref_ids[i - 1]
+        paired = (ref.start < hyp_end) & (ref.end > hyp_start)
+        row = before + 1
+        np.minimum(row[1:], np.where(paired, before[:-1] + mismatch, unpaired), out=row[1:])
+        row = index + np.minimum.accumulate(row - index)
+        takes_diagonal = np.zeros(m + 1, dtype=bool)
+        takes_diagonal[1:] = paired & (row[1:] == before[:-1] + mismatch)
+        diagonal[i] = np.packbits(takes_diagonal)
+        deletion[i] = np.packbits(~takes_diagonal & (row == before + 1))
+        before = row
     subs = dels = ins = 0
     i, j = n, m
     while i or j:
-        if (i and j and _overlaps(reference[i - 1], hypothesis[j - 1])
-                and cost[i, j] == cost[i - 1, j - 1]
-                + (reference[i - 1].word != hypothesis[j - 1].word)):
+        if i and j and _bit(diagonal, i, j):
             subs += reference[i - 1].word != hypothesis[j - 1].word
             i, j = i - 1, j - 1
-        elif i and cost[i, j] == cost[i - 1, j] + 1:
+        elif i and _bit(deletion, i, j):
             dels, i = dels + 1, i - 1
         else:
             ins, j = ins + 1, j - 1
@@ -222,8 +230,9 @@ def tcp_error_rate(reference: Iterable[Segment], hypothesis: Iterable[Segment],
                 for s in sorted(set(ref) | set(hyp))), CpResult.zero())
 
 
-def _overlaps(ref: TimedWord, hyp: TimedWord) -> bool:
-    return ref.start < hyp.end and ref.end > hyp.start
+def _bit(packed: NDArray[np.uint8], row: int, column: int) -> bool:
+    """Cell ``column`` of ``row`` in a table packed by :func:`numpy.packbits`."""
+    return bool((packed[row, column >> 3] >> (7 - (column & 7))) & 1)
 
 
 def _start_of(segment: Segment) -> float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...text.cp import CpResult, cp_error_rate
@@ -42,12 +42,26 @@ class ConcatenatedPermutation(Measure[CpResult]):
         return result.report_dict("cp" + RATE_NAMES[run.unit])
 
     def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
-        def pick(run: RunScore) -> tuple[float, float] | None:
-            result = run.get(ConcatenatedPermutation)
-            return None if result is None else (result.counts.errors,
-                                                result.counts.reference_tokens)
-        return {"scored_runs": sum(run.get(ConcatenatedPermutation) is not None
-                                   for run in runs),
-                "unsupported_runs": sum(run.status.get("cp", "").startswith("unsupported")
-                                        for run in runs),
-                "rate": view.summary(sample_values(runs, pick))}
+        return rate_table(runs, view, self.name, error_pair(self.name))
+
+
+def error_pair(name: str) -> Callable[[RunScore], tuple[float, float] | None]:
+    """``(errors, reference tokens)`` of a run's result of measure ``name`` (a result with
+    ``counts``), ``None`` when it was not scored."""
+    def pick(run: RunScore) -> tuple[float, float] | None:
+        result = run.results.get(name)
+        if result is None:
+            return None
+        counts = result.counts  # type: ignore[attr-defined]  # cp, ORC, tcp results
+        return (counts.errors, counts.reference_tokens)
+    return pick
+
+
+def rate_table(runs: Sequence[RunScore], view: ScenarioView, name: str,
+               pick: Callable[[RunScore], tuple[float, float] | None]) -> dict[str, Any]:
+    """A speaker measure's scenario entry: runs scored, runs ``unsupported`` (a system
+    property, never a rate of 0 or 1), and the rate summary of the pairs ``pick`` gives."""
+    return {"scored_runs": sum(name in run.results for run in runs),
+            "unsupported_runs": sum(run.status.get(name, "").startswith("unsupported")
+                                    for run in runs),
+            "rate": view.summary(sample_values(runs, pick))}

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...text.wder import WderResult, wder
-from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, sample_values
-from .cp import speaker_refusal
+from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView
+from .cp import rate_table, speaker_refusal
 
 
 class WordDiarizationError(Measure[WderResult]):
@@ -34,7 +34,4 @@ class WordDiarizationError(Measure[WderResult]):
             if result is None or not result.aligned_words:
                 return None
             return (result.speaker_errors, result.aligned_words)
-        return {"scored_runs": sum(run.get(WordDiarizationError) is not None for run in runs),
-                "unsupported_runs": sum(run.status.get("wder", "").startswith("unsupported")
-                                        for run in runs),
-                "rate": view.summary(sample_values(runs, pick))}
+        return rate_table(runs, view, self.name, pick)
