@@ -29,6 +29,12 @@ Trace = list[dict[str, Any]]
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two samples recorded from the local duplex agent, as a sender that kept its
+    schedule writes them: the tests below edit this capture to make it ineligible in one
+    way each, so it must start eligible on any machine. A loaded machine can hold the
+    sender past the 80 ms tolerance; such an append is written back at its deadline
+    (:func:`_on_schedule`), which leaves the audio and the receipt times, and so the
+    playout, as recorded. The pacing check itself is tested on an edited packet."""
     base = tmp_path_factory.mktemp("export")
     dataset = short_dataset(base / "ds", count=2, duration_s=T)
     run = base / "run-a"
@@ -36,7 +42,19 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         assert main(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
                      "native-realtime", "-o", f"url={agent.url}", "--out", str(run),
                      "--grace", "0.3"]) == 0
+    for sample_id in (SID, "icc_backchannel/2"):
+        _edit(run, _on_schedule, sample_id)
     return dataset, run
+
+
+def _on_schedule(trace: Trace) -> Trace:
+    """Each append that started or completed more than 80 ms after its deadline, sent at
+    the deadline instead."""
+    for event in trace:
+        if event["type"] == "append" and max(event["start_s"], event["end_s"]) \
+                - event["deadline_s"] > 0.080:
+            event["start_s"] = event["end_s"] = event["deadline_s"]
+    return trace
 
 
 def _copy(run: Path, dest: Path) -> Path:
@@ -96,6 +114,14 @@ def test_a_clean_capture_exports_eligible_with_exact_length(recorded: tuple[Path
     np.testing.assert_array_equal(np.round(output.samples * 32768), expected)
     assert entry["playout"]["after_t_s"] == pytest.approx(max(0.0, cursor / 16_000 - T),
                                                           abs=1e-9)
+    # the pacing diagnostics: the latest start and completion, from the trace by hand
+    appends = [e for e in trace if e["type"] == "append"]
+    assert entry["pacing"] == {
+        "packets": len(appends), "expected_packets": 13,    # ceil(1 s / 80 ms)
+        "max_start_late_s": max(0.0, *(round(e["start_s"] - e["deadline_s"], 6)
+                                       for e in appends)),
+        "max_end_late_s": max(0.0, *(round(e["end_s"] - e["deadline_s"], 6)
+                                     for e in appends))}
     manifest = json.loads((tmp_path / "tree/manifest.json").read_text())
     assert manifest["capture"]["sources"][0]["name"] == "run-a"
     assert manifest["capture"]["playout_policy"]["name"] == "fifo-receipt"
