@@ -1,10 +1,12 @@
-"""Helpers for the capture tests: short datasets in the official layout, and local agents
+"""Helpers for the capture tests: short datasets in the official layout, local agents
 served on a background thread so the command's own event loop (or a subprocess) can
-talk to them over real sockets."""
+talk to them over real sockets, and record runs read and edited as a recorder writes
+them."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -15,9 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from speecheval.agents.local import LocalAgentServer
+from speecheval.core.canonical_json import dumps, dumps_lines
+from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.builder_clips import load_clips
 from speecheval.fdb.v10.builder_spec import Placement, SampleSpec
 from speecheval.fdb.v10.dataset_build import write_dataset_sample
+
+Trace = list[dict[str, Any]]
+PACING_TOLERANCE_US = 80_000   # the spec's input pacing rule: at most 80 ms late
 
 
 def short_dataset(root: Path, count: int = 3, duration_s: float = 1.2,
@@ -82,3 +89,47 @@ def agent_process(kind: str = "duplex", protocol: str = "native-realtime",
     finally:
         process.terminate()
         process.wait(10)
+
+
+def read_trace(run: Path, sample_id: str) -> Trace:
+    """A recorded sample's ``trace.jsonl``, event by event."""
+    text = (run / "samples" / sample_id / "trace.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def read_status(run: Path, sample_id: str) -> dict[str, Any]:
+    return dict(json.loads((run / "samples" / sample_id / "status.json").read_text()))
+
+
+def set_status(run: Path, sample_id: str, **fields: Any) -> None:
+    path = run / "samples" / sample_id / "status.json"
+    path.write_text(dumps({**read_status(run, sample_id), **fields}))
+
+
+def edit_trace(run: Path, sample_id: str, edit: Callable[[Trace], Trace]) -> None:
+    """Rewrite a sample's trace and its hash in status.json, as a recorder would have."""
+    path = run / "samples" / sample_id / "trace.jsonl"
+    path.write_text(dumps_lines(edit(read_trace(run, sample_id))))
+    set_status(run, sample_id, files={**read_status(run, sample_id)["files"],
+                                      "trace.jsonl": sha256_file(path)})
+
+
+def late_appends(trace: Trace) -> list[int]:
+    """The packets (``seq``) that started or completed more than 80 ms after their
+    deadline, in integer microseconds: what a loaded machine's stall leaves in a run."""
+    def late_us(event: dict[str, Any], key: str) -> int:
+        return round(event[key] * 1e6) - round(event["deadline_s"] * 1e6)
+
+    return [event["seq"] for event in trace if event["type"] == "append"
+            and max(late_us(event, "start_s"), late_us(event, "end_s")) > PACING_TOLERANCE_US]
+
+
+def on_schedule(trace: Trace) -> Trace:
+    """The trace as a sender that kept its schedule writes it: each late append (see
+    :func:`late_appends`) sent at its deadline. The audio and its receipt times, and so
+    the playout, stay as recorded."""
+    late = set(late_appends(trace))
+    for event in trace:
+        if event["type"] == "append" and event["seq"] in late:
+            event["start_s"] = event["end_s"] = event["deadline_s"]
+    return trace
