@@ -133,3 +133,20 @@ def on_schedule(trace: Trace) -> Trace:
         if event["type"] == "append" and event["seq"] in late:
             event["start_s"] = event["end_s"] = event["deadline_s"]
     return trace
+
+
+def playout_delay_s(trace: Trace, at_s: float) -> float:
+    """How much later than its place in the agent's own audio stream the received audio
+    playing at ``at_s`` plays (seconds): its chunk's start in a first-in-first-out
+    playout at receipt time, worked out here from the trace, less the chunk's offset in
+    the stream. A full-duplex agent speaks one sample per sample heard, so this is the
+    delay that scheduling (a stalled sender or receiver) added in this run; 0 where
+    nothing plays at ``at_s``."""
+    rate = next(int(e["output_rate"]) for e in trace if e["type"] == "header")
+    cursor = 0
+    for event in (e for e in trace if e["type"] == "audio"):
+        start = max(round(event["t_s"] * rate), cursor)
+        cursor = start + event["samples"]
+        if start <= at_s * rate < cursor:
+            return (start - event["offset"]) / rate
+    return 0.0

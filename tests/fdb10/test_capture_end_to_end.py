@@ -26,7 +26,14 @@ from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.dataset_build import build_dataset
 from speecheval.vad.silero import SileroVad
 
-from .capturekit import agent_process
+from .capturekit import (
+    agent_process,
+    edit_trace,
+    late_appends,
+    on_schedule,
+    playout_delay_s,
+    read_trace,
+)
 
 SUBSETS = ("synthetic_pause_handling", "candor_turn_taking")
 
@@ -69,29 +76,41 @@ def test_dataset_record_export_score(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert len(manifest["samples"]) == 8
     # On an idle machine every packet leaves within a few ms of its deadline; a machine
     # loaded by other work can hold the loop past 80 ms, which the pacing check must then
-    # catch. Nothing else may make a sample ineligible.
-    reasons = {reason for e in manifest["samples"] for reason in e["reasons"]}
-    assert reasons <= {"input_pacing"}, manifest["samples"]
-    eligible = {e["sample_id"] for e in manifest["samples"] if e["eligible"]}
-    assert {sid.split("/")[0] for sid in eligible} == set(SUBSETS), manifest["samples"]
+    # catch, exactly where the trace shows it. Nothing else may make a sample ineligible.
+    for entry in manifest["samples"]:
+        late = late_appends(read_trace(run, entry["sample_id"]))
+        assert entry["reasons"] == (["input_pacing"] if late else []), (entry, late)
     # the 48 kHz pause inputs went out at 48 kHz and came back at 48 kHz: soxr to 16 kHz
     pause = next(e for e in manifest["samples"] if e["subset"] == SUBSETS[0])
     assert pause["playout"]["resampler"]["name"] == "soxr"
+    if not all(entry["eligible"] for entry in manifest["samples"]):
+        # the agent's behaviour is scored on every sample: the late appends sent on
+        # schedule (the audio and the receipt times unchanged), exported again
+        for entry in manifest["samples"]:
+            edit_trace(run, entry["sample_id"], on_schedule)
+        tree = tmp_path / "tree-on-schedule"
+        assert main(["fdb10", "reference-export", "--run", str(run), "--dataset-root",
+                     str(dataset), "--out", str(tree)]) == 0
     _segment_words(tree)
     capsys.readouterr()
     assert main(["fdb10", "unified-score", "--tree", str(tree), "--jobs", "1"]) == 0
     unified = json.loads((tree / "unified" / "unified.json").read_text())
     rows = [json.loads(line) for line in
             (tree / "unified" / "unified-samples.jsonl").read_text().splitlines()]
-    rows = [r for r in rows if r["sample_id"] in eligible]
+    assert len(rows) == 8 and all(r["eligible"] for r in rows)
     pause_rows = [r for r in rows if r["subset"] == SUBSETS[0]]
-    assert pause_rows and all(r["pause_intrusion"] for r in pause_rows)
+    assert len(pause_rows) == 4 and all(r["pause_intrusion"] for r in pause_rows)
     rate = unified["subsets"][SUBSETS[0]]["metrics"]["pause_intrusion_rate"]
-    assert (rate["count"], rate["n"], rate["value"]) == (len(pause_rows), len(pause_rows), 1.0)
+    assert (rate["count"], rate["n"], rate["value"]) == (4, 4, 1.0)
     turn_rows = [r for r in rows if r["subset"] == SUBSETS[1]]
-    assert turn_rows and all(r["outcome"] == "response" for r in turn_rows)
-    # 300 ms endpoint + 200 ms delay, plus chunking and Silero's 32 ms windows
-    assert all(0.4 <= r["latency_s"] <= 1.0 for r in turn_rows), turn_rows
+    assert len(turn_rows) == 4 and all(r["outcome"] == "response" for r in turn_rows)
+    # 300 ms endpoint + 200 ms delay, plus chunking and Silero's 32 ms windows, in the
+    # agent's own audio time: the reply plays later than that by the delay the run
+    # measured for the chunk it starts in (a stalled sender makes the agent hear E late,
+    # a stalled receiver takes its chunks late; the playout queues after either)
+    for row in turn_rows:
+        delay_s = playout_delay_s(read_trace(run, row["sample_id"]), row["first_word_s"])
+        assert 0.4 <= row["latency_s"] <= 1.0 + delay_s, (row, delay_s)
 
 
 LONG_REPLY = ("one good choice is a classic novel about growing up in a small town, and "
