@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chat_server import ChatServer
 from fdb10.capturekit import agent_process
 
 from speecheval.agents.local.voice import espeak_available
@@ -36,7 +37,6 @@ from speecheval.cli import main
 from speecheval.fdb.v15.dataset_build import build_dataset
 
 from . import judged_tree
-from .chat_server import ChatServer
 
 EVALUATION = "fdb-official-evaluator/v1_v1.5/evaluation"
 RUNNER = Path(__file__).with_name("official_runner.py")
@@ -165,9 +165,7 @@ def test_evaluate_py_behavior_gives_our_shares(fixtures_dir: Path, tmp_path: Pat
     if not espeak_available():
         pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
     monkeypatch.setenv("SPEECHEVAL_TEST_JUDGE_KEY", "sk-test")
-    server = ChatServer()
-    server.answer = _label_by_reply
-    try:
+    with ChatServer(answer=_label_by_reply) as server:
         tree = judged_tree.build(tmp_path / "tree")
         instruction = fixtures_dir / EVALUATION / "instruction" / "behavior.txt"
         assert main(["fdb15", "score", "--tree", str(tree), "--out", str(tmp_path / "scored"),
@@ -189,9 +187,6 @@ def test_evaluate_py_behavior_gives_our_shares(fixtures_dir: Path, tmp_path: Pat
             counted = {label: round(share["value"], 2) for label, share in shares.items()
                        if share["count"]}
             assert log == f"Ratios (C-axis): {dict(sorted(counted.items()))}\n"
-    finally:
-        server.httpd.shutdown()
-        server.httpd.server_close()
     # user_interruption: 3 replies name restaurants, 1 says sorry; talking_to_other says
     # nothing new (its output.json holds only the answer)
     assert ours["user_interruption"]["shares"]["C_RESPOND"]["count"] == 3
