@@ -5,16 +5,16 @@ them."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from session.helpers import on_own_loop
 
 from speecheval.agents.local import LocalAgentServer
 from speecheval.core.canonical_json import dumps, dumps_lines
@@ -39,36 +39,10 @@ def short_dataset(root: Path, count: int = 3, duration_s: float = 1.2,
 
 
 @contextmanager
-def server_thread(make: Callable[[], Any]) -> Iterator[Any]:
-    """Run ``make()`` (an async context manager serving on 127.0.0.1) on its own thread
-    and loop for the block; yields what it entered as (``.url`` and its logs)."""
-    ready = threading.Event()
-    holder: list[Any] = []
-    loop = asyncio.new_event_loop()
-    stop = asyncio.Event()
-
-    async def serve() -> None:
-        async with make() as server:
-            holder.append(server)
-            ready.set()
-            await stop.wait()
-
-    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
-    thread.start()
-    assert ready.wait(10), "server did not start"
-    try:
-        yield holder[0]
-    finally:
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(10)
-        loop.close()
-
-
-@contextmanager
 def agent_thread(kind: str = "duplex", protocol: str = "native-realtime",
                  options: dict[str, str] | None = None) -> Iterator[LocalAgentServer]:
     """A LocalAgentServer on a background thread; yields it (``.url``, ``.log``)."""
-    with server_thread(lambda: LocalAgentServer(kind, protocol, options)) as agent:
+    with on_own_loop(lambda: LocalAgentServer(kind, protocol, options)) as agent:
         yield agent
 
 
