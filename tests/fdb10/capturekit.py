@@ -17,6 +17,7 @@ from typing import Any
 from session.helpers import on_own_loop
 
 from speecheval.agents.local import LocalAgentServer
+from speecheval.cli import main
 from speecheval.core.canonical_json import dumps, dumps_lines
 from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.builder_clips import load_clips
@@ -124,3 +125,27 @@ def playout_delay_s(trace: Trace, at_s: float) -> float:
         if start <= at_s * rate < cursor:
             return (start - event["offset"]) / rate
     return 0.0
+
+
+def export_on_schedule(run: Path, dataset: Path, tree: Path) -> Path:
+    """``reference-export`` of a real-clock run, for tests that score what the agent did.
+
+    Each sample's reasons are checked against the trace first: ``input_pacing`` exactly
+    where a stall held the sender past 80 ms (:func:`late_appends`), nothing else. If any
+    sample was held, the late appends are sent on schedule (:func:`on_schedule`) and the
+    run is exported again beside ``tree``, so that every sample is scored on any machine.
+    Returns the tree to score."""
+    assert main(["fdb10", "reference-export", "--run", str(run), "--dataset-root",
+                 str(dataset), "--out", str(tree)]) == 0
+    samples = json.loads((tree / "manifest.json").read_text())["samples"]
+    for entry in samples:
+        late = late_appends(read_trace(run, entry["sample_id"]))
+        assert entry["reasons"] == (["input_pacing"] if late else []), (entry, late)
+    if all(entry["eligible"] for entry in samples):
+        return tree
+    for entry in samples:
+        edit_trace(run, entry["sample_id"], on_schedule)
+    tree = tree.with_name(f"{tree.name}-on-schedule")
+    assert main(["fdb10", "reference-export", "--run", str(run), "--dataset-root",
+                 str(dataset), "--out", str(tree)]) == 0
+    return tree
