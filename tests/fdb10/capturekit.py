@@ -110,6 +110,20 @@ def on_schedule(trace: Trace) -> Trace:
     return trace
 
 
+def on_agent_clock(trace: Trace) -> Trace:
+    """The trace as a receiver that kept up writes it: each audio chunk that arrived more
+    than 80 ms after its place in the agent's own stream (its offset at the output rate:
+    a full-duplex agent speaks one sample per sample heard, from the session's start)
+    received at that place. What the agent said, and when in its own audio time, stays
+    as recorded."""
+    rate = next(int(e["output_rate"]) for e in trace if e["type"] == "header")
+    for event in trace:
+        if event["type"] == "audio" and round(event["t_s"] * 1e6) \
+                - round(event["offset"] * 1e6 / rate) > PACING_TOLERANCE_US:
+            event["t_s"] = round(event["offset"] / rate, 6)
+    return trace
+
+
 def playout_delay_s(trace: Trace, at_s: float) -> float:
     """How much later than its place in the agent's own audio stream the received audio
     playing at ``at_s`` plays (seconds): its chunk's start in a first-in-first-out
@@ -132,9 +146,12 @@ def export_on_schedule(run: Path, dataset: Path, tree: Path) -> Path:
 
     Each sample's reasons are checked against the trace first: ``input_pacing`` exactly
     where a stall held the sender past 80 ms (:func:`late_appends`), nothing else. If any
-    sample was held, the late appends are sent on schedule (:func:`on_schedule`) and the
-    run is exported again beside ``tree``, so that every sample is scored on any machine.
-    Returns the tree to score."""
+    sample was held, the machine stalled this run: the late appends are sent on schedule
+    (:func:`on_schedule`), the audio that the stall made late is received where the
+    agent's own clock put it (:func:`on_agent_clock`; for a full-duplex stream, as the
+    native-realtime agents send), and the run is exported again beside ``tree``, so that
+    every sample is scored, as the agent behaved, on any machine. Returns the tree to
+    score."""
     assert main(["fdb10", "reference-export", "--run", str(run), "--dataset-root",
                  str(dataset), "--out", str(tree)]) == 0
     samples = json.loads((tree / "manifest.json").read_text())["samples"]
@@ -144,7 +161,7 @@ def export_on_schedule(run: Path, dataset: Path, tree: Path) -> Path:
     if all(entry["eligible"] for entry in samples):
         return tree
     for entry in samples:
-        edit_trace(run, entry["sample_id"], on_schedule)
+        edit_trace(run, entry["sample_id"], lambda trace: on_agent_clock(on_schedule(trace)))
     tree = tree.with_name(f"{tree.name}-on-schedule")
     assert main(["fdb10", "reference-export", "--run", str(run), "--dataset-root",
                  str(dataset), "--out", str(tree)]) == 0
