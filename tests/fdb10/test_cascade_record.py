@@ -3,8 +3,7 @@ dataset, serve ``speecheval agents serve cascade`` in its own process, ``fdb10 r
 it over real sockets, ``reference-export``, ``reference-asr`` (Whisper tiny.en), and
 ``unified-score``; then check that the metrics show what a turn-based system must score.
 
-Two agents, recorded at the same time, because the silence threshold decides the pause
-metric:
+Two agents, because the silence threshold decides the pause metric:
 
 * ``silence_ms=2000`` on the pause subsets. Every pause of the samples recorded is
   shorter than 2 s (0.81-1.88 s) and so is every tail after the last word (T minus the
@@ -25,7 +24,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -83,17 +81,9 @@ def test_turn_based_cascade_scores_as_a_turn_based_system(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     dataset = tmp_path / "ds"
     build_dataset(dataset, "mini")
-    # the two agents record at the same time (each run is real time, mostly waiting)
     long_run, short_run = tmp_path / "long" / "run", tmp_path / "short" / "run"
-    with ThreadPoolExecutor(2) as pool:
-        recordings = [
-            pool.submit(_record, dataset, long_run, PAUSE_SUBSETS, {"silence_ms": "2000"},
-                        per_subset=2, grace_s=0.5),
-            pool.submit(_record, dataset, short_run, TURN_SUBSETS, {}, per_subset=1,
-                        grace_s=GRACE_S)]
-        for recording in recordings:
-            recording.result()
-
+    _record(dataset, long_run, PAUSE_SUBSETS, {"silence_ms": "2000"}, per_subset=2,
+            grace_s=0.5)
     unified, rows, tree = _score(dataset, long_run, samples=4)
     # from the run itself, whatever the pacing: it announced no reply and sent only
     # silence, in every sample, until T + 0.5 s (the last word plus 2 s of silence comes
@@ -107,6 +97,8 @@ def test_turn_based_cascade_scores_as_a_turn_based_system(
         rate = unified["subsets"][subset]["metrics"]["pause_intrusion_rate"]
         assert (rate["count"], rate["n"], rate["value"]) == (0, 2, 0.0)
 
+    # recorded after the first agent has stopped: Whisper's speed decides when it answers
+    _record(dataset, short_run, TURN_SUBSETS, {}, per_subset=1, grace_s=GRACE_S)
     unified, rows, tree = _score(dataset, short_run, samples=2)
     # scored: never an early start,
     # and after R the first reply is gone (stopped at barge-in, or dropped if it was not
