@@ -99,6 +99,15 @@ def late_appends(trace: Trace) -> list[int]:
             and max(late_us(event, "start_s"), late_us(event, "end_s")) > PACING_TOLERANCE_US]
 
 
+def send_lateness_s(trace: Trace, before_s: float) -> float:
+    """The longest the sender was held past a deadline before ``before_s`` (seconds, 0 if
+    never): the agent heard the user that much later than the user's track says, so an
+    answer timed on the real clock may come that much later. A delay of the agent's own
+    does not show here."""
+    return max([0.0, *(event["start_s"] - event["deadline_s"] for event in trace
+                       if event["type"] == "append" and event["deadline_s"] < before_s)])
+
+
 def on_schedule(trace: Trace) -> Trace:
     """The trace as a sender that kept its schedule writes it: each late append (see
     :func:`late_appends`) sent at its deadline. The audio and its receipt times, and so

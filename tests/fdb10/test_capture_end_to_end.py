@@ -26,7 +26,13 @@ from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.dataset_build import build_dataset
 from speecheval.vad.silero import SileroVad
 
-from .capturekit import agent_process, export_on_schedule, playout_delay_s, read_trace
+from .capturekit import (
+    agent_process,
+    export_on_schedule,
+    playout_delay_s,
+    read_trace,
+    send_lateness_s,
+)
 
 SUBSETS = ("synthetic_pause_handling", "candor_turn_taking")
 
@@ -114,16 +120,17 @@ def test_turn_based_barge_in_drops_the_queued_reply(tmp_path: Path) -> None:
     manifest = json.loads((tree / "manifest.json").read_text())
     for entry in manifest["samples"]:
         sample_id = entry["sample_id"]
-        trace = [json.loads(line) for line in
-                 (run / "samples" / sample_id / "trace.jsonl").read_text().splitlines()]
+        trace = read_trace(run, sample_id)
         (annotation,) = json.loads((dataset / sample_id / "interrupt.json").read_text())
         onset = annotation["timestamp"][0]
         # server VAD reports every user turn: the question (nothing queued yet) and the
-        # interruption, which the agent hears for 100 ms (barge_in_min_ms) before saying so
+        # interruption, which the agent hears for 100 ms (barge_in_min_ms) before saying
+        # so; on the real clock, later by as long as this run held the sender
         started = [e["t_s"] for e in trace if e["type"] == "speech_started"]
-        assert len(started) == 2 and started[0] < 1.0
+        assert len(started) == 2 and started[0] < 1.0 + send_lateness_s(trace, 1.0), started
         barge_in = started[1]
-        assert onset < barge_in < onset + 0.5
+        assert onset < barge_in < onset + 0.5 + send_lateness_s(trace, onset + 0.5), (
+            onset, barge_in)
         assert entry["playout"]["dropped_s"] > 1.0   # most of a ~7 s reply was queued
         output = read_mono(tree / sample_id / "output.wav").samples
         start = round(barge_in * 16_000)
