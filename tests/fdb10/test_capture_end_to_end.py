@@ -26,7 +26,13 @@ from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.dataset_build import build_dataset
 from speecheval.vad.silero import SileroVad
 
-from .capturekit import agent_process
+from .capturekit import (
+    agent_process,
+    export_on_schedule,
+    playout_delay_s,
+    read_trace,
+    send_lateness_s,
+)
 
 SUBSETS = ("synthetic_pause_handling", "candor_turn_taking")
 
@@ -63,17 +69,11 @@ def test_dataset_record_export_score(tmp_path: Path, capsys: pytest.CaptureFixtu
                      "native-realtime", "-o", f"url={url}", "--out", str(run),
                      *subsets, "--max-per-subset", "4", "--concurrency", "8",
                      "--grace", "0.5"]) == 0
-    assert main(["fdb10", "reference-export", "--run", str(run), "--dataset-root",
-                 str(dataset), "--out", str(tree)]) == 0
+    # the sender's stalls make samples ineligible exactly where the trace shows them;
+    # the agent's behaviour is then scored on every sample, sent on schedule
+    tree = export_on_schedule(run, dataset, tree)
     manifest = json.loads((tree / "manifest.json").read_text())
     assert len(manifest["samples"]) == 8
-    # On an idle machine every packet leaves within a few ms of its deadline; a machine
-    # loaded by other work can hold the loop past 80 ms, which the pacing check must then
-    # catch. Nothing else may make a sample ineligible.
-    reasons = {reason for e in manifest["samples"] for reason in e["reasons"]}
-    assert reasons <= {"input_pacing"}, manifest["samples"]
-    eligible = {e["sample_id"] for e in manifest["samples"] if e["eligible"]}
-    assert {sid.split("/")[0] for sid in eligible} == set(SUBSETS), manifest["samples"]
     # the 48 kHz pause inputs went out at 48 kHz and came back at 48 kHz: soxr to 16 kHz
     pause = next(e for e in manifest["samples"] if e["subset"] == SUBSETS[0])
     assert pause["playout"]["resampler"]["name"] == "soxr"
@@ -83,15 +83,20 @@ def test_dataset_record_export_score(tmp_path: Path, capsys: pytest.CaptureFixtu
     unified = json.loads((tree / "unified" / "unified.json").read_text())
     rows = [json.loads(line) for line in
             (tree / "unified" / "unified-samples.jsonl").read_text().splitlines()]
-    rows = [r for r in rows if r["sample_id"] in eligible]
+    assert len(rows) == 8 and all(r["eligible"] for r in rows)
     pause_rows = [r for r in rows if r["subset"] == SUBSETS[0]]
-    assert pause_rows and all(r["pause_intrusion"] for r in pause_rows)
+    assert len(pause_rows) == 4 and all(r["pause_intrusion"] for r in pause_rows)
     rate = unified["subsets"][SUBSETS[0]]["metrics"]["pause_intrusion_rate"]
-    assert (rate["count"], rate["n"], rate["value"]) == (len(pause_rows), len(pause_rows), 1.0)
+    assert (rate["count"], rate["n"], rate["value"]) == (4, 4, 1.0)
     turn_rows = [r for r in rows if r["subset"] == SUBSETS[1]]
-    assert turn_rows and all(r["outcome"] == "response" for r in turn_rows)
-    # 300 ms endpoint + 200 ms delay, plus chunking and Silero's 32 ms windows
-    assert all(0.4 <= r["latency_s"] <= 1.0 for r in turn_rows), turn_rows
+    assert len(turn_rows) == 4 and all(r["outcome"] == "response" for r in turn_rows)
+    # 300 ms endpoint + 200 ms delay, plus chunking and Silero's 32 ms windows, in the
+    # agent's own audio time: the reply plays later than that by the delay the run
+    # measured for the chunk it starts in (a stalled sender makes the agent hear E late,
+    # a stalled receiver takes its chunks late; the playout queues after either)
+    for row in turn_rows:
+        delay_s = playout_delay_s(read_trace(run, row["sample_id"]), row["first_word_s"])
+        assert 0.4 <= row["latency_s"] <= 1.0 + delay_s, (row, delay_s)
 
 
 LONG_REPLY = ("one good choice is a classic novel about growing up in a small town, and "
@@ -115,16 +120,17 @@ def test_turn_based_barge_in_drops_the_queued_reply(tmp_path: Path) -> None:
     manifest = json.loads((tree / "manifest.json").read_text())
     for entry in manifest["samples"]:
         sample_id = entry["sample_id"]
-        trace = [json.loads(line) for line in
-                 (run / "samples" / sample_id / "trace.jsonl").read_text().splitlines()]
+        trace = read_trace(run, sample_id)
         (annotation,) = json.loads((dataset / sample_id / "interrupt.json").read_text())
         onset = annotation["timestamp"][0]
         # server VAD reports every user turn: the question (nothing queued yet) and the
-        # interruption, which the agent hears for 100 ms (barge_in_min_ms) before saying so
+        # interruption, which the agent hears for 100 ms (barge_in_min_ms) before saying
+        # so; on the real clock, later by as long as this run held the sender
         started = [e["t_s"] for e in trace if e["type"] == "speech_started"]
-        assert len(started) == 2 and started[0] < 1.0
+        assert len(started) == 2 and started[0] < 1.0 + send_lateness_s(trace, 1.0), started
         barge_in = started[1]
-        assert onset < barge_in < onset + 0.5
+        assert onset < barge_in < onset + 0.5 + send_lateness_s(trace, onset + 0.5), (
+            onset, barge_in)
         assert entry["playout"]["dropped_s"] > 1.0   # most of a ~7 s reply was queued
         output = read_mono(tree / sample_id / "output.wav").samples
         start = round(barge_in * 16_000)

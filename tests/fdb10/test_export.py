@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,21 +13,34 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
-from speecheval.core.canonical_json import dumps, dumps_lines
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.export import export_tree
 from speecheval.fdb.v10.tree import load_manifest
 
-from .capturekit import agent_thread, short_dataset
+from .capturekit import (
+    Trace,
+    agent_thread,
+    edit_trace,
+    on_schedule,
+    read_status,
+    read_trace,
+    set_status,
+    short_dataset,
+)
 
 T = 1.0
 SID = "icc_backchannel/1"
-Trace = list[dict[str, Any]]
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two samples recorded from the local duplex agent, as a sender that kept its
+    schedule writes them: the tests below edit this capture to make it ineligible in one
+    way each, so it must start eligible on any machine. A loaded machine can hold the
+    sender past the 80 ms tolerance; such an append is written back at its deadline
+    (``capturekit.on_schedule``), which leaves the audio and the receipt times, and so the
+    playout, as recorded. The pacing check itself is tested on an edited packet."""
     base = tmp_path_factory.mktemp("export")
     dataset = short_dataset(base / "ds", count=2, duration_s=T)
     run = base / "run-a"
@@ -36,30 +48,14 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         assert main(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
                      "native-realtime", "-o", f"url={agent.url}", "--out", str(run),
                      "--grace", "0.3"]) == 0
+    for sample_id in (SID, "icc_backchannel/2"):
+        edit_trace(run, sample_id, on_schedule)
     return dataset, run
 
 
 def _copy(run: Path, dest: Path) -> Path:
     shutil.copytree(run, dest)
     return dest
-
-
-def _edit(run: Path, edit: Callable[[Trace], Trace], sample_id: str = SID) -> None:
-    """Rewrite a sample's trace and its hash in status.json, as a recorder would have."""
-    folder = run / "samples" / sample_id
-    trace = [json.loads(line) for line in (folder / "trace.jsonl").read_text().splitlines()]
-    (folder / "trace.jsonl").write_text(dumps_lines(edit(trace)))
-    _set_status(run, sample_id, files={**_status(run, sample_id)["files"],
-                                       "trace.jsonl": sha256_file(folder / "trace.jsonl")})
-
-
-def _status(run: Path, sample_id: str) -> dict[str, Any]:
-    return dict(json.loads((run / "samples" / sample_id / "status.json").read_text()))
-
-
-def _set_status(run: Path, sample_id: str, **fields: Any) -> None:
-    path = run / "samples" / sample_id / "status.json"
-    path.write_text(dumps({**_status(run, sample_id), **fields}))
 
 
 def _export(tmp_path: Path, dataset: Path, *runs: Path) -> dict[str, dict[str, Any]]:
@@ -82,8 +78,7 @@ def test_a_clean_capture_exports_eligible_with_exact_length(recorded: tuple[Path
     assert entry["files"] == {"output.wav": sha256_file(tmp_path / "tree" / SID / "output.wav")}
     # the duplex agent's chunks arrive every 80 ms: each plays at its receipt sample, or
     # right after the one before; redo that by hand from the trace
-    trace = [json.loads(x) for x in (run / "samples" / SID / "trace.jsonl").read_text()
-             .splitlines()]
+    trace = read_trace(run, SID)
     received = np.round(read_mono(run / "samples" / SID / "received.wav").samples * 32768)
     expected = np.zeros(16_000)
     cursor = 0
@@ -96,6 +91,14 @@ def test_a_clean_capture_exports_eligible_with_exact_length(recorded: tuple[Path
     np.testing.assert_array_equal(np.round(output.samples * 32768), expected)
     assert entry["playout"]["after_t_s"] == pytest.approx(max(0.0, cursor / 16_000 - T),
                                                           abs=1e-9)
+    # the pacing diagnostics: the latest start and completion, from the trace by hand
+    appends = [e for e in trace if e["type"] == "append"]
+    assert entry["pacing"] == {
+        "packets": len(appends), "expected_packets": 13,    # ceil(1 s / 80 ms)
+        "max_start_late_s": max(0.0, *(round(e["start_s"] - e["deadline_s"], 6)
+                                       for e in appends)),
+        "max_end_late_s": max(0.0, *(round(e["end_s"] - e["deadline_s"], 6)
+                                     for e in appends))}
     manifest = json.loads((tmp_path / "tree/manifest.json").read_text())
     assert manifest["capture"]["sources"][0]["name"] == "run-a"
     assert manifest["capture"]["playout_policy"]["name"] == "fifo-receipt"
@@ -115,7 +118,8 @@ def test_a_fault_at_t_is_a_window_error_and_after_t_a_diagnostic(
         recorded: tuple[Path, Path], tmp_path: Path, fault_t: float, eligible: bool) -> None:
     dataset, original = recorded
     run = _copy(original, tmp_path / "run-a")
-    _edit(run, lambda trace: [*trace, {"t_s": fault_t, "type": "fault", "reason": "boom"}])
+    edit_trace(run, SID,
+               lambda trace: [*trace, {"t_s": fault_t, "type": "fault", "reason": "boom"}])
     entry = _export(tmp_path, dataset, run)[SID]
     assert entry["eligible"] is eligible
     if eligible:
@@ -135,7 +139,7 @@ def test_a_late_packet_fails_pacing(recorded: tuple[Path, Path], tmp_path: Path)
                 event["end_s"] = event["start_s"]
         return trace
 
-    _edit(run, late)
+    edit_trace(run, SID, late)
     entry = _export(tmp_path, dataset, run)[SID]
     assert entry["reasons"] == ["input_pacing"]
     assert entry["eligibility_details"][0] == "packet 5 started 80.001 ms after its deadline"
@@ -152,7 +156,7 @@ def test_a_rate_change_mid_session_is_ineligible(recorded: tuple[Path, Path],
         audio[len(audio) // 2]["rate"] = 24_000
         return trace
 
-    _edit(run, change)
+    edit_trace(run, SID, change)
     entry = _export(tmp_path, dataset, run)[SID]
     assert entry["reasons"] == ["output_rate"] and "output.wav" not in entry["files"]
 
@@ -169,9 +173,9 @@ def test_speech_started_drops_queued_audio(recorded: tuple[Path, Path], tmp_path
                 event["t_s"] = 0.1
         return [*trace, {"t_s": 0.3, "type": "speech_started"}]
 
-    _edit(run, burst_then_barge_in)
+    edit_trace(run, SID, burst_then_barge_in)
     entry = _export(tmp_path, dataset, run)[SID]
-    received_s = _status(run, SID)["received_samples"] / 16_000
+    received_s = read_status(run, SID)["received_samples"] / 16_000
     assert entry["playout"]["dropped_s"] == pytest.approx(received_s - 0.2, abs=1e-9)
     output = read_mono(tmp_path / "tree" / SID / "output.wav")
     assert not output.samples[:1600].any() and not output.samples[4800:].any()
@@ -193,8 +197,8 @@ def test_shards_merge_and_a_later_run_replaces_an_incomplete_capture(
     dataset, original = recorded
     first = _copy(original, tmp_path / "run-1")
     second = _copy(original, tmp_path / "run-2")
-    _set_status(first, SID, status="error", reasons=["agent error event: x"])
-    _set_status(second, "icc_backchannel/2", status="error", reasons=["agent error event: y"])
+    set_status(first, SID, status="error", reasons=["agent error event: x"])
+    set_status(second, "icc_backchannel/2", status="error", reasons=["agent error event: y"])
     entries = _export(tmp_path, dataset, first, second)
     assert entries[SID]["capture"]["run"] == "run-2"
     assert entries["icc_backchannel/2"]["capture"]["run"] == "run-1"
@@ -215,7 +219,7 @@ def test_skipped_and_unrecorded_samples_stay_listed(recorded: tuple[Path, Path],
     dataset, original = recorded
     run = _copy(original, tmp_path / "run-a")
     shutil.rmtree(run / "samples" / "icc_backchannel/2")   # a killed run never reached it
-    _set_status(run, SID, status="skipped", reasons=["input.wav is missing"])
+    set_status(run, SID, status="skipped", reasons=["input.wav is missing"])
     entries = _export(tmp_path, dataset, run)
     assert entries[SID]["reasons"] == ["no_output"] and entries[SID]["files"] == {}
     assert entries["icc_backchannel/2"]["reasons"] == ["no_output"]

@@ -10,12 +10,11 @@ rating is 4 (over the doubled list [4, 4]).
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from chat_server import ChatServer
 
 from speecheval.cli import main
 
@@ -25,68 +24,26 @@ pytest.importorskip("openai")
 RATING = "Analysis: The reply follows the interruption.\nI would rate the AI's response as 4"
 
 
-class JudgeServer:
-    """Answers POST /v1/chat/completions; ``script`` lists what each request gets: a
-    status code to fail with, or the text of a reply."""
-
-    def __init__(self, script: list[int | str]) -> None:
-        self.script = list(script)
-        self.requests: list[dict] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the http.server hook
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                owner.requests.append({"path": self.path, "body": body,
-                                       "auth": self.headers.get("Authorization")})
-                step = owner.script.pop(0) if owner.script else RATING
-                if isinstance(step, int):
-                    self.send_response(step)
-                    self.send_header("Content-Type", "application/json")
-                    self.end_headers()
-                    self.wfile.write(b'{"error": {"message": "scripted failure"}}')
-                    return
-                reply = {"id": "c1", "object": "chat.completion", "created": 0,
-                         "model": body["model"],
-                         "choices": [{"index": 0, "finish_reason": "stop",
-                                      "message": {"role": "assistant", "content": step}}],
-                         "usage": {"prompt_tokens": 1, "completion_tokens": 1,
-                                   "total_tokens": 2}}
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-
 @pytest.fixture
-def judge_server(request: pytest.FixtureRequest) -> Iterator[JudgeServer]:
-    server = JudgeServer(getattr(request, "param", []))
-    thread = threading.Thread(target=server.server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.server.shutdown()
-    server.server.server_close()
+def judge_server(request: pytest.FixtureRequest) -> Iterator[ChatServer]:
+    """The local judge: the (status, content) replies of the test's ``param``, then
+    :data:`RATING`."""
+    with ChatServer(getattr(request, "param", []), answer=lambda _: RATING) as server:
+        yield server
 
 
-def run(tree: Path, fixtures_dir: Path, server: JudgeServer, *extra: str) -> int:
+def run(tree: Path, fixtures_dir: Path, server: ChatServer, *extra: str) -> int:
     return main(["fdb10", "reference-evaluate", "--tree", str(tree), "--reference-source",
                  str(fixtures_dir / "fdb-official-evaluator"), "--subset",
                  "synthetic_user_interruption", "--judge", "self-hosted", "--base-url",
-                 server.url, "--served-model", "local-judge", "--judge-key-env",
+                 server.base_url, "--served-model", "local-judge", "--judge-key-env",
                  "SPEECHEVAL_TEST_JUDGE_KEY", *extra])
 
 
-@pytest.mark.parametrize("judge_server", [[500, RATING]], indirect=True)
+@pytest.mark.parametrize("judge_server", [[(500, "scripted failure"), (200, RATING)]],
+                         indirect=True)
 def test_self_hosted_judge_rates_the_example(examples: Path, fixtures_dir: Path,
-                                             judge_server: JudgeServer,
+                                             judge_server: ChatServer,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPEECHEVAL_TEST_JUDGE_KEY", "sk-local-secret")
     assert run(examples, fixtures_dir, judge_server) == 0
@@ -99,9 +56,9 @@ def test_self_hosted_judge_rates_the_example(examples: Path, fixtures_dir: Path,
     run_record = summary["runs"]["synthetic_user_interruption"]
     assert any("twice" in note for note in run_record["notes"])
     # one failed request (HTTP 500), then the rating: two requests, both to our model
-    assert [r["path"] for r in judge_server.requests] == ["/v1/chat/completions"] * 2
-    assert {r["body"]["model"] for r in judge_server.requests} == {"local-judge"}
-    assert judge_server.requests[0]["auth"] == "Bearer sk-local-secret"
+    assert judge_server.paths == ["/v1/chat/completions"] * 2
+    assert {body["model"] for body in judge_server.requests} == {"local-judge"}
+    assert judge_server.keys[0] == "Bearer sk-local-secret"
     ledger = [json.loads(line) for line in
               (examples / "judge-ledger.jsonl").read_text().splitlines()]
     assert [e["event"] for e in ledger] == ["request", "error", "request", "response"]
@@ -111,9 +68,9 @@ def test_self_hosted_judge_rates_the_example(examples: Path, fixtures_dir: Path,
     assert "sk-local-secret" not in (examples / "summary.json").read_text()
 
 
-@pytest.mark.parametrize("judge_server", [["no rating here"] * 5], indirect=True)
+@pytest.mark.parametrize("judge_server", [[(200, "no rating here")] * 5], indirect=True)
 def test_a_judge_that_never_answers_in_format_is_given_up(
-        examples: Path, fixtures_dir: Path, judge_server: JudgeServer,
+        examples: Path, fixtures_dir: Path, judge_server: ChatServer,
         capsys: pytest.CaptureFixture[str]) -> None:
     # The official loop would ask forever; with --judge-attempts 2 it asks twice.
     assert run(examples, fixtures_dir, judge_server, "--judge-attempts", "2") == 3

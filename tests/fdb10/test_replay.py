@@ -8,13 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from session.helpers import on_own_loop
 
 from speecheval.agents.replay import ReplayServer
 from speecheval.cli import main
 from speecheval.core.audio import read_mono, write_wav
 from speecheval.core.errors import InputError
 
-from .capturekit import server_thread, short_dataset
+from .capturekit import short_dataset
 
 T = 1.5
 N = 24_000          # round(1.5 * 16000)
@@ -44,7 +45,7 @@ def test_replayed_outputs_come_back_through_record_and_export(tmp_path: Path) ->
     dataset = short_dataset(tmp_path / "ds", count=2, duration_s=T)
     signals = _outputs(tmp_path / "outputs", 2)
     run, tree = tmp_path / "run", tmp_path / "tree"
-    with server_thread(lambda: ReplayServer(tmp_path / "outputs")) as server:
+    with on_own_loop(lambda: ReplayServer(tmp_path / "outputs")) as server:
         assert main(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
                      "pcm-websocket", "-o", f"url={server.url}/{{sample_id}}",
                      "-o", "agent_sample_rate=16000", "--out", str(run),
@@ -74,7 +75,7 @@ def test_a_sample_without_output_is_an_error_event(tmp_path: Path) -> None:
     dataset = short_dataset(tmp_path / "ds", count=1, duration_s=0.5)
     (tmp_path / "outputs").mkdir()
     run = tmp_path / "run"
-    with server_thread(lambda: ReplayServer(tmp_path / "outputs")) as server:
+    with on_own_loop(lambda: ReplayServer(tmp_path / "outputs")) as server:
         assert main(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
                      "pcm-websocket", "-o", f"url={server.url}/{{sample_id}}",
                      "--out", str(run), "--grace", "0.2"]) == 3

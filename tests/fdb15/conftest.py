@@ -1,5 +1,7 @@
-"""One scored tree of espeak-ng pairs shared by the behaviour, prosody and report tests
-(scoring it with the offline judge and prosody takes about a minute)."""
+"""Set-ups shared by the fdb15 tests, each made once per run: one scored tree of
+espeak-ng pairs for the behaviour, prosody and report tests (scoring it with the offline
+judge and prosody takes about a minute), and the built mini set with one recording of it
+against the local duplex agent for the capture and official-script tests."""
 
 from __future__ import annotations
 
@@ -7,10 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from fdb10.capturekit import agent_process
 
+from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
+from speecheval.fdb.v15.dataset_build import build_dataset
 
 from . import judged_tree
+from .recording import record
 
 
 @pytest.fixture(scope="session")
@@ -27,3 +33,25 @@ def judged_scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     assert main(["fdb15", "score", "--tree", str(tree), "--out", str(out), "--judge", "offline",
                  "--prosody", "--correction", "holm", "--jobs", "2"]) == 0
     return tree, out
+
+
+@pytest.fixture(scope="session")
+def mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The built v1.5 mini set (its scenarios are spoken by espeak-ng)."""
+    if not espeak_available():
+        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    dataset = tmp_path_factory.mktemp("mini15") / "ds"
+    build_dataset(dataset, "mini")
+    return dataset
+
+
+@pytest.fixture(scope="session")
+def duplex_capture(mini: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(run, tree): the first pair of each scenario of the mini set recorded against the
+    local duplex agent (its own process, real sockets, the real clock) and exported by
+    ``fdb15 export``. A test that writes into the tree works on a copy."""
+    root = tmp_path_factory.mktemp("duplex15")
+    with agent_process() as url:
+        record(mini, url, root / "run", "--max-per-scenario", "1", grace_s=0.5)
+    assert main(["fdb15", "export", str(root / "run"), "--out", str(root / "tree")]) == 0
+    return root / "run", root / "tree"

@@ -19,19 +19,18 @@ the two members of every pair.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fdb10.capturekit import agent_process
 
 from speecheval.agents.cascade.process import cascade_agent_process
 from speecheval.agents.cascade.reply import words_of
 from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
-from speecheval.fdb.v15.dataset_build import build_dataset
+
+from .recording import record
 
 pytestmark = pytest.mark.skipif(not espeak_available(),
                                 reason="espeak-ng is not installed (apt-get install espeak-ng)")
@@ -39,29 +38,18 @@ pytestmark = pytest.mark.skipif(not espeak_available(),
 SCENARIOS = ("user_interruption", "user_backchannel", "talking_to_other", "background_speech")
 
 
-@pytest.fixture(scope="module")
-def mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dataset = tmp_path_factory.mktemp("mini15") / "ds"
-    build_dataset(dataset, "mini")
-    return dataset
-
-
-def _record(dataset: Path, url: str, run: Path, *selection: str, grace_s: float) -> None:
-    """The record command in its own process, as a user runs it."""
-    subprocess.run([sys.executable, "-m", "speecheval", "fdb15", "record", "--dataset-root",
-                    str(dataset), "--agent", "native-realtime", "-o", f"url={url}", "--out",
-                    str(run), "--concurrency", "4", "--grace", str(grace_s), *selection],
-                   check=True)
-
-
-def _export(run: Path, tree: Path) -> dict[str, dict[str, Any]]:
-    assert main(["fdb15", "export", str(run), "--out", str(tree)]) == 0
+def _entries(tree: Path) -> dict[str, dict[str, Any]]:
     entries = {e["sample_id"]: e
                for e in json.loads((tree / "manifest.json").read_text())["samples"]}
     # a loaded machine can hold the sender past the 80 ms tolerance; nothing else may
     # make a member ineligible
     assert {r for e in entries.values() for r in e["reasons"]} <= {"input_pacing"}, entries
     return entries
+
+
+def _export(run: Path, tree: Path) -> dict[str, dict[str, Any]]:
+    assert main(["fdb15", "export", str(run), "--out", str(tree)]) == 0
+    return _entries(tree)
 
 
 def _words(tree: Path, sample_id: str, name: str) -> list[tuple[str, float, float]]:
@@ -74,11 +62,11 @@ def _metadata(dataset: Path, sample_id: str) -> dict[str, Any]:
 
 
 def test_local_duplex_agent_replies_to_each_turn_of_each_member(
-        mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    run, tree = tmp_path / "run", tmp_path / "tree"
-    with agent_process() as url:
-        _record(mini, url, run, "--max-per-scenario", "1", grace_s=0.5)
-    entries = _export(run, tree)
+        mini: Path, duplex_capture: tuple[Path, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(duplex_capture[1], tree)
+    entries = _entries(tree)
     assert list(entries) == [f"{scenario}/1" for scenario in SCENARIOS]
     assert main(["fdb15", "asr", "--tree", str(tree), "--jobs", "1"]) == 0
     eligible = [sid for sid, entry in entries.items() if entry["eligible"]]
@@ -124,7 +112,7 @@ def test_cascade_agent_quotes_what_each_member_heard(mini: Path, tmp_path: Path,
     sample_id = "user_interruption/1"
     run, tree = tmp_path / "run", tmp_path / "tree"
     with cascade_agent_process("native-realtime", {}) as url:
-        _record(mini, url, run, "--sample-id", sample_id, grace_s=GRACE_S)
+        record(mini, url, run, "--sample-id", sample_id, grace_s=GRACE_S)
     metadata = _metadata(mini, sample_id)
     context, overlap = set(words_of(metadata["context_text"])), set(
         words_of(metadata["current_turn_text"]))

@@ -13,14 +13,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from chat_server import ChatServer
 
 from speecheval.core.audio import write_wav
 from speecheval.core.errors import InputError
 from speecheval.core.timeline import Span
 from speecheval.fdb.v15.behavior import judge_case
 from speecheval.fdb.v15.judge_openai import JudgeSettings, OpenAIJudge, strict_label
-
-from .chat_server import ChatServer
 
 EVALUATION = "fdb-official-evaluator/v1_v1.5/evaluation"
 KEY = "sk-test-secret-123"
@@ -33,10 +32,8 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def server() -> Iterator[ChatServer]:
-    chat = ChatServer()
-    yield chat
-    chat.httpd.shutdown()
-    chat.httpd.server_close()
+    with ChatServer() as chat:
+        yield chat
 
 
 def _transcript(words: list[tuple[str, float, float]]) -> dict[str, Any]:

@@ -29,14 +29,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fdb10.capturekit import agent_process
+from chat_server import ChatServer
 
 from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
-from speecheval.fdb.v15.dataset_build import build_dataset
 
 from . import judged_tree
-from .chat_server import ChatServer
 
 EVALUATION = "fdb-official-evaluator/v1_v1.5/evaluation"
 RUNNER = Path(__file__).with_name("official_runner.py")
@@ -53,32 +51,14 @@ def _run_official(script: Path, *args: str, cwd: Path,
     return done
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The mini set recorded against the local duplex agent (2 pairs per scenario) and
-    exported: a v1.5 tree with input.wav, output.wav and metadata.json per pair."""
-    if not espeak_available():
-        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
-    root = tmp_path_factory.mktemp("official15")
-    build_dataset(root / "ds", "mini")
-    with agent_process() as url:
-        subprocess.run([sys.executable, "-m", "speecheval", "fdb15", "record",
-                        "--dataset-root", str(root / "ds"), "--agent", "native-realtime",
-                        "-o", f"url={url}", "--out", str(root / "run"), "--concurrency", "4",
-                        "--grace", "0.5", "--max-per-scenario", "2"], check=True,
-                       capture_output=True)
-    assert main(["fdb15", "export", str(root / "run"), "--out", str(root / "tree")]) == 0
-    return root / "tree"
-
-
-@pytest.mark.timeout(600)     # recording 16 sessions and starting torch on a busy host
-def test_get_timing_gives_our_official_column(exported: Path, fixtures_dir: Path,
-                                              tmp_path: Path) -> None:
+@pytest.mark.timeout(600)     # recording 8 sessions and starting torch on a busy host
+def test_get_timing_gives_our_official_column(duplex_capture: tuple[Path, Path],
+                                              fixtures_dir: Path, tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="torch is not installed (extra fdb15): "
                                         "get_timing.py runs Silero through it")
     pytest.importorskip("silero_vad", reason="silero-vad is not installed")
     tree = tmp_path / "tree"
-    shutil.copytree(exported, tree)
+    shutil.copytree(duplex_capture[1], tree)
     assert main(["fdb15", "score", "--tree", str(tree), "--jobs", "2"]) == 0
     ours = {row["sample_id"]: row["official"] for row in map(
         json.loads, (tree / "fdb15-timing" / "timing-samples.jsonl").read_text().splitlines())}
@@ -165,9 +145,7 @@ def test_evaluate_py_behavior_gives_our_shares(fixtures_dir: Path, tmp_path: Pat
     if not espeak_available():
         pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
     monkeypatch.setenv("SPEECHEVAL_TEST_JUDGE_KEY", "sk-test")
-    server = ChatServer()
-    server.answer = _label_by_reply
-    try:
+    with ChatServer(answer=_label_by_reply) as server:
         tree = judged_tree.build(tmp_path / "tree")
         instruction = fixtures_dir / EVALUATION / "instruction" / "behavior.txt"
         assert main(["fdb15", "score", "--tree", str(tree), "--out", str(tmp_path / "scored"),
@@ -189,9 +167,6 @@ def test_evaluate_py_behavior_gives_our_shares(fixtures_dir: Path, tmp_path: Pat
             counted = {label: round(share["value"], 2) for label, share in shares.items()
                        if share["count"]}
             assert log == f"Ratios (C-axis): {dict(sorted(counted.items()))}\n"
-    finally:
-        server.httpd.shutdown()
-        server.httpd.server_close()
     # user_interruption: 3 replies name restaurants, 1 says sorry; talking_to_other says
     # nothing new (its output.json holds only the answer)
     assert ours["user_interruption"]["shares"]["C_RESPOND"]["count"] == 3

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
+from chat_server import ChatServer
 
 from speecheval.cli import main
 
@@ -18,41 +14,6 @@ from .helpers import write_scenario
 
 KEY_VARIABLE = "SPEECHEVAL_TEST_JUDGE_KEY"
 KEY = "judge-key-123"
-
-
-@contextmanager
-def chat_server(answers: list[tuple[int, str]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """POST /v1/chat/completions answering ``answers`` in turn (status, message content);
-    yields the base URL and the requests it received (headers and body)."""
-    seen: list[dict[str, Any]] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (the http.server API)
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            seen.append({"path": self.path, "auth": self.headers["Authorization"],
-                         "body": body})
-            status, content = answers[min(len(seen), len(answers)) - 1]
-            reply = (json.dumps({"model": "judge-x", "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}}]})
-                if status == 200 else json.dumps({"error": {"message": content}}))
-            data = reply.encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def scenario(tmp_path: Path, base_url: str, limit: float = 1.0) -> Path:
@@ -81,13 +42,13 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_judge_verdict_after_a_retry_with_its_ledger(tmp_path: Path) -> None:
     pytest.importorskip("faster_whisper")
     verdict = json.dumps({"success": True, "reason": "the table is booked"})
-    with chat_server([(503, "busy"), (200, verdict)]) as (url, seen):
-        code = main(["session", "run", str(scenario(tmp_path, url)), "--out",
+    with ChatServer([(503, "busy"), (200, verdict)], reported_model="judge-x") as server:
+        code = main(["session", "run", str(scenario(tmp_path, server.base_url)), "--out",
                      str(tmp_path / "run")])
     assert code == 0
-    assert [r["path"] for r in seen] == ["/v1/chat/completions"] * 2  # 503, then retried
-    assert all(r["auth"] == f"Bearer {KEY}" for r in seen)
-    body = seen[-1]["body"]
+    assert server.paths == ["/v1/chat/completions"] * 2  # 503, then retried
+    assert server.keys == [f"Bearer {KEY}"] * 2
+    body = server.requests[-1]
     assert body["model"] == "judge-model" and body["temperature"] == 0.0
     prompt = body["messages"][1]["content"]
     assert prompt.startswith("Task: Book a table for two at seven.\n\nConversation:\n")
@@ -114,8 +75,8 @@ def test_judge_verdict_after_a_retry_with_its_ledger(tmp_path: Path) -> None:
 
 def test_an_answer_that_is_not_a_verdict_fails_the_assertion(tmp_path: Path) -> None:
     pytest.importorskip("faster_whisper")
-    with chat_server([(200, "I think it went well.")]) as (url, _):
-        code = main(["session", "run", str(scenario(tmp_path, url)), "--out",
+    with ChatServer(answer=lambda _: "I think it went well.") as server:
+        code = main(["session", "run", str(scenario(tmp_path, server.base_url)), "--out",
                      str(tmp_path / "run")])
     assert code == 1
     report = json.loads((tmp_path / "run" / "report.json").read_text())
