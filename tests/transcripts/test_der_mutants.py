@@ -56,33 +56,36 @@ def test_self_overlap_with_a_last_speaker_of_zero_length_turns_only() -> None:
     assert self_overlap(speaker_turns(raw)) == Occurrence(1, 2_000_000)
 
 
-def test_tie_order_counts_the_seconds_that_depend_on_event_order() -> None:
-    # md_eval.py's hand check: reference A [0, 10), B [2, 5), B [5, 20) s over UEM [0, 8],
-    # no collar. At 5 s one B record ends as the other begins. Ends first: the overlap
-    # zones are [2, 5) and [5, 10), and md-eval's loop keeps [0, 2] and [5, 8] as -1
-    # region; begins first: one zone [2, 10), -1 region [0, 2]. They differ on [5, 8]:
-    # one tie-sensitive file, 3 s at stake. The -1 region [0, 2], [5, 8] also differs
-    # from the correct [0, 2] by [5, 8]: one misplaced stretch of 3 s.
-    ref = Spans([0, 2_000_000, 5_000_000], [10_000_000, 5_000_000, 20_000_000],
-                labels=["A", "B", "B"])
-    hyp = Spans([0], [8_000_000], labels=["X"])
-    view = file_view("speecheval", "f", ref, hyp, [(0.0, 8.0)], 0)
-    assert view.differences.tie_order == Occurrence(1, 3_000_000)
-    assert view.differences.md_eval_overlap_defect == Occurrence(1, 3_000_000)
+# (reference turns as (speaker, start s, end s), UEM end s, tie_order, overlap defect)
+TIE_CASES = [
+    # md_eval.py's hand check: reference A [0, 10), B [2, 5), B [5, 20) s over UEM [0, 8].
+    # At 5 s one B record ends as the other begins. Ends first: the overlap zones are
+    # [2, 5) and [5, 10), and md-eval's loop keeps [0, 2] and [5, 8] as -1 region; begins
+    # first: one zone [2, 10), -1 region [0, 2]. They differ on [5, 8]: one tie-sensitive
+    # file, 3 s at stake. The -1 region [0, 2], [5, 8] also differs from the correct
+    # [0, 2] by [5, 8]: one misplaced stretch of 3 s.
+    ([("A", 0, 10), ("B", 2, 5), ("B", 5, 20)], 8, Occurrence(1, 3_000_000),
+     Occurrence(1, 3_000_000)),
+    # Reference B [5, 7), A [7, 8), B [8, 13) s over UEM [0, 7]. No two records overlap,
+    # so ends first there is no overlap zone and the -1 region is [0, 7]. Begins first,
+    # A begins at 7 before B ends, a zero-length zone [7, 7], and likewise [8, 8].
+    # md-eval's loop then closes [0, 7] at the zone's begin, restarts at its end (the UEM
+    # region is still open: ends of zones come before ends of regions), is stuck at the
+    # region end of the same instant, and closes at the next event, the zone at 8: [7, 8]
+    # joins the -1 region although it lies outside the UEM. 1 s depends on the order, in
+    # one file; the ends-first region itself is the correct one (no defect).
+    ([("B", 5, 7), ("A", 7, 8), ("B", 8, 13)], 7, Occurrence(1, 1_000_000), Occurrence()),
+]
 
 
-def test_tie_order_uses_the_begins_first_overlap_zones() -> None:
-    # Reference B [5, 7), A [7, 8), B [8, 13) s; UEM [0, 7]; no collar. No two records
-    # overlap, so ends first there is no overlap zone and the -1 region is [0, 7].
-    # Begins first, A begins at 7 before B ends, a zero-length zone [7, 7], and likewise
-    # [8, 8]. md-eval's loop then closes [0, 7] at the zone's begin, restarts at its end
-    # (the UEM region is still open: ends of zones come before ends of regions), is stuck
-    # at the region end of the same instant, and closes at the next event, the zone at 8:
-    # [7, 8] joins the -1 region although it lies outside the UEM. 1 s depends on the
-    # order, in one file; the ends-first region itself is the correct one.
-    ref = Spans([5_000_000, 7_000_000, 8_000_000], [7_000_000, 8_000_000, 13_000_000],
-                labels=["B", "A", "B"])
-    hyp = Spans([0], [10_000_000], labels=["X"])
-    view = file_view("md-eval", "f", ref, hyp, [(0.0, 7.0)], 0)
-    assert view.differences.tie_order == Occurrence(1, 1_000_000)
-    assert view.differences.md_eval_overlap_defect == Occurrence()
+@pytest.mark.parametrize(("turns", "uem_end", "ties", "defect"), TIE_CASES)
+def test_tie_order_counts_the_seconds_that_depend_on_event_order(
+        turns: list[tuple[str, int, int]], uem_end: int, ties: Occurrence,
+        defect: Occurrence) -> None:
+    # no collar; the system talks over the whole UEM (it plays no part in either count)
+    ref = Spans([a * 1_000_000 for _, a, _ in turns], [b * 1_000_000 for _, _, b in turns],
+                labels=[name for name, _, _ in turns])
+    hyp = Spans([0], [uem_end * 1_000_000], labels=["X"])
+    view = file_view("md-eval", "f", ref, hyp, [(0.0, float(uem_end))], 0)
+    assert view.differences.tie_order == ties
+    assert view.differences.md_eval_overlap_defect == defect
