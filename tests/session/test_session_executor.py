@@ -56,3 +56,28 @@ def test_real_clock_sessions_refuse_jobs(tmp_path: Path,
     assert ("agent pcm-websocket runs on the real clock: --jobs and --executor spread "
             "virtual-clock sessions only; use --concurrency") in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    (["--executor", "ray"], {"kind": "ray", "jobs": None}),  # unfixed: jobs 1, one CPU
+    (["--executor", "ray", "--jobs", "3"], {"kind": "ray", "jobs": 3}),
+    ([], {"kind": "local", "jobs": 1}),
+])
+def test_ray_without_jobs_gets_every_core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          options: list[str], expected: dict[str, object]
+                                          ) -> None:
+    """``session run --executor ray`` without ``--jobs`` leaves the private cluster's CPUs
+    to Ray (all cores), as the fdb and transcripts commands do; locally the default stays
+    one process. The executor asked for is recorded and a local one runs the sessions."""
+    import speecheval.session.cli as session_cli
+    from speecheval.core.executor import make_executor
+
+    asked: list[dict[str, object]] = []
+
+    def recording(kind: str = "local", **kwargs: object) -> object:
+        asked.append({"kind": kind, "jobs": kwargs["jobs"]})
+        return make_executor("local", jobs=1)
+
+    monkeypatch.setattr(session_cli, "make_executor", recording)
+    _run(write_scenario(tmp_path, QUICK), tmp_path / "run", *options)
+    assert asked == [expected]
