@@ -313,6 +313,10 @@ class _PoolRun(Run[R]):
             # a pool whose workers die before any item starts (in setup, say) is
             # started again at most max_attempts times
             never_started = current.never_started
+            if self.cancelled():  # no new pool just to cancel them
+                for index in never_started:
+                    self.done[index] = ItemResult(error=Cancelled())
+                never_started = []
             stalled = stalled + 1 if len(never_started) == len(current.indices) else 0
             if stalled >= self.max_attempts:
                 for index in never_started:
