@@ -3,7 +3,8 @@
 ``EchoTransport`` is a real (if simple) agent: it echoes the user's audio back 100 ms
 later, in-process. The others fail on purpose: ``LeakyTransport`` and
 ``LeakyVirtualAgent`` quote their credentials in an error, ``LateFailingAgent`` is the
-mock failing at a given time, ``HalfOpenTransport`` fails (or hangs) in connect after
+mock failing at a given time, ``DyingVirtualAgent`` ends its process,
+``HalfOpenTransport`` fails (or hangs) in connect after
 opening a socket.
 """
 
@@ -117,6 +118,19 @@ class LateFailingAgent(VirtualClockAgent):
         if t_s >= self.fail_at_s:
             raise RuntimeError("the model server lost its GPU")
         return self.mock.process(frame, t_s)
+
+
+class DyingVirtualAgent(VirtualClockAgent):
+    """A virtual-clock agent whose process ends (as a native crash or the OOM killer ends
+    it) when the session reaches 0.1 s: run it only in worker processes."""
+
+    def start(self, sample_rate: int) -> None:
+        return None
+
+    def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]:
+        if t_s >= 0.1:
+            os._exit(9)
+        return []
 
 
 class NotAnAgent:

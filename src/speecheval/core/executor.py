@@ -57,15 +57,38 @@ MAX_ATTEMPTS = 3
 
 
 class WorkerDied(Exception):
-    """The worker process running an item died every time the item was tried."""
+    """The worker process running an item died every time the item was tried.
 
-    def __init__(self, attempts: int) -> None:
+    Its text is the reason, as a command records it against the item; ``item`` names the
+    item (:func:`item_name`) for the command line, where an uncaught one is a one-line
+    error with its own exit code (:data:`~speecheval.core.errors.EXIT_TOOL_FAILED`): a
+    fault of the tool or its machine, neither bad input nor the system under test's."""
+
+    def __init__(self, attempts: int, item: str = "an item") -> None:
         super().__init__(f"the worker process died while running this item "
                          f"({attempts} attempts)")
-        self.attempts = attempts
+        self.attempts, self.item = attempts, item
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (WorkerDied, (self.attempts,))
+        return (WorkerDied, (self.attempts, self.item))
+
+
+def item_name(item: object, index: int) -> str:
+    """How an error names a work item: by its sample (a ``sample_id`` or ``id`` text of
+    the item, or of a tuple item's first element), else a text or path item as it is,
+    else by its position (``item 3``).
+
+    >>> item_name(("a.wav", 7), 0), item_name(5, 2)
+    ('a.wav', 'item 3')
+    """
+    for part in (item, item[0] if isinstance(item, tuple) and item else None):
+        for attribute in ("sample_id", "id"):
+            value = getattr(part, attribute, None)
+            if isinstance(value, str):
+                return f"sample {value}"
+        if isinstance(part, str | os.PathLike):
+            return os.fspath(part)
+    return f"item {index + 1}"
 
 
 class Cancelled(Exception):
@@ -320,7 +343,7 @@ class _PoolRun(Run[R]):
             stalled = stalled + 1 if len(never_started) == len(current.indices) else 0
             if stalled >= self.max_attempts:
                 for index in never_started:
-                    self.record(index, ItemResult(error=WorkerDied(stalled)))
+                    self.record(index, ItemResult(error=self._died(index, stalled)))
                 never_started = []
             self._round = _PoolRound(self, sorted(never_started)) if never_started else None
         while following in self.done:
@@ -339,6 +362,9 @@ class _PoolRun(Run[R]):
         self.done[index] = _checked(result, self.stop_on)
         self.advance()
 
+    def _died(self, index: int, attempts: int) -> WorkerDied:
+        return WorkerDied(attempts, item_name(self.items[index], index))
+
     def _alone(self, index: int) -> None:
         """Run a suspect alone until it finishes or has died ``max_attempts`` times."""
         import multiprocessing
@@ -347,7 +373,7 @@ class _PoolRun(Run[R]):
 
         while not self.cancelled():
             if self.deaths[index] >= self.max_attempts:
-                self.record(index, ItemResult(error=WorkerDied(self.deaths[index])))
+                self.record(index, ItemResult(error=self._died(index, self.deaths[index])))
                 return
             started = multiprocessing.Array("b", len(self.items), lock=False)
             with ProcessPoolExecutor(max_workers=1, initializer=_start_worker,
@@ -505,6 +531,7 @@ class _RayRun(Run[R]):
                                              retry_exceptions=False)
         payload = ray.put((fn, setup))
         run_id = uuid.uuid4().hex
+        self.items: Sequence[Any] = items
         self.refs = [task.remote(run_id, payload, item) for item in items]
         self.unfinished: set[Any] = set(self.refs)
         self.closed = False
@@ -523,7 +550,8 @@ class _RayRun(Run[R]):
             finished, waiting = self.ray.wait(waiting, num_returns=1, timeout=0.2)
             for ref in finished:
                 self.unfinished.discard(ref)
-                done[position[ref]] = _checked(self._outcome(ref), self.stop_on)
+                done[position[ref]] = _checked(self._outcome(ref, position[ref]),
+                                               self.stop_on)
                 advance()
             while following in done:
                 yield done.pop(following)
@@ -541,7 +569,7 @@ class _RayRun(Run[R]):
         if self.owned:
             self.ray.shutdown()
 
-    def _outcome(self, ref: Any) -> ItemResult[R]:
+    def _outcome(self, ref: Any, index: int) -> ItemResult[R]:
         """The task's value or error; a task whose worker process was lost every time Ray
         tried it (crashed, killed by Ray's memory monitor, or on a node that died) is
         the item's :class:`WorkerDied`, as a dead worker is locally."""
@@ -557,7 +585,8 @@ class _RayRun(Run[R]):
         except RayTaskError as error:
             return ItemResult(error=error.cause if error.cause is not None else error)
         except (WorkerCrashedError, OutOfMemoryError, NodeDiedError):
-            return ItemResult(error=WorkerDied(self.max_attempts))
+            return ItemResult(error=WorkerDied(self.max_attempts,
+                                               item_name(self.items[index], index)))
 
 
 def _import_ray() -> Any:
