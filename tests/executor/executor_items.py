@@ -67,3 +67,11 @@ def die_once_on_zero_others_wait(item: tuple[str, str, int]) -> int:
     while not go.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
     return x
+
+
+MARK = "as imported"
+"""Changed by a test in the driver: a forked worker sees the change, a spawned one not."""
+
+
+def mark(x: int) -> str:
+    return f"{MARK}:{x}"

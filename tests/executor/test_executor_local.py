@@ -105,6 +105,29 @@ def test_after_a_cancel_no_new_pool_starts_for_items_never_started(
     assert all(isinstance(r.error, Cancelled) for r in results[1:])
 
 
+@pytest.mark.parametrize(("executor", "seen"), [
+    (LocalExecutor(2), "changed here"),                      # forked: this process's state
+    (LocalExecutor(2).fork_safe(), "as imported"),           # spawned: a fresh import
+    (LocalExecutor(2, mp_context="spawn"), "as imported"),
+])
+def test_fork_safe_workers_start_fresh(executor: LocalExecutor, seen: str,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module value changed in the driver shows in forked workers only; retries (item 2
+    kills its worker once) start fresh too. Results, in order, do not depend on it."""
+    monkeypatch.setattr(items, "MARK", "changed here")
+    assert [r.get() for r in executor.map(items.mark, [1, 2, 3])] == [
+        f"{seen}:1", f"{seen}:2", f"{seen}:3"]
+
+
+def test_fork_safe_keeps_the_settings_and_retries(tmp_path: Path) -> None:
+    spawning = LocalExecutor(3, max_attempts=2, small_items=True).fork_safe()
+    assert (spawning.jobs, spawning.max_attempts, spawning.small_items,
+            spawning.mp_context) == (3, 2, True, "spawn")
+    marker = tmp_path / "killed"
+    results = spawning.map(items.die_once, [(str(marker), x) for x in range(5)])
+    assert marker.exists() and [r.get() for r in results] == [0, 10, 20, 30, 40]
+
+
 def test_make_executor_follows_the_options() -> None:
     local = make_executor("local", jobs=3)
     assert isinstance(local, LocalExecutor) and local.jobs == 3

@@ -161,6 +161,12 @@ class Executor(ABC):
         with self.start(fn, items, setup=setup, cancel=cancel, stop_on=stop_on) as run:
             yield from run.results(advance)
 
+    def fork_safe(self) -> Executor:
+        """This executor, for work whose libraries are not safe in a process forked after
+        they ran here (torch, onnxruntime and Praat start thread pools): local workers are
+        then started fresh (``spawn``) instead of forked. The results are the same."""
+        return self
+
     @abstractmethod
     def start(self, fn: Callable[[T], R], items: Sequence[T], *,
               setup: Callable[[], None] | None = None,
@@ -209,21 +215,31 @@ class LocalExecutor(Executor):
     trip to a worker per item would show; they are sent in chunks instead, about 16 per
     worker (the last chunk decides when the slower worker ends: small ones keep that
     short). Results, progress and retries stay per item.
+
+    ``mp_context``: how worker processes start (``fork``, ``spawn``, ``forkserver``; None:
+    the platform's default, fork on Linux); see :meth:`fork_safe`.
     """
 
     def __init__(self, jobs: int = 1, *, max_attempts: int = MAX_ATTEMPTS,
-                 small_items: bool = False) -> None:
+                 small_items: bool = False, mp_context: str | None = None) -> None:
         self.jobs = jobs
         self.max_attempts = max_attempts
         self.small_items = small_items
+        self.mp_context = mp_context
+
+    def fork_safe(self) -> LocalExecutor:
+        return LocalExecutor(self.jobs, max_attempts=self.max_attempts,
+                             small_items=self.small_items, mp_context="spawn")
 
     def start(self, fn: Callable[[T], R], items: Sequence[T], *,
               setup: Callable[[], None] | None = None,
               cancel: threading.Event | None = None, stop_on: StopOn = ()) -> Run[R]:
         if self.jobs <= 1 or len(items) <= 1:
             return _InThisProcess(fn, items, cancel, stop_on)
+        import multiprocessing  # here: a run that needs no pool never imports it
+
         return _PoolRun(fn, items, setup, self.jobs, self.max_attempts, cancel, stop_on,
-                        self.small_items)
+                        self.small_items, multiprocessing.get_context(self.mp_context))
 
 
 def _outcome(fn: Callable[[T], R], item: T) -> ItemResult[R]:
@@ -309,8 +325,10 @@ class _PoolRun(Run[R]):
 
     def __init__(self, fn: Callable[[T], R], items: Sequence[T],
                  setup: Callable[[], None] | None, jobs: int, max_attempts: int,
-                 cancel: threading.Event | None, stop_on: StopOn, small_items: bool) -> None:
+                 cancel: threading.Event | None, stop_on: StopOn, small_items: bool,
+                 context: Any) -> None:
         self.fn: Callable[[Any], R] = fn
+        self.context = context  # multiprocessing's: how worker processes start
         self.items: Sequence[Any] = items
         self.setup = setup
         self.small_items = small_items
@@ -367,7 +385,6 @@ class _PoolRun(Run[R]):
 
     def _alone(self, index: int) -> None:
         """Run a suspect alone until it finishes or has died ``max_attempts`` times."""
-        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
@@ -375,8 +392,9 @@ class _PoolRun(Run[R]):
             if self.deaths[index] >= self.max_attempts:
                 self.record(index, ItemResult(error=self._died(index, self.deaths[index])))
                 return
-            started = multiprocessing.Array("b", len(self.items), lock=False)
-            with ProcessPoolExecutor(max_workers=1, initializer=_start_worker,
+            started = self.context.Array("b", len(self.items), lock=False)
+            with ProcessPoolExecutor(max_workers=1, mp_context=self.context,
+                                     initializer=_start_worker,
                                      initargs=(os.getpid(), started, self.setup)) as pool:
                 future = pool.submit(_run_chunk, self.fn, [(index, self.items[index])])
                 error = future.exception()
@@ -395,16 +413,15 @@ class _PoolRound(Generic[R]):
     items it broke into ``suspects`` (they were running) and ``never_started``."""
 
     def __init__(self, run: _PoolRun[R], indices: list[int]) -> None:
-        import multiprocessing  # here: a run that needs no pool never imports it
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
         self.run, self.indices = run, indices
         self.suspects: list[int] = []
         self.never_started: list[int] = []
-        self.started = multiprocessing.Array("b", len(run.items), lock=False)
+        self.started = run.context.Array("b", len(run.items), lock=False)
         self.pool = ProcessPoolExecutor(max_workers=min(run.jobs, len(indices)),
-                                        initializer=_start_worker,
+                                        mp_context=run.context, initializer=_start_worker,
                                         initargs=(os.getpid(), self.started, run.setup))
         size = max(1, len(indices) // (16 * run.jobs)) if run.small_items else 1
         self.futures: dict[Future[list[ItemResult[R]]], list[int]] = {}
