@@ -2,7 +2,8 @@
 
 Errors that users can act on (bad input, a failing system under test) are printed as one
 line naming the file, the sample and the problem, with the exit code of
-:mod:`speecheval.core.errors`; a traceback means a bug in speecheval.
+:mod:`speecheval.core.errors`; so is a worker process that died on an item every time it
+was tried (exit 4). A traceback means a bug in speecheval.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import click
 
 from . import __version__
 from .cli_lazy import Lazy, LazyGroup
-from .core.errors import EXIT_BAD_INPUT, SpeechEvalError
+from .core.errors import EXIT_BAD_INPUT, EXIT_TOOL_FAILED, SpeechEvalError
+from .core.executor import WorkerDied
 
 # Each family is imported when its command runs; the listing uses these texts, which are
 # the groups' docstrings (tests/test_cli_imports.py checks they stay the same).
@@ -47,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     except SpeechEvalError as exc:
         click.echo(f"error: {exc}", err=True)
         return exc.exit_code
+    except WorkerDied as exc:  # a command that records no such item lets it through
+        click.echo(f"error: {exc.item}: {exc}", err=True)
+        return EXIT_TOOL_FAILED
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.ClickException as exc:

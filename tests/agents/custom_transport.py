@@ -3,7 +3,9 @@
 ``EchoTransport`` is a real (if simple) agent: it echoes the user's audio back 100 ms
 later, in-process. The others fail on purpose: ``LeakyTransport`` and
 ``LeakyVirtualAgent`` quote their credentials in an error, ``LateFailingAgent`` is the
-mock failing at a given time.
+mock failing at a given time, ``DyingVirtualAgent`` ends its process,
+``HalfOpenTransport`` fails (or hangs) in connect after
+opening a socket.
 """
 
 from __future__ import annotations
@@ -118,6 +120,19 @@ class LateFailingAgent(VirtualClockAgent):
         return self.mock.process(frame, t_s)
 
 
+class DyingVirtualAgent(VirtualClockAgent):
+    """A virtual-clock agent whose process ends (as a native crash or the OOM killer ends
+    it) when the session reaches 0.1 s: run it only in worker processes."""
+
+    def start(self, sample_rate: int) -> None:
+        return None
+
+    def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]:
+        if t_s >= 0.1:
+            os._exit(9)
+        return []
+
+
 class NotAnAgent:
     """A class with every transport method that does not say it is one: refused."""
 
@@ -130,3 +145,41 @@ class HalfTransport(AgentTransport):
 
     def __init__(self, **options: str) -> None:
         self.options = options
+
+
+class HalfOpenTransport(AgentTransport):
+    """An agent whose connect opens a real socket and then fails (``fail``) or never
+    finishes (``hang``); only ``close()`` releases the socket. ``close_fails`` makes that
+    close raise after releasing it, as a half-open transport's close may."""
+
+    def __init__(self, mode: str = "fail", close_fails: str = "no") -> None:
+        import socket
+
+        self.mode, self.close_fails = mode, close_fails == "yes"
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+
+    async def connect(self, sample_rate: int) -> None:
+        from speecheval.core.errors import SystemUnderTestError
+
+        self.socket.bind(("127.0.0.1", 0))
+        if self.mode == "hang":
+            await asyncio.Event().wait()
+        raise SystemUnderTestError("half-open: the agent refused the session")
+
+    async def send_audio(self, pcm16: bytes) -> None:
+        raise AssertionError("never connected")
+
+    async def events(self) -> AsyncIterator[AgentEvent]:
+        raise AssertionError("never connected")
+        yield  # an async generator
+
+    async def report_played(self, played_ms: int) -> None:
+        return None
+
+    async def end_input(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        self.socket.close()
+        if self.close_fails:
+            raise OSError("half-open: close failed too")

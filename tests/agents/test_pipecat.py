@@ -154,3 +154,18 @@ def test_one_resampler_per_bot_rate_for_the_whole_session(
     events = [transport._decode(encode_audio(frame, 44100)) for _ in range(5)]  # noqa: SLF001
     assert all(isinstance(event, AudioOut) for event in events)
     assert made == [44100]
+
+
+def test_channels_are_mixed_to_their_mean_rounded_half_to_even() -> None:
+    """Stereo frames at the session rate (no resampling): each mono sample is the mean of
+    its pair, rounded half to even. Floor division gave -1, 0, 1, -2 for these pairs:
+    (-1 + 0) / 2 = -0.5 -> 0; (1 + 0) / 2 = 0.5 -> 0; (3 + 0) / 2 = 1.5 -> 2;
+    (-3 + 0) / 2 = -1.5 -> -2; (100 + 201) / 2 = 150.5 -> 150."""
+    from speecheval.agents.base import AudioOut
+
+    transport = open_transport("pipecat", {"url": "ws://127.0.0.1:9"})
+    transport._sample_rate = 16000  # noqa: SLF001 (as connect(16000) sets it)
+    pairs = np.array([[-1, 0], [1, 0], [3, 0], [-3, 0], [100, 201]], dtype="<i2")
+    event = transport._decode(encode_audio(pairs.tobytes(), 16000, channels=2))  # noqa: SLF001
+    assert isinstance(event, AudioOut)
+    assert np.frombuffer(event.pcm16, dtype="<i2").tolist() == [0, 0, 2, -2, 150]

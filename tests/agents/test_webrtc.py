@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 from speecheval.agents.registry import open_transport
-from speecheval.core.errors import InputError
+from speecheval.core.errors import InputError, SystemUnderTestError
 from speecheval.session.realtime import run_realtime
 from speecheval.session.recording import SessionRecording
 
@@ -105,3 +107,51 @@ def test_a_failed_connect_closes_its_peer_connection() -> None:
 
     assert (asyncio.run(session()) or "").startswith("signalling:")
     assert transport._pc is None or transport._pc.connectionState == "closed"  # type: ignore[attr-defined]
+
+
+def _unreachable_answer(silent_port: int) -> Callable[[str], str]:
+    """An SDP answer whose ICE can never complete: its UDP candidates point at a socket
+    that never replies, and its ICE credentials are not the answering peer's, so that
+    peer's own checks toward the client are refused too (the connection stays checking
+    until ICE's retransmissions time out, half a minute or more)."""
+    def edit(sdp: str) -> str:
+        lines = []
+        for line in sdp.splitlines(keepends=True):
+            if line.startswith("a=candidate"):
+                fields = line.split(" ")
+                if fields[2].lower() != "udp" or ":" in fields[4]:
+                    continue
+                fields[4], fields[5] = "127.0.0.1", str(silent_port)
+                line = " ".join(fields)
+            elif line.startswith("a=ice-ufrag:"):
+                line = "a=ice-ufrag:zzzz\r\n"
+            elif line.startswith("a=ice-pwd:"):
+                line = "a=ice-pwd:" + "x" * 24 + "\r\n"
+            lines.append(line)
+        return "".join(lines)
+    return edit
+
+
+def test_a_media_path_that_never_comes_up_is_bounded_by_the_signalling_timeout() -> None:
+    """The wait for ICE and DTLS after the answer was unbounded: with an answer whose
+    ICE never completes, connect() hung until ICE's own checks gave up. The outer 20 s
+    only keeps the unfixed code from hanging the suite; the verdict is the message."""
+    silent = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    silent.bind(("127.0.0.1", 0))
+
+    async def connect() -> str:
+        async with echo_peer(0, edit_sdp=_unreachable_answer(silent.getsockname()[1])) as url:
+            transport = open_transport("webrtc", {"url": url, "signalling_timeout_s": "0.5"})
+            try:
+                await asyncio.wait_for(transport.connect(RATE), 20)
+            except SystemUnderTestError as exc:
+                assert transport._pc.connectionState == "closed"  # type: ignore[attr-defined]
+                return str(exc)
+            except TimeoutError:
+                return "connect() still waiting after 20 s"
+        return "connected"
+
+    with silent:
+        assert asyncio.run(connect()) == (
+            "webrtc: the media path did not connect within 0.5 s of the answer "
+            "(signalling_timeout_s)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -47,10 +47,10 @@ class DelayedEcho(MediaStreamTrack):  # type: ignore[misc]
 
 
 @asynccontextmanager
-async def echo_peer(delay_ms: int, answer: dict[str, str] | None = None
-                    ) -> AsyncIterator[str]:
+async def echo_peer(delay_ms: int, answer: dict[str, str] | None = None,
+                    edit_sdp: Callable[[str], str] | None = None) -> AsyncIterator[str]:
     """Serve the echo on loopback; yield the signalling URL. ``answer`` replaces the SDP
-    answer (a broken agent)."""
+    answer, ``edit_sdp`` rewrites it (a broken agent)."""
     peers: list[Any] = []
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -67,7 +67,8 @@ async def echo_peer(delay_ms: int, answer: dict[str, str] | None = None
 
         await pc.setRemoteDescription(aiortc.RTCSessionDescription(**offer))
         await pc.setLocalDescription(await pc.createAnswer())
-        body = json.dumps(answer or {"sdp": pc.localDescription.sdp,
+        sdp = pc.localDescription.sdp
+        body = json.dumps(answer or {"sdp": edit_sdp(sdp) if edit_sdp else sdp,
                                      "type": pc.localDescription.type}).encode()
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                      b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))

@@ -49,3 +49,33 @@ def die_always_on_two(x: int) -> int:
 def die_in_setup() -> None:
     """A worker setup that kills its process before any item can start."""
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+def die_once_on_zero_others_wait(item: tuple[str, str, int]) -> int:
+    """Item 0 kills its worker the first time (the marker file remembers); every other
+    item waits until the ``go`` file exists (at most 30 s), so none finishes before the
+    driver creates it."""
+    import time
+
+    marker, go, x = Path(item[0]), Path(item[1]), item[2]
+    if x == 0:
+        if not marker.exists():
+            marker.write_text("killed once\n")
+            os.kill(os.getpid(), signal.SIGKILL)
+        return 0
+    deadline = time.monotonic() + 30.0
+    while not go.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return x
+
+
+MARK = "as imported"
+"""Changed by a test in the driver: a forked worker sees the change, a spawned one not."""
+
+
+def mark(x: int) -> str:
+    return f"{MARK}:{x}"
+
+
+def environment_value(name: str) -> str | None:
+    return os.environ.get(name)

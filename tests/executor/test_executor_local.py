@@ -74,6 +74,60 @@ def test_cancel_stops_the_items_not_yet_finished(jobs: int) -> None:
         assert len(finished) == 1 and results[0].get() == 0
 
 
+def test_after_a_cancel_no_new_pool_starts_for_items_never_started(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 0 kills its worker: the pool breaks with items 1-5 unfinished (they wait for
+    a file only the driver writes). Item 0 runs again alone and succeeds; its progress
+    call cancels the run. The items that never started are then Cancelled where they
+    are: unfixed, a second pool was started for them just to be cancelled."""
+    import speecheval.core.executor as executor
+
+    rounds: list[list[int]] = []
+
+    class CountedRound(executor._PoolRound):
+        def __init__(self, run: executor._PoolRun, indices: list[int]) -> None:
+            rounds.append(list(indices))
+            super().__init__(run, indices)
+
+    monkeypatch.setattr(executor, "_PoolRound", CountedRound)
+    marker, go = tmp_path / "killed", tmp_path / "go"
+    cancel = threading.Event()
+
+    def advance(units: int = 1) -> None:
+        cancel.set()
+        go.write_text("go\n")  # a worker a pool still runs may finish now
+
+    work = [(str(marker), str(go), x) for x in range(6)]
+    results = LocalExecutor(2).map(items.die_once_on_zero_others_wait, work,
+                                   advance=advance, cancel=cancel)
+    assert rounds == [[0, 1, 2, 3, 4, 5]]
+    assert results[0].get() == 0
+    assert all(isinstance(r.error, Cancelled) for r in results[1:])
+
+
+@pytest.mark.parametrize(("executor", "seen"), [
+    (LocalExecutor(2), "changed here"),                      # forked: this process's state
+    (LocalExecutor(2).fork_safe(), "as imported"),           # spawned: a fresh import
+    (LocalExecutor(2, mp_context="spawn"), "as imported"),
+])
+def test_fork_safe_workers_start_fresh(executor: LocalExecutor, seen: str,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module value changed in the driver shows in forked workers only; retries (item 2
+    kills its worker once) start fresh too. Results, in order, do not depend on it."""
+    monkeypatch.setattr(items, "MARK", "changed here")
+    assert [r.get() for r in executor.map(items.mark, [1, 2, 3])] == [
+        f"{seen}:1", f"{seen}:2", f"{seen}:3"]
+
+
+def test_fork_safe_keeps_the_settings_and_retries(tmp_path: Path) -> None:
+    spawning = LocalExecutor(3, max_attempts=2, small_items=True).fork_safe()
+    assert (spawning.jobs, spawning.max_attempts, spawning.small_items,
+            spawning.mp_context) == (3, 2, True, "spawn")
+    marker = tmp_path / "killed"
+    results = spawning.map(items.die_once, [(str(marker), x) for x in range(5)])
+    assert marker.exists() and [r.get() for r in results] == [0, 10, 20, 30, 40]
+
+
 def test_make_executor_follows_the_options() -> None:
     local = make_executor("local", jobs=3)
     assert isinstance(local, LocalExecutor) and local.jobs == 3

@@ -4,6 +4,7 @@ local agent on loopback, and its reports (JSON, Markdown, a page checked in Chro
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 from pathlib import Path
@@ -210,3 +211,17 @@ def test_lines_are_placed_on_evenly_spaced_levels() -> None:
     assert "p99 at 4: 9 ms" in svg
     with pytest.raises(ValueError, match="one value per level"):
         render_lines(["1"], [Line("a", (1.0, 2.0))], x_label="", y_label="", description="")
+
+
+def test_a_negative_value_lowers_the_axis_below_zero() -> None:
+    # A response latency can be negative (the agent spoke before the user's turn ended).
+    # Values -30 and 120 span 150: tick step 30 (150 / 20 = 7.5 > 6 ticks, 150 / 30 = 5),
+    # axis from -30 to 120. Plot height 292 from y 24: -30 at the bottom, 24 + 292 = 316,
+    # 120 at the top, 24 (unfixed, the axis started at 0 and -30 fell to 389, off the plot).
+    # 2 levels over 1112 units: centres 64 + 278 = 342 and 898.
+    svg = str(render_lines(["1", "2"], [Line("p50", (-30.0, 120.0), " ms")],
+                           x_label="sessions", y_label="ms", description="d"))
+    assert 'data-series="p50" d="M342.0 316.0 L898.0 24.0"' in svg
+    ticks = re.findall(r'text-anchor="end" dominant-baseline="central" fill="#555">([^<]*)<',
+                       svg)
+    assert ticks == ["-30", "0", "30", "60", "90", "120"]

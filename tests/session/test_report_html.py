@@ -138,3 +138,21 @@ def test_the_timeline_spans_the_page_and_marks_the_fault(run_dir: Path, tmp_path
     assert rows.size > 100, rows.size
     band = pixels[rows.min(): rows.max() + 1]
     assert (band == FAULT_RED).all(axis=2).sum() > 50  # the fault line is drawn
+
+
+def test_agent_and_judge_text_cannot_break_the_markdown() -> None:
+    """An agent's transcript and the judge's reason are quoted text: a ``|`` in a table
+    cell is escaped and a line break becomes a space (the table writer does both), and
+    the judge's reason, a paragraph, has its line breaks collapsed, so ``# ...`` after a
+    blank line in it is no heading (unfixed: the reason was written with its newlines)."""
+    from speecheval.session.report_md import _extras
+
+    session = {"turns": [{"id": "ask", "reply": {
+        "transcript": "two | seven\nok", "wer": 0.5, "checks": {"says_any": True}}}],
+        "task": {"model": "judge", "success": False, "problem": None,
+                 "reason": "not booked.\n\n# Verdict\n| a | b |"}}
+    assert _extras(session) == [
+        "", "What the agent said (Whisper tiny.en on the agent track):", "",
+        "| Turn | Agent said | WER | Checks |", "|---|---|---|---|",
+        "| ask | two \\| seven ok | 0.5 | says_any pass |",
+        "", "Task judge (judge): failure; not booked. # Verdict | a | b |"]

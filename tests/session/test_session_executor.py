@@ -56,3 +56,43 @@ def test_real_clock_sessions_refuse_jobs(tmp_path: Path,
     assert ("agent pcm-websocket runs on the real clock: --jobs and --executor spread "
             "virtual-clock sessions only; use --concurrency") in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    (["--executor", "ray"], {"kind": "ray", "jobs": None}),  # unfixed: jobs 1, one CPU
+    (["--executor", "ray", "--jobs", "3"], {"kind": "ray", "jobs": 3}),
+    ([], {"kind": "local", "jobs": 1}),
+])
+def test_ray_without_jobs_gets_every_core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          options: list[str], expected: dict[str, object]
+                                          ) -> None:
+    """``session run --executor ray`` without ``--jobs`` leaves the private cluster's CPUs
+    to Ray (all cores), as the fdb and transcripts commands do; locally the default stays
+    one process. The executor asked for is recorded and a local one runs the sessions."""
+    import speecheval.session.cli as session_cli
+    from speecheval.core.executor import make_executor
+
+    asked: list[dict[str, object]] = []
+
+    def recording(kind: str = "local", **kwargs: object) -> object:
+        asked.append({"kind": kind, "jobs": kwargs["jobs"]})
+        return make_executor("local", jobs=1)
+
+    monkeypatch.setattr(session_cli, "make_executor", recording)
+    _run(write_scenario(tmp_path, QUICK), tmp_path / "run", *options)
+    assert asked == [expected]
+
+
+def test_a_worker_dying_on_a_session_every_time_is_a_one_line_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A session whose worker process dies each of the 3 times it is run: one line naming
+    the item and exit 4 (the tool's fault), no traceback and no run directory (unfixed:
+    WorkerDied came out of ``.get()`` as a traceback, exit 1)."""
+    scenario = write_scenario(tmp_path, QUICK)
+    code = main(["session", "run", str(scenario), "--agent",
+                 "tests.agents.custom_transport:DyingVirtualAgent", "-n", "2", "--jobs", "2",
+                 "--out", str(tmp_path / "run")])
+    assert code == 4
+    assert capsys.readouterr().err == (
+        "error: item 1: the worker process died while running this item (3 attempts)\n")
+    assert not (tmp_path / "run").exists()

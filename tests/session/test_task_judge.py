@@ -97,24 +97,42 @@ def test_a_missing_key_stops_before_the_session(tmp_path: Path,
     assert f"the environment variable {KEY_VARIABLE}" in capsys.readouterr().err
 
 
-def test_a_missing_key_stops_session_load_before_any_level(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    """``session load`` judges every session it evaluates, so the judge's key is checked
-    before the first level runs (as ``session run`` does), not after its sessions."""
-    import speecheval.session.load_cli as load_cli
+def test_session_load_neither_judges_nor_transcribes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The load report shows latency, faults and send lateness only: ``session load``
+    runs no task judge (no request reaches the judge's server, and its key is not
+    needed) and no Whisper pass over the agent track (unfixed: one of each per session,
+    and a missing key stopped the command)."""
+    import speecheval.session.metrics as metrics
 
-    def no_level(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a level ran before the missing key was reported")
+    from .helpers import serving
+
+    def no_whisper(*args: object, **kwargs: object) -> None:
+        raise AssertionError("session load transcribed the agent track")
 
     monkeypatch.delenv(KEY_VARIABLE)
-    monkeypatch.setattr(load_cli, "run_load", no_level)
-    code = main(["session", "load", str(scenario(tmp_path, "http://127.0.0.1:9/v1")),
-                 "--agent", "pcm-websocket", "--url", "ws://127.0.0.1:9",
-                 "--concurrency", "1", "--out", str(tmp_path / "load")])
-    assert code == 2
-    assert not (tmp_path / "load").exists()
-    assert f"the environment variable {KEY_VARIABLE}" in capsys.readouterr().err
+    monkeypatch.setattr(metrics, "agent_words", no_whisper)
+    with chat_server([]) as (judge_url, seen), serving() as agent_url:
+        short = write_scenario(tmp_path, f"""
+name: judged-short
+tail_ms: 600
+turns:
+  - id: ask
+    audio: {{synth: tone, duration_ms: 300, freq_hz: 300}}
+    reply: {{says_any: [table]}}
+judge:
+  task: "Book a table for two at seven."
+  model: judge-model
+  base_url: {judge_url}
+  api_key_env: {KEY_VARIABLE}
+""")
+        code = main(["session", "load", str(short),
+                     "--agent", "pcm-websocket", "--url", agent_url,
+                     "--concurrency", "1", "--out", str(tmp_path / "load")])
+    assert code == 0
+    assert seen == []
+    (row,) = json.loads((tmp_path / "load" / "load.json").read_text())["levels"]
+    assert row["sessions"] == 1 and row["response_latency_ms"]["count"] == 1
 
 
 def test_a_bad_base_url_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

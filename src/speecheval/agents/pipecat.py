@@ -94,7 +94,10 @@ class PipecatTransport(WebSocketTransport):
             return AgentFault(f"pipecat: audio frame of {len(pcm)} bytes is not whole PCM16 "
                               f"samples on {channels} channel(s)")
         samples = np.frombuffer(pcm, dtype="<i2").reshape(-1, channels)
-        mono = (samples.astype(np.int32).sum(axis=1) // channels).astype("<i2").tobytes()
+        # the mean of the channels rounded half to even, as the resampler rounds: floor
+        # division would pull every odd sum down, half a step of bias toward negative
+        mean = samples.astype(np.int32).sum(axis=1) / channels
+        mono = np.rint(mean).astype("<i2").tobytes()
         resampler = self._resamplers.get(rate)
         if resampler is None:  # one per bot rate, kept: its state spans the frames
             resampler = self._resamplers[rate] = StreamResampler(rate, self._sample_rate)

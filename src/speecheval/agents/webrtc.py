@@ -179,8 +179,15 @@ class WebRtcTransport(AgentTransport):
             raise SystemUnderTestError(f"signalling: the SDP answer is unusable: "
                                        f"{self._redactor.scrub(str(exc))}") from None
         # the media path (ICE, then DTLS) is up before the session's clock starts: frames
-        # queued during the handshake would leave in a burst and shift the whole session
-        await connected.wait()
+        # queued during the handshake would leave in a burst and shift the whole session;
+        # ICE gives up only after its checks time out (half a minute or more), so the wait
+        # is bounded by the signalling timeout too
+        try:
+            await asyncio.wait_for(connected.wait(), self.timeout_s)
+        except TimeoutError:
+            raise SystemUnderTestError(
+                f"webrtc: the media path did not connect within {self.timeout_s:g} s of the "
+                f"answer (signalling_timeout_s)") from None
         if pc.connectionState != "connected":
             raise SystemUnderTestError(f"webrtc connection {pc.connectionState} while "
                                        f"connecting")

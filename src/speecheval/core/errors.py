@@ -10,6 +10,9 @@ EXIT_OK = 0
 EXIT_CHECKS_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_SYSTEM_FAILED = 3
+EXIT_TOOL_FAILED = 4
+"""speecheval's own worker process died on an item every time it was tried (killed, out
+of memory, a crash in native code): neither bad input (2) nor the measured system (3)."""
 
 
 class SpeechEvalError(Exception):

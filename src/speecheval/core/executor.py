@@ -57,15 +57,38 @@ MAX_ATTEMPTS = 3
 
 
 class WorkerDied(Exception):
-    """The worker process running an item died every time the item was tried."""
+    """The worker process running an item died every time the item was tried.
 
-    def __init__(self, attempts: int) -> None:
+    Its text is the reason, as a command records it against the item; ``item`` names the
+    item (:func:`item_name`) for the command line, where an uncaught one is a one-line
+    error with its own exit code (:data:`~speecheval.core.errors.EXIT_TOOL_FAILED`): a
+    fault of the tool or its machine, neither bad input nor the system under test's."""
+
+    def __init__(self, attempts: int, item: str = "an item") -> None:
         super().__init__(f"the worker process died while running this item "
                          f"({attempts} attempts)")
-        self.attempts = attempts
+        self.attempts, self.item = attempts, item
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (WorkerDied, (self.attempts,))
+        return (WorkerDied, (self.attempts, self.item))
+
+
+def item_name(item: object, index: int) -> str:
+    """How an error names a work item: by its sample (a ``sample_id`` or ``id`` text of
+    the item, or of a tuple item's first element), else a text or path item as it is,
+    else by its position (``item 3``).
+
+    >>> item_name(("a.wav", 7), 0), item_name(5, 2)
+    ('a.wav', 'item 3')
+    """
+    for part in (item, item[0] if isinstance(item, tuple) and item else None):
+        for attribute in ("sample_id", "id"):
+            value = getattr(part, attribute, None)
+            if isinstance(value, str):
+                return f"sample {value}"
+        if isinstance(part, str | os.PathLike):
+            return os.fspath(part)
+    return f"item {index + 1}"
 
 
 class Cancelled(Exception):
@@ -138,6 +161,19 @@ class Executor(ABC):
         with self.start(fn, items, setup=setup, cancel=cancel, stop_on=stop_on) as run:
             yield from run.results(advance)
 
+    def with_environment(self, names: Sequence[str]) -> Executor:
+        """This executor, with the environment variables ``names`` (a system's API key,
+        say) set in its workers as they are here. Local workers inherit this process's
+        environment already; a Ray worker, possibly on another node, gets them through
+        the tasks' ``runtime_env`` (a variable not set here is left unset there)."""
+        return self
+
+    def fork_safe(self) -> Executor:
+        """This executor, for work whose libraries are not safe in a process forked after
+        they ran here (torch, onnxruntime and Praat start thread pools): local workers are
+        then started fresh (``spawn``) instead of forked. The results are the same."""
+        return self
+
     @abstractmethod
     def start(self, fn: Callable[[T], R], items: Sequence[T], *,
               setup: Callable[[], None] | None = None,
@@ -186,21 +222,31 @@ class LocalExecutor(Executor):
     trip to a worker per item would show; they are sent in chunks instead, about 16 per
     worker (the last chunk decides when the slower worker ends: small ones keep that
     short). Results, progress and retries stay per item.
+
+    ``mp_context``: how worker processes start (``fork``, ``spawn``, ``forkserver``; None:
+    the platform's default, fork on Linux); see :meth:`fork_safe`.
     """
 
     def __init__(self, jobs: int = 1, *, max_attempts: int = MAX_ATTEMPTS,
-                 small_items: bool = False) -> None:
+                 small_items: bool = False, mp_context: str | None = None) -> None:
         self.jobs = jobs
         self.max_attempts = max_attempts
         self.small_items = small_items
+        self.mp_context = mp_context
+
+    def fork_safe(self) -> LocalExecutor:
+        return LocalExecutor(self.jobs, max_attempts=self.max_attempts,
+                             small_items=self.small_items, mp_context="spawn")
 
     def start(self, fn: Callable[[T], R], items: Sequence[T], *,
               setup: Callable[[], None] | None = None,
               cancel: threading.Event | None = None, stop_on: StopOn = ()) -> Run[R]:
         if self.jobs <= 1 or len(items) <= 1:
             return _InThisProcess(fn, items, cancel, stop_on)
+        import multiprocessing  # here: a run that needs no pool never imports it
+
         return _PoolRun(fn, items, setup, self.jobs, self.max_attempts, cancel, stop_on,
-                        self.small_items)
+                        self.small_items, multiprocessing.get_context(self.mp_context))
 
 
 def _outcome(fn: Callable[[T], R], item: T) -> ItemResult[R]:
@@ -286,8 +332,10 @@ class _PoolRun(Run[R]):
 
     def __init__(self, fn: Callable[[T], R], items: Sequence[T],
                  setup: Callable[[], None] | None, jobs: int, max_attempts: int,
-                 cancel: threading.Event | None, stop_on: StopOn, small_items: bool) -> None:
+                 cancel: threading.Event | None, stop_on: StopOn, small_items: bool,
+                 context: Any) -> None:
         self.fn: Callable[[Any], R] = fn
+        self.context = context  # multiprocessing's: how worker processes start
         self.items: Sequence[Any] = items
         self.setup = setup
         self.small_items = small_items
@@ -313,10 +361,14 @@ class _PoolRun(Run[R]):
             # a pool whose workers die before any item starts (in setup, say) is
             # started again at most max_attempts times
             never_started = current.never_started
+            if self.cancelled():  # no new pool just to cancel them
+                for index in never_started:
+                    self.done[index] = ItemResult(error=Cancelled())
+                never_started = []
             stalled = stalled + 1 if len(never_started) == len(current.indices) else 0
             if stalled >= self.max_attempts:
                 for index in never_started:
-                    self.record(index, ItemResult(error=WorkerDied(stalled)))
+                    self.record(index, ItemResult(error=self._died(index, stalled)))
                 never_started = []
             self._round = _PoolRound(self, sorted(never_started)) if never_started else None
         while following in self.done:
@@ -335,18 +387,21 @@ class _PoolRun(Run[R]):
         self.done[index] = _checked(result, self.stop_on)
         self.advance()
 
+    def _died(self, index: int, attempts: int) -> WorkerDied:
+        return WorkerDied(attempts, item_name(self.items[index], index))
+
     def _alone(self, index: int) -> None:
         """Run a suspect alone until it finishes or has died ``max_attempts`` times."""
-        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
         while not self.cancelled():
             if self.deaths[index] >= self.max_attempts:
-                self.record(index, ItemResult(error=WorkerDied(self.deaths[index])))
+                self.record(index, ItemResult(error=self._died(index, self.deaths[index])))
                 return
-            started = multiprocessing.Array("b", len(self.items), lock=False)
-            with ProcessPoolExecutor(max_workers=1, initializer=_start_worker,
+            started = self.context.Array("b", len(self.items), lock=False)
+            with ProcessPoolExecutor(max_workers=1, mp_context=self.context,
+                                     initializer=_start_worker,
                                      initargs=(os.getpid(), started, self.setup)) as pool:
                 future = pool.submit(_run_chunk, self.fn, [(index, self.items[index])])
                 error = future.exception()
@@ -365,16 +420,15 @@ class _PoolRound(Generic[R]):
     items it broke into ``suspects`` (they were running) and ``never_started``."""
 
     def __init__(self, run: _PoolRun[R], indices: list[int]) -> None:
-        import multiprocessing  # here: a run that needs no pool never imports it
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
         self.run, self.indices = run, indices
         self.suspects: list[int] = []
         self.never_started: list[int] = []
-        self.started = multiprocessing.Array("b", len(run.items), lock=False)
+        self.started = run.context.Array("b", len(run.items), lock=False)
         self.pool = ProcessPoolExecutor(max_workers=min(run.jobs, len(indices)),
-                                        initializer=_start_worker,
+                                        mp_context=run.context, initializer=_start_worker,
                                         initargs=(os.getpid(), self.started, run.setup))
         size = max(1, len(indices) // (16 * run.jobs)) if run.small_items else 1
         self.futures: dict[Future[list[ItemResult[R]]], list[int]] = {}
@@ -455,10 +509,16 @@ class RayExecutor(Executor):
     """
 
     def __init__(self, address: str | None = None, *, num_cpus: int | None = None,
-                 max_attempts: int = MAX_ATTEMPTS) -> None:
+                 max_attempts: int = MAX_ATTEMPTS, env_names: Sequence[str] = ()) -> None:
         self.address = address
         self.num_cpus = num_cpus
         self.max_attempts = max_attempts
+        self.env_names = tuple(env_names)
+
+    def with_environment(self, names: Sequence[str]) -> RayExecutor:
+        return RayExecutor(self.address, num_cpus=self.num_cpus,
+                           max_attempts=self.max_attempts,
+                           env_names=sorted({*self.env_names, *names}))
 
     def start(self, fn: Callable[[T], R], items: Sequence[T], *,
               setup: Callable[[], None] | None = None,
@@ -468,7 +528,10 @@ class RayExecutor(Executor):
         if owned:
             self._connect(ray)
         try:
-            return _RayRun(ray, owned, fn, items, setup, self.max_attempts, cancel, stop_on)
+            environment = {name: os.environ[name] for name in self.env_names
+                           if name in os.environ}
+            return _RayRun(ray, owned, fn, items, setup, self.max_attempts, cancel, stop_on,
+                           environment)
         except BaseException:
             if owned:
                 ray.shutdown()
@@ -494,13 +557,17 @@ class _RayRun(Run[R]):
 
     def __init__(self, ray: Any, owned: bool, fn: Callable[[T], R], items: Sequence[T],
                  setup: Callable[[], None] | None, max_attempts: int,
-                 cancel: threading.Event | None, stop_on: StopOn) -> None:
+                 cancel: threading.Event | None, stop_on: StopOn,
+                 environment: dict[str, str]) -> None:
         self.ray, self.owned = ray, owned
         self.max_attempts, self.cancel, self.stop_on = max_attempts, cancel, stop_on
+        extra: dict[str, Any] = ({"runtime_env": {"env_vars": environment}}
+                                 if environment else {})
         task = ray.remote(_ray_item).options(max_retries=max_attempts - 1,
-                                             retry_exceptions=False)
+                                             retry_exceptions=False, **extra)
         payload = ray.put((fn, setup))
         run_id = uuid.uuid4().hex
+        self.items: Sequence[Any] = items
         self.refs = [task.remote(run_id, payload, item) for item in items]
         self.unfinished: set[Any] = set(self.refs)
         self.closed = False
@@ -519,7 +586,8 @@ class _RayRun(Run[R]):
             finished, waiting = self.ray.wait(waiting, num_returns=1, timeout=0.2)
             for ref in finished:
                 self.unfinished.discard(ref)
-                done[position[ref]] = _checked(self._outcome(ref), self.stop_on)
+                done[position[ref]] = _checked(self._outcome(ref, position[ref]),
+                                               self.stop_on)
                 advance()
             while following in done:
                 yield done.pop(following)
@@ -537,7 +605,7 @@ class _RayRun(Run[R]):
         if self.owned:
             self.ray.shutdown()
 
-    def _outcome(self, ref: Any) -> ItemResult[R]:
+    def _outcome(self, ref: Any, index: int) -> ItemResult[R]:
         """The task's value or error; a task whose worker process was lost every time Ray
         tried it (crashed, killed by Ray's memory monitor, or on a node that died) is
         the item's :class:`WorkerDied`, as a dead worker is locally."""
@@ -553,7 +621,8 @@ class _RayRun(Run[R]):
         except RayTaskError as error:
             return ItemResult(error=error.cause if error.cause is not None else error)
         except (WorkerCrashedError, OutOfMemoryError, NodeDiedError):
-            return ItemResult(error=WorkerDied(self.max_attempts))
+            return ItemResult(error=WorkerDied(self.max_attempts,
+                                               item_name(self.items[index], index)))
 
 
 def _import_ray() -> Any:

@@ -1,8 +1,9 @@
 """Lines of values against a few named levels (concurrency 1, 2, 4, ...) as inline SVG.
 
 The levels are spaced evenly whatever their values (a doubling series reads as a
-straight walk, not crowded at the left); the y axis runs from 0 to a round number above
-the largest value. A missing value (None) breaks its line. Every point carries its value
+straight walk, not crowded at the left); the y axis runs from 0 (or a round number below
+the smallest value, when one is negative: a response latency can be) to a round number
+above the largest value. A missing value (None) breaks its line. Every point carries its value
 as a tooltip, and each line its name (``data-series``), so a page test can find it.
 """
 
@@ -35,13 +36,17 @@ def _f(value: float) -> str:
     return f"{value:.1f}"
 
 
-def _y_top(lines: Sequence[Line]) -> tuple[float, float]:
-    """The axis top and its tick step: the first tick at or above the largest value."""
-    largest = max((v for line in lines for v in line.values if v is not None), default=0.0)
-    if largest <= 0:
-        return 1.0, 0.2
-    step = tick_step(largest, most=6)
-    return math.ceil(largest / step - 1e-9) * step, step
+def _y_axis(lines: Sequence[Line]) -> tuple[float, float, float]:
+    """The axis bottom, top and tick step: from the last tick at or below the smallest
+    value (0 unless a value is negative) to the first at or above the largest (0 unless
+    one is positive)."""
+    values = [v for line in lines for v in line.values if v is not None]
+    low, high = min([0.0, *values]), max([0.0, *values])
+    if high <= low:
+        return 0.0, 1.0, 0.2
+    step = tick_step(high - low, most=6)
+    return (math.floor(low / step + 1e-9) * step, math.ceil(high / step - 1e-9) * step,
+            step)
 
 
 def render_lines(levels: Sequence[str], lines: Sequence[Line], *, x_label: str,
@@ -49,7 +54,7 @@ def render_lines(levels: Sequence[str], lines: Sequence[Line], *, x_label: str,
     """The SVG element; ``levels`` name the x positions, every line has one value each."""
     if any(len(line.values) != len(levels) for line in lines):
         raise ValueError("lines: every line needs one value per level")
-    top, step = _y_top(lines)
+    bottom, top, step = _y_axis(lines)
     width, height = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     slot = width / max(len(levels), 1)
 
@@ -57,11 +62,11 @@ def render_lines(levels: Sequence[str], lines: Sequence[Line], *, x_label: str,
         return LEFT + (index + 0.5) * slot
 
     def y(value: float) -> float:
-        return TOP + (1.0 - value / top) * height
+        return TOP + (top - value) / (top - bottom) * height
 
     parts = []
-    for k in range(int(round(top / step)) + 1):
-        tick = k * step
+    for k in range(int(round((top - bottom) / step)) + 1):
+        tick = bottom + k * step
         parts.append(f'<line x1="{_f(LEFT)}" y1="{_f(y(tick))}" x2="{_f(LEFT + width)}" '
                      f'y2="{_f(y(tick))}" stroke="#e2e8f0" stroke-width="0.8"/>'
                      f'<text x="{_f(LEFT - 6)}" y="{_f(y(tick))}" font-size="11" '

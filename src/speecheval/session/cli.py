@@ -84,15 +84,20 @@ def validate(scenarios: tuple[Path, ...]) -> None:
               help="Real clock: run up to this many of the -n sessions at once.")
 @click.option("--realtime", is_flag=True,
               help="Use the real clock (the agent must be a transport).")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Virtual clock: worker processes running the -n sessions; the output "
-                   "does not depend on it.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Virtual clock: worker processes running the -n sessions (default 1; "
+                   "with --executor ray, the CPUs of its private cluster, default all); "
+                   "the output does not depend on it.")
 @executor_options
 def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], repeat: int,
-        url: str | None, concurrency: int, realtime: bool, jobs: int, executor: str,
+        url: str | None, concurrency: int, realtime: bool, jobs: int | None, executor: str,
         ray_address: str | None, out: Path) -> None:
     """Run SCENARIO against an agent and write recordings and reports to --out."""
     check_new_output_dir(out)  # before the session: a live run cannot be repeated
+    # locally one process unless --jobs says more; on Ray, None lets a private cluster
+    # have every core (1 would start it with a single CPU)
+    if jobs is None and executor != "ray":
+        jobs = 1
     chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
     scenario = load_scenario(scenario_path)
     parsed, raw = parse_options(with_url(option_pairs, url))

@@ -5,8 +5,9 @@ back (a fresh connection and script per session) until ``duration_s`` has passed
 the level began, at least one session each. The workers start spread over one frame
 (worker k waits ``k * frame_ms / K``), as independent callers would: K sessions whose
 every frame deadline coincides measure a burst, not a load. Each level is evaluated as
-``session run`` evaluates its sessions (:func:`speecheval.session.bench.evaluate`), and
-reduced to what changes with load: response latency, faults and send lateness (how late
+``session run`` evaluates its sessions (:func:`speecheval.session.bench.evaluate`), less
+the task judge and the reply checks (see :func:`_without_checks`), and reduced to what
+changes with load: response latency, faults and send lateness (how late
 each user frame left against its absolute deadline, the runner's own measure of an
 overloaded machine).
 """
@@ -17,7 +18,7 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -99,14 +100,23 @@ def run_load(scenario: Scenario, name: str, options: dict[str, str],
     transport) before the first session."""
     registry.open_transport(name, options)
     clips = [to_int16(clip) for clip in render_turns(scenario)]
+    measured = _without_checks(scenario)
     results = []
     for level in levels:
         began = time.monotonic()
         recordings = asyncio.run(_level(scenario, name, options, clips, level, duration_s))
         wall = time.monotonic() - began
-        results.append(LevelResult(level, evaluate(scenario, name, options, "real",
+        results.append(LevelResult(level, evaluate(measured, name, options, "real",
                                                    recordings), wall))
     return results
+
+
+def _without_checks(scenario: Scenario) -> Scenario:
+    """The scenario as a level is evaluated: without the task judge and the turns' reply
+    checks. The load report shows neither, and they cost an API call and a Whisper pass
+    per session, hundreds at the higher levels; ``session run`` is where they count."""
+    return replace(scenario, judge=None,
+                   turns=tuple(replace(turn, reply=None) for turn in scenario.turns))
 
 
 async def _level(scenario: Scenario, name: str, options: dict[str, str],

@@ -21,7 +21,6 @@ from .launch import transport_options
 from .load import parse_levels, run_load
 from .load_report import LOAD_MD, write_load
 from .scenario import load_scenario
-from .task_judge import open_judge
 
 
 @click.command("load")
@@ -45,8 +44,6 @@ def load(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], 
         raise InputError(f"session load needs a transport agent (real sockets); {name} "
                          f"runs on the virtual clock; use one such as pcm-websocket")
     options = transport_options(scenario, name, parse_option_pairs(with_url(option_pairs, url)))
-    if scenario.judge is not None:  # every session is judged: its key before any level
-        open_judge(scenario.judge)
     results = run_load(scenario, name, options, levels, duration_s)
     command = ["speecheval", "session", "load", str(scenario_path),
                *(["--agent", agent] if agent else []), "--concurrency", levels_text,

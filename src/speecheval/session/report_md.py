@@ -98,6 +98,17 @@ def assertion_cells(assertion: dict[str, Any]) -> list[str]:
             "pass" if assertion["passed"] else "FAIL"]
 
 
+def _inline(text: str) -> str:
+    """Text from the agent or the judge on one line of the report: its line breaks (and
+    runs of spaces) become one space, so it cannot end the paragraph or start a heading,
+    a list or a table row of its own.
+
+    >>> _inline("booked.\\n\\n# Done |  ok")
+    'booked. # Done | ok'
+    """
+    return " ".join(text.split())
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return to_markdown(Table.of(header, rows)).splitlines()
 
@@ -135,7 +146,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                   f"{fmt(session['user_speech_ms'])} ms, agent speech "
                   f"{fmt(session['agent_speech_ms'])} ms, overlap {fmt(session['overlap_ms'])} "
                   f"ms, talk-over {fmt(session['talk_over_ms'])} ms; truncated: "
-                  f"{fmt(session['truncated'])}; fault: {session['fault'] or 'none'}.", ""]
+                  f"{fmt(session['truncated'])}; fault: {_inline(session['fault'] or 'none')}.", ""]
         lines += _table(TURN_HEADER, [turn_cells(t) for t in session["turns"]])
         lines += _extras(session)
     return "\n".join(lines) + "\n"
@@ -166,7 +177,7 @@ def _extras(session: dict[str, Any]) -> list[str]:
     if task is not None:
         verdict = {True: "success", False: "failure", None: "no valid verdict"}[task["success"]]
         lines += ["", f"Task judge ({task['model']}): {verdict}; "
-                      f"{task['reason'] or task['problem'] or ''}".rstrip("; ")]
+                      f"{_inline(task['reason'] or task['problem'] or '')}".rstrip("; ")]
     conditions = session.get("conditions")
     if conditions is not None:
         found = conditions["self_interruptions"]

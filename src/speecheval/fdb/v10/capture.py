@@ -147,6 +147,10 @@ async def capture_session(transport: AgentTransport, pcm16: bytes, rate: int,
     session = _Session(transport, capture, settings)
     session.t0 = session.loop.time()
     if not await session.bounded("connecting", transport.connect(rate)):
+        # whatever the connect half-opened is released; the connect's fault is the one kept
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                await transport.close()
         return capture
     session.t0 = session.loop.time()
     capture.t0_monotonic = session.t0

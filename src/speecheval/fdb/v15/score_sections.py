@@ -146,8 +146,9 @@ def score_prosody(trials: Sequence[TrialInput], verdicts: dict[str, Verdict], co
     files do not depend on where the trials ran."""
     identity = backends(mos)        # a missing package stops here, before any worker starts
     chosen = respond_trials(trials, verdicts)
-    results = executor.map(partial(_measure, mos), chosen, advance=advance,
-                           stop_on=(InputError,))
+    # spawned, not forked, local workers: Silero (onnxruntime) already ran in this process
+    results = executor.fork_safe().map(partial(_measure, mos), chosen, advance=advance,
+                                       stop_on=(InputError,))
     measured = [result.get() for result in results]
     tests = paired_tests(measure_names(mos), {t.sample_id: t.parts for t in measured},
                          correction)
