@@ -1,0 +1,68 @@
+"""Cases of the DER event sweep that no other test reached, found by mutation testing
+(docs/testing.md): each assertion fails on a one-token change of
+``transcripts/diarization/partition.py`` that the rest of the suite let through."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from speecheval.core.timeline import Spans
+from speecheval.transcripts.diarization.metrics import region_totals
+from speecheval.transcripts.diarization.partition import partition
+from speecheval.transcripts.diarization.turns import SpeakerTurns, speaker_turns
+
+
+def _turns(starts: list[int], ends: list[int], names: list[str]) -> SpeakerTurns:
+    return speaker_turns(Spans(starts, ends, labels=names))
+
+
+def test_cooccurrence_is_exact_int64_seconds_of_each_pair() -> None:
+    # reference A [0, 4), B [2, 6); system X [1, 3), Y [3, 8); scored over [0, 8):
+    #   A with X: [1, 3) = 2    A with Y: [3, 4) = 1
+    #   B with X: [2, 3) = 1    B with Y: [3, 6) = 3
+    part = partition(_turns([0, 2], [4, 6], ["A", "B"]), _turns([1, 3], [3, 8], ["X", "Y"]))
+    together = part.cooccurrence(part.region(np.array([[0, 8]])).prefix)
+    assert together.tolist() == [[2, 1], [1, 3]]
+    assert together.dtype == np.int64  # whole microseconds, not floats
+
+
+def test_cooccurrence_of_a_file_without_turns_is_an_empty_matrix() -> None:
+    # nobody talks on either side: no overlapping pair of turns, a 0 x 0 matrix
+    part = partition(_turns([], [], []), _turns([], [], []))
+    together = part.cooccurrence(part.region(np.array([[0, 8]])).prefix)
+    assert together.shape == (0, 0)
+    assert together.dtype == np.int64
+
+
+def test_speakers_both_sides_hear_are_kept_in_8_bits_when_few() -> None:
+    # reference A [0, 4), B [2, 6); system X [1, 3): min(R, H) per interval of the edges
+    # 0 1 2 3 4 6 is min(1, 0), min(1, 1), min(2, 1), min(2, 0), min(1, 0) = 0 1 1 0 0,
+    # held as int8 for every region (the docstring's promise: few speakers, 8 bits)
+    part = partition(_turns([0, 2], [4, 6], ["A", "B"]), _turns([1], [3], ["X"]))
+    both = part.both()
+    assert both.tolist() == [0, 1, 1, 0, 0]
+    assert both.dtype == np.int8
+
+
+def test_128_speakers_talking_at_once_on_both_sides_do_not_wrap_around() -> None:
+    # 128 reference and 128 system speakers all talk over [0, 10): min(R, H) = 128, which
+    # int8 (at most 127) cannot hold; it stays 128, and the region's matched speaker time
+    # is 128 * 10 = 1280 µs
+    names = [f"s{k}" for k in range(128)]
+    side = _turns([0] * 128, [10] * 128, names)
+    part = partition(side, side)
+    assert part.both().tolist() == [128]
+    totals = region_totals(part, part.region(np.array([[0, 10]])))
+    assert totals.both_us == 1280
+
+
+def test_speakers_both_sides_hear_fit_8_bits_when_one_side_has_few_speakers() -> None:
+    # 128 reference speakers over [0, 10) (their counts need 16 bits) and one system
+    # speaker X over [0, 5): min(R, H) = min(128, 1) = 1 on [0, 5), min(128, 0) = 0 on
+    # [5, 10), at most 1 speaker on the system side, so it is held in 8 bits
+    names = [f"s{k}" for k in range(128)]
+    part = partition(_turns([0] * 128, [10] * 128, names), _turns([0], [5], ["X"]))
+    assert part.n_ref.dtype == np.int16
+    both = part.both()
+    assert both.tolist() == [1, 0]
+    assert both.dtype == np.int8
