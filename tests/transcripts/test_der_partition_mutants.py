@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from speecheval.core.timeline import Spans
 from speecheval.transcripts.diarization.metrics import region_totals
@@ -66,3 +67,25 @@ def test_speakers_both_sides_hear_fit_8_bits_when_one_side_has_few_speakers() ->
     both = part.both()
     assert both.tolist() == [1, 0]
     assert both.dtype == np.int8
+
+
+def test_overlapping_pairs_are_listed_once_for_every_region() -> None:
+    # the pairs of overlapping turns are computed once and kept (each region of a file
+    # reads them again): the second call gives back the very same parts
+    part = partition(_turns([0, 2], [4, 6], ["A", "B"]), _turns([1, 3], [3, 8], ["X", "Y"]))
+    first = part.overlaps()
+    assert part.overlaps() is first
+
+
+@pytest.mark.parametrize(("n_ref", "n_hyp", "kept"), [(8, 16, np.int8), (3, 43, np.int16)])
+def test_pair_codes_are_kept_in_the_smallest_type_that_holds_them(n_ref: int, n_hyp: int,
+                                                                  kept: type) -> None:
+    # every speaker talks over [0, 10): each (reference, system) pair co-occurs 10 µs; the
+    # pair codes run to n_ref * n_hyp - 1: 8 * 16 - 1 = 127 fits int8, 3 * 43 - 1 = 128
+    # needs int16
+    ref = _turns([0] * n_ref, [10] * n_ref, [f"r{k}" for k in range(n_ref)])
+    hyp = _turns([0] * n_hyp, [10] * n_hyp, [f"h{k}" for k in range(n_hyp)])
+    part = partition(ref, hyp)
+    assert {codes.dtype for _, _, codes in part.overlaps()} == {np.dtype(kept)}
+    together = part.cooccurrence(part.region(np.array([[0, 10]])).prefix)
+    assert together.tolist() == [[10] * n_hyp] * n_ref
