@@ -77,12 +77,14 @@ def test_overlapping_pairs_are_listed_once_for_every_region() -> None:
     assert part.overlaps() is first
 
 
-@pytest.mark.parametrize(("n_ref", "n_hyp", "kept"), [(8, 16, np.int8), (3, 43, np.int16)])
+@pytest.mark.parametrize(("n_ref", "n_hyp", "kept"), [(8, 16, np.int8), (3, 43, np.int16),
+                                                     (128, 256, np.int16),
+                                                     (182, 181, np.int32)])
 def test_pair_codes_are_kept_in_the_smallest_type_that_holds_them(n_ref: int, n_hyp: int,
                                                                   kept: type) -> None:
     # every speaker talks over [0, 10): each (reference, system) pair co-occurs 10 µs; the
     # pair codes run to n_ref * n_hyp - 1: 8 * 16 - 1 = 127 fits int8, 3 * 43 - 1 = 128
-    # needs int16
+    # needs int16, 128 * 256 - 1 = 32767 still fits int16, 182 * 181 - 1 = 32941 needs int32
     ref = _turns([0] * n_ref, [10] * n_ref, [f"r{k}" for k in range(n_ref)])
     hyp = _turns([0] * n_hyp, [10] * n_hyp, [f"h{k}" for k in range(n_hyp)])
     part = partition(ref, hyp)
