@@ -9,7 +9,7 @@ import pytest
 
 from speecheval.core.timeline import Spans
 from speecheval.transcripts.diarization.metrics import region_totals
-from speecheval.transcripts.diarization.partition import partition
+from speecheval.transcripts.diarization.partition import partition, sorted_bounds
 from speecheval.transcripts.diarization.turns import SpeakerTurns, speaker_turns
 
 
@@ -27,10 +27,18 @@ def test_cooccurrence_is_exact_int64_seconds_of_each_pair() -> None:
     assert together.dtype == np.int64  # whole microseconds, not floats
 
 
-def test_cooccurrence_of_a_file_without_turns_is_an_empty_matrix() -> None:
-    # nobody talks on either side: no overlapping pair of turns, a 0 x 0 matrix
+def test_a_file_without_turns_has_no_interval_and_an_empty_matrix() -> None:
+    # nobody talks on either side: no edge, so no elementary interval (not one empty
+    # one), a region of one prefix value 0 (whole µs), and no overlapping pair of turns:
+    # a 0 x 0 co-occurrence matrix
     part = partition(_turns([], [], []), _turns([], [], []))
-    together = part.cooccurrence(part.region(np.array([[0, 8]])).prefix)
+    assert part.n_ref.tolist() == []
+    assert part.n_hyp.tolist() == []
+    region = part.region(np.array([[0, 8]]))
+    assert region.prefix.tolist() == [0]
+    assert region.prefix.dtype == np.int64
+    assert region.total_us == 8
+    together = part.cooccurrence(region.prefix)
     assert together.shape == (0, 0)
     assert together.dtype == np.int64
 
@@ -40,6 +48,8 @@ def test_speakers_both_sides_hear_are_kept_in_8_bits_when_few() -> None:
     # 0 1 2 3 4 6 is min(1, 0), min(1, 1), min(2, 1), min(2, 0), min(1, 0) = 0 1 1 0 0,
     # held as int8 for every region (the docstring's promise: few speakers, 8 bits)
     part = partition(_turns([0, 2], [4, 6], ["A", "B"]), _turns([1], [3], ["X"]))
+    assert part.n_ref.tolist() == [1, 1, 2, 2, 1]
+    assert part.n_ref.dtype == np.int8  # 2 speakers: counts in 8 bits
     both = part.both()
     assert both.tolist() == [0, 1, 1, 0, 0]
     assert both.dtype == np.int8
@@ -91,3 +101,22 @@ def test_pair_codes_are_kept_in_the_smallest_type_that_holds_them(n_ref: int, n_
     assert {codes.dtype for _, _, codes in part.overlaps()} == {np.dtype(kept)}
     together = part.cooccurrence(part.region(np.array([[0, 10]])).prefix)
     assert together.tolist() == [[10] * n_hyp] * n_ref
+
+
+def test_32768_speakers_talking_at_once_are_counted_in_32_bits() -> None:
+    # 2**15 = 32768 reference speakers over [0, 10): the count 32768 is one more than
+    # int16 holds (32767), so the counts are int32 and read 32768 on both intervals
+    # (edges 0, 5, 10: the system speaker X stops at 5)
+    n = 1 << 15
+    ref = _turns([0] * n, [10] * n, [f"s{k}" for k in range(n)])
+    part = partition(ref, _turns([0], [5], ["X"]))
+    counts = part.n_ref
+    assert counts.tolist() == [32768, 32768]
+    assert counts.dtype == np.int32
+
+
+def test_sorted_bounds_are_whole_microseconds_and_keep_a_lone_repeated_time() -> None:
+    # int64 edges stay int64; edges that are all one time (5, 5) give that one time,
+    # not nothing
+    assert sorted_bounds([np.array([5, 1]), np.array([3])]).dtype == np.int64
+    assert sorted_bounds([np.array([5, 5])]).tolist() == [5]
