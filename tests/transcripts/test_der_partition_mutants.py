@@ -9,7 +9,7 @@ import pytest
 
 from speecheval.core.timeline import Spans
 from speecheval.transcripts.diarization.metrics import region_totals
-from speecheval.transcripts.diarization.partition import partition, sorted_bounds
+from speecheval.transcripts.diarization.partition import Region, partition, sorted_bounds
 from speecheval.transcripts.diarization.turns import SpeakerTurns, speaker_turns
 
 
@@ -120,3 +120,12 @@ def test_sorted_bounds_are_whole_microseconds_and_keep_a_lone_repeated_time() ->
     # not nothing
     assert sorted_bounds([np.array([5, 1]), np.array([3])]).dtype == np.int64
     assert sorted_bounds([np.array([5, 5])]).tolist() == [5]
+
+
+def test_region_weights_of_any_slice_of_intervals() -> None:
+    # prefix sums 0 5 8 10: weights 5 3 2; the last interval alone (a slice counted from
+    # the end) weighs 2, the first two 5 and 3, a slice past the end stops at the last
+    region = Region(np.array([0, 5, 8, 10]), 20)
+    assert region.weights(slice(-1, None)).tolist() == [2]
+    assert region.weights(slice(0, 2)).tolist() == [5, 3]
+    assert region.weights(slice(1, 9)).tolist() == [3, 2]
