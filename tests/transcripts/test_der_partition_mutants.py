@@ -9,7 +9,12 @@ import pytest
 
 from speecheval.core.timeline import Spans
 from speecheval.transcripts.diarization.metrics import region_totals
-from speecheval.transcripts.diarization.partition import Region, partition, sorted_bounds
+from speecheval.transcripts.diarization.partition import (
+    Region,
+    partition,
+    sorted_bounds,
+    starting_inside,
+)
 from speecheval.transcripts.diarization.turns import SpeakerTurns, speaker_turns
 
 
@@ -129,3 +134,13 @@ def test_region_weights_of_any_slice_of_intervals() -> None:
     assert region.weights(slice(-1, None)).tolist() == [2]
     assert region.weights(slice(0, 2)).tolist() == [5, 3]
     assert region.weights(slice(1, 9)).tolist() == [3, 2]
+
+
+def test_starting_inside_lists_turns_as_int32_positions() -> None:
+    # starts 4 1 2 in ranges [0, 3) and [2, 5): range 0 holds the turns starting at 1 and 2
+    # (k = 1, 2), range 1 those at 2 and 4 (k = 2, 0); fewer than 2**31 turns, so the turn
+    # positions are int32 (half the memory of what is gathered from them)
+    [(rows, ks)] = starting_inside(np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]),
+                                   strictly=False)
+    assert (rows.tolist(), ks.tolist()) == ([0, 0, 1, 1], [1, 2, 2, 0])
+    assert ks.dtype == np.int32
