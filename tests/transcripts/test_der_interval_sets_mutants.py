@@ -1,6 +1,5 @@
-"""Cases of the DER interval sets that no other test reached, found by mutation testing
-(docs/testing.md): each assertion fails on a one-token change of
-``transcripts/diarization/interval_sets.py`` that the rest of the suite let through."""
+"""Interval-set cases found by mutation testing (docs/testing.md): each one fails on a
+change of ``interval_sets.py`` that every other test let through."""
 
 from __future__ import annotations
 
