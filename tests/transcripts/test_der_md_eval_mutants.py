@@ -14,6 +14,7 @@ from speecheval.transcripts.diarization.md_eval import (
     overlap_zones,
     record_zones,
     single_speaker_region,
+    single_speaker_regions,
 )
 
 
@@ -62,3 +63,12 @@ def test_event_times_up_to_the_packing_limit() -> None:
         merged_events([np.array([limit])], [0])
     times, kinds = merged_events([np.array([limit - 1])], [0])
     assert times.tolist() == [limit - 1] and kinds.tolist() == [0]
+
+
+def test_no_single_speaker_stretch_is_an_empty_int64_set() -> None:
+    # two records over [0, 10] overlap everywhere the region [0, 8] is: md-eval's loop
+    # keeps nothing and neither does the exact region, an (0, 2) int64 set each
+    md_eval, exact = single_speaker_regions([(0, 8)], overlap_zones([(0, 10), (0, 10)]))
+    for region in (md_eval, exact):
+        assert region.shape == (0, 2)
+        assert region.dtype == np.int64
