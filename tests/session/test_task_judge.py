@@ -112,7 +112,7 @@ def test_session_load_neither_judges_nor_transcribes(
 
     monkeypatch.delenv(KEY_VARIABLE)
     monkeypatch.setattr(metrics, "agent_words", no_whisper)
-    with chat_server([]) as (judge_url, seen), serving() as agent_url:
+    with ChatServer() as judge, serving() as agent_url:
         short = write_scenario(tmp_path, f"""
 name: judged-short
 tail_ms: 600
@@ -123,14 +123,14 @@ turns:
 judge:
   task: "Book a table for two at seven."
   model: judge-model
-  base_url: {judge_url}
+  base_url: {judge.base_url}
   api_key_env: {KEY_VARIABLE}
 """)
         code = main(["session", "load", str(short),
                      "--agent", "pcm-websocket", "--url", agent_url,
                      "--concurrency", "1", "--out", str(tmp_path / "load")])
     assert code == 0
-    assert seen == []
+    assert judge.requests == []
     (row,) = json.loads((tmp_path / "load" / "load.json").read_text())["levels"]
     assert row["sessions"] == 1 and row["response_latency_ms"]["count"] == 1
 
