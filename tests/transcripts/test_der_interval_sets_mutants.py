@@ -68,3 +68,12 @@ def test_intervals_of_nothing_is_an_empty_int64_set() -> None:
     empty = intervals([])
     assert empty.shape == (0, 2)
     assert empty.dtype == np.int64
+
+
+def test_expand_of_an_index_past_int32_keeps_it_whole() -> None:
+    # one range [2**31, 2**31 + 1): a single pair (0, 2147483648); one pair and one row fit
+    # int32, but the index k = 2**31 does not (int32 stops at 2**31 - 1 = 2147483647, and
+    # would wrap it to -2147483648): the indices are int64
+    rows, ks = expand(np.array([2**31]), np.array([2**31 + 1]))
+    assert (rows.tolist(), ks.tolist()) == ([0], [2147483648])
+    assert ks.dtype == np.intp
