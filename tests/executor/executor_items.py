@@ -75,7 +75,3 @@ MARK = "as imported"
 
 def mark(x: int) -> str:
     return f"{MARK}:{x}"
-
-
-def environment_value(name: str) -> str | None:
-    return os.environ.get(name)

@@ -161,13 +161,6 @@ class Executor(ABC):
         with self.start(fn, items, setup=setup, cancel=cancel, stop_on=stop_on) as run:
             yield from run.results(advance)
 
-    def with_environment(self, names: Sequence[str]) -> Executor:
-        """This executor, with the environment variables ``names`` (a system's API key,
-        say) set in its workers as they are here. Local workers inherit this process's
-        environment already; a Ray worker, possibly on another node, gets them through
-        the tasks' ``runtime_env`` (a variable not set here is left unset there)."""
-        return self
-
     def fork_safe(self) -> Executor:
         """This executor, for work whose libraries are not safe in a process forked after
         they ran here (torch, onnxruntime and Praat start thread pools): local workers are
@@ -509,16 +502,10 @@ class RayExecutor(Executor):
     """
 
     def __init__(self, address: str | None = None, *, num_cpus: int | None = None,
-                 max_attempts: int = MAX_ATTEMPTS, env_names: Sequence[str] = ()) -> None:
+                 max_attempts: int = MAX_ATTEMPTS) -> None:
         self.address = address
         self.num_cpus = num_cpus
         self.max_attempts = max_attempts
-        self.env_names = tuple(env_names)
-
-    def with_environment(self, names: Sequence[str]) -> RayExecutor:
-        return RayExecutor(self.address, num_cpus=self.num_cpus,
-                           max_attempts=self.max_attempts,
-                           env_names=sorted({*self.env_names, *names}))
 
     def start(self, fn: Callable[[T], R], items: Sequence[T], *,
               setup: Callable[[], None] | None = None,
@@ -528,10 +515,7 @@ class RayExecutor(Executor):
         if owned:
             self._connect(ray)
         try:
-            environment = {name: os.environ[name] for name in self.env_names
-                           if name in os.environ}
-            return _RayRun(ray, owned, fn, items, setup, self.max_attempts, cancel, stop_on,
-                           environment)
+            return _RayRun(ray, owned, fn, items, setup, self.max_attempts, cancel, stop_on)
         except BaseException:
             if owned:
                 ray.shutdown()
@@ -557,14 +541,11 @@ class _RayRun(Run[R]):
 
     def __init__(self, ray: Any, owned: bool, fn: Callable[[T], R], items: Sequence[T],
                  setup: Callable[[], None] | None, max_attempts: int,
-                 cancel: threading.Event | None, stop_on: StopOn,
-                 environment: dict[str, str]) -> None:
+                 cancel: threading.Event | None, stop_on: StopOn) -> None:
         self.ray, self.owned = ray, owned
         self.max_attempts, self.cancel, self.stop_on = max_attempts, cancel, stop_on
-        extra: dict[str, Any] = ({"runtime_env": {"env_vars": environment}}
-                                 if environment else {})
         task = ray.remote(_ray_item).options(max_retries=max_attempts - 1,
-                                             retry_exceptions=False, **extra)
+                                             retry_exceptions=False)
         payload = ray.put((fn, setup))
         run_id = uuid.uuid4().hex
         self.items: Sequence[Any] = items

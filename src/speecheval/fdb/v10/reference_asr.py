@@ -206,11 +206,7 @@ def _transcribe_all(jobs: Sequence[AsrJob], executor: Executor,
                     factory: Callable[[], Recogniser], made: Recogniser) -> list[JobResult]:
     """Every job's result, in job order. Bad input stops the run; a worker that died on a
     sample every time it was tried makes that sample's failure."""
-    from ...asr.openai_compatible import OpenAICompatibleRecogniser
-
     _init_worker(factory, made)  # this process's recogniser, for work run here
-    if isinstance(made, OpenAICompatibleRecogniser):  # each worker makes one: its key
-        executor = executor.with_environment([made.settings.api_key_env])
     with progress(len(jobs), "reference-asr") as advance:
         outcomes = executor.map(transcribe_job, jobs, setup=partial(_init_worker, factory),
                                 advance=advance, stop_on=(SpeechEvalError,))

@@ -31,7 +31,7 @@ from . import input_audio
 from .chunker import ChunkerSettings, plan
 from .derive import VERSION, derive, transcript_name
 from .jobs import META, Job, raw_sha256, run_job, write_failed, write_unsupported
-from .manifest import OpenAICompatibleSystem, RunManifest, SampleSpec, load_run_manifest
+from .manifest import RunManifest, SampleSpec, load_run_manifest
 from .systems.base import System
 from .systems.registry import build
 from .tracks import CHUNKED, GOLD, NATIVE, TRACKS
@@ -128,13 +128,6 @@ def resume(run_dir: Path, executor: Executor | None = None) -> Outcome:
     return _execute(run_dir, run, manifest, chunker, system, executor)
 
 
-def _key_variables(run: dict[str, Any], manifest: RunManifest) -> list[str]:
-    """The environment variables the run's systems read their API keys from, which a Ray
-    worker on another node must be given (see :meth:`Executor.with_environment`)."""
-    return sorted({spec.api_key_env for spec in map(manifest.system, run["systems"])
-                   if isinstance(spec, OpenAICompatibleSystem)})
-
-
 def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
              chunker: ChunkerSettings, system: Callable[[str], System | None],
              executor: Executor | None) -> Outcome:
@@ -152,8 +145,8 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
                                     chunker)) is not None}
     with progress(len(pending), "transcribing", unit="job") as advance:
         advance(len(pending) - len(calls))
-        chosen = (executor or LocalExecutor(1)).with_environment(_key_variables(run, manifest))
-        called = chosen.results(_call, list(calls.values()), advance=advance)
+        called = (executor or LocalExecutor(1)).results(_call, list(calls.values()),
+                                                        advance=advance)
         for job in pending:
             if job in calls:
                 result = next(called)
