@@ -6,7 +6,11 @@ default 60; seed 2026: three voices, overlaps, tone chords, silences; ``script.j
 
 1. ``transcripts run`` with ``whisper-local`` (``--threads`` CPU threads) on the
    ``production_complete_file`` track and its ``/chunked`` form;
-2. ``transcripts gate RUN`` (the last-speech boundary from the script);
+2. ``transcripts gate`` on the script's own ``reference.stm`` (a correct transcript must
+   pass: the script repeats no run of sentences back to back), then ``transcripts gate
+   RUN`` (the last-speech boundary from the script), printing every exact adjacent repeat
+   it found (start time, period, the repeated block) so a verdict can be checked against
+   ``script.json`` (keep the folder with ``--keep``);
 3. ``transcripts score`` once per track (tracks are reported apart, never mixed), each
    writing its tables and ``report.html``.
 
@@ -43,6 +47,7 @@ from long_recording import (  # noqa: E402
 from transcripts_run_speed import peer  # noqa: E402
 
 from speecheval.cli import main as speecheval  # noqa: E402
+from speecheval.transcripts.gate.rules import REPEAT_WINDOWS  # noqa: E402
 from speecheval.transcripts.run.tracks import track_dir  # noqa: E402
 
 SEED = 2026
@@ -60,6 +65,18 @@ def timed(label: str, argv: list[str]) -> float:
     return seconds
 
 
+def print_repeats(verdicts: Path) -> None:
+    """Each exact adjacent repeat the gate recorded, per track: where, its period, the block."""
+    for line in verdicts.read_text(encoding="utf-8").splitlines():
+        verdict = json.loads(line)
+        repeats = verdict.get("repeat_timeline", {}).get("repeats", {})
+        for window in REPEAT_WINDOWS:
+            for example in repeats.get(str(window), {}).get("examples", []):
+                print(f"  {verdict['track']}: {window}-token repeat at "
+                      f"{example['start_s']:.2f} s, period {example['period']}: "
+                      f"{example['block']}")
+
+
 def score_manifest(folder: Path, run: Path, track: str, seconds: float) -> Path:
     transcript = (run / "derived" / "whisper-local" / track_dir(track) / "recording" / "r1"
                   / "transcript@seglst-1.json")
@@ -73,7 +90,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--peer", action="store_true",
                         help="also time plain faster-whisper on the same PCM (one more pass)")
-    parser.add_argument("--keep", type=Path, help="work in this new folder and keep it")
+    parser.add_argument("--keep", type=Path,
+                        help="work in this new folder and keep it (recording, script.json, "
+                             "reference.stm, the run with its raw answers and gate verdicts)")
     args = parser.parse_args()
     seconds = args.minutes * 60
     scratch = None
@@ -107,7 +126,11 @@ def main() -> None:
                   f"{meta['peak_memory_bytes'] / 2**20:.0f} MiB")
         print(f"  ratio chunked / whole (wall, same run): "
               f"{walls[TRACKS[1]] / walls[TRACKS[0]]:.2f}")
+        timed("transcripts gate reference.stm", [
+            "transcripts", "gate", "--raw", str(folder / "reference.stm"), "--duration",
+            str(seconds), "--last-speech", str(last_speech)])
         timed("transcripts gate", ["transcripts", "gate", str(run)])
+        print_repeats(next((run / "derived" / "gate").glob("*/verdicts.jsonl")))
         for track in TRACKS:
             out = folder / f"scored-{track_dir(track)}"
             timed(f"transcripts score {track}", [

@@ -2,10 +2,13 @@
 
 Several espeak-ng voices read sentences from a fixed list in turns chosen by a seeded
 random generator; some turns start before the previous one ends (overlap), some gaps are
-long silences, and chords of sine tones stand in for music. Everything that shapes the
-audio (the seed, the voices, the sentence list, every event's time, the espeak-ng
-version) is written beside the WAV in ``script.json``, with an STM reference of who said
-what when, so the recording can be made again and scored.
+long silences, and chords of sine tones stand in for music. No run of sentences is said
+twice back to back (``A A``, ``A B A B``, ...) within the gate's widest repeat window:
+a correct transcript of such a run is an exact adjacent repeat, which the gate cannot
+tell from a decoder loop, so the reference itself would fail ``transcripts gate``.
+Everything that shapes the audio (the seed, the voices, the sentence list, every event's
+time, the espeak-ng version) is written beside the WAV in ``script.json``, with an STM
+reference of who said what when, so the recording can be made again and scored.
 
 Used by the tests (a few minutes) and by ``benchmarks/transcripts_run_speed.py`` and
 ``benchmarks/transcripts_long_end_to_end.py`` (an hour), with the run and score manifests
@@ -24,6 +27,9 @@ import numpy as np
 
 from speecheval.core.audio import read_mono, resample, write_wav
 from speecheval.core.synthetic_signals import tone
+from speecheval.transcripts.gate.rules import REPEAT_WINDOWS
+from speecheval.transcripts.text.normalize import normalize
+from speecheval.transcripts.text.tokenize import mixed_tokens
 
 RATE = 16_000
 VOICES = {"S1": "en-us", "S2": "en-gb-scotland", "S3": "en-029"}
@@ -46,6 +52,10 @@ SENTENCES = (
     "The recording will be available on the website next week.",
     "Thank you all for joining the call this afternoon.",
 )
+REPEAT_HORIZON = max(REPEAT_WINDOWS) // min(len(mixed_tokens(normalize(s)))
+                                            for s in SENTENCES)
+"""The longest run of sentences (12: 96 tokens over the shortest sentence's 8) whose
+back-to-back repeat the gate could see; a longer run spans more than its widest window."""
 P_OVERLAP = 0.15
 P_SILENCE = 0.08
 P_TONES = 0.06
@@ -72,6 +82,25 @@ def _chord(seconds: float, rng: np.random.Generator) -> np.ndarray:
     return np.sum([tone(seconds * 1000, RATE, float(f), -26.0) for f in notes], axis=0)
 
 
+def repeats_a_run(spoken: list[int], sentence: int) -> bool:
+    """Whether saying ``sentence`` after ``spoken`` (sentence indices) would end a run of
+    at most :data:`REPEAT_HORIZON` sentences said twice back to back.
+
+    >>> repeats_a_run([3, 1, 2, 1], 2), repeats_a_run([3, 1], 1), repeats_a_run([1, 2], 3)
+    (True, True, False)
+    """
+    said = [*spoken, sentence]
+    return any(said[-2 * k:-k] == said[-k:]
+               for k in range(1, min(REPEAT_HORIZON, len(said) // 2) + 1))
+
+
+def next_sentence(spoken: list[int], rng: np.random.Generator) -> int:
+    """A sentence drawn uniformly from those that repeat no run (each run length forbids
+    at most one sentence, so at least ``len(SENTENCES) - REPEAT_HORIZON`` remain)."""
+    allowed = [i for i in range(len(SENTENCES)) if not repeats_a_run(spoken, i)]
+    return allowed[int(rng.integers(len(allowed)))]
+
+
 def make_recording(folder: Path, seconds: float, seed: int) -> dict[str, Any]:
     """Write ``recording.wav``, ``reference.stm`` and ``script.json`` into ``folder``;
     return the script."""
@@ -82,6 +111,7 @@ def make_recording(folder: Path, seconds: float, seed: int) -> dict[str, Any]:
     at = 1.0
     previous_end = 0.0
     speakers = sorted(VOICES)
+    spoken: list[int] = []
     with tempfile.TemporaryDirectory() as scratch:
         while True:
             draw = rng.random()
@@ -98,7 +128,7 @@ def make_recording(folder: Path, seconds: float, seed: int) -> dict[str, Any]:
                 previous_end = at = start + length
                 continue
             speaker = speakers[int(rng.integers(len(speakers)))]
-            sentence = int(rng.integers(len(SENTENCES)))
+            sentence = next_sentence(spoken, rng)
             key = (speaker, sentence)
             if key not in cache:
                 cache[key] = _speak(SENTENCES[sentence], VOICES[speaker], Path(scratch))
@@ -111,6 +141,7 @@ def make_recording(folder: Path, seconds: float, seed: int) -> dict[str, Any]:
             if end > seconds - 1.0:
                 break
             pieces.append((round(start * RATE), audio))
+            spoken.append(sentence)
             events.append({"kind": "speech", "speaker": speaker, "start_s": round(start, 6),
                            "end_s": round(end, 6), "text": SENTENCES[sentence],
                            "overlaps_previous": bool(overlap)})
@@ -129,6 +160,7 @@ def make_recording(folder: Path, seconds: float, seed: int) -> dict[str, Any]:
               "espeak_ng": espeak_version(), "sentences": list(SENTENCES),
               "probabilities": {"overlap": P_OVERLAP, "silence": P_SILENCE,
                                 "tones": P_TONES},
+              "no_run_repeated_up_to_sentences": REPEAT_HORIZON,
               "events": events}
     (folder / "script.json").write_text(json.dumps(script, indent=1), encoding="utf-8")
     return script

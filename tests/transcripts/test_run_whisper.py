@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from long_recording import make_recording, write_score_manifest
+from long_recording import SENTENCES, make_recording, repeats_a_run, write_score_manifest
 from run_fixtures import cli
 
 jiwer = pytest.importorskip("jiwer", reason="jiwer (test extra) checks the word error rate")
@@ -75,6 +75,10 @@ def test_the_recording_is_what_its_script_says(run: tuple[Path, dict]) -> None:
     assert {e["speaker"] for e in script["events"] if e["kind"] == "speech"} == \
         {"S1", "S2", "S3"}
     assert any(e.get("overlaps_previous") for e in script["events"])
+    # no run of sentences said twice back to back (seed 2026 used to open with "He bought
+    # three new chairs for the meeting room." twice, events 2 and 3)
+    said = [SENTENCES.index(e["text"]) for e in script["events"] if e["kind"] == "speech"]
+    assert not any(repeats_a_run(said[:i], said[i]) for i in range(len(said)))
 
 
 def test_whole_file_transcript_is_close_to_the_script(run: tuple[Path, dict]) -> None:
