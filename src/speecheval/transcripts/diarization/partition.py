@@ -52,10 +52,11 @@ class Activity:
     n_speakers: int
 
     @classmethod
-    def of(cls, bounds: NDArray[np.int64], turns: SpeakerTurns) -> Activity:
-        """Where the merged ``turns`` talk between ``bounds`` (every turn edge is one)."""
-        return cls(_positions(bounds, turns.starts), _positions(bounds, turns.ends),
-                   turns.merged.label_ids, max(bounds.size - 1, 0), len(turns.labels))
+    def of(cls, lo: NDArray[np.int32], hi: NDArray[np.int32], turns: SpeakerTurns,
+           n_bounds: int) -> Activity:
+        """The merged ``turns`` talking from edge ``lo[k]`` to edge ``hi[k]`` of
+        ``n_bounds`` sorted edges (every turn edge is one)."""
+        return cls(lo, hi, turns.merged.label_ids, max(n_bounds - 1, 0), len(turns.labels))
 
     def counts(self) -> NDArray[np.integer]:
         """Number of active speakers per interval (+1 where a turn starts, -1 where it
@@ -279,7 +280,10 @@ def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
                     ) -> Iterator[tuple[NDArray[np.integer], NDArray[np.integer]]]:
     """Every ``(range, k)`` with ``lo[range] <= starts[k] < hi[range]`` (``<`` on the left
     too when ``strictly``): the ``k`` of one range are one run of the sorted starts.
-    Given ``_RANGES`` ranges at a time, so that the temporaries stay small.
+    All three are positions among the elementary intervals (whole numbers from 0, at
+    most about as many as the turns), so where each run begins and ends is read off the
+    running count of starts per position, with no search. Given ``_RANGES`` ranges at a
+    time, so that the temporaries stay small.
 
     >>> [(rows.tolist(), ks.tolist()) for rows, ks in starting_inside(
     ...     np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]), strictly=False)]
@@ -289,13 +293,16 @@ def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
     [[1, 2, 0]]
     """
     order = np.argsort(starts, kind="stable")
-    ordered = starts[order]
     if order.size < 1 << 31:
         order = order.astype(np.int32)  # half the size of what is gathered from it
+    # before[v]: how many starts lie before position v (before[v + 1]: at or before it),
+    # from the count of starts at each position: the runs are read off, not searched for
+    top = max(int(starts.max(initial=0)), int(lo.max(initial=0)), int(hi.max(initial=0)))
+    before = np.zeros(top + 2, dtype=np.int64)
+    np.cumsum(np.bincount(starts, minlength=top + 1), out=before[1:])
+    first_of = before[1:] if strictly else before
     for at in range(0, lo.size, _RANGES):
-        first = np.searchsorted(ordered, lo[at:at + _RANGES], side="right" if strictly else "left")
-        rows, position = expand(first, np.searchsorted(ordered, hi[at:at + _RANGES],
-                                                       side="left"))
+        rows, position = expand(first_of[lo[at:at + _RANGES]], before[hi[at:at + _RANGES]])
         rows += at
         yield rows, order[position]
 
@@ -307,44 +314,47 @@ def partition(ref: SpeakerTurns, hyp: SpeakerTurns) -> Partition:
     >>> p.bounds.tolist(), p.n_ref.tolist(), p.n_hyp.tolist()
     ([0, 1000000, 2000000, 3000000], [1, 1, 0], [0, 1, 1])
     """
-    bounds = sorted_bounds([ref.starts, ref.ends, hyp.starts, hyp.ends])
-    return Partition(bounds=bounds, ref=Activity.of(bounds, ref), hyp=Activity.of(bounds, hyp))
+    bounds, (ref_lo, ref_hi, hyp_lo, hyp_hi) = ranked_bounds(
+        [ref.starts, ref.ends, hyp.starts, hyp.ends])
+    return Partition(bounds=bounds, ref=Activity.of(ref_lo, ref_hi, ref, bounds.size),
+                     hyp=Activity.of(hyp_lo, hyp_hi, hyp, bounds.size))
 
 
-def sorted_bounds(edges: list[NDArray[np.int64]]) -> NDArray[np.int64]:
-    """The distinct times among ``edges``, sorted (by sorting: numpy 2's hash-based
-    ``np.unique`` takes seconds on a few million times). The joined edges are sorted in
-    place and the repeats squeezed out in place, a chunk at a time, and the array is then
-    shrunk: no second array of edges.
+def ranked_bounds(edges: list[NDArray[np.int64]]
+                  ) -> tuple[NDArray[np.int64], list[NDArray[np.int32]]]:
+    """The distinct times among ``edges``, sorted, and where each edge lies among them
+    (int32 positions, one array per array of edges).
 
-    >>> sorted_bounds([np.array([5, 1]), np.array([5, 3, 1])]).tolist()
-    [1, 3, 5]
+    One sort gives both: in sorted order an edge's position is the number of distinct
+    times before it (a running count of the times that differ from their predecessor),
+    scattered back through the sort's order; no search of every edge in the bounds, and
+    no ``np.unique`` (numpy 2's hash-based one takes seconds on a few million times). The
+    sort is stable because the edges come as nearly sorted runs, which it merges fast.
+    The order is walked a chunk at a time, and the bounds are then written from the
+    positions: no sorted copy of the edges.
+
+    >>> bounds, (first, second) = ranked_bounds([np.array([5, 1]), np.array([5, 3, 1])])
+    >>> bounds.tolist(), first.tolist(), second.tolist()
+    ([1, 3, 5], [2, 0], [2, 1, 0])
     """
-    bounds = np.concatenate(edges).astype(np.int64, copy=False)
-    bounds.sort()
+    joined = np.concatenate(edges).astype(np.int64, copy=False)
+    order = np.argsort(joined, kind="stable")
+    positions = np.empty(joined.size, dtype=np.int32)
     kept = 0
-    for at in range(0, bounds.size, _CHUNK):
-        part = bounds[at:at + _CHUNK]
-        distinct = np.ones(part.size, dtype=bool)
-        distinct[1:] = part[1:] != part[:-1]
-        if at and kept and part[0] == bounds[kept - 1]:
-            distinct[0] = False
-        values = part[distinct]  # a chunk's worth: written at or before where it was read
-        bounds[kept:kept + values.size] = values
-        kept += values.size
-    if kept < bounds.size:
-        del part  # the last view of it: the array made here is then its only reference
-        bounds.resize(kept, refcheck=False)
-    return bounds
-
-
-def _positions(bounds: NDArray[np.int64], times: NDArray[np.int64]) -> NDArray[np.int32]:
-    """Where each time lies in the sorted ``bounds`` (int32, a chunk at a time: no int64
-    array of them all)."""
-    found = np.empty(times.size, dtype=np.int32)
-    for at in range(0, times.size, _CHUNK):
-        found[at:at + _CHUNK] = np.searchsorted(bounds, times[at:at + _CHUNK])
-    return found
+    for at in range(0, joined.size, _CHUNK):
+        index = order[at:at + _CHUNK]
+        values = joined[index]
+        distinct = np.empty(values.size, dtype=bool)
+        distinct[0] = not at or values[0] != joined[order[at - 1]]
+        np.not_equal(values[1:], values[:-1], out=distinct[1:])
+        ranks = np.cumsum(distinct, dtype=np.int32)
+        ranks += kept - 1
+        positions[index] = ranks
+        kept = int(ranks[-1]) + 1
+    del order
+    bounds = np.empty(kept, dtype=np.int64)
+    bounds[positions] = joined  # an edge's time at its position (repeats write it again)
+    return bounds, np.split(positions, np.cumsum([part.size for part in edges])[:-1])
 
 
 def _turns(starts: list[int], ends: list[int], speakers: list[int]) -> SpeakerTurns:
