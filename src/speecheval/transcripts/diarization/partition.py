@@ -280,10 +280,7 @@ def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
                     ) -> Iterator[tuple[NDArray[np.integer], NDArray[np.integer]]]:
     """Every ``(range, k)`` with ``lo[range] <= starts[k] < hi[range]`` (``<`` on the left
     too when ``strictly``): the ``k`` of one range are one run of the sorted starts.
-    All three are positions among the elementary intervals (whole numbers from 0, at
-    most about as many as the turns), so where each run begins and ends is read off the
-    running count of starts per position, with no search. Given ``_RANGES`` ranges at a
-    time, so that the temporaries stay small.
+    Given ``_RANGES`` ranges at a time, so that the temporaries stay small.
 
     >>> [(rows.tolist(), ks.tolist()) for rows, ks in starting_inside(
     ...     np.array([4, 1, 2]), np.array([0, 2]), np.array([3, 5]), strictly=False)]
@@ -293,16 +290,13 @@ def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
     [[1, 2, 0]]
     """
     order = np.argsort(starts, kind="stable")
+    ordered = starts[order]
     if order.size < 1 << 31:
         order = order.astype(np.int32)  # half the size of what is gathered from it
-    # before[v]: how many starts lie before position v (before[v + 1]: at or before it),
-    # from the count of starts at each position: the runs are read off, not searched for
-    top = max(int(starts.max(initial=0)), int(lo.max(initial=0)), int(hi.max(initial=0)))
-    before = np.zeros(top + 2, dtype=np.int64)
-    np.cumsum(np.bincount(starts, minlength=top + 1), out=before[1:])
-    first_of = before[1:] if strictly else before
     for at in range(0, lo.size, _RANGES):
-        rows, position = expand(first_of[lo[at:at + _RANGES]], before[hi[at:at + _RANGES]])
+        first = np.searchsorted(ordered, lo[at:at + _RANGES], side="right" if strictly else "left")
+        rows, position = expand(first, np.searchsorted(ordered, hi[at:at + _RANGES],
+                                                       side="left"))
         rows += at
         yield rows, order[position]
 
@@ -328,18 +322,21 @@ def ranked_bounds(edges: list[NDArray[np.int64]]
     One sort gives both: in sorted order an edge's position is the number of distinct
     times before it (a running count of the times that differ from their predecessor),
     scattered back through the sort's order; no search of every edge in the bounds, and
-    no ``np.unique`` (numpy 2's hash-based one takes seconds on a few million times). The
-    sort is stable because the edges come as nearly sorted runs, which it merges fast.
-    The order is walked a chunk at a time, and the bounds are then written from the
-    positions: no sorted copy of the edges.
+    no ``np.unique`` (numpy 2's hash-based one takes seconds on a few million times).
+    Equal times have one position whatever their order, so the sort need not be stable:
+    numpy's default one sorts in place of the order, where the stable one would take a
+    merge buffer of half the order's size (the peak memory of a million turns).
+    The order is walked a chunk at a time (as int32), and the bounds are then written
+    from the positions over the joined edges, which are shrunk to them: no sorted copy
+    of the edges.
 
     >>> bounds, (first, second) = ranked_bounds([np.array([5, 1]), np.array([5, 3, 1])])
     >>> bounds.tolist(), first.tolist(), second.tolist()
     ([1, 3, 5], [2, 0], [2, 1, 0])
     """
     joined = np.concatenate(edges).astype(np.int64, copy=False)
-    order = np.argsort(joined, kind="stable")
     positions = np.empty(joined.size, dtype=np.int32)
+    order = _narrowed(np.argsort(joined))
     kept = 0
     for at in range(0, joined.size, _CHUNK):
         index = order[at:at + _CHUNK]
@@ -351,10 +348,30 @@ def ranked_bounds(edges: list[NDArray[np.int64]]
         ranks += kept - 1
         positions[index] = ranks
         kept = int(ranks[-1]) + 1
-    del order
-    bounds = np.empty(kept, dtype=np.int64)
-    bounds[positions] = joined  # an edge's time at its position (repeats write it again)
-    return bounds, np.split(positions, np.cumsum([part.size for part in edges])[:-1])
+    parts = np.split(positions, np.cumsum([part.size for part in edges])[:-1])
+    for part, times in zip(parts, edges, strict=True):
+        joined[part] = times  # each edge's time at its position (repeats write it again)
+    joined.resize(kept, refcheck=False)  # the bounds: the first ones written over
+    return joined, parts
+
+
+def _narrowed(order: NDArray[np.intp]) -> NDArray[np.integer]:
+    """``order`` as int32 when every index fits, written over its own first half, which
+    is then given back: no second array of indices (each int32 goes where the int64s
+    already read lay).
+
+    >>> _narrowed(np.array([2, 0, 1])).tolist()
+    [2, 0, 1]
+    """
+    size = order.size
+    if size >= 1 << 31:
+        return order
+    narrow = order.view(np.int32)[:size]
+    for at in range(0, size, _CHUNK):
+        narrow[at:at + _CHUNK] = order[at:at + _CHUNK]  # numpy buffers the overlap
+    del narrow
+    order.resize((size + 1) // 2, refcheck=False)
+    return order.view(np.int32)[:size]
 
 
 def _turns(starts: list[int], ends: list[int], speakers: list[int]) -> SpeakerTurns:
