@@ -12,6 +12,7 @@ from speecheval.transcripts.diarization import partition as partition_module
 from speecheval.transcripts.diarization.metrics import region_totals
 from speecheval.transcripts.diarization.partition import (
     Region,
+    _narrowed,
     partition,
     ranked_bounds,
     starting_inside,
@@ -164,3 +165,16 @@ def test_starting_inside_lists_turns_as_int32_positions() -> None:
                                    strictly=False)
     assert (rows.tolist(), ks.tolist()) == ([0, 0, 1, 1], [1, 2, 2, 0])
     assert ks.dtype == np.int32
+
+
+def test_narrowed_order_is_int32_in_half_of_its_int64_buffer() -> None:
+    # five int64 indices (40 bytes) become five int32 ones in the first 20 bytes, and the
+    # buffer is shrunk to (5 + 1) // 2 = 3 int64s (24 bytes): the other half is given back
+    narrowed = _narrowed(np.array([4, 0, 3, 1, 2]))
+    assert narrowed.tolist() == [4, 0, 3, 1, 2]
+    assert narrowed.dtype == np.int32
+    assert narrowed.base is not None and narrowed.base.nbytes == 24
+    # four of them: (4 + 1) // 2 = 2 int64s, 16 bytes, just the four int32s
+    even = _narrowed(np.array([1, 3, 0, 2]))
+    assert even.tolist() == [1, 3, 0, 2]
+    assert even.base is not None and even.base.nbytes == 16
