@@ -72,3 +72,14 @@ def test_no_single_speaker_stretch_is_an_empty_int64_set() -> None:
     for region in (md_eval, exact):
         assert region.shape == (0, 2)
         assert region.dtype == np.int64
+
+
+def test_merged_events_of_eight_lists_with_negative_times_and_no_more() -> None:
+    # a list's place takes the low 3 bits of a key: 8 lists fit, a 9th is refused. Lists
+    # k = 0..7 of one event at time -1 each (a negative time: the shift floors it), ranked
+    # 7 - k: by rank, list 7 comes first and list 0 last, all at -1
+    times, kinds = merged_events([np.array([-1])] * 8, list(range(7, -1, -1)))
+    assert times.tolist() == [-1] * 8
+    assert kinds.tolist() == [7, 6, 5, 4, 3, 2, 1, 0]
+    with pytest.raises(ValueError, match="^at most 8 lists of events, got 9$"):
+        merged_events([np.array([0])] * 9, [0] * 9)

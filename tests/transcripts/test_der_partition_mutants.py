@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 
 from speecheval.core.timeline import Spans
+from speecheval.transcripts.diarization import partition as partition_module
 from speecheval.transcripts.diarization.metrics import region_totals
 from speecheval.transcripts.diarization.partition import (
     Region,
+    _narrowed,
     partition,
-    sorted_bounds,
+    ranked_bounds,
     starting_inside,
 )
 from speecheval.transcripts.diarization.turns import SpeakerTurns, speaker_turns
@@ -120,11 +122,30 @@ def test_32768_speakers_talking_at_once_are_counted_in_32_bits() -> None:
     assert counts.dtype == np.int32
 
 
-def test_sorted_bounds_are_whole_microseconds_and_keep_a_lone_repeated_time() -> None:
+def test_ranked_bounds_are_whole_microseconds_and_keep_a_lone_repeated_time() -> None:
     # int64 edges stay int64; edges that are all one time (5, 5) give that one time,
-    # not nothing
-    assert sorted_bounds([np.array([5, 1]), np.array([3])]).dtype == np.int64
-    assert sorted_bounds([np.array([5, 5])]).tolist() == [5]
+    # not nothing, and both lie at position 0
+    bounds, _ = ranked_bounds([np.array([5, 1]), np.array([3])])
+    assert bounds.dtype == np.int64
+    bounds, (positions,) = ranked_bounds([np.array([5, 5])])
+    assert (bounds.tolist(), positions.tolist()) == ([5], [0, 0])
+    assert positions.dtype == np.int32
+
+
+def test_ranked_bounds_across_chunks_count_a_time_repeated_over_a_chunk_edge_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # chunks of 2 sorted edges: 1 1 | 1 3 | 3 7 | 9; the 1 that opens the second chunk and
+    # the 3 that opens the third repeat the last time of the chunk before, so they are not
+    # new bounds: the bounds are 1 3 7 9 and the edges lie at 0 0 0 1 1 2 3
+    monkeypatch.setattr(partition_module, "_CHUNK", 2)
+    bounds, (first, second) = ranked_bounds([np.array([3, 1, 9, 1]), np.array([7, 1, 3])])
+    assert bounds.tolist() == [1, 3, 7, 9]
+    assert (first.tolist(), second.tolist()) == ([1, 0, 3, 0], [2, 0, 1])
+
+
+def test_ranked_bounds_of_no_edges_are_empty() -> None:
+    bounds, (first, second) = ranked_bounds([np.zeros(0, dtype=np.int64)] * 2)
+    assert (bounds.size, first.size, second.size) == (0, 0, 0)
 
 
 def test_region_weights_of_any_slice_of_intervals() -> None:
@@ -144,3 +165,16 @@ def test_starting_inside_lists_turns_as_int32_positions() -> None:
                                    strictly=False)
     assert (rows.tolist(), ks.tolist()) == ([0, 0, 1, 1], [1, 2, 2, 0])
     assert ks.dtype == np.int32
+
+
+def test_narrowed_order_is_int32_in_half_of_its_int64_buffer() -> None:
+    # five int64 indices (40 bytes) become five int32 ones in the first 20 bytes, and the
+    # buffer is shrunk to (5 + 1) // 2 = 3 int64s (24 bytes): the other half is given back
+    narrowed = _narrowed(np.array([4, 0, 3, 1, 2]))
+    assert narrowed.tolist() == [4, 0, 3, 1, 2]
+    assert narrowed.dtype == np.int32
+    assert narrowed.base is not None and narrowed.base.nbytes == 24
+    # four of them: (4 + 1) // 2 = 2 int64s, 16 bytes, just the four int32s
+    even = _narrowed(np.array([1, 3, 0, 2]))
+    assert even.tolist() == [1, 3, 0, 2]
+    assert even.base is not None and even.base.nbytes == 16

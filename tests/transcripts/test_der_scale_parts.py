@@ -43,7 +43,7 @@ from speecheval.transcripts.diarization.partition import (
     Region,
     _per_code,
     partition,
-    sorted_bounds,
+    ranked_bounds,
     starting_inside,
 )
 from speecheval.transcripts.diarization.turns import speaker_turns
@@ -134,15 +134,20 @@ def test_outside_around_sorts_the_given_points_in_place() -> None:
     assert points.tolist() == [3, 10, 14, 30]
 
 
-def test_sorted_bounds_squeezes_repeats_across_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ranked_bounds_squeeze_repeats_across_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the bounds are the sorted distinct edges and each edge's position is the index of
+    # its time among them (what a search of every edge in the bounds gives), in chunks
+    # of any size
     rng = np.random.default_rng(8)
     edges = [rng.integers(0, 40, 30), rng.integers(0, 40, 25)]
     expected = sorted(set(np.concatenate(edges).tolist()))
     for chunk in (1, 2, 3, 7, 1 << 20):  # repeats that straddle a chunk's edge, and none
         monkeypatch.setattr(partition_module, "_CHUNK", chunk)
-        got = sorted_bounds([edge.copy() for edge in edges])
+        got, positions = ranked_bounds([edge.copy() for edge in edges])
         assert got.tolist() == expected and got.dtype == np.int64
-    assert sorted_bounds([np.array([4, 1]), np.array([2])]).tolist() == [1, 2, 4]
+        assert [p.tolist() for p in positions] == [
+            [expected.index(t) for t in edge.tolist()] for edge in edges]
+    assert ranked_bounds([np.array([4, 1]), np.array([2])])[0].tolist() == [1, 2, 4]
 
 
 def test_difference_of_overlapping_lists() -> None:

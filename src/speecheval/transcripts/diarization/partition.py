@@ -52,10 +52,11 @@ class Activity:
     n_speakers: int
 
     @classmethod
-    def of(cls, bounds: NDArray[np.int64], turns: SpeakerTurns) -> Activity:
-        """Where the merged ``turns`` talk between ``bounds`` (every turn edge is one)."""
-        return cls(_positions(bounds, turns.starts), _positions(bounds, turns.ends),
-                   turns.merged.label_ids, max(bounds.size - 1, 0), len(turns.labels))
+    def of(cls, lo: NDArray[np.int32], hi: NDArray[np.int32], turns: SpeakerTurns,
+           n_bounds: int) -> Activity:
+        """The merged ``turns`` talking from edge ``lo[k]`` to edge ``hi[k]`` of
+        ``n_bounds`` sorted edges (every turn edge is one)."""
+        return cls(lo, hi, turns.merged.label_ids, max(n_bounds - 1, 0), len(turns.labels))
 
     def counts(self) -> NDArray[np.integer]:
         """Number of active speakers per interval (+1 where a turn starts, -1 where it
@@ -307,44 +308,70 @@ def partition(ref: SpeakerTurns, hyp: SpeakerTurns) -> Partition:
     >>> p.bounds.tolist(), p.n_ref.tolist(), p.n_hyp.tolist()
     ([0, 1000000, 2000000, 3000000], [1, 1, 0], [0, 1, 1])
     """
-    bounds = sorted_bounds([ref.starts, ref.ends, hyp.starts, hyp.ends])
-    return Partition(bounds=bounds, ref=Activity.of(bounds, ref), hyp=Activity.of(bounds, hyp))
+    bounds, (ref_lo, ref_hi, hyp_lo, hyp_hi) = ranked_bounds(
+        [ref.starts, ref.ends, hyp.starts, hyp.ends])
+    return Partition(bounds=bounds, ref=Activity.of(ref_lo, ref_hi, ref, bounds.size),
+                     hyp=Activity.of(hyp_lo, hyp_hi, hyp, bounds.size))
 
 
-def sorted_bounds(edges: list[NDArray[np.int64]]) -> NDArray[np.int64]:
-    """The distinct times among ``edges``, sorted (by sorting: numpy 2's hash-based
-    ``np.unique`` takes seconds on a few million times). The joined edges are sorted in
-    place and the repeats squeezed out in place, a chunk at a time, and the array is then
-    shrunk: no second array of edges.
+def ranked_bounds(edges: list[NDArray[np.int64]]
+                  ) -> tuple[NDArray[np.int64], list[NDArray[np.int32]]]:
+    """The distinct times among ``edges``, sorted, and where each edge lies among them
+    (int32 positions, one array per array of edges).
 
-    >>> sorted_bounds([np.array([5, 1]), np.array([5, 3, 1])]).tolist()
-    [1, 3, 5]
+    One sort gives both: in sorted order an edge's position is the number of distinct
+    times before it (a running count of the times that differ from their predecessor),
+    scattered back through the sort's order; no search of every edge in the bounds, and
+    no ``np.unique`` (numpy 2's hash-based one takes seconds on a few million times).
+    Equal times have one position whatever their order, so the sort need not be stable:
+    numpy's default one sorts in place of the order, where the stable one would take a
+    merge buffer of half the order's size (the peak memory of a million turns).
+    The order is walked a chunk at a time (as int32), and the bounds are then written
+    from the positions over the joined edges, which are shrunk to them: no sorted copy
+    of the edges.
+
+    >>> bounds, (first, second) = ranked_bounds([np.array([5, 1]), np.array([5, 3, 1])])
+    >>> bounds.tolist(), first.tolist(), second.tolist()
+    ([1, 3, 5], [2, 0], [2, 1, 0])
     """
-    bounds = np.concatenate(edges).astype(np.int64, copy=False)
-    bounds.sort()
+    joined = np.concatenate(edges).astype(np.int64, copy=False)
+    positions = np.empty(joined.size, dtype=np.int32)
+    order = _narrowed(np.argsort(joined))
     kept = 0
-    for at in range(0, bounds.size, _CHUNK):
-        part = bounds[at:at + _CHUNK]
-        distinct = np.ones(part.size, dtype=bool)
-        distinct[1:] = part[1:] != part[:-1]
-        if at and kept and part[0] == bounds[kept - 1]:
-            distinct[0] = False
-        values = part[distinct]  # a chunk's worth: written at or before where it was read
-        bounds[kept:kept + values.size] = values
-        kept += values.size
-    if kept < bounds.size:
-        del part  # the last view of it: the array made here is then its only reference
-        bounds.resize(kept, refcheck=False)
-    return bounds
+    for at in range(0, joined.size, _CHUNK):
+        index = order[at:at + _CHUNK]
+        values = joined[index]
+        distinct = np.empty(values.size, dtype=bool)
+        distinct[0] = not at or values[0] != joined[order[at - 1]]
+        np.not_equal(values[1:], values[:-1], out=distinct[1:])
+        ranks = np.cumsum(distinct, dtype=np.int32)
+        ranks += kept - 1
+        positions[index] = ranks
+        kept = int(ranks[-1]) + 1
+    parts = np.split(positions, np.cumsum([part.size for part in edges])[:-1])
+    for part, times in zip(parts, edges, strict=True):
+        joined[part] = times  # each edge's time at its position (repeats write it again)
+    joined.resize(kept, refcheck=False)  # the bounds: the first ones written over
+    return joined, parts
 
 
-def _positions(bounds: NDArray[np.int64], times: NDArray[np.int64]) -> NDArray[np.int32]:
-    """Where each time lies in the sorted ``bounds`` (int32, a chunk at a time: no int64
-    array of them all)."""
-    found = np.empty(times.size, dtype=np.int32)
-    for at in range(0, times.size, _CHUNK):
-        found[at:at + _CHUNK] = np.searchsorted(bounds, times[at:at + _CHUNK])
-    return found
+def _narrowed(order: NDArray[np.intp]) -> NDArray[np.integer]:
+    """``order`` as int32 when every index fits, written over its own first half, which
+    is then given back: no second array of indices (each int32 goes where the int64s
+    already read lay).
+
+    >>> _narrowed(np.array([2, 0, 1])).tolist()
+    [2, 0, 1]
+    """
+    size = order.size
+    if size >= 1 << 31:
+        return order
+    narrow = order.view(np.int32)[:size]
+    for at in range(0, size, _CHUNK):
+        narrow[at:at + _CHUNK] = order[at:at + _CHUNK]  # numpy buffers the overlap
+    del narrow
+    order.resize((size + 1) // 2, refcheck=False)
+    return order.view(np.int32)[:size]
 
 
 def _turns(starts: list[int], ends: list[int], speakers: list[int]) -> SpeakerTurns:
