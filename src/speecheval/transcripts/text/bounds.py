@@ -28,7 +28,7 @@ def code_points(text: str) -> NDArray[np.uint32]:
     (:class:`~.align.Vocabulary`), which a strict UTF-32 encoder refuses; they are passed
     through, so a session with that many distinct tokens is scored, not stopped.
 
-    >>> code_points("a\ud800").tolist()
+    >>> code_points("a" + chr(0xD800)).tolist()
     [97, 55296]
     """
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
