@@ -105,6 +105,9 @@ def test_raw_tagged_untimed_text() -> None:
     (SRT.load, "1\n00:00:01,000 --> 00:00:00,500\nhi\n", "line 2: end time 0.5 is before"),
     (SRT.load, "x\n", "line 1: expected a cue number"),
     (WebVTT.load, "WEBVTT\n\n00:01.000 --> 0:1\nhi\n", "line 3: not a subtitle timestamp"),
+    # a missing blank line: the next cue's number and timing were read as this cue's words
+    (SRT.load, "1\n00:00:01,000 --> 00:00:02,000\nhello\n2\n00:00:03,000 --> 00:00:04,000\n"
+     "bye\n", "line 5: a timing line inside the text of the cue at line 2"),
     (TextGrid.load, 'File type = "ooTextFile"\nObject class = "TextGrid"\n0\n', "ends early"),
     (RawTagged.load, "[2][S01]a\n[1]", "line 2: segment 'a' ends at 1.0 before"),
 ])
@@ -116,6 +119,24 @@ def test_errors_name_file_and_place(tmp_path: Path, loader: object, content: str
         loader(path)  # type: ignore[operator]
     assert str(path) in str(info.value)
     assert message in str(info.value)
+
+
+def test_webvtt_header_lines_are_skipped_and_an_arrow_line_starts_a_cue() -> None:
+    """YouTube's header lines (``Kind:``, ``Language:``) belong to the header (unfixed:
+    "line 3: expected 'start --> end'", exit 2, on a valid file); a timing line right after
+    cue text starts the next cue, as the WebVTT parsing rules say (unfixed: it and the
+    next cue's text were read as words of the first cue)."""
+    doc = ("WEBVTT\nKind: captions\nLanguage: en\n\n00:00:01.000 --> 00:00:02.000\nhello\n"
+           "00:00:03.000 --> 00:00:04.000\nbye\n")
+    segments = WebVTT.parse(doc, "yt").segments
+    assert [(s.start, s.end, s.words, s.line) for s in segments] == [
+        (1.0, 2.0, "hello", 5), (3.0, 4.0, "bye", 7)]
+
+
+def test_srt_text_holding_an_arrow_is_words() -> None:
+    """Only two timestamps around ``-->`` make a timing line; an arrow in text stays text."""
+    doc = "1\n00:00:01,000 --> 00:00:02,000\nleft --> right\n"
+    assert SRT.parse(doc, "s").segments[0].words == "left --> right"
 
 
 def test_unreadable_file_is_input_error(tmp_path: Path) -> None:
