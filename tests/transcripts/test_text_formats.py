@@ -139,6 +139,20 @@ def test_srt_text_holding_an_arrow_is_words() -> None:
     assert SRT.parse(doc, "s").segments[0].words == "left --> right"
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-be", "utf-16-le"])
+def test_textgrid_in_utf16_as_praat_writes_it(tmp_path: Path, encoding: str) -> None:
+    """Praat saves a TextGrid with non-ASCII labels as UTF-16 with a byte-order mark
+    (unfixed: "cannot read TextGrid file: 'utf-8' codec can't decode byte 0xfe", exit 2)."""
+    text = TextGrid([Segment("ep", "S01", 0.5, 1.5, "你好")]).dumps().replace("\n", "\r\n")
+    path = tmp_path / "praat.TextGrid"
+    path.write_bytes("\ufeff".encode(encoding) + text.encode(encoding))
+    [segment] = TextGrid.load(path).segments
+    # line 20: 8 header lines, 6 of the tier, 4 of the gap interval 0-0.5, its "intervals
+    # [2]:", then its xmin (CRLF read as one line break)
+    assert (segment.session_id, segment.speaker, segment.start, segment.end,
+            segment.words, segment.line) == ("praat", "S01", 0.5, 1.5, "你好", 20)
+
+
 def test_unreadable_file_is_input_error(tmp_path: Path) -> None:
     path = tmp_path / "bad.stm"
     path.write_bytes(b"\xff\xfe\xfa")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,9 +11,16 @@ from ...core.errors import InputError
 from ...core.output import atomic_write_text, refuse_existing
 
 
-def read_text(path: str | Path, what: str) -> str:
-    """UTF-8 text of ``path`` (a BOM is dropped); unreadable input is an InputError."""
+def read_text(path: str | Path, what: str, *, utf16: bool = False) -> str:
+    """UTF-8 text of ``path`` (a BOM is dropped); unreadable input is an InputError.
+
+    ``utf16``: a file that starts with a UTF-16 byte-order mark is read as UTF-16 (Praat
+    writes TextGrids with non-ASCII labels that way)."""
     try:
+        if utf16:
+            with open(path, "rb") as file:
+                if file.read(2) in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE):
+                    return Path(path).read_text(encoding="utf-16")
         return Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {what} file: {exc}", path=path) from exc
