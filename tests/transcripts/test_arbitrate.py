@@ -323,6 +323,26 @@ def test_command_judges_keep_stdout_and_stderr(tmp_path: Path, server: JudgeServ
     assert not (tmp_path / "arb2").exists()
 
 
+def test_a_judge_program_that_cannot_be_executed_is_a_one_line_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A judge program without execute permission stops the run with one line, exit 2,
+    and nothing written (unfixed: PermissionError came out as a traceback)."""
+    refs, cands = tmp_path / "refs.jsonl", tmp_path / "cands.jsonl"
+    refs.write_text('{"sample": "s1", "reference": "hello world", "independent": true}\n')
+    cands.write_text('{"sample": "s1", "system": "a", "text": "hello world"}\n'
+                     '{"sample": "s1", "system": "b", "text": "hello word"}\n')
+    program = tmp_path / "judge.sh"
+    program.write_text("echo hi\n")
+    program.chmod(0o644)
+    code = main(["transcripts", "arbitrate", "--references", str(refs), "--candidates",
+                 str(cands), "--out", str(tmp_path / "arb"), "--judge-command",
+                 f"x={program}"])
+    assert code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"error: judge x: cannot run '{program}': Permission denied")
+    assert not (tmp_path / "arb").exists()
+
+
 def _answers(bests: str, confidence: float) -> list[Answer]:
     scores = {c: 3 for c in CRITERIA}
     return [Answer({"A": scores, "B": scores}, best, confidence) for best in bests]

@@ -216,6 +216,9 @@ class CommandJudge:
         except FileNotFoundError:
             raise InputError(f"judge {self.name}: cannot run {self.argv[0]!r}: not found"
                              ) from None
+        except OSError as exc:  # not executable, not a program: it would fail every sample
+            raise InputError(f"judge {self.name}: cannot run {self.argv[0]!r}: "
+                             f"{exc.strerror or exc}") from None
         except subprocess.TimeoutExpired as exc:
             return JudgeReply(None, _text(exc.stdout), _text(exc.stderr) +
                               f"\n[speecheval] timed out after {self.timeout_s} s", None, 1)
