@@ -110,6 +110,9 @@ def test_raw_tagged_untimed_text() -> None:
      "bye\n", "line 5: a timing line inside the text of the cue at line 2"),
     (TextGrid.load, 'File type = "ooTextFile"\nObject class = "TextGrid"\n0\n', "ends early"),
     (RawTagged.load, "[2][S01]a\n[1]", "line 2: segment 'a' ends at 1.0 before"),
+    # a model's runaway time tag: unfixed, an OverflowError traceback in DER
+    (RawTagged.load, "[0][S01]a\n[99999999999999999999]",
+     "line 2: time tag: '99999999999999999999' seconds is more than 1e+08 s"),
 ])
 def test_errors_name_file_and_place(tmp_path: Path, loader: object, content: str,
                                     message: str) -> None:
