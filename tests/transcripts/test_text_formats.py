@@ -110,6 +110,13 @@ def test_raw_tagged_untimed_text() -> None:
      "bye\n", "line 5: a timing line inside the text of the cue at line 2"),
     (TextGrid.load, 'File type = "ooTextFile"\nObject class = "TextGrid"\n0\n', "ends early"),
     (RawTagged.load, "[2][S01]a\n[1]", "line 2: segment 'a' ends at 1.0 before"),
+    # interval times are checked as every format's (unfixed: -3 was kept, 1e20
+    # overflowed int64 in DER with a traceback); the interval starts on line 12
+    (TextGrid.load, 'File type = "ooTextFile"\nObject class = "TextGrid"\n0\n2\n<exists>\n1\n'
+     '"IntervalTier"\n"A"\n0\n2\n1\n-3\n2\n"hi"\n', "line 12: negative start time -3.0"),
+    (TextGrid.load, 'File type = "ooTextFile"\nObject class = "TextGrid"\n0\n2\n<exists>\n1\n'
+     '"IntervalTier"\n"A"\n0\n2\n1\n0\n1e20\n"hi"\n',
+     "line 13: interval xmax: '1e20' seconds is more than 1e+08 s"),
     # a model's runaway time tag: unfixed, an OverflowError traceback in DER
     (RawTagged.load, "[0][S01]a\n[99999999999999999999]",
      "line 2: time tag: '99999999999999999999' seconds is more than 1e+08 s"),
