@@ -104,6 +104,9 @@ def test_raw_tagged_untimed_text() -> None:
     (SegLST.load, "[1,", "line 1: not valid JSON"),
     (SRT.load, "1\n00:00:01,000 --> 00:00:00,500\nhi\n", "line 2: end time 0.5 is before"),
     (SRT.load, "x\n", "line 1: expected a cue number"),
+    # unfixed: kept, and 3.6e17 s overflowed int64 in DER (a traceback)
+    (SRT.load, "1\n00:00:01,000 --> 99999999999999:00:00,000\nhi\n",
+     "line 2: timestamp 3.6e+17 s is more than 1e+08 s"),
     (WebVTT.load, "WEBVTT\n\n00:01.000 --> 0:1\nhi\n", "line 3: not a subtitle timestamp"),
     # a missing blank line: the next cue's number and timing were read as this cue's words
     (SRT.load, "1\n00:00:01,000 --> 00:00:02,000\nhello\n2\n00:00:03,000 --> 00:00:04,000\n"
