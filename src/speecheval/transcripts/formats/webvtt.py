@@ -96,8 +96,9 @@ def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
     """The blocks after the header, as ``(line number of the first line, lines)``.
 
     The header is the ``WEBVTT`` line and the lines after it up to a blank line or a line
-    holding ``-->``; a line holding ``-->`` after the first line of a block starts a new
-    block (the WebVTT parsing rules), and after a timing line the first line may not be.
+    holding ``-->``. Within a blank-line separated block, a line holding ``-->`` after the
+    block's timing line (its first line, or its second after a cue identifier) starts a
+    new block, as the WebVTT parsing rules say.
 
     >>> _blocks(["WEBVTT", "Kind: captions", "", "00:01.000 --> 00:02.000", "hi",
     ...          "00:03.000 --> 00:04.000", "yo"])
