@@ -188,6 +188,12 @@ def tcp(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
     if ref and not _speaker_check(ref, ref_path, "reference"):
         raise InputError("the reference has no speaker labels; tcpWER pairs speakers",
                          path=ref_path)
+    for segments, path in ((ref, ref_path), (hyp, hyp_path)):
+        untimed = next((s for s in segments if s.start is None or s.end is None), None)
+        if untimed is not None:
+            where = "" if untimed.line is None else f" (entry {untimed.line})"
+            raise InputError(f"segment without times in session {untimed.session_id!r}"
+                             f"{where}: tcpWER needs start and end times", path=path)
     try:
         result = tcp_error_rate(ref, hyp, collar)
     except ValueError as exc:
