@@ -673,7 +673,7 @@ class _RayRun(Run[R]):
         except (WorkerCrashedError, OutOfMemoryError, NodeDiedError) as error:
             ending = ("killed by Ray's memory monitor" if isinstance(error, OutOfMemoryError)
                       else "its node died" if isinstance(error, NodeDiedError)
-                      else "crashed, as Ray saw it")
+                      else "crashed or was killed, exit status not reported by Ray")
             return ItemResult(error=WorkerDied(self.max_attempts, ending,
                                                self.name(self.items[index], index)))
 
