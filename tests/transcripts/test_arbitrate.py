@@ -29,6 +29,7 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.transcripts.arbitrate.aggregate import aggregate
+from speecheval.transcripts.arbitrate.inputs import read_candidates
 from speecheval.transcripts.arbitrate.prompt import CRITERIA, Answer, blind, parse_answer
 
 KEY = "sk-judge-test-123456"
@@ -454,3 +455,13 @@ def test_imports_are_candidates_with_their_trust_facts(
     assert judged[imported]["parent"] == f"imported:{digest_ok}/{key}"
     assert judged[imported]["identity_confidence"] == "recorded"
     assert "identity_confidence" not in judged["fake"]
+
+
+def test_json_lines_break_at_line_feeds_only(tmp_path: Path) -> None:
+    """JSON allows U+2028 unescaped in a string (json.dumps with ensure_ascii=False
+    writes it so): such a line is one object (unfixed: str.splitlines cut it, "line 1:
+    not JSON")."""
+    path = tmp_path / "cands.jsonl"
+    path.write_text(json.dumps({"sample": "s1", "system": "a", "text": "one\u2028two"},
+                               ensure_ascii=False) + "\n", encoding="utf-8")
+    assert read_candidates(path) == {"s1": {"a": "one two"}}

@@ -166,6 +166,16 @@ def test_textgrid_in_utf16_as_praat_writes_it(tmp_path: Path, encoding: str) -> 
             segment.words, segment.line) == ("praat", "S01", 0.5, 1.5, "你好", 20)
 
 
+def test_a_line_breaks_at_line_feeds_only(tmp_path: Path) -> None:
+    """U+2028 and U+001E inside a line's words stay in it (unfixed: str.splitlines cut
+    the line there, "line 2: STM line needs at least 5 fields" for a one-line file);
+    CR LF still ends a line."""
+    path = tmp_path / "a.stm"
+    path.write_bytes("rec 1 A 0 1 hello\u2028world\r\nrec 1 B 1 2 x\u001ey\r\n".encode())
+    assert [(s.speaker, s.words, s.line) for s in STM.load(path).segments] == [
+        ("A", "hello\u2028world", 1), ("B", "x\u001ey", 2)]
+
+
 def test_unreadable_file_is_input_error(tmp_path: Path) -> None:
     path = tmp_path / "bad.stm"
     path.write_bytes(b"\xff\xfe\xfa")

@@ -23,7 +23,7 @@ from typing import Any
 
 from ...core.errors import InputError
 from .. import lineage
-from ..formats._io import read_text
+from ..formats._io import read_text, split_lines
 from ..gate.inputs import read_meta
 from ..gate.run_dir import META, find_items, read_item
 
@@ -39,7 +39,7 @@ class Reference:
 
 def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(where, object)`` of each non-blank line of a JSON Lines file."""
-    for number, line in enumerate(read_text(path, "JSON Lines").splitlines(), start=1):
+    for number, line in enumerate(split_lines(read_text(path, "JSON Lines")), start=1):
         if not line.strip():
             continue
         try:

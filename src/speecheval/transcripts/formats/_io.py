@@ -26,6 +26,21 @@ def read_text(path: str | Path, what: str, *, utf16: bool = False) -> str:
         raise InputError(f"cannot read {what} file: {exc}", path=path) from exc
 
 
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text``, broken at line feeds only (a CR LF or a lone CR counts as
+    one, as a file read in text mode has them).
+
+    :meth:`str.splitlines` also breaks at U+2028, U+2029, U+0085 and the ASCII
+    separators U+001C..U+001E, which may stand inside a line's text (JSON allows U+2028
+    unescaped in a string): a line would be cut in two, and every later line numbered
+    wrong, where an editor and ``wc -l`` see one.
+
+    >>> split_lines("a\\u2028b\\r\\nc\\rd\\n")
+    ['a\\u2028b', 'c', 'd', '']
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
 def data_lines(text: str, comment: tuple[str, ...]) -> Iterator[tuple[int, str]]:
     """``(line number from 1, stripped line)`` of the lines that are neither blank nor start
     with one of the ``comment`` prefixes: the common skeleton of the line-based formats.
@@ -33,7 +48,7 @@ def data_lines(text: str, comment: tuple[str, ...]) -> Iterator[tuple[int, str]]
     >>> list(data_lines(";; note\\n\\n rec 1 A \\n", (";;",)))
     [(3, 'rec 1 A')]
     """
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(split_lines(text), start=1):
         stripped = raw.strip()
         if stripped and not stripped.startswith(comment):
             yield number, stripped

@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 
 from ...core.errors import InputError
+from ._io import split_lines
 from .document import SessionFileDocument
 from .segment import Segment
 from .subtitles import cue_span, cue_times, format_clock, parse_clock, split_speaker
@@ -50,7 +51,7 @@ class SRT(SessionFileDocument):
         speecheval.core.errors.InputError: a.srt: line 2: expected 'start --> end', found ...
         """
         where = None if path is None else str(path)
-        lines = text.splitlines()
+        lines = split_lines(text)
         segments = []
         index = 0
         while index < len(lines):

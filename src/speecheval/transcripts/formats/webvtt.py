@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 
 from ...core.errors import InputError
+from ._io import split_lines
 from .document import SessionFileDocument
 from .segment import Segment
 from .subtitles import cue_span, cue_times, format_clock, split_speaker, text_blocks
@@ -53,7 +54,7 @@ class WebVTT(SessionFileDocument):
         speecheval.core.errors.InputError: a.vtt: line 1: a WebVTT file must start with 'WEBVTT'
         """
         where = None if path is None else str(path)
-        lines = text.splitlines()
+        lines = split_lines(text)
         if not lines or not lines[0].startswith("WEBVTT"):
             raise InputError("line 1: a WebVTT file must start with 'WEBVTT'", path=where)
         segments = []

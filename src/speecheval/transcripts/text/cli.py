@@ -18,7 +18,7 @@ import click
 from ...core.canonical_json import dumps
 from ...core.errors import InputError
 from .. import formats
-from ..formats._io import read_text
+from ..formats._io import read_text, split_lines
 from ..formats.document import SessionTaggedDocument
 from ..formats.segment import Segment
 from ..formats.uem import UEM
@@ -211,7 +211,7 @@ def _kaldi_text(path: Path) -> dict[str, str]:
     """``<utterance id> <text>`` lines, the id ending at the first space or tab (Kaldi's
     ``text`` files use either); duplicate ids are an error."""
     texts: dict[str, str] = {}
-    for number, line in enumerate(read_text(path, "text").splitlines(), start=1):
+    for number, line in enumerate(split_lines(read_text(path, "text")), start=1):
         if not line.strip():
             continue
         key, *rest = line.split(maxsplit=1)
