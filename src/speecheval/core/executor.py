@@ -538,8 +538,15 @@ def _workers(pool: Any) -> dict[int, Any]:
 def _pool_ending(workers: Iterable[Any]) -> str:
     """How the worker processes of a broken pool ended, told by one of them: a pool
     that breaks sends SIGTERM to the workers still alive, so an ending of another kind is
-    the one that broke it; among several, the first in text order (the same every run)."""
-    endings = sorted({process_ending(worker.exitcode) for worker in workers})
+    the one that broke it; among several, the first in text order (the same every run).
+
+    >>> class Ended:
+    ...     def __init__(self, exitcode): self.exitcode = exitcode
+    >>> _pool_ending([Ended(-15), Ended(None), Ended(-9)]), _pool_ending([Ended(-15)])
+    ('killed by SIGKILL', 'killed by SIGTERM')
+    """
+    endings = sorted({process_ending(worker.exitcode) for worker in workers
+                      if worker.exitcode is not None})
     return next((e for e in endings if e != "killed by SIGTERM"),
                 endings[0] if endings else process_ending(None))
 
