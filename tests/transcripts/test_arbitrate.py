@@ -465,3 +465,21 @@ def test_json_lines_break_at_line_feeds_only(tmp_path: Path) -> None:
     path.write_text(json.dumps({"sample": "s1", "system": "a", "text": "one\u2028two"},
                                ensure_ascii=False) + "\n", encoding="utf-8")
     assert read_candidates(path) == {"s1": {"a": "one two"}}
+
+
+def test_a_judge_name_that_is_no_folder_name_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A judge's name names its folder: ``../../x`` would have put that judge's answers
+    outside the output folder, written as they came (unfixed); it is refused, exit 2."""
+    refs, cands = tmp_path / "refs.jsonl", tmp_path / "cands.jsonl"
+    refs.write_text('{"sample": "s1", "reference": "hello world", "independent": true}\n')
+    cands.write_text('{"sample": "s1", "system": "a", "text": "hello world"}\n'
+                     '{"sample": "s1", "system": "b", "text": "hello word"}\n')
+    code = main(["transcripts", "arbitrate", "--references", str(refs), "--candidates",
+                 str(cands), "--out", str(tmp_path / "out" / "arb"), "--judge-command",
+                 f"../../x={sys.executable} -c pass"])
+    assert code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"error: --judge-command '../../x={sys.executable} -c pass': the judge name must be "
+        "letters, digits, '.', '_' or '-' (it names the judge's folder), got '../../x'")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "x").exists()

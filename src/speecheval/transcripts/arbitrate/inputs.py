@@ -27,7 +27,8 @@ from ..formats._io import read_text, split_lines
 from ..gate.inputs import read_meta
 from ..gate.run_dir import META, find_items, read_item
 
-_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+"""A sample, system or judge id: safe as a file name (it names files of the output)."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 def _identifier(row: dict[str, Any], key: str, where: str, path: Path) -> str:
     """A sample or system id, safe as a file name (it names files of the output)."""
     value = row.get(key)
-    if not isinstance(value, str) or not _SAFE_ID.fullmatch(value):
+    if not isinstance(value, str) or not SAFE_ID.fullmatch(value):
         raise InputError(f"{where}: {key} must be a name of letters, digits, '.', '_' or '-', "
                          f"got {value!r}", path=path)
     return value
