@@ -46,6 +46,13 @@ def die_always_on_two(x: int) -> int:
     return x * 10
 
 
+def exit_137_on_two(x: int) -> int:
+    """End this worker process with exit code 137 whenever item 2 runs."""
+    if x == 2:
+        os._exit(137)
+    return x * 10
+
+
 def die_in_setup() -> None:
     """A worker setup that kills its process before any item can start."""
     os.kill(os.getpid(), signal.SIGKILL)

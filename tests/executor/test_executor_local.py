@@ -58,7 +58,23 @@ def test_a_worker_that_always_dies_is_recorded_failed_after_the_attempts() -> No
     assert [r.value for r in results] == [0, 10, None, 30, 40]
     error = results[2].error
     assert isinstance(error, WorkerDied)
-    assert str(error) == "the worker process died while running this item (3 attempts)"
+    assert str(error) == ("the worker process died while running this item "
+                          "(killed by SIGKILL; 3 attempts)")
+    assert error.item == "item 3"
+
+
+def test_a_dead_workers_reason_says_how_it_ended_and_names_the_item_as_asked() -> None:
+    """Item 2 ends its worker with exit code 137 (as a container's OOM kill reads) each
+    time: its reason says so, and the caller's ``name`` names it (unfixed: the reason
+    said only "(3 attempts)" and the item was "item 3" whatever the caller knew)."""
+    results = LocalExecutor(2, max_attempts=2).map(
+        items.exit_137_on_two, list(range(4)),
+        name=lambda item, index: f"session {item + 1}")
+    assert [r.value for r in results] == [0, 10, None, 30]
+    error = results[2].error
+    assert isinstance(error, WorkerDied) and error.item == "session 3"
+    assert str(error) == ("the worker process died while running this item "
+                          "(exit code 137; 2 attempts)")
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -152,7 +168,7 @@ def test_workers_that_die_in_setup_fail_every_item_after_the_attempts() -> None:
     results = LocalExecutor(2, max_attempts=2).map(items.square, [1, 2, 3],
                                                    setup=items.die_in_setup)
     assert [str(r.error) for r in results] == [
-        "the worker process died while running this item (2 attempts)"] * 3
+        "the worker process died while running this item (killed by SIGKILL; 2 attempts)"] * 3
 
 
 def test_start_is_eager_for_a_pool_and_lazy_in_this_process() -> None:
@@ -212,4 +228,5 @@ def test_small_items_go_in_chunks_with_results_and_retries_per_item() -> None:
     died = LocalExecutor(2, max_attempts=2, small_items=True).map(items.die_always_on_two,
                                                                    list(range(64)))
     assert [r.value for r in died] == [None if x == 2 else x * 10 for x in range(64)]
-    assert str(died[2].error) == "the worker process died while running this item (2 attempts)"
+    assert str(died[2].error) == ("the worker process died while running this item "
+                                  "(killed by SIGKILL; 2 attempts)")

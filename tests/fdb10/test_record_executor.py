@@ -103,7 +103,8 @@ def test_a_session_that_kills_its_worker_is_an_error_and_the_run_goes_on(
     assert "2 complete, 1 error, 0 skipped" in capsys.readouterr().out
     died = json.loads((run / "samples/icc_backchannel/2/status.json").read_text())
     assert (died["status"], died["reasons"]) == (
-        "error", ["the worker process died while running this item (3 attempts)"])
+        "error", ["the worker process died while running this item "
+                  "(killed by SIGKILL; 3 attempts)"])
     assert json.loads((run / "run.json").read_text())["status"] == "complete"
     export_tree([run], dataset, tmp_path / "tree")
     manifest = json.loads((tmp_path / "tree" / "manifest.json").read_text())

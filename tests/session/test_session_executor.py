@@ -86,13 +86,15 @@ def test_ray_without_jobs_gets_every_core(tmp_path: Path, monkeypatch: pytest.Mo
 def test_a_worker_dying_on_a_session_every_time_is_a_one_line_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A session whose worker process dies each of the 3 times it is run: one line naming
-    the item and exit 4 (the tool's fault), no traceback and no run directory (unfixed:
-    WorkerDied came out of ``.get()`` as a traceback, exit 1)."""
+    the session and how its worker ended, and exit 4 (the tool's fault), no traceback and
+    no run directory (unfixed: WorkerDied came out of ``.get()`` as a traceback, exit 1;
+    then it named "item 1" and did not say how the worker ended)."""
     scenario = write_scenario(tmp_path, QUICK)
     code = main(["session", "run", str(scenario), "--agent",
                  "tests.agents.custom_transport:DyingVirtualAgent", "-n", "2", "--jobs", "2",
                  "--out", str(tmp_path / "run")])
     assert code == 4
     assert capsys.readouterr().err == (
-        "error: item 1: the worker process died while running this item (3 attempts)\n")
+        "error: session 1: the worker process died while running this item "
+        "(exit code 9; 3 attempts)\n")
     assert not (tmp_path / "run").exists()

@@ -29,6 +29,7 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.transcripts.arbitrate.aggregate import aggregate
+from speecheval.transcripts.arbitrate.inputs import read_candidates
 from speecheval.transcripts.arbitrate.prompt import CRITERIA, Answer, blind, parse_answer
 
 KEY = "sk-judge-test-123456"
@@ -323,6 +324,26 @@ def test_command_judges_keep_stdout_and_stderr(tmp_path: Path, server: JudgeServ
     assert not (tmp_path / "arb2").exists()
 
 
+def test_a_judge_program_that_cannot_be_executed_is_a_one_line_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A judge program without execute permission stops the run with one line, exit 2,
+    and nothing written (unfixed: PermissionError came out as a traceback)."""
+    refs, cands = tmp_path / "refs.jsonl", tmp_path / "cands.jsonl"
+    refs.write_text('{"sample": "s1", "reference": "hello world", "independent": true}\n')
+    cands.write_text('{"sample": "s1", "system": "a", "text": "hello world"}\n'
+                     '{"sample": "s1", "system": "b", "text": "hello word"}\n')
+    program = tmp_path / "judge.sh"
+    program.write_text("echo hi\n")
+    program.chmod(0o644)
+    code = main(["transcripts", "arbitrate", "--references", str(refs), "--candidates",
+                 str(cands), "--out", str(tmp_path / "arb"), "--judge-command",
+                 f"x={program}"])
+    assert code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"error: judge x: cannot run '{program}': Permission denied")
+    assert not (tmp_path / "arb").exists()
+
+
 def _answers(bests: str, confidence: float) -> list[Answer]:
     scores = {c: 3 for c in CRITERIA}
     return [Answer({"A": scores, "B": scores}, best, confidence) for best in bests]
@@ -434,3 +455,31 @@ def test_imports_are_candidates_with_their_trust_facts(
     assert judged[imported]["parent"] == f"imported:{digest_ok}/{key}"
     assert judged[imported]["identity_confidence"] == "recorded"
     assert "identity_confidence" not in judged["fake"]
+
+
+def test_json_lines_break_at_line_feeds_only(tmp_path: Path) -> None:
+    """JSON allows U+2028 unescaped in a string (json.dumps with ensure_ascii=False
+    writes it so): such a line is one object (unfixed: str.splitlines cut it, "line 1:
+    not JSON")."""
+    path = tmp_path / "cands.jsonl"
+    path.write_text(json.dumps({"sample": "s1", "system": "a", "text": "one\u2028two"},
+                               ensure_ascii=False) + "\n", encoding="utf-8")
+    assert read_candidates(path) == {"s1": {"a": "one two"}}
+
+
+def test_a_judge_name_that_is_no_folder_name_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A judge's name names its folder: ``../../x`` would have put that judge's answers
+    outside the output folder, written as they came (unfixed); it is refused, exit 2."""
+    refs, cands = tmp_path / "refs.jsonl", tmp_path / "cands.jsonl"
+    refs.write_text('{"sample": "s1", "reference": "hello world", "independent": true}\n')
+    cands.write_text('{"sample": "s1", "system": "a", "text": "hello world"}\n'
+                     '{"sample": "s1", "system": "b", "text": "hello word"}\n')
+    code = main(["transcripts", "arbitrate", "--references", str(refs), "--candidates",
+                 str(cands), "--out", str(tmp_path / "out" / "arb"), "--judge-command",
+                 f"../../x={sys.executable} -c pass"])
+    assert code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"error: --judge-command '../../x={sys.executable} -c pass': the judge name must be "
+        "letters, digits, '.', '_' or '-' (it names the judge's folder), got '../../x'")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "x").exists()

@@ -134,6 +134,9 @@ def test_duplicate_yaml_key(example: Path, tmp_path: Path,
      "scenarios.spare (line 87): is declared but has no samples"),
     (lambda d: d["samples"][0].update(id="a b"),
      "samples[0].id (line 5): 'a b' may hold only letters"),
+    # unfixed: ValueError from term_counts while scoring, a traceback (exit 1)
+    (lambda d: d["samples"][0]["reference"].update(terms=["Kubernetes", "..."]),
+     "samples[0].reference.terms[1] (line 9): '...' is empty after normalisation"),
 ])
 def test_schema_errors(example: Path, tmp_path: Path, change, expected: str,  # type: ignore[no-untyped-def]
                        capsys: pytest.CaptureFixture[str]) -> None:

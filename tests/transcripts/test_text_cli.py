@@ -90,11 +90,14 @@ def test_cp_bad_input_exit_2_no_stdout(tmp_path: Path, capsys: pytest.CaptureFix
     assert str(ref) in err and message in err
 
 
-def test_wer_kaldi_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+# Kaldi text files separate the id with a space or a tab (unfixed: with a tab the id ran
+# to the first space, "u1<TAB>the", so no hypothesis id matched a reference one)
+@pytest.mark.parametrize("sep", [" ", "\t"])
+def test_wer_kaldi_text(tmp_path: Path, capsys: pytest.CaptureFixture[str], sep: str) -> None:
     ref = tmp_path / "ref.txt"
     hyp = tmp_path / "hyp.txt"
-    ref.write_text("u1 the cat sat\nu2 on the mat\n", encoding="utf-8")
-    hyp.write_text("u1 The cat, sat!\n", encoding="utf-8")
+    ref.write_text(f"u1{sep}the cat sat\nu2{sep}on the mat\n", encoding="utf-8")
+    hyp.write_text(f"u1{sep}The cat, sat!\n", encoding="utf-8")
     code, out, _ = run(["transcripts", "wer", "--ref", str(ref), "--hyp", str(hyp), "--json"],
                        capsys)
     data = json.loads(out)

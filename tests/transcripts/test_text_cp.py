@@ -226,3 +226,14 @@ def test_meeteval_fixture_with_uem(fixtures_dir: Path) -> None:
     hyp = filter_by_uem(STM.load(folder / "hyp.stm").segments, regions)
     result = cp_error_rate(ref, hyp, "word")
     assert (result.counts.errors, result.counts.reference_tokens) == (25, 61)
+
+
+def test_a_session_with_more_distinct_tokens_than_below_the_surrogates_is_scored() -> None:
+    """60 000 distinct words: token ids 55296.. are encoded as surrogate code points,
+    which the bounds and the Kaldi split read as numbers too (unfixed: UnicodeEncodeError
+    in utf-32, a traceback). Reference A = w0..w59999 + "x", B = "y"; hypothesis X =
+    w0..w59999, Y = "y z": A-X 1 deletion, B-Y 1 insertion: 2 errors over 60 002 tokens."""
+    words = [f"w{i}" for i in range(60_000)]
+    result = cp_error_counts({"A": [*words, "x"], "B": ["y"]}, {"X": words, "Y": ["y", "z"]})
+    assert (result.counts.substitutions, result.counts.deletions,
+            result.counts.insertions, result.counts.reference_tokens) == (0, 1, 1, 60_002)

@@ -104,9 +104,25 @@ def test_raw_tagged_untimed_text() -> None:
     (SegLST.load, "[1,", "line 1: not valid JSON"),
     (SRT.load, "1\n00:00:01,000 --> 00:00:00,500\nhi\n", "line 2: end time 0.5 is before"),
     (SRT.load, "x\n", "line 1: expected a cue number"),
+    # unfixed: kept, and 3.6e17 s overflowed int64 in DER (a traceback)
+    (SRT.load, "1\n00:00:01,000 --> 99999999999999:00:00,000\nhi\n",
+     "line 2: timestamp 3.6e+17 s is more than 1e+08 s"),
     (WebVTT.load, "WEBVTT\n\n00:01.000 --> 0:1\nhi\n", "line 3: not a subtitle timestamp"),
+    # a missing blank line: the next cue's number and timing were read as this cue's words
+    (SRT.load, "1\n00:00:01,000 --> 00:00:02,000\nhello\n2\n00:00:03,000 --> 00:00:04,000\n"
+     "bye\n", "line 5: a timing line inside the text of the cue at line 2"),
     (TextGrid.load, 'File type = "ooTextFile"\nObject class = "TextGrid"\n0\n', "ends early"),
     (RawTagged.load, "[2][S01]a\n[1]", "line 2: segment 'a' ends at 1.0 before"),
+    # interval times are checked as every format's (unfixed: -3 was kept, 1e20
+    # overflowed int64 in DER with a traceback); the interval starts on line 12
+    (TextGrid.load, 'File type = "ooTextFile"\nObject class = "TextGrid"\n0\n2\n<exists>\n1\n'
+     '"IntervalTier"\n"A"\n0\n2\n1\n-3\n2\n"hi"\n', "line 12: negative start time -3.0"),
+    (TextGrid.load, 'File type = "ooTextFile"\nObject class = "TextGrid"\n0\n2\n<exists>\n1\n'
+     '"IntervalTier"\n"A"\n0\n2\n1\n0\n1e20\n"hi"\n',
+     "line 13: interval xmax: '1e20' seconds is more than 1e+08 s"),
+    # a model's runaway time tag: unfixed, an OverflowError traceback in DER
+    (RawTagged.load, "[0][S01]a\n[99999999999999999999]",
+     "line 2: time tag: '99999999999999999999' seconds is more than 1e+08 s"),
 ])
 def test_errors_name_file_and_place(tmp_path: Path, loader: object, content: str,
                                     message: str) -> None:
@@ -116,6 +132,48 @@ def test_errors_name_file_and_place(tmp_path: Path, loader: object, content: str
         loader(path)  # type: ignore[operator]
     assert str(path) in str(info.value)
     assert message in str(info.value)
+
+
+def test_webvtt_header_lines_are_skipped_and_an_arrow_line_starts_a_cue() -> None:
+    """YouTube's header lines (``Kind:``, ``Language:``) belong to the header (unfixed:
+    "line 3: expected 'start --> end'", exit 2, on a valid file); a timing line right after
+    cue text starts the next cue, as the WebVTT parsing rules say (unfixed: it and the
+    next cue's text were read as words of the first cue)."""
+    doc = ("WEBVTT\nKind: captions\nLanguage: en\n\n00:00:01.000 --> 00:00:02.000\nhello\n"
+           "00:00:03.000 --> 00:00:04.000\nbye\n")
+    segments = WebVTT.parse(doc, "yt").segments
+    assert [(s.start, s.end, s.words, s.line) for s in segments] == [
+        (1.0, 2.0, "hello", 5), (3.0, 4.0, "bye", 7)]
+
+
+def test_srt_text_holding_an_arrow_is_words() -> None:
+    """Only two timestamps around ``-->`` make a timing line; an arrow in text stays text."""
+    doc = "1\n00:00:01,000 --> 00:00:02,000\nleft --> right\n"
+    assert SRT.parse(doc, "s").segments[0].words == "left --> right"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-be", "utf-16-le"])
+def test_textgrid_in_utf16_as_praat_writes_it(tmp_path: Path, encoding: str) -> None:
+    """Praat saves a TextGrid with non-ASCII labels as UTF-16 with a byte-order mark
+    (unfixed: "cannot read TextGrid file: 'utf-8' codec can't decode byte 0xfe", exit 2)."""
+    text = TextGrid([Segment("ep", "S01", 0.5, 1.5, "你好")]).dumps().replace("\n", "\r\n")
+    path = tmp_path / "praat.TextGrid"
+    path.write_bytes("\ufeff".encode(encoding) + text.encode(encoding))
+    [segment] = TextGrid.load(path).segments
+    # line 20: 8 header lines, 6 of the tier, 4 of the gap interval 0-0.5, its "intervals
+    # [2]:", then its xmin (CRLF read as one line break)
+    assert (segment.session_id, segment.speaker, segment.start, segment.end,
+            segment.words, segment.line) == ("praat", "S01", 0.5, 1.5, "你好", 20)
+
+
+def test_a_line_breaks_at_line_feeds_only(tmp_path: Path) -> None:
+    """U+2028 and U+001E inside a line's words stay in it (unfixed: str.splitlines cut
+    the line there, "line 2: STM line needs at least 5 fields" for a one-line file);
+    CR LF still ends a line."""
+    path = tmp_path / "a.stm"
+    path.write_bytes("rec 1 A 0 1 hello\u2028world\r\nrec 1 B 1 2 x\u001ey\r\n".encode())
+    assert [(s.speaker, s.words, s.line) for s in STM.load(path).segments] == [
+        ("A", "hello\u2028world", 1), ("B", "x\u001ey", 2)]
 
 
 def test_unreadable_file_is_input_error(tmp_path: Path) -> None:

@@ -85,3 +85,20 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert code == 2 and "exceed the exact solver's limits" in err and err.count("\n") == 1
     code, _, err = run(["tcp", "--ref", str(ref), "--hyp", str(big)], capsys)
     assert code == 2 and "--collar" in err
+
+
+def test_tcp_names_the_file_whose_segments_lack_times(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Untimed hypothesis segments are the hypothesis file's fault (unfixed: the error
+    named the reference file, whose segments all had times)."""
+    ref, hyp = tmp_path / "ref.json", tmp_path / "hyp.json"
+    ref.write_text('[{"session_id": "r", "speaker": "A", "start_time": 0, "end_time": 2, '
+                   '"words": "hello there"}]', "utf-8")
+    hyp.write_text('[{"session_id": "r", "speaker": "X", "start_time": 0, "end_time": 1, '
+                   '"words": "hello"}, {"session_id": "r", "speaker": "X", "words": "there"}]',
+                   "utf-8")
+    code, out, err = run(["tcp", "--ref", str(ref), "--hyp", str(hyp), "--collar", "5"],
+                         capsys)
+    assert (code, out) == (2, "")
+    assert err == (f"error: {hyp}: segment without times in session 'r' (entry 1): tcpWER "
+                   "needs start and end times\n")

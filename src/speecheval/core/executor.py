@@ -38,7 +38,7 @@ import os
 import threading
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
@@ -50,6 +50,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 StopOn = tuple[type[Exception], ...]
 """Kinds of item error that stop the whole run (see the module docstring)."""
+Namer = Callable[[Any, int], str]
+"""How a :class:`WorkerDied` names an item, given the item and its index (default:
+:func:`item_name`); a caller whose items carry no sample id gives its own."""
 
 EXECUTORS = ("local", "ray")
 MAX_ATTEMPTS = 3
@@ -64,13 +67,32 @@ class WorkerDied(Exception):
     error with its own exit code (:data:`~speecheval.core.errors.EXIT_TOOL_FAILED`): a
     fault of the tool or its machine, neither bad input nor the system under test's."""
 
-    def __init__(self, attempts: int, item: str = "an item") -> None:
+    def __init__(self, attempts: int, ending: str, item: str = "an item") -> None:
         super().__init__(f"the worker process died while running this item "
-                         f"({attempts} attempts)")
-        self.attempts, self.item = attempts, item
+                         f"({ending}; {attempts} attempts)")
+        self.attempts, self.ending, self.item = attempts, ending, item
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (WorkerDied, (self.attempts, self.item))
+        return (WorkerDied, (self.attempts, self.ending, self.item))
+
+
+def process_ending(exitcode: int | None) -> str:
+    """How a worker process ended, for :class:`WorkerDied`'s reason: by the signal that
+    killed it (``killed by SIGKILL``, as the OOM killer ends one) or by its exit code.
+
+    >>> process_ending(-9), process_ending(137), process_ending(None)
+    ('killed by SIGKILL', 'exit code 137', 'ended, how unknown')
+    """
+    import signal
+
+    if exitcode is None:
+        return "ended, how unknown"
+    if exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
 
 
 def item_name(item: object, index: int) -> str:
@@ -145,20 +167,21 @@ class Executor(ABC):
 
     def map(self, fn: Callable[[T], R], items: Sequence[T], *,
             setup: Callable[[], None] | None = None, advance: Advance = _do_nothing,
-            cancel: threading.Event | None = None, stop_on: StopOn = ()
-            ) -> list[ItemResult[R]]:
+            cancel: threading.Event | None = None, stop_on: StopOn = (),
+            name: Namer = item_name) -> list[ItemResult[R]]:
         """Every item's result, in item order (see :meth:`results`)."""
         return list(self.results(fn, items, setup=setup, advance=advance, cancel=cancel,
-                                 stop_on=stop_on))
+                                 stop_on=stop_on, name=name))
 
     def results(self, fn: Callable[[T], R], items: Sequence[T], *,
                 setup: Callable[[], None] | None = None, advance: Advance = _do_nothing,
-                cancel: threading.Event | None = None, stop_on: StopOn = ()
-                ) -> Iterator[ItemResult[R]]:
+                cancel: threading.Event | None = None, stop_on: StopOn = (),
+                name: Namer = item_name) -> Iterator[ItemResult[R]]:
         """Yield each item's result in item order, as soon as it and those before it are
         done; ``advance()`` is called once per finished item, in completion order.
         Nothing starts before the first result is asked for (see :meth:`start`)."""
-        with self.start(fn, items, setup=setup, cancel=cancel, stop_on=stop_on) as run:
+        with self.start(fn, items, setup=setup, cancel=cancel, stop_on=stop_on,
+                        name=name) as run:
             yield from run.results(advance)
 
     def fork_safe(self) -> Executor:
@@ -170,7 +193,8 @@ class Executor(ABC):
     @abstractmethod
     def start(self, fn: Callable[[T], R], items: Sequence[T], *,
               setup: Callable[[], None] | None = None,
-              cancel: threading.Event | None = None, stop_on: StopOn = ()) -> Run[R]:
+              cancel: threading.Event | None = None, stop_on: StopOn = (),
+              name: Namer = item_name) -> Run[R]:
         """Start running ``fn`` over ``items`` now, in the background where the executor
         has one (worker processes, a cluster), so that the caller can load its own inputs
         meanwhile; collect with :meth:`Run.results`. Work that runs in this process waits
@@ -178,7 +202,8 @@ class Executor(ABC):
 
         ``setup`` runs once in each worker process before its first item (to load a
         model, say); work that runs in this process does not call it, since this process
-        is the one the caller has already prepared.
+        is the one the caller has already prepared. ``name`` names an item in its
+        :class:`WorkerDied`.
         """
 
 
@@ -233,13 +258,14 @@ class LocalExecutor(Executor):
 
     def start(self, fn: Callable[[T], R], items: Sequence[T], *,
               setup: Callable[[], None] | None = None,
-              cancel: threading.Event | None = None, stop_on: StopOn = ()) -> Run[R]:
+              cancel: threading.Event | None = None, stop_on: StopOn = (),
+              name: Namer = item_name) -> Run[R]:
         if self.jobs <= 1 or len(items) <= 1:
             return _InThisProcess(fn, items, cancel, stop_on)
         import multiprocessing  # here: a run that needs no pool never imports it
 
         return _PoolRun(fn, items, setup, self.jobs, self.max_attempts, cancel, stop_on,
-                        self.small_items, multiprocessing.get_context(self.mp_context))
+                        self.small_items, multiprocessing.get_context(self.mp_context), name)
 
 
 def _outcome(fn: Callable[[T], R], item: T) -> ItemResult[R]:
@@ -303,14 +329,20 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
+STARTED_NOT, STARTED_DONE = 0, -1
+"""An item's mark in a pool's ``started`` array: never started, finished; while it runs,
+the process id of the worker running it."""
+
+
 def _run_chunk(fn: Callable[[T], R], chunk: list[tuple[int, T]]) -> list[ItemResult[R]]:
-    """Some items one after another in a pool's worker, each marked started (1) and then
-    finished (2), so that if the worker dies the parent knows which one it died on."""
+    """Some items one after another in a pool's worker, each marked started (this
+    worker's process id) and then finished, so that if the worker dies the parent knows
+    which item it died on, and which process's ending to report."""
     results = []
     for index, item in chunk:
-        _started[index] = 1
+        _started[index] = os.getpid()
         results.append(_outcome(fn, item))
-        _started[index] = 2
+        _started[index] = STARTED_DONE
     return results
 
 
@@ -326,8 +358,9 @@ class _PoolRun(Run[R]):
     def __init__(self, fn: Callable[[T], R], items: Sequence[T],
                  setup: Callable[[], None] | None, jobs: int, max_attempts: int,
                  cancel: threading.Event | None, stop_on: StopOn, small_items: bool,
-                 context: Any) -> None:
+                 context: Any, name: Namer) -> None:
         self.fn: Callable[[Any], R] = fn
+        self.name = name
         self.context = context  # multiprocessing's: how worker processes start
         self.items: Sequence[Any] = items
         self.setup = setup
@@ -337,6 +370,7 @@ class _PoolRun(Run[R]):
         self.cancel, self.stop_on = cancel, stop_on
         self.done: dict[int, ItemResult[R]] = {}
         self.deaths: dict[int, int] = {}
+        self.endings: dict[int, str] = {}  # how each suspect's last worker ended
         self._round: _PoolRound[R] | None = _PoolRound(self, list(range(len(items))))
 
     def results(self, advance: Advance = _do_nothing) -> Iterator[ItemResult[R]]:
@@ -361,7 +395,8 @@ class _PoolRun(Run[R]):
             stalled = stalled + 1 if len(never_started) == len(current.indices) else 0
             if stalled >= self.max_attempts:
                 for index in never_started:
-                    self.record(index, ItemResult(error=self._died(index, stalled)))
+                    self.record(index, ItemResult(error=self._died(index, stalled,
+                                                                   current.ending())))
                 never_started = []
             self._round = _PoolRound(self, sorted(never_started)) if never_started else None
         while following in self.done:
@@ -380,8 +415,8 @@ class _PoolRun(Run[R]):
         self.done[index] = _checked(result, self.stop_on)
         self.advance()
 
-    def _died(self, index: int, attempts: int) -> WorkerDied:
-        return WorkerDied(attempts, item_name(self.items[index], index))
+    def _died(self, index: int, attempts: int, ending: str) -> WorkerDied:
+        return WorkerDied(attempts, ending, self.name(self.items[index], index))
 
     def _alone(self, index: int) -> None:
         """Run a suspect alone until it finishes or has died ``max_attempts`` times."""
@@ -390,16 +425,19 @@ class _PoolRun(Run[R]):
 
         while not self.cancelled():
             if self.deaths[index] >= self.max_attempts:
-                self.record(index, ItemResult(error=self._died(index, self.deaths[index])))
+                self.record(index, ItemResult(error=self._died(index, self.deaths[index],
+                                                               self.endings[index])))
                 return
-            started = self.context.Array("b", len(self.items), lock=False)
+            started = self.context.Array("i", len(self.items), lock=False)
             with ProcessPoolExecutor(max_workers=1, mp_context=self.context,
                                      initializer=_start_worker,
                                      initargs=(os.getpid(), started, self.setup)) as pool:
                 future = pool.submit(_run_chunk, self.fn, [(index, self.items[index])])
+                workers = _workers(pool)
                 error = future.exception()
-            if isinstance(error, BrokenProcessPool):
+            if isinstance(error, BrokenProcessPool):  # the pool's one worker has ended
                 self.deaths[index] += 1
+                self.endings[index] = _pool_ending(workers.values())
                 continue
             self.record(index, ItemResult(error=error) if error is not None
                         else future.result()[0])
@@ -418,11 +456,13 @@ class _PoolRound(Generic[R]):
 
         self.run, self.indices = run, indices
         self.suspects: list[int] = []
+        self.suspected_workers: dict[int, int] = {}  # a suspect's worker's process id
         self.never_started: list[int] = []
-        self.started = run.context.Array("b", len(run.items), lock=False)
+        self.started = run.context.Array("i", len(run.items), lock=False)
         self.pool = ProcessPoolExecutor(max_workers=min(run.jobs, len(indices)),
                                         mp_context=run.context, initializer=_start_worker,
                                         initargs=(os.getpid(), self.started, run.setup))
+        self.workers = _workers(self.pool)
         size = max(1, len(indices) // (16 * run.jobs)) if run.small_items else 1
         self.futures: dict[Future[list[ItemResult[R]]], list[int]] = {}
         for start in range(0, len(indices), size):
@@ -454,8 +494,14 @@ class _PoolRound(Generic[R]):
                 yield None
         finally:
             self.close()
-        for index in self.suspects:
+        for index in self.suspects:  # the pool is shut down: its workers have ended
             run.deaths[index] = run.deaths.get(index, 0) + 1
+            worker = self.workers.get(self.suspected_workers[index])
+            run.endings[index] = process_ending(worker.exitcode if worker else None)
+
+    def ending(self) -> str:
+        """How this round's workers ended, when none of them began an item."""
+        return _pool_ending(self.workers.values())
 
     def _collected(self, chunk: list[int], future: Future[list[ItemResult[R]]],
                    broken: type[Exception]) -> None:
@@ -464,8 +510,11 @@ class _PoolRound(Generic[R]):
         error = future.exception()
         if isinstance(error, broken):
             for index in chunk:
-                (self.suspects if self.started[index] == 1 else
-                 self.never_started).append(index)
+                if self.started[index] > 0:  # running: the id of the worker running it
+                    self.suspects.append(index)
+                    self.suspected_workers[index] = self.started[index]
+                else:
+                    self.never_started.append(index)
         elif error is not None:  # a result that could not come back, say
             for index in chunk:
                 self.run.record(index, ItemResult(error=error))
@@ -476,6 +525,30 @@ class _PoolRound(Generic[R]):
     def close(self) -> None:
         """Cancel the items not yet started and wait for those running."""
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _workers(pool: Any) -> dict[int, Any]:
+    """A process pool's worker processes by process id, kept after its shutdown to read
+    how they ended. ``concurrent.futures`` has no public view of them: this is its
+    ``_processes`` dict (the same object from the first submit to the end, in every
+    CPython since 3.8); shutdown only drops the pool's reference to it."""
+    return cast(dict[int, Any], pool._processes)
+
+
+def _pool_ending(workers: Iterable[Any]) -> str:
+    """How the worker processes of a broken pool ended, told by one of them: a pool
+    that breaks sends SIGTERM to the workers still alive, so an ending of another kind is
+    the one that broke it; among several, the first in text order (the same every run).
+
+    >>> class Ended:
+    ...     def __init__(self, exitcode): self.exitcode = exitcode
+    >>> _pool_ending([Ended(-15), Ended(None), Ended(-9)]), _pool_ending([Ended(-15)])
+    ('killed by SIGKILL', 'killed by SIGTERM')
+    """
+    endings = sorted({process_ending(worker.exitcode) for worker in workers
+                      if worker.exitcode is not None})
+    return next((e for e in endings if e != "killed by SIGTERM"),
+                endings[0] if endings else process_ending(None))
 
 
 # In a Ray worker process: the runs whose setup has already been done here.
@@ -509,13 +582,15 @@ class RayExecutor(Executor):
 
     def start(self, fn: Callable[[T], R], items: Sequence[T], *,
               setup: Callable[[], None] | None = None,
-              cancel: threading.Event | None = None, stop_on: StopOn = ()) -> Run[R]:
+              cancel: threading.Event | None = None, stop_on: StopOn = (),
+              name: Namer = item_name) -> Run[R]:
         ray = _import_ray()
         owned = not ray.is_initialized()
         if owned:
             self._connect(ray)
         try:
-            return _RayRun(ray, owned, fn, items, setup, self.max_attempts, cancel, stop_on)
+            return _RayRun(ray, owned, fn, items, setup, self.max_attempts, cancel, stop_on,
+                           name)
         except BaseException:
             if owned:
                 ray.shutdown()
@@ -541,8 +616,9 @@ class _RayRun(Run[R]):
 
     def __init__(self, ray: Any, owned: bool, fn: Callable[[T], R], items: Sequence[T],
                  setup: Callable[[], None] | None, max_attempts: int,
-                 cancel: threading.Event | None, stop_on: StopOn) -> None:
-        self.ray, self.owned = ray, owned
+                 cancel: threading.Event | None, stop_on: StopOn, name: Namer = item_name
+                 ) -> None:
+        self.ray, self.owned, self.name = ray, owned, name
         self.max_attempts, self.cancel, self.stop_on = max_attempts, cancel, stop_on
         task = ray.remote(_ray_item).options(max_retries=max_attempts - 1,
                                              retry_exceptions=False)
@@ -601,9 +677,12 @@ class _RayRun(Run[R]):
             return ItemResult(value=self.ray.get(ref))
         except RayTaskError as error:
             return ItemResult(error=error.cause if error.cause is not None else error)
-        except (WorkerCrashedError, OutOfMemoryError, NodeDiedError):
-            return ItemResult(error=WorkerDied(self.max_attempts,
-                                               item_name(self.items[index], index)))
+        except (WorkerCrashedError, OutOfMemoryError, NodeDiedError) as error:
+            ending = ("killed by Ray's memory monitor" if isinstance(error, OutOfMemoryError)
+                      else "its node died" if isinstance(error, NodeDiedError)
+                      else "crashed or was killed, exit status not reported by Ray")
+            return ItemResult(error=WorkerDied(self.max_attempts, ending,
+                                               self.name(self.items[index], index)))
 
 
 def _import_ray() -> Any:

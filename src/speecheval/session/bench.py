@@ -108,8 +108,13 @@ def run_virtual_sessions(scenario: Scenario, make_agent: Callable[[int], Virtual
     clips = render_turns(scenario)
     outcomes = (executor or LocalExecutor(1)).map(
         partial(_virtual_session, scenario, clips, make_agent), list(range(repeat)),
-        advance=advance or _no_progress, stop_on=(InputError,))
+        advance=advance or _no_progress, stop_on=(InputError,), name=_session_name)
     return [outcome.get() for outcome in outcomes]
+
+
+def _session_name(index: int, position: int) -> str:
+    """How an error names session ``index`` (its number, as in ``sessions/001``)."""
+    return f"session {index + 1}"
 
 
 def _virtual_session(scenario: Scenario, clips: list[NDArray[np.float32]],

@@ -23,11 +23,12 @@ from typing import Any
 
 from ...core.errors import InputError
 from .. import lineage
-from ..formats._io import read_text
+from ..formats._io import read_text, split_lines
 from ..gate.inputs import read_meta
 from ..gate.run_dir import META, find_items, read_item
 
-_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+"""A sample, system or judge id: safe as a file name (it names files of the output)."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class Reference:
 
 def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(where, object)`` of each non-blank line of a JSON Lines file."""
-    for number, line in enumerate(read_text(path, "JSON Lines").splitlines(), start=1):
+    for number, line in enumerate(split_lines(read_text(path, "JSON Lines")), start=1):
         if not line.strip():
             continue
         try:
@@ -54,7 +55,7 @@ def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 def _identifier(row: dict[str, Any], key: str, where: str, path: Path) -> str:
     """A sample or system id, safe as a file name (it names files of the output)."""
     value = row.get(key)
-    if not isinstance(value, str) or not _SAFE_ID.fullmatch(value):
+    if not isinstance(value, str) or not SAFE_ID.fullmatch(value):
         raise InputError(f"{where}: {key} must be a name of letters, digits, '.', '_' or '-', "
                          f"got {value!r}", path=path)
     return value

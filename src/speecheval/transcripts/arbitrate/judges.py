@@ -33,6 +33,7 @@ from ...asr.openai_compatible import (
     check_base_url,
 )
 from ...core.errors import InputError
+from .inputs import SAFE_ID
 
 ENDPOINT_PATH = "/chat/completions"
 
@@ -79,6 +80,7 @@ class ChatJudge:
         model, _, base_url = rest.rpartition("@")
         if not name or not model or not base_url:
             raise InputError(f"--judge {text!r}: expected NAME=MODEL@BASE_URL")
+        _check_name(name, "--judge", text)
         check_base_url(base_url)
         key = os.environ.get(api_key_env)
         if not key:
@@ -196,6 +198,7 @@ class CommandJudge:
             raise InputError(f"--judge-command {text!r}: {exc}") from None
         if not name or not argv:
             raise InputError(f"--judge-command {text!r}: expected NAME=COMMAND")
+        _check_name(name, "--judge-command", text)
         return cls(name, argv, timeout_s)
 
     @property
@@ -216,6 +219,9 @@ class CommandJudge:
         except FileNotFoundError:
             raise InputError(f"judge {self.name}: cannot run {self.argv[0]!r}: not found"
                              ) from None
+        except OSError as exc:  # not executable, not a program: it would fail every sample
+            raise InputError(f"judge {self.name}: cannot run {self.argv[0]!r}: "
+                             f"{exc.strerror or exc}") from None
         except subprocess.TimeoutExpired as exc:
             return JudgeReply(None, _text(exc.stdout), _text(exc.stderr) +
                               f"\n[speecheval] timed out after {self.timeout_s} s", None, 1)
@@ -223,6 +229,15 @@ class CommandJudge:
             return JudgeReply(None, done.stdout, done.stderr +
                               f"\n[speecheval] exit status {done.returncode}", None, 1)
         return JudgeReply(done.stdout, done.stdout, done.stderr, None, 1)
+
+
+def _check_name(name: str, option: str, text: str) -> None:
+    """A judge's name names its folder of the output (``judges/<name>/``): letters,
+    digits, '.', '_' or '-' only, so it stays a folder of the output (``../x`` would write
+    outside it, and not atomically)."""
+    if not SAFE_ID.fullmatch(name):
+        raise InputError(f"{option} {text!r}: the judge name must be letters, digits, '.', "
+                         f"'_' or '-' (it names the judge's folder), got {name!r}")
 
 
 def _text(stream: str | bytes | None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,12 +11,34 @@ from ...core.errors import InputError
 from ...core.output import atomic_write_text, refuse_existing
 
 
-def read_text(path: str | Path, what: str) -> str:
-    """UTF-8 text of ``path`` (a BOM is dropped); unreadable input is an InputError."""
+def read_text(path: str | Path, what: str, *, utf16: bool = False) -> str:
+    """UTF-8 text of ``path`` (a BOM is dropped); unreadable input is an InputError.
+
+    ``utf16``: a file that starts with a UTF-16 byte-order mark is read as UTF-16 (Praat
+    writes TextGrids with non-ASCII labels that way)."""
     try:
+        if utf16:
+            with open(path, "rb") as file:
+                if file.read(2) in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE):
+                    return Path(path).read_text(encoding="utf-16")
         return Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {what} file: {exc}", path=path) from exc
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text``, broken at line feeds only (a CR LF or a lone CR counts as
+    one, as a file read in text mode has them).
+
+    :meth:`str.splitlines` also breaks at U+2028, U+2029, U+0085 and the ASCII
+    separators U+001C..U+001E, which may stand inside a line's text (JSON allows U+2028
+    unescaped in a string): a line would be cut in two, and every later line numbered
+    wrong, where an editor and ``wc -l`` see one.
+
+    >>> split_lines("a\\u2028b\\r\\nc\\rd\\n")
+    ['a\\u2028b', 'c', 'd', '']
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def data_lines(text: str, comment: tuple[str, ...]) -> Iterator[tuple[int, str]]:
@@ -25,7 +48,7 @@ def data_lines(text: str, comment: tuple[str, ...]) -> Iterator[tuple[int, str]]
     >>> list(data_lines(";; note\\n\\n rec 1 A \\n", (";;",)))
     [(3, 'rec 1 A')]
     """
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(split_lines(text), start=1):
         stripped = raw.strip()
         if stripped and not stripped.startswith(comment):
             yield number, stripped

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ...core.decimal_seconds import format_seconds
 from ...core.errors import InputError
+from ._io import seconds
 from .document import SessionFileDocument
 from .segment import Segment
 
@@ -44,7 +45,9 @@ class RawTagged(SessionFileDocument):
 
     @classmethod
     def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> RawTagged:
-        """Parse raw tagged output; a time running backwards raises InputError.
+        """Parse raw tagged output; a time running backwards, or beyond the time limit
+        of every format (:data:`~speecheval.core.decimal_seconds.MAX_SECONDS`), raises
+        InputError.
 
         >>> RawTagged.parse("[5][S01]hi[4]", "s", path="out.txt")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
@@ -77,12 +80,13 @@ class RawTagged(SessionFileDocument):
             cursor = match.end()
             time_text, speaker_text = match.group(1), match.group(2)
             if time_text is not None:
-                has_text = any(part.strip() for part in words)
-                if has_text:
-                    close(float(time_text), match.start())
+                time = seconds(time_text, "time tag",
+                               f"line {text.count(chr(10), 0, match.start()) + 1}", where)
+                if any(part.strip() for part in words):
+                    close(time, match.start())
                 else:
                     words.clear()
-                start = float(time_text)
+                start = time
             elif speaker_text is not None:
                 if any(part.strip() for part in words):
                     close(None, match.start())

@@ -2,7 +2,8 @@
 
 SRT has no session or speaker field: the session id is given by the caller, and a
 leading ``[S01]`` tag in the cue text is read as the speaker (and written that way).
-Multi-line cue text is joined with spaces.
+Multi-line cue text is joined with spaces. A timing line inside cue text means the blank
+line before a cue is missing: it is refused, naming the line, rather than read as words.
 
 >>> doc = ("1\\n00:00:01,000 --> 00:00:02,500\\n[S01] hello\\nthere\\n\\n"
 ...        "2\\n00:00:03,000 --> 00:00:04,000\\nbye\\n")
@@ -25,9 +26,10 @@ import re
 from pathlib import Path
 
 from ...core.errors import InputError
+from ._io import split_lines
 from .document import SessionFileDocument
 from .segment import Segment
-from .subtitles import cue_span, cue_times, format_clock, split_speaker
+from .subtitles import cue_span, cue_times, format_clock, parse_clock, split_speaker
 
 _TIMING = re.compile(r"^\s*(\S+)\s*-->\s*(\S+)")
 
@@ -49,7 +51,7 @@ class SRT(SessionFileDocument):
         speecheval.core.errors.InputError: a.srt: line 2: expected 'start --> end', found ...
         """
         where = None if path is None else str(path)
-        lines = text.splitlines()
+        lines = split_lines(text)
         segments = []
         index = 0
         while index < len(lines):
@@ -70,6 +72,10 @@ class SRT(SessionFileDocument):
             index += 2
             body = []
             while index < len(lines) and lines[index].strip():
+                if _is_timing(lines[index]):
+                    raise InputError(f"line {index + 1}: a timing line inside the text of the "
+                                     f"cue at line {timing_line}: a blank line is missing "
+                                     "before a cue", path=where)
                 body.append(lines[index].strip())
                 index += 1
             speaker, words = split_speaker(" ".join(body))
@@ -86,3 +92,20 @@ class SRT(SessionFileDocument):
             cues.append(f"{number}\n{format_clock(start, ',')} --> "
                         f"{format_clock(end, ',')}\n{prefix}{seg.words}\n")
         return "\n".join(cues)
+
+
+def _is_timing(line: str) -> bool:
+    """Whether ``line`` is a cue timing line (two timestamps around ``-->``), not text
+    that merely holds an arrow.
+
+    >>> _is_timing("00:00:03,000 --> 00:00:04,000"), _is_timing("a --> b")
+    (True, False)
+    """
+    match = _TIMING.match(line)
+    if match is None:
+        return False
+    try:
+        parse_clock(match.group(1)), parse_clock(match.group(2))
+    except ValueError:
+        return False
+    return True

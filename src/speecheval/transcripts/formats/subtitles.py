@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ...core.decimal_seconds import MAX_SECONDS
 from ...core.errors import InputError
 from ...core.timebase import US_PER_S, to_us
 from ._io import span
@@ -72,12 +73,16 @@ def split_speaker(text: str) -> tuple[str | None, str]:
 
 
 def cue_span(start_text: str, end_text: str, line: int, where: str | None) -> tuple[float, float]:
-    """A cue's ``start --> end`` in seconds; a bad timestamp or a negative span is an
-    InputError naming ``where`` (the file) and the line of the timing."""
+    """A cue's ``start --> end`` in seconds; a bad timestamp, one past the time limit of
+    every format (:data:`~speecheval.core.decimal_seconds.MAX_SECONDS`) or a negative
+    span is an InputError naming ``where`` (the file) and the line of the timing."""
     try:
         start, end = parse_clock(start_text), parse_clock(end_text)
     except ValueError as exc:
         raise InputError(f"line {line}: {exc}", path=where) from None
+    if max(start, end) > MAX_SECONDS:
+        raise InputError(f"line {line}: timestamp {max(start, end):g} s is more than "
+                         f"{MAX_SECONDS:g} s (3 years): not a time in a recording", path=where)
     span(start, end, f"line {line}", where)
     return start, end
 

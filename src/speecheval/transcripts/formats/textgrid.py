@@ -20,6 +20,7 @@ from pathlib import Path
 from ...core.decimal_seconds import parse_decimal
 from ...core.errors import InputError
 from ...core.timebase import from_us, to_us
+from ._io import read_text, seconds, span
 from .document import SessionFileDocument
 from .segment import Segment
 
@@ -73,6 +74,13 @@ class _Tokens:
         except ValueError as exc:
             line = self.items[self.pos - 1][2]
             raise InputError(f"line {line}: {what}: {exc}", path=self.where) from None
+
+    def seconds(self, what: str) -> float:
+        """A time: a plain decimal of at most
+        :data:`~speecheval.core.decimal_seconds.MAX_SECONDS`, as in every format."""
+        text = self._next("num", what)
+        line = self.items[self.pos - 1][2]
+        return seconds(text, what, f"line {line}", self.where)
 
     def count(self, what: str) -> int:
         value = self.number(what)
@@ -129,11 +137,10 @@ class TextGrid(SessionFileDocument):
                     tokens.number("point time")
                     tokens.string("point mark")
                     continue
-                start = tokens.number("interval xmin")
-                end = tokens.number("interval xmax")
+                start = tokens.seconds("interval xmin")
+                end = tokens.seconds("interval xmax")
                 label = tokens.string("interval text")
-                if end < start:
-                    raise InputError(f"line {line}: interval ends before it starts", path=where)
+                span(start, end, f"line {line}", where)
                 if label.strip():
                     segments.append(Segment(session_id=session_id, speaker=name, start=start,
                                             end=end, words=label.strip(), line=line))
@@ -161,6 +168,13 @@ class TextGrid(SessionFileDocument):
                         f"            xmax = {_fmt(from_us(hi))}",
                         f"            text = {_quote(label)}"]
         return "\n".join(out) + "\n"
+
+    @classmethod
+    def load(cls, path: str | Path, session_id: str | None = None) -> TextGrid:
+        """Read a TextGrid in UTF-8 or, as Praat writes one with non-ASCII labels, UTF-16
+        with its byte-order mark; the session id defaults to the file name without suffix."""
+        return cls.parse(read_text(path, cls.format_name, utf16=True),
+                         session_id or Path(path).stem, path=path)
 
     @staticmethod
     def _intervals(speaker: str, segments: list[Segment], xmax: int) -> list[tuple[int, int, str]]:

@@ -1,6 +1,9 @@
 """WebVTT subtitles: a ``WEBVTT`` header, then cues ``start --> end [settings]`` and text.
 
-Cue identifiers, settings, ``NOTE``/``STYLE``/``REGION`` blocks are skipped. The speaker is
+Header lines after ``WEBVTT`` (``Kind: captions``, ``Language: en``, as YouTube writes them),
+cue identifiers, settings, ``NOTE``/``STYLE``/``REGION`` blocks are skipped. As the WebVTT
+parsing rules say, a line holding ``-->`` starts a new cue even without a blank line
+before it (cue text may not contain ``-->``), so such a line never becomes words. The speaker is
 the voice span ``<v Name>`` (or a leading ``[S01]`` tag); other markup tags are removed
 from the words. The session id is given by the caller.
 
@@ -23,6 +26,7 @@ import re
 from pathlib import Path
 
 from ...core.errors import InputError
+from ._io import split_lines
 from .document import SessionFileDocument
 from .segment import Segment
 from .subtitles import cue_span, cue_times, format_clock, split_speaker, text_blocks
@@ -50,12 +54,11 @@ class WebVTT(SessionFileDocument):
         speecheval.core.errors.InputError: a.vtt: line 1: a WebVTT file must start with 'WEBVTT'
         """
         where = None if path is None else str(path)
-        lines = text.splitlines()
+        lines = split_lines(text)
         if not lines or not lines[0].startswith("WEBVTT"):
             raise InputError("line 1: a WebVTT file must start with 'WEBVTT'", path=where)
-        blocks = text_blocks(lines[1:], first_number=2)
         segments = []
-        for first_line, block in blocks:
+        for first_line, block in _blocks(lines):
             if block[0].split(" ", 1)[0] in _SKIPPED_BLOCKS:
                 continue
             offset = 0 if "-->" in block[0] else 1
@@ -75,7 +78,12 @@ class WebVTT(SessionFileDocument):
         return cls(segments)
 
     def dumps(self) -> str:
-        """WebVTT text with ``<v speaker>`` voice spans; words are HTML-escaped."""
+        """WebVTT text with ``<v speaker>`` voice spans; words are HTML-escaped.
+
+        >>> doc = WebVTT.parse(WebVTT([Segment("s", None, 1.0, 2.0, "a --> b")]).dumps(), "s")
+        >>> doc.segments[0].words
+        'a --> b'
+        """
         cues = ["WEBVTT\n"]
         for seg in self.segments:
             start, end = cue_times(seg, self.format_name)
@@ -83,3 +91,30 @@ class WebVTT(SessionFileDocument):
             cues.append(f"{format_clock(start, '.')} --> {format_clock(end, '.')}\n"
                         f"{voice}{html.escape(seg.words, quote=False)}\n")
         return "\n".join(cues)
+
+
+def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """The blocks after the header, as ``(line number of the first line, lines)``.
+
+    The header is the ``WEBVTT`` line and the lines after it up to a blank line or a line
+    holding ``-->``. Within a blank-line separated block, a line holding ``-->`` after the
+    block's timing line (its first line, or its second after a cue identifier) starts a
+    new block, as the WebVTT parsing rules say.
+
+    >>> _blocks(["WEBVTT", "Kind: captions", "", "00:01.000 --> 00:02.000", "hi",
+    ...          "00:03.000 --> 00:04.000", "yo"])
+    [(4, ['00:01.000 --> 00:02.000', 'hi']), (6, ['00:03.000 --> 00:04.000', 'yo'])]
+    """
+    body = 1
+    while body < len(lines) and lines[body].strip() and "-->" not in lines[body]:
+        body += 1
+    blocks: list[tuple[int, list[str]]] = []
+    for first_line, block in text_blocks(lines[body:], first_number=body + 1):
+        start = 0
+        for index in range(1, len(block)):
+            timing = 0 if "-->" in block[start] else 1
+            if index > start + timing and "-->" in block[index]:
+                blocks.append((first_line + start, block[start:index]))
+                start = index
+        blocks.append((first_line + start, block[start:]))
+    return blocks

@@ -29,7 +29,8 @@ from ...core.paths import resolve_inside
 from ...core.schema import Document, Schema, load_document, validate
 from .. import formats
 from ..maturity import SPEC_REPEATS
-from ..text.tokenize import Unit
+from ..text.normalize import normalize
+from ..text.tokenize import Unit, mixed_tokens
 from .options import MeasureOptions
 
 FORMAT = "speecheval.transcripts.manifest/1"
@@ -47,6 +48,19 @@ def _non_blank(value: str) -> str:
 
 
 Text = Annotated[str, AfterValidator(_non_blank)]
+
+
+def _scorable_term(value: str) -> str:
+    """A term counts as its tokens after the main protocol's normalisation, so one of
+    punctuation alone would match nothing: refused here, with its key and line, rather
+    than stopping the scoring of the sample with a traceback."""
+    if not mixed_tokens(normalize(value)):
+        raise ValueError(f"{value!r} is empty after normalisation (punctuation and spaces "
+                         "are removed); a term needs a letter, digit or symbol")
+    return value
+
+
+Term = Annotated[str, AfterValidator(_non_blank), AfterValidator(_scorable_term)]
 
 
 def _distinct(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -95,7 +109,7 @@ class ReferenceSpec(Schema):
     transcript: Path | None = None
     rttm: Path | None = None
     words: Path | None = None
-    terms: Annotated[tuple[Text, ...], AfterValidator(_distinct)] = ()
+    terms: Annotated[tuple[Term, ...], AfterValidator(_distinct)] = ()
 
     @field_validator("transcript")
     @classmethod

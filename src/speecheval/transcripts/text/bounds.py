@@ -21,8 +21,21 @@ import numpy as np
 from numpy.typing import NDArray
 
 
+def code_points(text: str) -> NDArray[np.uint32]:
+    """The code points of an encoded token sequence (one per token).
+
+    Token ids 55296 to 57343 are encoded as the surrogate code points U+D800..U+DFFF
+    (:class:`~.align.Vocabulary`), which a strict UTF-32 encoder refuses; they are passed
+    through, so a session with that many distinct tokens is scored, not stopped.
+
+    >>> code_points("a" + chr(0xD800)).tolist()
+    [97, 55296]
+    """
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
 def _codes(text: str) -> NDArray[np.int64]:
-    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    return code_points(text).astype(np.int64)
 
 
 def _histogram(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:

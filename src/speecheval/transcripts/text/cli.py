@@ -18,6 +18,7 @@ import click
 from ...core.canonical_json import dumps
 from ...core.errors import InputError
 from .. import formats
+from ..formats._io import read_text, split_lines
 from ..formats.document import SessionTaggedDocument
 from ..formats.segment import Segment
 from ..formats.uem import UEM
@@ -187,6 +188,12 @@ def tcp(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
     if ref and not _speaker_check(ref, ref_path, "reference"):
         raise InputError("the reference has no speaker labels; tcpWER pairs speakers",
                          path=ref_path)
+    for segments, path in ((ref, ref_path), (hyp, hyp_path)):
+        untimed = next((s for s in segments if s.start is None or s.end is None), None)
+        if untimed is not None:
+            where = "" if untimed.line is None else f" (entry {untimed.line})"
+            raise InputError(f"segment without times in session {untimed.session_id!r}"
+                             f"{where}: tcpWER needs start and end times", path=path)
     try:
         result = tcp_error_rate(ref, hyp, collar)
     except ValueError as exc:
@@ -201,16 +208,14 @@ def tcp(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
 
 
 def _kaldi_text(path: Path) -> dict[str, str]:
-    """``<utterance id> <text>`` lines; duplicate ids are an error."""
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read text file: {exc}", path=path) from exc
+    """``<utterance id> <text>`` lines, the id ending at the first space or tab (Kaldi's
+    ``text`` files use either); duplicate ids are an error."""
     texts: dict[str, str] = {}
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(split_lines(read_text(path, "text")), start=1):
         if not line.strip():
             continue
-        key, _, text = line.strip().partition(" ")
+        key, *rest = line.split(maxsplit=1)
+        text = rest[0] if rest else ""
         if key in texts:
             raise InputError(f"line {number}: duplicate utterance id {key!r}", path=path)
         texts[key] = text
@@ -232,8 +237,8 @@ def wer(ref_path: Path, hyp_path: Path, unit: Unit, whole_file: bool, as_json: b
     has no reference and is an error.
     """
     if whole_file:
-        refs = {"": _kaldi_text_whole(ref_path)}
-        hyps = {"": _kaldi_text_whole(hyp_path)}
+        refs = {"": read_text(ref_path, "text")}
+        hyps = {"": read_text(hyp_path, "text")}
     else:
         refs, hyps = _kaldi_text(ref_path), _kaldi_text(hyp_path)
     extra = sorted(set(hyps) - set(refs))
@@ -251,9 +256,3 @@ def wer(ref_path: Path, hyp_path: Path, unit: Unit, whole_file: bool, as_json: b
         return
     click.echo(summary_line(name.upper(), total))
 
-
-def _kaldi_text_whole(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read text file: {exc}", path=path) from exc

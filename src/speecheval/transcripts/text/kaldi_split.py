@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .bounds import code_points
 from .counts import ErrorCounts
 
 _DROP_CHUNK = 256  # rows dropped above the band at a time (fewer, larger shifts)
@@ -58,7 +59,7 @@ def kaldi_counts(reference: str, hypothesis: str, distance: int) -> ErrorCounts:
     >>> kaldi_counts("abc", "xbz", 2)
     ErrorCounts(substitutions=2, deletions=0, insertions=0, reference_tokens=3, hypothesis_tokens=3)
     """
-    ref, hyp = _codes(reference), _codes(hypothesis)
+    ref, hyp = code_points(reference), code_points(hypothesis)
     rows, columns = ref.size, hyp.size
     skew = columns - rows
     low = -((distance - skew) // 2)  # smallest diagonal on a least-cost path: ceil((K-d)/2)
@@ -135,7 +136,3 @@ def _match_masks(ref: NDArray[np.uint32]) -> dict[int, int]:
     return {token: int.from_bytes(row.tobytes(), "little")
             for token, row in zip(tokens.tolist(), packed, strict=True)}
 
-
-def _codes(text: str) -> NDArray[np.uint32]:
-    """The code points of an encoded token sequence."""
-    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
