@@ -344,6 +344,26 @@ def test_a_judge_program_that_cannot_be_executed_is_a_one_line_error(
     assert not (tmp_path / "arb").exists()
 
 
+def test_a_reference_given_twice_is_refused(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A row with both ``reference`` and ``reference_path`` is refused (exit 2, nothing
+    written), naming the file, line and sample (unfixed: the path silently won)."""
+    (tmp_path / "ep1.txt").write_text("hello there\n")
+    refs, cands = tmp_path / "refs.jsonl", tmp_path / "cands.jsonl"
+    refs.write_text('{"sample": "s1", "reference": "hello world", "reference_path": "ep1.txt", '
+                    '"independent": true}\n')
+    cands.write_text('{"sample": "s1", "system": "a", "text": "hello world"}\n'
+                     '{"sample": "s1", "system": "b", "text": "hello word"}\n')
+    code = main(["transcripts", "arbitrate", "--references", str(refs), "--candidates",
+                 str(cands), "--out", str(tmp_path / "arb"), "--judge-command",
+                 f"x={sys.executable} -c pass"])
+    assert code == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert str(refs) in last
+    assert "line 1: sample 's1' has both reference and reference_path; give one" in last
+    assert not (tmp_path / "arb").exists()
+
+
 def _answers(bests: str, confidence: float) -> list[Answer]:
     scores = {c: 3 for c in CRITERIA}
     return [Answer({"A": scores, "B": scores}, best, confidence) for best in bests]

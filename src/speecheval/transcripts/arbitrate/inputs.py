@@ -70,6 +70,9 @@ def read_references(path: Path) -> dict[str, Reference]:
             raise InputError(f"{where}: sample {sample!r} is listed twice", path=path)
         text = row.get("reference")
         if "reference_path" in row:
+            if "reference" in row:  # which one was meant is not ours to guess
+                raise InputError(f"{where}: sample {sample!r} has both reference and "
+                                 "reference_path; give one", path=path)
             text = read_text(path.parent / str(row["reference_path"]), "reference")
         if not isinstance(text, str) or not text.strip():
             raise InputError(f"{where}: needs a non-empty reference or reference_path",
