@@ -39,8 +39,9 @@ from speecheval.core.hashing import sha256_file
 from .silero_batched import (
     COMPUTATION,
     batched_session,
+    folded_frames,
     padded_signal,
-    signal_frames,
+    signal_folded,
     stft_frames,
 )
 
@@ -210,8 +211,8 @@ class SileroOnnx:
         state: ModelState | None = None
         for first in range(0, out.size, BATCHED_BLOCK_WINDOWS):
             count = min(BATCHED_BLOCK_WINDOWS, out.size - first)
-            out[first: first + count], state = self._batched_frames(
-                signal_frames(padded, first, count), state)
+            out[first: first + count], state = self._batched_folded(
+                signal_folded(padded, first, count), state)
         return out
 
     def streaming_probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
@@ -235,17 +236,19 @@ class SileroOnnx:
     def _batched_block(self, rows: NDArray[np.float32],
                        state: ModelState | None) -> tuple[Probabilities, ModelState]:
         """The batched 16 kHz graph over a block of framed rows."""
-        return self._batched_frames(stft_frames(rows), state)
+        return self._batched_folded(folded_frames(stft_frames(rows)), state)
 
-    def _batched_frames(self, frames: NDArray[np.float32],
+    def _batched_folded(self, folded: tuple[NDArray[np.float32], NDArray[np.float32]],
                         state: ModelState | None) -> tuple[Probabilities, ModelState]:
-        """The batched 16 kHz graph over a block's STFT frames; the state is the LSTM's
-        hidden and cell."""
+        """The batched 16 kHz graph over a block's folded STFT frames (sums and
+        differences); the state is the LSTM's hidden and cell."""
         if state is None:
             state = (np.zeros((1, 1, STATE_WIDTH), dtype=np.float32),
                      np.zeros((1, 1, STATE_WIDTH), dtype=np.float32))
+        sums, differences = folded
         probs, hidden, cell = self._batched.run(
-            ["speech_probs", "hn", "cn"], {"frames": frames, "h": state[0], "c": state[1]})
+            ["speech_probs", "hn", "cn"],
+            {"sums": sums, "differences": differences, "h": state[0], "c": state[1]})
         return np.asarray(probs, dtype=np.float32).reshape(-1), (hidden, cell)
 
     def _streaming_block(self, rows: NDArray[np.float32], rate: int,
