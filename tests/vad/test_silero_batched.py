@@ -241,6 +241,25 @@ def test_the_folded_stft_is_the_models_stft() -> None:
     assert float(np.abs(unfolded).max()) > 1e3  # sizeable values, not a vacuous match
 
 
+def test_the_first_convolution_per_output_frame_is_the_dense_one() -> None:
+    """The per-frame matrices, applied to their slices of a frame-major spectrum, give
+    the dense convolution of the same spectrum laid channel after channel (float64:
+    the two differ only in which exact zeros they add)."""
+    weight = silero_batched.read_weights(
+        silero_model.locate_model_files().sequence.read_bytes())["encoder.0.weight"]
+    per_frame = silero_batched.enc0_per_frame(weight)
+    spectrum = np.random.default_rng(7).random((16, 4, 129))  # windows, frames, bins
+    dense = silero_batched.conv_matrix(weight, 4, 1).astype(np.float64)
+    want = spectrum.transpose(0, 2, 1).reshape(16, -1) @ dense  # columns: channel, frame
+    flat = spectrum.reshape(16, -1)
+    for t, (low, high) in enumerate(silero_batched.ENC0_INPUTS):
+        got = flat[:, low * 129: high * 129] @ per_frame[f"enc0_w{t}"].astype(np.float64)
+        np.testing.assert_allclose(got, want[:, t::4], rtol=0, atol=1e-10)
+    # the edge frames read two input frames, the middle ones three
+    assert [per_frame[f"enc0_w{t}"].shape for t in range(4)] == [
+        (258, 128), (387, 128), (387, 128), (258, 128)]
+
+
 def test_a_basis_that_is_not_symmetric_is_not_folded() -> None:
     basis = silero_batched.read_weights(
         silero_model.locate_model_files().sequence.read_bytes())["stft.forward_basis_buffer"]

@@ -17,15 +17,18 @@ product per layer over all windows of the block:
 - a kernel-3 convolution over a few frames becomes the product of the frames laid side by
   side (``im2col``: zero frame, frame, next frame) with the kernel reshaped to a matrix;
   taps that only ever meet zero padding (the 1-frame layers) are left out, which drops
-  exact zeros from each sum;
+  exact zeros from each sum; the first (and largest) one runs as one product per
+  output frame over only the three (at the edges two) input frames it reads, which
+  leaves out the dense matrix's zero blocks (165k products a window instead of 264k);
 - the LSTM is the same ONNX ``LSTM`` node with the same weights and state, the only part
   that runs window after window; the output layer is one more product.
 
-The sums are the same up to float32 rounding in the order of accumulation: on 10 minutes
-of benchmark audio the probabilities differ from the sequence model's by at most 1.9e-5
-and from a float64 evaluation by at most 2.1e-5 (the sequence model's own error: 1.5e-5);
-the tests bound both at 1e-4, the tolerance already allowed between the ONNX files and the
-JIT model, and require identical segments (docs/vad.md).
+The sums are the same up to float32 rounding in the order of accumulation: on the 200
+outputs of the full-size FDB v1.0 benchmark tree (5,900 s) the probabilities differ from
+the sequence model's by at most 1.9e-5 (the unfolded path of ``speecheval-batched-matmul-1``:
+1.7e-5), and on 600 s of them from a float64 evaluation by at most 1.8e-5; the tests bound
+both at 1e-4, the tolerance already allowed between the ONNX files and the JIT model, and
+require identical segments (docs/vad.md).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ FRAMES = (CONTEXT + WINDOW + REFLECT - FFT_SIZE) // HOP + 1  # 4 STFT frames per
 BINS = FFT_SIZE // 2 + 1
 HIDDEN = 128
 # What a result computed this way records, so a cache never mixes it with another path.
-COMPUTATION = "speecheval-batched-matmul-2"
+COMPUTATION = "speecheval-batched-matmul-3"
 
 
 def stft_frames(rows: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -248,6 +251,39 @@ def conv_matrix(weight: NDArray[np.float32], frames_in: int, stride: int
     return matrix.reshape(in_channels * frames_in, out_channels * frames_out)
 
 
+# The input frames each output frame of the first convolution reads (kernel 3, padding 1,
+# stride 1): frames t - 1 to t + 1 that exist, as a range of frames.
+ENC0_INPUTS = tuple((max(t - 1, 0), min(t + 2, FRAMES)) for t in range(FRAMES))
+
+
+def frame_major_rows(matrix: NDArray[np.float32], channels: int, frames: int
+                     ) -> NDArray[np.float32]:
+    """A :func:`conv_matrix` whose input comes frame after frame (index ``frame *
+    channels + channel``) instead of channel after channel: the same rows, reordered.
+
+    >>> m = np.arange(4, dtype=np.float32).reshape(4, 1)  # rows c0f0, c0f1, c1f0, c1f1
+    >>> frame_major_rows(m, 2, 2)[:, 0].tolist()  # f0c0, f0c1, f1c0, f1c1
+    [0.0, 2.0, 1.0, 3.0]
+    """
+    return np.ascontiguousarray(
+        matrix.reshape(channels, frames, -1).transpose(1, 0, 2).reshape(channels * frames, -1))
+
+
+def enc0_per_frame(weight: NDArray[np.float32]) -> dict[str, NDArray[np.float32]]:
+    """The first convolution as one matrix per output frame t, over the spectrum's
+    frames ``ENC0_INPUTS[t]`` laid frame after frame (``enc0_w{t}``): the dense
+    :func:`conv_matrix` less its zero blocks (10 of its 16 frame pairs are used: 165k
+    products a window instead of 264k), each product a contiguous slice of the
+    spectrum.
+    """
+    out_channels, in_channels, _ = weight.shape
+    dense = frame_major_rows(conv_matrix(weight, FRAMES, 1), in_channels, FRAMES)
+    by_output = dense.reshape(FRAMES * in_channels, out_channels, FRAMES)
+    return {f"enc0_w{t}": np.ascontiguousarray(by_output[low * in_channels: high * in_channels,
+                                                         :, t])
+            for t, (low, high) in enumerate(ENC0_INPUTS)}
+
+
 def _dense(source: str, layer: str) -> list[bytes]:
     """``relu(source @ {layer}_w + {layer}_b)``."""
     return [wire.node("MatMul", [source, f"{layer}_w"], [f"{layer}_product"]),
@@ -258,16 +294,24 @@ def _dense(source: str, layer: str) -> list[bytes]:
 def batched_model(sequence_model: bytes) -> bytes:
     """The batched graph, as ONNX bytes, with the weights of the sequence model file.
 
-    Inputs: ``frames`` (4 STFT frames per window, from :func:`stft_frames`), ``h`` and
-    ``c`` (1, 1, 128). Outputs: ``speech_probs`` (one per window), ``hn``, ``cn``.
+    Inputs: ``sums`` and ``differences`` (4 folded STFT frames per window, from
+    :func:`signal_folded` or :func:`folded_frames`), ``h`` and ``c`` (1, 1, 128).
+    Outputs: ``speech_probs`` (one per window), ``hn``, ``cn``.
+
+    The first convolution runs per output frame (:func:`enc0_per_frame`); its outputs
+    come frame after frame, so the second one's rows are put in that order.
     """
     w = read_weights(sequence_model)
     real, imag = folded_basis(w["stft.forward_basis_buffer"][:, 0, :])
     weights = {"basis_real": real, "basis_imag": imag}
+    weights |= enc0_per_frame(w["encoder.0.weight"])
+    weights["enc0_b"] = np.tile(w["encoder.0.bias"], FRAMES)
     frames, stride = FRAMES, (1, 2, 2, 1)
-    for index in range(4):
+    for index in range(1, 4):
         weight = w[f"encoder.{index}.weight"]
-        weights[f"enc{index}_w"] = conv_matrix(weight, frames, stride[index])
+        matrix = conv_matrix(weight, frames, stride[index])
+        weights[f"enc{index}_w"] = (frame_major_rows(matrix, weight.shape[1], frames)
+                                    if index == 1 else matrix)
         frames = (frames - 1) // stride[index] + 1
         weights[f"enc{index}_b"] = np.repeat(w[f"encoder.{index}.bias"], frames)
     weights |= {"out_w": w["output.weight"][:, :, 0].T, "out_b": w["output.bias"],
@@ -275,7 +319,10 @@ def batched_model(sequence_model: bytes) -> bytes:
                 "lstm_b": w["onnx::LSTM_211"]}
     initializers = [wire.tensor(name, np.ascontiguousarray(value))
                     for name, value in weights.items()]
-    initializers += [_ints("by_frame", -1, FRAMES, BINS), _ints("by_window", -1, FRAMES * BINS),
+    initializers += [_ints("by_window", -1, FRAMES * BINS), _ints("columns", 1),
+                     *(_ints(f"enc0_{edge}{t}", (at * BINS))
+                       for t, span in enumerate(ENC0_INPUTS)
+                       for edge, at in zip(("from", "to"), span, strict=True)),
                      _ints("sequence", -1, 1, HIDDEN),
                      _ints("hidden", -1, HIDDEN), _ints("flat", -1)]
     nodes = [
@@ -285,10 +332,15 @@ def batched_model(sequence_model: bytes) -> bytes:
         wire.node("Mul", ["imag", "imag"], ["imag2"]),
         wire.node("Add", ["real2", "imag2"], ["power"]),
         wire.node("Sqrt", ["power"], ["magnitude"]),
-        wire.node("Reshape", ["magnitude", "by_frame"], ["frame_major"]),
-        wire.node("Transpose", ["frame_major"], ["channel_major"], perm=[0, 2, 1]),
-        wire.node("Reshape", ["channel_major", "by_window"], ["spectrum"]),
-        *_dense("spectrum", "enc0"), *_dense("enc0", "enc1"),
+        wire.node("Reshape", ["magnitude", "by_window"], ["spectrum"]),
+        *(node for t in range(FRAMES) for node in (
+            wire.node("Slice", ["spectrum", f"enc0_from{t}", f"enc0_to{t}", "columns"],
+                      [f"enc0_in{t}"]),
+            wire.node("MatMul", [f"enc0_in{t}", f"enc0_w{t}"], [f"enc0_out{t}"]))),
+        wire.node("Concat", [f"enc0_out{t}" for t in range(FRAMES)], ["enc0_product"], axis=1),
+        wire.node("Add", ["enc0_product", "enc0_b"], ["enc0_biased"]),
+        wire.node("Relu", ["enc0_biased"], ["enc0"]),
+        *_dense("enc0", "enc1"),
         *_dense("enc1", "enc2"), *_dense("enc2", "enc3"),
         wire.node("Reshape", ["enc3", "sequence"], ["lstm_in"]),
         wire.node("LSTM", ["lstm_in", "lstm_w", "lstm_r", "lstm_b", "", "h", "c"],
