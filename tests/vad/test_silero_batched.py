@@ -269,6 +269,22 @@ def test_a_basis_that_is_not_symmetric_is_not_folded() -> None:
         silero_batched.folded_basis(lopsided)
 
 
+def test_reused_fold_memory_leaves_nothing_behind() -> None:
+    """A file of two blocks (the second one short), scored right after a longer file has
+    filled the reused memory with other values, gets the framed rows' probabilities bit
+    for bit, block by block as the rows path cuts it."""
+    block = silero_model.BATCHED_BLOCK_WINDOWS
+    rng = np.random.default_rng(11)
+    onnx().batched_probabilities(rng.standard_normal((2 * block + 7) * 512).astype(np.float32))
+    clip = np.tile(speech_clip(), 8)[: (block + 37) * 512 - 100]  # 2085 windows
+    probs, state, parts = onnx().batched_probabilities(clip), None, []
+    for rows in silero_model.framed_blocks(clip, RATE, block):
+        part, state = onnx().block_probabilities(rows, RATE, state)
+        parts.append(part)
+    assert [part.size for part in parts] == [block, 37]
+    assert np.array_equal(probs, np.concatenate(parts))
+
+
 def test_whole_file_probabilities_equal_the_framed_rows_path() -> None:
     """Bit for bit, block boundaries included: the cache's ``computation`` is unchanged."""
     clip = speech_clip()
