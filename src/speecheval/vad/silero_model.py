@@ -176,6 +176,17 @@ class SileroOnnx:
         self._batched = batched_session(files.sequence, _options())
         self._per_thread = threading.local()
 
+    def _padded_memory(self, n_samples: int) -> NDArray[np.float32]:
+        """Memory for the zero-padded file, reused like the fold's (grown when a longer
+        file comes; at least 1 Mi samples, 65 s), one per thread."""
+        memory: NDArray[np.float32] | None = getattr(self._per_thread, "padded", None)
+        window, context = FRAMING[16_000]
+        needed = context + window_count(n_samples, 16_000) * window
+        if memory is None or memory.size < needed:
+            memory = self._per_thread.padded = np.empty(max(needed, 1 << 20),
+                                                        dtype=np.float32)
+        return memory
+
     @property
     def _fold_workspace(self) -> NDArray[np.float32]:
         """The folded frames' memory, reused block after block and file after file
@@ -220,7 +231,7 @@ class SileroOnnx:
         the folded STFT frames are taken from the padded file directly
         (``signal_folded``: the same values as ``framed_blocks`` rows would give, with
         less copying)."""
-        padded = padded_signal(samples)
+        padded = padded_signal(samples, self._padded_memory(samples.size))
         out = np.empty(window_count(samples.size, 16_000), dtype=np.float32)
         state: ModelState | None = None
         for first in range(0, out.size, BATCHED_BLOCK_WINDOWS):
