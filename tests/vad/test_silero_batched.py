@@ -269,10 +269,14 @@ def test_a_basis_that_is_not_symmetric_is_not_folded() -> None:
         silero_batched.folded_basis(lopsided)
 
 
-def test_reused_fold_memory_leaves_nothing_behind() -> None:
+@pytest.mark.parametrize("reused_padded", [silero_model.REUSED_PADDED_SAMPLES, 1000])
+def test_reused_fold_memory_leaves_nothing_behind(reused_padded: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A file of two blocks (the second one short), scored right after a longer file has
     filled the reused memory with other values, gets the framed rows' probabilities bit
-    for bit, block by block as the rows path cuts it."""
+    for bit, block by block as the rows path cuts it; the same when the file is too long
+    for the reused padding memory (1000 samples: it gets its own)."""
+    monkeypatch.setattr(silero_model, "REUSED_PADDED_SAMPLES", reused_padded)
     block = silero_model.BATCHED_BLOCK_WINDOWS
     rng = np.random.default_rng(11)
     onnx().batched_probabilities(rng.standard_normal((2 * block + 7) * 512).astype(np.float32))

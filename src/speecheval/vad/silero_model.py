@@ -62,6 +62,9 @@ STATE_WIDTH = 128
 # Windows per call of the batched 16 kHz graph: 2048 windows = 65.5 s of audio, 8 MB of
 # STFT frames. Larger blocks gain nothing measurable; smaller ones add call overhead.
 BATCHED_BLOCK_WINDOWS = 2048
+# Files up to this many padded samples (4.4 minutes at 16 kHz, 16 MB) are padded in
+# memory reused from file to file (SileroOnnx._padded_memory).
+REUSED_PADDED_SAMPLES = 1 << 22
 # The streaming model takes one window per call; blocks only bound the framing memory.
 STREAMING_BLOCK_WINDOWS = 2048
 
@@ -176,14 +179,18 @@ class SileroOnnx:
         self._batched = batched_session(files.sequence, _options())
         self._per_thread = threading.local()
 
-    def _padded_memory(self, n_samples: int) -> NDArray[np.float32]:
-        """Memory for the zero-padded file, reused like the fold's (grown when a longer
-        file comes; at least 1 Mi samples, 65 s), one per thread."""
-        memory: NDArray[np.float32] | None = getattr(self._per_thread, "padded", None)
+    def _padded_memory(self, n_samples: int) -> NDArray[np.float32] | None:
+        """Memory for the zero-padded file, reused like the fold's, one per thread; None
+        for a file longer than ``REUSED_PADDED_SAMPLES`` (its own array then: a long
+        recording's copy is not kept alive after it, and its page faults are little
+        beside its model time)."""
         window, context = FRAMING[16_000]
         needed = context + window_count(n_samples, 16_000) * window
-        if memory is None or memory.size < needed:
-            memory = self._per_thread.padded = np.empty(max(needed, 1 << 20),
+        if needed > REUSED_PADDED_SAMPLES:
+            return None
+        memory: NDArray[np.float32] | None = getattr(self._per_thread, "padded", None)
+        if memory is None:
+            memory = self._per_thread.padded = np.empty(REUSED_PADDED_SAMPLES,
                                                         dtype=np.float32)
         return memory
 
