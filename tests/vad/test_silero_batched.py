@@ -187,20 +187,6 @@ def test_weights_are_read_byte_for_byte_from_the_sequence_model() -> None:
 
 
 @pytest.mark.parametrize("n_samples", [1, 511, 512, 513, 575, 577, 1024, 5000])
-def test_frames_cut_from_the_signal_are_the_framed_rows_frames(n_samples: int) -> None:
-    """``signal_frames`` skips building the rows; every value must be the rows' own."""
-    samples = np.random.default_rng(n_samples).standard_normal(n_samples).astype(np.float32)
-    rows = np.concatenate(list(silero_model.framed_blocks(samples, RATE, 1 << 30)))
-    padded = silero_batched.padded_signal(samples)
-    windows = rows.shape[0]
-    assert np.array_equal(silero_batched.signal_frames(padded, 0, windows),
-                          silero_batched.stft_frames(rows))
-    # a block that starts inside the file, as the second block of a long file does
-    assert np.array_equal(silero_batched.signal_frames(padded, windows - 1, 1),
-                          silero_batched.stft_frames(rows[-1:]))
-
-
-@pytest.mark.parametrize("n_samples", [1, 511, 512, 513, 575, 577, 1024, 5000])
 def test_folded_signal_is_the_framed_rows_frames_folded(n_samples: int) -> None:
     """``signal_folded`` takes the sums and differences straight from the signal; each must
     be the one :func:`folded_frames` makes from the rows' own frames, to the bit."""

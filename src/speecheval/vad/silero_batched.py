@@ -101,37 +101,6 @@ def padded_signal(samples: NDArray[np.float32], memory: NDArray[np.float32] | No
     return padded
 
 
-def signal_frames(padded: NDArray[np.float32], first: int, count: int
-                  ) -> NDArray[np.float32]:
-    """:func:`stft_frames` of windows ``first`` to ``first + count`` of a
-    :func:`padded_signal`, cut straight from it: the same values, without building the
-    framed rows first (two copies of the audio fewer; about a third of the time outside
-    the model on a whole file).
-
-    Window ``w``'s row is ``padded[w * WINDOW: w * WINDOW + CONTEXT + WINDOW]``, so its
-    frames 0-2 are hop-spaced slices of the signal, and frame 3 is the row's last 192
-    samples followed by their reflection.
-
-    >>> x = np.arange(1, 1200, dtype=np.float32)
-    >>> from speecheval.vad.silero_model import framed_blocks
-    >>> rows = np.concatenate(list(framed_blocks(x, 16_000, 1 << 20)))
-    >>> bool(np.array_equal(signal_frames(padded_signal(x), 1, 2), stft_frames(rows[1:])))
-    True
-    """
-    step = padded.strides[0]
-    base = padded[first * WINDOW:]
-    frames = np.empty((count, FRAMES, FFT_SIZE), dtype=np.float32)
-    frames[:, :-1] = np.lib.stride_tricks.as_strided(
-        base, shape=(count, FRAMES - 1, FFT_SIZE), strides=(WINDOW * step, HOP * step, step),
-        writeable=False)
-    windows = base[CONTEXT: CONTEXT + count * WINDOW].reshape(count, WINDOW)
-    inside = CONTEXT + WINDOW - (FRAMES - 1) * HOP  # as in stft_frames: 192
-    frames[:, -1, :inside] = windows[:, WINDOW - inside:]
-    # padded row index 576 + k is row index 574 - k, i.e. window sample 510 - k
-    frames[:, -1, inside:] = windows[:, -2: -2 - REFLECT: -1]
-    return frames.reshape(-1, FFT_SIZE)
-
-
 def folded_frames(frames: NDArray[np.float32]
                   ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """STFT frames folded about their middle sample: the inputs of the halved STFT.
@@ -189,8 +158,9 @@ def fold_workspace(windows: int) -> NDArray[np.float32]:
 def signal_folded(padded: NDArray[np.float32], first: int, count: int,
                   workspace: NDArray[np.float32] | None = None
                   ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """:func:`folded_frames` of :func:`signal_frames`, computed from the signal with
-    whole-array operations instead of cutting and folding the frames.
+    """:func:`folded_frames` of the :func:`stft_frames` of windows ``first`` to ``first +
+    count`` of a :func:`padded_signal`, computed from it with whole-array operations
+    instead of building the framed rows and cutting and folding their frames.
 
     Frames start every 128 samples (``HOP``), so with the signal cut into hops ``H``,
     frame ``m`` (window ``m // 4``, frame ``m % 4``) is ``H[m]`` then ``H[m + 1]``, and its
@@ -204,10 +174,15 @@ def signal_folded(padded: NDArray[np.float32], first: int, count: int,
     With a ``workspace`` (:func:`fold_workspace`), the sums and differences returned are
     views of it, valid until the next call that uses it.
 
-    >>> x = np.random.default_rng(0).standard_normal(2000).astype(np.float32)
-    >>> padded = padded_signal(x)
-    >>> got, want = signal_folded(padded, 1, 3), folded_frames(signal_frames(padded, 1, 3))
+    >>> from speecheval.vad.silero_model import framed_blocks
+    >>> x = np.random.default_rng(0).standard_normal(2000).astype(np.float32)  # 4 windows
+    >>> rows = np.concatenate(list(framed_blocks(x, 16_000, 1 << 20)))
+    >>> padded, want = padded_signal(x), folded_frames(stft_frames(rows[1:4]))
+    >>> got = signal_folded(padded, 1, 3)
     >>> all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+    True
+    >>> reused = signal_folded(padded, 1, 3, np.full((3, 40, 128), 7, dtype=np.float32))
+    >>> all(np.array_equal(a, b) for a, b in zip(reused, want, strict=True))
     True
     """
     positions = count * FRAMES
