@@ -144,7 +144,7 @@ def test_identity_records_package_model_hash_runtime_and_settings() -> None:
         "sequence_model_sha256": hashlib.sha256(
             (data / "silero_vad_16k_sequence.onnx").read_bytes()).hexdigest(),
         "runtime": f"onnxruntime {onnxruntime.__version__}",
-        "computation_16k": "speecheval-batched-matmul-1",
+        "computation_16k": "speecheval-batched-matmul-3",
         "settings": {"threshold": 0.6, "min_speech_ms": 250, "min_silence_ms": 300,
                      "speech_pad_ms": 0, "max_speech_s": 30.0, "neg_threshold": None,
                      "min_silence_at_max_speech_ms": 98,

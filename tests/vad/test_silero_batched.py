@@ -187,17 +187,92 @@ def test_weights_are_read_byte_for_byte_from_the_sequence_model() -> None:
 
 
 @pytest.mark.parametrize("n_samples", [1, 511, 512, 513, 575, 577, 1024, 5000])
-def test_frames_cut_from_the_signal_are_the_framed_rows_frames(n_samples: int) -> None:
-    """``signal_frames`` skips building the rows; every value must be the rows' own."""
+def test_folded_signal_is_the_framed_rows_frames_folded(n_samples: int) -> None:
+    """``signal_folded`` takes the sums and differences straight from the signal; each must
+    be the one :func:`folded_frames` makes from the rows' own frames, to the bit."""
     samples = np.random.default_rng(n_samples).standard_normal(n_samples).astype(np.float32)
     rows = np.concatenate(list(silero_model.framed_blocks(samples, RATE, 1 << 30)))
     padded = silero_batched.padded_signal(samples)
     windows = rows.shape[0]
-    assert np.array_equal(silero_batched.signal_frames(padded, 0, windows),
-                          silero_batched.stft_frames(rows))
-    # a block that starts inside the file, as the second block of a long file does
-    assert np.array_equal(silero_batched.signal_frames(padded, windows - 1, 1),
-                          silero_batched.stft_frames(rows[-1:]))
+    for first, count in ((0, windows), (windows - 1, 1)):
+        got = silero_batched.signal_folded(padded, first, count)
+        want = silero_batched.folded_frames(silero_batched.stft_frames(rows[first:]))
+        assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+
+
+def test_folded_frames_pair_each_sample_with_its_mirror() -> None:
+    # frame x[i] = i: pair n sums to n + (256 - n) = 256, the middle one is 2 * 128 = 256,
+    # and the differences are n - (256 - n) = 2n - 256: -254 for n = 1, 0 for n = 128
+    frames = np.arange(256, dtype=np.float32).reshape(1, 256)
+    sums, differences = silero_batched.folded_frames(frames)
+    assert sums.tolist() == [[256.0] * 128]
+    assert differences.tolist() == [[2.0 * n - 256 for n in range(1, 129)]]
+
+
+def test_the_folded_stft_is_the_models_stft() -> None:
+    """In float64 the folded basis gives the unfolded STFT of the file's basis (up to
+    float64 rounding): the fold is algebra, not an approximation."""
+    basis = silero_batched.read_weights(
+        silero_model.locate_model_files().sequence.read_bytes())["stft.forward_basis_buffer"]
+    basis = basis[:, 0, :]
+    real, imag = silero_batched.folded_basis(basis)
+    assert real.shape == imag.shape == (128, 129)
+    # whole-number samples: their sums and differences are exact in float32
+    frames = np.random.default_rng(5).integers(-1000, 1000, (64, 256)).astype(np.float32)
+    sums, differences = silero_batched.folded_frames(frames)
+    unfolded = frames.astype(np.float64) @ basis.T.astype(np.float64)
+    np.testing.assert_allclose(sums.astype(np.float64) @ real, unfolded[:, :129], atol=1e-9)
+    np.testing.assert_allclose(differences.astype(np.float64) @ imag, unfolded[:, 129:],
+                               atol=1e-9)
+    assert float(np.abs(unfolded).max()) > 1e3  # sizeable values, not a vacuous match
+
+
+def test_the_first_convolution_per_output_frame_is_the_dense_one() -> None:
+    """The per-frame matrices, applied to their slices of a frame-major spectrum, give
+    the dense convolution of the same spectrum laid channel after channel (float64:
+    the two differ only in which exact zeros they add)."""
+    weight = silero_batched.read_weights(
+        silero_model.locate_model_files().sequence.read_bytes())["encoder.0.weight"]
+    per_frame = silero_batched.enc0_per_frame(weight)
+    spectrum = np.random.default_rng(7).random((16, 4, 129))  # windows, frames, bins
+    dense = silero_batched.conv_matrix(weight, 4, 1).astype(np.float64)
+    want = spectrum.transpose(0, 2, 1).reshape(16, -1) @ dense  # columns: channel, frame
+    flat = spectrum.reshape(16, -1)
+    for t, (low, high) in enumerate(silero_batched.ENC0_INPUTS):
+        got = flat[:, low * 129: high * 129] @ per_frame[f"enc0_w{t}"].astype(np.float64)
+        np.testing.assert_allclose(got, want[:, t::4], rtol=0, atol=1e-10)
+    # the edge frames read two input frames, the middle ones three
+    assert [per_frame[f"enc0_w{t}"].shape for t in range(4)] == [
+        (258, 128), (387, 128), (387, 128), (258, 128)]
+
+
+def test_a_basis_that_is_not_symmetric_is_not_folded() -> None:
+    basis = silero_batched.read_weights(
+        silero_model.locate_model_files().sequence.read_bytes())["stft.forward_basis_buffer"]
+    lopsided = basis[:, 0, :].copy()
+    lopsided[5, 10] += 1e-3  # real row 5 no longer even about sample 128
+    with pytest.raises(ValueError, match="not a symmetric-window DFT"):
+        silero_batched.folded_basis(lopsided)
+
+
+@pytest.mark.parametrize("reused_padded", [silero_model.REUSED_PADDED_SAMPLES, 1000])
+def test_reused_fold_memory_leaves_nothing_behind(reused_padded: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file of two blocks (the second one short), scored right after a longer file has
+    filled the reused memory with other values, gets the framed rows' probabilities bit
+    for bit, block by block as the rows path cuts it; the same when the file is too long
+    for the reused padding memory (1000 samples: it gets its own)."""
+    monkeypatch.setattr(silero_model, "REUSED_PADDED_SAMPLES", reused_padded)
+    block = silero_model.BATCHED_BLOCK_WINDOWS
+    rng = np.random.default_rng(11)
+    onnx().batched_probabilities(rng.standard_normal((2 * block + 7) * 512).astype(np.float32))
+    clip = np.tile(speech_clip(), 8)[: (block + 37) * 512 - 100]  # 2085 windows
+    probs, state, parts = onnx().batched_probabilities(clip), None, []
+    for rows in silero_model.framed_blocks(clip, RATE, block):
+        part, state = onnx().block_probabilities(rows, RATE, state)
+        parts.append(part)
+    assert [part.size for part in parts] == [block, 37]
+    assert np.array_equal(probs, np.concatenate(parts))
 
 
 def test_whole_file_probabilities_equal_the_framed_rows_path() -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -39,8 +40,10 @@ from speecheval.core.hashing import sha256_file
 from .silero_batched import (
     COMPUTATION,
     batched_session,
+    fold_workspace,
+    folded_frames,
     padded_signal,
-    signal_frames,
+    signal_folded,
     stft_frames,
 )
 
@@ -59,6 +62,9 @@ STATE_WIDTH = 128
 # Windows per call of the batched 16 kHz graph: 2048 windows = 65.5 s of audio, 8 MB of
 # STFT frames. Larger blocks gain nothing measurable; smaller ones add call overhead.
 BATCHED_BLOCK_WINDOWS = 2048
+# Files up to this many padded samples (4.4 minutes at 16 kHz, 16 MB) are padded in
+# memory reused from file to file (SileroOnnx._padded_memory).
+REUSED_PADDED_SAMPLES = 1 << 22
 # The streaming model takes one window per call; blocks only bound the framing memory.
 STREAMING_BLOCK_WINDOWS = 2048
 
@@ -171,6 +177,32 @@ class SileroOnnx:
         # never pays
         self.files = files
         self._batched = batched_session(files.sequence, _options())
+        self._per_thread = threading.local()
+
+    def _padded_memory(self, n_samples: int) -> NDArray[np.float32] | None:
+        """Memory for the zero-padded file, reused like the fold's, one per thread; None
+        for a file longer than ``REUSED_PADDED_SAMPLES`` (its own array then: a long
+        recording's copy is not kept alive after it, and its page faults are little
+        beside its model time)."""
+        window, context = FRAMING[16_000]
+        needed = context + window_count(n_samples, 16_000) * window
+        if needed > REUSED_PADDED_SAMPLES:
+            return None
+        memory: NDArray[np.float32] | None = getattr(self._per_thread, "padded", None)
+        if memory is None:
+            memory = self._per_thread.padded = np.empty(REUSED_PADDED_SAMPLES,
+                                                        dtype=np.float32)
+        return memory
+
+    @property
+    def _fold_workspace(self) -> NDArray[np.float32]:
+        """The folded frames' memory, reused block after block and file after file
+        (``fold_workspace``; 12.6 MB for a block of 2048 windows), one per thread: a
+        session's whole-track detector may serve several threads at once."""
+        space: NDArray[np.float32] | None = getattr(self._per_thread, "fold", None)
+        if space is None:
+            space = self._per_thread.fold = fold_workspace(BATCHED_BLOCK_WINDOWS)
+        return space
 
     @cached_property
     def _streaming(self) -> ort.InferenceSession:
@@ -203,15 +235,16 @@ class SileroOnnx:
 
     def batched_probabilities(self, samples: NDArray[np.float32]) -> Probabilities:
         """16 kHz probabilities, a block of windows per call, LSTM state carried across;
-        the STFT frames are cut from the padded file directly (``signal_frames``: the
-        same frames as ``framed_blocks`` rows would give, with less copying)."""
-        padded = padded_signal(samples)
+        the folded STFT frames are taken from the padded file directly
+        (``signal_folded``: the same values as ``framed_blocks`` rows would give, with
+        less copying)."""
+        padded = padded_signal(samples, self._padded_memory(samples.size))
         out = np.empty(window_count(samples.size, 16_000), dtype=np.float32)
         state: ModelState | None = None
         for first in range(0, out.size, BATCHED_BLOCK_WINDOWS):
             count = min(BATCHED_BLOCK_WINDOWS, out.size - first)
-            out[first: first + count], state = self._batched_frames(
-                signal_frames(padded, first, count), state)
+            out[first: first + count], state = self._batched_folded(
+                signal_folded(padded, first, count, self._fold_workspace), state)
         return out
 
     def streaming_probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
@@ -235,17 +268,19 @@ class SileroOnnx:
     def _batched_block(self, rows: NDArray[np.float32],
                        state: ModelState | None) -> tuple[Probabilities, ModelState]:
         """The batched 16 kHz graph over a block of framed rows."""
-        return self._batched_frames(stft_frames(rows), state)
+        return self._batched_folded(folded_frames(stft_frames(rows)), state)
 
-    def _batched_frames(self, frames: NDArray[np.float32],
+    def _batched_folded(self, folded: tuple[NDArray[np.float32], NDArray[np.float32]],
                         state: ModelState | None) -> tuple[Probabilities, ModelState]:
-        """The batched 16 kHz graph over a block's STFT frames; the state is the LSTM's
-        hidden and cell."""
+        """The batched 16 kHz graph over a block's folded STFT frames (sums and
+        differences); the state is the LSTM's hidden and cell."""
         if state is None:
             state = (np.zeros((1, 1, STATE_WIDTH), dtype=np.float32),
                      np.zeros((1, 1, STATE_WIDTH), dtype=np.float32))
+        sums, differences = folded
         probs, hidden, cell = self._batched.run(
-            ["speech_probs", "hn", "cn"], {"frames": frames, "h": state[0], "c": state[1]})
+            ["speech_probs", "hn", "cn"],
+            {"sums": sums, "differences": differences, "h": state[0], "c": state[1]})
         return np.asarray(probs, dtype=np.float32).reshape(-1), (hidden, cell)
 
     def _streaming_block(self, rows: NDArray[np.float32], rate: int,
