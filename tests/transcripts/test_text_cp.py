@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from text_reference import reference_distance
+from text_reference import meeteval_seglst, reference_distance, tied_start_segments
 
 from speecheval.transcripts.formats.seglst import SegLST
 from speecheval.transcripts.formats.segment import Segment
@@ -107,11 +107,6 @@ def test_segments_starting_together_keep_file_order(file_order: tuple[str, str],
     assert (result.counts.errors, result.counts.reference_tokens) == (errors, 2)
 
 
-def _seglst(segments: list[Segment]) -> list[dict[str, object]]:
-    return [{"session_id": s.session_id, "speaker": s.speaker, "start_time": s.start,
-             "end_time": s.end, "words": s.words} for s in segments]
-
-
 def test_segment_order_equals_meeteval_with_tied_starts() -> None:
     # The tie pair above and its swap, then random segments whose starts collide often
     # (three start times, several ends): errors and length equal meeteval's cpWER. (Not
@@ -121,20 +116,13 @@ def test_segment_order_equals_meeteval_with_tied_starts() -> None:
                                     reason="meeteval is a test-only comparison tool")
     pair = [Segment("s", "A", 0.0, 3.0, "b"), Segment("s", "A", 0.0, 2.0, "a")]
     hyp = [Segment("s", "X", 0.0, 3.0, "b a")]
-    assert [cp_module.cp_word_error_rate(_seglst(r), _seglst(hyp)).errors
+    assert [cp_module.cp_word_error_rate(meeteval_seglst(r), meeteval_seglst(hyp)).errors
             for r in (pair, pair[::-1])] == [0, 2]
     rng = random.Random(1)
-    cases = [(pair, hyp), (pair[::-1], hyp)]
-    for _ in range(100):
-        def segments(speakers: str) -> list[Segment]:
-            return [Segment("s", rng.choice(speakers), float(start),
-                            start + rng.choice([0.5, 1.0, 2.0]),
-                            " ".join(rng.choice("abc") for _ in range(rng.randrange(1, 4))))
-                    for start in (rng.choice([0, 0, 1, 1, 2])
-                                  for _ in range(rng.randrange(1, 6)))]
-        cases.append((segments("AB"), segments("XY")))
+    cases = [(pair, hyp), (pair[::-1], hyp)] + [
+        (tied_start_segments(rng, "AB"), tied_start_segments(rng, "XY")) for _ in range(100)]
     for ref, hyp in cases:
-        theirs = cp_module.cp_word_error_rate(_seglst(ref), _seglst(hyp))
+        theirs = cp_module.cp_word_error_rate(meeteval_seglst(ref), meeteval_seglst(hyp))
         ours = cp_error_rate(ref, hyp, "word", normalise=False).counts
         assert (ours.errors, ours.reference_tokens) == (theirs.errors, theirs.length), (
             ref, hyp)
