@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from text_reference import reference_distance
+from text_reference import meeteval_seglst, reference_distance, tied_start_segments
 
 from speecheval.transcripts.formats.seglst import SegLST
 from speecheval.transcripts.formats.segment import Segment
@@ -88,6 +88,44 @@ def test_segments_concatenated_in_time_order() -> None:
     ref = [Segment("s", "A", 5, 6, "two"), Segment("s", "A", 0, 1, "one")]
     hyp = [Segment("s", "B", 0, 6, "one two")]
     assert cp_error_rate(ref, hyp, "word").counts.errors == 0
+
+
+@pytest.mark.parametrize(("file_order", "errors"), [
+    # Both reference segments start at 0. Kept in file order, A says "b a", which the
+    # hypothesis "b a" matches exactly: 0 errors. Written the other way round A says
+    # "a b": "a b" -> "b a" costs 2 (two substitutions, or a deletion and an insertion),
+    # 2 / 2 = 100 %. Sorting ties by end (0-2 before 0-3) gave "a b" for both, 2 errors.
+    (("0 3 b", "0 2 a"), 0),
+    (("0 2 a", "0 3 b"), 2),
+])
+def test_segments_starting_together_keep_file_order(file_order: tuple[str, str],
+                                                    errors: int) -> None:
+    ref = [Segment("s", "A", float(start), float(end), word)
+           for start, end, word in (line.split() for line in file_order)]
+    hyp = [Segment("s", "X", 0.0, 3.0, "b a")]
+    result = cp_error_rate(ref, hyp, "word")
+    assert (result.counts.errors, result.counts.reference_tokens) == (errors, 2)
+
+
+def test_segment_order_equals_meeteval_with_tied_starts() -> None:
+    # The tie pair above and its swap, then random segments whose starts collide often
+    # (three start times, several ends): errors and length equal meeteval's cpWER. (Not
+    # the I/D/S split: meeteval's own split differs between its dict and SegLST inputs
+    # for the same speaker texts, even without ties.)
+    cp_module = pytest.importorskip("meeteval.wer.wer.cp",
+                                    reason="meeteval is a test-only comparison tool")
+    pair = [Segment("s", "A", 0.0, 3.0, "b"), Segment("s", "A", 0.0, 2.0, "a")]
+    hyp = [Segment("s", "X", 0.0, 3.0, "b a")]
+    assert [cp_module.cp_word_error_rate(meeteval_seglst(r), meeteval_seglst(hyp)).errors
+            for r in (pair, pair[::-1])] == [0, 2]
+    rng = random.Random(1)
+    cases = [(pair, hyp), (pair[::-1], hyp)] + [
+        (tied_start_segments(rng, "AB"), tied_start_segments(rng, "XY")) for _ in range(100)]
+    for ref, hyp in cases:
+        theirs = cp_module.cp_word_error_rate(meeteval_seglst(ref), meeteval_seglst(hyp))
+        ours = cp_error_rate(ref, hyp, "word", normalise=False).counts
+        assert (ours.errors, ours.reference_tokens) == (theirs.errors, theirs.length), (
+            ref, hyp)
 
 
 def test_pruned_matrix_equals_brute_force() -> None:

@@ -88,12 +88,14 @@ def test_untimed_segments_sort_at_zero() -> None:
     assert speaker_tokens(segments, "word") == {"s": {"A": ["x", "y"]}}
 
 
-def test_segments_starting_together_are_ordered_by_end() -> None:
-    # both start at 1.0: the one ending at 2.0 comes before the one ending at 3.0; an
-    # untimed end counts as 0, so a segment at 1.0 with no end comes first
+def test_segments_starting_together_keep_file_order() -> None:
+    # all three start at 1.0: whatever their ends (3.0, 2.0, none), they stay in the order
+    # given, as meeteval's stable sort by start keeps them; the one at 0.5 still goes first
     segments = [Segment("s", "A", 1.0, 3.0, "late"), Segment("s", "A", 1.0, 2.0, "early"),
-                Segment("s", "A", 1.0, None, "open")]
-    assert speaker_tokens(segments, "word") == {"s": {"A": ["open", "early", "late"]}}
+                Segment("s", "A", 1.0, None, "open"), Segment("s", "A", 0.5, 0.6, "first")]
+    assert speaker_tokens(segments, "word") == {
+        "s": {"A": ["first", "late", "early", "open"]}}
+    assert speaker_tokens(segments[2::-1], "word") == {"s": {"A": ["open", "early", "late"]}}
 
 
 def test_tokens_are_normalised_by_default() -> None:
@@ -170,9 +172,9 @@ def test_speaker_tokens_in_mixed_units() -> None:
 
 
 def test_segments_are_concatenated_by_start_not_by_end() -> None:
-    # "first" 0-10 s starts before "second" 1-2 s, though it ends later; an untimed end
-    # counts as 0: "open" (0, no end) comes before "short" (0-0.5)
+    # "first" 0-10 s starts before "second" 1-2 s, though it ends later; the three that
+    # start at 0 keep file order whatever their ends (10, 0.5, none), as meeteval's
     segments = [Segment("s", "A", 1.0, 2.0, "second"), Segment("s", "A", 0.0, 10.0, "first"),
                 Segment("s", "A", 0.0, 0.5, "short"), Segment("s", "A", 0.0, None, "open")]
-    assert speaker_tokens(segments, "word") == {"s": {"A": ["open", "short", "first",
+    assert speaker_tokens(segments, "word") == {"s": {"A": ["first", "short", "open",
                                                              "second"]}}

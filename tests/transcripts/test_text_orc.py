@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from text_reference import meeteval_seglst, tied_start_segments
 
 from speecheval.transcripts.formats.segment import Segment
 from speecheval.transcripts.text.orc import orc_error_counts, orc_error_rate
@@ -144,3 +145,17 @@ def test_segment_assignment_in_file_order_as_meeteval() -> None:
         return [{"session_id": s.session_id, "speaker": s.speaker, "start_time": s.start,
                  "end_time": s.end, "words": s.words} for s in segs]
     assert orc.orc_word_error_rate(seglst(ref), seglst(hyp)).assignment == result.assignment
+
+
+def test_equals_meeteval_with_tied_starts() -> None:
+    """Segments that start together keep file order (a stable sort by start), on both
+    sides, as meeteval's: errors and length equal its ORC-WER on tie-rich random cases."""
+    orc = pytest.importorskip("meeteval.wer.wer.orc",
+                              reason="meeteval is a test-only comparison tool")
+    rng = random.Random(1)
+    for _ in range(100):
+        ref, hyp = tied_start_segments(rng, "AB"), tied_start_segments(rng, "XY")
+        theirs = orc.orc_word_error_rate(meeteval_seglst(ref), meeteval_seglst(hyp))
+        ours = orc_error_rate(ref, hyp)
+        assert (ours.counts.errors, ours.counts.reference_tokens) == (
+            theirs.errors, theirs.length), (ref, hyp)

@@ -6,6 +6,7 @@ import logging
 import random
 
 import pytest
+from text_reference import meeteval_seglst, tied_start_segments
 
 from speecheval.transcripts.formats.segment import Segment
 from speecheval.transcripts.text.tcp import (
@@ -155,3 +156,21 @@ def test_packed_traceback_gives_the_full_tables_split() -> None:
         counts = time_constrained_counts(ref, hyp)
         assert (counts.substitutions, counts.deletions, counts.insertions) == \
             _full_table_counts(ref, hyp), (ref, hyp)
+
+
+@pytest.mark.parametrize("collar", [0.0, 0.5])
+def test_equals_meeteval_with_tied_starts(collar: float,
+                                          caplog: pytest.LogCaptureFixture) -> None:
+    """Segments that start together keep file order (a stable sort by start), as
+    meeteval's 'segment' sort: errors and length equal its tcpWER on tie-rich cases."""
+    tc = pytest.importorskip("meeteval.wer.wer.time_constrained",
+                             reason="meeteval is a test-only comparison tool")
+    caplog.set_level(logging.ERROR)  # meeteval warns about a zero collar
+    rng = random.Random(1)
+    for _ in range(100):
+        ref, hyp = tied_start_segments(rng, "AB"), tied_start_segments(rng, "XY")
+        theirs = tc.tcp_word_error_rate(meeteval_seglst(ref), meeteval_seglst(hyp),
+                                        collar=collar)
+        ours = tcp_error_rate(ref, hyp, collar=collar)
+        assert (ours.counts.errors, ours.counts.reference_tokens) == (
+            theirs.errors, theirs.length), (ref, hyp)

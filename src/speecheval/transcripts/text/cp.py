@@ -193,6 +193,10 @@ def speaker_tokens(segments: Iterable[Segment], unit: Unit,
                    normalise: bool = True) -> dict[str, dict[str, list[str]]]:
     """``{session: {speaker: tokens}}``, each speaker's segments concatenated by start time.
 
+    The sort is by start only and stable, so segments that start together keep file
+    order, as meeteval's does: sorting ties by end as well would put ``0-2 a`` before
+    ``0-3 b`` written the other way round and score a different reference text.
+
     With ``normalise=False`` the words are split on whitespace only, as meeteval does
     (for parity checks; the main protocol normalises).
     """
@@ -205,8 +209,7 @@ def speaker_tokens(segments: Iterable[Segment], unit: Unit,
     for session, speakers in grouped.items():
         result[session] = {}
         for speaker, items in speakers.items():
-            ordered = sorted(items, key=lambda s: (s.start if s.start is not None else 0.0,
-                                                   s.end if s.end is not None else 0.0))
+            ordered = sorted(items, key=lambda s: s.start if s.start is not None else 0.0)
             out: list[str] = []
             for item in ordered:
                 text = normalize(item.words) if normalise else item.words
