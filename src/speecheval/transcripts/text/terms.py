@@ -69,14 +69,24 @@ def term_counts(reference: str, hypothesis: str, terms: Iterable[str]) -> MatchC
     ...                 ["PyTorch", "大模型"])
     >>> m.matched, m.reference, m.hypothesis, m.recall
     (1, 2, 1, 0.5)
+
+    Terms that normalise alike are one term, counted once:
+
+    >>> term_counts("the GPU and the gpu", "a gpu", ["GPU", "gpu", "G.P.U"]).report_dict()[
+    ...     "reference"]
+    2
     """
     ref_tokens = mixed_tokens(normalize(reference))
     hyp_tokens = mixed_tokens(normalize(hypothesis))
     total = MatchCounts(0, 0, 0)
-    for term in dict.fromkeys(terms):
+    counted: set[tuple[str, ...]] = set()
+    for term in terms:
         term_tokens = mixed_tokens(normalize(term))
         if not term_tokens:
             raise ValueError(f"term {term!r} is empty after normalisation")
+        if tuple(term_tokens) in counted:  # "GPU" and "gpu" are one term once normalised
+            continue
+        counted.add(tuple(term_tokens))
         r = _occurrences(term_tokens, ref_tokens)
         h = _occurrences(term_tokens, hyp_tokens)
         total += MatchCounts(min(r, h), r, h)
