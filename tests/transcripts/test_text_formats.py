@@ -120,6 +120,9 @@ def test_raw_tagged_untimed_text() -> None:
     (TextGrid.load, 'File type = "ooTextFile"\nObject class = "TextGrid"\n0\n2\n<exists>\n1\n'
      '"IntervalTier"\n"A"\n0\n2\n1\n0\n1e20\n"hi"\n',
      "line 13: interval xmax: '1e20' seconds is more than 1e+08 s"),
+    # a count that is no whole number names its line (unfixed: no line)
+    (TextGrid.load, 'File type = "ooTextFile"\nObject class = "TextGrid"\n0\n2\n<exists>\n1\n'
+     '"IntervalTier"\n"A"\n0\n2\n-1\n', "line 11: number of intervals must be a non-negative"),
     # a model's runaway time tag: unfixed, an OverflowError traceback in DER
     (RawTagged.load, "[0][S01]a\n[99999999999999999999]",
      "line 2: time tag: '99999999999999999999' seconds is more than 1e+08 s"),

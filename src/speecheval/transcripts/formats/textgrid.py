@@ -85,8 +85,9 @@ class _Tokens:
     def count(self, what: str) -> int:
         value = self.number(what)
         if value != int(value) or value < 0:
-            raise InputError(f"{what} must be a non-negative integer, found {value}",
-                             path=self.where)
+            line = self.items[self.pos - 1][2]
+            raise InputError(f"line {line}: {what} must be a non-negative integer, found "
+                             f"{value}", path=self.where)
         return int(value)
 
     def flag(self) -> None:
