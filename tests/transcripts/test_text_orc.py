@@ -89,11 +89,7 @@ def test_equals_meeteval_on_timed_segments() -> None:
         hyp = [Segment("s", rng.choice("XY"), float(k), k + 0.5,
                        " ".join(rng.choice("abc") for _ in range(rng.randrange(1, 4))))
                for k in rng.sample(range(20), rng.randrange(1, 5))]
-
-        def seglst(segs: list[Segment]) -> list[dict[str, object]]:
-            return [{"session_id": s.session_id, "speaker": s.speaker, "start_time": s.start,
-                     "end_time": s.end, "words": s.words} for s in segs]
-        theirs = orc.orc_word_error_rate(seglst(ref), seglst(hyp))
+        theirs = orc.orc_word_error_rate(meeteval_seglst(ref), meeteval_seglst(hyp))
         ours = orc_error_rate(ref, hyp)
         assert (ours.counts.errors, ours.counts.reference_tokens) == (
             theirs.errors, theirs.length), (ref, hyp)
@@ -140,11 +136,8 @@ def test_segment_assignment_in_file_order_as_meeteval() -> None:
            Segment("s", "Z", 0, 1, "")]
     result = orc_error_rate(ref, hyp)
     assert (result.counts.errors, result.assignment) == (0, ("Q", "P", "P"))
-
-    def seglst(segs: list[Segment]) -> list[dict[str, object]]:
-        return [{"session_id": s.session_id, "speaker": s.speaker, "start_time": s.start,
-                 "end_time": s.end, "words": s.words} for s in segs]
-    assert orc.orc_word_error_rate(seglst(ref), seglst(hyp)).assignment == result.assignment
+    assert orc.orc_word_error_rate(meeteval_seglst(ref),
+                                   meeteval_seglst(hyp)).assignment == result.assignment
 
 
 def test_equals_meeteval_with_tied_starts() -> None:

@@ -76,7 +76,7 @@ class RunInputs:
     reference: Side
     hypothesis: Side
     alignment: Alignment
-    options: MeasureOptions = MeasureOptions()
+    options: MeasureOptions
 
     @property
     def failed(self) -> bool:
@@ -117,7 +117,7 @@ class RunScore:
     results: Mapping[str, object]
     status: Mapping[str, str]
     preview: Preview
-    options: MeasureOptions = MeasureOptions()
+    options: MeasureOptions
 
     def get(self, measure: type[Measure[R]]) -> R | None:
         """The result of ``measure`` for this run, typed; ``None`` when not scored."""

@@ -122,6 +122,8 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore],
     lattifai: dict[str, Any] = {}
     diagnostic: dict[str, Any] = {}
     counts: dict[str, dict[int, ErrorCounts]] = {}
+    scenario_measures = [measure for measure in selected_measures(manifest.measure_options())
+                         if measure.in_scenario_table]
     for name, spec in manifest.scenarios.items():
         mine = [r for r in runs if r.sample.scenario == name]
         view = _ScenarioView(manifest, name, spec)
@@ -142,9 +144,7 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore],
             "runs": len(mine), "failed_runs": sum(r.failure is not None for r in mine),
             "text_counts_by_repeat": {str(k): v.report_dict()
                                       for k, v in counts[name].items()},
-            **{measure.name: measure.table(mine, view)
-               for measure in selected_measures(manifest.measure_options())
-               if measure.in_scenario_table},
+            **{measure.name: measure.table(mine, view) for measure in scenario_measures},
         }
         moss_samples = [m for r in mine if (m := r.get(MossParity)) is not None]
         moss[name] = (corpus_table(moss_samples).report_dict() if moss_samples else None)

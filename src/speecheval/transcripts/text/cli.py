@@ -9,7 +9,6 @@ keys name the quantities (rates as fractions). Bad input is an
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,20 +23,25 @@ from ..formats.segment import Segment
 from ..formats.uem import UEM
 from .counts import ErrorCounts
 from .cp import cp_error_rate, filter_by_uem
-from .normalize import normalize
+from .orc import tokenized_segments
 from .rates import text_error_counts
-from .tokenize import UNITS, Unit, word_tokens
+from .tokenize import UNITS, Unit
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 _RATE_NAMES = {"word": "wer", "char": "cer", "mixed": "mer"}
+
+
+def _entry(segment: Segment) -> str:
+    """`` (entry N)`` naming where ``segment`` stands in its file, when that is known."""
+    return "" if segment.line is None else f" (entry {segment.line})"
 
 
 def _speaker_check(segments: Sequence[Segment], path: Path, side: str) -> bool:
     """True when every segment has a speaker, False when none has; mixed is an error."""
     missing = [seg for seg in segments if seg.speaker is None]
     if missing and len(missing) < len(segments):
-        where = "" if missing[0].line is None else f" (entry {missing[0].line})"
-        raise InputError(f"some {side} segments have a speaker and some do not{where}",
+        raise InputError(f"some {side} segments have a speaker and some do not"
+                         f"{_entry(missing[0])}",
                          path=path)
     return not missing
 
@@ -129,8 +133,7 @@ def _multi_speaker_input(ref_path: Path, hyp_path: Path, uem_path: Path | None,
         ref, hyp = _within_uem(ref, hyp, uem_path)
     if no_normalize:
         return list(ref), list(hyp)
-    return ([replace(s, words=" ".join(word_tokens(normalize(s.words)))) for s in ref],
-            [replace(s, words=" ".join(word_tokens(normalize(s.words)))) for s in hyp])
+    return tokenized_segments(ref, "word"), tokenized_segments(hyp, "word")
 
 
 _MULTI_OPTIONS = (
@@ -191,9 +194,8 @@ def tcp(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
     for segments, path in ((ref, ref_path), (hyp, hyp_path)):
         untimed = next((s for s in segments if s.start is None or s.end is None), None)
         if untimed is not None:
-            where = "" if untimed.line is None else f" (entry {untimed.line})"
             raise InputError(f"segment without times in session {untimed.session_id!r}"
-                             f"{where}: tcpWER needs start and end times", path=path)
+                             f"{_entry(untimed)}: tcpWER needs start and end times", path=path)
     try:
         result = tcp_error_rate(ref, hyp, collar)
     except ValueError as exc:

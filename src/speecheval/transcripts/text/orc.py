@@ -25,7 +25,7 @@ reason).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,10 +34,19 @@ from ..formats.segment import Segment
 from .align import Vocabulary, distance
 from .counts import ErrorCounts
 from .kaldi_split import kaldi_counts
+from .normalize import normalize
+from .tokenize import Unit, tokens
 
 # Above this many table cells (utterances + 1 times the product of stream lengths + 1)
 # the exact solver is refused rather than left to fill the memory.
 MAX_CELLS = 40_000_000
+
+
+def tokenized_segments(segments: Sequence[Segment], unit: Unit) -> list[Segment]:
+    """Each segment with its text replaced by its normalised tokens in ``unit``, joined
+    by spaces (so a whitespace split gives exactly the tokens cpWER counts): the input
+    ORC-WER and tcpWER take, from ``transcripts orc``/``tcp`` and ``transcripts score``."""
+    return [replace(s, words=" ".join(tokens(normalize(s.words), unit))) for s in segments]
 
 
 @dataclass(frozen=True)
@@ -105,9 +114,10 @@ def _tables(utts: Sequence[str], hyps: Sequence[str]) -> list[NDArray[np.int32]]
     codes = [np.fromiter(map(ord, h), dtype=np.int32, count=len(h)) for h in hyps]
     tables = [table]
     for utt in utts:
-        table = _along(table, 0, utt, codes[0])
+        previous = tables[-1]
+        table = _along(previous, 0, utt, codes[0])
         for k in range(1, len(codes)):
-            np.minimum(table, _along(tables[-1], k, utt, codes[k]), out=table)
+            np.minimum(table, _along(previous, k, utt, codes[k]), out=table)
         tables.append(table)
     return tables
 

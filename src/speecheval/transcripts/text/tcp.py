@@ -120,13 +120,14 @@ def time_constrained_counts(reference: Sequence[TimedWord],
         # then insertions as a running minimum (E[j] = min(A[j], E[j-1] + 1))
         mismatch = hyp_ids != ref_ids[i - 1]
         paired = (ref.start < hyp_end) & (ref.end > hyp_start)
-        row = before + 1
-        np.minimum(row[1:], np.where(paired, before[:-1] + mismatch, unpaired), out=row[1:])
+        from_above, from_diagonal = before + 1, before[:-1] + mismatch
+        row = from_above.copy()
+        np.minimum(row[1:], np.where(paired, from_diagonal, unpaired), out=row[1:])
         row = index + np.minimum.accumulate(row - index)
         takes_diagonal = np.zeros(m + 1, dtype=bool)
-        takes_diagonal[1:] = paired & (row[1:] == before[:-1] + mismatch)
+        takes_diagonal[1:] = paired & (row[1:] == from_diagonal)
         diagonal[i] = np.packbits(takes_diagonal)
-        deletion[i] = np.packbits(~takes_diagonal & (row == before + 1))
+        deletion[i] = np.packbits(~takes_diagonal & (row == from_above))
         before = row
     subs = dels = ins = 0
     i, j = n, m

@@ -70,7 +70,8 @@ def term_counts(reference: str, hypothesis: str, terms: Iterable[str]) -> MatchC
     >>> m.matched, m.reference, m.hypothesis, m.recall
     (1, 2, 1, 0.5)
 
-    Terms that normalise alike are one term, counted once:
+    Terms that normalise alike are one term, counted once: the three spellings below
+    are all "gpu", which the reference says twice:
 
     >>> term_counts("the GPU and the gpu", "a gpu", ["GPU", "gpu", "G.P.U"]).report_dict()[
     ...     "reference"]

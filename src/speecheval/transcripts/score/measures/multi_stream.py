@@ -11,15 +11,12 @@ token deleted), as for cpWER; one of a system without speakers is ``unsupported`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
-from ...formats.segment import Segment
 from ...text.cp import CpResult
-from ...text.normalize import normalize
-from ...text.orc import OrcResult, orc_error_rate
+from ...text.orc import OrcResult, orc_error_rate, tokenized_segments
 from ...text.tcp import tcp_error_rate
-from ...text.tokenize import Unit, tokens
+from ...text.tokenize import Unit
 from ..inputs import has_speakers, is_timed
 from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView
@@ -47,12 +44,6 @@ def settings(options: MeasureOptions) -> dict[str, Any]:
     return chosen
 
 
-def scenario_tokens(segments: Sequence[Segment], unit: Unit) -> list[Segment]:
-    """Each segment with its text replaced by its normalised tokens in ``unit``, joined
-    by spaces (so a whitespace split gives exactly the tokens cpWER counts)."""
-    return [replace(s, words=" ".join(tokens(normalize(s.words), unit))) for s in segments]
-
-
 def _rate_key(prefix: str, unit: Unit) -> str:
     return prefix + RATE_NAMES[unit]
 
@@ -71,9 +62,9 @@ class OptimalReferenceCombination(Measure[OrcResult]):
         if refusal is not None:
             return Outcome(status={"orc": refusal})
         try:
-            return Outcome(orc_error_rate(scenario_tokens(inputs.reference.segments, inputs.unit),
-                                          scenario_tokens(inputs.hypothesis.segments,
-                                                          inputs.unit)))
+            return Outcome(orc_error_rate(
+                tokenized_segments(inputs.reference.segments, inputs.unit),
+                tokenized_segments(inputs.hypothesis.segments, inputs.unit)))
         except ValueError as exc:
             return Outcome(status={"orc": f"not scored: {exc}"})
 
@@ -103,9 +94,9 @@ class TimeConstrainedPermutation(Measure[CpResult]):
             refusal = "unsupported: the system's segments lack start/end times"
         if refusal is not None:
             return Outcome(status={"tcp": refusal})
-        return Outcome(tcp_error_rate(scenario_tokens(inputs.reference.segments, inputs.unit),
-                                      scenario_tokens(inputs.hypothesis.segments, inputs.unit),
-                                      collar))
+        return Outcome(tcp_error_rate(
+            tokenized_segments(inputs.reference.segments, inputs.unit),
+            tokenized_segments(inputs.hypothesis.segments, inputs.unit), collar))
 
     def row(self, result: CpResult, run: RunScore) -> Any:
         return {**result.report_dict(_rate_key("tcp", run.unit)),
