@@ -60,6 +60,14 @@ class RawTagged(SessionFileDocument):
         speaker: str | None = None
         words: list[str] = []
         cursor = 0
+        counted = [0, 1]  # newlines counted up to this offset: line number there
+
+        def line_at(at: int) -> int:
+            """The line of offset ``at``; offsets only grow, so each newline is counted
+            once (counting from the start at every tag made parsing quadratic)."""
+            counted[1] += text.count("\n", counted[0], at)
+            counted[0] = at
+            return counted[1]
 
         def close(end: float | None, at: int) -> None:
             nonlocal start
@@ -67,7 +75,7 @@ class RawTagged(SessionFileDocument):
             words.clear()
             if not joined:
                 return
-            line = text.count("\n", 0, at) + 1
+            line = line_at(at)
             if start is not None and end is not None and end < start:
                 raise InputError(f"line {line}: segment {joined!r} ends at {end} before it "
                                  f"starts at {start}", path=where)
@@ -80,8 +88,7 @@ class RawTagged(SessionFileDocument):
             cursor = match.end()
             time_text, speaker_text = match.group(1), match.group(2)
             if time_text is not None:
-                time = seconds(time_text, "time tag",
-                               f"line {text.count(chr(10), 0, match.start()) + 1}", where)
+                time = seconds(time_text, "time tag", f"line {line_at(match.start())}", where)
                 if any(part.strip() for part in words):
                     close(time, match.start())
                 else:
