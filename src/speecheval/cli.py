@@ -14,8 +14,7 @@ import click
 
 from . import __version__
 from .cli_lazy import Lazy, LazyGroup
-from .core.errors import EXIT_BAD_INPUT, EXIT_TOOL_FAILED, SpeechEvalError
-from .core.executor import WorkerDied
+from .core.errors import EXIT_BAD_INPUT, EXIT_TOOL_FAILED, SpeechEvalError, WorkerDied
 
 # Each family is imported when its command runs; the listing uses these texts, which are
 # the groups' docstrings (tests/test_cli_imports.py checks they stay the same).

@@ -20,7 +20,8 @@ import executor_items as items
 import pytest
 
 from speecheval.cli import main
-from speecheval.core.executor import Cancelled, LocalExecutor, RayExecutor, WorkerDied
+from speecheval.core.errors import WorkerDied
+from speecheval.core.executor import Cancelled, LocalExecutor, RayExecutor
 
 pytest.importorskip("ray", reason="ray is not installed (pip install 'speecheval[ray]')")
 

@@ -6,6 +6,8 @@ lets library users catch a typed error and lets the CLI turn it into one clear l
 
 from __future__ import annotations
 
+from typing import Any
+
 EXIT_OK = 0
 EXIT_CHECKS_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -47,3 +49,22 @@ class SystemUnderTestError(SpeechEvalError):
     """The system or backend being measured failed (not the user's input)."""
 
     exit_code = EXIT_SYSTEM_FAILED
+
+
+class WorkerDied(Exception):
+    """The worker process running an item died every time the item was tried
+    (:mod:`~speecheval.core.executor`; here, so that the CLI can catch it without
+    importing the executor).
+
+    Its text is the reason, as a command records it against the item; ``item`` names the
+    item (:func:`~speecheval.core.executor.item_name`) for the command line, where an
+    uncaught one is a one-line error with its own exit code (:data:`EXIT_TOOL_FAILED`):
+    a fault of the tool or its machine, neither bad input nor the system under test's."""
+
+    def __init__(self, attempts: int, ending: str, item: str = "an item") -> None:
+        super().__init__(f"the worker process died while running this item "
+                         f"({ending}; {attempts} attempts)")
+        self.attempts, self.ending, self.item = attempts, ending, item
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (WorkerDied, (self.attempts, self.ending, self.item))

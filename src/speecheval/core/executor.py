@@ -43,7 +43,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
-from .errors import InputError
+from .errors import InputError, WorkerDied
 from .progress import Advance
 
 T = TypeVar("T")
@@ -57,23 +57,6 @@ Namer = Callable[[Any, int], str]
 EXECUTORS = ("local", "ray")
 MAX_ATTEMPTS = 3
 """Times an item is run at most when its worker process dies under it."""
-
-
-class WorkerDied(Exception):
-    """The worker process running an item died every time the item was tried.
-
-    Its text is the reason, as a command records it against the item; ``item`` names the
-    item (:func:`item_name`) for the command line, where an uncaught one is a one-line
-    error with its own exit code (:data:`~speecheval.core.errors.EXIT_TOOL_FAILED`): a
-    fault of the tool or its machine, neither bad input nor the system under test's."""
-
-    def __init__(self, attempts: int, ending: str, item: str = "an item") -> None:
-        super().__init__(f"the worker process died while running this item "
-                         f"({ending}; {attempts} attempts)")
-        self.attempts, self.ending, self.item = attempts, ending, item
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (WorkerDied, (self.attempts, self.ending, self.item))
 
 
 def process_ending(exitcode: int | None) -> str:
@@ -329,9 +312,9 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-STARTED_NOT, STARTED_DONE = 0, -1
-"""An item's mark in a pool's ``started`` array: never started, finished; while it runs,
-the process id of the worker running it."""
+STARTED_DONE = -1
+"""An item's mark in a pool's ``started`` array once finished; 0 until it starts, and
+while it runs the process id of the worker running it (so a mark above 0 is running)."""
 
 
 def _run_chunk(fn: Callable[[T], R], chunk: list[tuple[int, T]]) -> list[ItemResult[R]]:

@@ -44,8 +44,8 @@ from ...agents.redact import REDACTED, Redactor, redact_url
 from ...agents.registry import open_transport
 from ...core.audio import encode_wav, read_mono
 from ...core.canonical_json import dumps, dumps_lines
-from ...core.errors import InputError
-from ...core.executor import Executor, WorkerDied
+from ...core.errors import InputError, WorkerDied
+from ...core.executor import Executor
 from ...core.hashing import sha256_bytes
 from ...core.output import atomic_write_text, check_new_output_dir, new_output_dir
 from ...core.progress import Advance, progress

@@ -31,8 +31,8 @@ from ... import __version__
 from ...asr.base import SAMPLE_RATE, Recogniser, RecognitionFailed, TimedWord
 from ...core import canonical_json
 from ...core.audio import resample
-from ...core.errors import InputError, SpeechEvalError, SystemUnderTestError
-from ...core.executor import Executor, ItemResult, LocalExecutor, WorkerDied
+from ...core.errors import InputError, SpeechEvalError, SystemUnderTestError, WorkerDied
+from ...core.executor import Executor, ItemResult, LocalExecutor
 from ...core.hashing import sha256_bytes
 from ...core.output import atomic_write_text
 from ...core.progress import progress

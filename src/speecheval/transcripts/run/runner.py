@@ -21,8 +21,8 @@ from typing import Any
 
 from ... import __version__
 from ...core.canonical_json import dumps
-from ...core.errors import InputError
-from ...core.executor import Executor, LocalExecutor, WorkerDied
+from ...core.errors import InputError, WorkerDied
+from ...core.executor import Executor, LocalExecutor
 from ...core.hashing import sha256_file
 from ...core.output import atomic_write_bytes, atomic_write_text, check_new_output_dir
 from ...core.progress import progress
