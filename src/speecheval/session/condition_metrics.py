@@ -16,7 +16,7 @@ the caller's words as silence.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from ..core.timebase import from_us, to_us
@@ -63,15 +63,17 @@ def _self_interruptions(clears_s: tuple[float, ...], windows: tuple[ev.TurnWindo
 def _network(events: list[ev.Event], windows: tuple[ev.TurnWindow, ...]) -> dict[str, Any]:
     packets = [e for e in events if isinstance(e, ev.NetworkPacket)]
     turns = []
-    sent = [to_us(p.t_ms / 1000.0) for p in packets]
+    # (send time, outcome) by time, so a turn's packets are one run found by bisection
+    # (not every packet tested against every turn); whole microseconds: in float ms a
+    # frame sent at a window's edge can fall on either side of it (8.06 s * 1000 > 8060)
+    by_time = sorted((to_us(p.t_ms / 1000.0), p.outcome) for p in packets)
+    sent = [t for t, _ in by_time]
     for window in windows:
-        # whole microseconds: in float ms a frame sent at a window's edge can fall on
-        # either side of it (8.06 s * 1000 > 8060)
         lo, hi = to_us(window.start_s), to_us(window.end_s)
-        mine = [p for p, t in zip(packets, sent, strict=True) if lo <= t < hi]
-        turns.append({"id": window.turn_id,
-                      "lost": sum(p.outcome == "lost" for p in mine),
-                      "late": sum(p.outcome == "late" for p in mine)})
+        mine = [outcome for _, outcome in
+                by_time[bisect_left(sent, lo):bisect_left(sent, hi)]]
+        turns.append({"id": window.turn_id, "lost": mine.count("lost"),
+                      "late": mine.count("late")})
     return {
         "packets": len(packets),
         "lost": sum(p.outcome == "lost" for p in packets),
