@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from session_speed import best_of
 
 from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.core.pcm import to_int16
@@ -71,12 +72,6 @@ def scenario(folder: Path, name: str, conditions: str) -> Scenario:
     return load_scenario(path)
 
 
-def cpu_seconds(work: Callable[[], object]) -> float:
-    start = time.process_time()
-    work()
-    return time.process_time() - start
-
-
 def sessions(plans: dict[str, Scenario], repeats: int
              ) -> tuple[dict[str, float], dict[str, SessionRecording]]:
     """Each plan's best CPU time over ``repeats`` interleaved rounds, and its recording."""
@@ -92,7 +87,7 @@ def sessions(plans: dict[str, Scenario], repeats: int
             def one(name: str = name, current: Scenario = current) -> None:
                 agent = MockAgent(MockSettings.from_options(MOCK))
                 recordings[name] = run_virtual(current, clips[name], agent)
-            times[name] = min(times[name], cpu_seconds(one))
+            times[name] = min(times[name], best_of(1, one, time.process_time))
     return times, recordings
 
 
@@ -126,8 +121,7 @@ def floor(current: Scenario, recording: SessionRecording, repeats: int) -> dict[
     parts: dict[str, Callable[[], object]] = {
         "noise": noise, "echo": echoed,
         "mulaw": lambda: MulawPath(rate).block(0, user), ALL: together}
-    return {name: min(cpu_seconds(work) for _ in range(repeats))
-            for name, work in parts.items()}
+    return {name: best_of(repeats, work, time.process_time) for name, work in parts.items()}
 
 
 def main() -> int:
