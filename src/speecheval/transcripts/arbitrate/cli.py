@@ -68,7 +68,6 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
     if (run is None) == (candidates_path is None):
         raise InputError("give either a RUN directory or --candidates FILE")
     provenance: dict[str, object] = {"references_file": sha256_file(references_path)}
-    raw_ids: dict[str, dict[str, str]] = {}
     origins: dict[str, dict[str, dict[str, object]]] = {}
     if candidates_path is not None:
         if out_dir is None:
@@ -82,7 +81,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
             raise InputError("a RUN's arbitration goes under RUN/derived/arbitration/; "
                              "--out is for --candidates")
         found = run_candidates(run, track, repeat)
-        candidates, raw_ids, origins = found.texts, found.raw_ids, found.origins
+        candidates, origins = found.texts, found.origins
         provenance.update(track=found.track, repeat=repeat, candidate_origins=origins,
                           diagnostic_only=found.diagnostic)
         digest = sha256_bytes(dumps({"candidates": candidates, "seed": seed,
@@ -99,7 +98,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
                    f"sample will be flagged for human review", err=True)
     rows = run_arbitration(references, candidates, judges, seed, target, provenance)
     if run is not None:
-        lineage.append_missing(run, lineage_records(run, target, raw_ids, origins))
+        lineage.append_missing(run, lineage_records(run, target, origins))
     for row in rows:
         if "skipped" in row:
             click.echo(f"{row['sample']}: skipped: {row['skipped']}")

@@ -109,15 +109,14 @@ DIAGNOSTIC_ONLY = ("an incompatible import goes to the diagnostic track only: it
 class RunCandidates:
     """The candidates of one track and repeat of a run.
 
-    ``texts``: sample -> candidate -> text; ``raw_ids``: sample -> candidate -> the lineage
-    id of its raw folder (the parent of its arbitration record); ``origins``: sample ->
-    candidate -> where it comes from (the run, or an import with its trust facts);
+    ``texts``: sample -> candidate -> text; ``origins``: sample -> candidate -> where it
+    comes from (the run, or an import with its trust facts) and, as ``raw``, the lineage
+    id of its raw folder (the parent of its arbitration record);
     ``diagnostic``: incompatible imports, left out of the vote, with their facts.
     """
 
     track: str
     texts: dict[str, dict[str, str]]
-    raw_ids: dict[str, dict[str, str]]
     origins: dict[str, dict[str, dict[str, Any]]]
     diagnostic: list[dict[str, Any]]
 
@@ -143,7 +142,7 @@ def run_candidates(run: Path, track: str | None, repeat: str) -> RunCandidates:
     elif track not in tracks:
         raise InputError(f"the run has no track {track!r} for repeat {repeat}", path=run)
     records = {r["id"]: r for r in lineage.read_records(run)}
-    found = RunCandidates(track, {}, {}, {}, [])
+    found = RunCandidates(track, {}, {}, [])
     for item in items:
         if item.track != track:
             continue
@@ -163,6 +162,5 @@ def run_candidates(run: Path, track: str | None, repeat: str) -> RunCandidates:
             continue  # the gate records why; the judges see the systems that answered
         found.texts.setdefault(item.sample, {})[name] = " ".join(
             seg.text for seg in read[0].segments)
-        found.raw_ids.setdefault(item.sample, {})[name] = item.raw_id
         found.origins.setdefault(item.sample, {})[name] = origin
     return found

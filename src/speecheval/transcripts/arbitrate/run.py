@@ -135,7 +135,7 @@ def _judgement(sample: BlindSample, judge: Judge, reply: JudgeReply,
                        "confidence": answer.confidence}}, answer
 
 
-def lineage_records(run: Path, target: Path, raw_ids: Mapping[str, Mapping[str, str]],
+def lineage_records(run: Path, target: Path,
                     origins: Mapping[str, Mapping[str, Mapping[str, Any]]]
                     ) -> list[dict[str, Any]]:
     """One record per judged candidate of the arbitration in ``target`` (under ``run``).
@@ -154,8 +154,8 @@ def lineage_records(run: Path, target: Path, raw_ids: Mapping[str, Mapping[str, 
     for number, line in enumerate(aggregate_path.read_text(encoding="utf-8").splitlines(),
                                   start=1):
         row = json.loads(line)
-        for system, raw_id in sorted(raw_ids[row["sample"]].items()):
-            origin = origins[row["sample"]][system]
+        for system, origin in sorted(origins[row["sample"]].items()):
+            raw_id = origin["raw"]
             found.append({
                 "id": f"arbitration:{raw_id.removeprefix('raw:')}@{target.name}",
                 "kind": "arbitration", "path": f"{relative}#{number}", "sha256": sha,
