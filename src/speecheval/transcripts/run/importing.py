@@ -47,10 +47,12 @@ def import_run(run_dir: Path, old_dir: Path) -> list[dict[str, Any]]:
     run, old = _run_json(run_dir), _run_json(old_dir)
     if run_dir.resolve() == old_dir.resolve():
         raise InputError("a run cannot import itself", path=old_dir)
-    digest = sha256_file(old_dir / "run.json")[:12]
+    run_sha256 = sha256_file(old_dir / "run.json")
+    digest = run_sha256[:12]
     known = {r["id"]: r for r in lineage.read_records(run_dir)}
     old_records = {r["id"]: r for r in lineage.read_records(old_dir)}
     records = []
+    metas: dict[str, dict[str, Any]] = {}  # by record id, for the derivation below
     # every meta.json read (bad input named) before anything is copied or appended
     found = [(path.parent, read_meta(path))
              for path in sorted((old_dir / "raw").glob(f"*/*/*/r*/{META}"))]
@@ -66,6 +68,7 @@ def import_run(run_dir: Path, old_dir: Path) -> list[dict[str, Any]]:
         problems = _incompatibilities(run, old, track, match)
         target = Path(IMPORTED) / digest / "raw" / key
         _copy_once(folder, run_dir / target)
+        metas[f"imported:{digest}/{key}"] = meta
         records.append({
             "id": f"imported:{digest}/{key}", "kind": "imported_raw", "path": str(target),
             "sha256": raw_sha256(meta), "parent": input_id if match else None,
@@ -78,23 +81,24 @@ def import_run(run_dir: Path, old_dir: Path) -> list[dict[str, Any]]:
             "incompatibilities": problems,
             "identity_confidence": _identity_confidence(run, old, system),
             "track_use": "diagnostic" if problems else track,
-            "source": {"run": str(old_dir.resolve()), "run_sha256": sha256_file(
-                old_dir / "run.json"), "speecheval": old.get("speecheval")}})
+            "source": {"run": str(old_dir.resolve()), "run_sha256": run_sha256,
+                       "speecheval": old.get("speecheval")}})
     if not records:
         raise InputError("the older run holds no raw/<system>/<track-dir>/<sample>/r<k>/"
                          "meta.json", path=old_dir)
     lineage.append_missing(run_dir, records)
     lineage.append_missing(run_dir, [
-        _derive_imported(run_dir, old, record) for record in records
+        _derive_imported(run_dir, old, record, metas[str(record["id"])]) for record in records
         if record["status"] == "succeeded"])
     return records
 
 
-def _derive_imported(run_dir: Path, old: dict[str, Any], raw: dict[str, Any]
-                     ) -> dict[str, Any]:
+def _derive_imported(run_dir: Path, old: dict[str, Any], raw: dict[str, Any],
+                     meta: dict[str, Any]) -> dict[str, Any]:
     """Derive the transcript of an imported raw folder with the older run's adapter, as
     ``transcripts run`` derives its own (rule :data:`.derive.VERSION`), into
-    ``imported/<digest>/derived/<key>/``; its record carries the import's trust facts."""
+    ``imported/<digest>/derived/<key>/``; its record carries the import's trust facts.
+    ``meta`` is the raw folder's ``meta.json``, as the import read it."""
     digest, key = raw["id"].removeprefix("imported:").split("/", 1)
     system, _, sample, _ = key.split("/")
     folder = run_dir / raw["path"]
@@ -107,7 +111,6 @@ def _derive_imported(run_dir: Path, old: dict[str, Any], raw: dict[str, Any]
                              path=Path(raw["source"]["run"]) / "run.json")
         margin = old.get("settings", {}).get("chunker", {}).get(
             "cut_margin_s", ChunkerSettings().cut_margin_s)
-        meta = read_meta(folder / META)
         text, _ = derive(folder, adapter, sample, meta, float(margin))
         atomic_write_bytes(run_dir / target, text.encode("utf-8"))
     return {"id": f"transcript:{raw['id']}@{VERSION}", "kind": "imported_transcript",
