@@ -6,10 +6,11 @@ the channel, ``<NA>`` in the unused fields and times as short decimals
 read here without a Python object per line: the separators are found with numpy, the
 times are converted digit column by digit column, and file ids and speaker names are
 decoded once per distinct value. A million lines take well under a second and the
-arrays 32 bytes a turn. The file is cut into chunks of whole lines, read by up to
-``_THREADS`` threads at once (numpy lets go of the interpreter lock inside each array
-operation, so two cores read about twice as fast); the chunks' columns are joined in
-file order, so the result does not depend on the number of threads.
+arrays 24 bytes a turn (file and speaker codes int32, starts and ends int64). The file
+is cut into chunks of whole lines, read by up to ``_THREADS`` threads at once (numpy
+lets go of the interpreter lock inside each array operation, so two cores read about
+twice as fast); the chunks' columns are joined in file order, so the result does not
+depend on the number of threads.
 
 Every time is converted to exactly the float that ``float(text)`` gives: a decimal of at
 most 15 significant digits is its integer mantissa (exact in float64) divided by a power
