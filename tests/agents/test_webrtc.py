@@ -97,8 +97,8 @@ def test_bad_options_are_usage_errors(options: dict[str, str], problem: str) -> 
 
 
 def test_a_failed_connect_closes_its_peer_connection() -> None:
-    """The runner records a failed connect as a fault and never calls close(), so the
-    transport must not leave its peer connection (ICE gatherer, UDP sockets) open."""
+    """End to end: the failed connect is recorded as a fault, and the peer connection
+    (ICE gatherer, UDP sockets) ends closed, by the runner or the transport."""
     transport = open_transport("webrtc", {"url": "http://127.0.0.1:9/"})
 
     async def session() -> str | None:
@@ -107,6 +107,15 @@ def test_a_failed_connect_closes_its_peer_connection() -> None:
 
     assert (asyncio.run(session()) or "").startswith("signalling:")
     assert transport._pc is None or transport._pc.connectionState == "closed"  # type: ignore[attr-defined]
+
+
+def test_a_failed_connect_closes_its_own_peer_connection() -> None:
+    """Called directly, with no runner to close it after the failure, the transport closes
+    its peer connection itself."""
+    transport = open_transport("webrtc", {"url": "http://127.0.0.1:9/"})
+    with pytest.raises(Exception):  # noqa: B017 - whatever the signalling failure is
+        asyncio.run(transport.connect(RATE))
+    assert transport._pc.connectionState == "closed"  # type: ignore[attr-defined]
 
 
 def _unreachable_answer(silent_port: int) -> Callable[[str], str]:

@@ -276,7 +276,8 @@ def test_reused_fold_memory_leaves_nothing_behind(reused_padded: int,
 
 
 def test_whole_file_probabilities_equal_the_framed_rows_path() -> None:
-    """Bit for bit, block boundaries included: the cache's ``computation`` is unchanged."""
+    """Bit for bit on one block of 292 windows (block boundaries:
+    ``test_reused_fold_memory_leaves_nothing_behind``)."""
     clip = speech_clip()
     by_rows = np.concatenate([onnx().block_probabilities(block, RATE, None)[0]
                               for block in silero_model.framed_blocks(clip, RATE, 1 << 30)])

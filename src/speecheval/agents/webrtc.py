@@ -135,8 +135,9 @@ class WebRtcTransport(AgentTransport):
         try:
             await self._negotiate(aiortc, self._pc, sample_rate)
         except BaseException:
-            # a runner records a failed (or timed-out) connect and never calls close():
-            # the peer connection's ICE gatherer and UDP sockets must not outlive it
+            # a caller that uses the transport directly may not call close() after a
+            # failed (or timed-out) connect (the runners do): the peer connection's ICE
+            # gatherer and UDP sockets must not outlive it
             self._closing = True
             await self._pc.close()
             raise
