@@ -212,6 +212,8 @@ def main() -> None:
                         help="also run the whole commands with the speecheval package "
                              "under SRC (e.g. /work/main/src) and print the ratios")
     args = parser.parse_args()
+    if args.baseline is not None and not (args.baseline / "speecheval").is_dir():
+        parser.error(f"--baseline {args.baseline}: no speecheval package in that folder")
     if args.workdir is not None:
         args.workdir.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="fdb10-bench-", dir=args.workdir))
