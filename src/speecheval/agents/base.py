@@ -114,6 +114,17 @@ class AgentTransport(Agent):
     async def close(self) -> None: ...
 
 
+async def close_after_failed_connect(transport: AgentTransport, timeout_s: float) -> None:
+    """Release whatever a failed ``connect`` half-opened, within ``timeout_s``: an error
+    here is dropped, since the connect's fault is the one a runner records."""
+    import asyncio
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(timeout_s):
+            await transport.close()
+
+
 class VirtualClockAgent(Agent):
     """An agent driven frame by frame on the virtual clock (no sockets, no waiting).
 

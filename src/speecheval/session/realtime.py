@@ -31,7 +31,6 @@ its end rather than cut off. Then the end of input is signalled and the connecti
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -47,6 +46,7 @@ from ..agents.base import (
     ServerMark,
     SpeechStarted,
     Transcript,
+    close_after_failed_connect,
 )
 from ..core.errors import InputError, SystemUnderTestError
 from ..vad.streaming import StreamingVad, VadSettings
@@ -413,10 +413,7 @@ async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] 
             await transport.connect(sample_rate)
     except (TimeoutError, SystemUnderTestError, OSError) as exc:
         reason = str(exc) or f"could not connect within {connect_timeout_s} s"
-        # whatever the connect half-opened is released; the connect's fault is the one kept
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(CLOSE_TIMEOUT_S):
-                await transport.close()
+        await close_after_failed_connect(transport, CLOSE_TIMEOUT_S)
         empty = np.zeros(0, dtype=np.int16)
         return SessionRecording(sample_rate=sample_rate, user=empty, agent=empty,
                                 events=[ev.Fault(t_ms=0.0, reason=reason)],

@@ -20,7 +20,15 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...agents.base import AgentFault, AgentTransport, AudioOut, Clear, SpeechStarted, Transcript
+from ...agents.base import (
+    AgentFault,
+    AgentTransport,
+    AudioOut,
+    Clear,
+    SpeechStarted,
+    Transcript,
+    close_after_failed_connect,
+)
 from ...core.errors import SystemUnderTestError
 
 PACKET_MS = 80
@@ -147,10 +155,7 @@ async def capture_session(transport: AgentTransport, pcm16: bytes, rate: int,
     session = _Session(transport, capture, settings)
     session.t0 = session.loop.time()
     if not await session.bounded("connecting", transport.connect(rate)):
-        # whatever the connect half-opened is released; the connect's fault is the one kept
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(CLOSE_TIMEOUT_S):
-                await transport.close()
+        await close_after_failed_connect(transport, CLOSE_TIMEOUT_S)
         return capture
     session.t0 = session.loop.time()
     capture.t0_monotonic = session.t0
