@@ -75,6 +75,16 @@ def stft_frames(rows: NDArray[np.float32]) -> NDArray[np.float32]:
     return frames.reshape(-1, FFT_SIZE)
 
 
+def padded_size(n_samples: int) -> int:
+    """Samples in the :func:`padded_signal` of ``n_samples``: the context, then whole
+    windows.
+
+    >>> padded_size(513), padded_size(512), padded_size(0)
+    (1088, 576, 64)
+    """
+    return CONTEXT + -(-n_samples // WINDOW) * WINDOW
+
+
 def padded_signal(samples: NDArray[np.float32], memory: NDArray[np.float32] | None = None
                   ) -> NDArray[np.float32]:
     """The file as the framed rows see it: CONTEXT zeros, the samples, then zeros up to a
@@ -90,7 +100,7 @@ def padded_signal(samples: NDArray[np.float32], memory: NDArray[np.float32] | No
     >>> reused.shape, float(reused.sum()), bool(np.shares_memory(reused, memory))
     ((1088,), 513.0, True)
     """
-    size = CONTEXT + -(-samples.size // WINDOW) * WINDOW
+    size = padded_size(samples.size)
     if memory is None or memory.size < size:
         padded = np.zeros(size, dtype=np.float32)
     else:

@@ -43,6 +43,7 @@ from .silero_batched import (
     fold_workspace,
     folded_frames,
     padded_signal,
+    padded_size,
     signal_folded,
     stft_frames,
 )
@@ -184,25 +185,26 @@ class SileroOnnx:
         for a file longer than ``REUSED_PADDED_SAMPLES`` (its own array then: a long
         recording's copy is not kept alive after it, and its page faults are little
         beside its model time)."""
-        window, context = FRAMING[16_000]
-        needed = context + window_count(n_samples, 16_000) * window
-        if needed > REUSED_PADDED_SAMPLES:
+        if padded_size(n_samples) > REUSED_PADDED_SAMPLES:
             return None
-        memory: NDArray[np.float32] | None = getattr(self._per_thread, "padded", None)
-        if memory is None:
-            memory = self._per_thread.padded = np.empty(REUSED_PADDED_SAMPLES,
-                                                        dtype=np.float32)
-        return memory
+        return self._thread_memory(
+            "padded", lambda: np.empty(REUSED_PADDED_SAMPLES, dtype=np.float32))
 
     @property
     def _fold_workspace(self) -> NDArray[np.float32]:
         """The folded frames' memory, reused block after block and file after file
         (``fold_workspace``; 12.6 MB for a block of 2048 windows), one per thread: a
         session's whole-track detector may serve several threads at once."""
-        space: NDArray[np.float32] | None = getattr(self._per_thread, "fold", None)
-        if space is None:
-            space = self._per_thread.fold = fold_workspace(BATCHED_BLOCK_WINDOWS)
-        return space
+        return self._thread_memory("fold", lambda: fold_workspace(BATCHED_BLOCK_WINDOWS))
+
+    def _thread_memory(self, name: str, make: Callable[[], NDArray[np.float32]]
+                       ) -> NDArray[np.float32]:
+        """This thread's array ``name``, made by ``make`` on the thread's first use."""
+        memory: NDArray[np.float32] | None = getattr(self._per_thread, name, None)
+        if memory is None:
+            memory = make()
+            setattr(self._per_thread, name, memory)
+        return memory
 
     @cached_property
     def _streaming(self) -> ort.InferenceSession:
