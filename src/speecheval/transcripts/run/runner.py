@@ -138,6 +138,7 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
             for sample_id in run["samples"] for name in run["systems"] for track in tracks
             for repeat, seed in enumerate(run["seeds"], start=1)]
     pending = [job for job in jobs if not (run_dir / job.raw).exists()]
+    waiting = set(pending)
     # here, in job order: the inputs decoded, the unsupported jobs recorded, the calls
     # planned; then the calls on the executor, each raw folder recorded in job order
     calls = {job: call for job in pending
@@ -147,7 +148,10 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
         advance(len(pending) - len(calls))
         called = (executor or LocalExecutor(1)).results(_call, list(calls.values()),
                                                         advance=advance)
-        for job in pending:
+        # every job in job order, not only the pending ones: a raw folder written without
+        # its record (a run killed between the two, or a call left running by a killed
+        # driver) is recorded at its place, so a resumed run's lineage is an unbroken one's
+        for job in jobs:
             if job in calls:
                 result = next(called)
                 if isinstance(result.error, WorkerDied):
@@ -155,9 +159,7 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
                 else:
                     result.get()
             _ensure_raw_record(run_dir, run, job, _meta(run_dir, job), chunker)
-            outcome.called += 1
-    for job in jobs:  # every raw record before any transcript's, however the run went
-        _ensure_raw_record(run_dir, run, job, _meta(run_dir, job), chunker)
+            outcome.called += job in waiting
     for job in jobs:
         meta = _meta(run_dir, job)
         outcome.statuses[meta["status"]] += 1
