@@ -518,6 +518,11 @@ def _workers(pool: Any) -> dict[int, Any]:
     return cast(dict[int, Any], pool._processes)
 
 
+ENDING_WAIT_S = 2.0
+"""How long the status of a broken pool's worker is awaited (a loaded machine may not
+have reaped it yet; a live worker is not waited for longer)."""
+
+
 def _pool_ending(workers: Iterable[Any]) -> str:
     """How the worker processes of a broken pool ended, told by one of them: a pool
     that breaks sends SIGTERM to the workers still alive, so an ending of another kind is
@@ -528,6 +533,10 @@ def _pool_ending(workers: Iterable[Any]) -> str:
     >>> _pool_ending([Ended(-15), Ended(None), Ended(-9)]), _pool_ending([Ended(-15)])
     ('killed by SIGKILL', 'killed by SIGTERM')
     """
+    workers = list(workers)
+    for worker in workers:  # a broken pool's workers are ending: wait for their status
+        if worker.exitcode is None and hasattr(worker, "join"):
+            worker.join(timeout=ENDING_WAIT_S)
     endings = sorted({process_ending(worker.exitcode) for worker in workers
                       if worker.exitcode is not None})
     return next((e for e in endings if e != "killed by SIGTERM"),
