@@ -12,6 +12,11 @@ Output folder (new, never overwritten)::
                        why not, the parsed answer by label
     aggregate.jsonl    per sample: votes and mean scores by system, consensus, flags
 
+A judge fault that would fail every request (a refused key, a judge program that cannot
+be started: :attr:`JudgeReply.stop`) stops the sending: no request starts after it, every
+judgement not asked is recorded as not judged with the reason, ``arbitration.json`` says
+why the run stopped, and an InputError (exit 2) says so once the folder is written.
+
 Objective metrics are neither read nor written: the judges' view stays beside them. In a
 run directory every judged candidate gets a record in ``RUN/lineage.jsonl``
 (:func:`lineage_records`), and ``arbitration.json`` also says where each candidate comes
@@ -22,6 +27,7 @@ incompatible imports were kept out of the vote (``diagnostic_only``, with the ru
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -29,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.canonical_json import dumps, dumps_lines
+from ...core.errors import InputError
 from ...core.hashing import sha256_bytes, sha256_file
 from ...core.output import new_output_dir
 from ...core.provenance import package_version
@@ -74,9 +81,10 @@ def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapp
     """Run the arbitration into the new folder ``out``; the aggregate rows."""
     blinded, skipped = plan(references, candidates, seed)
     pairs = [(b, j) for b, _ in blinded for j in judges]
-    with ThreadPoolExecutor(max_workers=max(1, min(8, len(pairs)))) as pool:
-        replies = list(pool.map(lambda pair: pair[1].ask(list(pair[0].prompt)), pairs))
+    replies = _ask_all(pairs)
     by_pair = {(b.sample, j.name): reply for (b, j), reply in zip(pairs, replies, strict=True)}
+    stop = next((r.stop for r in replies if r.stop is not None), None)
+    not_judged = sum(r.attempts == 0 for r in replies)
     judgements, aggregates = [], []
     with new_output_dir(out) as staging:
         for sample, _ in blinded:
@@ -112,9 +120,36 @@ def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapp
             "references": {b.sample: {"sha256": sha256_bytes(r.text.encode()),
                                       **{k: v for k, v in asdict(r).items() if k != "text"}}
                            for b, r in blinded},
-            "skipped": skipped, **provenance}), encoding="utf-8")
+            "skipped": skipped, **provenance,
+            **({"stopped": {"reason": stop, "not_judged": not_judged}} if stop else {})}),
+            encoding="utf-8")
+    if stop is not None:
+        raise InputError(f"{stop}; stopped sending: {not_judged} of {len(pairs)} judgements "
+                         f"not asked, recorded as not judged", path=out)
     return sorted(aggregates + [{"sample": s["sample"], "skipped": s["reason"]} for s in skipped],
                   key=lambda row: str(row["sample"]))
+
+
+def _ask_all(pairs: Sequence[tuple[BlindSample, Judge]]) -> list[JudgeReply]:
+    """Every judge's reply on every sample, in the order of ``pairs``, asked 8 at a time.
+
+    After the first reply that stops the run no request starts: the pairs not asked get
+    a reply with 0 attempts that says why (requests already under way finish)."""
+    stopped = threading.Event()
+    first_stop: list[str] = []
+
+    def ask(pair: tuple[BlindSample, Judge]) -> JudgeReply:
+        if stopped.is_set():
+            reason = f"not asked: the run stopped: {first_stop[0]}"
+            return JudgeReply(None, "", f"[speecheval] {reason}", None, 0)
+        reply = pair[1].ask(list(pair[0].prompt))
+        if reply.stop is not None and not stopped.is_set():
+            first_stop.append(reply.stop)
+            stopped.set()
+        return reply
+
+    with ThreadPoolExecutor(max_workers=max(1, min(8, len(pairs)))) as pool:
+        return list(pool.map(ask, pairs))
 
 
 def _judgement(sample: BlindSample, judge: Judge, reply: JudgeReply,
@@ -124,7 +159,8 @@ def _judgement(sample: BlindSample, judge: Judge, reply: JudgeReply,
                            "model_reported": reply.model_reported, "prompt_sha256": prompt_sha,
                            "attempts": reply.attempts}
     if reply.content is None:
-        return {**row, "valid": False, "invalid_reason": "no answer (see stderr)",
+        why = "not asked" if reply.attempts == 0 else "no answer"
+        return {**row, "valid": False, "invalid_reason": f"{why} (see stderr)",
                 "answer": None}, None
     try:
         answer = parse_answer(reply.content, list(sample.mapping))
