@@ -155,6 +155,33 @@ def test_srt_text_holding_an_arrow_is_words() -> None:
     assert SRT.parse(doc, "s").segments[0].words == "left --> right"
 
 
+@pytest.mark.parametrize(("text", "speaker", "words"), [
+    ("[S01] yes", "S01", "yes"),                      # the raw-output speaker tag
+    ("[Anna] yes", "Anna", "yes"),                    # a name in brackets is a speaker
+    ("[laughter] yes", None, "[laughter] yes"),       # a sound description is not
+    ("[LAUGHTER] yes", None, "[LAUGHTER] yes"),       # in any case
+    ("[Music]", None, "[Music]"),
+    ("[inaudible] we ship", None, "[inaudible] we ship"),
+    ("[BLANK_AUDIO]", None, "[BLANK_AUDIO]"),         # Whisper's silence tag
+    ("[door slams] yes", None, "[door slams] yes"),   # several words: never a speaker
+])
+def test_a_sound_tag_opening_a_cue_is_no_speaker(text: str, speaker: str | None,
+                                                 words: str) -> None:
+    """SRT and WebVTT (without a voice span) read a leading one-word ``[Name]`` as the
+    speaker, except a non-speech tag (unfixed: ``[laughter] yes`` was speaker
+    ``laughter`` saying ``yes``)."""
+    srt = SRT.parse(f"1\n00:00:01,000 --> 00:00:02,000\n{text}\n", "s").segments
+    vtt = WebVTT.parse(f"WEBVTT\n\n00:01.000 --> 00:02.000\n{text}\n", "s").segments
+    assert [(s.speaker, s.words) for s in srt + vtt] == [(speaker, words)] * 2
+
+
+def test_a_webvtt_voice_span_names_the_speaker_of_a_sound_tag() -> None:
+    """The voice span is WebVTT's own speaker marker: it wins over any bracket."""
+    doc = "WEBVTT\n\n00:01.000 --> 00:02.000\n<v Anna>[laughter] yes\n"
+    [segment] = WebVTT.parse(doc, "s").segments
+    assert (segment.speaker, segment.words) == ("Anna", "[laughter] yes")
+
+
 @pytest.mark.parametrize("encoding", ["utf-16-be", "utf-16-le"])
 def test_textgrid_in_utf16_as_praat_writes_it(tmp_path: Path, encoding: str) -> None:
     """Praat saves a TextGrid with non-ASCII labels as UTF-16 with a byte-order mark
