@@ -78,7 +78,8 @@ def plan(references: Mapping[str, Reference], candidates: Mapping[str, Mapping[s
 def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapping[str, str]],
               judges: Sequence[Judge], seed: int, out: Path,
               provenance: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Run the arbitration into the new folder ``out``; the aggregate rows."""
+    """Run the arbitration into the new folder ``out``; the aggregate rows (an InputError
+    instead, once ``out`` is written, when a judge fault stopped the sending)."""
     blinded, skipped = plan(references, candidates, seed)
     pairs = [(b, j) for b, _ in blinded for j in judges]
     replies = _ask_all(pairs)
