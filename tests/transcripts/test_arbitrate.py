@@ -217,12 +217,12 @@ def test_invalid_judges_do_not_count(server: JudgeServer, tmp_path: Path,
     assert agg["ep2"]["human_review_reasons"] == ["fewer than 3 valid judges"]
 
 
-def test_a_refused_key_stops_the_sending_and_records_the_rest(
+def test_a_refused_key_stops_the_sending_with_no_output(
         server: JudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """After the first HTTP 401 no request starts: 8 samples x 3 judges are 24 requests,
     8 at a time, and every answer is a 401, so each of the 8 workers sends at most one
-    before it sees the refusal (unfixed: all 24 were sent). The 24 - sent not asked are
-    recorded as not judged, with the reason, and the command exits 2 with one line."""
+    before it sees the refusal (unfixed: all 24 were sent). The command exits 2 with one
+    line and writes nothing: the key is the user's to fix, and a rerun starts clean."""
     samples = [f"s{i}" for i in range(8)]
     refs, cands = tmp_path / "refs.jsonl", tmp_path / "cands.jsonl"
     refs.write_text("".join(json.dumps({"sample": s, "reference": "hello world",
@@ -239,24 +239,10 @@ def test_a_refused_key_stops_the_sending_and_records_the_rest(
     assert code == 2 and 1 <= sent <= 8
     refusal = (f"{server.url}/chat/completions refused the API key from JUDGE_KEY "
                f"(HTTP 401): Incorrect API key provided")
-    assert err.splitlines() == [f"error: {out}: {refusal}; stopped sending: {24 - sent} of "
-                                f"24 judgements not asked, recorded as not judged"]
-    judgements = rows(out / "judgements.jsonl")
-    assert len(judgements) == 24 and not any(j["valid"] for j in judgements)
-    asked = [j for j in judgements if j["attempts"] == 1]
-    not_asked = [j for j in judgements if j["attempts"] == 0]
-    assert len(asked) == sent and len(not_asked) == 24 - sent
-    assert {j["invalid_reason"] for j in asked} == {"no answer (see stderr)"}
-    assert {j["invalid_reason"] for j in not_asked} == {"not asked (see stderr)"}
-    for j in asked:
-        assert (out / "judges" / j["judge"] / f"{j['sample']}.stderr").read_text() == (
-            "attempt 1: HTTP 401: Incorrect API key provided")
-    for j in not_asked:
-        assert (out / "judges" / j["judge"] / f"{j['sample']}.stderr").read_text() == (
-            f"[speecheval] not asked: the run stopped: {refusal}")
-    meta = json.loads((out / "arbitration.json").read_text(encoding="utf-8"))
-    assert meta["stopped"] == {"reason": refusal, "not_judged": 24 - sent}
-    assert KEY not in "".join(p.read_text() for p in out.rglob("*") if p.is_file()) + err
+    assert err.splitlines() == [f"error: {refusal}; stopped sending: {24 - sent} of 24 "
+                                "judgements not asked; nothing written"]
+    assert not out.exists()
+    assert KEY not in err
 
 
 def test_labels_are_seeded_per_sample() -> None:
@@ -355,15 +341,13 @@ def test_command_judges_keep_stdout_and_stderr(tmp_path: Path, server: JudgeServ
                  "x=/no/such/judge-program"])
     assert code == 2
     assert "judge x: cannot run '/no/such/judge-program': not found" in capsys.readouterr().err
-    assert json.loads((tmp_path / "arb2" / "arbitration.json").read_text())["stopped"][
-        "reason"] == "judge x: cannot run '/no/such/judge-program': not found"
+    assert not (tmp_path / "arb2").exists()
 
 
 def test_a_judge_program_that_cannot_be_executed_is_a_one_line_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A judge program without execute permission stops the run with one line, exit 2,
-    and the one judgement recorded as not judged (unfixed: PermissionError came out as a
-    traceback)."""
+    and nothing written (unfixed: PermissionError came out as a traceback)."""
     refs, cands = tmp_path / "refs.jsonl", tmp_path / "cands.jsonl"
     refs.write_text('{"sample": "s1", "reference": "hello world", "independent": true}\n')
     cands.write_text('{"sample": "s1", "system": "a", "text": "hello world"}\n'
@@ -376,10 +360,9 @@ def test_a_judge_program_that_cannot_be_executed_is_a_one_line_error(
                  f"x={program}"])
     assert code == 2
     assert capsys.readouterr().err.splitlines()[-1:] == [
-        f"error: {tmp_path / 'arb'}: judge x: cannot run '{program}': Permission denied; "
-        f"stopped sending: 0 of 1 judgements not asked, recorded as not judged"]
-    (judgement,) = rows(tmp_path / "arb" / "judgements.jsonl")
-    assert (judgement["valid"], judgement["invalid_reason"]) == (False, "no answer (see stderr)")
+        f"error: judge x: cannot run '{program}': Permission denied; stopped sending: 0 of 1 "
+        "judgements not asked; nothing written"]
+    assert not (tmp_path / "arb").exists()
 
 
 def test_a_reference_given_twice_is_refused(tmp_path: Path,

@@ -92,8 +92,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
         if target.exists():
             raise InputError("the same judges already arbitrated these candidates with this "
                              "seed; their answers are kept there (use another --seed for a "
-                             "new round, or remove the folder of a round a refused key "
-                             "stopped)", path=target)
+                             "new round)", path=target)
     if len(judges) < 3:
         click.echo(f"note: {len(judges)} judge(s); a consensus needs 3 valid judges, so every "
                    f"sample will be flagged for human review", err=True)

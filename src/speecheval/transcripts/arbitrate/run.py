@@ -13,9 +13,9 @@ Output folder (new, never overwritten)::
     aggregate.jsonl    per sample: votes and mean scores by system, consensus, flags
 
 A judge fault that would fail every request (a refused key, a judge program that cannot
-be started: :attr:`JudgeReply.stop`) stops the sending: no request starts after it, every
-judgement not asked is recorded as not judged with the reason, ``arbitration.json`` says
-why the run stopped, and an InputError (exit 2) says so once the folder is written.
+be started: :attr:`JudgeReply.stop`) stops the sending: no request starts after it, and
+the run ends with an InputError (exit 2) that says how many were not asked, before
+anything is written: it is the user's setting to fix, and a rerun then starts clean.
 
 Objective metrics are neither read nor written: the judges' view stays beside them. In a
 run directory every judged candidate gets a record in ``RUN/lineage.jsonl``
@@ -79,13 +79,16 @@ def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapp
               judges: Sequence[Judge], seed: int, out: Path,
               provenance: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Run the arbitration into the new folder ``out``; the aggregate rows (an InputError
-    instead, once ``out`` is written, when a judge fault stopped the sending)."""
+    instead, with nothing written, when a judge fault stopped the sending)."""
     blinded, skipped = plan(references, candidates, seed)
     pairs = [(b, j) for b, _ in blinded for j in judges]
     replies = _ask_all(pairs)
     by_pair = {(b.sample, j.name): reply for (b, j), reply in zip(pairs, replies, strict=True)}
     stop = next((r.stop for r in replies if r.stop is not None), None)
-    not_judged = sum(r.attempts == 0 for r in replies)
+    if stop is not None:
+        not_asked = sum(r.attempts == 0 for r in replies)
+        raise InputError(f"{stop}; stopped sending: {not_asked} of {len(pairs)} judgements "
+                         "not asked; nothing written")
     judgements, aggregates = [], []
     with new_output_dir(out) as staging:
         for sample, _ in blinded:
@@ -121,12 +124,7 @@ def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapp
             "references": {b.sample: {"sha256": sha256_bytes(r.text.encode()),
                                       **{k: v for k, v in asdict(r).items() if k != "text"}}
                            for b, r in blinded},
-            "skipped": skipped, **provenance,
-            **({"stopped": {"reason": stop, "not_judged": not_judged}} if stop else {})}),
-            encoding="utf-8")
-    if stop is not None:
-        raise InputError(f"{stop}; stopped sending: {not_judged} of {len(pairs)} judgements "
-                         f"not asked, recorded as not judged", path=out)
+            "skipped": skipped, **provenance}), encoding="utf-8")
     return sorted(aggregates + [{"sample": s["sample"], "skipped": s["reason"]} for s in skipped],
                   key=lambda row: str(row["sample"]))
 
@@ -135,17 +133,14 @@ def _ask_all(pairs: Sequence[tuple[BlindSample, Judge]]) -> list[JudgeReply]:
     """Every judge's reply on every sample, in the order of ``pairs``, asked 8 at a time.
 
     After the first reply that stops the run no request starts: the pairs not asked get
-    a reply with 0 attempts that says why (requests already under way finish)."""
+    an empty reply with 0 attempts (requests already under way finish)."""
     stopped = threading.Event()
-    first_stop: list[str] = []
 
     def ask(pair: tuple[BlindSample, Judge]) -> JudgeReply:
         if stopped.is_set():
-            reason = f"not asked: the run stopped: {first_stop[0]}"
-            return JudgeReply(None, "", f"[speecheval] {reason}", None, 0)
+            return JudgeReply(None, "", "", None, 0)
         reply = pair[1].ask(list(pair[0].prompt))
-        if reply.stop is not None and not stopped.is_set():
-            first_stop.append(reply.stop)
+        if reply.stop is not None:
             stopped.set()
         return reply
 
@@ -160,8 +155,7 @@ def _judgement(sample: BlindSample, judge: Judge, reply: JudgeReply,
                            "model_reported": reply.model_reported, "prompt_sha256": prompt_sha,
                            "attempts": reply.attempts}
     if reply.content is None:
-        why = "not asked" if reply.attempts == 0 else "no answer"
-        return {**row, "valid": False, "invalid_reason": f"{why} (see stderr)",
+        return {**row, "valid": False, "invalid_reason": "no answer (see stderr)",
                 "answer": None}, None
     try:
         answer = parse_answer(reply.content, list(sample.mapping))
