@@ -105,18 +105,20 @@ class LeakyVirtualAgent(VirtualClockAgent):
 
 class LateFailingAgent(VirtualClockAgent):
     """The mock agent on the virtual clock, failing once the session passes ``fail_at_s``
-    (a plug-in: its error is the agent's fault, recorded with its message)."""
+    (a plug-in: its error is the agent's fault, recorded with its ``message``)."""
 
-    def __init__(self, fail_at_s: float = 1.0, **options: object) -> None:
+    def __init__(self, fail_at_s: float = 1.0,
+                 message: str = "the model server lost its GPU", **options: object) -> None:
         self.mock = MockAgent(MockSettings.from_options(dict(options)))
         self.fail_at_s = fail_at_s
+        self.message = message
 
     def start(self, sample_rate: int) -> None:
         self.mock.start(sample_rate)
 
     def process(self, frame: NDArray[np.int16], t_s: float) -> list[AgentEvent]:
         if t_s >= self.fail_at_s:
-            raise RuntimeError("the model server lost its GPU")
+            raise RuntimeError(self.message)
         return self.mock.process(frame, t_s)
 
 

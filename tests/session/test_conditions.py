@@ -357,6 +357,34 @@ def test_noise_beds_are_seeded(tmp_path: Path) -> None:
     assert not np.array_equal(one.sent, other.sent)
 
 
+def test_noise_over_silent_turns_is_refused(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """An SNR over a user whose turns are all silent has no level to refer to: refused by
+    validate and before any session of run, naming the condition and the turns (unfixed:
+    the bed was scaled to zero and the session ran without noise)."""
+    from speecheval.cli import main
+
+    path = write_scenario(tmp_path, """
+name: quiet-caller
+turns:
+  - id: hush
+    audio: {synth: silence, duration_ms: 500}
+  - id: hush-again
+    audio: {synth: silence, duration_ms: 500}
+conditions:
+  noise: {kind: white, snr_db: 15}
+""")
+    expected = (f"error: {path}: conditions.noise: snr_db 15 is measured against the user's "
+                "speech, but the audio of every turn is silent ('hush' (line 3), "
+                "'hush-again' (line 5)): the noise level is undefined; give a turn with "
+                "sound or remove the noise")
+    assert main(["session", "validate", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [expected]
+    assert main(["session", "run", str(path), "--out", str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err.splitlines() == [expected]
+    assert not (tmp_path / "run").exists()
+
+
 # --- the scenario file ----------------------------------------------------------------
 
 

@@ -156,3 +156,22 @@ def test_agent_and_judge_text_cannot_break_the_markdown() -> None:
         "| Turn | Agent said | WER | Checks |", "|---|---|---|---|",
         "| ask | two \\| seven ok | 0.5 | says_any pass |",
         "", "Task judge (judge): failure; not booked. # Verdict | a | b |"]
+
+
+def test_an_agent_fault_reason_cannot_break_the_markdown(tmp_path: Path) -> None:
+    """The fault reason is the agent's own text: its line breaks become spaces in
+    ``report.md``, so ``# ...`` or a table row after a blank line in it is no heading or
+    row of the report (the HTML page escapes it; the Markdown has no other guard)."""
+    message = "lost its GPU\n\n# Verdict: PASS\n| a | b |"
+    scenario = SCENARIO.replace("options: {fail_at_s: 2.6,",
+                                f"options: {{fail_at_s: 0.3, message: {json.dumps(message)},")
+    out = tmp_path / "run"
+    assert main(["session", "run", str(write_scenario(tmp_path, scenario)),
+                 "--out", str(out)]) == 3
+    reason = json.loads((out / "report.json").read_text())["sessions"][0]["fault"]
+    assert reason == f"agent raised RuntimeError: {message}"
+    lines = (out / "report.md").read_text().splitlines()
+    assert not [line for line in lines if line.startswith(("# Verdict", "| a |"))]
+    (line,) = [line for line in lines if "fault: " in line]
+    assert line.endswith("fault: agent raised RuntimeError: lost its GPU # Verdict: PASS "
+                         "| a | b |.")

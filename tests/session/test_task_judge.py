@@ -139,3 +139,21 @@ def test_a_bad_base_url_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code = main(["session", "validate", str(scenario(tmp_path, "ftp://user:pw@host/v1"))])
     assert code == 2
     assert "judge.base_url (line 9): must be an http(s) URL" in capsys.readouterr().err
+
+
+def test_a_refused_key_stops_the_run(tmp_path: Path) -> None:
+    """HTTP 401 from the judge is a usage error (exit 2 at the command line), not a
+    session without a verdict: every later session would be refused the same way."""
+    from types import SimpleNamespace
+
+    from speecheval.core.errors import InputError
+    from speecheval.session.task_judge import JudgeSpec, judge_session
+
+    with ChatServer([(401, f"Incorrect API key provided: {KEY}")]) as server:
+        spec = JudgeSpec("Book a table.", "judge-model", server.base_url, KEY_VARIABLE)
+        with pytest.raises(InputError) as raised:
+            judge_session(spec, SimpleNamespace(turns=()), (), [])  # type: ignore[arg-type]
+    assert len(server.requests) == 1
+    assert str(raised.value) == (
+        f"judge: {server.base_url}/chat/completions refused the API key from {KEY_VARIABLE} "
+        f"(HTTP 401): Incorrect API key provided: [key]")

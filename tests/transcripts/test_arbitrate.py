@@ -217,12 +217,32 @@ def test_invalid_judges_do_not_count(server: JudgeServer, tmp_path: Path,
     assert agg["ep2"]["human_review_reasons"] == ["fewer than 3 valid judges"]
 
 
-def test_a_refused_key_stops_with_no_output(server: JudgeServer, tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err, folder = arbitrate(server, tmp_path, ["locked", "careful", "careful"], capsys)
-    assert code == 2
-    assert "refused the API key from JUDGE_KEY (HTTP 401): Incorrect API key provided" in err
-    assert not folder.exists()
+def test_a_refused_key_stops_the_sending_with_no_output(
+        server: JudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """After the first HTTP 401 no request starts: 8 samples x 3 judges are 24 requests,
+    8 at a time, and every answer is a 401, so each of the 8 workers sends at most one
+    before it sees the refusal (unfixed: all 24 were sent). The command exits 2 with one
+    line and writes nothing: the key is the user's to fix, and a rerun starts clean."""
+    samples = [f"s{i}" for i in range(8)]
+    refs, cands = tmp_path / "refs.jsonl", tmp_path / "cands.jsonl"
+    refs.write_text("".join(json.dumps({"sample": s, "reference": "hello world",
+                                        "independent": True}) + "\n" for s in samples))
+    cands.write_text("".join(json.dumps({"sample": s, "system": system, "text": text}) + "\n"
+                             for s in samples
+                             for system, text in (("a", "hello world"), ("b", "hello"))))
+    out = tmp_path / "arb"
+    code = main(["transcripts", "arbitrate", "--references", str(refs), "--candidates",
+                 str(cands), "--out", str(out), "--api-key-env", "JUDGE_KEY",
+                 *[a for i in range(3) for a in ("--judge", f"j{i}=locked@{server.url}")]])
+    err = capsys.readouterr().err
+    sent = len(server.requests)
+    assert code == 2 and 1 <= sent <= 8
+    refusal = (f"{server.url}/chat/completions refused the API key from JUDGE_KEY "
+               f"(HTTP 401): Incorrect API key provided")
+    assert err.splitlines() == [f"error: {refusal}; stopped sending: {24 - sent} of 24 "
+                                "judgements not asked; nothing written"]
+    assert not out.exists()
+    assert KEY not in err
 
 
 def test_labels_are_seeded_per_sample() -> None:
@@ -339,8 +359,9 @@ def test_a_judge_program_that_cannot_be_executed_is_a_one_line_error(
                  str(cands), "--out", str(tmp_path / "arb"), "--judge-command",
                  f"x={program}"])
     assert code == 2
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        f"error: judge x: cannot run '{program}': Permission denied")
+    assert capsys.readouterr().err.splitlines()[-1:] == [
+        f"error: judge x: cannot run '{program}': Permission denied; stopped sending: 0 of 1 "
+        "judgements not asked; nothing written"]
     assert not (tmp_path / "arb").exists()
 
 

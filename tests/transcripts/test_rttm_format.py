@@ -68,6 +68,26 @@ def test_malformed_line_names_file_and_line(line: str, problem: str) -> None:
     assert problem in str(info.value)
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085", "\u001c", "\u001e"])
+def test_a_line_breaks_at_line_feeds_only(separator: str) -> None:
+    """A comment holding U+2028 (or another character :meth:`str.splitlines` breaks at)
+    is one line: the bad line after it is line 3 (unfixed: "line 4")."""
+    text = (f"SPEAKER f 1 0 1 <NA> <NA> s <NA> <NA>\n# see{separator}notes\n"
+            "SPEAKER f 1 abc 1 <NA> <NA> s <NA> <NA>\n")
+    with pytest.raises(InputError, match=r"^bad\.rttm: line 3: bad onset"):
+        RTTM.parse(text, path="bad.rttm")
+
+
+def test_line_numbers_add_up_over_chunks() -> None:
+    """20 000 comment lines of 60 characters (1.2 MB, past the first 1 MiB chunk of the
+    line reader), CR LF line ends: the bad line after them is line 20 002."""
+    comments = ("# " + "x" * 56 + "\r\n") * 20_000
+    text = ("SPEAKER f 1 0 1 <NA> <NA> s <NA> <NA>\r\n" + comments
+            + "SPEAKER f 1 abc 1 <NA> <NA> s <NA> <NA>\r\n")
+    with pytest.raises(InputError, match=r"^bad\.rttm: line 20002: bad onset"):
+        RTTM.parse(text, path="bad.rttm")
+
+
 def test_load_missing_file_is_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot read RTTM file"):
         RTTM.load(tmp_path / "absent.rttm")

@@ -210,3 +210,56 @@ def test_low_speech_heard_correctly_is_not_hallucination(
     assert row["hallucination"]["characters"] == 0
     assert row["hallucination"]["nonempty_output_rate"] == 0.0
     assert row["hallucination"]["hallucinated_chars_per_second"] == 0.0
+
+
+@pytest.mark.parametrize("side", ["reference", "run"])
+def test_a_word_without_times_names_its_file_and_entry(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], side: str) -> None:
+    """A words file whose entry 1 has a null end time: one line naming the sample, the
+    file, the entry and the word, exit 2 (unfixed: `sample ep: timestamps: a timed segment
+    needs a start and an end time`, naming no file)."""
+    (tmp_path / "ref.stm").write_text("ep 1 A 0.0 2.0 hello there\n", encoding="utf-8")
+    (tmp_path / "hyp.stm").write_text("ep 1 X 0.0 2.0 hello there\n", encoding="utf-8")
+    (tmp_path / "words.json").write_text(json.dumps([
+        {"session_id": "ep", "speaker": "X", "start_time": 0.1, "end_time": 0.5,
+         "words": "hello"},
+        {"session_id": "ep", "speaker": "X", "start_time": 0.6, "end_time": None,
+         "words": "there"}]), encoding="utf-8")
+    reference: dict[str, str] = {"transcript": "ref.stm"}
+    runs: dict[str, str] = {"transcript": "hyp.stm"}
+    (reference if side == "reference" else runs)["words"] = "words.json"
+    manifest = write(tmp_path, {
+        "format": "speecheval.transcripts.manifest/1", "system": "s",
+        "scenarios": {"q": {"unit": "word"}},
+        "samples": [{"id": "ep", "scenario": "q", "duration_s": 4.0, "source": "a",
+                     "reference": reference, "runs": [runs]}]}, "m.json")
+    out = tmp_path / "out"
+    code, err = run(manifest, out, capsys)
+    assert_refused(code, err, out)
+    assert err.splitlines() == [
+        f"error: sample ep: {tmp_path / 'words.json'}: timestamps: a word without a start or "
+        f"an end time (entry 1): 'there'"]
+
+
+def test_a_scoring_bug_is_not_reported_as_bad_input(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ValueError inside timestamp scoring is a fault of speecheval, not of the input:
+    it propagates (a traceback at the command line) instead of becoming exit 2
+    (unfixed: every ValueError became `sample low: timestamps: ...`, exit 2)."""
+    import speecheval.transcripts.score.measures.timestamps as measure
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("an internal invariant broke")
+
+    monkeypatch.setattr(measure, "score_timestamps", broken)
+    (tmp_path / "ref.stm").write_text("low 1 A 1.0 2.0 yes\n", encoding="utf-8")
+    (tmp_path / "hyp.ctm").write_text("low 1 1.0 0.5 yes\n", encoding="utf-8")
+    manifest = write(tmp_path, {
+        "format": "speecheval.transcripts.manifest/1", "system": "s",
+        "scenarios": {"q": {"unit": "word"}},
+        "samples": [{"id": "low", "scenario": "q", "duration_s": 4.0, "source": "a",
+                     "reference": {"transcript": "ref.stm"},
+                     "runs": [{"transcript": "hyp.ctm"}]}]}, "m.json")
+    with pytest.raises(ValueError, match="an internal invariant broke"):
+        main(["transcripts", "score", "--manifest", str(manifest), "--out",
+              str(tmp_path / "out")])

@@ -35,6 +35,15 @@ def test_numbers_extraction_and_prf() -> None:
     assert counts.precision == pytest.approx(2 / 3) and counts.recall == pytest.approx(2 / 3)
 
 
+def test_numbers_are_digits_0_to_9() -> None:
+    """Digits of other scripts are not numbers (unfixed: a Unicode ``\\d`` read ``٣٥``
+    as a number, which never matched ``35``, and ``3٥`` as one number ``3٥``)."""
+    assert numbers("room ٣٥, floor ३, 3٥ and ２０１") == ["3", "201"]
+    # reference "٣٥" has no number; the hypothesis "35" is one: 0 matched of 0 and 1
+    counts = number_counts("call ٣٥ now", "call 35 now")
+    assert (counts.matched, counts.reference, counts.hypothesis) == (0, 0, 1)
+
+
 def test_terms_from_sample_metadata_whole_tokens() -> None:
     # Term "GPU" appears once in the reference; the hypothesis says "GPUs" (a different
     # token), so it is not a match: recall 0/1, precision undefined (no hypothesis terms).

@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 
 from ..core.audio import audio_info, read_mono, resample
 from ..core.errors import InputError
+from ..core.pcm import to_int16
 from ..core.synthetic_signals import (
     FADE_MS,
     db_to_amplitude,
@@ -53,8 +54,22 @@ def stderr_notice(message: str) -> None:
 
 def render_turns(scenario: Scenario,
                  notice: Notice = stderr_notice) -> list[NDArray[np.float32]]:
-    """Every turn's clip at the scenario rate, as float32 in [-1, 1]."""
-    return [render_turn(index, scenario, notice) for index in range(len(scenario.turns))]
+    """Every turn's clip at the scenario rate, as float32 in [-1, 1].
+
+    A noise bed's level is ``snr_db`` below the user's speech, so turns that are all
+    silent (as int16, which the send path measures) leave it undefined: refused here,
+    before any session (every command renders the turns first), rather than a bed
+    silently scaled to nothing."""
+    clips = [render_turn(index, scenario, notice) for index in range(len(scenario.turns))]
+    noise = scenario.conditions.noise
+    if noise is not None and not any(np.any(to_int16(clip)) for clip in clips):
+        turns = ", ".join(f"{turn.id!r} (line {turn.line})" for turn in scenario.turns[:3])
+        more = f" and {len(clips) - 3} more" if len(clips) > 3 else ""
+        raise InputError(f"conditions.noise: snr_db {noise.snr_db:g} is measured against the "
+                         f"user's speech, but the audio of every turn is silent ({turns}"
+                         f"{more}): the noise level is undefined; give a turn with sound or "
+                         "remove the noise", path=scenario.path)
+    return clips
 
 
 def render_turn(index: int, scenario: Scenario,

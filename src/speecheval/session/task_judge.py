@@ -88,6 +88,8 @@ def judge_session(spec: JudgeSpec, scenario: Scenario, turns: tuple[TurnMetrics,
                 {"role": "user", "content": f"Task: {spec.task}\n\nConversation:\n"
                                             f"{conversation(scenario, turns, words)}"}]
     reply = judge.ask(messages)
+    if reply.stop is not None:  # a refused key: every later session would be refused too
+        raise InputError(f"judge: {reply.stop}")
     success, reason, problem = _verdict(reply.content)
     if reply.content is None:
         problem = f"no answer from the judge: {reply.stderr or 'no reason given'}"

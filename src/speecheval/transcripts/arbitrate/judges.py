@@ -7,8 +7,9 @@ body as received, cut or not) and every failure on the way as its *stderr*, so a
 invalid judgement can be read later. Retries follow the transcription client's rules
 (:mod:`speecheval.asr.openai_compatible`): HTTP 429 and 5xx, dropped or cut answers and
 timeouts are retried with doubling waits, at most ``max_attempts`` in all; HTTP 401/403
-stops the run (the key is wrong for every sample); anything else makes this judge invalid
-for this sample. The key comes from an environment variable and is never recorded.
+stops the run (the key is wrong for every sample: :attr:`JudgeReply.stop`); anything else
+makes this judge invalid for this sample. The key comes from an environment variable and
+is never recorded.
 """
 
 from __future__ import annotations
@@ -62,6 +63,9 @@ class JudgeReply:
     stderr: str
     model_reported: str | None
     attempts: int
+    stop: str | None = None
+    """Why no judge should be asked again (a refused key, a program that cannot be
+    started: every other request would fail the same way), ``None`` otherwise."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,7 @@ class ChatJudge:
 
     def ask(self, messages: list[dict[str, str]]) -> JudgeReply:
         """Send the prompt; the reply, or why there is none (never raises for the judge's
-        own faults; a refused key is an InputError)."""
+        own faults; a refused key is a reply that stops the run)."""
         s = self.settings
         body = json.dumps({"model": s.model, "messages": messages,
                            "temperature": s.temperature}).encode()
@@ -124,8 +128,11 @@ class ChatJudge:
                                       model, attempt)
                 failures.append(f"attempt {attempt}: {problem}")
                 break
-            reason, retry, wait = outcome
+            reason, retry, wait, stop = outcome
             failures.append(f"attempt {attempt}: {reason}")
+            if stop is not None:
+                return JudgeReply(None, "", self._redact("\n".join(failures)), None, attempt,
+                                  stop=self._redact(stop))
             if not retry or attempt == s.max_attempts:
                 break
             delay = s.backoff_s * 2 ** (attempt - 1)
@@ -133,8 +140,9 @@ class ChatJudge:
         return JudgeReply(None, self._redact(stdout), self._redact("\n".join(failures)), None,
                           len(failures))
 
-    def _post(self, body: bytes) -> bytes | tuple[str, bool, float | None]:
-        """The 2xx body, or ``(reason, worth retrying, server's wait)``."""
+    def _post(self, body: bytes) -> bytes | tuple[str, bool, float | None, str | None]:
+        """The 2xx body, or ``(reason, worth retrying, server's wait, why the run stops)``
+        (the last is for a refused key, ``None`` otherwise)."""
         request = urllib.request.Request(
             self.endpoint, data=body, method="POST",
             headers={"Content-Type": "application/json", "Accept": "application/json",
@@ -146,16 +154,17 @@ class ChatJudge:
         except urllib.error.HTTPError as error:
             detail = _error_detail(error)
             if error.code in (401, 403):
-                raise InputError(f"{self.endpoint} refused the API key from "
-                                 f"{self.settings.api_key_env} (HTTP {error.code}): "
-                                 f"{self._redact(detail)}") from None
+                return (f"HTTP {error.code}: {detail}", False, None,
+                        f"{self.endpoint} refused the API key from "
+                        f"{self.settings.api_key_env} (HTTP {error.code}): {detail}")
             return (f"HTTP {error.code}: {detail}", error.code == 429 or error.code >= 500,
-                    _retry_after(error))
+                    _retry_after(error), None)
         except http.client.IncompleteRead as exc:
-            return f"the answer was cut off after {len(exc.partial)} bytes", True, None
+            return f"the answer was cut off after {len(exc.partial)} bytes", True, None, None
         except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-            return f"no answer from {self.endpoint}: {reason or type(exc).__name__}", True, None
+            return (f"no answer from {self.endpoint}: {reason or type(exc).__name__}", True,
+                    None, None)
 
     def _redact(self, text: str) -> str:
         return text.replace(self._key, "[key]") if self._key else text
@@ -181,7 +190,7 @@ class CommandJudge:
 
     One attempt per sample: a program that exits non-zero, or runs past ``timeout_s``, is
     an invalid judgement with its exit status or the timeout in stderr. A program that
-    cannot be started stops the run (it would fail every sample).
+    cannot be started stops the run (it would fail every sample: :attr:`JudgeReply.stop`).
     """
 
     name: str
@@ -217,11 +226,9 @@ class CommandJudge:
                                   encoding="utf-8", errors="replace", timeout=self.timeout_s,
                                   check=False)
         except FileNotFoundError:
-            raise InputError(f"judge {self.name}: cannot run {self.argv[0]!r}: not found"
-                             ) from None
+            return self._cannot_start("not found")
         except OSError as exc:  # not executable, not a program: it would fail every sample
-            raise InputError(f"judge {self.name}: cannot run {self.argv[0]!r}: "
-                             f"{exc.strerror or exc}") from None
+            return self._cannot_start(str(exc.strerror or exc))
         except subprocess.TimeoutExpired as exc:
             return JudgeReply(None, _text(exc.stdout), _text(exc.stderr) +
                               f"\n[speecheval] timed out after {self.timeout_s} s", None, 1)
@@ -229,6 +236,10 @@ class CommandJudge:
             return JudgeReply(None, done.stdout, done.stderr +
                               f"\n[speecheval] exit status {done.returncode}", None, 1)
         return JudgeReply(done.stdout, done.stdout, done.stderr, None, 1)
+
+    def _cannot_start(self, problem: str) -> JudgeReply:
+        reason = f"judge {self.name}: cannot run {self.argv[0]!r}: {problem}"
+        return JudgeReply(None, "", f"[speecheval] {reason}", None, 1, stop=reason)
 
 
 def _check_name(name: str, option: str, text: str) -> None:

@@ -12,6 +12,11 @@ Output folder (new, never overwritten)::
                        why not, the parsed answer by label
     aggregate.jsonl    per sample: votes and mean scores by system, consensus, flags
 
+A judge fault that would fail every request (a refused key, a judge program that cannot
+be started: :attr:`JudgeReply.stop`) stops the sending: no request starts after it, and
+the run ends with an InputError (exit 2) that says how many were not asked, before
+anything is written: it is the user's setting to fix, and a rerun then starts clean.
+
 Objective metrics are neither read nor written: the judges' view stays beside them. In a
 run directory every judged candidate gets a record in ``RUN/lineage.jsonl``
 (:func:`lineage_records`), and ``arbitration.json`` also says where each candidate comes
@@ -22,6 +27,7 @@ incompatible imports were kept out of the vote (``diagnostic_only``, with the ru
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -29,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.canonical_json import dumps, dumps_lines
+from ...core.errors import InputError
 from ...core.hashing import sha256_bytes, sha256_file
 from ...core.output import new_output_dir
 from ...core.provenance import package_version
@@ -71,12 +78,17 @@ def plan(references: Mapping[str, Reference], candidates: Mapping[str, Mapping[s
 def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapping[str, str]],
               judges: Sequence[Judge], seed: int, out: Path,
               provenance: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Run the arbitration into the new folder ``out``; the aggregate rows."""
+    """Run the arbitration into the new folder ``out``; the aggregate rows (an InputError
+    instead, with nothing written, when a judge fault stopped the sending)."""
     blinded, skipped = plan(references, candidates, seed)
     pairs = [(b, j) for b, _ in blinded for j in judges]
-    with ThreadPoolExecutor(max_workers=max(1, min(8, len(pairs)))) as pool:
-        replies = list(pool.map(lambda pair: pair[1].ask(list(pair[0].prompt)), pairs))
+    replies = _ask_all(pairs)
     by_pair = {(b.sample, j.name): reply for (b, j), reply in zip(pairs, replies, strict=True)}
+    stop = next((r.stop for r in replies if r.stop is not None), None)
+    if stop is not None:
+        not_asked = sum(r.attempts == 0 for r in replies)
+        raise InputError(f"{stop}; stopped sending: {not_asked} of {len(pairs)} judgements "
+                         "not asked; nothing written")
     judgements, aggregates = [], []
     with new_output_dir(out) as staging:
         for sample, _ in blinded:
@@ -115,6 +127,25 @@ def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapp
             "skipped": skipped, **provenance}), encoding="utf-8")
     return sorted(aggregates + [{"sample": s["sample"], "skipped": s["reason"]} for s in skipped],
                   key=lambda row: str(row["sample"]))
+
+
+def _ask_all(pairs: Sequence[tuple[BlindSample, Judge]]) -> list[JudgeReply]:
+    """Every judge's reply on every sample, in the order of ``pairs``, asked 8 at a time.
+
+    After the first reply that stops the run no request starts: the pairs not asked get
+    an empty reply with 0 attempts (requests already under way finish)."""
+    stopped = threading.Event()
+
+    def ask(pair: tuple[BlindSample, Judge]) -> JudgeReply:
+        if stopped.is_set():
+            return JudgeReply(None, "", "", None, 0)
+        reply = pair[1].ask(list(pair[0].prompt))
+        if reply.stop is not None:
+            stopped.set()
+        return reply
+
+    with ThreadPoolExecutor(max_workers=max(1, min(8, len(pairs)))) as pool:
+        return list(pool.map(ask, pairs))
 
 
 def _judgement(sample: BlindSample, judge: Judge, reply: JudgeReply,

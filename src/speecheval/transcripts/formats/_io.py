@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import io
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,16 +13,23 @@ from ...core.output import atomic_write_text, refuse_existing
 
 
 def read_text(path: str | Path, what: str, *, utf16: bool = False) -> str:
-    """UTF-8 text of ``path`` (a BOM is dropped); unreadable input is an InputError.
+    """UTF-8 text of ``path`` (a BOM is dropped, line ends read as ``\\n``); unreadable
+    input is an InputError.
 
     ``utf16``: a file that starts with a UTF-16 byte-order mark is read as UTF-16 (Praat
-    writes TextGrids with non-ASCII labels that way)."""
+    writes TextGrids with non-ASCII labels that way, Windows editors SRT and STM files
+    saved as "Unicode"); without it such a file is refused as UTF-16. The file is opened
+    once: its first two bytes choose the decoder of the same open file."""
     try:
-        if utf16:
-            with open(path, "rb") as file:
-                if file.read(2) in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE):
-                    return Path(path).read_text(encoding="utf-16")
-        return Path(path).read_text(encoding="utf-8-sig")
+        with open(path, "rb") as file:
+            is_utf16 = file.read(2) in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)
+            if is_utf16 and not utf16:
+                raise InputError(f"cannot read {what} file: it is UTF-16 (it starts with a "
+                                 f"UTF-16 byte-order mark); {what} files are read as UTF-8",
+                                 path=path)
+            file.seek(0)
+            return io.TextIOWrapper(file, encoding="utf-16" if is_utf16 else "utf-8-sig"
+                                    ).read()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {what} file: {exc}", path=path) from exc
 

@@ -35,7 +35,9 @@ class SegmentDocument(ABC):
     - ``header``: text every file of the format starts with, if any (for other suffixes);
     - ``word_timed``: every segment is one timed word (CTM), so the file gives token times;
     - ``raw_text``: the file is one raw model output string, compared as written by the
-      MOSS parity track.
+      MOSS parity track;
+    - ``utf16``: a file may also be UTF-16 with a byte-order mark (:func:`._io.read_text`),
+      as tools that write the format save it; otherwise such a file is refused.
     """
 
     segments: tuple[Segment, ...]
@@ -45,6 +47,7 @@ class SegmentDocument(ABC):
     header: ClassVar[str | None] = None
     word_timed: ClassVar[bool] = False
     raw_text: ClassVar[bool] = False
+    utf16: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -57,8 +60,8 @@ class SegmentDocument(ABC):
     @classmethod
     @abstractmethod
     def load(cls, path: str | Path, session_id: str | None = None) -> Self:
-        """Read and parse a file (UTF-8, a BOM is dropped); see the subclasses for
-        ``session_id``."""
+        """Read and parse a file (UTF-8, a BOM is dropped; see ``utf16``); see the
+        subclasses for ``session_id``."""
 
     @abstractmethod
     def dumps(self) -> str:
@@ -79,9 +82,9 @@ class SessionTaggedDocument(SegmentDocument):
 
     @classmethod
     def load(cls, path: str | Path, session_id: str | None = None) -> Self:
-        """Read and parse a file (UTF-8, a BOM is dropped); its lines name their sessions,
-        so ``session_id`` is not used."""
-        return cls.parse(read_text(path, cls.format_name), path=path)
+        """Read and parse a file (UTF-8, a BOM is dropped; see ``utf16``); its lines name
+        their sessions, so ``session_id`` is not used."""
+        return cls.parse(read_text(path, cls.format_name, utf16=cls.utf16), path=path)
 
 
 class SessionFileDocument(SegmentDocument):
@@ -94,6 +97,7 @@ class SessionFileDocument(SegmentDocument):
 
     @classmethod
     def load(cls, path: str | Path, session_id: str | None = None) -> Self:
-        """Read and parse a file; the session id defaults to the file name without suffix."""
-        return cls.parse(read_text(path, cls.format_name), session_id or Path(path).stem,
-                         path=path)
+        """Read and parse a file (UTF-8, a BOM is dropped; see ``utf16``); the session id
+        defaults to the file name without suffix."""
+        return cls.parse(read_text(path, cls.format_name, utf16=cls.utf16),
+                         session_id or Path(path).stem, path=path)

@@ -36,7 +36,7 @@ from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
 from ...core.timebase import to_us
 from ...core.timeline import Span, Spans
-from ._io import read_text, write_new
+from ._io import read_text, split_lines, write_new
 from .rttm_plain import plain_columns
 from .timed import SpanInSeconds
 
@@ -350,7 +350,9 @@ class _ColumnReader:
     def read(self, text: str) -> RTTM:
         first_line = 1
         for chunk in _chunks(text):
-            lines = chunk.splitlines()
+            lines = split_lines(chunk)
+            if chunk.endswith("\n"):
+                lines.pop()  # the break that ends the chunk starts no line of its own
             self._add([line.split() for line in lines], first_line)
             first_line += len(lines)
         files, speakers, starts, ends, numbers = (
@@ -397,8 +399,9 @@ class _ColumnReader:
 
 
 def _chunks(text: str) -> Iterator[str]:
-    """``text`` cut after a newline every ``_CHUNK_LINES`` lines or so (a cut after
-    ``\\n`` is a line break for :meth:`str.splitlines` too, so line numbers add up)."""
+    """``text`` cut after a line feed every ``_CHUNK_LINES`` lines or so (a cut after
+    ``\\n`` ends a line for :func:`._io.split_lines` too, and never parts a CR LF, so
+    line numbers add up)."""
     size = _CHUNK_LINES * 64
     position = 0
     while position < len(text):

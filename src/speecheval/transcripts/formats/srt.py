@@ -39,6 +39,7 @@ class SRT(SessionFileDocument):
 
     format_name = "SRT"
     suffixes = (".srt",)
+    utf16 = True  # as Windows tools save "Unicode" text: UTF-16 with a byte-order mark
 
     @classmethod
     def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> SRT:

@@ -30,6 +30,7 @@ class STM(SessionTaggedDocument):
 
     format_name = "STM"
     suffixes = (".stm",)
+    utf16 = True  # as Windows tools save "Unicode" text: UTF-16 with a byte-order mark
 
     @classmethod
     def parse(cls, text: str, path: str | Path | None = None) -> STM:

@@ -60,14 +60,28 @@ def text_blocks(lines: list[str], first_number: int = 1) -> list[tuple[int, list
     return blocks
 
 
+NON_SPEECH_TAGS = frozenset((
+    "applause", "background", "beep", "blank_audio", "breath", "breathing", "cheering",
+    "cheers", "chuckles", "cough", "coughing", "coughs", "crosstalk", "foreign",
+    "inaudible", "indistinct", "laugh", "laughing", "laughs", "laughter", "music", "noise",
+    "no-speech", "pause", "sigh", "sighs", "silence", "static", "unintelligible"))
+"""Bracketed sound descriptions that open subtitle cues (``[Music]``, ``[LAUGHTER]``,
+Whisper's ``[BLANK_AUDIO]``), compared case-insensitively: a leading one is never a
+speaker. Descriptions of several words (``[door slams]``) hold a space and never are."""
+
+
 def split_speaker(text: str) -> tuple[str | None, str]:
-    """A leading ``[S01]`` tag is the speaker (the raw-output convention), else ``None``.
+    """A leading one-word ``[S01]`` tag is the speaker (the raw-output convention, as the
+    SRT writer writes it), else ``None``; a sound description such as ``[laughter]``
+    (:data:`NON_SPEECH_TAGS`) is no speaker and stays in the words.
 
     >>> split_speaker("[S01] hello"), split_speaker("hello")
     (('S01', 'hello'), (None, 'hello'))
+    >>> split_speaker("[Laughter] yes")
+    (None, '[Laughter] yes')
     """
     match = SPEAKER_PREFIX.match(text)
-    if match is None:
+    if match is None or match.group(1).casefold() in NON_SPEECH_TAGS:
         return None, text
     return match.group(1), text[match.end():]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from ...core.decimal_seconds import parse_decimal
 from ...core.errors import InputError
 from ...core.timebase import from_us, to_us
-from ._io import read_text, seconds, span
+from ._io import seconds, span
 from .document import SessionFileDocument
 from .segment import Segment
 
@@ -104,6 +104,7 @@ class TextGrid(SessionFileDocument):
     format_name = "TextGrid"
     suffixes = (".textgrid",)
     header = 'File type = "ooTextFile"'
+    utf16 = True  # Praat saves a TextGrid with non-ASCII labels as UTF-16 with a BOM
 
     @classmethod
     def parse(cls, text: str, session_id: str, path: str | Path | None = None) -> TextGrid:
@@ -169,13 +170,6 @@ class TextGrid(SessionFileDocument):
                         f"            xmax = {_fmt(from_us(hi))}",
                         f"            text = {_quote(label)}"]
         return "\n".join(out) + "\n"
-
-    @classmethod
-    def load(cls, path: str | Path, session_id: str | None = None) -> TextGrid:
-        """Read a TextGrid in UTF-8 or, as Praat writes one with non-ASCII labels, UTF-16
-        with its byte-order mark; the session id defaults to the file name without suffix."""
-        return cls.parse(read_text(path, cls.format_name, utf16=True),
-                         session_id or Path(path).stem, path=path)
 
     @staticmethod
     def _intervals(speaker: str, segments: list[Segment], xmax: int) -> list[tuple[int, int, str]]:

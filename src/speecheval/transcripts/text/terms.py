@@ -6,9 +6,13 @@ sample's own reference metadata (never a global list tuned to a test set); each 
 normalised like the transcripts and counted as a whole-token occurrence, so ``gpu`` does
 not match inside ``gpus`` while ``深度学习`` matches inside CJK text that has no spaces.
 
-Numbers are digit strings of the NFKC text with thousands separators (``1,000``) joined and
-one decimal point kept (``3.5``), so ``3.5`` and ``35`` stay different numbers; spelled-out
-numbers are not converted, as that would be a language-specific replacement rule.
+Numbers are strings of the digits 0-9 in the NFKC text (which turns full-width ``２０１``
+into ``201``) with thousands separators (``1,000``) joined and one decimal point kept
+(``3.5``), so ``3.5`` and ``35`` stay different numbers. Digits of other scripts
+(Arabic-Indic ``٣٥``, Devanagari ``३५``) are not numbers here, as spelled-out numbers are
+not: converting them would be a script-specific replacement rule, and matching them
+unconverted (as a Unicode digit class would) made ``٣٥`` a number that never equals ``35``
+and ``3٥`` a number at all.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from .normalize import normalize
 from .prf import MatchCounts
 from .tokenize import mixed_tokens
 
-_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+_NUMBER = re.compile(r"[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?")
 
 
 def numbers(text: str) -> list[str]:
@@ -30,6 +34,8 @@ def numbers(text: str) -> list[str]:
 
     >>> numbers("Pay 1,000 yuan on 3.5 days, room ２０１。")
     ['1000', '3.5', '201']
+    >>> numbers("room ٣٥ or 3٥")  # Arabic-Indic digits are not 0-9
+    ['3']
     """
     nfkc = unicodedata.normalize("NFKC", text)
     return [m.group().replace(",", "") for m in _NUMBER.finditer(nfkc)]

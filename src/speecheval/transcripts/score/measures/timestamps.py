@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ....core.errors import InputError
+from ...formats.segment import Segment
 from ...timestamps.coverage import SpeechCoverage
 from ...timestamps.score import TimestampResult, score_timestamps
 from ...timestamps.token_times import TokenTiming
@@ -31,16 +33,16 @@ class Timestamps(Measure[TimestampResult]):
             return Outcome(status={"timestamps": (
                 "failed run: excluded and counted" if inputs.support.token_timestamps else
                 "unsupported: the system gives no token timestamps (failed run, counted)")})
-        try:
-            return Outcome(score_timestamps(
-                reference.segments, inputs.unit, hypothesis_words=hypothesis.words,
-                hypothesis_segments=(hypothesis.segments if is_timed(hypothesis.segments)
-                                     else None),
-                reference_words=reference.words,
-                hypothesis_turns=(None if hypothesis.turns is None
-                                  else segments_from_rttm(hypothesis.turns))))
-        except ValueError as exc:
-            raise InputError(f"timestamps: {exc}", sample_id=sample.id) from None
+        run = inputs.run
+        _check_word_times(reference.words, sample.reference.words, sample.id)
+        _check_word_times(hypothesis.words, run.words or run.transcript, sample.id)
+        return Outcome(score_timestamps(
+            reference.segments, inputs.unit, hypothesis_words=hypothesis.words,
+            hypothesis_segments=(hypothesis.segments if is_timed(hypothesis.segments)
+                                 else None),
+            reference_words=reference.words,
+            hypothesis_turns=(None if hypothesis.turns is None
+                              else segments_from_rttm(hypothesis.turns))))
 
     def row(self, result: TimestampResult, run: RunScore) -> Any:
         row = result.report_dict()
@@ -70,3 +72,15 @@ class Timestamps(Measure[TimestampResult]):
             "turn_boundaries": boundaries,
             "speech": None if speech is None else speech.report_dict(),
         }
+
+
+def _check_word_times(words: Sequence[Segment] | None, path: Path | None,
+                      sample_id: str) -> None:
+    """Word times are what timestamp scoring measures: a word without a start or an end
+    (a SegLST entry with a null time) is bad input, named by file and entry, rather than
+    a failure deep in the scoring."""
+    untimed = next((w for w in words or () if w.start is None or w.end is None), None)
+    if untimed is not None:
+        entry = "" if untimed.line is None else f" (entry {untimed.line})"
+        raise InputError(f"timestamps: a word without a start or an end time{entry}: "
+                         f"{untimed.words!r}", path=path, sample_id=sample_id)
