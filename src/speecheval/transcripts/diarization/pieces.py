@@ -28,7 +28,7 @@ from .interval_sets import Intervals
 from .metrics import RegionTotals, region_totals
 from .partition import partition
 
-TURNS_PER_PIECE = 1 << 18  # merged turns of both sides in one piece, about
+TURNS_PER_PIECE = 1 << 17  # merged turns of both sides in one piece, about
 THREADS = 2  # pieces scored at once
 _FAR_PAST = np.iinfo(np.int64).min
 _FAR_FUTURE = np.iinfo(np.int64).max
