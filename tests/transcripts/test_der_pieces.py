@@ -35,6 +35,13 @@ def test_windows_cut_at_the_starts_that_split_both_sides_evenly() -> None:
     assert piece_windows(ref, hyp, 2) == [(FAR_PAST, 10), (10, 25), (25, FAR_FUTURE)]
 
 
+def test_one_turn_a_piece_cuts_at_every_start_but_the_first() -> None:
+    # 4 starts, 1 a piece: 4 pieces, cuts at ranks 1, 2, 3 of the starts 0 10 20 30
+    spans = Spans([0, 10, 20, 30], [5, 15, 25, 35])
+    assert piece_windows(spans, Spans.empty(), 1) == [
+        (FAR_PAST, 10), (10, 20), (20, 30), (30, FAR_FUTURE)]
+
+
 def test_equal_starts_give_one_cut_not_an_empty_window() -> None:
     # six turns starting at 7: the cuts at ranks 2 and 4 are both 7, kept once
     spans = Spans([7] * 6, [9] * 6)
@@ -49,6 +56,9 @@ def test_turns_reaching_a_window_keep_their_order_speakers_and_times() -> None:
     assert inside.starts.tolist() == [8, 4] and inside.ends.tolist() == [20, 5]
     assert [inside.label_names[k] for k in inside.label_ids.tolist()] == ["b", "a"]
     assert turns_reaching(spans, (FAR_PAST, FAR_FUTURE)) is spans
+    # the first and the last window are bounded on one side only
+    assert turns_reaching(spans, (FAR_PAST, 4)).starts.tolist() == [0]
+    assert turns_reaching(spans, (9, FAR_FUTURE)).starts.tolist() == [8, 9]
 
 
 def test_totals_over_pieces_are_the_whole_file_totals() -> None:
@@ -107,6 +117,54 @@ def test_pieces_run_in_threads_of_their_own_only_when_there_are_several(
     seen.clear()
     region_totals_in_pieces(ref, hyp, Regions(whole, whole, None), turns_per_piece=1)
     assert seen and all(name.startswith("der-piece") for name in seen)
+
+
+def test_no_more_pieces_than_threads_are_scored_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # each piece holds its arrays while it is scored: the peak memory is that of
+    # THREADS pieces, so no more may run at once (each sweep waits a little so that
+    # more threads, if there were any, would overlap)
+    running, most = [0], [0]
+    lock = threading.Lock()
+    partition = pieces.partition
+
+    def slow(ref: Spans, hyp: Spans) -> object:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        threading.Event().wait(0.02)
+        with lock:
+            running[0] -= 1
+        return partition(ref, hyp)
+
+    monkeypatch.setattr(pieces, "partition", slow)
+    starts = list(range(0, 80, 10))
+    ref = Spans(starts, [start + 5 for start in starts], labels=["A"] * 8)
+    whole = np.array([[0, 100]])
+    region_totals_in_pieces(ref, Spans.empty(), Regions(whole, whole, None), turns_per_piece=1)
+    assert most[0] == pieces.THREADS
+
+
+def test_the_steps_of_a_file_count_the_turns_of_both_sides(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # 3 reference and 3 system turns, threshold 6: 3 + 3 = 6 turns, so the system's
+    # merging runs in the second thread
+    from speecheval.transcripts.diarization import compat
+    from speecheval.transcripts.diarization.turns import speaker_turns
+
+    where: list[str] = []
+
+    def recording(raw: Spans) -> object:
+        where.append(threading.current_thread().name)
+        return speaker_turns(raw)
+
+    monkeypatch.setattr(in_parallel, "FROM_TURNS", 6)
+    monkeypatch.setattr(compat, "speaker_turns", recording)
+    side = Spans([0, 10, 20], [5, 15, 25], labels=["A", "A", "B"])
+    compat.file_view("speecheval", "f", side, side, [(0.0, 1.0)], 0)
+    here = threading.current_thread().name
+    assert sorted(name.startswith("der-step") for name in where) == [False, True]
+    assert here in where
 
 
 def test_the_second_step_runs_in_a_thread_from_the_threshold_on() -> None:
