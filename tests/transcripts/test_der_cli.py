@@ -210,3 +210,22 @@ def test_per_file_durations_and_their_errors(pair: tuple[Path, Path], tmp_path: 
     code, out, err = run(["--ref", str(ref), "--hyp", str(hyp), "--uem", str(uem),
                           "--duration", "5"], capsys)
     assert code == 2 and "either --uem or --duration" in err
+
+
+def test_one_malloc_arena_is_asked_for_before_the_files_are_read(
+        pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the files are read (and large ones scored) in threads: the arena setting must come
+    # before the first thread allocates, so before the first file is read
+    import speecheval.core.malloc_arena as malloc_arena
+    from speecheval.transcripts.formats.rttm import RTTM
+
+    calls: list[str] = []
+    load = RTTM.load.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(malloc_arena, "share_one_arena", lambda: calls.append("arena") or True)
+    monkeypatch.setattr(RTTM, "load", classmethod(
+        lambda cls, path: calls.append("load") or load(cls, path)))
+    ref, hyp = pair
+    code, _, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--json"], capsys)
+    assert code == 0
+    assert calls == ["arena", "load", "load"]

@@ -15,7 +15,14 @@ from typing import Any
 import pytest
 from der_oracle import ORACLE, SETTINGS, der_command, random_case, score_case
 
-from speecheval.transcripts.diarization import compat, interval_sets, metrics, partition
+from speecheval.transcripts.diarization import (
+    compat,
+    in_parallel,
+    interval_sets,
+    metrics,
+    partition,
+    pieces,
+)
 
 CASES: list[dict[str, Any]] = json.loads(ORACLE.read_text())
 
@@ -48,4 +55,16 @@ def test_chunked_passes_match_the_frozen_implementation(case: dict[str, Any],
     chunks of a few elements, still give the frozen results."""
     for module in (compat, interval_sets, metrics, partition):
         monkeypatch.setattr(module, "_CHUNK", 3)
+    assert score_case(case) == case["scores"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: f"seed{case['seed']}")
+def test_pieces_in_threads_match_the_frozen_implementation(case: dict[str, Any],
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """Files cut into pieces of about 3 turns (cuts inside turns, UEM regions and collar
+    zones), scored two pieces at a time, and every step that can run in a second thread
+    run there: still the frozen results, to the last digit."""
+    monkeypatch.setattr(pieces, "TURNS_PER_PIECE", 3)
+    monkeypatch.setattr(in_parallel, "FROM_TURNS", 0)
     assert score_case(case) == case["scores"]

@@ -17,11 +17,12 @@ from speecheval.transcripts.diarization.partition import (
     ranked_bounds,
     starting_inside,
 )
-from speecheval.transcripts.diarization.turns import SpeakerTurns, speaker_turns
+from speecheval.transcripts.diarization.turns import speaker_turns
 
 
-def _turns(starts: list[int], ends: list[int], names: list[str]) -> SpeakerTurns:
-    return speaker_turns(Spans(starts, ends, labels=names))
+def _turns(starts: list[int], ends: list[int], names: list[str]) -> Spans:
+    """Merged turns, as the sweep takes them."""
+    return speaker_turns(Spans(starts, ends, labels=names)).merged
 
 
 def test_cooccurrence_is_exact_int64_seconds_of_each_pair() -> None:

@@ -197,7 +197,7 @@ def test_covered_before_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def turns(*spans: tuple[int, int, str]):  # type: ignore[no-untyped-def]
     return speaker_turns(Spans([s for s, _, _ in spans], [e for _, e, _ in spans],
-                               labels=[k for _, _, k in spans]))
+                               labels=[k for _, _, k in spans])).merged
 
 
 def example() -> partition_module.Partition:

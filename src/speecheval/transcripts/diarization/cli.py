@@ -89,6 +89,7 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
     """
     # here, not at the top: --help needs none of the scorer (and jinja2 is slow to import)
     from ...core.canonical_json import dumps
+    from ...core.malloc_arena import share_one_arena
     from ..formats.rttm import RTTM
     from ..formats.uem import UEM
     from .render import report_dict, table, unsupported_dict
@@ -98,6 +99,7 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
 
     if uem_path is not None and durations:
         raise InputError("give either --uem or --duration, not both")
+    share_one_arena()  # before the reading threads: files are read and scored in threads
     ref, hyp = RTTM.load(ref_path), RTTM.load(hyp_path)
     if uem_path is not None:
         uem, uem_source = UEM.load(uem_path), str(uem_path)

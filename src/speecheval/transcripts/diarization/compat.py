@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from ...core.timebase import to_us
 from ...core.timeline import Spans
 from ..formats.rttm import RttmTurn
+from . import in_parallel
 from . import interval_sets as sets
 from .differences import Differences, Occurrence
 from .dscore import FRAME_STEP_US, framed_jer, md_eval_uem_us, trimmed_turns
@@ -40,12 +41,12 @@ from .md_eval import (
     single_speaker_regions,
     tie_sensitive_seconds,
 )
-from .metrics import RegionTotals, jer_components, region_totals
-from .partition import partition
+from .metrics import RegionTotals, jer_components
+from .pieces import Regions, region_totals_in_pieces
 from .result import Compat, JerComponents, TurnCounts
 from .turns import SpeakerTurns, speaker_turns
 
-_CHUNK = 1 << 20  # boundaries at a time
+_CHUNK = 1 << 18  # turns or boundaries at a time (the temporaries of a pass stay small)
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,8 +83,9 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
     """Score-ready view of one file under ``compat`` (see the module); the turns are the
     file's as read, labelled by speaker."""
     uem_us = [(to_us(start), to_us(end)) for start, end in regions]
-    given_ref = speaker_turns(ref_turns)
-    given_hyp = speaker_turns(hyp_turns)
+    turns = len(ref_turns) + len(hyp_turns)
+    given_ref, given_hyp = in_parallel.both(lambda: speaker_turns(ref_turns),
+                                            lambda: speaker_turns(hyp_turns), turns=turns)
     if compat == "dscore":
         cut_ref = trimmed_turns(_turn_objects(file_id, ref_turns), regions)
         cut_hyp = trimmed_turns(_turn_objects(file_id, hyp_turns), regions)
@@ -92,14 +94,11 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
         md_uem = md_eval_uem_us(regions)
     else:
         ref, hyp, md_uem = given_ref, given_hyp, uem_us
-    md_eval = _md_eval_regions(ref, md_uem, collar_us)
-    given_uem = as_spans(uem_us)
-    differences = Differences(  # first: the partition's arrays are not alive yet
-        reference_self_overlap=self_overlap(given_ref),
-        reference_cut_at_uem=cut_at_uem(given_ref, given_uem) if collar_us else Occurrence(),
-        off_frame_grid=sum((off_grid(edges, given_uem) for edges in (
-            given_ref.raw_starts, given_ref.raw_ends, given_hyp.raw_starts,
-            given_hyp.raw_ends)), Occurrence()),
+    md_eval, of_the_input = in_parallel.both(  # first: the sweep's arrays are not alive yet
+        lambda: _md_eval_regions(ref, md_uem, collar_us),
+        lambda: _input_differences(given_ref, given_hyp, as_spans(uem_us), collar_us),
+        turns=turns)
+    differences = of_the_input + Differences(
         md_eval_overlap_defect=md_eval.defect,
         tie_order=md_eval.tie_order,
         unscored_files=_unscored(ref, hyp, as_spans(md_uem)),
@@ -110,27 +109,29 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
     else:
         scored_set = sets.normalized(md_eval.scored)
         single_set = sets.normalized(md_eval.single)
-    del md_eval  # before the partition: what is alive at once decides the peak memory
-    part = partition(ref, hyp)
-    labels, counts = (ref.labels, hyp.labels), (ref.counts, hyp.counts)
-    del ref, hyp, given_ref, given_hyp  # the merged turns: the partition has what it needs
-    uem = region_totals(part, part.region(uem_set))
-    scored_region = part.region(scored_set)
-    del scored_set
-    scored = region_totals(part, scored_region)
-    single_region = (scored_region.without(part.n_ref >= 2, reuse=True) if single_set is None
-                     else part.region(single_set))
-    del scored_region
-    single = region_totals(part, single_region)
-    del single_region
+    del md_eval  # before the sweep: what is alive at once decides the peak memory
+    totals = region_totals_in_pieces(ref.merged, hyp.merged,
+                                     Regions(uem_set, scored_set, single_set))
     # md-eval's -1 region lies inside its scoring region (a region it opens closes at the
     # latest where the scoring region ends), so the overlap-only totals are the rest
-    only = scored - single
+    only = totals.scored - totals.single
     jer = (framed_jer(cut_ref, cut_hyp, regions, file_id) if compat == "dscore"
-           else jer_components(uem))
-    return FileView(ref_labels=labels[0], hyp_labels=labels[1], ref_counts=counts[0],
-                    hyp_counts=counts[1], uem=uem, scored=scored, single=single, overlap=only,
-                    jer=jer, differences=differences)
+           else jer_components(totals.uem))
+    return FileView(ref_labels=ref.labels, hyp_labels=hyp.labels, ref_counts=ref.counts,
+                    hyp_counts=hyp.counts, uem=totals.uem, scored=totals.scored,
+                    single=totals.single, overlap=only, jer=jer, differences=differences)
+
+
+def _input_differences(ref: SpeakerTurns, hyp: SpeakerTurns, uem: Spans,
+                       collar_us: int) -> Differences:
+    """What in the turns as given makes the tools' definitions differ (the rest of
+    :class:`Differences` comes from md-eval's regions)."""
+    return Differences(
+        reference_self_overlap=self_overlap(ref),
+        reference_cut_at_uem=cut_at_uem(ref, uem) if collar_us else Occurrence(),
+        off_frame_grid=sum((off_grid(edges, uem) for edges in (
+            ref.raw_starts, ref.raw_ends, hyp.raw_starts, hyp.raw_ends)), Occurrence()),
+    )
 
 
 def _collared(uem: Intervals, ref: SpeakerTurns, md_eval: _MdEvalRegions,
@@ -229,12 +230,17 @@ def _small(codes: NDArray[np.integer]) -> NDArray[np.integer]:
 
 
 def cut_at_uem(turns: SpeakerTurns, uem: Spans) -> Occurrence:
-    """Reference turns with time both inside and outside the UEM, and the time outside."""
-    starts, ends = turns.raw_starts, turns.raw_ends
-    inside = _covered_before(uem, ends) - _covered_before(uem, starts)
-    outside = (ends - starts) - inside
-    cut = (inside > 0) & (outside > 0)
-    return Occurrence(int(np.count_nonzero(cut)), int(outside[cut].sum()))
+    """Reference turns with time both inside and outside the UEM, and the time outside
+    (a chunk of turns at a time: this runs beside md-eval's regions, at the peak)."""
+    count, outside_us = 0, 0
+    for at in range(0, turns.raw_starts.size, _CHUNK):
+        starts, ends = turns.raw_starts[at:at + _CHUNK], turns.raw_ends[at:at + _CHUNK]
+        inside = _covered_before(uem, ends) - _covered_before(uem, starts)
+        outside = (ends - starts) - inside
+        cut = (inside > 0) & (outside > 0)
+        count += int(np.count_nonzero(cut))
+        outside_us += int(outside[cut].sum())
+    return Occurrence(count, outside_us)
 
 
 def off_grid(boundaries: NDArray[np.int64], uem: Spans) -> Occurrence:

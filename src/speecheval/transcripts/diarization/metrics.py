@@ -47,6 +47,22 @@ class RegionTotals:
     both_us: int
     region_us: int
 
+    def __add__(self, other: RegionTotals) -> RegionTotals:
+        """The totals of this region and another one that shares no instant with it
+        (every total is a sum over instants).
+
+        >>> a = RegionTotals(np.array([5]), np.array([4]), np.array([[3]]), 4, 10)
+        >>> b = RegionTotals(np.array([2]), np.array([1]), np.array([[1]]), 1, 6)
+        >>> s = a + b
+        >>> s.ref_time.tolist(), s.hyp_time.tolist(), s.cooccurrence.tolist()
+        ([7], [5], [[4]])
+        >>> s.both_us, s.region_us
+        (5, 16)
+        """
+        return RegionTotals(self.ref_time + other.ref_time, self.hyp_time + other.hyp_time,
+                            self.cooccurrence + other.cooccurrence,
+                            self.both_us + other.both_us, self.region_us + other.region_us)
+
     def __sub__(self, other: RegionTotals) -> RegionTotals:
         """The totals of this region minus a part of it (every total is a sum over
         instants, so the part's totals subtract).

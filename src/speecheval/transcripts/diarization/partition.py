@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 
 from ...core.timeline import Spans
 from .interval_sets import Intervals, covered_before, expand
-from .turns import SpeakerTurns, speaker_turns
+from .turns import speaker_turns
 
 _CHUNK = 1 << 18  # intervals at a time where a pass needs temporaries
 _RANGES = 1 << 18  # turns at a time whose overlapping turns are listed
@@ -52,11 +52,11 @@ class Activity:
     n_speakers: int
 
     @classmethod
-    def of(cls, lo: NDArray[np.int32], hi: NDArray[np.int32], turns: SpeakerTurns,
+    def of(cls, lo: NDArray[np.int32], hi: NDArray[np.int32], turns: Spans,
            n_bounds: int) -> Activity:
-        """The merged ``turns`` talking from edge ``lo[k]`` to edge ``hi[k]`` of
-        ``n_bounds`` sorted edges (every turn edge is one)."""
-        return cls(lo, hi, turns.merged.label_ids, max(n_bounds - 1, 0), len(turns.labels))
+        """The merged ``turns`` (labelled by speaker) talking from edge ``lo[k]`` to edge
+        ``hi[k]`` of ``n_bounds`` sorted edges (every turn edge is one)."""
+        return cls(lo, hi, turns.label_ids, max(n_bounds - 1, 0), len(turns.label_names))
 
     def counts(self) -> NDArray[np.integer]:
         """Number of active speakers per interval (+1 where a turn starts, -1 where it
@@ -301,8 +301,9 @@ def starting_inside(starts: NDArray[np.integer], lo: NDArray[np.integer],
         yield rows, order[position]
 
 
-def partition(ref: SpeakerTurns, hyp: SpeakerTurns) -> Partition:
-    """Sweep one file's merged turns.
+def partition(ref: Spans, hyp: Spans) -> Partition:
+    """Sweep one file's merged turns (:attr:`.turns.SpeakerTurns.merged`: a speaker's
+    turns never overlap), labelled by speaker.
 
     >>> p = partition(_turns([0], [2_000_000], [0]), _turns([1_000_000], [3_000_000], [0]))
     >>> p.bounds.tolist(), p.n_ref.tolist(), p.n_hyp.tolist()
@@ -374,7 +375,7 @@ def _narrowed(order: NDArray[np.intp]) -> NDArray[np.integer]:
     return order.view(np.int32)[:size]
 
 
-def _turns(starts: list[int], ends: list[int], speakers: list[int]) -> SpeakerTurns:
+def _turns(starts: list[int], ends: list[int], speakers: list[int]) -> Spans:
     """Merged turns of speakers ``a``, ``b``, ... (for the examples)."""
     names = [chr(ord("a") + k) for k in speakers]
-    return speaker_turns(Spans(starts, ends, labels=names))
+    return speaker_turns(Spans(starts, ends, labels=names)).merged
