@@ -461,3 +461,19 @@ def test_an_unreadable_memo_means_every_file_is_hashed(
     score_tree(tree, vad_cache=folder)  # and it was written again
     assert hashed == []
 
+
+
+def test_the_provenance_record_hashes_no_file_the_run_hashed_already(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """manifest.json and asr.json were hashed when they were read, the model files by
+    the VAD's identity: the record takes those hashes (the same values: the record is
+    unchanged) instead of reading the four files again."""
+    from speecheval.core import provenance
+
+    before = score_tree(tree, vad_cache=tmp_path / "cache").summary.provenance
+    hashed: list[Path] = []
+    monkeypatch.setattr(provenance, "sha256_file", lambda path: hashed.append(path))
+    after = score_tree(tree, vad_cache=tmp_path / "cache").summary.provenance
+    assert hashed == []
+    assert after == before
+    assert set(after.models) == {"silero_vad.onnx", "silero_vad_16k_sequence.onnx"}
