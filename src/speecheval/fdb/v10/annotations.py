@@ -97,7 +97,7 @@ def words_from(data: Any, path: Path, sample_id: str, duration_us: int) -> tuple
         if text == "":
             continue
         start_us = to_us(start)
-        if not 0 <= start_us <= duration_us:
+        if not 0 <= start_us <= duration_us:  # its message (the word's repr) only then
             _check_in_window(start_us, duration_us, f"{where} ({text!r}) starts at", path,
                              sample_id)
         end_us = start_us if end is None else to_us(end)
