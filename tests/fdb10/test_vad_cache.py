@@ -358,25 +358,29 @@ def test_a_warm_command_imports_neither_the_model_nor_pydantic(tree: Path,
     """A fresh interpreter running the command on a warm cache: the segments come from
     the cache and the tree files are well formed, so onnxruntime (the model), pydantic
     (the schemas' fallback), multiprocessing (the workers), numpy.ma and soundfile (plain
-    WAV headers are read directly) are never imported: a warm run pays for its work."""
+    WAV headers are read directly) are never imported, and numpy starts no OpenBLAS
+    threads: a warm run pays for its work."""
     import subprocess
     import sys
 
     folder = tmp_path / "cache"
     score_tree(tree, vad_cache=folder)
     code = (
-        "import json, sys\n"
+        "import json, os, sys\n"
         "from speecheval.cli import main\n"
         f"code = main(['fdb10', 'unified-score', '--tree', {str(tree)!r}, '--jobs', '2',\n"
         f"             '--vad-cache', {str(folder)!r}, '--out', {str(tmp_path / 'out')!r}])\n"
         "heavy = ('onnxruntime', 'pydantic', 'yaml', 'multiprocessing', 'numpy.ma', 'scipy',\n"
         "         'soundfile')\n"
-        "print(json.dumps([code, [m for m in heavy if m in sys.modules]]))\n")
+        "print(json.dumps([code, [m for m in heavy if m in sys.modules],\n"
+        "                  os.environ.get('OPENBLAS_NUM_THREADS')]))\n")
     src = Path(__file__).resolve().parents[2] / "src"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(src)})
-    assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
+                          env={key: value for key, value in os.environ.items()
+                               if key != "OPENBLAS_NUM_THREADS"} | {"PYTHONPATH": str(src)})
+    # numpy was loaded with one OpenBLAS thread (fdb/v10/cli.py single_threaded_blas)
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, [], "1"]
     assert "3 hits, 0 misses" in done.stdout
 
 
@@ -457,3 +461,19 @@ def test_an_unreadable_memo_means_every_file_is_hashed(
     score_tree(tree, vad_cache=folder)  # and it was written again
     assert hashed == []
 
+
+
+def test_the_provenance_record_hashes_no_file_the_run_hashed_already(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """manifest.json and asr.json were hashed when they were read, the model files by
+    the VAD's identity: the record takes those hashes (the same values: the record is
+    unchanged) instead of reading the four files again."""
+    from speecheval.core import provenance
+
+    before = score_tree(tree, vad_cache=tmp_path / "cache").summary.provenance
+    hashed: list[Path] = []
+    monkeypatch.setattr(provenance, "sha256_file", lambda path: hashed.append(path))
+    after = score_tree(tree, vad_cache=tmp_path / "cache").summary.provenance
+    assert hashed == []
+    assert after == before
+    assert set(after.models) == {"silero_vad.onnx", "silero_vad_16k_sequence.onnx"}

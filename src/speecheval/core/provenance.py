@@ -71,20 +71,29 @@ def package_version(distribution: str) -> str | None:
 def collect_provenance(*, command: Sequence[str], settings: Mapping[str, Any],
                        inputs: Mapping[str, str | Path] | None = None,
                        models: Mapping[str, str | Path] | None = None,
-                       packages: Iterable[str] = ()) -> Provenance:
+                       packages: Iterable[str] = (),
+                       hashed: Mapping[Path, str] | None = None) -> Provenance:
     """The record of a run: hashes the named input and model files, looks up versions.
 
     ``packages`` adds distributions to :data:`CORE_PACKAGES` (for example
-    ``onnxruntime`` and ``silero-vad`` for a run that used Silero).
+    ``onnxruntime`` and ``silero-vad`` for a run that used Silero). ``hashed`` gives the
+    SHA-256 the run already took of the bytes it read from a file, by path: recorded as
+    it is, not read and hashed a second time (the record then names the very bytes the
+    run used).
     """
+    known = hashed or {}
+
+    def digest(path: str | Path, what: str) -> str:
+        return known.get(Path(path)) or _hash(path, what)
+
     names = sorted(set(CORE_PACKAGES) | set(packages))
     return Provenance(
         tool="speecheval",
         tool_version=__version__,
         python=platform.python_version(),
         packages={name: package_version(name) for name in names},
-        models={name: _hash(path, "model") for name, path in sorted((models or {}).items())},
-        inputs={name: _hash(path, "input") for name, path in sorted((inputs or {}).items())},
+        models={name: digest(path, "model") for name, path in sorted((models or {}).items())},
+        inputs={name: digest(path, "input") for name, path in sorted((inputs or {}).items())},
         settings=_plain(dict(settings)),
         command=tuple(command),
     )

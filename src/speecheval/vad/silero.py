@@ -177,7 +177,7 @@ class SileroVad:
         """
         prepared = model_input(audio, path)
         probs = self._onnx.probabilities(prepared.samples, prepared.rate)
-        found = speech_segments(probs.tolist(), self.settings.rule(prepared.rate),
+        found = speech_segments(probs, self.settings.rule(prepared.rate),
                                 prepared.samples.size)
         return [self._to_span(start, end, prepared, audio) for start, end in found]
 

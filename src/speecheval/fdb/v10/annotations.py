@@ -35,6 +35,8 @@ def word_spans(words: tuple[Word, ...]) -> Spans:
 
 
 def _number(value: Any) -> bool:
+    if type(value) is float:  # the usual case first: this runs for every time read
+        return math.isfinite(value)
     return (isinstance(value, int | float) and not isinstance(value, bool)
             and math.isfinite(value))
 
@@ -91,17 +93,18 @@ def words_from(data: Any, path: Path, sample_id: str, duration_us: int) -> tuple
         text = chunk.get("text")
         if not isinstance(text, str):
             raise InputError(f"{where}: text must be a string", path=path, sample_id=sample_id)
-        if text.strip() == "":
+        text = text.strip()
+        if text == "":
             continue
         start_us = to_us(start)
-        _check_in_window(start_us, duration_us, f"{where} ({text.strip()!r}) starts at", path,
-                         sample_id)
+        if not 0 <= start_us <= duration_us:  # its message (the word's repr) only then
+            _check_in_window(start_us, duration_us, f"{where} ({text!r}) starts at", path,
+                             sample_id)
         end_us = start_us if end is None else to_us(end)
         if end_us < start_us:
-            raise InputError(f"{where} ({text.strip()!r}) ends before it starts", path=path,
+            raise InputError(f"{where} ({text!r}) ends before it starts", path=path,
                              sample_id=sample_id)
-        words.append(Word(text=text.strip(), start_us=start_us, end_us=end_us,
-                          end_was_null=end is None))
+        words.append(Word(text, start_us, end_us, end is None))
     words.sort(key=lambda word: (word.start_us, word.end_us))
     return tuple(words)
 
@@ -121,7 +124,8 @@ def load_pauses(path: Path, sample_id: str, duration_us: int) -> Spans:
 def pauses_from(data: Any, path: Path, sample_id: str, duration_us: int) -> Spans:
     """:func:`load_pauses` on the parsed content ``data`` of ``path``."""
     items = _annotation_list(data, path, sample_id, "pause.json")
-    pauses: list[Span] = []
+    starts: list[int] = []
+    ends: list[int] = []  # columns, not Span objects: this runs for every pause sample
     for index, item in enumerate(items):
         start, end = _timestamp_pair(item, path, sample_id, f"pause {index}",
                                      allow_null_end=False)
@@ -132,13 +136,13 @@ def pauses_from(data: Any, path: Path, sample_id: str, duration_us: int) -> Span
         if end_us < start_us:
             raise InputError(f"pause {index} ends before it starts", path=path,
                              sample_id=sample_id)
-        pause = Span(start_us, end_us)
-        if pauses and pause.start_us < pauses[-1].end_us:
+        if ends and start_us < ends[-1]:
             raise InputError(f"pause {index} starts before pause {index - 1} ends "
                              "(pauses must be sorted and not overlap)", path=path,
                              sample_id=sample_id)
-        pauses.append(pause)
-    return Spans.from_spans(pauses)
+        starts.append(start_us)
+        ends.append(end_us)
+    return Spans(starts, ends)
 
 
 def load_turn_end(path: Path, sample_id: str, duration_us: int) -> int:

@@ -28,7 +28,14 @@ from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from ...core.timeline import Spans
 from .hash_memo import HashMemo
 from .samples import LoadedSample, read_sample
-from .speech import CacheUse, SpeechJob, SpeechRun, vad_identity, vad_model_files
+from .speech import (
+    CacheUse,
+    SpeechJob,
+    SpeechRun,
+    vad_identity,
+    vad_model_files,
+    vad_model_hashes,
+)
 from .tasks import TASKS, SampleScore, SubsetResult
 from .tree import (
     ASR_FILE,
@@ -237,7 +244,10 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
                   "dataset_revision": manifest.revision, "asr": asr.identity, "vad": vad,
                   "vad_cache": "off" if vad_cache is None else "read-write"},
         inputs={MANIFEST_FILE: manifest.path, ASR_FILE: asr.path},
-        models=vad_model_files(), packages=("onnxruntime", "silero-vad"))
+        models=vad_model_files(), packages=("onnxruntime", "silero-vad"),
+        # hashed when they were read (the bytes parsed) and by the VAD's identity
+        hashed={manifest.path: manifest.sha256, asr.path: asr.sha256}
+        | vad_model_hashes(vad))
     summary = UnifiedSummary(DEFINITIONS_VERSION, record, subsets)
     return UnifiedResult(summary=summary, rows=tuple(rows), manifest=manifest, asr=asr,
                          timings=timings, vad_cache=cache_use)
