@@ -8,20 +8,38 @@ import sys
 
 import pytest
 
-from speecheval.core.malloc_arena import M_ARENA_MAX, share_one_arena
+from speecheval.core.malloc_arena import share_one_arena
 
 GLIBC = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
 
+# In a fresh process (this test's own threads have arenas already): optionally ask for
+# one arena, let a second thread allocate, and have glibc print its arenas (malloc_stats
+# writes one "Arena N:" block per arena to stderr).
+PROBE = """
+import ctypes, sys, threading
+if sys.argv[1] == "one":
+    from speecheval.core.malloc_arena import share_one_arena
+    print(share_one_arena())
+worker = threading.Thread(target=lambda: [bytes(65) for _ in range(20000)])
+worker.start()
+worker.join()
+ctypes.CDLL(None).malloc_stats()
+"""
 
-@pytest.mark.skipif(not GLIBC, reason="mallopt's M_ARENA_MAX is glibc's")
-def test_glibc_takes_the_setting() -> None:
-    # mallopt returns 1 on success and 0 for a parameter or value it refuses (M_ARENA_MAX is
-    # -8 in glibc's malloc.h); in a fresh process, so this test's own arenas are untouched
-    code = "from speecheval.core.malloc_arena import share_one_arena; print(share_one_arena())"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    assert done.stdout.strip() == "True"
-    assert M_ARENA_MAX == -8
+
+def arenas(mode: str) -> tuple[str, int]:
+    done = subprocess.run([sys.executable, "-c", PROBE, mode], capture_output=True,
+                          text=True, check=True)
+    return done.stdout.strip(), sum(line.startswith("Arena ") for line in
+                                    done.stderr.splitlines())
+
+
+@pytest.mark.skipif(not GLIBC, reason="mallopt's M_ARENA_MAX and malloc_stats are glibc's")
+def test_a_second_thread_allocates_from_the_main_arena() -> None:
+    # without the setting the second thread gets an arena of its own (2 in all); with it,
+    # every thread is served from the main one (1), and mallopt reported success
+    assert arenas("default") == ("", 2)
+    assert arenas("one") == ("True", 1)
 
 
 def test_without_mallopt_nothing_is_set(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -77,6 +77,7 @@ def test_totals_over_pieces_are_the_whole_file_totals() -> None:
     assert cut.uem.cooccurrence.tolist() == [[8], [2]]
     assert (cut.uem.both_us, cut.uem.region_us) == (8, 12)
     assert (cut.scored.ref_time.tolist(), cut.scored.hyp_time.tolist()) == ([9, 2], [10])
+    assert cut.scored.cooccurrence.tolist() == [[8], [2]]
     assert (cut.scored.both_us, cut.scored.region_us) == (8, 11)
     assert (cut.single.ref_time.tolist(), cut.single.hyp_time.tolist()) == ([7, 0], [8])
     assert cut.single.cooccurrence.tolist() == [[6], [0]]
@@ -85,6 +86,7 @@ def test_totals_over_pieces_are_the_whole_file_totals() -> None:
     for name in ("uem", "scored", "single"):
         one, other = getattr(cut, name), getattr(whole, name)
         assert one.ref_time.tolist() == other.ref_time.tolist()
+        assert one.hyp_time.tolist() == other.hyp_time.tolist()
         assert one.cooccurrence.tolist() == other.cooccurrence.tolist()
         assert (one.both_us, one.region_us) == (other.both_us, other.region_us)
 

@@ -23,6 +23,6 @@ def share_one_arena() -> bool:
 
     try:
         mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # no mallopt in this C library
+    except (OSError, AttributeError, TypeError):  # no C library by that name, no mallopt
         return False
     return bool(mallopt(M_ARENA_MAX, 1))

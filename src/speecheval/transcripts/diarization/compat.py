@@ -1,8 +1,8 @@
 """What each definition scores in one file: speecheval's, md-eval-22's or dscore's.
 
-A :class:`FileView` holds the sweep of one file (:mod:`.partition`) and, as masks on its
-elementary intervals, the UEM, the DER scoring region (``scored``) and its
-overlap-excluded part (``single``), with the JER the definition gives:
+A :class:`FileView` holds the region totals of one file (swept in pieces of its timeline,
+:mod:`.pieces`) for the UEM, the DER scoring region (``scored``) and its overlap-excluded
+part (``single``), with the JER the definition gives:
 
 * ``speecheval``: a speaker's self-overlapping turns merged; ``scored`` is the UEM minus
   ``±collar`` around the merged reference boundaries; ``single`` drops intervals with
@@ -232,10 +232,11 @@ def _small(codes: NDArray[np.integer]) -> NDArray[np.integer]:
 def cut_at_uem(turns: SpeakerTurns, uem: Spans) -> Occurrence:
     """Reference turns with time both inside and outside the UEM, and the time outside
     (a chunk of turns at a time: this runs beside md-eval's regions, at the peak)."""
+    uem_set = sets.normalized(np.stack([uem.starts, uem.ends], axis=1))
     count, outside_us = 0, 0
     for at in range(0, turns.raw_starts.size, _CHUNK):
         starts, ends = turns.raw_starts[at:at + _CHUNK], turns.raw_ends[at:at + _CHUNK]
-        inside = _covered_before(uem, ends) - _covered_before(uem, starts)
+        inside = sets.covered_before(uem_set, ends) - sets.covered_before(uem_set, starts)
         outside = (ends - starts) - inside
         cut = (inside > 0) & (outside > 0)
         count += int(np.count_nonzero(cut))

@@ -9,11 +9,12 @@ one piece. (A turn that reaches out of its piece needs no cutting: outside the p
 the cut regions weigh nothing.)
 
 Why: the sweep of a million turns a side (:mod:`.partition`) is a few large sorts and
-searches over arrays of four million edges. Cut into pieces of about
-``TURNS_PER_PIECE`` turns, the same work is done on arrays that fit the caches better,
-two pieces at once on two cores (numpy lets go of the interpreter lock inside each of
-those operations), and the arrays alive at once are those of two pieces, not of the whole
-file. Files of fewer turns are one piece, scored as they are.
+searches over arrays of four million edges. Cut into ``n // TURNS_PER_PIECE`` pieces
+(``n`` merged turns of both sides; so a piece holds ``TURNS_PER_PIECE`` to twice as many),
+the same work is done on smaller arrays, two pieces at once on two cores (numpy lets go of
+the interpreter lock inside each of those operations), and the arrays alive at once are
+those of two pieces, not of the whole file. A file of fewer than twice
+``TURNS_PER_PIECE`` merged turns is one piece, scored as it is.
 """
 
 from __future__ import annotations
@@ -22,16 +23,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...core.results import FieldwiseSum
 from ...core.timeline import Spans
 from . import interval_sets as sets
-from .interval_sets import Intervals
+from .interval_sets import _FAR_FUTURE, _FAR_PAST, Intervals
 from .metrics import RegionTotals, region_totals
 from .partition import partition
 
-TURNS_PER_PIECE = 1 << 17  # merged turns of both sides in one piece, about
+TURNS_PER_PIECE = 1 << 17  # a file of n merged turns (both sides) has n // this many pieces
 THREADS = 2  # pieces scored at once
-_FAR_PAST = np.iinfo(np.int64).min
-_FAR_FUTURE = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,16 +47,12 @@ class Regions:
 
 
 @dataclass(frozen=True, eq=False)
-class Totals:
-    """The totals of the three regions of :class:`Regions`."""
+class Totals(FieldwiseSum):
+    """The totals of the three regions of :class:`Regions` (pieces' totals add up)."""
 
     uem: RegionTotals
     scored: RegionTotals
     single: RegionTotals
-
-    def __add__(self, other: Totals) -> Totals:
-        return Totals(self.uem + other.uem, self.scored + other.scored,
-                      self.single + other.single)
 
 
 def region_totals_in_pieces(ref: Spans, hyp: Spans, regions: Regions, *,
@@ -65,8 +61,9 @@ def region_totals_in_pieces(ref: Spans, hyp: Spans, regions: Regions, *,
     (labelled by speaker), scored in pieces of about ``turns_per_piece`` turns (default
     :data:`TURNS_PER_PIECE`; see the module); the result does not depend on the pieces.
 
-    Reference A [0, 10), system X [2, 12), all of [0, 12) scored; cut at 5 into two
-    pieces, A's time is 5 + 5 = 10 and A with X 3 + 5 = 8 (2 to 5, then 5 to 10):
+    Reference A [0, 10), system X [2, 12), all of [0, 12) scored; two starts (0 and 2),
+    one a piece: 2 // 1 = 2 pieces, cut at the start of rank 1, which is 2. A's time is
+    2 + 8 = 10, and A with X 0 + 8 = 8 (all of [2, 10) is in the second piece):
 
     >>> turns = lambda start, end, name: Spans([start], [end], labels=[name])
     >>> whole = np.array([[0, 12]])
@@ -81,8 +78,11 @@ def region_totals_in_pieces(ref: Spans, hyp: Spans, regions: Regions, *,
     from concurrent.futures import ThreadPoolExecutor  # here: it imports logging
 
     with ThreadPoolExecutor(THREADS, thread_name_prefix="der-piece") as pool:
-        parts = list(pool.map(lambda window: _piece_totals(ref, hyp, regions, window),
-                              windows))
+        try:
+            parts = list(pool.map(lambda window: _piece_totals(ref, hyp, regions, window),
+                                  windows))
+        finally:  # the pieces not started yet when one fails (or on Ctrl-C)
+            pool.shutdown(cancel_futures=True)
     return sum(parts[1:], parts[0])
 
 
@@ -96,7 +96,7 @@ def piece_windows(ref: Spans, hyp: Spans, turns_per_piece: int) -> list[tuple[in
     (20, 9223372036854775807)
     """
     starts = np.concatenate([ref.starts, hyp.starts])
-    pieces = starts.size // max(turns_per_piece, 1)
+    pieces = starts.size // turns_per_piece
     if pieces < 2:
         return [(_FAR_PAST, _FAR_FUTURE)]
     ranks = [starts.size * k // pieces for k in range(1, pieces)]
@@ -133,8 +133,7 @@ def turns_reaching(turns: Spans, window: tuple[int, int]) -> Spans:
         return turns
     inside = turns.starts < high
     inside &= turns.ends > low
-    return Spans._trusted(turns.starts[inside], turns.ends[inside], turns.label_ids[inside],
-                          turns.label_names)
+    return turns._take(inside)
 
 
 def _clipped_set(given: Intervals, window: tuple[int, int]) -> Intervals:
