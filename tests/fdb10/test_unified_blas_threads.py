@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
+import numpy  # noqa: F401  (loaded: the last test needs it; the first two remove it)
 import pytest
 
 from speecheval.fdb.v10.cli import single_threaded_blas

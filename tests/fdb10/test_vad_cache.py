@@ -7,6 +7,7 @@ model is counted by wrapping ``SileroVad.segments`` (one worker: all in this pro
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -469,6 +470,7 @@ def test_the_provenance_record_hashes_no_file_the_run_hashed_already(
     the VAD's identity: the record takes those hashes (the same values: the record is
     unchanged) instead of reading the four files again."""
     from speecheval.core import provenance
+    from speecheval.fdb.v10.speech import vad_model_files
 
     before = score_tree(tree, vad_cache=tmp_path / "cache").summary.provenance
     hashed: list[Path] = []
@@ -477,3 +479,8 @@ def test_the_provenance_record_hashes_no_file_the_run_hashed_already(
     assert hashed == []
     assert after == before
     assert set(after.models) == {"silero_vad.onnx", "silero_vad_16k_sequence.onnx"}
+    # and those hashes are the files' own, computed here independently
+    digest = lambda path: hashlib.sha256(path.read_bytes()).hexdigest()  # noqa: E731
+    assert {name: after.inputs[name] for name in ("manifest.json", "asr.json")} == {
+        name: digest(tree / name) for name in ("manifest.json", "asr.json")}
+    assert after.models == {path.name: digest(path) for path in vad_model_files().values()}

@@ -385,6 +385,38 @@ conditions:
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize(("level_db", "refused"), [(-100, True), (-90, False)])
+def test_silent_means_silent_once_sent_as_int16(tmp_path: Path, level_db: int, refused: bool,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A tone that rounds to zero in int16 is silence; a quiet one that does not is sound.
+    Peak of a tone at -100 dBFS: 1e-5 * sqrt(2) = 1.41e-5, under half an int16 step
+    (0.5 / 32768 = 1.53e-5), so every sample rounds to 0; at -90 dBFS, 1e-4.5 * sqrt(2) =
+    4.47e-5, a step and more. Four turns: the message names three and counts the rest."""
+    from speecheval.cli import main
+
+    path = write_scenario(tmp_path, f"""
+name: quiet-caller
+turns:
+  - id: a
+    audio: {{synth: tone, duration_ms: 500, freq_hz: 440, level_db: {level_db}}}
+  - id: b
+    audio: {{synth: silence, duration_ms: 500}}
+  - id: c
+    audio: {{synth: silence, duration_ms: 500}}
+  - id: d
+    audio: {{synth: silence, duration_ms: 500}}
+conditions:
+  noise: {{kind: white, snr_db: 15}}
+""")
+    code = main(["session", "validate", str(path)])
+    err = capsys.readouterr().err
+    if refused:
+        assert code == 2
+        assert "silent ('a' (line 3), 'b' (line 5), 'c' (line 7) and 1 more)" in err
+    else:
+        assert code == 0, err
+
+
 # --- the scenario file ----------------------------------------------------------------
 
 

@@ -221,6 +221,23 @@ def test_webvtt_in_utf16_is_refused_as_its_standard_says(tmp_path: Path) -> None
                                "with a UTF-16 byte-order mark); WebVTT files are read as UTF-8")
 
 
+def test_a_utf16_file_of_unknown_suffix_is_told_by_its_header(tmp_path: Path) -> None:
+    """Without a known suffix the header decides the format, read from the UTF-16 text too
+    (unfixed: a Praat TextGrid named x.grid was refused as "it is UTF-16"); the format
+    then reads it its own way, so a UTF-16 WebVTT is still refused."""
+    from speecheval.transcripts.formats.registry import load
+
+    grid = tmp_path / "praat.grid"
+    text = TextGrid([Segment("ep", "S01", 0.5, 1.5, "你好")]).dumps()
+    grid.write_bytes("\ufeff".encode("utf-16-le") + text.encode("utf-16-le"))
+    [segment] = load(grid).segments
+    assert (segment.speaker, segment.words) == ("S01", "你好")
+    cues = tmp_path / "talk.cues"
+    cues.write_bytes("\ufeffWEBVTT\n\n00:01.000 --> 00:02.000\nhi\n".encode("utf-16-le"))
+    with pytest.raises(InputError, match="cannot read WebVTT file: it is UTF-16"):
+        load(cues)
+
+
 def test_a_utf16_file_is_opened_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The byte-order mark and the text come from one open (unfixed: the file was opened
     to look at its first two bytes, then again to read it)."""

@@ -15,6 +15,8 @@ RULE = SileroSettings().rule(16_000)
 RULES = {
     "scorer": RULE,
     "padded": dataclasses.replace(RULE, speech_pad=480.0),
+    # with no maximum the legacy cut state is never read: this case documents that the
+    # skipping ignores it (it gives what "scorer" gives)
     "legacy max rule, no maximum": dataclasses.replace(RULE, use_max_possible_silence=False),
     "neg threshold above threshold": dataclasses.replace(RULE, neg_threshold=0.6),
     "maximum length": dataclasses.replace(RULE, max_speech=16_000.0),
@@ -30,7 +32,8 @@ def every_window(probs: np.ndarray, rule: SegmentRule, n_samples: int) -> list[l
 
 
 def runs_of_probabilities(rng: np.random.Generator) -> np.ndarray:
-    """Runs of speech, silence and in-between windows (thresholds hit exactly too)."""
+    """Runs of speech, silence and in-between windows (the threshold 0.5 hit exactly too;
+    no float32 equals neg_threshold 0.35: float32(0.35) is 0.3499999940)."""
     levels = np.array([0.0, 0.2, np.float32(0.35), 0.4, 0.5, 0.55, 0.6, 0.9], dtype=np.float32)
     lengths = rng.integers(1, 12, size=60)
     return np.repeat(levels[rng.integers(0, levels.size, size=60)], lengths)

@@ -81,9 +81,11 @@ def _raw_segments(probs: Sequence[float] | NDArray[np.floating], rule: SegmentRu
         for prob in values.tolist():
             tracker.step(prob)
         return tracker.finish(n_samples)
-    speech = np.flatnonzero(values >= rule.threshold).tolist()
-    silent = np.flatnonzero(values < rule.neg_threshold).tolist()
-    either = np.flatnonzero((values >= rule.threshold) | (values < rule.neg_threshold)).tolist()
+    is_speech = values >= rule.threshold
+    is_silent = values < rule.neg_threshold
+    speech = np.flatnonzero(is_speech).tolist()
+    silent = np.flatnonzero(is_silent).tolist()
+    either = np.flatnonzero(is_speech | is_silent).tolist()
     index = 0
     while True:
         eventful = (speech if not tracker.triggered
@@ -95,7 +97,6 @@ def _raw_segments(probs: Sequence[float] | NDArray[np.floating], rule: SegmentRu
         tracker.position = index * rule.window
         tracker.step(float(values[index]))
         index += 1
-    tracker.position = values.size * rule.window
     return tracker.finish(n_samples)
 
 

@@ -23,7 +23,8 @@ from .speech import expected_samples
 from .tree import OUTPUT_JSON, OUTPUT_WAV, AsrIndex, ManifestSample, parse_json
 
 # One empty Spans for every sample without pauses (a Spans is read-only): making one per
-# sample cost about 8 us each, twice per sample (read, then the task's replace).
+# sample cost about 8 us each, once per sample (read_sample; the task's replace copies
+# the field).
 NO_PAUSES = Spans.empty()
 
 

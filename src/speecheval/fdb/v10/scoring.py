@@ -237,6 +237,7 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
             rows.extend(SampleRow.of(e, scores.get(e.sample_id)) for e in selected)
     timings.statistics = time.perf_counter() - started
 
+    model_files = vad_model_files()
     record = collect_provenance(
         command=(tuple(command) if command is not None
                  else ("speecheval", "fdb10", "unified-score", "--tree", str(tree))),
@@ -244,10 +245,10 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
                   "dataset_revision": manifest.revision, "asr": asr.identity, "vad": vad,
                   "vad_cache": "off" if vad_cache is None else "read-write"},
         inputs={MANIFEST_FILE: manifest.path, ASR_FILE: asr.path},
-        models=vad_model_files(), packages=("onnxruntime", "silero-vad"),
+        models=model_files, packages=("onnxruntime", "silero-vad"),
         # hashed when they were read (the bytes parsed) and by the VAD's identity
         hashed={manifest.path: manifest.sha256, asr.path: asr.sha256}
-        | vad_model_hashes(vad))
+        | vad_model_hashes(vad, model_files))
     summary = UnifiedSummary(DEFINITIONS_VERSION, record, subsets)
     return UnifiedResult(summary=summary, rows=tuple(rows), manifest=manifest, asr=asr,
                          timings=timings, vad_cache=cache_use)

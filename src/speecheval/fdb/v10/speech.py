@@ -332,11 +332,13 @@ def vad_model_files() -> dict[str, Path]:
     return {path.name: path for path in (files.streaming, files.sequence)}
 
 
-def vad_model_hashes(identity: dict[str, object]) -> dict[Path, str]:
-    """The SHA-256 of each of :func:`vad_model_files` that ``identity`` (this process's
-    :func:`vad_identity`) already holds, by path: the provenance record takes them from
-    there instead of hashing the two model files (3.6 MB) again."""
+def vad_model_hashes(identity: dict[str, object], files: dict[str, Path]
+                     ) -> dict[Path, str]:
+    """The SHA-256 of each of the model ``files`` (:func:`vad_model_files`) that
+    ``identity`` (this process's :func:`vad_identity`) already holds, by path: the
+    provenance record takes them from there instead of hashing the two model files
+    (3.6 MB) again."""
     by_name = {identity.get(f"{kind}_file"): identity.get(f"{kind}_sha256")
                for kind in ("model", "sequence_model")}
-    return {path: str(by_name[name]) for name, path in vad_model_files().items()
+    return {path: str(by_name[name]) for name, path in files.items()
             if by_name.get(name) is not None}

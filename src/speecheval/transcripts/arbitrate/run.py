@@ -82,13 +82,13 @@ def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapp
     instead, with nothing written, when a judge fault stopped the sending)."""
     blinded, skipped = plan(references, candidates, seed)
     pairs = [(b, j) for b, _ in blinded for j in judges]
-    replies = _ask_all(pairs)
-    by_pair = {(b.sample, j.name): reply for (b, j), reply in zip(pairs, replies, strict=True)}
-    stop = next((r.stop for r in replies if r.stop is not None), None)
+    asked = _ask_all(pairs)
+    stop = next((r.stop for r in asked if r is not None and r.stop is not None), None)
     if stop is not None:
-        not_asked = sum(r.attempts == 0 for r in replies)
-        raise InputError(f"{stop}; stopped sending: {not_asked} of {len(pairs)} judgements "
-                         "not asked; nothing written")
+        raise InputError(f"{stop}; stopped sending: {asked.count(None)} of {len(pairs)} "
+                         "judgements not asked; nothing written")
+    replies = [reply for reply in asked if reply is not None]  # all of them, when not stopped
+    by_pair = {(b.sample, j.name): reply for (b, j), reply in zip(pairs, replies, strict=True)}
     judgements, aggregates = [], []
     with new_output_dir(out) as staging:
         for sample, _ in blinded:
@@ -129,16 +129,16 @@ def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapp
                   key=lambda row: str(row["sample"]))
 
 
-def _ask_all(pairs: Sequence[tuple[BlindSample, Judge]]) -> list[JudgeReply]:
+def _ask_all(pairs: Sequence[tuple[BlindSample, Judge]]) -> list[JudgeReply | None]:
     """Every judge's reply on every sample, in the order of ``pairs``, asked 8 at a time.
 
     After the first reply that stops the run no request starts: the pairs not asked get
-    an empty reply with 0 attempts (requests already under way finish)."""
+    ``None`` (requests already under way finish)."""
     stopped = threading.Event()
 
-    def ask(pair: tuple[BlindSample, Judge]) -> JudgeReply:
+    def ask(pair: tuple[BlindSample, Judge]) -> JudgeReply | None:
         if stopped.is_set():
-            return JudgeReply(None, "", "", None, 0)
+            return None
         reply = pair[1].ask(list(pair[0].prompt))
         if reply.stop is not None:
             stopped.set()

@@ -66,7 +66,7 @@ def format_of(path: str | Path) -> type[SegmentDocument]:
     headed = sorted({cls for cls in _BY_SUFFIX.values() if cls.header is not None},
                     key=lambda cls: cls.format_name)
     if headed and Path(path).is_file():
-        text = read_text(path, "transcript").lstrip()
+        text = read_text(path, "transcript", utf16=True).lstrip()  # its format decides
         for cls in headed:
             assert cls.header is not None
             if text.startswith(cls.header):
