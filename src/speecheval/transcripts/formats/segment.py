@@ -10,6 +10,7 @@ with both has its :attr:`Segment.span` in the project's time type.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ...core.timeline import Span
@@ -44,6 +45,16 @@ class Segment:
             raise ValueError(f"segment end {self.end} is before its start {self.start}")
 
     @property
+    def entry(self) -> str:
+        """`` (entry N)`` naming where the segment stands in its file, when that is known
+        (for error messages).
+
+        >>> Segment("rec", None, None, None, "hi", line=7).entry
+        ' (entry 7)'
+        """
+        return "" if self.line is None else f" (entry {self.line})"
+
+    @property
     def span(self) -> Span | None:
         """The time as a :class:`~speecheval.core.timeline.Span` labelled by the speaker
         (each end rounded to the microsecond); ``None`` unless both times are given.
@@ -54,3 +65,13 @@ class Segment:
         if self.start is None or self.end is None:
             return None
         return Span.from_seconds(self.start, self.end, self.speaker)
+
+
+def first_untimed(segments: Iterable[Segment]) -> Segment | None:
+    """The first segment without a start or an end time, if any.
+
+    >>> first_untimed([Segment("r", None, 0.0, 1.0, "a"),
+    ...                Segment("r", None, None, 2.0, "b")]).words
+    'b'
+    """
+    return next((s for s in segments if s.start is None or s.end is None), None)

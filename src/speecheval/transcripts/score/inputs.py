@@ -15,7 +15,7 @@ from ...core.errors import InputError
 from ...core.timeline import Span
 from .. import formats
 from ..formats.rttm import RTTM, RttmTurn
-from ..formats.segment import Segment
+from ..formats.segment import Segment, first_untimed
 
 
 def load_transcript(path: Path, sample_id: str) -> tuple[Segment, ...]:
@@ -28,8 +28,8 @@ def load_transcript(path: Path, sample_id: str) -> tuple[Segment, ...]:
                          "file per sample", path=path, sample_id=sample_id)
     speakers = [s.speaker is not None for s in segments]
     if any(speakers) and not all(speakers):
-        line = segments[speakers.index(False)].line
-        raise InputError(f"some segments have a speaker and some do not (entry {line})",
+        raise InputError(f"some segments have a speaker and some do not"
+                         f"{segments[speakers.index(False)].entry}",
                          path=path, sample_id=sample_id)
     return tuple(dataclasses.replace(s, session_id=sample_id) for s in segments)
 
@@ -63,7 +63,7 @@ def segments_from_rttm(rttm: RTTM) -> tuple[Segment, ...]:
 
 def is_timed(segments: Sequence[Segment]) -> bool:
     """Every segment has a start and an end (and there is at least one)."""
-    return bool(segments) and all(s.start is not None and s.end is not None for s in segments)
+    return bool(segments) and first_untimed(segments) is None
 
 
 def has_speakers(segments: Sequence[Segment]) -> bool:

@@ -19,7 +19,7 @@ from ...core.errors import InputError
 from .. import formats
 from ..formats._io import read_text, split_lines
 from ..formats.document import SessionTaggedDocument
-from ..formats.segment import Segment
+from ..formats.segment import Segment, first_untimed
 from ..formats.uem import UEM
 from .counts import ErrorCounts
 from .cp import cp_error_rate, filter_by_uem
@@ -31,17 +31,12 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 _RATE_NAMES = {"word": "wer", "char": "cer", "mixed": "mer"}
 
 
-def _entry(segment: Segment) -> str:
-    """`` (entry N)`` naming where ``segment`` stands in its file, when that is known."""
-    return "" if segment.line is None else f" (entry {segment.line})"
-
-
 def _speaker_check(segments: Sequence[Segment], path: Path, side: str) -> bool:
     """True when every segment has a speaker, False when none has; mixed is an error."""
     missing = [seg for seg in segments if seg.speaker is None]
     if missing and len(missing) < len(segments):
         raise InputError(f"some {side} segments have a speaker and some do not"
-                         f"{_entry(missing[0])}",
+                         f"{missing[0].entry}",
                          path=path)
     return not missing
 
@@ -192,10 +187,10 @@ def tcp(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
         raise InputError("the reference has no speaker labels; tcpWER pairs speakers",
                          path=ref_path)
     for segments, path in ((ref, ref_path), (hyp, hyp_path)):
-        untimed = next((s for s in segments if s.start is None or s.end is None), None)
+        untimed = first_untimed(segments)
         if untimed is not None:
             raise InputError(f"segment without times in session {untimed.session_id!r}"
-                             f"{_entry(untimed)}: tcpWER needs start and end times", path=path)
+                             f"{untimed.entry}: tcpWER needs start and end times", path=path)
     try:
         result = tcp_error_rate(ref, hyp, collar)
     except ValueError as exc:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ....core.errors import InputError
-from ...formats.segment import Segment
+from ...formats.segment import Segment, first_untimed
 from ...timestamps.coverage import SpeechCoverage
 from ...timestamps.score import TimestampResult, score_timestamps
 from ...timestamps.token_times import TokenTiming
@@ -79,8 +79,7 @@ def _check_word_times(words: Sequence[Segment] | None, path: Path | None,
     """Word times are what timestamp scoring measures: a word without a start or an end
     (a SegLST entry with a null time) is bad input, named by file and entry, rather than
     a failure deep in the scoring."""
-    untimed = next((w for w in words or () if w.start is None or w.end is None), None)
+    untimed = first_untimed(words or ())
     if untimed is not None:
-        entry = "" if untimed.line is None else f" (entry {untimed.line})"
-        raise InputError(f"timestamps: a word without a start or an end time{entry}: "
+        raise InputError(f"timestamps: a word without a start or an end time{untimed.entry}: "
                          f"{untimed.words!r}", path=path, sample_id=sample_id)
