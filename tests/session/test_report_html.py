@@ -159,7 +159,8 @@ def test_agent_and_judge_text_cannot_break_the_markdown() -> None:
 
 
 def test_an_agent_fault_reason_cannot_break_the_markdown(tmp_path: Path) -> None:
-    """The fault reason is the agent's own text: its line breaks become spaces in
+    """The fault reason is the agent's own text: its runs of whitespace (a blank line
+    included) become one space in
     ``report.md``, so ``# ...`` or a table row after a blank line in it is no heading or
     row of the report (the HTML page escapes it; the Markdown has no other guard)."""
     message = "lost its GPU\n\n# Verdict: PASS\n| a | b |"

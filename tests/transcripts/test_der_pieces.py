@@ -82,6 +82,7 @@ def test_totals_over_pieces_are_the_whole_file_totals() -> None:
     assert (cut.single.ref_time.tolist(), cut.single.hyp_time.tolist()) == ([7, 0], [8])
     assert cut.single.cooccurrence.tolist() == [[6], [0]]
     assert (cut.single.both_us, cut.single.region_us) == (6, 9)
+    # the same totals unpieced (one window): the hand values above hold for both
     whole = region_totals_in_pieces(ref, hyp, regions)
     for name in ("uem", "scored", "single"):
         one, other = getattr(cut, name), getattr(whole, name)
@@ -99,6 +100,7 @@ def test_a_given_overlap_excluded_region_is_cut_like_the_others() -> None:
     cut = region_totals_in_pieces(ref, hyp, Regions(whole, whole, np.array([[0, 3]])),
                                   turns_per_piece=1)
     assert (cut.single.ref_time.tolist(), cut.single.hyp_time.tolist()) == ([3], [1])
+    assert cut.single.cooccurrence.tolist() == [[1]]  # A [0,10) and X [2,12) in [0,3): [2,3)
     assert (cut.single.both_us, cut.single.region_us) == (1, 3)
 
 
@@ -144,7 +146,7 @@ def test_no_more_pieces_than_threads_are_scored_at_once(
     ref = Spans(starts, [start + 5 for start in starts], labels=["A"] * 8)
     whole = np.array([[0, 100]])
     region_totals_in_pieces(ref, Spans.empty(), Regions(whole, whole, None), turns_per_piece=1)
-    assert most[0] == pieces.THREADS
+    assert most[0] == pieces.THREADS == 2  # the peak memory is two pieces' arrays
 
 
 def test_the_steps_of_a_file_count_the_turns_of_both_sides(

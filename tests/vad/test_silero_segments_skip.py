@@ -56,5 +56,10 @@ def test_a_bridged_silence_then_speech_is_not_skipped() -> None:
     # window of a run in speech) would end the segment at the second quiet run.
     probs = np.array([0.9] * 10 + [0.0] * 3 + [0.9] + [0.0] * 3 + [0.9] * 10 + [0.0] * 6,
                      dtype=np.float32)
-    # one segment from 0 to the first of the final quiet windows (window 27 = 13824)
+    # min_silence 1600 samples (100 ms at 16 kHz): a quiet run of 3 windows reaches a
+    # silence of 2 * 512 = 1024 < 1600, so no segment ends there; the final run starts its
+    # silence at window 27 (27 * 512 = 13824) and reaches 4 * 512 = 2048 >= 1600 at window
+    # 31. One segment, 0 to 13824 (longer than min_speech 4000; no padding). Skipping
+    # window 13 would keep the silence begun at 10 * 512 = 5120, which reaches 2048 at
+    # window 14: (0, 5120) instead.
     assert speech_segments(probs, RULE, probs.size * 512) == [(0, 13824)]

@@ -519,8 +519,8 @@ def _workers(pool: Any) -> dict[int, Any]:
 
 
 ENDING_WAIT_S = 2.0
-"""How long the status of a broken pool's worker is awaited (a loaded machine may not
-have reaped it yet; a live worker is not waited for longer)."""
+"""How long the status of each of a broken pool's workers is awaited, one after another
+(a loaded machine may not have reaped it yet; a live worker is not waited for longer)."""
 
 
 def _pool_ending(workers: Iterable[Any]) -> str:
@@ -530,12 +530,13 @@ def _pool_ending(workers: Iterable[Any]) -> str:
 
     >>> class Ended:
     ...     def __init__(self, exitcode): self.exitcode = exitcode
+    ...     def join(self, timeout=None): pass
     >>> _pool_ending([Ended(-15), Ended(None), Ended(-9)]), _pool_ending([Ended(-15)])
     ('killed by SIGKILL', 'killed by SIGTERM')
     """
     workers = list(workers)
     for worker in workers:  # a broken pool's workers are ending: wait for their status
-        if worker.exitcode is None and hasattr(worker, "join"):
+        if worker.exitcode is None:
             worker.join(timeout=ENDING_WAIT_S)
     endings = sorted({process_ending(worker.exitcode) for worker in workers
                       if worker.exitcode is not None})

@@ -57,7 +57,8 @@ def render_turns(scenario: Scenario,
     """Every turn's clip at the scenario rate, as float32 in [-1, 1].
 
     A noise bed's level is ``snr_db`` below the user's speech, so turns that are all
-    silent (as int16, which the send path measures) leave it undefined: refused here,
+    silent (as int16, which the send path measures: their ``send_path.speech_rms`` is 0,
+    the level ``render_bed`` would divide by) leave it undefined: refused here,
     before any session (every command renders the turns first), rather than a bed
     silently scaled to nothing."""
     clips = [render_turn(index, scenario, notice) for index in range(len(scenario.turns))]

@@ -52,7 +52,6 @@ def import_run(run_dir: Path, old_dir: Path) -> list[dict[str, Any]]:
     known = {r["id"]: r for r in lineage.read_records(run_dir)}
     old_records = {r["id"]: r for r in lineage.read_records(old_dir)}
     records = []
-    metas: dict[str, dict[str, Any]] = {}  # by record id, for the derivation below
     # every meta.json read (bad input named) before anything is copied or appended
     found = [(path.parent, read_meta(path))
              for path in sorted((old_dir / "raw").glob(f"*/*/*/r*/{META}"))]
@@ -68,7 +67,6 @@ def import_run(run_dir: Path, old_dir: Path) -> list[dict[str, Any]]:
         problems = _incompatibilities(run, old, track, match)
         target = Path(IMPORTED) / digest / "raw" / key
         _copy_once(folder, run_dir / target)
-        metas[f"imported:{digest}/{key}"] = meta
         records.append({
             "id": f"imported:{digest}/{key}", "kind": "imported_raw", "path": str(target),
             "sha256": raw_sha256(meta), "parent": input_id if match else None,
@@ -88,7 +86,8 @@ def import_run(run_dir: Path, old_dir: Path) -> list[dict[str, Any]]:
                          "meta.json", path=old_dir)
     lineage.append_missing(run_dir, records)
     lineage.append_missing(run_dir, [
-        _derive_imported(run_dir, old, record, metas[str(record["id"])]) for record in records
+        _derive_imported(run_dir, old, record, meta)
+        for record, (_, meta) in zip(records, found, strict=True)
         if record["status"] == "succeeded"])
     return records
 

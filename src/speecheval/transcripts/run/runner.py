@@ -138,7 +138,6 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
             for sample_id in run["samples"] for name in run["systems"] for track in tracks
             for repeat, seed in enumerate(run["seeds"], start=1)]
     pending = [job for job in jobs if not (run_dir / job.raw).exists()]
-    waiting = set(pending)
     # here, in job order: the inputs decoded, the unsupported jobs recorded, the calls
     # planned; then the calls on the executor, each raw folder recorded in job order
     calls = {job: call for job in pending
@@ -159,7 +158,7 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
                 else:
                     result.get()
             _ensure_raw_record(run_dir, run, job, _meta(run_dir, job), chunker)
-            outcome.called += job in waiting
+    outcome.called = len(pending)
     for job in jobs:
         meta = _meta(run_dir, job)
         outcome.statuses[meta["status"]] += 1
