@@ -242,7 +242,8 @@ def test_a_refused_key_stops_the_sending_with_no_output(
     assert err.splitlines() == [f"error: {refusal}; stopped sending: {24 - sent} of 24 "
                                 "judgements not asked; nothing written"]
     assert not out.exists()
-    # (the key's redaction in a refusal is tested where the server echoes the key:
+    # (the key's redaction in a refusal is tested where the server echoes the key, with
+    # the same ChatJudge (session/task_judge.open_judge):
     # tests/session/test_task_judge.py::test_a_refused_key_stops_the_run)
 
 

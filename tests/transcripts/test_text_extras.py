@@ -38,6 +38,8 @@ def test_numbers_extraction_and_prf() -> None:
 def test_numbers_are_digits_0_to_9() -> None:
     """Digits of other scripts are not numbers (unfixed: a Unicode ``\\d`` read ``٣٥``
     as a number, which never matched ``35``, and ``3٥`` as one number ``3٥``)."""
+    # ٣٥ and ३ are not 0-9: no number; "3٥" gives "3" (٥ ends the match); the
+    # full-width ２０１ is folded to "201" by NFKC before matching
     assert numbers("room ٣٥, floor ३, 3٥ and ２０１") == ["3", "201"]
     # reference "٣٥" has no number; the hypothesis "35" is one: 0 matched of 0 and 1
     counts = number_counts("call ٣٥ now", "call 35 now")

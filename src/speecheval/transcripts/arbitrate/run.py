@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError
@@ -87,7 +87,7 @@ def arbitrate(references: Mapping[str, Reference], candidates: Mapping[str, Mapp
     if stop is not None:
         raise InputError(f"{stop}; stopped sending: {asked.count(None)} of {len(pairs)} "
                          "judgements not asked; nothing written")
-    replies = [reply for reply in asked if reply is not None]  # all of them, when not stopped
+    replies = cast(list[JudgeReply], asked)  # every pair was asked: nothing stopped
     by_pair = {(b.sample, j.name): reply for (b, j), reply in zip(pairs, replies, strict=True)}
     judgements, aggregates = [], []
     with new_output_dir(out) as staging:

@@ -10,7 +10,7 @@ with both has its :attr:`Segment.span` in the project's time type.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ...core.timeline import Span
@@ -75,3 +75,8 @@ def first_untimed(segments: Iterable[Segment]) -> Segment | None:
     'b'
     """
     return next((s for s in segments if s.start is None or s.end is None), None)
+
+
+def is_timed(segments: Sequence[Segment] | None) -> bool:
+    """Every segment has a start and an end (and there is at least one)."""
+    return bool(segments) and first_untimed(segments or ()) is None

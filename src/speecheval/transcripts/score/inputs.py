@@ -15,7 +15,7 @@ from ...core.errors import InputError
 from ...core.timeline import Span
 from .. import formats
 from ..formats.rttm import RTTM, RttmTurn
-from ..formats.segment import Segment, first_untimed
+from ..formats.segment import Segment
 
 
 def load_transcript(path: Path, sample_id: str) -> tuple[Segment, ...]:
@@ -59,11 +59,6 @@ def segments_from_rttm(rttm: RTTM) -> tuple[Segment, ...]:
     """RTTM turns as word-less segments (for turn boundaries and timelines)."""
     return tuple(Segment(t.file_id, t.speaker, t.start, t.end, "", line=t.line)
                  for t in rttm.turns)
-
-
-def is_timed(segments: Sequence[Segment]) -> bool:
-    """Every segment has a start and an end (and there is at least one)."""
-    return bool(segments) and first_untimed(segments) is None
 
 
 def has_speakers(segments: Sequence[Segment]) -> bool:

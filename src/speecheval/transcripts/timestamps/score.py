@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..formats.segment import Segment
+from ..formats.segment import Segment, is_timed
 from ..text.prf import MatchCounts
 from ..text.tokenize import Unit
 from .boundaries import boundary_counts
@@ -60,10 +60,6 @@ class TimestampResult:
         }
 
 
-def _timed(segments: Sequence[Segment] | None) -> bool:
-    return bool(segments) and all(s.start is not None and s.end is not None
-                                  for s in segments or ())
-
 
 def score_timestamps(reference_turns: Sequence[Segment], unit: Unit, *,
                      hypothesis_words: Sequence[Segment] | None = None,
@@ -75,7 +71,7 @@ def score_timestamps(reference_turns: Sequence[Segment], unit: Unit, *,
     ``reference_turns`` must all have times; ``hypothesis_turns`` are speaker turns with
     times (for boundaries) and are ignored when none has a speaker.
     """
-    if not _timed(reference_turns):
+    if not is_timed(reference_turns):
         raise ValueError("reference turns need start and end times for timestamp scoring")
     ref = timed_segments(reference_turns, unit)
     notes: list[str] = []
@@ -91,7 +87,7 @@ def score_timestamps(reference_turns: Sequence[Segment], unit: Unit, *,
             tokens = token_timing(timed_segments(reference_words, unit), words)
         else:
             notes.append("no reference word times: matched-token errors not scored")
-    elif _timed(hypothesis_segments):
+    elif is_timed(hypothesis_segments):
         assert hypothesis_segments is not None
         granularity = "segment"
         hyp = timed_segments(hypothesis_segments, unit)

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from ....core.errors import InputError
-from ...formats.segment import Segment, first_untimed
+from ...formats.segment import Segment, first_untimed, is_timed
 from ...timestamps.coverage import SpeechCoverage
 from ...timestamps.score import TimestampResult, score_timestamps
 from ...timestamps.token_times import TokenTiming
 from ...timestamps.turns import TurnTiming
-from ..inputs import is_timed, segments_from_rttm
+from ..inputs import segments_from_rttm
 from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, pool
 
