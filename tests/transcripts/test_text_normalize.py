@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import re
+import sys
+import unicodedata
+from pathlib import Path
+
 import pytest
 
+from speecheval.cli import main
 from speecheval.transcripts.text.normalize import normalize
 from speecheval.transcripts.text.rates import text_error_counts
-from speecheval.transcripts.text.tokenize import char_tokens, mixed_tokens, tokens, word_tokens
+from speecheval.transcripts.text.tokenize import (
+    _MARK_RANGES,
+    char_tokens,
+    mixed_tokens,
+    tokens,
+    word_tokens,
+)
 
 
 def test_nfkc_fullwidth_and_casefold() -> None:
@@ -54,6 +66,111 @@ def test_mixed_tokens_code_switching() -> None:
     # Kana and Hangul are CJK: one token per character.
     assert mixed_tokens("こんにちはworld한국") == [
         "こ", "ん", "に", "ち", "は", "world", "한", "국"]
+
+
+def test_mixed_tokens_keep_devanagari_vowel_signs_and_virama() -> None:
+    # हिन्दी is ह, vowel sign ि U+093F (Mc), न, virama ् U+094D (Mn), द, vowel sign ी U+0940
+    # (Mc); भाषा is भ, ा U+093E (Mc), ष, ा. The old tokens cut at every mark:
+    # ['ह', 'ि', 'न', '्', 'द', 'ी', 'भ', 'ा', 'ष', 'ा'].
+    assert mixed_tokens(normalize("हिन्दी भाषा")) == ["हिन्दी", "भाषा"]
+    # NFKC decomposes क़ U+0958 (a composition exclusion) into क + nukta U+093C, so the
+    # normaliser itself hands marks to the tokenizer: क़िला stays one token.
+    assert normalize("\u0958\u093f\u0932\u093e") == "\u0915\u093c\u093f\u0932\u093e"
+    assert mixed_tokens(normalize("\u0958\u093f\u0932\u093e")) == [
+        "\u0915\u093c\u093f\u0932\u093e"]
+
+
+def test_mixed_tokens_keep_thai_vowels_and_tone_marks() -> None:
+    # สวัสดี: ส ว, mai han-akat ั U+0E31 (Mn), ส ด, sara ii ี U+0E35 (Mn); ครับ: ค ร ั บ.
+    # Old tokens: ['สว', 'ั', 'สด', 'ี', 'คร', 'ั', 'บ'].
+    assert mixed_tokens(normalize("สวัสดี ครับ")) == ["สวัสดี", "ครับ"]
+    # น้ำ is น, mai tho U+0E49 (Mn), sara am U+0E33; NFKC turns sara am into nikhahit U+0E4D
+    # (Mn) + sara aa U+0E32, and the whole stays one token.
+    assert normalize("\u0e19\u0e49\u0e33") == "\u0e19\u0e49\u0e4d\u0e32"
+    assert mixed_tokens(normalize("\u0e19\u0e49\u0e33")) == ["\u0e19\u0e49\u0e4d\u0e32"]
+
+
+def test_mixed_tokens_keep_arabic_harakat() -> None:
+    # كَتَبَ الْوَلَدُ: letters with fatha U+064E, sukun U+0652, damma U+064F (all Mn).
+    katab = "\u0643\u064e\u062a\u064e\u0628\u064e"
+    alwalad = "\u0627\u0644\u0652\u0648\u064e\u0644\u064e\u062f\u064f"
+    assert mixed_tokens(normalize(f"{katab} {alwalad}")) == [katab, alwalad]
+    # Shadda U+0651 (combining class 33) typed before fatha (30) is put after it by NFKC's
+    # canonical ordering, so both typing orders give the same token.
+    assert mixed_tokens(normalize("\u0645\u0651\u064e\u062f")) == ["\u0645\u064e\u0651\u062f"]
+
+
+def test_mixed_tokens_keep_latin_combining_accents() -> None:
+    # NFKC composes e + U+0301 into é, so the usual case never reaches the tokenizer...
+    assert normalize("e\u0301te\u0301") == "\u00e9t\u00e9"
+    # ...but a letter with no precomposed form keeps the mark (x + macron U+0304), and case
+    # folding İ gives i + dot above U+0307: each stays one word (old: ['i', '̇', 'stanbul']).
+    assert mixed_tokens(normalize("x\u0304y")) == ["x\u0304y"]
+    assert mixed_tokens(normalize("İstanbul")) == ["i\u0307stanbul"]
+    # Unnormalised decomposed text gives one token as well.
+    assert mixed_tokens("e\u0301te\u0301") == ["e\u0301te\u0301"]
+
+
+def test_mixed_tokens_attach_marks_to_a_cjk_character() -> None:
+    # か + combining dakuten U+3099 composes to が under NFKC (one CJK token anyway)...
+    assert mixed_tokens(normalize("か\u3099き")) == ["が", "き"]
+    # ...but か + handakuten U+309A (the nasal ka゚ of linguistics) and Ainu ㇷ゚ have no
+    # precomposed form: the mark belongs to the kana, one token (old: two CJK tokens).
+    assert mixed_tokens(normalize("か\u309aき\u31f7\u309aabc")) == [
+        "か\u309a", "き", "\u31f7\u309a", "abc"]
+
+
+def test_mixed_tokens_stray_mark_is_its_own_token() -> None:
+    # A mark with no letter, digit or CJK character right before it (start, after a space,
+    # after a symbol, after another stray mark) is a token of its own; x + U+0301 is one.
+    assert mixed_tokens(normalize("\u0301x\u0301 \u0301\u0301 $\u0301")) == [
+        "\u0301", "x\u0301", "\u0301", "\u0301", "$", "\u0301"]
+    # NFKC writes the spacing dakuten U+309B as a space + combining U+3099, so か゛ is the
+    # kana and a stray mark: two tokens (が would be one).
+    assert normalize("か\u309b") == "か \u3099"
+    assert mixed_tokens(normalize("か\u309b")) == ["か", "\u3099"]
+
+
+def _ranges(code_points: set[int]) -> str:
+    """``code_points`` as regex class ranges, the way ``_MARK_RANGES`` is written."""
+    runs: list[list[int]] = []
+    for cp in sorted(code_points):
+        if runs and runs[-1][1] == cp - 1:
+            runs[-1][1] = cp
+        else:
+            runs.append([cp, cp])
+    return "".join(f"\\U{a:08x}" + (f"-\\U{b:08x}" if b > a else "") for a, b in runs)
+
+
+def test_mark_ranges_match_unicodedata() -> None:
+    # The written-out list of marks (Mn, Mc, Me) must hold every mark this Python knows, and
+    # nothing else except code points a newer Unicode made marks (unassigned here: Cn).
+    everything = "".join(map(chr, range(sys.maxunicode + 1)))
+    listed = {ord(c) for c in re.findall(f"[{_MARK_RANGES}]", everything)}
+    marks = {ord(c) for c in everything if unicodedata.category(c).startswith("M")}
+    missing = marks - listed
+    assert not missing, f"add to _MARK_RANGES: {_ranges(missing)}"
+    not_marks = {cp for cp in listed - marks if unicodedata.category(chr(cp)) != "Cn"}
+    assert not not_marks, f"remove from _MARK_RANGES: {_ranges(not_marks)}"
+    # Unicode 15.1 has 2450 mark code points; older Pythons know fewer of them.
+    assert len(listed) == 2450
+
+
+def test_mer_hindi_pair_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # ref मैं हिन्दी बोलता हूँ। (the danda U+0964 is punctuation, removed) -> 4 tokens; hyp
+    # writes हिंदी (anusvara U+0902 instead of न + virama): S=1, D=0, I=0, N=4 -> MER 1/4.
+    # The old tokens were 16 pieces on the reference side, 1 substitution + 1 deletion: 2/16.
+    ref, hyp = "मैं हिन्दी बोलता हूँ।", "मैं हिंदी बोलता हूँ"
+    assert mixed_tokens(normalize(ref)) == ["मैं", "हिन्दी", "बोलता", "हूँ"]
+    counts = text_error_counts(ref, hyp, "mixed")
+    assert (counts.substitutions, counts.deletions, counts.insertions) == (1, 0, 0)
+    assert (counts.reference_tokens, counts.error_rate) == (4, 0.25)
+    # The same through the command line: 1 / 4 = 25.00 %.
+    (tmp_path / "ref.txt").write_text(ref, encoding="utf-8")
+    (tmp_path / "hyp.txt").write_text(hyp, encoding="utf-8")
+    assert main(["transcripts", "wer", "--ref", str(tmp_path / "ref.txt"), "--hyp",
+                 str(tmp_path / "hyp.txt"), "--unit", "mixed", "--whole-file"]) == 0
+    assert capsys.readouterr().out.strip() == "%MER 25.00 [ 1 / 4, 0 ins, 0 del, 1 sub ]"
 
 
 def test_unknown_unit_rejected() -> None:
