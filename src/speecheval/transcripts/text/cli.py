@@ -23,9 +23,9 @@ from ..formats.segment import Segment, first_untimed, speakers_all_or_none
 from ..formats.uem import UEM
 from .counts import ErrorCounts
 from .cp import cp_error_rate, filter_by_uem
-from .orc import tokenized_segments
 from .rates import text_error_counts
 from .tokenize import UNITS, Unit
+from .tokenized import tokenized_segments
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 _RATE_NAMES = {"word": "wer", "char": "cer", "mixed": "mer"}
