@@ -113,7 +113,7 @@ def _multi_speaker_input(ref_path: Path, hyp_path: Path, uem_path: Path | None,
     if hyp and not speakers_all_or_none(hyp, hyp_path):
         raise InputError("the hypothesis has no speaker labels; its speakers are the streams "
                          "ORC-WER and tcpWER need", path=hyp_path)
-    speakers_all_or_none(ref, ref_path)
+    speakers_all_or_none(ref, ref_path)  # mixed refused; none: ORC ignores them, tcp refuses
     if uem_path is not None:
         ref, hyp = _within_uem(ref, hyp, uem_path)
     if no_normalize:
