@@ -256,6 +256,23 @@ def test_word_exactly_at_t_is_accepted_and_one_microsecond_later_refused(tmp_pat
         load_words(early, "s1", 10_000_000)
 
 
+def test_a_time_outside_the_window_is_named_in_full(tmp_path: Path) -> None:
+    """The whole message of a word's and a pause's refused time: which entry, the word's
+    repr, the time and the window, each to the microsecond (T = 10 s)."""
+    words = _write(tmp_path / "words.json", {"chunks": [
+        {"text": "ok", "timestamp": [1.0, 2.0]}, {"text": " it's ", "timestamp": [10.5, 11]}]})
+    with pytest.raises(InputError) as caught:
+        load_words(words, "s1", 10_000_000)
+    assert str(caught.value) == (f"sample s1: {words}: chunks[1] (\"it's\") starts at "
+                                 "10.500000 s lies outside the input window [0, 10.000000] s")
+    pauses = _write(tmp_path / "pause.json", [{"timestamp": [1.0, 2.0]},
+                                              {"timestamp": [3.0, 10.25]}])
+    with pytest.raises(InputError) as caught:
+        load_pauses(pauses, "s1", 10_000_000)
+    assert str(caught.value) == (f"sample s1: {pauses}: pause 1 ends at 10.250000 s lies "
+                                 "outside the input window [0, 10.000000] s")
+
+
 def test_interruption_with_s_equal_to_r_and_at_the_window_edges(tmp_path: Path) -> None:
     # S = R is allowed (S <= R), both may sit exactly on 0 and T; R < S is refused
     same = _write(tmp_path / "same.json", [{"timestamp": [3.0, 3.0]}])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -61,6 +62,24 @@ systems:
 def calls(folder: Path) -> list[str]:
     log = folder / "calls.txt"
     return log.read_text().splitlines() if log.exists() else []
+
+
+MEASURED = ("wall_s", "rtf", "peak_memory_bytes")
+"""What a meta.json measures about the call rather than records of it."""
+
+
+def contents(run: Path) -> dict[str, bytes | dict[str, object]]:
+    """Every file of a run directory; a meta.json without what it measures (two runs of
+    the same jobs differ there and nowhere else)."""
+    found: dict[str, bytes | dict[str, object]] = {}
+    for path in sorted(p for p in run.rglob("*") if p.is_file()):
+        name = path.relative_to(run).as_posix()
+        if path.name == "meta.json":
+            meta = json.loads(path.read_text())
+            found[name] = {k: v for k, v in meta.items() if k not in MEASURED}
+        else:
+            found[name] = path.read_bytes()
+    return found
 
 
 def cli(*args: str | Path) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from run_fixtures import blocks_audio, calls, cli, write_manifest
+from run_fixtures import blocks_audio, calls, cli, contents, write_manifest
 
 from speecheval.transcripts import lineage
 from speecheval.transcripts.run import runner
@@ -201,6 +202,33 @@ def test_resume_runs_only_the_missing_jobs(folder: Path, monkeypatch: pytest.Mon
     assert len(ids) == len(set(ids)) == 1 + 4 + 4
     assert cli("run", "--resume", out) == 0  # nothing left: no call
     assert len(calls(folder)) == 4
+
+
+def test_resume_records_a_folder_left_without_its_record_at_its_place(folder: Path) -> None:
+    """A run killed between writing a raw folder and appending its record, made without
+    any timing: an unbroken run of jobs r1, r2, r3, copied and cut back. A run appends its
+    raw records in job order, so the killed one's lineage is a prefix (input, raw r1); r2's
+    folder stays (written, not recorded), r3's is gone (never written), nothing derived.
+    ``--resume`` calls r3 alone and must append r2's record before r3's (unfixed: r3's
+    first, as the resumed jobs were recorded before the folders already there)."""
+    manifest = write_manifest(folder, SAMPLE)
+    unbroken, killed = folder / "unbroken", folder / "killed"
+    assert cli("run", "--manifest", manifest, "--system", "fake", "--repeats", "3",
+               "--out", unbroken) == 0
+    shutil.copytree(unbroken, killed)
+    lines = (killed / "lineage.jsonl").read_bytes().splitlines(keepends=True)
+    raw = "raw:fake/production_complete_file/blocks/"
+    # 1 input + 3 raw + 3 transcript records; keep the input's and r1's
+    assert [json.loads(line)["id"] for line in lines[:4]] == [
+        "input:blocks", raw + "r1", raw + "r2", raw + "r3"] and len(lines) == 7
+    (killed / "lineage.jsonl").write_bytes(b"".join(lines[:2]))
+    shutil.rmtree(killed / "raw" / "fake" / "production_complete_file" / "blocks" / "r3")
+    shutil.rmtree(killed / "derived")
+    assert cli("run", "--resume", killed) == 0
+    # seeds 0, 1, 2 by the unbroken run, then seed 2 (r3) alone by the resume
+    assert calls(folder) == [f"blocks {seed} 1120000" for seed in (0, 1, 2, 2)]
+    assert (killed / "lineage.jsonl").read_bytes() == (unbroken / "lineage.jsonl").read_bytes()
+    assert contents(killed) == contents(unbroken)
 
 
 def test_resume_refuses_a_system_whose_identity_changed(

@@ -15,11 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
-from run_fixtures import blocks_audio, calls, cli, write_manifest
+from run_fixtures import blocks_audio, calls, cli, contents, write_manifest
 
 SAMPLES = "  - id: blocks\n    audio: blocks.wav\n  - id: bad-one\n    audio: blocks.wav\n"
-MEASURED = ("wall_s", "rtf", "peak_memory_bytes")
-"""What a meta.json measures about the call rather than records of it."""
 
 
 def _run(folder: Path, name: str, *options: str) -> Path:
@@ -31,19 +29,6 @@ def _run(folder: Path, name: str, *options: str) -> Path:
                "--track", "production_complete_file", "--track", "native_whole_context",
                "--track", "production_complete_file/chunked", "--out", out, *options) == 3
     return out
-
-
-def _contents(run: Path) -> dict[str, bytes | dict[str, object]]:
-    """Every file of a run directory; a meta.json without what it measures."""
-    found: dict[str, bytes | dict[str, object]] = {}
-    for path in sorted(p for p in run.rglob("*") if p.is_file()):
-        name = path.relative_to(run).as_posix()
-        if path.name == "meta.json":
-            meta = json.loads(path.read_text())
-            found[name] = {k: v for k, v in meta.items() if k not in MEASURED}
-        else:
-            found[name] = path.read_bytes()
-    return found
 
 
 @pytest.fixture
@@ -58,12 +43,12 @@ def test_two_jobs_write_what_one_writes(folder: Path) -> None:
     made = calls(folder)
     assert len(made) % 2 == 0 and sorted(made[:len(made) // 2]) == sorted(
         made[len(made) // 2:])
-    expected = _contents(one)
+    expected = contents(one)
     metas = [v for n, v in expected.items() if n.endswith("meta.json")]
     assert len(metas) == 12
     assert sorted(str(m["status"]) for m in metas if isinstance(m, dict)) == (
         ["failed"] * 4 + ["succeeded"] * 4 + ["unsupported"] * 4)
-    assert _contents(two) == expected
+    assert contents(two) == expected
     lineage = [json.loads(line)["id"] for line in
                (two / "lineage.jsonl").read_text().splitlines()]
     # the records follow the job order, never the order the calls finished in
@@ -81,13 +66,13 @@ def test_resume_with_jobs_finishes_what_is_missing(folder: Path) -> None:
     for meta in removed:
         shutil.rmtree(meta.parent)
     assert cli("run", "--resume", partial, "--jobs", "2") == 3
-    assert _contents(partial) == _contents(one)
+    assert contents(partial) == contents(one)
 
 
 def test_the_same_run_on_ray(ray_cluster: str, folder: Path) -> None:
     one = _run(folder, "one", "--jobs", "2")
     on_ray = _run(folder, "ray", "--executor", "ray")
-    assert _contents(on_ray) == _contents(one)
+    assert contents(on_ray) == contents(one)
 
 
 GATED_SYSTEM = '''
@@ -144,6 +129,6 @@ def test_resume_after_the_driver_is_killed_writes_what_an_unbroken_run_writes(
     assert 1 <= ran <= 5  # at least the held call, at most all but first/r1
     assert cli("run", "--manifest", manifest, "--system", "gated", "--repeats", "2",
                "--out", folder / "unbroken") == 0
-    resumed = _contents(killed)
+    resumed = contents(killed)
     assert len([n for n in resumed if n.endswith("meta.json")]) == 6
-    assert resumed == _contents(folder / "unbroken")
+    assert resumed == contents(folder / "unbroken")

@@ -241,6 +241,33 @@ def test_a_word_without_times_names_its_file_and_entry(
         f"an end time (entry 1): 'there'"]
 
 
+@pytest.mark.parametrize("side", ["reference", "run"])
+def test_a_transcript_mixing_speakers_and_none_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], side: str) -> None:
+    """A transcript (reference or run) whose entry 0 has a speaker and entry 1 none: exit 2,
+    one line naming the sample, the file and the entry, no output directory."""
+    (tmp_path / "whole.stm").write_text("ep 1 A 0.0 2.0 hello there\n", encoding="utf-8")
+    (tmp_path / "mixed.json").write_text(json.dumps([
+        {"session_id": "ep", "speaker": "A", "start_time": 0.0, "end_time": 1.0,
+         "words": "hello"},
+        {"session_id": "ep", "start_time": 1.0, "end_time": 2.0, "words": "there"}]),
+        encoding="utf-8")
+    reference, runs = ({"transcript": "mixed.json"}, {"transcript": "whole.stm"})
+    if side == "run":
+        reference, runs = runs, reference
+    manifest = write(tmp_path, {
+        "format": "speecheval.transcripts.manifest/1", "system": "s",
+        "scenarios": {"q": {"unit": "word"}},
+        "samples": [{"id": "ep", "scenario": "q", "duration_s": 4.0, "source": "a",
+                     "reference": reference, "runs": [runs]}]}, "m.json")
+    out = tmp_path / "out"
+    code, err = run(manifest, out, capsys)
+    assert_refused(code, err, out)
+    assert err.splitlines() == [
+        f"error: sample ep: {tmp_path / 'mixed.json'}: some segments have a speaker and "
+        "some do not (entry 1)"]
+
+
 def test_a_scoring_bug_is_not_reported_as_bad_input(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A ValueError inside timestamp scoring is a fault of speecheval, not of the input:

@@ -90,6 +90,30 @@ def test_cp_bad_input_exit_2_no_stdout(tmp_path: Path, capsys: pytest.CaptureFix
     assert str(ref) in err and message in err
 
 
+MIXED = json.dumps([
+    {"session_id": "ep", "speaker": "A", "start_time": 0, "end_time": 1, "words": "hello"},
+    {"session_id": "ep", "start_time": 1, "end_time": 2, "words": "there"}])
+"""SegLST whose entry 0 has a speaker and entry 1 (numbered from 0, as SegLST's) none."""
+
+
+@pytest.mark.parametrize("command", [["cp"], ["orc"], ["tcp", "--collar", "5"]])
+@pytest.mark.parametrize("side", ["ref", "hyp"])
+def test_a_file_mixing_speakers_and_none_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], side: str
+) -> None:
+    """cp, orc and tcp refuse a file where some segments have a speaker and some do not
+    (either side): exit 2, one line naming the file and the first segment without one,
+    nothing on stdout."""
+    mixed, whole = tmp_path / "mixed.json", tmp_path / "whole.stm"
+    mixed.write_text(MIXED, encoding="utf-8")
+    whole.write_text("ep 1 A 0 1 hello\nep 1 B 1 2 there\n", encoding="utf-8")
+    ref, hyp = (mixed, whole) if side == "ref" else (whole, mixed)
+    code, out, err = run(["transcripts", *command, "--ref", str(ref), "--hyp", str(hyp)],
+                         capsys)
+    assert (code, out) == (2, "")
+    assert err == f"error: {mixed}: some segments have a speaker and some do not (entry 1)\n"
+
+
 # Kaldi text files separate the id with a space or a tab (unfixed: with a tab the id ran
 # to the first space, "u1<TAB>the", so no hypothesis id matched a reference one)
 @pytest.mark.parametrize("sep", [" ", "\t"])

@@ -61,11 +61,15 @@ def _timestamp_pair(item: Any, path: Path, sample_id: str, where: str,
     return float(start), float(end)
 
 
-def _check_in_window(t_us: int, duration_us: int, what: str, path: Path,
-                     sample_id: str) -> None:
+def _check_in_window(t_us: int, duration_us: int, path: Path, sample_id: str, what: str,
+                     *details: object) -> None:
+    """Refuse a time outside ``[0, T]``. It is named by ``what``, a :meth:`str.format`
+    template filled with ``details`` only when the time is refused: called for every word
+    of every transcript, the check must not build a word's message (its repr) each time."""
     if not 0 <= t_us <= duration_us:
-        raise InputError(f"{what} {t_us / 1e6:.6f} s lies outside the input window "
-                         f"[0, {duration_us / 1e6:.6f}] s", path=path, sample_id=sample_id)
+        raise InputError(f"{what.format(*details)} {t_us / 1e6:.6f} s lies outside the input "
+                         f"window [0, {duration_us / 1e6:.6f}] s", path=path,
+                         sample_id=sample_id)
 
 
 TRANSCRIPT = "transcript output.json"
@@ -97,9 +101,8 @@ def words_from(data: Any, path: Path, sample_id: str, duration_us: int) -> tuple
         if text == "":
             continue
         start_us = to_us(start)
-        if not 0 <= start_us <= duration_us:  # its message (the word's repr) only then
-            _check_in_window(start_us, duration_us, f"{where} ({text!r}) starts at", path,
-                             sample_id)
+        _check_in_window(start_us, duration_us, path, sample_id, "{} ({!r}) starts at", where,
+                         text)
         end_us = start_us if end is None else to_us(end)
         if end_us < start_us:
             raise InputError(f"{where} ({text!r}) ends before it starts", path=path,
@@ -131,8 +134,8 @@ def pauses_from(data: Any, path: Path, sample_id: str, duration_us: int) -> Span
                                      allow_null_end=False)
         assert end is not None
         start_us, end_us = to_us(start), to_us(end)
-        _check_in_window(start_us, duration_us, f"pause {index} starts at", path, sample_id)
-        _check_in_window(end_us, duration_us, f"pause {index} ends at", path, sample_id)
+        _check_in_window(start_us, duration_us, path, sample_id, "pause {} starts at", index)
+        _check_in_window(end_us, duration_us, path, sample_id, "pause {} ends at", index)
         if end_us < start_us:
             raise InputError(f"pause {index} ends before it starts", path=path,
                              sample_id=sample_id)
@@ -157,7 +160,7 @@ def turn_end_from(data: Any, path: Path, sample_id: str, duration_us: int) -> in
     start, _ = _timestamp_pair(items[0], path, sample_id, "turn_taking[0]",
                                allow_null_end=True)
     turn_end_us = to_us(start)
-    _check_in_window(turn_end_us, duration_us, "E (turn_taking[0] start)", path, sample_id)
+    _check_in_window(turn_end_us, duration_us, path, sample_id, "E (turn_taking[0] start)")
     return turn_end_us
 
 
@@ -174,8 +177,8 @@ def interruption_from(data: Any, path: Path, sample_id: str, duration_us: int) -
                                  allow_null_end=False)
     assert end is not None
     onset_us, end_us = to_us(start), to_us(end)
-    _check_in_window(onset_us, duration_us, "S (interruption onset)", path, sample_id)
-    _check_in_window(end_us, duration_us, "R (interruption end)", path, sample_id)
+    _check_in_window(onset_us, duration_us, path, sample_id, "S (interruption onset)")
+    _check_in_window(end_us, duration_us, path, sample_id, "R (interruption end)")
     if end_us < onset_us:
         raise InputError("interruption ends (R) before it starts (S)", path=path,
                          sample_id=sample_id)

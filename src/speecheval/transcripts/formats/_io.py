@@ -18,19 +18,30 @@ def read_text(path: str | Path, what: str, *, utf16: bool = False) -> str:
 
     ``utf16``: a file that starts with a UTF-16 byte-order mark is read as UTF-16 (Praat
     writes TextGrids with non-ASCII labels that way, Windows editors SRT and STM files
-    saved as "Unicode"); without it such a file is refused as UTF-16. The file is opened
-    once: its first two bytes choose the decoder of the same open file."""
+    saved as "Unicode"); without it such a file is refused as UTF-16."""
+    return decode_text(read_bytes(path, what), path, what, utf16=utf16)
+
+
+def read_bytes(path: str | Path, what: str) -> bytes:
+    """The bytes of ``path``; a file that cannot be read is an InputError."""
     try:
         with open(path, "rb") as file:
-            is_utf16 = file.read(2) in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)
-            if is_utf16 and not utf16:
-                raise InputError(f"cannot read {what} file: it is UTF-16 (it starts with a "
-                                 f"UTF-16 byte-order mark); {what} files are read as UTF-8",
-                                 path=path)
-            file.seek(0)
-            return io.TextIOWrapper(file, encoding="utf-16" if is_utf16 else "utf-8-sig"
-                                    ).read()
-    except (OSError, UnicodeDecodeError) as exc:
+            return file.read()
+    except OSError as exc:
+        raise InputError(f"cannot read {what} file: {exc}", path=path) from exc
+
+
+def decode_text(data: bytes, path: str | Path, what: str, *, utf16: bool = False) -> str:
+    """:func:`read_text` on the bytes ``data`` already read from ``path`` (for a caller
+    that looked at them before knowing the format, so the file is read once)."""
+    is_utf16 = data[:2] in (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)
+    if is_utf16 and not utf16:
+        raise InputError(f"cannot read {what} file: it is UTF-16 (it starts with a UTF-16 "
+                         f"byte-order mark); {what} files are read as UTF-8", path=path)
+    try:
+        return io.TextIOWrapper(io.BytesIO(data),
+                                encoding="utf-16" if is_utf16 else "utf-8-sig").read()
+    except UnicodeDecodeError as exc:
         raise InputError(f"cannot read {what} file: {exc}", path=path) from exc
 
 

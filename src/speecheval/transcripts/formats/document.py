@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import ClassVar, Self
 
 from . import registry
-from ._io import read_text, write_new
+from ._io import decode_text, read_bytes, write_new
 from .segment import Segment
 
 
@@ -58,10 +58,16 @@ class SegmentDocument(ABC):
         object.__setattr__(self, "segments", tuple(segments))
 
     @classmethod
-    @abstractmethod
     def load(cls, path: str | Path, session_id: str | None = None) -> Self:
         """Read and parse a file (UTF-8, a BOM is dropped; see ``utf16``); see the
         subclasses for ``session_id``."""
+        return cls.from_bytes(read_bytes(path, cls.format_name), path, session_id)
+
+    @classmethod
+    @abstractmethod
+    def from_bytes(cls, data: bytes, path: str | Path, session_id: str | None = None) -> Self:
+        """Parse ``data``, the bytes of the file ``path``, as :meth:`load` does (the
+        registry calls it with the bytes it read to find the format)."""
 
     @abstractmethod
     def dumps(self) -> str:
@@ -81,10 +87,10 @@ class SessionTaggedDocument(SegmentDocument):
         """Parse text; errors name ``path`` and the line or entry."""
 
     @classmethod
-    def load(cls, path: str | Path, session_id: str | None = None) -> Self:
-        """Read and parse a file (UTF-8, a BOM is dropped; see ``utf16``); its lines name
-        their sessions, so ``session_id`` is not used."""
-        return cls.parse(read_text(path, cls.format_name, utf16=cls.utf16), path=path)
+    def from_bytes(cls, data: bytes, path: str | Path, session_id: str | None = None) -> Self:
+        """Parse a file's bytes; its lines name their sessions, so ``session_id`` is not
+        used."""
+        return cls.parse(decode_text(data, path, cls.format_name, utf16=cls.utf16), path=path)
 
 
 class SessionFileDocument(SegmentDocument):
@@ -96,8 +102,8 @@ class SessionFileDocument(SegmentDocument):
         """Parse text as session ``session_id``; errors name ``path`` and the line."""
 
     @classmethod
-    def load(cls, path: str | Path, session_id: str | None = None) -> Self:
-        """Read and parse a file (UTF-8, a BOM is dropped; see ``utf16``); the session id
-        defaults to the file name without suffix."""
-        return cls.parse(read_text(path, cls.format_name, utf16=cls.utf16),
+    def from_bytes(cls, data: bytes, path: str | Path, session_id: str | None = None) -> Self:
+        """Parse a file's bytes; the session id defaults to the file name without
+        suffix."""
+        return cls.parse(decode_text(data, path, cls.format_name, utf16=cls.utf16),
                          session_id or Path(path).stem, path=path)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...core.errors import InputError
-from ._io import read_text
+from ._io import decode_text, read_bytes
 
 if TYPE_CHECKING:
     from .document import SegmentDocument
@@ -59,20 +59,7 @@ def format_of(path: str | Path) -> type[SegmentDocument]:
     >>> format_of("talk.TextGrid").format_name, format_of("a.vtt").format_name
     ('TextGrid', 'WebVTT')
     """
-    _discover()
-    found = _BY_SUFFIX.get(Path(path).suffix.lower())
-    if found is not None:
-        return found
-    headed = sorted({cls for cls in _BY_SUFFIX.values() if cls.header is not None},
-                    key=lambda cls: cls.format_name)
-    if headed and Path(path).is_file():
-        text = read_text(path, "transcript", utf16=True).lstrip()  # its format decides
-        for cls in headed:
-            assert cls.header is not None
-            if text.startswith(cls.header):
-                return cls
-    raise InputError(f"unknown transcript format {Path(path).suffix.lower() or '(no suffix)'}"
-                     f"; expected a suffix among {', '.join(suffixes())}", path=path)
+    return _identify(path)[0]
 
 
 def load(path: str | Path, session_id: str | None = None) -> SegmentDocument:
@@ -82,4 +69,28 @@ def load(path: str | Path, session_id: str | None = None) -> SegmentDocument:
     TextGrid, raw output; default: the file name without suffix); formats whose lines
     name their session (STM, CTM, SegLST) keep their own.
     """
-    return format_of(path).load(path, session_id)
+    cls, data = _identify(path)
+    if data is None:
+        return cls.load(path, session_id)
+    return cls.from_bytes(data, path, session_id)
+
+
+def _identify(path: str | Path) -> tuple[type[SegmentDocument], bytes | None]:
+    """:func:`format_of`, with the file's bytes when its header had to be read to tell
+    (so that :func:`load` parses those instead of reading the file a second time)."""
+    _discover()
+    found = _BY_SUFFIX.get(Path(path).suffix.lower())
+    if found is not None:
+        return found, None
+    headed = sorted({cls for cls in _BY_SUFFIX.values() if cls.header is not None},
+                    key=lambda cls: cls.format_name)
+    if headed and Path(path).is_file():
+        data = read_bytes(path, "transcript")
+        # any BOM read here; the format found decides whether it accepts UTF-16
+        text = decode_text(data, path, "transcript", utf16=True).lstrip()
+        for cls in headed:
+            assert cls.header is not None
+            if text.startswith(cls.header):
+                return cls, data
+    raise InputError(f"unknown transcript format {Path(path).suffix.lower() or '(no suffix)'}"
+                     f"; expected a suffix among {', '.join(suffixes())}", path=path)

@@ -13,6 +13,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ...core.errors import InputError
 from ...core.timeline import Span
 
 
@@ -80,3 +81,33 @@ def first_untimed(segments: Iterable[Segment]) -> Segment | None:
 def is_timed(segments: Sequence[Segment] | None) -> bool:
     """Every segment has a start and an end (and there is at least one)."""
     return bool(segments) and first_untimed(segments or ()) is None
+
+
+def has_speakers(segments: Sequence[Segment]) -> bool:
+    """Every segment has a speaker (and there is at least one).
+
+    The format readers do not make a file's speakers all-or-none; a reader of segments to
+    score (``transcripts score``, ``cp``, ``orc``, ``tcp``) refuses a mixed file first with
+    :func:`speakers_all_or_none`, after which "every segment" and "some segment" agree.
+    """
+    return bool(segments) and all(s.speaker is not None for s in segments)
+
+
+def speakers_all_or_none(segments: Sequence[Segment], path: object,
+                         sample_id: str | None = None) -> bool:
+    """True when no segment lacks a speaker, False when every one does; a file where some
+    have one and some do not is an InputError naming ``path`` (and ``sample_id``) and the
+    first segment without one: such a file could be scored neither by speaker (some words
+    are nobody's) nor without (its labels would be dropped unseen).
+
+    >>> speakers_all_or_none([Segment("r", "A", None, None, "a"),
+    ...                       Segment("r", None, None, None, "b", line=2)], "x.stm")
+    Traceback (most recent call last):
+    ...
+    speecheval.core.errors.InputError: x.stm: some segments have a speaker and some do not (entry 2)
+    """
+    unlabelled = next((s for s in segments if s.speaker is None), None)
+    if unlabelled is not None and any(s.speaker is not None for s in segments):
+        raise InputError(f"some segments have a speaker and some do not{unlabelled.entry}",
+                         path=path, sample_id=sample_id)
+    return unlabelled is None

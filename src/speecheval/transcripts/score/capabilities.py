@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...core.errors import InputError
-from .inputs import has_speakers, load_transcript
+from ..formats.segment import has_speakers
+from .inputs import load_transcript
 from .manifest import Manifest, RunSpec, SampleSpec
 
 

@@ -15,22 +15,19 @@ from ...core.errors import InputError
 from ...core.timeline import Span
 from .. import formats
 from ..formats.rttm import RTTM, RttmTurn
-from ..formats.segment import Segment
+from ..formats.segment import Segment, speakers_all_or_none
 
 
 def load_transcript(path: Path, sample_id: str) -> tuple[Segment, ...]:
     """Segments of a transcript file in its format (:func:`..formats.load`), session set
-    to the sample."""
+    to the sample; a file of several sessions, or where some segments have a speaker and
+    some do not, is refused."""
     segments = formats.load(path, sample_id).segments
     sessions = sorted({s.session_id for s in segments})
     if len(sessions) > 1:
         raise InputError(f"file holds several sessions ({', '.join(sessions[:3])}); give one "
                          "file per sample", path=path, sample_id=sample_id)
-    speakers = [s.speaker is not None for s in segments]
-    if any(speakers) and not all(speakers):
-        raise InputError(f"some segments have a speaker and some do not"
-                         f"{segments[speakers.index(False)].entry}",
-                         path=path, sample_id=sample_id)
+    speakers_all_or_none(segments, path, sample_id)
     return tuple(dataclasses.replace(s, session_id=sample_id) for s in segments)
 
 
@@ -59,11 +56,6 @@ def segments_from_rttm(rttm: RTTM) -> tuple[Segment, ...]:
     """RTTM turns as word-less segments (for turn boundaries and timelines)."""
     return tuple(Segment(t.file_id, t.speaker, t.start, t.end, "", line=t.line)
                  for t in rttm.turns)
-
-
-def has_speakers(segments: Sequence[Segment]) -> bool:
-    """Segments carry speaker labels (readers guarantee all-or-none per file)."""
-    return bool(segments) and all(s.speaker is not None for s in segments)
 
 
 def flat_text(segments: Sequence[Segment]) -> str:

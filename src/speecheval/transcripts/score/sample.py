@@ -36,14 +36,13 @@ from ...core.timeline import Span
 from .. import formats
 from ..formats._io import read_text
 from ..formats.rttm import RTTM
-from ..formats.segment import Segment, is_timed
+from ..formats.segment import Segment, has_speakers, is_timed
 from ..text.align import edit_path, encode_pair
 from ..text.normalize import normalize
 from ..text.tokenize import Unit, tokens
 from .capabilities import SystemSupport
 from .inputs import (
     flat_text,
-    has_speakers,
     load_rttm,
     load_transcript,
     rttm_from_segments,

@@ -19,26 +19,16 @@ from ...core.errors import InputError
 from .. import formats
 from ..formats._io import read_text, split_lines
 from ..formats.document import SessionTaggedDocument
-from ..formats.segment import Segment, first_untimed
+from ..formats.segment import Segment, first_untimed, speakers_all_or_none
 from ..formats.uem import UEM
 from .counts import ErrorCounts
 from .cp import cp_error_rate, filter_by_uem
-from .orc import tokenized_segments
 from .rates import text_error_counts
 from .tokenize import UNITS, Unit
+from .tokenized import tokenized_segments
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 _RATE_NAMES = {"word": "wer", "char": "cer", "mixed": "mer"}
-
-
-def _speaker_check(segments: Sequence[Segment], path: Path, side: str) -> bool:
-    """True when every segment has a speaker, False when none has; mixed is an error."""
-    missing = [seg for seg in segments if seg.speaker is None]
-    if missing and len(missing) < len(segments):
-        raise InputError(f"some {side} segments have a speaker and some do not"
-                         f"{missing[0].entry}",
-                         path=path)
-    return not missing
 
 
 def load_sessions(path: Path) -> tuple[Segment, ...]:
@@ -80,10 +70,10 @@ def cp(ref_path: Path, hyp_path: Path, unit: Unit, uem_path: Path | None, no_nor
     """cpWER / cpCER of HYP against REF: per-speaker text, optimal speaker assignment."""
     ref, hyp = load_sessions(ref_path), load_sessions(hyp_path)
     rate_key = "cpwer" if unit == "word" else "cpcer"
-    if not _speaker_check(ref, ref_path, "reference"):
+    if not speakers_all_or_none(ref, ref_path):
         raise InputError("the reference has no speaker labels; cp scoring needs them",
                          path=ref_path)
-    if not _speaker_check(hyp, hyp_path, "hypothesis"):
+    if not speakers_all_or_none(hyp, hyp_path):
         payload: dict[str, Any] = {"status": "unsupported", rate_key: None,
                                    "reason": "hypothesis has no speaker attribution"}
         click.echo(dumps(payload) if as_json else
@@ -120,10 +110,10 @@ def _multi_speaker_input(ref_path: Path, hyp_path: Path, uem_path: Path | None,
     UEM applied as in ``cp``; words normalised unless ``no_normalize`` (then meeteval's
     whitespace words)."""
     ref, hyp = load_sessions(ref_path), load_sessions(hyp_path)
-    if hyp and not _speaker_check(hyp, hyp_path, "hypothesis"):
+    if hyp and not speakers_all_or_none(hyp, hyp_path):
         raise InputError("the hypothesis has no speaker labels; its speakers are the streams "
                          "ORC-WER and tcpWER need", path=hyp_path)
-    _speaker_check(ref, ref_path, "reference")
+    speakers_all_or_none(ref, ref_path)  # mixed refused; none: ORC ignores them, tcp refuses
     if uem_path is not None:
         ref, hyp = _within_uem(ref, hyp, uem_path)
     if no_normalize:
@@ -183,7 +173,7 @@ def tcp(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
     from .tcp import tcp_error_rate
 
     ref, hyp = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize)
-    if ref and not _speaker_check(ref, ref_path, "reference"):
+    if ref and not speakers_all_or_none(ref, ref_path):
         raise InputError("the reference has no speaker labels; tcpWER pairs speakers",
                          path=ref_path)
     for segments, path in ((ref, ref_path), (hyp, hyp_path)):

@@ -25,7 +25,7 @@ reason).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,19 +34,10 @@ from ..formats.segment import Segment
 from .align import Vocabulary, distance
 from .counts import ErrorCounts
 from .kaldi_split import kaldi_counts
-from .normalize import normalize
-from .tokenize import Unit, tokens
 
 # Above this many table cells (utterances + 1 times the product of stream lengths + 1)
 # the exact solver is refused rather than left to fill the memory.
 MAX_CELLS = 40_000_000
-
-
-def tokenized_segments(segments: Sequence[Segment], unit: Unit) -> list[Segment]:
-    """Each segment with its text replaced by its normalised tokens in ``unit``, joined
-    by spaces (so a whitespace split gives exactly the tokens cpWER counts): the input
-    ORC-WER and tcpWER take, from ``transcripts orc``/``tcp`` and ``transcripts score``."""
-    return [replace(s, words=" ".join(tokens(normalize(s.words), unit))) for s in segments]
 
 
 @dataclass(frozen=True)

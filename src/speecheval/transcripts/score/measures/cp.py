@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ...formats.segment import has_speakers
 from ...text.cp import CpResult, cp_error_rate
-from ..inputs import has_speakers
 from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, sample_values
 from .text import RATE_NAMES

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...formats.segment import is_timed
+from ...formats.segment import has_speakers, is_timed
 from ...text.cp import CpResult
-from ...text.orc import OrcResult, orc_error_rate, tokenized_segments
+from ...text.orc import OrcResult, orc_error_rate
 from ...text.tcp import tcp_error_rate
 from ...text.tokenize import Unit
-from ..inputs import has_speakers
+from ...text.tokenized import tokenized_segments
 from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView
 from ..options import MeasureOptions
