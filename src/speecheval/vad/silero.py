@@ -21,6 +21,7 @@ fraction of a window step; here it ends at the file's duration and is marked
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -177,6 +178,32 @@ class SileroVad:
         """
         prepared = model_input(audio, path)
         probs = self._onnx.probabilities(prepared.samples, prepared.rate)
+        return self._spans(probs, prepared, audio)
+
+    def segments_many(self, audios: Sequence[Audio],
+                      paths: Sequence[str | Path | None] | None = None) -> list[list[Span]]:
+        """:meth:`segments` of each of ``audios``, the same spans, with the LSTM of the
+        files the model sees at 16 kHz run together as one batch
+        (``SileroOnnx.batched_probabilities_many``: 8 to 14 % less CPU in groups of four
+        30 s files; docs/vad.md). 8 kHz audio goes the streaming way, file by file.
+
+        ``paths`` (optional, one per audio) name the files in errors: every file is
+        checked before any is scored, and the first unusable one raises what
+        :meth:`segments` raises for it.
+        """
+        if paths is not None and len(paths) != len(audios):
+            raise ValueError(f"segments_many got {len(audios)} audios but {len(paths)} paths")
+        named = [None] * len(audios) if paths is None else paths
+        prepared = [model_input(audio, path) for audio, path in zip(audios, named, strict=True)]
+        at_16k = [index for index, item in enumerate(prepared) if item.rate == MODEL_RATE]
+        probs: dict[int, Probabilities] = dict(zip(at_16k, self._onnx.batched_probabilities_many(
+            [prepared[index].samples for index in at_16k]), strict=True))
+        return [self._spans(probs[index] if index in probs
+                            else self._onnx.probabilities(item.samples, item.rate), item, audio)
+                for index, (item, audio) in enumerate(zip(prepared, audios, strict=True))]
+
+    def _spans(self, probs: Probabilities, prepared: ModelInput, audio: Audio) -> list[Span]:
+        """The speech segments of a file's probabilities, on the file's timeline."""
         found = speech_segments(probs, self.settings.rule(prepared.rate),
                                 prepared.samples.size)
         return [self._to_span(start, end, prepared, audio) for start, end in found]

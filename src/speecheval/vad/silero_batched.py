@@ -312,10 +312,53 @@ def batched_model(sequence_model: bytes) -> bytes:
     :func:`signal_folded` or :func:`folded_frames`), ``h`` and ``c`` (1, 1, 128).
     Outputs: ``speech_probs`` (one per window), ``hn``, ``cn``.
 
+    It is :func:`encoder_nodes`, then the windows' features as a sequence of batch 1 for
+    :func:`decoder_nodes`: the nodes of :func:`encoder_model` and
+    :func:`grouped_decoder_model`, which run it in two parts over several files.
+    """
+    file_weights = read_weights(sequence_model)
+    weights = encoder_weights(file_weights) | decoder_weights(file_weights)
+    nodes = [*encoder_nodes(),
+             wire.node("Reshape", ["enc3", "sequence"], ["lstm_in"]),
+             *decoder_nodes("lstm_in"),
+             wire.node("Reshape", ["probs", "flat"], ["speech_probs"])]
+    return wire.model("silero_batched_16k", nodes,
+                      [*_initializers(weights), *encoder_shapes(),
+                       _ints("sequence", -1, 1, HIDDEN), *decoder_shapes(), _ints("flat", -1)],
+                      ["sums", "differences", "h", "c"], ["speech_probs", "hn", "cn"])
+
+
+def encoder_model(sequence_model: bytes) -> bytes:
+    """Everything before the LSTM (:func:`encoder_nodes`), as ONNX bytes: inputs ``sums``
+    and ``differences``, output ``enc3``, the (windows, 128) features the LSTM reads."""
+    return wire.model("silero_encoder_16k", encoder_nodes(),
+                      [*_initializers(encoder_weights(read_weights(sequence_model))),
+                       *encoder_shapes()],
+                      ["sums", "differences"], ["enc3"])
+
+
+def grouped_decoder_model(sequence_model: bytes) -> bytes:
+    """The LSTM and output layer (:func:`decoder_nodes`) over several files at once, as
+    ONNX bytes: input ``features`` (windows, files, 128), each file's :func:`encoder_model`
+    rows in its own batch column, and ``h`` and ``c`` (1, files, 128); output ``probs``
+    (windows * files, 1), window after window, file after file within a window.
+
+    Each step's recurrent product then has a row per file (a small matrix product
+    instead of a vector product per file); a row's sums are the same as alone, so each
+    file's probabilities are bit for bit those of :func:`batched_model` (tested).
+    """
+    return wire.model("silero_grouped_decoder_16k", decoder_nodes("features"),
+                      [*_initializers(decoder_weights(read_weights(sequence_model))),
+                       *decoder_shapes()],
+                      ["features", "h", "c"], ["probs"])
+
+
+def encoder_weights(w: dict[str, NDArray[np.float32]]) -> dict[str, NDArray[np.float32]]:
+    """The STFT and convolution matrices :func:`encoder_nodes` multiplies by.
+
     The first convolution runs per output frame (:func:`enc0_per_frame`); its outputs
     come frame after frame, so the second one's rows are put in that order.
     """
-    w = read_weights(sequence_model)
     real, imag = folded_basis(w["stft.forward_basis_buffer"][:, 0, :])
     weights = {"basis_real": real, "basis_imag": imag}
     weights |= enc0_per_frame(w["encoder.0.weight"])
@@ -328,18 +371,37 @@ def batched_model(sequence_model: bytes) -> bytes:
                                     if index == 1 else matrix)
         frames = (frames - 1) // stride[index] + 1
         weights[f"enc{index}_b"] = np.repeat(w[f"encoder.{index}.bias"], frames)
-    weights |= {"out_w": w["output.weight"][:, :, 0].T, "out_b": w["output.bias"],
-                "lstm_w": w["onnx::LSTM_209"], "lstm_r": w["onnx::LSTM_210"],
-                "lstm_b": w["onnx::LSTM_211"]}
-    initializers = [wire.tensor(name, np.ascontiguousarray(value))
-                    for name, value in weights.items()]
-    initializers += [_ints("by_window", -1, FRAMES * BINS), _ints("columns", 1),
-                     *(_ints(f"enc0_{edge}{t}", (at * BINS))
-                       for t, span in enumerate(ENC0_INPUTS)
-                       for edge, at in zip(("from", "to"), span, strict=True)),
-                     _ints("sequence", -1, 1, HIDDEN),
-                     _ints("hidden", -1, HIDDEN), _ints("flat", -1)]
-    nodes = [
+    return weights
+
+
+def decoder_weights(w: dict[str, NDArray[np.float32]]) -> dict[str, NDArray[np.float32]]:
+    """The LSTM's and the output layer's weights, as the file holds them."""
+    return {"out_w": w["output.weight"][:, :, 0].T, "out_b": w["output.bias"],
+            "lstm_w": w["onnx::LSTM_209"], "lstm_r": w["onnx::LSTM_210"],
+            "lstm_b": w["onnx::LSTM_211"]}
+
+
+def _initializers(weights: dict[str, NDArray[np.float32]]) -> list[bytes]:
+    return [wire.tensor(name, np.ascontiguousarray(value)) for name, value in weights.items()]
+
+
+def encoder_shapes() -> list[bytes]:
+    """The shape and slice constants of :func:`encoder_nodes`."""
+    return [_ints("by_window", -1, FRAMES * BINS), _ints("columns", 1),
+            *(_ints(f"enc0_{edge}{t}", (at * BINS))
+              for t, span in enumerate(ENC0_INPUTS)
+              for edge, at in zip(("from", "to"), span, strict=True))]
+
+
+def decoder_shapes() -> list[bytes]:
+    """The shape constant of :func:`decoder_nodes`."""
+    return [_ints("hidden", -1, HIDDEN)]
+
+
+def encoder_nodes() -> list[bytes]:
+    """From ``sums`` and ``differences`` to ``enc3``: the folded STFT's magnitude, then
+    the four convolutions, one row of features per window."""
+    return [
         wire.node("MatMul", ["sums", "basis_real"], ["real"]),
         wire.node("MatMul", ["differences", "basis_imag"], ["imag"]),
         wire.node("Mul", ["real", "real"], ["real2"]),
@@ -356,18 +418,21 @@ def batched_model(sequence_model: bytes) -> bytes:
         wire.node("Relu", ["enc0_biased"], ["enc0"]),
         *_dense("enc0", "enc1"),
         *_dense("enc1", "enc2"), *_dense("enc2", "enc3"),
-        wire.node("Reshape", ["enc3", "sequence"], ["lstm_in"]),
-        wire.node("LSTM", ["lstm_in", "lstm_w", "lstm_r", "lstm_b", "", "h", "c"],
+    ]
+
+
+def decoder_nodes(source: str) -> list[bytes]:
+    """From the LSTM's input sequence ``source`` (windows, batch, 128) and state ``h``,
+    ``c`` to ``probs`` (windows * batch, 1), and the last state ``hn``, ``cn``."""
+    return [
+        wire.node("LSTM", [source, "lstm_w", "lstm_r", "lstm_b", "", "h", "c"],
                   ["lstm_out", "hn", "cn"], hidden_size=HIDDEN),
         wire.node("Reshape", ["lstm_out", "hidden"], ["lstm_flat"]),
         wire.node("Relu", ["lstm_flat"], ["decoder_in"]),
         wire.node("MatMul", ["decoder_in", "out_w"], ["logit_product"]),
         wire.node("Add", ["logit_product", "out_b"], ["logit"]),
         wire.node("Sigmoid", ["logit"], ["probs"]),
-        wire.node("Reshape", ["probs", "flat"], ["speech_probs"]),
     ]
-    return wire.model("silero_batched_16k", nodes, initializers, ["sums", "differences", "h", "c"],
-                      ["speech_probs", "hn", "cn"])
 
 
 def read_weights(sequence_model: bytes) -> dict[str, NDArray[np.float32]]:
@@ -379,7 +444,19 @@ def read_weights(sequence_model: bytes) -> dict[str, NDArray[np.float32]]:
 
 def batched_session(sequence_path: Path, options: ort.SessionOptions) -> ort.InferenceSession:
     """An onnxruntime session of the batched graph built from ``sequence_path``."""
+    return _session(batched_model(sequence_path.read_bytes()), options)
+
+
+def grouped_sessions(sequence_path: Path, options: ort.SessionOptions
+                     ) -> tuple[ort.InferenceSession, ort.InferenceSession]:
+    """Sessions of :func:`encoder_model` and :func:`grouped_decoder_model` built from
+    ``sequence_path``."""
+    sequence_model = sequence_path.read_bytes()
+    return (_session(encoder_model(sequence_model), options),
+            _session(grouped_decoder_model(sequence_model), options))
+
+
+def _session(model: bytes, options: ort.SessionOptions) -> ort.InferenceSession:
     import onnxruntime as ort
 
-    return ort.InferenceSession(batched_model(sequence_path.read_bytes()),
-                                sess_options=options, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])

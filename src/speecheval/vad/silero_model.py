@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -42,6 +42,7 @@ from .silero_batched import (
     batched_session,
     fold_workspace,
     folded_frames,
+    grouped_sessions,
     padded_signal,
     padded_size,
     signal_folded,
@@ -248,6 +249,62 @@ class SileroOnnx:
             out[first: first + count], state = self._batched_folded(
                 signal_folded(padded, first, count, self._fold_workspace), state)
         return out
+
+    def batched_probabilities_many(self, files: Sequence[NDArray[np.float32]]
+                                   ) -> list[Probabilities]:
+        """:meth:`batched_probabilities` of each of ``files`` (16 kHz samples), bit for bit,
+        with the LSTM steps of all files of at most ``BATCHED_BLOCK_WINDOWS`` windows run
+        together: each file's features (:meth:`_features`) become one batch column of a
+        single LSTM (:meth:`_grouped_decoder`), so each step's recurrent product is one
+        small matrix product instead of one vector product per file. A longer file goes
+        the block-by-block way alone (its state carried from block to block).
+
+        The whole list is one group and runs as many LSTM steps as its longest file has
+        windows: the caller picks the group's size (and groups files of like length).
+        """
+        short = [index for index, samples in enumerate(files)
+                 if window_count(samples.size, 16_000) <= BATCHED_BLOCK_WINDOWS]
+        grouped = iter(self._grouped_decoder([self._features(files[index])
+                                              for index in short]))
+        chosen = set(short)
+        return [next(grouped) if index in chosen else self.batched_probabilities(samples)
+                for index, samples in enumerate(files)]
+
+    def _features(self, samples: NDArray[np.float32]) -> NDArray[np.float32]:
+        """The LSTM's input rows (windows, 128) of a file of at most one block: the
+        encoder graph on the folded frames of the padded file, memory reused as in
+        :meth:`batched_probabilities`."""
+        count = window_count(samples.size, 16_000)
+        if count == 0:
+            return np.zeros((0, STATE_WIDTH), dtype=np.float32)
+        padded = padded_signal(samples, self._padded_memory(samples.size))
+        sums, differences = signal_folded(padded, 0, count, self._fold_workspace)
+        features = self._grouped[0].run(["enc3"], {"sums": sums, "differences": differences})
+        return np.asarray(features[0], dtype=np.float32)
+
+    def _grouped_decoder(self, features: list[NDArray[np.float32]]) -> list[Probabilities]:
+        """Each file's probabilities from its features, the LSTM run once over all of
+        them, file ``i`` in batch column ``i`` from a zero state. A shorter file's column
+        is zero-padded to the longest file's windows; the steps past its end do not touch
+        its rows and their outputs are dropped."""
+        steps = max((rows.shape[0] for rows in features), default=0)
+        if steps == 0:
+            return [np.empty(0, dtype=np.float32) for _ in features]
+        columns = np.empty((steps, len(features), STATE_WIDTH), dtype=np.float32)
+        for column, rows in enumerate(features):
+            columns[: rows.shape[0], column] = rows
+            columns[rows.shape[0]:, column] = 0
+        state = np.zeros((1, len(features), STATE_WIDTH), dtype=np.float32)
+        probs = self._grouped[1].run(["probs"], {"features": columns, "h": state, "c": state})
+        by_step = np.asarray(probs[0], dtype=np.float32).reshape(steps, len(features))
+        return [by_step[: rows.shape[0], column].copy()
+                for column, rows in enumerate(features)]
+
+    @cached_property
+    def _grouped(self) -> tuple[ort.InferenceSession, ort.InferenceSession]:
+        """The encoder's and the grouped decoder's sessions (``grouped_sessions``), made on
+        first use: only :meth:`batched_probabilities_many` needs them."""
+        return grouped_sessions(self.files.sequence, _options())
 
     def streaming_probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
         """Probabilities from the streaming model, one call per window, as Silero runs it."""

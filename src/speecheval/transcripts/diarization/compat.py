@@ -98,12 +98,12 @@ def file_view(compat: Compat, file_id: str, ref_turns: Spans, hyp_turns: Spans,
         lambda: _md_eval_regions(ref, md_uem, collar_us),
         lambda: _input_differences(given_ref, given_hyp, as_spans(uem_us), collar_us),
         turns=turns)
+    uem_set = sets.normalized(md_uem)
     differences = of_the_input + Differences(
         md_eval_overlap_defect=md_eval.defect,
         tie_order=md_eval.tie_order,
-        unscored_files=_unscored(ref, hyp, as_spans(md_uem)),
+        unscored_files=_unscored(ref, hyp, uem_set),
     )
-    uem_set = sets.normalized(md_uem)
     if compat == "speecheval":
         scored_set, single_set = _collared(uem_set, ref, md_eval, collar_us), None
     else:
@@ -186,19 +186,20 @@ def _defect(single: Intervals, correct: Intervals) -> Occurrence:
     return Occurrence(len(wrong), sets.length(wrong))
 
 
-def _unscored(ref: SpeakerTurns, hyp: SpeakerTurns, uem: Spans) -> Occurrence:
-    """A file md-eval skips (no reference record), with the system speaker time in it."""
+def _unscored(ref: SpeakerTurns, hyp: SpeakerTurns, uem_set: Intervals) -> Occurrence:
+    """A file md-eval skips (no reference record), with the system speaker time in it
+    (``uem_set`` normalised: the set the sweep weighs, not normalised again here)."""
     if ref.raw_starts.size or hyp.starts.size == 0:
         return Occurrence()
     # a speaker's merged turns are disjoint: its time inside the UEM is their overlap with it
-    inside = _covered_before(uem, hyp.ends) - _covered_before(uem, hyp.starts)
-    return Occurrence(1, int(inside.sum()))
+    return Occurrence(1, int(_time_inside(uem_set, hyp.starts, hyp.ends).sum()))
 
 
-def _covered_before(spans: Spans, times: NDArray[np.int64]) -> NDArray[np.int64]:
-    """For each time, how much of ``spans`` (as a set of instants) lies before it."""
-    return sets.covered_before(sets.normalized(np.stack([spans.starts, spans.ends], axis=1)),
-                               times)
+def _time_inside(uem_set: Intervals, starts: NDArray[np.int64],
+                 ends: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Each turn's time inside the normalised set: the part of the set before its end
+    minus the part before its start (one search per edge, no interval arithmetic)."""
+    return sets.covered_before(uem_set, ends) - sets.covered_before(uem_set, starts)
 
 
 def self_overlap(turns: SpeakerTurns) -> Occurrence:
@@ -236,7 +237,7 @@ def cut_at_uem(turns: SpeakerTurns, uem: Spans) -> Occurrence:
     count, outside_us = 0, 0
     for at in range(0, turns.raw_starts.size, _CHUNK):
         starts, ends = turns.raw_starts[at:at + _CHUNK], turns.raw_ends[at:at + _CHUNK]
-        inside = sets.covered_before(uem_set, ends) - sets.covered_before(uem_set, starts)
+        inside = _time_inside(uem_set, starts, ends)
         outside = (ends - starts) - inside
         cut = (inside > 0) & (outside > 0)
         count += int(np.count_nonzero(cut))

@@ -83,6 +83,8 @@ def region_totals_in_pieces(ref: Spans, hyp: Spans, regions: Regions, *,
                                   windows))
         finally:  # the pieces not started yet when one fails (or on Ctrl-C)
             pool.shutdown(cancel_futures=True)
+    # started from the first part: 0 + Totals works (FieldwiseSum), but a plain sum() types
+    # as Totals | Literal[0], and no zero Totals exists (its arrays are sized by speaker)
     return sum(parts[1:], parts[0])
 
 
