@@ -219,9 +219,10 @@ def test_fdb15_asr_refuses_parakeet_on_ray(tmp_path: Path,
 
 def test_small_items_go_in_chunks_with_results_and_retries_per_item() -> None:
     """``small_items`` sends 64 items to 2 workers in chunks of 64 // (16 * 2) = 2 items
-    (single items once fewer than 16 are left, ``chunk_sizes``): results stay in item order with errors per item, and a worker killed on item 2
-    charges item 2 alone; its chunk neighbour (item 3, never begun) and whatever else the
-    dead worker held are simply run again and succeed."""
+    (single items once fewer than 16 are left, ``chunk_sizes``): results stay in item
+    order with errors per item, and a worker killed on item 2 charges item 2 alone; its
+    chunk neighbour (item 3, never begun) and whatever else the dead worker held are
+    simply run again and succeed."""
     chunked = LocalExecutor(2, small_items=True)
     results = chunked.map(items.fail_on_three, list(range(64)))
     assert [r.value for r in results] == [None if x == 3 else x for x in range(64)]

@@ -69,8 +69,8 @@ def test_the_first_bad_file_in_job_order_is_reported(jobs: list[SpeechJob]) -> N
 
 def test_audio_the_detector_refuses_is_named_within_a_group(jobs: list[SpeechJob]) -> None:
     """Decoding refuses non-finite samples before the detector sees them; should the
-    detector refuse a file of a group anyway, the files are run again one by one and the
-    first it refuses is named (here the second of three)."""
+    detector refuse a file of a group anyway, the first it refuses is named by its sample
+    (here the second of three)."""
     good = Audio(speech("a"), RATE)
     bad = Audio(np.array([0.0, np.nan] * 300, dtype=np.float32), RATE)
     with pytest.raises(InputError, match="non-finite") as info:

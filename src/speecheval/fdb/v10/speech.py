@@ -233,17 +233,14 @@ def _segment_group(work: Sequence[tuple[SpeechJob, Lookup | None]]) -> list[Segm
 
 
 def _detect(jobs: Sequence[SpeechJob], audios: Sequence[Audio]) -> list[CachedSegments]:
-    """The detector's segments of the decoded files of ``jobs``, run together; a file it
-    refuses is named (the first in job order: the files are run again one by one)."""
+    """The detector's segments of the decoded files of ``jobs``, run together; the first
+    file it refuses is named by its sample."""
     try:
-        found = _vad().segments_many(audios)
+        found = _vad().segments_many(audios, [job.path for job in jobs])
     except InputError as exc:
-        if len(jobs) == 1:
-            raise InputError(exc.problem, path=jobs[0].path, sample_id=jobs[0].sample_id
-                             ) from exc
-        for job, audio in zip(jobs, audios, strict=True):
-            _detect([job], [audio])  # the first file refused alone is named
-        raise
+        refused = next(job for job in jobs if os.fspath(job.path) == exc.path)
+        raise InputError(exc.problem, path=refused.path, sample_id=refused.sample_id
+                         ) from exc
     return [CachedSegments(audio.rate, audio.n_samples, tuple(spans))
             for audio, spans in zip(audios, found, strict=True)]
 
