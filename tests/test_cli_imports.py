@@ -90,3 +90,23 @@ def test_a_target_that_is_not_a_command_is_refused() -> None:
     group = LazyGroup("g", lazy={"x": Lazy("speecheval.cli:main")})
     with pytest.raises(TypeError, match=r"speecheval\.cli:main is not a click command"):
         group.get_command(click.Context(group), "x")
+
+
+def test_the_program_exits_with_the_commands_code_its_objects_frozen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``speecheval`` (``cli.run``) exits with :func:`cli.main`'s code (here 2: no such
+    tree) after freezing what the command left, so that the last collection at exit
+    skips it; the installed program is this function."""
+    import gc
+    from importlib.metadata import entry_points
+
+    monkeypatch.setattr(sys, "argv", ["speecheval", "fdb10", "unified-score", "--tree",
+                                      str(tmp_path / "none")])
+    try:
+        with pytest.raises(SystemExit) as ended:
+            cli.run()
+        assert ended.value.code == 2
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert entry_points(group="console_scripts")["speecheval"].value == "speecheval.cli:run"

@@ -8,7 +8,9 @@ was tried (exit 4). A traceback means a bug in speecheval.
 
 from __future__ import annotations
 
+import gc
 import sys
+from typing import NoReturn
 
 import click
 
@@ -62,5 +64,18 @@ def main(argv: list[str] | None = None) -> int:
     return result if isinstance(result, int) else 0
 
 
+def run() -> NoReturn:
+    """The ``speecheval`` program: :func:`main`, then exit with its code.
+
+    What the command leaves is frozen first (``gc.freeze``), so that the interpreter's
+    last garbage collection, at exit, does not walk it: some 17 ms of a 0.4 s warm
+    ``fdb10 unified-score``. Finalizers and ``atexit`` still run, and the process's
+    memory goes back to the system as it ends. Only the program does this: a caller of
+    :func:`main` (the tests) keeps its collector as it was."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -15,6 +15,7 @@ from speecheval.core.executor import (
     LocalExecutor,
     RayExecutor,
     WorkerDied,
+    chunk_sizes,
     make_executor,
 )
 
@@ -217,10 +218,11 @@ def test_fdb15_asr_refuses_parakeet_on_ray(tmp_path: Path,
 
 
 def test_small_items_go_in_chunks_with_results_and_retries_per_item() -> None:
-    """``small_items`` sends 64 items to 2 workers in chunks of 64 // (16 * 2) = 2 items:
-    results stay in item order with errors per item, and a worker killed on item 2
-    charges item 2 alone; its chunk neighbour (item 3, never begun) and whatever else the
-    dead worker held are simply run again and succeed."""
+    """``small_items`` sends 64 items to 2 workers in chunks of 64 // (16 * 2) = 2 items
+    (single items once fewer than 16 are left, ``chunk_sizes``): results stay in item
+    order with errors per item, and a worker killed on item 2 charges item 2 alone; its
+    chunk neighbour (item 3, never begun) and whatever else the dead worker held are
+    simply run again and succeed."""
     chunked = LocalExecutor(2, small_items=True)
     results = chunked.map(items.fail_on_three, list(range(64)))
     assert [r.value for r in results] == [None if x == 3 else x for x in range(64)]
@@ -230,3 +232,20 @@ def test_small_items_go_in_chunks_with_results_and_retries_per_item() -> None:
     assert [r.value for r in died] == [None if x == 2 else x * 10 for x in range(64)]
     assert str(died[2].error) == ("the worker process died while running this item "
                                   "(killed by SIGKILL; 2 attempts)")
+
+
+def test_chunks_cover_every_item_once_and_shrink_to_single_items() -> None:
+    """Chunk sizes add up to the item count, never grow, never exceed ``n // (16 *
+    jobs)`` (at least 1), and a chunk never holds more than a quarter of what each worker
+    has left (so the last ``4 * jobs`` items go one by one)."""
+    for jobs in (1, 2, 3, 8):
+        for n in range(0, 700, 7):
+            sizes = chunk_sizes(n, jobs)
+            assert sum(sizes) == n
+            assert sizes == sorted(sizes, reverse=True)
+            assert all(1 <= size <= max(1, n // (16 * jobs)) for size in sizes)
+            left = n
+            for size in sizes:
+                assert size == 1 or size <= left // (4 * jobs)
+                left -= size
+            assert sizes[-min(n, 4 * jobs):] == [1] * min(n, 4 * jobs)

@@ -10,12 +10,13 @@ import concurrent.futures
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from speecheval.core.audio import read_mono
+from speecheval.core.audio import Audio, read_mono
 from speecheval.core.errors import InputError
 from speecheval.core.timeline import Span
 from speecheval.fdb.v10.scoring import UnifiedResult, score_tree
@@ -49,15 +50,17 @@ def tree(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def model_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts calls of the Silero model over whole files in this process."""
+    """Counts the files the Silero model segments in this process (one entry a file;
+    the scorer hands them to ``segments_many`` a few at a time)."""
     calls: list[int] = []
-    original = SileroVad.segments
+    original = SileroVad.segments_many
 
-    def counted(self: SileroVad, *args: object, **kwargs: object) -> list[Span]:
-        calls.append(1)
-        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+    def counted(self: SileroVad, audios: Sequence[Audio], *args: object,
+                **kwargs: object) -> list[list[Span]]:
+        calls.extend(1 for _ in audios)
+        return original(self, audios, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(SileroVad, "segments", counted)
+    monkeypatch.setattr(SileroVad, "segments_many", counted)
     return calls
 
 

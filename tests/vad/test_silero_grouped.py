@@ -144,3 +144,17 @@ def test_a_bad_file_raises_what_segments_raises_naming_its_path() -> None:
 def test_paths_must_match_the_audios() -> None:
     with pytest.raises(ValueError, match="2 audios but 1 paths"):
         vad().segments_many([Audio(silence(10), RATE)] * 2, paths=["one.wav"])
+
+
+def test_sessions_are_made_when_first_needed() -> None:
+    """A VAD worker that only segments groups makes the encoder's and the grouped
+    decoder's sessions, not the single batched graph's (some 45 ms each); a live stream
+    makes that one up front, so that its first window does not wait for it."""
+    from speecheval.vad import silero_stream
+
+    fresh = silero_model.SileroOnnx(silero_model.locate_model_files())
+    fresh.batched_probabilities_many([speech("a"), speech("b")])
+    assert "_grouped" in vars(fresh) and "_batched" not in vars(fresh)
+    silero_stream._shared_model.cache_clear()
+    silero_stream.SileroStream(RATE)
+    assert "_batched" in vars(silero_stream._shared_model())

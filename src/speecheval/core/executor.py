@@ -221,8 +221,8 @@ class LocalExecutor(Executor):
 
     ``small_items``: the items are short (Silero on one file, some 20 ms), so the round
     trip to a worker per item would show; they are sent in chunks instead, about 16 per
-    worker (the last chunk decides when the slower worker ends: small ones keep that
-    short). Results, progress and retries stay per item.
+    worker, the last ones smaller (:func:`chunk_sizes`: the last chunk decides when the
+    slower worker ends). Results, progress and retries stay per item.
 
     ``mp_context``: how worker processes start (``fork``, ``spawn``, ``forkserver``; None:
     the platform's default, fork on Linux); see :meth:`fork_safe`.
@@ -446,9 +446,10 @@ class _PoolRound(Generic[R]):
                                         mp_context=run.context, initializer=_start_worker,
                                         initargs=(os.getpid(), self.started, run.setup))
         self.workers = _workers(self.pool)
-        size = max(1, len(indices) // (16 * run.jobs)) if run.small_items else 1
         self.futures: dict[Future[list[ItemResult[R]]], list[int]] = {}
-        for start in range(0, len(indices), size):
+        start = 0
+        for size in (chunk_sizes(len(indices), run.jobs) if run.small_items
+                     else [1] * len(indices)):
             chunk = indices[start:start + size]
             try:
                 self.futures[self.pool.submit(
@@ -456,6 +457,7 @@ class _PoolRound(Generic[R]):
             except BrokenProcessPool:  # a worker died already: submit the rest later
                 self.never_started.extend(indices[start:])
                 break
+            start += size
 
     def collect(self) -> Iterator[None]:
         """Record each item's result in the run as it finishes, yielding after each."""
@@ -508,6 +510,30 @@ class _PoolRound(Generic[R]):
     def close(self) -> None:
         """Cancel the items not yet started and wait for those running."""
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def chunk_sizes(n_items: int, jobs: int) -> list[int]:
+    """How many small items each chunk sent to a pool of ``jobs`` workers holds, in order.
+
+    About 16 chunks per worker (``n_items // (16 * jobs)`` items each), then smaller ones:
+    a chunk holds at most a quarter of what each worker has left to do
+    (``left // (4 * jobs)``), down to one item. The workers take chunks in turn, so the
+    last chunk to finish decides when the run ends; small final chunks leave one worker
+    idle for at most about one item instead of a whole chunk.
+
+    >>> sizes = chunk_sizes(196, 2)  # 196 // 32 = 6 items a chunk while 48 or more are left
+    >>> sizes[:25] == [6] * 25, sizes[25:35], sizes[35:] == [1] * 14, sum(sizes)
+    (True, [5, 5, 4, 4, 3, 3, 2, 2, 2, 2], True, 196)
+    >>> chunk_sizes(5, 2)
+    [1, 1, 1, 1, 1]
+    """
+    full = max(1, n_items // (16 * jobs))
+    sizes = []
+    left = n_items
+    while left > 0:
+        sizes.append(max(1, min(full, left // (4 * jobs))))
+        left -= sizes[-1]
+    return sizes
 
 
 def _workers(pool: Any) -> dict[int, Any]:

@@ -174,11 +174,10 @@ class SileroOnnx:
     streaming model as shipped, and the batched 16 kHz graph (``silero_batched``)."""
 
     def __init__(self, files: ModelFiles) -> None:
-        # onnxruntime is imported by batched_session, not with this module: it takes up
-        # to a second to import, which a run whose segments all come from the VAD cache
-        # never pays
+        # the sessions are made on first use, and onnxruntime imported then, not with
+        # this module: it takes up to a second to import, which a run whose segments all
+        # come from the VAD cache never pays
         self.files = files
-        self._batched = batched_session(files.sequence, _options())
         self._per_thread = threading.local()
 
     def _padded_memory(self, n_samples: int) -> NDArray[np.float32] | None:
@@ -206,6 +205,19 @@ class SileroOnnx:
             memory = make()
             setattr(self._per_thread, name, memory)
         return memory
+
+    def loaded(self) -> SileroOnnx:
+        """This model with the batched 16 kHz graph's session made now rather than at its
+        first use: a live stream's first window should not wait for onnxruntime."""
+        _ = self._batched  # a cached property: reading it makes the session
+        return self
+
+    @cached_property
+    def _batched(self) -> ort.InferenceSession:
+        """The batched 16 kHz graph's session, made on first use: a VAD worker that only
+        segments groups of files (:meth:`batched_probabilities_many`) needs the grouped
+        sessions instead, and making a session costs some 45 ms."""
+        return batched_session(self.files.sequence, _options())
 
     @cached_property
     def _streaming(self) -> ort.InferenceSession:

@@ -47,7 +47,7 @@ class SileroBoundary:
 @lru_cache(maxsize=1)
 def _shared_model() -> SileroOnnx:
     """One model per process: it keeps no state between calls (the stream carries it)."""
-    return SileroOnnx(locate_model_files())
+    return SileroOnnx(locate_model_files()).loaded()
 
 
 def live_rate_problem(rate: int) -> str | None:

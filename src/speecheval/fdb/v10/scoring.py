@@ -5,10 +5,12 @@ is read and checked before anything is scored (a bad tree stops with its first
 problem, and nothing is written), then the tasks that need speech segments get them
 from the VAD (Silero, with progress on a terminal, or from the VAD cache when one is
 given: see ``speech.py``), then each sample's :class:`~speecheval.fdb.v10.tasks.Task`
-scores it (a task's samples together) and summarises its subset. The one overlap: the
+scores it (a task's samples together) and summarises its subset. The overlaps: the
 VAD cache is looked up as soon as the manifest is read; the misses go to the worker
 processes at once and the hits' files are hashed in background threads, both while the
-samples load (a bad sample still stops the run, and the background work is abandoned).
+samples load (a bad sample still stops the run, and the background work is abandoned);
+and while the VAD runs, the tasks that need no speech are scored and summarised and the
+provenance record is collected.
 What differs between tasks lives in ``tasks.py``; nothing here names a task.
 """
 
@@ -191,6 +193,47 @@ def score_samples(loaded: dict[str, LoadedSample], segments: dict[str, Spans]
                                      strict=True)}
 
 
+def summarise(manifest: Manifest, loaded: dict[str, LoadedSample],
+              segments: dict[str, Spans], *, speech: bool
+              ) -> dict[str, tuple[SubsetResult, list[SampleRow]]]:
+    """Each subset whose task needs the speech segments (``speech``), or each whose task
+    does not, with its sample rows, by subset: the second kind is summarised while the
+    VAD runs."""
+    scores = score_samples({sample_id: sample for sample_id, sample in loaded.items()
+                            if TASKS[sample.entry.task].needs_speech == speech}, segments)
+    found: dict[str, tuple[SubsetResult, list[SampleRow]]] = {}
+    for subset, task_name in SUBSET_TASKS.items():
+        task = TASKS[task_name]
+        selected = [e for e in manifest.samples if e.subset == subset]
+        if task.needs_speech != speech or (not selected and subset not in manifest.declared):
+            continue
+        found[subset] = (
+            task.subset(selected, manifest.declared.get(subset, len(selected)),
+                        [scores[e.sample_id] for e in selected if e.sample_id in scores]),
+            [SampleRow.of(e, scores.get(e.sample_id)) for e in selected] if task.scored
+            else [])
+    return found
+
+
+def run_provenance(tree: Path, command: Sequence[str] | None, manifest: Manifest,
+                   asr: AsrIndex, vad_cache: Path | None) -> Provenance:
+    """The provenance record of scoring ``tree``: nothing in it depends on the speech
+    segments (the VAD's identity, not its output), so it is collected while the VAD runs."""
+    vad = vad_identity()
+    model_files = vad_model_files()
+    return collect_provenance(
+        command=(tuple(command) if command is not None
+                 else ("speecheval", "fdb10", "unified-score", "--tree", str(tree))),
+        settings={"definitions_version": DEFINITIONS_VERSION,
+                  "dataset_revision": manifest.revision, "asr": asr.identity, "vad": vad,
+                  "vad_cache": "off" if vad_cache is None else "read-write"},
+        inputs={MANIFEST_FILE: manifest.path, ASR_FILE: asr.path},
+        models=model_files, packages=("onnxruntime", "silero-vad"),
+        # hashed when they were read (the bytes parsed) and by the VAD's identity
+        hashed={manifest.path: manifest.sha256, asr.path: asr.sha256}
+        | vad_model_hashes(vad, model_files))
+
+
 def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = None,
                vad_cache: Path | None = None, executor: Executor | None = None
                ) -> UnifiedResult:
@@ -216,39 +259,20 @@ def score_tree(tree: Path, *, workers: int = 1, command: Sequence[str] | None = 
             loaded = load_samples(tree, manifest, asr)
             timings.loading = time.perf_counter() - started
 
+            # what needs no speech segments is done while the VAD runs
+            started = time.perf_counter()
+            summaries = summarise(manifest, loaded, {}, speech=False)
+            timings.statistics = time.perf_counter() - started
+            record = run_provenance(tree, command, manifest, asr, vad_cache)
             started = time.perf_counter()
             segments, cache_use = speech_segments(speech, vad_cache)
-    vad = vad_identity()
     timings.vad = time.perf_counter() - started
 
     started = time.perf_counter()
-    scores = score_samples(loaded, segments)
-    rows: list[SampleRow] = []
-    subsets: dict[str, SubsetResult] = {}
-    for subset, task_name in SUBSET_TASKS.items():
-        selected = [e for e in manifest.samples if e.subset == subset]
-        if not selected and subset not in manifest.declared:
-            continue
-        task = TASKS[task_name]
-        subsets[subset] = task.subset(
-            selected, manifest.declared.get(subset, len(selected)),
-            [scores[e.sample_id] for e in selected if e.sample_id in scores])
-        if task.scored:
-            rows.extend(SampleRow.of(e, scores.get(e.sample_id)) for e in selected)
-    timings.statistics = time.perf_counter() - started
-
-    model_files = vad_model_files()
-    record = collect_provenance(
-        command=(tuple(command) if command is not None
-                 else ("speecheval", "fdb10", "unified-score", "--tree", str(tree))),
-        settings={"definitions_version": DEFINITIONS_VERSION,
-                  "dataset_revision": manifest.revision, "asr": asr.identity, "vad": vad,
-                  "vad_cache": "off" if vad_cache is None else "read-write"},
-        inputs={MANIFEST_FILE: manifest.path, ASR_FILE: asr.path},
-        models=model_files, packages=("onnxruntime", "silero-vad"),
-        # hashed when they were read (the bytes parsed) and by the VAD's identity
-        hashed={manifest.path: manifest.sha256, asr.path: asr.sha256}
-        | vad_model_hashes(vad, model_files))
+    summaries |= summarise(manifest, loaded, segments, speech=True)
+    subsets = {name: summaries[name][0] for name in SUBSET_TASKS if name in summaries}
+    rows = [row for name in SUBSET_TASKS if name in summaries for row in summaries[name][1]]
+    timings.statistics += time.perf_counter() - started
     summary = UnifiedSummary(DEFINITIONS_VERSION, record, subsets)
     return UnifiedResult(summary=summary, rows=tuple(rows), manifest=manifest, asr=asr,
                          timings=timings, vad_cache=cache_use)

@@ -37,12 +37,12 @@ from ...core.hashing import sha256_bytes, sha256_file
 from ...core.progress import Advance
 from ...core.timebase import to_us
 from ...core.timeline import Span, Spans
-from ...vad.base import Vad
 from ...vad.cache import CachedSegments, Lookup, VadCache
 from .hash_memo import HashMemo, Record, regular_file, settled_record
 
 if TYPE_CHECKING:
     from ...core.executor import Executor
+    from ...vad.silero import SileroVad
 
 
 @dataclass(frozen=True)
@@ -88,10 +88,13 @@ class CacheUse:
                 f"entries recomputed")
 
 
-_worker_vad: Vad | None = None
+# Files a worker segments together, their LSTM steps run as one batch, and the longest
+# file that goes in a group (see groups).
+GROUP_FILES, GROUP_MAX_S = 4, 60.0
+_worker_vad: SileroVad | None = None
 
 
-def _vad() -> Vad:
+def _vad() -> SileroVad:
     """This process's Silero instance (imported late: onnxruntime is slow to import)."""
     global _worker_vad
     if _worker_vad is None:
@@ -193,6 +196,16 @@ def _look_up(job: SpeechJob) -> tuple[Lookup | None, CachedSegments | None]:
     return _cache(job.cache_dir).get(job.expected_sha256)
 
 
+def _look_up_all(jobs: Sequence[SpeechJob]) -> list[tuple[Lookup | None,
+                                                         CachedSegments | None]]:
+    """:func:`_look_up` of every job, in order; in a cache folder that does not exist
+    yet, as on a first run, every lookup is a miss, found without computing 196 entry
+    keys and failing to open 196 files (some 20 ms before the workers can start)."""
+    absent = {folder for folder in {job.cache_dir for job in jobs}
+              if folder is not None and not folder.is_dir()}
+    return [("miss", None) if job.cache_dir in absent else _look_up(job) for job in jobs]
+
+
 def _verified_hit(job: SpeechJob, found: CachedSegments, memo: HashMemo | None = None
                   ) -> Segmented:
     """A cache hit, once the file's bytes match the manifest and the entry's length is
@@ -204,22 +217,42 @@ def _verified_hit(job: SpeechJob, found: CachedSegments, memo: HashMemo | None =
 
 def _segment_uncached(work: tuple[SpeechJob, Lookup | None]) -> Segmented:
     """Verify, decode and segment one file without a valid cache entry, and store the
-    result when the job has a cache folder (a worker's task: one picklable argument)."""
-    job, lookup = work
-    data, proof = read_proved(job.path, job.expected_sha256, job.sample_id)
-    found = _detect(job, data)
-    if job.cache_dir is not None:
-        _cache(job.cache_dir).put(job.expected_sha256, found)
-    return Segmented(_on_timeline(found, job), lookup, proof)
+    result when the job has a cache folder."""
+    return _segment_group([work])[0]
 
 
-def _detect(job: SpeechJob, verified: bytes) -> CachedSegments:
-    """Decode the verified bytes of one output.wav and run the detector over them."""
-    audio = decode_output(verified, job.path, job.duration_s, job.sample_id)
+def _segment_group(work: Sequence[tuple[SpeechJob, Lookup | None]]) -> list[Segmented]:
+    """:func:`_segment_uncached` of a few files at once (a worker's task: one picklable
+    argument), the detector running them together (``segments_many``: their LSTM steps
+    as one batch, each file's numbers the same as alone).
+
+    The files are read, verified and decoded in job order, so the first bad one in job
+    order is the one reported, as file by file (the detector refuses only audio that
+    decoding already refuses: non-finite samples)."""
+    jobs = [job for job, _ in work]
+    read = [read_proved(job.path, job.expected_sha256, job.sample_id) for job in jobs]
+    audios = [decode_output(data, job.path, job.duration_s, job.sample_id)
+              for job, (data, _) in zip(jobs, read, strict=True)]
+    results = []
+    for (job, lookup), found, (_, proof) in zip(work, _detect(jobs, audios), read,
+                                                strict=True):
+        if job.cache_dir is not None:
+            _cache(job.cache_dir).put(job.expected_sha256, found)
+        results.append(Segmented(_on_timeline(found, job), lookup, proof))
+    return results
+
+
+def _detect(jobs: Sequence[SpeechJob], audios: Sequence[Audio]) -> list[CachedSegments]:
+    """The detector's segments of the decoded files of ``jobs``, run together; the first
+    file it refuses is named by its sample."""
     try:
-        return CachedSegments(audio.rate, audio.n_samples, tuple(_vad().segments(audio)))
+        found = _vad().segments_many(audios, [job.path for job in jobs])
     except InputError as exc:
-        raise InputError(exc.problem, path=job.path, sample_id=job.sample_id) from exc
+        refused = next(job for job in jobs if os.fspath(job.path) == exc.path)
+        raise InputError(exc.problem, path=refused.path, sample_id=refused.sample_id
+                         ) from exc
+    return [CachedSegments(audio.rate, audio.n_samples, tuple(spans))
+            for audio, spans in zip(audios, found, strict=True)]
 
 
 def _on_timeline(found: CachedSegments, job: SpeechJob) -> Spans:
@@ -282,13 +315,16 @@ class SpeechRun:
                  executor: Executor | None = None, memo: HashMemo | None = None) -> None:
         self.jobs = list(jobs)
         self._memo = memo
-        looked = [_look_up(job) for job in self.jobs]
+        looked = _look_up_all(self.jobs)
         hits = [(i, entry) for i, (_, entry) in enumerate(looked) if entry is not None]
         self._rest = [i for i, (_, entry) in enumerate(looked) if entry is None]
         # the seam's start is eager: a local pool's processes start here
-        chosen = executor or LocalExecutor(workers, small_items=True)  # 20 ms a file
-        self._misses: Run[Segmented] = chosen.start(
-            _segment_uncached, [(self.jobs[i], looked[i][0]) for i in self._rest])
+        chosen = executor or LocalExecutor(workers, small_items=True)  # 15 ms a file
+        self._groups = [[self._rest[k] for k in group] for group in groups(
+            [self.jobs[i].duration_s for i in self._rest], workers)]
+        self._misses: Run[list[Segmented]] = chosen.start(
+            _segment_group, [[(self.jobs[i], looked[i][0]) for i in group]
+                             for group in self._groups], name=_group_name)
         self._threads = ThreadPoolExecutor(max_workers=max(1, workers - 1)) if hits else None
         self._hits: dict[int, Future[Segmented]] = {
             i: self._threads.submit(_verified_hit, self.jobs[i], entry, memo)
@@ -310,13 +346,52 @@ class SpeechRun:
         for i, future in self._hits.items():
             found[i] = future.result()
             advance()
-        for i, result in zip(self._rest, self._misses.results(advance), strict=True):
-            found[i] = result.get()
-            if self._memo is not None:
-                self._memo.remember(self.jobs[i].path, found[i].proof)
+        for group, result in zip(self._groups, self._misses.results(), strict=True):
+            for i, segmented in zip(group, result.get(), strict=True):
+                found[i] = segmented
+                if self._memo is not None:
+                    self._memo.remember(self.jobs[i].path, segmented.proof)
+            advance(len(group))
         if self._memo is not None:
             self._memo.save()
         return [found[i] for i in range(len(self.jobs))]
+
+
+def groups(durations_s: Sequence[float], workers: int) -> list[list[int]]:
+    """Which files (by index, in order) each worker task segments together.
+
+    Up to ``GROUP_FILES`` consecutive files a task, their LSTM steps run as one batch;
+    fewer towards the end, as :func:`~speecheval.core.executor.chunk_sizes` does for
+    chunks (at most a quarter of what each worker has left), since the last task decides
+    when the run ends; and a file longer than ``GROUP_MAX_S`` alone (its audio is large,
+    and the detector runs it block by block anyway).
+
+    >>> # 4 files while 32 or more are left (32 // (4 * 2) = 4), then 28 // 8 = 3, ...
+    >>> sizes = [len(group) for group in groups([30.0] * 196, 2)]
+    >>> sizes[:42] == [4] * 42, sizes[42:48], sizes[48:] == [1] * 14
+    (True, [3, 3, 2, 2, 2, 2], True)
+    >>> groups([30.0] * 6, 1)  # 6 // 4 = 1: the last 4 * workers files go one by one
+    [[0], [1], [2], [3], [4], [5]]
+    >>> groups([30.0, 30.0, 61.0] + [30.0] * 40, 1)[:4]
+    [[0, 1], [2], [3, 4, 5, 6], [7, 8, 9, 10]]
+    """
+    found: list[list[int]] = []
+    index = 0
+    while index < len(durations_s):
+        size = max(1, min(GROUP_FILES, (len(durations_s) - index) // (4 * workers)))
+        group = [index]
+        index += 1
+        while (len(group) < size and index < len(durations_s)
+               and max(durations_s[group[0]], durations_s[index]) <= GROUP_MAX_S):
+            group.append(index)
+            index += 1
+        found.append(group)
+    return found
+
+
+def _group_name(work: Sequence[tuple[SpeechJob, Lookup | None]], index: int) -> str:
+    """How a failed worker task is named: by the samples it held."""
+    return "samples " + ", ".join(job.sample_id for job, _ in work)
 
 
 def vad_identity() -> dict[str, object]:
