@@ -212,6 +212,21 @@ def test_low_speech_heard_correctly_is_not_hallucination(
     assert row["hallucination"]["hallucinated_chars_per_second"] == 0.0
 
 
+def refused_sample_ep(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                      reference: dict[str, str], runs: dict[str, str]) -> list[str]:
+    """Score a manifest of one sample ``ep`` (word unit) with these reference and run
+    files, check it is refused (exit 2, no output directory) and return stderr's lines."""
+    manifest = write(tmp_path, {
+        "format": "speecheval.transcripts.manifest/1", "system": "s",
+        "scenarios": {"q": {"unit": "word"}},
+        "samples": [{"id": "ep", "scenario": "q", "duration_s": 4.0, "source": "a",
+                     "reference": reference, "runs": [runs]}]}, "m.json")
+    out = tmp_path / "out"
+    code, err = run(manifest, out, capsys)
+    assert_refused(code, err, out)
+    return err.splitlines()
+
+
 @pytest.mark.parametrize("side", ["reference", "run"])
 def test_a_word_without_times_names_its_file_and_entry(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], side: str) -> None:
@@ -228,15 +243,7 @@ def test_a_word_without_times_names_its_file_and_entry(
     reference: dict[str, str] = {"transcript": "ref.stm"}
     runs: dict[str, str] = {"transcript": "hyp.stm"}
     (reference if side == "reference" else runs)["words"] = "words.json"
-    manifest = write(tmp_path, {
-        "format": "speecheval.transcripts.manifest/1", "system": "s",
-        "scenarios": {"q": {"unit": "word"}},
-        "samples": [{"id": "ep", "scenario": "q", "duration_s": 4.0, "source": "a",
-                     "reference": reference, "runs": [runs]}]}, "m.json")
-    out = tmp_path / "out"
-    code, err = run(manifest, out, capsys)
-    assert_refused(code, err, out)
-    assert err.splitlines() == [
+    assert refused_sample_ep(tmp_path, capsys, reference, runs) == [
         f"error: sample ep: {tmp_path / 'words.json'}: timestamps: a word without a start or "
         f"an end time (entry 1): 'there'"]
 
@@ -255,15 +262,7 @@ def test_a_transcript_mixing_speakers_and_none_is_refused(
     reference, runs = ({"transcript": "mixed.json"}, {"transcript": "whole.stm"})
     if side == "run":
         reference, runs = runs, reference
-    manifest = write(tmp_path, {
-        "format": "speecheval.transcripts.manifest/1", "system": "s",
-        "scenarios": {"q": {"unit": "word"}},
-        "samples": [{"id": "ep", "scenario": "q", "duration_s": 4.0, "source": "a",
-                     "reference": reference, "runs": [runs]}]}, "m.json")
-    out = tmp_path / "out"
-    code, err = run(manifest, out, capsys)
-    assert_refused(code, err, out)
-    assert err.splitlines() == [
+    assert refused_sample_ep(tmp_path, capsys, reference, runs) == [
         f"error: sample ep: {tmp_path / 'mixed.json'}: some segments have a speaker and "
         "some do not (entry 1)"]
 
