@@ -89,7 +89,7 @@ class CacheUse:
 
 
 # Files a worker segments together, their LSTM steps run as one batch, and the longest
-# file that goes in a group (see groups).
+# file that goes in a group (see job_groups).
 GROUP_FILES, GROUP_MAX_S = 4, 60.0
 _worker_vad: SileroVad | None = None
 
@@ -199,10 +199,13 @@ def _look_up(job: SpeechJob) -> tuple[Lookup | None, CachedSegments | None]:
 def _look_up_all(jobs: Sequence[SpeechJob]) -> list[tuple[Lookup | None,
                                                          CachedSegments | None]]:
     """:func:`_look_up` of every job, in order; in a cache folder that does not exist
-    yet, as on a first run, every lookup is a miss, found without computing 196 entry
-    keys and failing to open 196 files (some 20 ms before the workers can start)."""
+    yet, as on a first run, every lookup is a miss, found without computing an entry
+    key and failing to open a file per job (some 20 ms for the 196 outputs of the
+    full-size tree, before the workers can start). So is every lookup in a folder that
+    cannot be reached (``os.path.lexists`` false for any error): nothing can be read
+    from it either."""
     absent = {folder for folder in {job.cache_dir for job in jobs}
-              if folder is not None and not folder.is_dir()}
+              if folder is not None and not os.path.lexists(folder)}
     return [("miss", None) if job.cache_dir in absent else _look_up(job) for job in jobs]
 
 
@@ -230,12 +233,13 @@ def _segment_group(work: Sequence[tuple[SpeechJob, Lookup | None]]) -> list[Segm
     order is the one reported, as file by file (the detector refuses only audio that
     decoding already refuses: non-finite samples)."""
     jobs = [job for job, _ in work]
-    read = [read_proved(job.path, job.expected_sha256, job.sample_id) for job in jobs]
-    audios = [decode_output(data, job.path, job.duration_s, job.sample_id)
-              for job, (data, _) in zip(jobs, read, strict=True)]
+    audios, proofs = [], []
+    for job in jobs:  # each file read, checked and decoded before the next is read
+        data, proof = read_proved(job.path, job.expected_sha256, job.sample_id)
+        audios.append(decode_output(data, job.path, job.duration_s, job.sample_id))
+        proofs.append(proof)
     results = []
-    for (job, lookup), found, (_, proof) in zip(work, _detect(jobs, audios), read,
-                                                strict=True):
+    for (job, lookup), found, proof in zip(work, _detect(jobs, audios), proofs, strict=True):
         if job.cache_dir is not None:
             _cache(job.cache_dir).put(job.expected_sha256, found)
         results.append(Segmented(_on_timeline(found, job), lookup, proof))
@@ -245,10 +249,13 @@ def _segment_group(work: Sequence[tuple[SpeechJob, Lookup | None]]) -> list[Segm
 def _detect(jobs: Sequence[SpeechJob], audios: Sequence[Audio]) -> list[CachedSegments]:
     """The detector's segments of the decoded files of ``jobs``, run together; the first
     file it refuses is named by its sample."""
+    vad = _vad()
     try:
-        found = _vad().segments_many(audios, [job.path for job in jobs])
+        found = vad.segments_many(audios, [job.path for job in jobs])
     except InputError as exc:
-        refused = next(job for job in jobs if os.fspath(job.path) == exc.path)
+        refused = next((job for job in jobs if os.fspath(job.path) == exc.path), None)
+        if refused is None:  # not about one file (the model missing, say)
+            raise
         raise InputError(exc.problem, path=refused.path, sample_id=refused.sample_id
                          ) from exc
     return [CachedSegments(audio.rate, audio.n_samples, tuple(spans))
@@ -319,8 +326,9 @@ class SpeechRun:
         hits = [(i, entry) for i, (_, entry) in enumerate(looked) if entry is not None]
         self._rest = [i for i, (_, entry) in enumerate(looked) if entry is None]
         # the seam's start is eager: a local pool's processes start here
-        chosen = executor or LocalExecutor(workers, small_items=True)  # 15 ms a file
-        self._groups = [[self._rest[k] for k in group] for group in groups(
+        # a task is a group of outputs: some 60 ms for four of 30 s
+        chosen = executor or LocalExecutor(workers, small_items=True)
+        self._groups = [[self._rest[k] for k in group] for group in job_groups(
             [self.jobs[i].duration_s for i in self._rest], workers)]
         self._misses: Run[list[Segmented]] = chosen.start(
             _segment_group, [[(self.jobs[i], looked[i][0]) for i in group]
@@ -357,41 +365,49 @@ class SpeechRun:
         return [found[i] for i in range(len(self.jobs))]
 
 
-def groups(durations_s: Sequence[float], workers: int) -> list[list[int]]:
+def job_groups(durations_s: Sequence[float], workers: int) -> list[list[int]]:
     """Which files (by index, in order) each worker task segments together.
 
     Up to ``GROUP_FILES`` consecutive files a task, their LSTM steps run as one batch;
     fewer towards the end, as :func:`~speecheval.core.executor.chunk_sizes` does for
     chunks (at most a quarter of what each worker has left), since the last task decides
-    when the run ends; and a file longer than ``GROUP_MAX_S`` alone (its audio is large,
-    and the detector runs it block by block anyway).
+    when the run ends; and a file longer than ``GROUP_MAX_S`` alone (a group's decoded
+    audio is held at once; past 65.5 s the detector runs a file block by block anyway).
+    ``workers`` below 1 counts as 1.
 
     >>> # 4 files while 32 or more are left (32 // (4 * 2) = 4), then 28 // 8 = 3, ...
-    >>> sizes = [len(group) for group in groups([30.0] * 196, 2)]
+    >>> sizes = [len(group) for group in job_groups([30.0] * 196, 2)]
     >>> sizes[:42] == [4] * 42, sizes[42:48], sizes[48:] == [1] * 14
     (True, [3, 3, 2, 2, 2, 2], True)
-    >>> groups([30.0] * 6, 1)  # 6 // 4 = 1: the last 4 * workers files go one by one
+    >>> job_groups([30.0] * 6, 1)  # 6 // 4 = 1: the last 4 * workers files go one by one
     [[0], [1], [2], [3], [4], [5]]
-    >>> groups([30.0, 30.0, 61.0] + [30.0] * 40, 1)[:4]
+    >>> job_groups([30.0, 30.0, 61.0] + [30.0] * 40, 1)[:4]
     [[0, 1], [2], [3, 4, 5, 6], [7, 8, 9, 10]]
     """
     found: list[list[int]] = []
     index = 0
     while index < len(durations_s):
-        size = max(1, min(GROUP_FILES, (len(durations_s) - index) // (4 * workers)))
+        size = max(1, min(GROUP_FILES, (len(durations_s) - index) // (4 * max(1, workers))))
         group = [index]
         index += 1
-        while (len(group) < size and index < len(durations_s)
-               and max(durations_s[group[0]], durations_s[index]) <= GROUP_MAX_S):
-            group.append(index)
-            index += 1
+        if durations_s[group[0]] <= GROUP_MAX_S:
+            while (len(group) < size and index < len(durations_s)
+                   and durations_s[index] <= GROUP_MAX_S):
+                group.append(index)
+                index += 1
         found.append(group)
     return found
 
 
 def _group_name(work: Sequence[tuple[SpeechJob, Lookup | None]], index: int) -> str:
-    """How a failed worker task is named: by the samples it held."""
-    return "samples " + ", ".join(job.sample_id for job, _ in work)
+    """How a failed worker task is named: by the samples it held.
+
+    >>> job = SpeechJob("u1", Path("u1/output.wav"), "0" * 64, 30.0)
+    >>> _group_name([(job, None)], 0), _group_name([(job, None), (job, "miss")], 3)
+    ('sample u1', 'samples u1, u1')
+    """
+    ids = [job.sample_id for job, _ in work]
+    return f"sample{'s' if len(ids) > 1 else ''} {', '.join(ids)}"
 
 
 def vad_identity() -> dict[str, object]:
