@@ -96,12 +96,13 @@ def test_the_program_exits_with_the_commands_code_its_objects_frozen(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``speecheval`` (``cli.run``) exits with :func:`cli.main`'s code (here 2: no such
     tree) after freezing what the command left, so that the last collection at exit
-    skips it; the installed program is this function."""
+    skips it; ``pyproject.toml`` installs this function as the program."""
     import gc
-    from importlib.metadata import entry_points
+    import tomllib
 
     monkeypatch.setattr(sys, "argv", ["speecheval", "fdb10", "unified-score", "--tree",
                                       str(tmp_path / "none")])
+    gc.unfreeze()  # nothing frozen before: what is frozen after, the program froze
     try:
         with pytest.raises(SystemExit) as ended:
             cli.run()
@@ -109,4 +110,5 @@ def test_the_program_exits_with_the_commands_code_its_objects_frozen(
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
-    assert entry_points(group="console_scripts")["speecheval"].value == "speecheval.cli:run"
+    project = tomllib.loads((SRC.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["scripts"]["speecheval"] == "speecheval.cli:run"

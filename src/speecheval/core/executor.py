@@ -219,7 +219,7 @@ def make_executor(kind: str = "local", *, jobs: int | None = None,
 class LocalExecutor(Executor):
     """Items in this process (``jobs`` 1, or a single item), else in a process pool.
 
-    ``small_items``: the items are short (Silero on one file, some 20 ms), so the round
+    ``small_items``: the items are short (Silero on a few outputs, some 60 ms), so the round
     trip to a worker per item would show; they are sent in chunks instead, about 16 per
     worker, the last ones smaller (:func:`chunk_sizes`: the last chunk decides when the
     slower worker ends). Results, progress and retries stay per item.
