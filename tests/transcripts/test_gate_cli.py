@@ -41,7 +41,7 @@ def test_one_raw_file_canary(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     record = json.loads(out.read_text(encoding="utf-8"))
     assert record["verdict"] == "failed_truncated"
     assert record["raw"]["format"] == "raw" and len(record["raw"]["sha256"]) == 64
-    assert record["rules"]["version"] == "gate-rules-1"
+    assert record["rules"]["version"] == "gate-rules-2"
     # never overwritten: the same --out again is refused before any work
     code, _, err = run(["transcripts", "gate", "--raw", str(raw), "--duration", "2861.5",
                         "--out", str(out)], capsys)

@@ -208,3 +208,21 @@ def test_without_labels_speaker_continuity_is_unsupported() -> None:
     v = verdict("[0.00]hello[1.00][1.50]bye[2.00]", 3.0, last_speech=2.0)
     assert v["speaker_continuity_status"] == "unsupported"
     assert v["verdict"] == "engineering_complete"
+
+
+def test_a_hindi_phrase_said_three_times_is_six_whole_word_tokens() -> None:
+    """Under ``gate-rules-2`` a combining mark stays with its letter: "हिन्दी भाषा" is 2
+    tokens, so three times over is 6 tokens and no block of 12 can repeat. Under
+    ``gate-rules-1`` each vowel sign and virama split the words (10 pieces a phrase, 30 in
+    all), and the 12-token window found a repeat. The rules written into the verdict say
+    which tokens were counted."""
+    raw = talk(100.0) + "[100.00][S01]" + "हिन्दी भाषा " * 3 + "[104.00]"
+    v = verdict(raw, 105.0, last_speech=104.0)
+    repeats = v["repeat_timeline"]["repeats"]
+    talk_tokens = verdict(talk(100.0), 105.0, last_speech=104.0)["repeat_timeline"][
+        "repeats"]["tokens"]
+    assert repeats["tokens"] - talk_tokens == 6
+    assert repeats["12"]["regions"] == 0
+    rules = GateRules().identity()  # what every verdict record carries under "rules"
+    assert rules["version"] == "gate-rules-2"
+    assert "combining marks with the character before them" in rules["repeat_tokens"]
