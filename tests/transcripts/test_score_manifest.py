@@ -267,6 +267,37 @@ def test_a_transcript_mixing_speakers_and_none_is_refused(
         "some do not (entry 1)"]
 
 
+def test_the_first_bad_sample_is_reported_not_a_later_one_the_support_scan_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Sample a's reference mixes speakers and none, and so does sample b's run. The scan
+    for speaker support reads every run before any sample is scored; it used to refuse
+    b's run first. Sample a, the first bad one in the manifest, is reported."""
+    (tmp_path / "plain.stm").write_text("ep 1 X 0.0 2.0 hello there\n", encoding="utf-8")
+    (tmp_path / "nospk.json").write_text(json.dumps([
+        {"session_id": "ep", "start_time": 0.0, "end_time": 2.0, "words": "hello there"}]),
+        encoding="utf-8")
+    for name in ("mixed_a.json", "mixed_b.json"):
+        (tmp_path / name).write_text(json.dumps([
+            {"session_id": "ep", "speaker": "A", "start_time": 0.0, "end_time": 1.0,
+             "words": "hello"},
+            {"session_id": "ep", "start_time": 1.0, "end_time": 2.0, "words": "there"}]),
+            encoding="utf-8")
+    manifest = write(tmp_path, {
+        "format": "speecheval.transcripts.manifest/1", "system": "s",
+        "scenarios": {"q": {"unit": "word"}},
+        "samples": [{"id": sample, "scenario": "q", "duration_s": 4.0, "source": "a",
+                     "reference": {"transcript": reference}, "runs": [{"transcript": hyp}]}
+                    for sample, reference, hyp in (("a", "mixed_a.json", "nospk.json"),
+                                                   ("b", "plain.stm", "mixed_b.json"))]},
+        "m.json")
+    out = tmp_path / "out"
+    code, err = run(manifest, out, capsys)
+    assert_refused(code, err, out)
+    assert err.splitlines() == [
+        f"error: sample a: {tmp_path / 'mixed_a.json'}: some segments have a speaker and "
+        "some do not (entry 1)"]
+
+
 def test_a_scoring_bug_is_not_reported_as_bad_input(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A ValueError inside timestamp scoring is a fault of speecheval, not of the input:

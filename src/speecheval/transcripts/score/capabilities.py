@@ -33,10 +33,16 @@ class SystemSupport:
 
 
 def _shows_speakers(sample: SampleSpec, run: RunSpec) -> bool:
+    """Whether the run names speakers; a transcript that cannot be read shows nothing
+    here: its sample's scoring refuses it, in sample order, so that the first bad file
+    in the manifest is the one reported (not a later sample's, found by this scan)."""
     if run.rttm is not None:
         return True
     assert run.transcript is not None
-    return has_speakers(load_transcript(run.transcript, sample.id))
+    try:
+        return has_speakers(load_transcript(run.transcript, sample.id))
+    except InputError:
+        return False
 
 
 def _shows_token_times(run: RunSpec) -> bool:
