@@ -114,6 +114,21 @@ def test_a_file_mixing_speakers_and_none_is_refused(
     assert err == f"error: {mixed}: some segments have a speaker and some do not (entry 1)\n"
 
 
+@pytest.mark.parametrize("command", [["cp"], ["orc"], ["tcp", "--collar", "5"]])
+def test_the_reference_is_checked_first(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    """A reference mixing speakers and none beside a hypothesis with no speakers: every
+    command names the reference (orc named the hypothesis, checking it first)."""
+    mixed, bare = tmp_path / "mixed.json", tmp_path / "bare.json"
+    mixed.write_text(MIXED, encoding="utf-8")
+    bare.write_text(json.dumps([{"session_id": "ep", "start_time": 0, "end_time": 2,
+                                 "words": "hello there"}]), encoding="utf-8")
+    code, out, err = run(["transcripts", *command, "--ref", str(mixed), "--hyp", str(bare)],
+                         capsys)
+    assert (code, out) == (2, "")
+    assert err == f"error: {mixed}: some segments have a speaker and some do not (entry 1)\n"
+
+
 # Kaldi text files separate the id with a space or a tab (unfixed: with a tab the id ran
 # to the first space, "u1<TAB>the", so no hypothesis id matched a reference one)
 @pytest.mark.parametrize("sep", [" ", "\t"])

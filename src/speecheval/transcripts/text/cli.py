@@ -105,20 +105,22 @@ def _within_uem(ref: Sequence[Segment], hyp: Sequence[Segment], uem_path: Path
 
 
 def _multi_speaker_input(ref_path: Path, hyp_path: Path, uem_path: Path | None,
-                         no_normalize: bool) -> tuple[list[Segment], list[Segment]]:
-    """Both files' segments for ORC/tcp: the hypothesis must name speakers (its streams),
-    UEM applied as in ``cp``; words normalised unless ``no_normalize`` (then meeteval's
-    whitespace words)."""
+                         no_normalize: bool) -> tuple[list[Segment], list[Segment], bool]:
+    """Both files' segments for ORC/tcp, and whether the reference names speakers (ORC
+    ignores them, tcp needs them). Each file may not mix segments with and without a
+    speaker (the reference checked first, as ``cp`` does); the hypothesis must name
+    speakers (its streams). The UEM is applied as in ``cp``, after these checks; words
+    normalised unless ``no_normalize`` (then meeteval's whitespace words)."""
     ref, hyp = load_sessions(ref_path), load_sessions(hyp_path)
+    ref_named = speakers_all_or_none(ref, ref_path)
     if hyp and not speakers_all_or_none(hyp, hyp_path):
         raise InputError("the hypothesis has no speaker labels; its speakers are the streams "
                          "ORC-WER and tcpWER need", path=hyp_path)
-    speakers_all_or_none(ref, ref_path)  # mixed refused; none: ORC ignores them, tcp refuses
     if uem_path is not None:
         ref, hyp = _within_uem(ref, hyp, uem_path)
     if no_normalize:
-        return list(ref), list(hyp)
-    return tokenized_segments(ref, "word"), tokenized_segments(hyp, "word")
+        return list(ref), list(hyp), ref_named
+    return tokenized_segments(ref, "word"), tokenized_segments(hyp, "word"), ref_named
 
 
 _MULTI_OPTIONS = (
@@ -148,7 +150,7 @@ def orc(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
     given to the hypothesis stream (speaker) that minimises the errors (meeteval's orcwer)."""
     from .orc import orc_error_rate
 
-    ref, hyp = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize)
+    ref, hyp, _ = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize)
     try:
         result = orc_error_rate(ref, hyp)
     except ValueError as exc:
@@ -172,8 +174,8 @@ def tcp(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
     (meeteval's tcpwer); segments need start and end times."""
     from .tcp import tcp_error_rate
 
-    ref, hyp = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize)
-    if ref and not speakers_all_or_none(ref, ref_path):
+    ref, hyp, ref_named = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize)
+    if not ref_named:
         raise InputError("the reference has no speaker labels; tcpWER pairs speakers",
                          path=ref_path)
     for segments, path in ((ref, ref_path), (hyp, hyp_path)):
