@@ -166,3 +166,21 @@ def test_wer_hypothesis_id_without_reference(tmp_path: Path,
     hyp.write_text("u1 a\nu9 b\n", encoding="utf-8")
     code, out, err = run(["transcripts", "wer", "--ref", str(ref), "--hyp", str(hyp)], capsys)
     assert code == 2 and out == "" and "'u9' has no reference" in err
+
+
+@pytest.mark.parametrize("uem", [False, True])
+def test_tcp_refuses_a_reference_without_speakers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], uem: bool) -> None:
+    """tcpWER pairs reference and hypothesis speakers: a reference with none is refused,
+    also when a UEM leaves none of its segments (it was let through then: the check ran
+    on what the UEM kept)."""
+    bare, named = tmp_path / "bare.json", tmp_path / "named.stm"
+    bare.write_text(json.dumps([{"session_id": "ep", "start_time": 0, "end_time": 2,
+                                 "words": "hello there"}]), encoding="utf-8")
+    named.write_text("ep 1 A 0 2 hello there\n", encoding="utf-8")
+    (tmp_path / "late.uem").write_text("ep 1 50.0 60.0\n", encoding="utf-8")
+    code, out, err = run(["transcripts", "tcp", "--collar", "5", "--ref", str(bare), "--hyp",
+                          str(named)] + (["--uem", str(tmp_path / "late.uem")] if uem else []),
+                         capsys)
+    assert (code, out) == (2, "")
+    assert err == f"error: {bare}: the reference has no speaker labels; tcpWER pairs speakers\n"
