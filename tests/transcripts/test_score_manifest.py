@@ -212,7 +212,7 @@ def test_low_speech_heard_correctly_is_not_hallucination(
     assert row["hallucination"]["hallucinated_chars_per_second"] == 0.0
 
 
-def refused_sample_ep(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def _refused_sample_ep(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                       reference: dict[str, str], runs: dict[str, str]) -> list[str]:
     """Score a manifest of one sample ``ep`` (word unit) with these reference and run
     files, check it is refused (exit 2, no output directory) and return stderr's lines."""
@@ -243,7 +243,7 @@ def test_a_word_without_times_names_its_file_and_entry(
     reference: dict[str, str] = {"transcript": "ref.stm"}
     runs: dict[str, str] = {"transcript": "hyp.stm"}
     (reference if side == "reference" else runs)["words"] = "words.json"
-    assert refused_sample_ep(tmp_path, capsys, reference, runs) == [
+    assert _refused_sample_ep(tmp_path, capsys, reference, runs) == [
         f"error: sample ep: {tmp_path / 'words.json'}: timestamps: a word without a start or "
         f"an end time (entry 1): 'there'"]
 
@@ -262,7 +262,7 @@ def test_a_transcript_mixing_speakers_and_none_is_refused(
     reference, runs = ({"transcript": "mixed.json"}, {"transcript": "whole.stm"})
     if side == "run":
         reference, runs = runs, reference
-    assert refused_sample_ep(tmp_path, capsys, reference, runs) == [
+    assert _refused_sample_ep(tmp_path, capsys, reference, runs) == [
         f"error: sample ep: {tmp_path / 'mixed.json'}: some segments have a speaker and "
         "some do not (entry 1)"]
 

@@ -234,8 +234,10 @@ def test_a_utf16_file_of_unknown_suffix_is_told_by_its_header(tmp_path: Path) ->
     assert (segment.speaker, segment.words) == ("S01", "你好")
     cues = tmp_path / "talk.cues"
     cues.write_bytes("\ufeffWEBVTT\n\n00:01.000 --> 00:02.000\nhi\n".encode("utf-16-le"))
-    with pytest.raises(InputError, match="cannot read WebVTT file: it is UTF-16"):
+    with pytest.raises(InputError) as info:
         load(cues)
+    assert str(info.value) == (f"{cues}: cannot read WebVTT file: it is UTF-16 (it starts "
+                               "with a UTF-16 byte-order mark); WebVTT files are read as UTF-8")
 
 
 def test_a_utf16_file_is_opened_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

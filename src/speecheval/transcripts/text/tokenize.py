@@ -7,8 +7,10 @@
   signs and virama, Thai vowels and tone marks, Arabic harakat, accents), is one token;
   each CJK character with the marks after it is one token; any other non-space character
   is a token of its own, and so is a mark with no letter, digit or CJK character right
-  before it (at the start, after a space or a symbol). This is not jiwer's ``mer`` (match
-  error rate), which is a different quantity.
+  before it (at the start, after a space or a symbol, after another such mark), except
+  the kana voicing marks U+3099 and U+309A, which are in the kana block and so count as
+  CJK characters. This is not jiwer's ``mer`` (match error rate), which is a different
+  quantity.
 
 Inputs are expected to be normalised (:func:`~speecheval.transcripts.text.normalize.normalize`).
 """
