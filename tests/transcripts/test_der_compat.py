@@ -163,6 +163,21 @@ def test_dscore_and_md_eval_skip_files_without_reference() -> None:
         assert score.differences.unscored_files.report_dict() == {"count": 1, "seconds": 3.0}
 
 
+@pytest.mark.parametrize("compat", ["md-eval", "dscore"])
+def test_an_unscored_file_counts_only_its_turns_inside_the_uem(compat: str) -> None:
+    """File g has no reference turns, so md-eval and dscore leave it out; its system
+    turns cross the UEM's edges, and the UEM has two regions that touch. Only the time
+    inside the UEM is counted: X [1, 6] inside [0, 3] + [3, 5] = [0, 5]: 4 s; Y [2, 9.5]
+    inside [0, 5]: 3 s, and inside [7, 8]: 1 s; 4 + 3 + 1 = 8 s."""
+    ref = rttm((0, 4, "A"))
+    hyp = RTTM.parse("SPEAKER f 1 0 4 <NA> <NA> X <NA> <NA>\n"
+                     "SPEAKER g 1 1 5 <NA> <NA> X <NA> <NA>\n"
+                     "SPEAKER g 1 2 7.5 <NA> <NA> Y <NA> <NA>")
+    uem = "f 1 0 4\ng 1 0 3\ng 1 3 5\ng 1 7 8"
+    score = one(ref, hyp, uem, collar_s=0, compat=compat)
+    assert score.differences.unscored_files.report_dict() == {"count": 1, "seconds": 8.0}
+
+
 @pytest.mark.parametrize(("compat", "ref_text", "uem_text", "message"), [
     ("dscore", "SPEAKER f 1 0 0 <NA> <NA> A <NA> <NA>\nSPEAKER f 1 0 1 <NA> <NA> A <NA> <NA>",
      "f 1 0 5", "line 1: --compat dscore: zero-length turn"),
