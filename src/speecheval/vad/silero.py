@@ -185,7 +185,8 @@ class SileroVad:
         """:meth:`segments` of each of ``audios``, the same spans, with the LSTM of the
         files the model sees at 16 kHz run together as one batch
         (``SileroOnnx.batched_probabilities_many``: 8 to 14 % less CPU in groups of four
-        30 s files; docs/vad.md). 8 kHz audio goes the streaming way, file by file.
+        30 s files, in a process alone; docs/vad.md). 8 kHz audio goes the streaming way,
+        file by file.
 
         ``paths`` (optional, one per audio) name the files in errors: every file is
         checked before any is scored, and the first unusable one raises what
