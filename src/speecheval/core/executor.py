@@ -531,9 +531,21 @@ def chunk_sizes(n_items: int, jobs: int) -> list[int]:
     sizes = []
     left = n_items
     while left > 0:
-        sizes.append(max(1, min(full, left // (4 * jobs))))
+        sizes.append(next_batch_size(left, full, jobs))
         left -= sizes[-1]
     return sizes
+
+
+def next_batch_size(left: int, most: int, jobs: int) -> int:
+    """How many of the ``left`` items the next batch for a pool of ``jobs`` workers takes:
+    at most ``most``, at most a quarter of what each worker has left (``left // (4 *
+    jobs)``, ``jobs`` below 1 counting as 1), and at least one. Batches shrink towards the
+    end so that the last one keeps the other workers idle for about one item.
+
+    >>> next_batch_size(196, 6, 2), next_batch_size(28, 6, 2), next_batch_size(3, 6, 0)
+    (6, 3, 1)
+    """
+    return max(1, min(most, left // (4 * max(1, jobs))))
 
 
 def _workers(pool: Any) -> dict[int, Any]:

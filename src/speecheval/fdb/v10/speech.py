@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from ...core.audio import Audio, decode_mono
 from ...core.errors import InputError
-from ...core.executor import LocalExecutor, Run
+from ...core.executor import LocalExecutor, Run, next_batch_size
 from ...core.hashing import sha256_bytes, sha256_file
 from ...core.progress import Advance
 from ...core.timebase import to_us
@@ -369,9 +369,9 @@ def job_groups(durations_s: Sequence[float], workers: int) -> list[list[int]]:
     """Which files (by index, in order) each worker task segments together.
 
     Up to ``GROUP_FILES`` consecutive files a task, their LSTM steps run as one batch;
-    fewer towards the end, as :func:`~speecheval.core.executor.chunk_sizes` does for
-    chunks (at most a quarter of what each worker has left), since the last task decides
-    when the run ends; and a file longer than ``GROUP_MAX_S`` alone (a group's decoded
+    fewer towards the end (:func:`~speecheval.core.executor.next_batch_size`, as the
+    executor's chunks: at most a quarter of what each worker has left), since the last
+    task decides when the run ends; and a file longer than ``GROUP_MAX_S`` alone (a group's decoded
     audio is held at once; past 65.5 s the detector runs a file block by block anyway).
     ``workers`` below 1 counts as 1.
 
@@ -387,7 +387,7 @@ def job_groups(durations_s: Sequence[float], workers: int) -> list[list[int]]:
     found: list[list[int]] = []
     index = 0
     while index < len(durations_s):
-        size = max(1, min(GROUP_FILES, (len(durations_s) - index) // (4 * max(1, workers))))
+        size = next_batch_size(len(durations_s) - index, GROUP_FILES, workers)
         group = [index]
         index += 1
         if durations_s[group[0]] <= GROUP_MAX_S:
