@@ -24,6 +24,9 @@ from ..core.errors import InputError
 SHOWN_IDS = 5
 """Ids listed per side in a message; the rest are counted (a corpus may differ in all)."""
 
+PARTIAL_PREFIX = "--partial: "
+"""How every line that says what ``--partial`` scored or left out begins."""
+
 PARTIAL_HELP = ("Score only the ids (sessions, files, utterances) that both REF and HYP "
                 "name, and list the others; without it, such a pair is refused.")
 
@@ -74,7 +77,7 @@ class IdMatch:
         >>> IdMatch.of("session", ["a", "b"], ["b"]).partial_line()  # doctest: +ELLIPSIS
         "--partial: scored 1 session id named on both sides; left out: missing in the ..."
         """
-        scored = (f"--partial: scored {len(self.common)} {self.kind} "
+        scored = (f"{PARTIAL_PREFIX}scored {len(self.common)} {self.kind} "
                   f"id{'' if len(self.common) == 1 else 's'} named on both sides")
         return f"{scored}; left out: {self.describe()}" if not self.complete else scored
 
