@@ -295,6 +295,26 @@ def test_score_refuses_a_file_naming_another_session(tmp_path: Path,
     assert not out_dir.exists()
 
 
+def test_score_refuses_reference_files_naming_two_sessions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(EXAMPLE, data)
+    rttm = data / "ref" / "en-standup.rttm"
+    rttm.write_text(rttm.read_text().replace(" en-standup ", " standup "))
+    manifest = data / "manifest.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text.replace("      transcript: ref/en-standup.stm\n",
+                                     "      transcript: ref/en-standup.stm\n"
+                                     "      rttm: ref/en-standup.rttm\n"), encoding="utf-8")
+    code, out, err = run(["transcripts", "score", "--manifest", str(manifest), "--out",
+                          str(tmp_path / "out")], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: sample en-standup: {rttm}: session ids differ from those "
+                          f"of the reference {data / 'ref' / 'en-standup.stm'}: missing in "
+                          "the hypothesis (1): 'en-standup'; missing in the reference (1): "
+                          "'standup'")
+
+
 def test_score_partial_equals_the_manifest_without_the_sample(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     yaml = pytest.importorskip("yaml")

@@ -16,6 +16,7 @@ result is that of the manifest without those samples.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,18 +78,20 @@ def matched_samples(manifest: Manifest, partial: bool) -> tuple[Manifest, tuple[
 
 
 def _first_mismatch(sample: SampleSpec) -> tuple[Path, IdMatch, Path] | None:
-    """The first system file whose sessions differ from the reference's, the match and
-    the reference file they were compared with; None when all agree."""
+    """The first file whose sessions differ from those of the sample's first reference
+    file that names one (the other reference files are checked too, then the system's),
+    the match and that reference file; None when all agree."""
     ref = sample.reference
     named = list(_named(ref.transcript, ref.words, ref.rttm))
     if not named:
         return None
-    reference_ids = {session for _, ids in named for session in ids}
-    for run in sample.runs:
-        for path, ids in _named(run.transcript, run.words, run.rttm):
-            match = IdMatch.of("session", reference_ids, ids)
-            if not match.complete:
-                return path, match, named[0][0]
+    first, reference_ids = named[0]
+    others = (pair for run in sample.runs for pair in _named(run.transcript, run.words,
+                                                             run.rttm))
+    for path, ids in itertools.chain(named[1:], others):
+        match = IdMatch.of("session", reference_ids, ids)
+        if not match.complete:
+            return path, match, first
     return None
 
 
