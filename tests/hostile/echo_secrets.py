@@ -18,6 +18,10 @@ printed and look for the :data:`CANARIES`:
 
 Both listen on 127.0.0.1 only, on a background thread, and stop by themselves after
 ``lifetime_s`` or ``max_requests``, whichever comes first.
+
+* Run as a program (:data:`PROGRAM`, see :func:`main`), this file is a ``command``
+  system or a judge command that prints its whole environment, ``NAME=VALUE`` per line,
+  to its standard output and error and writes it into the transcript it is asked for.
 """
 
 from __future__ import annotations
@@ -25,12 +29,15 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -38,6 +45,8 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+PROGRAM = Path(__file__).resolve()
+"""This file, to run as an echoing program: ``[sys.executable, PROGRAM, ...]``."""
 LIFETIME_S = 60.0
 MAX_REQUESTS = 200
 AUDIO = bytes(2 * 1600)
@@ -261,3 +270,27 @@ def echo_http(canaries: Canaries = CANARIES) -> Iterator[EchoHttp]:
     """An :class:`EchoHttp` while the block runs."""
     with EchoHttp(canaries) as server:
         yield server
+
+
+def environment_lines() -> str:
+    """This process's environment, ``NAME=VALUE`` per line, sorted by name."""
+    return "".join(f"{name}={value}\n" for name, value in sorted(os.environ.items()))
+
+
+def main(argv: list[str]) -> int:
+    """``PROGRAM [INPUT OUTPUT [STATUS]]``: print the environment to stdout and stderr; with
+    OUTPUT, write it as the words of one STM segment there (a ``command`` system); exit
+    with STATUS (default 0). Without arguments it reads its standard input first (a judge
+    command) and answers with the environment."""
+    if not argv:
+        sys.stdin.read()
+    sys.stdout.write(environment_lines())
+    sys.stderr.write(environment_lines())
+    if len(argv) >= 2:
+        words = " ".join(environment_lines().split())
+        Path(argv[1]).write_text(f"echo 1 spk 0.000 1.000 {words}\n", encoding="utf-8")
+    return int(argv[2]) if len(argv) >= 3 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
