@@ -156,4 +156,4 @@ def test_a_refused_key_stops_the_run(tmp_path: Path) -> None:
     assert len(server.requests) == 1
     assert str(raised.value) == (
         f"judge: {server.base_url}/chat/completions refused the API key from {KEY_VARIABLE} "
-        f"(HTTP 401): Incorrect API key provided: [key]")
+        f"(HTTP 401): Incorrect API key provided: REDACTED")
