@@ -122,7 +122,7 @@ def test_one_scrubber_for_every_secret_of_a_run(monkeypatch: pytest.MonkeyPatch)
     text = "qtok-9988 hval-7766 asr-key-112233 tok-445566 plain-778899"
     assert scrub(text) == "REDACTED REDACTED REDACTED REDACTED plain-778899"
     # bytes as a server sent them, percent-encoded or JSON-escaped forms too
-    assert scrub.bytes(b'{"w": "asr-key-112233", "q": "qtok-9988"}') == (
+    assert scrub.raw(b'{"w": "asr-key-112233", "q": "qtok-9988"}') == (
         b'{"w": "REDACTED", "q": "REDACTED"}')
     # JSON-like data: every text at any depth, map keys included
     assert scrub.data({"tok-445566": [{"text": "say hval-7766"}, 3, None]}) == {

@@ -188,7 +188,7 @@ class Scrubber:
     JSON-escaped), by ``REDACTED`` in text, in bytes and in JSON-like data.
 
     >>> scrub = Scrubber(["sk-abc123"])
-    >>> scrub("key sk-abc123"), scrub.data({"words": ["sk-abc123"]}), scrub.bytes(b"sk-abc123")
+    >>> scrub("key sk-abc123"), scrub.data({"words": ["sk-abc123"]}), scrub.raw(b"sk-abc123")
     ('key REDACTED', {'words': ['REDACTED']}, b'REDACTED')
     """
 
@@ -207,8 +207,8 @@ class Scrubber:
                 text = text.replace(secret, REDACTED)
         return text
 
-    def bytes(self, data: bytes) -> bytes:
-        """``data`` (a raw answer as received) with the UTF-8 forms of the secrets replaced."""
+    def raw(self, data: bytes) -> bytes:
+        """``data``, a raw answer as received, with the UTF-8 forms of the secrets replaced."""
         for secret in self._encoded:
             if secret in data:
                 data = data.replace(secret, REDACTED.encode("ascii"))

@@ -167,7 +167,7 @@ class OpenAICompatibleRecogniser:
         body, content_type = self._form(wav)
         for attempt in range(1, s.max_attempts + 1):
             try:
-                return self._scrub.bytes(self._post(body, content_type))
+                return self._scrub.raw(self._post(body, content_type))
             except _Retry as failure:
                 if attempt == s.max_attempts:
                     raise RecognitionFailed(self._redact(

@@ -215,13 +215,13 @@ async def record_session(run: Path, request: RecordRequest, session: Session) ->
                                agent_options(request.options, session.session_id))
     capture = await capture_session(transport, pcm, session.rate, session.duration_s,
                                     request.settings)
-    scrubbed(capture, run_scrubber(agent_options(request.options, session.session_id)))
+    scrub_capture(capture, run_scrubber(agent_options(request.options, session.session_id)))
     status = "error" if capture.reasons else "complete"
     await asyncio.to_thread(_write_capture, run, request, session, pcm, capture, status)
     return status
 
 
-def scrubbed(capture: Capture, scrub: Scrubber) -> None:
+def scrub_capture(capture: Capture, scrub: Scrubber) -> None:
     """Scrub, in place, every text the agent sent (transcripts, fault and close reasons)
     of the run's secrets before any of it is written: an agent that echoes its request
     must not put the key, the URL token or a header value into trace.jsonl or

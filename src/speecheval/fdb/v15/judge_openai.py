@@ -200,7 +200,7 @@ class OpenAIJudge:
     def _post(self, request: dict[str, Any]) -> bytes:
         s = self.settings
         try:
-            return self._scrub.bytes(post_with_key(
+            return self._scrub.raw(post_with_key(
                 s.endpoint, json.dumps(request).encode("utf-8"), "application/json",
                 self._key, s.timeout_s))
         except _Retry as failure:

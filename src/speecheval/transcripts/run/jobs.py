@@ -101,7 +101,7 @@ def _transcribe(system: System, pcm: Pcm, job: Job, scratch: Path, scrub: Scrubb
                 ) -> Answer:
     """One call of ``system``, its answer scrubbed: files, reason and facts."""
     answer = system.transcribe(pcm, job.seed, job.sample, scratch)
-    return replace(answer, files={name: scrub.bytes(data) for name, data in answer.files.items()},
+    return replace(answer, files={name: scrub.raw(data) for name, data in answer.files.items()},
                    reason=None if answer.reason is None else scrub(answer.reason),
                    generation=scrub.data(answer.generation))
 
