@@ -72,6 +72,7 @@ def test_record_and_export_keep_the_echoed_secrets_out(
     assert probe["url"] == f"http://{host}/v1/models" and probe["ok"] is True
     assert probe["models"][:2] == ["echo-model", "key-REDACTED"]
     assert probe["models"][2].startswith("seen request /v1/models ")
+    assert "Authorization" not in probe["models"][2]  # not even as basic auth
     assert set(probe) == {"url", "ok", "status", "models"}
     manifest = json.loads((tree / "manifest.json").read_text())
     assert manifest["capture"]["sources"][0]["server"]["probe"] == probe

@@ -215,7 +215,6 @@ async def record_session(run: Path, request: RecordRequest, session: Session) ->
                                agent_options(request.options, session.session_id))
     capture = await capture_session(transport, pcm, session.rate, session.duration_s,
                                     request.settings)
-    scrub_capture(capture, run_scrubber(agent_options(request.options, session.session_id)))
     status = "error" if capture.reasons else "complete"
     await asyncio.to_thread(_write_capture, run, request, session, pcm, capture, status)
     return status
@@ -233,6 +232,9 @@ def scrub_capture(capture: Capture, scrub: Scrubber) -> None:
 def _write_capture(run: Path, request: RecordRequest, session: Session, pcm: bytes,
                    capture: Capture, status: str) -> None:
     assert session.rate is not None
+    # here, in the writing thread: a long trace scrubbed on the loop would delay the
+    # packets of the sessions running beside this one
+    scrub_capture(capture, run_scrubber(agent_options(request.options, session.session_id)))
     received = np.frombuffer(bytes(capture.received), dtype="<i2")
     # t0_monotonic is on the clock of the node that ran the session, named beside it
     header = {"type": "header", "sample_id": session.session_id, "rate": session.rate,
