@@ -16,7 +16,10 @@ Failures are told apart by whose fault they are and what a retry can change:
   ``verbose_json`` with word timestamps) fails that sample only, with the reason.
 
 The key is read from an environment variable and sent only in the ``Authorization``
-header; it is removed from every reason before the reason leaves this module.
+header. Everything the server sends back (the answer's body, hence its words, and every
+reason quoting it) is scrubbed of the key and the run's other secrets
+(:func:`speecheval.agents.redact.run_scrubber`) before it leaves this module: a server
+that echoes its request as words must not put the key into a transcript.
 """
 
 from __future__ import annotations
@@ -29,10 +32,11 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..agents.redact import REDACTED, run_scrubber
 from ..core.audio import Samples, encode_wav
 from ..core.errors import InputError
 from .base import SAMPLE_RATE, RecognitionFailed, TimedWord
@@ -145,21 +149,25 @@ class OpenAICompatibleRecogniser:
                              f"another with --api-key-env)")
         self.settings = settings
         self._key = key
+        self._scrub = run_scrubber(env=[settings.api_key_env])
         self.retries = 0
         """Attempts beyond the first, over every track so far (the caller reports them)."""
 
     def words(self, samples: Samples) -> list[TimedWord]:
-        """Send ``samples`` and return the answer's words, retrying as the module says."""
-        return words_of_answer(self.answer(encode_wav(samples, SAMPLE_RATE)))
+        """Send ``samples`` and return the answer's words, retrying as the module says;
+        each word is scrubbed again (a secret written with JSON escapes the body's
+        scrubbing could not see is plain once parsed)."""
+        words = words_of_answer(self.answer(encode_wav(samples, SAMPLE_RATE)))
+        return [replace(word, text=self._scrub(word.text)) for word in words]
 
     def answer(self, wav: bytes) -> bytes:
         """Send the WAV file ``wav`` as it is and return the body of the 2xx answer,
-        unparsed, retrying as the module says."""
+        unparsed but scrubbed of the run's secrets, retrying as the module says."""
         s = self.settings
         body, content_type = self._form(wav)
         for attempt in range(1, s.max_attempts + 1):
             try:
-                return self._post(body, content_type)
+                return self._scrub.raw(self._post(body, content_type))
             except _Retry as failure:
                 if attempt == s.max_attempts:
                     raise RecognitionFailed(self._redact(
@@ -205,7 +213,7 @@ class OpenAICompatibleRecogniser:
         return RecognitionFailed(f"HTTP {status}: {detail}")
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._key, "[key]")
+        return self._scrub(text.replace(self._key, REDACTED))
 
     def identity(self) -> dict[str, object]:
         s = self.settings

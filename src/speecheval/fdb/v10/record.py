@@ -40,7 +40,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import numpy as np
 
 from ... import __version__
-from ...agents.redact import REDACTED, Redactor, redact_url
+from ...agents.redact import REDACTED, Redactor, Scrubber, redact_url, run_scrubber
 from ...agents.registry import open_transport
 from ...core.audio import encode_wav, read_mono
 from ...core.canonical_json import dumps, dumps_lines
@@ -99,25 +99,48 @@ def check_agent(agent: str, options: Mapping[str, str], sample_id: str) -> dict[
     return dict(describe()) if callable(describe) else {}
 
 
-def probe_models(url: str | None) -> dict[str, Any]:
-    """GET ``/v1/models`` next to the agent URL; a failure is recorded, never raised."""
+def probe_models(url: str | None, scrub: Scrubber) -> dict[str, Any]:
+    """GET ``/v1/models`` next to the agent URL; a failure is recorded, never raised.
+
+    The probe carries no credential (the URL's userinfo, query and headers stay
+    behind), and of the answer only what is used is kept: the model ids of an OpenAI
+    list (``{"data": [{"id": ...}]}``), scrubbed of the run's secrets like every text
+    the server sends; the rest of the body (which a server may fill with anything, the
+    request it saw included) is not stored.
+    """
     if not url:
         return {"ok": False, "error": "no agent url"}
     parts = urlsplit(url)
     scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
-    probe = urlunsplit((scheme, parts.netloc, "/v1/models", "", ""))
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    probe = urlunsplit((scheme, netloc, "/v1/models", "", ""))
     described = redact_url(probe)
     try:
         with urllib.request.urlopen(probe, timeout=PROBE_TIMEOUT_S) as response:  # noqa: S310
             body = response.read(65536).decode("utf-8", errors="replace")
             status = int(response.status)
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        return {"url": described, "ok": False, "error": str(exc)}
+        return {"url": described, "ok": False, "error": scrub(str(exc))}
+    return {"url": described, "ok": 200 <= status < 300, "status": status,
+            "models": [scrub(model) for model in model_ids(body)]}
+
+
+def model_ids(body: str) -> list[str]:
+    """The ``id`` of each entry of ``data`` in a ``/v1/models`` answer (none when the
+    answer is not that list).
+
+    >>> model_ids('{"object": "list", "data": [{"id": "m-1", "owned_by": "x"}, {"id": 7}]}')
+    ['m-1']
+    """
     try:
         parsed: Any = json.loads(body)
-    except json.JSONDecodeError:
-        parsed = body[:500]
-    return {"url": described, "ok": 200 <= status < 300, "status": status, "body": parsed}
+    except (json.JSONDecodeError, RecursionError):
+        return []
+    entries = parsed.get("data") if isinstance(parsed, dict) else None
+    if not isinstance(entries, list):
+        return []
+    return [entry["id"] for entry in entries
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str)]
 
 
 @dataclass(frozen=True)
@@ -197,9 +220,21 @@ async def record_session(run: Path, request: RecordRequest, session: Session) ->
     return status
 
 
+def scrub_capture(capture: Capture, scrub: Scrubber) -> None:
+    """Scrub, in place, every text the agent sent (transcripts, fault and close reasons)
+    of the run's secrets before any of it is written: an agent that echoes its request
+    must not put the key, the URL token or a header value into trace.jsonl or
+    status.json."""
+    capture.trace = scrub.data(capture.trace)
+    capture.faults = [scrub(reason) for reason in capture.faults]
+
+
 def _write_capture(run: Path, request: RecordRequest, session: Session, pcm: bytes,
                    capture: Capture, status: str) -> None:
     assert session.rate is not None
+    # here, in the writing thread: a long trace scrubbed on the loop would delay the
+    # packets of the sessions running beside this one
+    scrub_capture(capture, run_scrubber(agent_options(request.options, session.session_id)))
     received = np.frombuffer(bytes(capture.received), dtype="<i2")
     # t0_monotonic is on the clock of the node that ran the session, named beside it
     header = {"type": "header", "sample_id": session.session_id, "rate": session.rate,
@@ -341,7 +376,8 @@ def start_sessions(run: Path, request: RecordRequest, kind: str, dataset_part: d
         raise InputError("the selection holds no sample", path=request.dataset_root)
     target = check_new_output_dir(run)
     transport = check_agent(request.agent, request.options, sessions[0].session_id)
-    probe = probe_models(agent_options(request.options, "probe").get("url"))
+    probed = agent_options(request.options, "probe")
+    probe = probe_models(probed.get("url"), run_scrubber(probed))
     target.mkdir(parents=True)
     (target / SAMPLES_DIR).mkdir()
     atomic_write_text(target / RUN_FILE, dumps(
