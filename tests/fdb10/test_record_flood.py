@@ -1,15 +1,18 @@
-"""An agent that floods audio: ``fdb10 record`` keeps at most ``--max-received-ratio``
-times the input, faults the sample with the reason and goes on, in bounded memory; and
+"""An agent that floods audio: ``fdb10 record`` (and ``fdb15 record``, on the same
+engine) keeps at most ``--max-received-ratio`` times the input, faults the session with
+the reason and goes on, in bounded memory; a resumed run keeps its cap; and
 ``reference-export`` of a run that holds far more audio than the window streams it."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from fdb15.test_capture import tiny_dataset
 from hostile.flood import FloodAgent, flood_thread
 
 from speecheval.cli import main
@@ -108,3 +111,47 @@ def test_export_streams_a_capture_far_longer_than_its_window(tmp_path: Path) -> 
     # the window is 1.0 s = 16000 samples; reading the 16 MiB file whole as float32 and
     # float64 took over 96 MiB; streamed, the peak is a small multiple of the window
     assert peak < 4 * MIB, peak
+
+
+def test_resume_keeps_the_runs_cap_and_an_older_run_gets_the_default(tmp_path: Path) -> None:
+    dataset = short_dataset(tmp_path / "ds", count=2, duration_s=0.5)
+    run = tmp_path / "run"
+    # 0.5 s at 16 kHz = 8000 samples; a cap of 3 x 8000 = 24000 samples: one message of
+    # 16384 fits, the second would make 32768
+    three = ("agent sent more audio than the cap of 3 x the input's 8000 samples "
+             "(24000 samples); receiving stopped with 16384 samples kept")
+    ten = ("agent sent more audio than the cap of 10 x the input's 8000 samples "
+           "(80000 samples); receiving stopped with 65536 samples kept")
+    with flood_thread(FloodAgent(total_bytes=4 * MIB)) as flood:
+        assert main(_record_args(dataset, run, flood.url, "--max-received-ratio", "3")) == 3
+        shutil.rmtree(run / "samples/icc_backchannel/2")   # as if killed before it
+        assert main(["fdb10", "record", "--resume", str(run)]) == 3
+        assert read_status(run, "icc_backchannel/2")["reasons"] == [three]
+        # a run recorded before the cap existed has no max_received_ratio: the default
+        document = json.loads((run / "run.json").read_text())
+        del document["settings"]["max_received_ratio"]
+        (run / "run.json").write_text(json.dumps(document))
+        shutil.rmtree(run / "samples/icc_backchannel/2")
+        assert main(["fdb10", "record", "--resume", str(run)]) == 3
+    assert read_status(run, "icc_backchannel/1")["reasons"] == [three]
+    assert read_status(run, "icc_backchannel/2")["reasons"] == [ten]
+
+
+def test_fdb15_record_caps_each_member_of_a_pair(tmp_path: Path) -> None:
+    dataset = tiny_dataset(tmp_path / "ds")
+    run = tmp_path / "run"
+    flooded = "/user_interruption/1/input"
+    with flood_thread(FloodAgent(total_bytes=4 * MIB, flood_paths=frozenset({flooded}))
+                      ) as flood:
+        assert main(["fdb15", "record", "--dataset-root", str(dataset), "--agent",
+                     "pcm-websocket", "-o", f"url={flood.url}", "--out", str(run),
+                     "--grace", "0.3", "--sample-id", "user_interruption/1",
+                     "--max-received-ratio", "2"]) == 3
+    member = run / "samples/user_interruption/1"
+    # input.wav is 1.5 s at 16 kHz = 24000 samples, x 2 = 48000: two messages of 16384
+    # fit (32768), the third would make 49152
+    assert json.loads((member / "input/status.json").read_text())["reasons"] == [
+        "agent sent more audio than the cap of 2 x the input's 24000 samples "
+        "(48000 samples); receiving stopped with 32768 samples kept"]
+    clean = json.loads((member / "clean_input/status.json").read_text())
+    assert clean["status"] == "complete" and clean["received_samples"] == 1600
