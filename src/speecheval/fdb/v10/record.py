@@ -30,7 +30,7 @@ import platform
 import shutil
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -47,11 +47,17 @@ from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError, WorkerDied
 from ...core.executor import Executor
 from ...core.hashing import sha256_bytes
-from ...core.output import atomic_write_text, check_new_output_dir, new_output_dir
+from ...core.output import (
+    atomic_write_text,
+    check_new_output_dir,
+    create_new_output_dir,
+    new_output_dir,
+)
 from ...core.progress import Advance, progress
 from ...core.provenance import package_version
-from .capture import Capture, CaptureSettings, capture_session
+from .capture import MAX_RECEIVED_RATIO, Capture, CaptureSettings, capture_session
 from .dataset import INPUT_WAV, Dataset, DatasetSample, load_dataset
+from .run_document import read_run_document
 
 RUN_FILE = "run.json"
 RUN_KIND = "speecheval-fdb10-run"
@@ -374,15 +380,26 @@ def start_sessions(run: Path, request: RecordRequest, kind: str, dataset_part: d
     write run.json (preparing), record, complete."""
     if not request.sample_ids:
         raise InputError("the selection holds no sample", path=request.dataset_root)
+    refuse_inside_dataset(run, request.dataset_root)
     target = check_new_output_dir(run)
     transport = check_agent(request.agent, request.options, sessions[0].session_id)
     probed = agent_options(request.options, "probe")
     probe = probe_models(probed.get("url"), run_scrubber(probed))
-    target.mkdir(parents=True)
+    create_new_output_dir(target)
     (target / SAMPLES_DIR).mkdir()
     atomic_write_text(target / RUN_FILE, dumps(
         _run_document(kind, request, dataset_part, "preparing", transport, probe)))
     return execute(target, request, sessions, executor)
+
+
+def refuse_inside_dataset(run: Path, dataset_root: Path) -> None:
+    """A run directory inside the dataset root is bad input: its files would change the
+    dataset's computed revision, so the run could never be resumed or exported."""
+    inside, root = run.resolve(), dataset_root.resolve()
+    if inside == root or root in inside.parents:
+        raise InputError(f"the run directory {run} is inside the dataset root "
+                         f"{dataset_root}: its files would change the dataset's revision "
+                         f"and the run could never be resumed; choose an --out outside it")
 
 
 def resume_request(run: Path, overrides: Mapping[str, str],
@@ -392,9 +409,7 @@ def resume_request(run: Path, overrides: Mapping[str, str],
     path = run / RUN_FILE
     if not path.is_file():
         raise InputError("not a record run directory (no run.json)", path=run)
-    document = json.loads(path.read_text(encoding="utf-8"))
-    if document.get("kind") != kind:
-        raise InputError(f"run.json is not a {kind} document", path=path)
+    document = read_run_document(path, kind)
     options = {str(k): str(v) for k, v in document["agent"]["options"].items()}
     options.update(overrides)
     hidden = sorted(key for key, value in options.items() if REDACTED in value)
@@ -406,7 +421,9 @@ def resume_request(run: Path, overrides: Mapping[str, str],
         dataset_root=Path(document["dataset"]["root"]), agent=document["agent"]["name"],
         options=options, sample_ids=tuple(document["selection"]),
         settings=CaptureSettings(packet_ms=settings["packet_ms"], grace_s=settings["grace_s"],
-                                 timeout_s=settings["timeout_s"]),
+                                 timeout_s=settings["timeout_s"],
+                                 max_received_ratio=settings.get("max_received_ratio",
+                                                                 MAX_RECEIVED_RATIO)),
         concurrency=settings["concurrency"], server_revision=document["server"]["revision"],
         model=document["server"]["model"], dataset_label=document["dataset"]["label"])
 
@@ -417,6 +434,7 @@ def resume_run(run: Path, overrides: Mapping[str, str], executor: Executor | Non
     request = resume_request(run, overrides)
     dataset = load_dataset(request.dataset_root)
     check_revision(run, request, dataset.revision)
+    check_selection(run, request, dataset.by_id())
     check_agent(request.agent, request.options, request.sample_ids[0])
     return execute(run, request, dataset_sessions(dataset, request.sample_ids), executor)
 
@@ -428,3 +446,13 @@ def check_revision(run: Path, request: RecordRequest, revision: str) -> None:
         raise InputError(f"the dataset at {request.dataset_root} has revision "
                          f"{revision[:16]}, the run recorded "
                          f"{document['dataset']['revision'][:16]}", path=run / RUN_FILE)
+
+
+def check_selection(run: Path, request: RecordRequest, known: Container[str]) -> None:
+    """Every sample run.json selects must be in the dataset: an edited selection is bad
+    input, not a KeyError."""
+    unknown = [sid for sid in request.sample_ids if sid not in known]
+    if unknown:
+        raise InputError(f"run.json selects {len(unknown)} sample(s) the dataset at "
+                         f"{request.dataset_root} does not have: {', '.join(unknown[:5])}",
+                         path=run / RUN_FILE)

@@ -25,7 +25,12 @@ from ...core.canonical_json import dumps
 from ...core.errors import InputError, WorkerDied
 from ...core.executor import Executor, LocalExecutor
 from ...core.hashing import sha256_file
-from ...core.output import atomic_write_bytes, atomic_write_text, check_new_output_dir
+from ...core.output import (
+    atomic_write_bytes,
+    atomic_write_text,
+    check_new_output_dir,
+    create_new_output_dir,
+)
 from ...core.progress import progress
 from .. import lineage
 from . import input_audio
@@ -100,7 +105,7 @@ def start(request: Request, out: Path, executor: Executor | None = None) -> Outc
                      "gold_window": "the sample's gold_window, cut from the decoded PCM to "
                                     "the nearest samples; times on the crop's timeline"},
     }
-    out.mkdir(parents=True)
+    create_new_output_dir(out)
     atomic_write_text(out / RUN_FILE, dumps(run))
     return _execute(out, run, manifest, request.chunker, systems.get, executor)
 
