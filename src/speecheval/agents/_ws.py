@@ -56,7 +56,10 @@ async def open_websocket(url: str, *, headers: Mapping[str, str] | None = None,
             timeout=timeout_s)
     except InvalidURI as exc:
         raise InputError(f"bad agent url {redact_url(url)!r}: {exc.msg}") from None
-    except (OSError, TimeoutError, InvalidHandshake) as exc:
+    except TimeoutError as exc:  # accepted, then silent: no upgrade answer came
+        raise SystemUnderTestError(f"cannot connect to {redact_url(url)}: no answer to the "
+                                   f"WebSocket handshake within {timeout_s:g} s") from exc
+    except (OSError, InvalidHandshake) as exc:
         detail = str(exc) or type(exc).__name__
         raise SystemUnderTestError(f"cannot connect to {redact_url(url)}: {detail}") from exc
 
