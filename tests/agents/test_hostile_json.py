@@ -54,7 +54,7 @@ def test_a_deep_message_mid_stream_is_a_fault_and_the_audio_before_it_is_kept(
     # 64th "[", char 49 + 63 = 112 (and one "}" closes it)
     position = 64 if protocol == "pcm-websocket" else 112
     assert len(payload) == 2 * DEPTH + (0 if protocol == "pcm-websocket" else 49 + 1)
-    reason = (f"agent sent JSON nested deeper than 64 levels (char {position}): "
+    reason = (f"agent sent JSON nested deeper than 64 levels at char {position}: "
               f"{payload[:60]!r}")
     assert recording.fault == reason
     assert [e["reason"] for e in of_type(recording, "fault")] == [reason]

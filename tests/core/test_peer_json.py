@@ -6,22 +6,32 @@ import json
 
 import pytest
 
-from speecheval.core.peer_json import MAX_CHARS, MAX_DEPTH, PeerJSONLimit, loads
+from speecheval.core.peer_json import (
+    MAX_CHARS,
+    MAX_DEPTH,
+    PeerJSONLimit,
+    TooDeep,
+    TooLong,
+    loads,
+)
 
 
 def _refusal(text: str, **limits: int) -> tuple[str, int]:
     with pytest.raises(PeerJSONLimit) as caught:
         loads(text, **limits)
-    return caught.value.msg, caught.value.pos
+    return caught.value.reason, caught.value.pos
 
 
 def test_depth_up_to_the_limit_parses_and_one_more_is_refused_at_its_bracket() -> None:
     assert loads("[" * MAX_DEPTH + "]" * MAX_DEPTH) == json.loads("[" * 64 + "]" * 64)
     # '{"a": ' is 6 characters; the object is level 1, so with 64 arrays inside the 64th
     # "[" (char 6 + 63 = 69) opens level 65
-    assert _refusal('{"a": ' + "[" * 64 + "]" * 64 + "}") == ("nested deeper than 64 levels",
-                                                             69)
-    assert _refusal("[" * 200_000 + "]" * 200_000) == ("nested deeper than 64 levels", 64)
+    assert _refusal('{"a": ' + "[" * 64 + "]" * 64 + "}") == (
+        "nested deeper than 64 levels at char 69", 69)
+    assert _refusal("[" * 200_000 + "]" * 200_000) == (
+        "nested deeper than 64 levels at char 64", 64)
+    with pytest.raises(TooDeep):
+        loads("[" * 65 + "]" * 65)
 
 
 def test_brackets_inside_strings_do_not_count() -> None:
@@ -50,4 +60,6 @@ def test_an_unterminated_string_is_the_parsers_own_error() -> None:
 
 def test_length_is_checked_before_anything_is_parsed() -> None:
     assert _refusal("[1, 2, 3]", max_chars=8) == ("longer than 8 characters (9)", 8)
+    with pytest.raises(TooLong):
+        loads("[" * 100, max_chars=99)  # the length is checked first, the nesting after
     assert loads("[1, 2, 3]", max_chars=9) == [1, 2, 3]

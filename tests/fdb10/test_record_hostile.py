@@ -59,7 +59,7 @@ def test_a_deep_message_faults_its_sample_and_the_run_goes_on(tmp_path: Path,
     position = 64 if protocol == "pcm-websocket" else 112
     assert faulted["status"] == "error"
     assert faulted["reasons"] == [f"agent sent JSON nested deeper than 64 levels "
-                                  f"(char {position}): {payload[:60]!r}"]
+                                  f"at char {position}: {payload[:60]!r}"]
     assert (other["status"], other["reasons"]) == ("complete", [])
     if protocol != "openai-realtime":  # the wire rate is the input's: nothing resampled
         # the five packets echoed before the message, then nothing

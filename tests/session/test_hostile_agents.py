@@ -47,7 +47,7 @@ def test_a_deep_message_is_the_sessions_fault_and_the_next_session_runs(
     with DeepJsonAgent("pcm-websocket", deep_array(), targets=_first_connection) as agent:
         code, report, out = _run(tmp_path, "-o", f"url={agent.url}")
     assert code == 3
-    reason = f"agent sent JSON nested deeper than 64 levels (char 64): {'[' * 60!r}"
+    reason = f"agent sent JSON nested deeper than 64 levels at char 64: {'[' * 60!r}"
     assert [s["fault"] for s in report["sessions"]] == [reason, None]
     assert report["summary"]["faulted_sessions"] == 1
     events = [json.loads(line) for line in

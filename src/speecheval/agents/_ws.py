@@ -119,7 +119,7 @@ def parse_json_object(text: str, scrub: Callable[[str], str]) -> dict[str, Any] 
     try:
         data = peer_json.loads(text)
     except peer_json.PeerJSONLimit as exc:
-        return f"agent sent JSON {exc.msg} (char {exc.pos}): {scrub(text)[:60]!r}"
+        return f"agent sent JSON {exc.reason}: {scrub(text)[:60]!r}"
     except json.JSONDecodeError as exc:
         return (f"malformed JSON from agent ({exc.msg} at char {exc.pos}): "
                 f"{scrub(text)[:60]!r}")

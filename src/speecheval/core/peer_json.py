@@ -32,14 +32,32 @@ _STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
 
 
 class PeerJSONLimit(json.JSONDecodeError):
-    """The text is past :data:`MAX_DEPTH` or :data:`MAX_CHARS` (a JSONDecodeError, so
-    code that handles bad JSON handles this too). ``msg`` reads after "JSON": ``nested
-    deeper than 64 levels``, ``longer than 16777216 characters (16777300)``."""
+    """The text is past a bound (a JSONDecodeError, so code that handles bad JSON handles
+    this too). ``msg`` reads after "JSON", and ``reason`` adds where when that helps:
+    ``nested deeper than 64 levels at char 64``,
+    ``longer than 16777216 characters (16777300)``."""
+
+    @property
+    def reason(self) -> str:
+        return self.msg
+
+
+class TooDeep(PeerJSONLimit):
+    """Nested deeper than the bound; ``pos`` is the bracket that opens one level too many."""
+
+    @property
+    def reason(self) -> str:
+        return f"{self.msg} at char {self.pos}"
+
+
+class TooLong(PeerJSONLimit):
+    """Longer than the bound; ``pos`` is the bound."""
 
 
 def loads(text: str, *, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHARS) -> Any:
     """``json.loads(text)`` for a text from a network peer, refusing one nested deeper
-    than ``max_depth`` or longer than ``max_chars`` (:class:`PeerJSONLimit`).
+    than ``max_depth`` (:class:`TooDeep`) or longer than ``max_chars``
+    (:class:`TooLong`).
 
     >>> loads('{"type": "error", "error": {"message": "[no]"}}')["error"]["message"]
     '[no]'
@@ -47,19 +65,18 @@ def loads(text: str, *, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHARS) 
     ...     try:
     ...         loads(text, **limits)
     ...     except PeerJSONLimit as exc:
-    ...         return exc.msg, exc.pos
+    ...         return exc.reason, exc.pos
     ...     raise AssertionError("accepted")
     >>> refusal("[" * 65 + "]" * 65)
-    ('nested deeper than 64 levels', 64)
+    ('nested deeper than 64 levels at char 64', 64)
     >>> refusal('"' + "x" * 20 + '"', max_chars=10)
     ('longer than 10 characters (22)', 10)
     """
     if len(text) > max_chars:
-        raise PeerJSONLimit(f"longer than {max_chars} characters ({len(text)})", text,
-                            max_chars)
+        raise TooLong(f"longer than {max_chars} characters ({len(text)})", text, max_chars)
     too_deep = _first_too_deep(text, max_depth)
     if too_deep is not None:
-        raise PeerJSONLimit(f"nested deeper than {max_depth} levels", text, too_deep)
+        raise TooDeep(f"nested deeper than {max_depth} levels", text, too_deep)
     return json.loads(text)
 
 
