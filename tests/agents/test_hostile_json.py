@@ -11,9 +11,18 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from hostile.deep_json import DEPTH, DeepJsonAgent, deep_array, deep_event, long_string_event
+from hostile.deep_json import (
+    DEPTH,
+    DeepJsonAgent,
+    JsonAnswerServer,
+    deep_array,
+    deep_event,
+    long_string_event,
+)
 
 from speecheval.agents.registry import open_transport
+from speecheval.agents.webrtc import post_json
+from speecheval.core.errors import SystemUnderTestError
 from speecheval.core.peer_json import MAX_CHARS
 from speecheval.session.realtime import run_realtime
 from speecheval.session.recording import SessionRecording
@@ -94,3 +103,11 @@ def test_the_deep_payloads_are_what_they_claim() -> None:
             json.loads(payload)
     assert len(long_string_event(100)) == 100
     assert set(json.loads(long_string_event(100))["text"]) == {"a"}
+
+
+def test_a_deep_webrtc_signalling_answer_is_the_agents_error() -> None:
+    with (JsonAnswerServer({"offer": deep_array().encode()}) as server,
+          pytest.raises(SystemUnderTestError) as refused):
+        post_json(server.url("offer"), {"type": "offer", "sdp": "v=0"}, timeout_s=5)
+    assert str(refused.value) == ("signalling: the answer is not JSON (nested deeper than 64 "
+                                  "levels at char 64)")

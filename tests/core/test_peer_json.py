@@ -62,4 +62,8 @@ def test_length_is_checked_before_anything_is_parsed() -> None:
     assert _refusal("[1, 2, 3]", max_chars=8) == ("longer than 8 characters (9)", 8)
     with pytest.raises(TooLong):
         loads("[" * 100, max_chars=99)  # the length is checked first, the nesting after
+    # a file a system wrote is bounded in depth only
+    assert loads(" " * MAX_CHARS + "[1]", max_chars=None) == [1]
+    with pytest.raises(TooDeep):
+        loads("[" * 65 + "]" * 65, max_chars=None)
     assert loads("[1, 2, 3]", max_chars=9) == [1, 2, 3]

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from hostile.deep_json import DeepJsonAgent, deep_array, deep_event
+from hostile.deep_json import DeepJsonAgent, JsonAnswerServer, deep_array, deep_event
 from hostile.silent_handshake import SilentServer
 
 from speecheval.cli import main
@@ -105,3 +105,17 @@ def test_a_server_that_never_answers_the_handshake_is_a_fault_per_sample(
 def _trace(run: Path, sample_id: str) -> list[dict[str, Any]]:
     text = (run / "samples" / sample_id / "trace.jsonl").read_text()
     return [json.loads(line) for line in text.splitlines()]
+
+
+def test_a_deep_models_probe_answer_is_recorded_not_a_crash(tmp_path: Path) -> None:
+    # the run probes GET /v1/models beside the agent's URL: here an HTTP server whose
+    # /v1/... answers are nested arrays (the agent itself is the in-process echo)
+    with JsonAnswerServer({"v1": deep_array().encode()}) as server:
+        code, run = _record(tmp_path, "tests.agents.raising_transport:RaisingTransport",
+                            ["-o", f"url=http://127.0.0.1:{server.port}/{{sample_id}}",
+                             "-o", "only=/none"])
+        probed = list(server.requests)
+    assert code == 0
+    assert probed == ["/v1/models"]
+    assert json.loads((run / "run.json").read_text())["status"] == "complete"
+    assert [read_status(run, s)["status"] for s in (FIRST, SECOND)] == ["complete"] * 2

@@ -1,17 +1,19 @@
-"""``transcripts run`` against an ASR server that answers with JSON nested 200,000
-levels deep: each such answer is a failed job with its reason, and the run goes on to
-the jobs of a well-behaved system on the same server (:mod:`hostile.deep_json`)."""
+"""``transcripts run`` against systems that answer with JSON nested 200,000 levels deep
+(an ASR server, :mod:`hostile.deep_json`; a program writing a SegLST file): each such
+answer is a failed job with its reason, and the run goes on to the jobs of a
+well-behaved system of the same run."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 from hostile.deep_json import JsonAnswerServer, deep_array
-from run_fixtures import cli
+from run_fixtures import blocks_audio, cli, write_manifest
 
 GOOD = {"task": "transcribe", "language": "english", "duration": 4.0, "text": "hello there",
         "segments": [{"id": 0, "start": 0.0, "end": 1.5, "text": " hello there"}],
@@ -64,3 +66,32 @@ def test_a_deep_answer_is_a_failed_job_and_the_run_goes_on(
         assert (raw / "response.json").read_bytes() == DEEP  # kept, as any unusable answer
         good = out / "raw" / "good" / "production_complete_file" / sample / "r1"
         assert json.loads((good / "meta.json").read_text())["status"] == "succeeded"
+
+
+DEEP_WRITER = "import sys; open(sys.argv[2], 'w').write('[' * 200000 + ']' * 200000)\n"
+"""A command system that writes a SegLST output nested 200,000 levels deep."""
+
+
+def test_a_command_system_writing_deep_json_is_a_failed_job_and_the_run_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocks_audio(tmp_path / "blocks.wav", rate=16_000)
+    (tmp_path / "deep_writer.py").write_text(DEEP_WRITER, encoding="utf-8")
+    deep = f"""  deep:
+    adapter: command
+    command: [{sys.executable}, deep_writer.py, "{{input}}", "{{output}}"]
+    output_suffix: .json
+    version: deep 1.0
+"""
+    manifest = write_manifest(tmp_path, "  - id: blocks\n    audio: blocks.wav\n", deep)
+    out = tmp_path / "run"
+    code = cli("run", "--manifest", manifest, "--system", "fake", "--system", "deep",
+               "--out", out)
+    assert code == 3
+    assert "1 succeeded, 1 failed" in capsys.readouterr().out
+    raw = out / "raw" / "deep" / "production_complete_file" / "blocks" / "r1"
+    meta = json.loads((raw / "meta.json").read_text())
+    assert (meta["status"], meta["reason"]) == (
+        "failed", "the output is not a valid transcript: not valid JSON: nested deeper than "
+                  "64 levels at char 64")
+    fake = out / "raw" / "fake" / "production_complete_file" / "blocks" / "r1"
+    assert json.loads((fake / "meta.json").read_text())["status"] == "succeeded"

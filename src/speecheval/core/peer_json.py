@@ -54,10 +54,12 @@ class TooLong(PeerJSONLimit):
     """Longer than the bound; ``pos`` is the bound."""
 
 
-def loads(text: str, *, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHARS) -> Any:
+def loads(text: str, *, max_depth: int = MAX_DEPTH,
+          max_chars: int | None = MAX_CHARS) -> Any:
     """``json.loads(text)`` for a text from a network peer, refusing one nested deeper
     than ``max_depth`` (:class:`TooDeep`) or longer than ``max_chars``
-    (:class:`TooLong`).
+    (:class:`TooLong`). A file a system under test wrote is bounded in depth only
+    (``max_chars=None``): its length is the size of a transcript, not of a message.
 
     >>> loads('{"type": "error", "error": {"message": "[no]"}}')["error"]["message"]
     '[no]'
@@ -72,7 +74,7 @@ def loads(text: str, *, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHARS) 
     >>> refusal('"' + "x" * 20 + '"', max_chars=10)
     ('longer than 10 characters (22)', 10)
     """
-    if len(text) > max_chars:
+    if max_chars is not None and len(text) > max_chars:
         raise TooLong(f"longer than {max_chars} characters ({len(text)})", text, max_chars)
     too_deep = _first_too_deep(text, max_depth)
     if too_deep is not None:

@@ -42,6 +42,7 @@ import numpy as np
 from ... import __version__
 from ...agents.redact import REDACTED, Redactor, redact_url
 from ...agents.registry import open_transport
+from ...core import peer_json
 from ...core.audio import encode_wav, read_mono
 from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError, WorkerDied
@@ -114,7 +115,7 @@ def probe_models(url: str | None) -> dict[str, Any]:
     except (urllib.error.URLError, OSError, ValueError) as exc:
         return {"url": described, "ok": False, "error": str(exc)}
     try:
-        parsed: Any = json.loads(body)
+        parsed: Any = peer_json.loads(body)  # the agent's server: bounded, like its messages
     except json.JSONDecodeError:
         parsed = body[:500]
     return {"url": described, "ok": 200 <= status < 300, "status": status, "body": parsed}
