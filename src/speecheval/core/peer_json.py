@@ -11,7 +11,7 @@ Past either bound the text is refused with :class:`PeerJSONLimit`, a
 ``json.JSONDecodeError``: each caller's own handling of bad JSON (a fault of the agent,
 a failed job, an invalid judgement) takes it, with a message that says which bound.
 Both bounds are far beyond what any protocol here needs: the deepest real message, a
-realtime ``session.updated`` event, is six levels deep.
+realtime ``session.updated`` event, is five levels deep.
 """
 
 from __future__ import annotations
