@@ -19,6 +19,7 @@ from hostile.deep_json import (
     deep_event,
     long_string_event,
 )
+from hostile.silent_handshake import SilentServer
 
 from speecheval.agents.registry import open_transport
 from speecheval.agents.webrtc import post_json
@@ -111,3 +112,17 @@ def test_a_deep_webrtc_signalling_answer_is_the_agents_error() -> None:
         post_json(server.url("offer"), {"type": "offer", "sdp": "v=0"}, timeout_s=5)
     assert str(refused.value) == ("signalling: the answer is not JSON (nested deeper than 64 "
                                   "levels at char 64)")
+
+
+@pytest.mark.parametrize("protocol", sorted(OPTIONS))
+def test_a_server_silent_after_accepting_is_a_connect_fault(protocol: str) -> None:
+    with SilentServer() as server:
+        transport = open_transport(protocol, {"url": server.ws_url, "connect_timeout_s": "0.5",
+                                              **OPTIONS[protocol]})
+        recording = asyncio.run(asyncio.wait_for(
+            run_realtime(transport, track(("speech", 200)), RATE), SESSION_LIMIT_S))
+        accepted = server.accepted
+    url = server.ws_url + ("?model=gpt-realtime" if protocol == "openai-realtime" else "")
+    assert recording.fault == (f"cannot connect to {url}: no answer to the WebSocket "
+                               "handshake within 0.5 s")
+    assert recording.user.size == 0 and accepted == 1

@@ -26,13 +26,14 @@ class SilentServer:
         self.accepted = 0
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._listener.settimeout(0.1)
+        self._port = int(self._listener.getsockname()[1])  # still known once it is closed
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._acceptor = threading.Thread(target=self._accept, daemon=True)
 
     @property
     def port(self) -> int:
-        return int(self._listener.getsockname()[1])
+        return self._port
 
     @property
     def ws_url(self) -> str:

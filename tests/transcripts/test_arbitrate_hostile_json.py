@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from hostile.deep_json import JsonAnswerServer, deep_array
+from hostile.silent_handshake import SilentServer
 from test_arbitrate import JudgeServer, rows, server, write_inputs
 
 from speecheval.cli import main
@@ -44,3 +45,25 @@ def test_deep_answers_are_invalid_judgements_and_the_run_goes_on(
         # the content: an answer, but no judgement in it
         assert (content["valid"], content["invalid_reason"]) == (
             False, "not JSON: nested deeper than 64 levels at char 64")
+
+
+def test_a_judge_that_never_answers_is_an_invalid_judgement_per_sample(
+        server: JudgeServer, tmp_path: Path) -> None:
+    refs, cands = write_inputs(tmp_path)
+    out = tmp_path / "arb"
+    with SilentServer() as silent:
+        code = main(["transcripts", "arbitrate", "--references", str(refs), "--candidates",
+                     str(cands), "--out", str(out), "--api-key-env", "JUDGE_KEY",
+                     "--max-attempts", "1", "--timeout", "0.5",
+                     "--judge", f"careful=careful@{server.url}",
+                     "--judge", f"silent=m@{silent.http_url}"])
+        endpoint = f"{silent.http_url}/chat/completions"
+    assert code == 0
+    judgements = {(j["sample"], j["judge"]): j for j in rows(out / "judgements.jsonl")}
+    for sample in ("ep1", "ep2"):
+        assert judgements[sample, "careful"]["valid"] is True
+        silent_one = judgements[sample, "silent"]
+        assert (silent_one["valid"], silent_one["invalid_reason"]) == (
+            False, "no answer (see stderr)")
+        assert (out / "judges" / "silent" / f"{sample}.stderr").read_text() == (
+            f"attempt 1: no answer from {endpoint}: timed out")

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 from hostile.deep_json import JsonAnswerServer, deep_array
+from hostile.silent_handshake import SilentServer
 from run_fixtures import blocks_audio, cli, write_manifest
 
 GOOD = {"task": "transcribe", "language": "english", "duration": 4.0, "text": "hello there",
@@ -95,3 +96,30 @@ def test_a_command_system_writing_deep_json_is_a_failed_job_and_the_run_goes_on(
                   "64 levels at char 64")
     fake = out / "raw" / "fake" / "production_complete_file" / "blocks" / "r1"
     assert json.loads((fake / "meta.json").read_text())["status"] == "succeeded"
+
+
+def test_an_asr_server_that_never_answers_is_a_failed_job_and_the_run_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("SPEECHEVAL_TEST_KEY", "any")
+    out = tmp_path / "run"
+    with (SilentServer() as silent,
+          JsonAnswerServer({"good": json.dumps(GOOD).encode()}) as server):
+        manifest = _manifest(tmp_path, server)
+        text = manifest.read_text().replace(
+            "  deep:\n", "  deep:\n    timeout_s: 0.5\n    max_attempts: 1\n").replace(
+            server.url("deep"), silent.http_url)
+        manifest.write_text(text)
+        code = cli("run", "--manifest", manifest, "--system", "deep", "--system", "good",
+                   "--out", out)
+        accepted = silent.accepted
+        endpoint = f"{silent.http_url}/audio/transcriptions"
+    assert code == 3
+    assert "2 succeeded, 2 failed" in capsys.readouterr().out
+    assert accepted == 2  # one request per sample, none retried (max_attempts: 1)
+    for sample in ("one", "two"):
+        raw = out / "raw" / "deep" / "production_complete_file" / sample / "r1"
+        meta = json.loads((raw / "meta.json").read_text())
+        assert (meta["status"], meta["runner_stop_reason"], meta["reason"]) == (
+            "failed", "no usable HTTP answer",
+            f"no answer from {endpoint}: timed out (gave up after 1 attempts)")
