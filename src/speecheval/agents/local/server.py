@@ -79,6 +79,7 @@ def client_event(message: str) -> dict[str, Any] | str:
         return "event must be a JSON object"
     return data
 
+
 @dataclass
 class AgentConfig:
     """Parsed options of a local agent."""
