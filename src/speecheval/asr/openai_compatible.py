@@ -37,6 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..agents.redact import REDACTED, run_scrubber
+from ..core import peer_json
 from ..core.audio import Samples, encode_wav
 from ..core.errors import InputError
 from .base import SAMPLE_RATE, RecognitionFailed, TimedWord
@@ -241,7 +242,7 @@ def _error_detail(error: urllib.error.HTTPError) -> str:
         raw = b""
     text = raw.decode("utf-8", "replace").strip()
     try:
-        message = json.loads(text)["error"]["message"]
+        message = peer_json.loads(text)["error"]["message"]
     except (ValueError, KeyError, TypeError):
         message = text or error.reason
     return " ".join(str(message).split())[:_DETAIL_CHARS]
@@ -270,7 +271,10 @@ def words_of_answer(body: bytes) -> list[TimedWord]:
 not give word timestamps (timestamp_granularities[]=word)
     """
     try:
-        data: Any = json.loads(body.decode("utf-8"))
+        data: Any = peer_json.loads(body.decode("utf-8"))
+    except peer_json.PeerJSONLimit as exc:
+        raise RecognitionFailed(f"the answer is not JSON ({len(body)} bytes, "
+                                f"{exc.reason})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise RecognitionFailed(f"the answer is not JSON ({len(body)} bytes, "
                                 f"{type(exc).__name__} at byte {_position(exc)})") from None

@@ -20,7 +20,7 @@ from ..core.executor import make_executor
 from ..core.output import check_new_output_dir
 from .bench import MOCK, RunResult, agent_name, mock_factory
 from .cli_options import session_options, with_url
-from .launch import RunRequest, run_sessions
+from .launch import RunRequest, check_scenario_agent, run_sessions
 from .load_cli import load
 from .report_md import summary_rows
 from .run_output import write_run
@@ -66,6 +66,7 @@ def validate(scenarios: tuple[Path, ...]) -> None:
     """Check scenario files without running them (audio is rendered, options checked)."""
     for path in scenarios:
         scenario = load_scenario(path)
+        check_scenario_agent(scenario)  # what run cannot build, validate refuses
         if agent_name(scenario, None) == MOCK:
             mock_factory(scenario, dict(scenario.agent.options), set())
         render_turns(scenario)

@@ -153,6 +153,8 @@ class AgentSpec:
     options: dict[str, Any] = field(default_factory=dict)
     option_lines: dict[str, int] = field(default_factory=dict)
     line: int = 0
+    key: str = "agent"  # the key it was written under: agent, or voicebench's adapter
+    type_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -426,7 +428,9 @@ class _Reader:
         if model is None:
             return AgentSpec(line=self.document.line(()) or 0)
         options = dict(model.options)
+        line = self.document.line((key,)) or 0
         return AgentSpec(type=model.type, options=options,
                          option_lines={name: self.document.line((key, "options", name)) or 0
                                        for name in options},
-                         line=self.document.line((key,)) or 0)
+                         line=line, key=key,
+                         type_line=self.document.line((key, "type")) or line)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,8 +34,9 @@ from ...agents.base import (
     SpeechStarted,
     Transcript,
     close_after_failed_connect,
+    failure_reason,
 )
-from ...core.errors import SystemUnderTestError
+from ...core.errors import InputError
 
 PACKET_MS = 80
 CLOSE_TIMEOUT_S = 2.0
@@ -110,6 +112,15 @@ class _Session:
         self.note("fault", reason=reason)
         self.failed.set()
 
+    async def faulting(self, work: Coroutine[Any, Any, None]) -> None:
+        """Await ``work`` (the sending or the receiving task); whatever the transport
+        raises in it is a fault: those tasks' results are never read, so an exception
+        left in one would end the capture silently, the audio so far marked complete."""
+        try:
+            await work
+        except Exception as exc:
+            self.fault(failure_reason(exc))
+
     async def receive(self) -> None:
         async for event in self.transport.events():
             if isinstance(event, AudioOut):
@@ -145,8 +156,10 @@ class _Session:
             self.fault(f"agent stalled: {action} blocked for more than "
                        f"{self.settings.timeout_s:g} s")
             return False
-        except SystemUnderTestError as exc:
-            self.fault(str(exc))
+        except InputError:
+            raise  # the user's settings (a key variable not set): the run stops, exit 2
+        except Exception as exc:
+            self.fault(failure_reason(exc))
             return False
         return True
 
@@ -202,8 +215,8 @@ async def capture_session(transport: AgentTransport, pcm16: bytes, rate: int,
     session.t0 = session.loop.time()
     capture.t0_monotonic = session.t0
     session.note("connected", rate=rate)
-    receiver = asyncio.create_task(session.receive())
-    sender = asyncio.create_task(session.send(pcm16))
+    receiver = asyncio.create_task(session.faulting(session.receive()))
+    sender = asyncio.create_task(session.faulting(session.send(pcm16)))
     window_end = session.t0 + duration_s + settings.grace_s
     waiter = asyncio.create_task(session.failed.wait())
     with contextlib.suppress(TimeoutError):
@@ -225,6 +238,6 @@ async def capture_session(transport: AgentTransport, pcm16: bytes, rate: int,
         # a stall the keepalive had no time to notice in a short session shows here
         session.fault(f"agent stalled: it did not answer the closing handshake within "
                       f"{CLOSE_TIMEOUT_S:g} s at the end of the session")
-    except SystemUnderTestError as exc:
-        session.note("close_error", reason=str(exc))
+    except Exception as exc:
+        session.note("close_error", reason=failure_reason(exc))
     return capture

@@ -42,6 +42,7 @@ import numpy as np
 from ... import __version__
 from ...agents.redact import REDACTED, Redactor, Scrubber, redact_url, run_scrubber
 from ...agents.registry import open_transport
+from ...core import peer_json
 from ...core.audio import encode_wav, read_mono
 from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError, WorkerDied
@@ -139,8 +140,8 @@ def model_ids(body: str) -> list[str]:
     ['m-1']
     """
     try:
-        parsed: Any = json.loads(body)
-    except (json.JSONDecodeError, RecursionError):
+        parsed: Any = peer_json.loads(body)  # the agent's server: bounded, like its messages
+    except json.JSONDecodeError:
         return []
     entries = parsed.get("data") if isinstance(parsed, dict) else None
     if not isinstance(entries, list):

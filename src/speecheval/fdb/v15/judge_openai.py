@@ -42,6 +42,7 @@ from ...asr.openai_compatible import (
     post_with_key,
     retry_wait_s,
 )
+from ...core import peer_json
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
 from ..v10.official_evaluator import PINNED_SHA256, REPOSITORY, REVISION
@@ -105,7 +106,9 @@ def strict_label(content: str) -> str:
     ValueError: the reply is not one JSON object: Expecting value at 0
     """
     try:
-        data = json.loads(content)
+        data = peer_json.loads(content)
+    except peer_json.PeerJSONLimit as exc:
+        raise ValueError(f"the reply is not one JSON object: {exc.reason}") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"the reply is not one JSON object: {exc.msg} at {exc.pos}") from None
     if not isinstance(data, dict) or set(data) != {"behaviour"}:
@@ -218,8 +221,11 @@ class OpenAIJudge:
     def _content(body: bytes) -> str:
         """``choices[0].message.content`` of a chat completion, or why it has none."""
         try:
-            data = json.loads(body.decode("utf-8"))
+            data = peer_json.loads(body.decode("utf-8"))
             content = data["choices"][0]["message"]["content"]
+        except peer_json.PeerJSONLimit as exc:
+            raise _Failed(f"the answer is not JSON ({len(body)} bytes, {exc.reason})"
+                          ) from None
         except (UnicodeDecodeError, ValueError, KeyError, IndexError, TypeError):
             raise _Failed(f"the answer is not a chat completion ({len(body)} bytes)"
                           ) from None

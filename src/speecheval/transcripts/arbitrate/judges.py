@@ -41,6 +41,7 @@ from ...asr.openai_compatible import (
     _retry_after,
     check_base_url,
 )
+from ...core import peer_json
 from ...core.errors import InputError
 from .inputs import SAFE_ID
 
@@ -193,8 +194,10 @@ class ChatJudge:
 def _content(body: str) -> tuple[str | None, str | None, str | None]:
     """``(message content, model the server names, problem)`` of a chat completion body."""
     try:
-        data: Any = json.loads(body)
+        data: Any = peer_json.loads(body)
         content = data["choices"][0]["message"]["content"]
+    except peer_json.PeerJSONLimit as exc:
+        return None, None, f"the answer is not JSON: {exc.reason}"
     except (ValueError, KeyError, IndexError, TypeError):
         return None, None, "the answer is not a chat completion with choices[0].message.content"
     if not isinstance(content, str):
