@@ -360,3 +360,17 @@ def test_run_and_load_share_the_scenario_agent_and_output_options() -> None:
 
     assert shared(run) == shared(load)
     assert set(shared(run)) == {"scenario_path", "agent", "option_pairs", "url", "out"}
+
+
+def test_turn_audio_cut_inside_its_fmt_chunk_exits_2(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # 26 bytes: the RIFF header (12), the fmt chunk's header (8) and 6 of its 16 bytes
+    write_wav(tmp_path / "cut.wav", np.zeros(1600, np.int16), 16000)
+    (tmp_path / "cut.wav").write_bytes((tmp_path / "cut.wav").read_bytes()[:26])
+    path = write_scenario(tmp_path, QUICK.replace("{synth: tone, duration_ms: 400}",
+                                                  "{file: cut.wav}"))
+    assert run_cli("validate", str(path)) == 2
+    assert capsys.readouterr().err == (
+        f"error: {path}: turns[1] (id 'more', line 9): audio file {tmp_path / 'cut.wav'}: "
+        "truncated audio: the file ends after 26 bytes, inside its 'fmt ' chunk "
+        "(bytes 12 to 36)\n")

@@ -423,3 +423,18 @@ def test_lineage_never_replaces_a_record(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="parent 'raw:y' of 'derived:z' is not recorded"):
         lineage.append_record(tmp_path, record | {"id": "derived:z", "parent": "raw:y"})
     assert (tmp_path / lineage.LINEAGE_FILE).read_bytes() == before
+
+
+def test_audio_cut_inside_its_fmt_chunk_exits_2_before_any_job(folder: Path,
+                                                              capsys: pytest.CaptureFixture[str]
+                                                              ) -> None:
+    # 26 bytes: the RIFF header (12), the fmt chunk's header (8) and 6 of its 16 bytes
+    wav = folder / "blocks.wav"
+    wav.write_bytes(wav.read_bytes()[:26])
+    manifest = write_manifest(folder, SAMPLE)
+    out = folder / "run"
+    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", out) == 2
+    assert capsys.readouterr().err == (
+        f"error: sample blocks: {wav}: truncated audio: the file ends after 26 bytes, "
+        "inside its 'fmt ' chunk (bytes 12 to 36)\n")
+    assert calls(folder) == [] and not out.exists()
