@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+from hostile.yaml_bombs import billion_laughs
 from run_fixtures import blocks_audio, calls, cli, contents, write_manifest
 
 from speecheval.transcripts import lineage
@@ -437,4 +438,18 @@ def test_audio_cut_inside_its_fmt_chunk_exits_2_before_any_job(folder: Path,
     assert capsys.readouterr().err == (
         f"error: sample blocks: {wav}: truncated audio: the file ends after 26 bytes, "
         "inside its 'fmt ' chunk (bytes 12 to 36)\n")
+    assert calls(folder) == [] and not out.exists()
+
+
+def test_a_manifest_with_an_alias_bomb_exits_2_before_any_job(
+        folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 6 levels of 9 aliases: 9**6 = 531441 strings, which the old reader walked one by one
+    # before refusing the unknown keys l0 ... l5 (9 levels grew without end)
+    manifest = write_manifest(folder, SAMPLE)
+    manifest.write_text(manifest.read_text() + billion_laughs(6))
+    out = folder / "run"
+    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", out) == 2
+    assert capsys.readouterr().err == (
+        f"error: {manifest}: its YAML aliases (*name) would expand it by more than 100000 "
+        "nodes; write the repeated parts out instead\n")
     assert calls(folder) == [] and not out.exists()

@@ -222,12 +222,27 @@ _YamlLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
 _STR_TAG = "tag:yaml.org,2002:str"
 
 
+ALIAS_BUDGET = 100_000
+"""Nodes that aliases (``*name``) may add to a YAML document when expanded, all together.
+
+A document of a few hundred bytes whose anchors each repeat the one before ten times (the
+"billion laughs") expands to 10^9 nodes: walking it for lines, or writing it as JSON for
+validation, would grow without end. Aliases that repeat a settings block in every sample
+of a large manifest stay far below this."""
+
+
 def _parse_yaml(text: str, source: Path | None, what: str) -> Document:
-    loader = _YamlLoader(text)
+    try:
+        loader = _YamlLoader(text)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL)
+        raise InputError(f"line {text.count(chr(10), 0, exc.position) + 1}: not valid YAML: "
+                         f"{exc.reason} (character #x{exc.character:04x})",
+                         path=source) from None
     try:
         node = loader.get_single_node()
         lines: dict[KeyPath, int] = {}
         if node is not None:
+            _check_alias_expansion(node, source)
             _yaml_node_lines(loader, node, (), lines, _Where(source, what), set())
         data = None if node is None else loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
@@ -237,9 +252,42 @@ def _parse_yaml(text: str, source: Path | None, what: str) -> Document:
         raise InputError(f"{at}not valid YAML: {problem}", path=source) from None
     except yaml.YAMLError as exc:
         raise InputError(f"not valid YAML: {' '.join(str(exc).split())}", path=source) from None
+    except RecursionError:  # the composer and the walks recurse once per level
+        raise InputError("not valid YAML: nested too deeply to be read", path=source) from None
     finally:
         loader.dispose()
     return Document(source, data, text, "yaml", lines)
+
+
+def _check_alias_expansion(root: yaml.Node, source: Path | None) -> None:
+    """Refuse a document whose aliases add more than :data:`ALIAS_BUDGET` nodes.
+
+    The composed document is a graph in which an alias is the anchored node itself, so
+    its size is linear in the text; the size of its expansion (each alias counted as a
+    copy) is found on that graph, once per node, before anything expands it."""
+    expanded: dict[int, int] = {}
+
+    def size(node: yaml.Node, open_nodes: set[int]) -> int:
+        key = id(node)
+        if key in expanded:
+            return expanded[key]
+        if key in open_nodes:  # an alias back to an ancestor: the walk stops there
+            return 1
+        open_nodes.add(key)
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        total = 1 + sum(size(child, open_nodes) for child in children)
+        open_nodes.discard(key)
+        expanded[key] = total
+        return total
+
+    if size(root, set()) - len(expanded) > ALIAS_BUDGET:
+        raise InputError(f"its YAML aliases (*name) would expand it by more than "
+                         f"{ALIAS_BUDGET} nodes; write the repeated parts out instead",
+                         path=source)
 
 
 @dataclass(frozen=True)
