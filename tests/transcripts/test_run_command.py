@@ -453,3 +453,21 @@ def test_a_manifest_with_an_alias_bomb_exits_2_before_any_job(
         f"error: {manifest}: its YAML aliases (*name) would expand it by more than 100000 "
         "nodes; write the repeated parts out instead\n")
     assert calls(folder) == [] and not out.exists()
+
+
+def test_lineage_with_a_cycle_of_parents_exits_2_naming_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # an edited lineage: "self" is its own parent; a -> b -> c -> a; "leaf" leads into that
+    # loop. The old walk followed the parents for ever.
+    parents = {"self": "self", "a": "b", "b": "c", "c": "a", "leaf": "a"}
+    records = [{key: None for key in lineage.RECORD_KEYS} | {"id": name, "parent": parent}
+               for name, parent in parents.items()]
+    path = tmp_path / lineage.LINEAGE_FILE
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    for artefact, loop in (("self", "self -> self"), ("a", "a -> b -> c -> a"),
+                           ("leaf", "a -> b -> c -> a")):
+        assert cli("lineage", tmp_path, "--artefact", artefact) == 2
+        assert capsys.readouterr().err == (
+            f"error: {path}: the parents of {artefact!r} lead into a cycle: {loop}\n")
+    assert cli("lineage", tmp_path) == 0   # the list names each record's parent, no walk
+    assert capsys.readouterr().out.splitlines()[0] == "self  <- self"
