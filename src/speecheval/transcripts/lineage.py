@@ -130,7 +130,7 @@ def chain(records: list[dict[str, Any]], artefact: str, *, path: Path | None = N
     if artefact not in by_id:
         raise InputError(f"no artefact {artefact!r} in the lineage (list them with "
                          "`speecheval transcripts lineage RUN`)", path=path)
-    found = []
+    found: list[dict[str, Any]] = []
     position: dict[str, int] = {}
     current: str | None = artefact
     while current is not None:
