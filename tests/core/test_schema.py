@@ -305,7 +305,7 @@ def test_aliases_may_add_up_to_the_budget() -> None:
     assert str(info.value) == BOMB_PROBLEM
 
 
-def test_a_nul_or_deep_nesting_is_a_yaml_error_with_its_line(tmp_path: Path) -> None:
+def test_a_nul_or_deep_nesting_is_an_error_not_a_traceback(tmp_path: Path) -> None:
     # the NUL stopped the reader before any error handling (a ReaderError traceback);
     # 2000 nested lists a RecursionError
     path = write(tmp_path, "nul.yaml", "name: x\nturns:\n  - id: \"a\0b\"\n")
@@ -316,3 +316,27 @@ def test_a_nul_or_deep_nesting_is_a_yaml_error_with_its_line(tmp_path: Path) -> 
     with pytest.raises(InputError) as info:
         parse_document("x: " + "[" * 2000 + "]" * 2000, "yaml")
     assert str(info.value) == "not valid YAML: nested too deeply to be read"
+    # the same in JSON: 100000 nested lists were a RecursionError traceback
+    path = write(tmp_path, "deep.json", '{"name": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(InputError) as info:
+        load_document(path)
+    assert str(info.value) == f"{path}: not valid JSON: nested too deeply to be read"
+
+
+def test_nesting_is_limited_to_100_levels(tmp_path: Path) -> None:
+    # the root mapping is level 1, so 99 nested lists inside it reach level 100 (read) and
+    # 100 reach level 101 (refused); at 600 levels the line finder, needed for an error,
+    # overflowed the recursion (a RecursionError traceback)
+    def nested(lists: int) -> str:
+        return '{"turns": ' + "[" * lists + "]" * lists + ', "bogus": 1}'
+
+    assert parse_document(nested(99), "json").data["bogus"] == 1
+    for lists in (100, 600):
+        path = write(tmp_path, "deep.json", nested(lists))
+        with pytest.raises(InputError) as info:
+            load(Scenario, path, what="scenario")
+        assert str(info.value) == f"{path}: not valid JSON: nested more than 100 levels deep"
+    # a YAML list that holds itself nests without end
+    with pytest.raises(InputError) as info:
+        parse_document("name: x\nturns: &a [*a]\n", "yaml")
+    assert str(info.value) == "not valid YAML: nested more than 100 levels deep"

@@ -107,13 +107,38 @@ def load_document(path: str | Path, *, what: str = "file",
     return parse_document(text, fmt, path=source, what=what)
 
 
+MAX_DEPTH = 100
+"""Levels of lists and mappings a document may nest. No file speecheval reads needs more
+than a handful; a deeper one would only exhaust the recursion of a later step (the line
+finder, validation), a traceback instead of an error."""
+
+
 def parse_document(text: str, fmt: Format, *, path: str | Path | None = None,
                    what: str = "file") -> Document:
     """Parse ``text``; ``path`` and ``what`` only name the file in error messages."""
     source = None if path is None else Path(path)
-    if fmt == "json":
-        return _parse_json(text, source, what)
-    return _parse_yaml(text, source, what)
+    document = _parse_json(text, source, what) if fmt == "json" else _parse_yaml(text, source,
+                                                                                 what)
+    _check_depth(document.data, source, fmt)
+    return document
+
+
+def _check_depth(data: Any, source: Path | None, fmt: Format) -> None:
+    """Refuse data nested more than :data:`MAX_DEPTH` levels (a YAML structure that
+    contains itself nests without end). Iterative, so that it cannot overflow itself; a
+    list or mapping reached again (a YAML alias) is walked again only when reached deeper."""
+    deepest: dict[int, int] = {}
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if not isinstance(value, dict | list) or deepest.get(id(value), 0) >= depth:
+            continue
+        if depth > MAX_DEPTH:
+            raise InputError(f"not valid {fmt.upper()}: nested more than {MAX_DEPTH} levels "
+                             "deep", path=source)
+        deepest[id(value)] = depth
+        stack.extend((child, depth + 1) for child in
+                     (value.values() if isinstance(value, dict) else value))
 
 
 def _parse_json(text: str, source: Path | None, what: str) -> Document:
@@ -127,6 +152,8 @@ def _parse_json(text: str, source: Path | None, what: str) -> Document:
         data = json.loads(text, object_pairs_hook=refuse_repeats)
     except json.JSONDecodeError as exc:
         raise InputError(f"line {exc.lineno}: not valid JSON: {exc.msg}", path=source) from None
+    except RecursionError:  # the decoder recurses once per level
+        raise InputError("not valid JSON: nested too deeply to be read", path=source) from None
     return Document(source, data, text, "json")
 
 
