@@ -70,15 +70,30 @@ class OpenAISettings:
         return self.base_url.rstrip("/") + ENDPOINT_PATH
 
 
-def check_base_url(base_url: str) -> None:
-    """Refuse a base URL that cannot be used or that would put a secret into asr.json."""
+NOT_HTTP = "must be an http(s) URL such as http://127.0.0.1:8000/v1"
+CARRIES_SECRETS = "must not carry credentials, a query or a fragment"
+
+
+def base_url_problem(base_url: str) -> str | None:
+    """Why a base URL cannot be used (:data:`NOT_HTTP`) or would put a secret where it is
+    recorded (:data:`CARRIES_SECRETS`), or None; each command says where that is and
+    where its key comes from."""
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InputError(f"--base-url must be an http(s) URL such as http://127.0.0.1:8000/v1, "
-                         f"got {base_url!r}")
+        return NOT_HTTP
     if parts.username or parts.password or parts.query or parts.fragment:
-        raise InputError("--base-url must not carry credentials, a query or a fragment "
-                         "(it is recorded in asr.json; the key comes from --api-key-env)")
+        return CARRIES_SECRETS
+    return None
+
+
+def check_base_url(base_url: str) -> None:
+    """Refuse a base URL that cannot be used or that would put a secret into asr.json."""
+    problem = base_url_problem(base_url)
+    if problem == NOT_HTTP:
+        raise InputError(f"--base-url {problem}, got {base_url!r}")
+    if problem is not None:
+        raise InputError(f"--base-url {problem} (it is recorded in asr.json; the key comes "
+                         "from --api-key-env)")
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):

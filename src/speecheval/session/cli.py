@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 
 from ..agents.local.server import KINDS, PROTOCOLS, serve_until_cancelled
 from ..cli_executor import executor_options
@@ -43,7 +42,13 @@ session.add_command(load)
 
 
 def parse_options(pairs: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, str]]:
-    """``-o key=value`` pairs: values parsed as YAML (for the mock), and as raw strings."""
+    """``-o key=value`` pairs: values parsed as YAML (for the mock), and as raw strings.
+
+    The YAML is read by the loader that reads scenarios (:mod:`speecheval.core.schema`),
+    so a value is held to the same limits (an alias bomb is refused) and gives plain data.
+    """
+    from ..core.schema import parse_document  # pydantic only when a command runs
+
     parsed: dict[str, Any] = {}
     raw: dict[str, str] = {}
     for pair in pairs:
@@ -53,9 +58,9 @@ def parse_options(pairs: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, str
         key = key.strip()
         raw[key] = value
         try:
-            parsed[key] = yaml.safe_load(value) if value else ""
-        except yaml.YAMLError as exc:
-            raise InputError(f"-o {key}: value {value!r} is not valid YAML: {exc}") from exc
+            parsed[key] = parse_document(value, "yaml", what="value").data if value else ""
+        except InputError as exc:
+            raise InputError(f"-o {key}: value {value!r}: {exc.problem}") from None
     return parsed, raw
 
 

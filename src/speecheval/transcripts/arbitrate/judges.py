@@ -24,6 +24,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import shlex
 import subprocess
 import time
@@ -35,17 +36,21 @@ from typing import Any, Protocol
 from ...agents.redact import REDACTED, Scrubber, child_environment, run_scrubber
 from ...asr.openai_compatible import (
     _OPENER,
+    NOT_HTTP,
     RETRIED_STATUS,
     OpenAISettings,
     _error_detail,
     _retry_after,
-    check_base_url,
+    base_url_problem,
 )
 from ...core import peer_json
 from ...core.errors import InputError
 from .inputs import SAFE_ID
 
 ENDPOINT_PATH = "/chat/completions"
+_URL_START = re.compile(r"@(?=[A-Za-z][A-Za-z0-9+.-]*://)")
+"""The '@' that starts a ``--judge`` URL: the one before a scheme, so that a URL's
+userinfo (``http://user:pw@host``) is seen, and refused, as part of the URL."""
 
 
 class Judge(Protocol):
@@ -98,11 +103,20 @@ class ChatJudge:
     def parse(cls, text: str, api_key_env: str, **retries: Any) -> ChatJudge:
         """``NAME=MODEL@BASE_URL`` (``judge1=qwen2.5-7b@http://127.0.0.1:8000/v1``)."""
         name, _, rest = text.partition("=")
-        model, _, base_url = rest.rpartition("@")
+        start = _URL_START.search(rest)
+        model, base_url = ((rest[:start.start()], rest[start.end():]) if start is not None
+                           else rest.rpartition("@")[::2])
         if not name or not model or not base_url:
             raise InputError(f"--judge {text!r}: expected NAME=MODEL@BASE_URL")
         _check_name(name, "--judge", text)
-        check_base_url(base_url)
+        problem = base_url_problem(base_url)
+        if problem == NOT_HTTP:
+            raise InputError(f"--judge {name}: the URL after '@' {problem}")
+        if problem is not None:
+            # not echoed: the query or userinfo may be the very secret
+            raise InputError(f"--judge {name}: the URL after '@' {problem} (it is recorded "
+                             f"in arbitration.json); the judges' API key comes from the "
+                             f"environment variable {api_key_env}, named by --api-key-env")
         key = os.environ.get(api_key_env)
         if not key:
             raise InputError(f"judges read their API key from the environment variable "
