@@ -19,8 +19,6 @@ import asyncio
 import fractions
 import functools
 import json
-import urllib.error
-import urllib.request
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +26,8 @@ import numpy as np
 
 from ..core import peer_json
 from ..core.errors import InputError, SystemUnderTestError
+from ..remote import answers
+from ..remote.client import ErrorAnswer, NoAnswer, send
 from .base import AgentEvent, AgentFault, AgentTransport, AudioOut
 from .redact import Redactor, redact_url
 
@@ -52,15 +52,14 @@ def _import_aiortc() -> Any:
 def post_json(url: str, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
     """POST ``body`` as JSON and return the JSON object answered (blocking: run it in a
     thread). Any failure is the agent's: a :class:`SystemUnderTestError` naming it."""
-    request = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), method="POST",
-                                     headers={"Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as reply:
-            answer = peer_json.loads(reply.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        raise SystemUnderTestError(f"signalling: HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        raise SystemUnderTestError(f"signalling: {exc}") from None
+        reply = send(url, body=json.dumps(body).encode("utf-8"), timeout_s=timeout_s,
+                     headers={"Content-Type": "application/json"}, follow_redirects=True)
+        answer = answers.parse(reply.body)
+    except ErrorAnswer as exc:
+        raise SystemUnderTestError(f"signalling: HTTP {exc.status} {exc.phrase}") from None
+    except NoAnswer as exc:
+        raise SystemUnderTestError(f"signalling: {exc.text}") from None
     except peer_json.PeerJSONLimit as exc:
         raise SystemUnderTestError(f"signalling: the answer is not JSON ({exc.reason})"
                                    ) from None

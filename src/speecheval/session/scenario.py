@@ -239,7 +239,7 @@ class _Reader:
         )
 
     def judge(self, model: JudgeModel) -> JudgeSpec:
-        from ..asr.openai_compatible import check_base_url
+        from ..remote.keys import check_base_url
 
         try:
             check_base_url(model.base_url)

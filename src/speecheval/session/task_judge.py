@@ -6,9 +6,9 @@ from the environment variable ``api_key_env`` and is never recorded. After each 
 the judge reads the conversation (each turn: the caller's words as scripted, then the
 agent's words as the bundled Whisper heard them on the agent track) and answers with a
 JSON object ``{"success": true|false, "reason": "..."}``. The request goes through the
-project's chat-completions client (:class:`speecheval.transcripts.arbitrate.judges.
-ChatJudge`: temperature 0, bounded retries on HTTP 429/5xx, dropped answers and
-timeouts; a refused key stops the run). A judge that gives no valid answer leaves
+project's chat-completions client (:class:`speecheval.remote.chat.ChatModel`:
+temperature 0, bounded retries on HTTP 429/5xx, dropped answers and timeouts; a refused
+key stops the run). A judge that gives no valid answer leaves
 ``success`` null with the problem named, and ``min_task_success_rate`` then fails, as
 every assertion on a missing value does. The request and the raw answer of each session
 are its ledger, ``sessions/NNN/judge.json``.
@@ -16,7 +16,6 @@ are its ledger, ``sessions/NNN/judge.json``.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +24,7 @@ from ..core.errors import InputError
 
 if TYPE_CHECKING:
     from ..asr.base import TimedWord
-    from ..transcripts.arbitrate.judges import ChatJudge
+    from ..remote.chat import ChatModel
     from .metrics import TurnMetrics
     from .scenario import Scenario
 
@@ -48,20 +47,19 @@ class JudgeSpec:
     timeout_s: float = 60.0
 
 
-def open_judge(spec: JudgeSpec) -> ChatJudge:
+def open_judge(spec: JudgeSpec) -> ChatModel:
     """The judge client; a missing key is a usage error, raised before any session."""
-    from ..asr.openai_compatible import OpenAISettings, check_base_url
-    from ..transcripts.arbitrate.judges import ChatJudge
+    from ..remote.chat import ChatModel, ChatSettings
+    from ..remote.keys import api_key, check_base_url
 
     check_base_url(spec.base_url)
-    key = os.environ.get(spec.api_key_env)
-    if not key:
-        raise InputError(f"judge: the environment variable {spec.api_key_env} holding the "
-                         "judge's API key is not set (set it, to any value for a server "
-                         "without keys, or name another with judge.api_key_env)")
-    settings = OpenAISettings(spec.base_url, spec.model, spec.api_key_env,
-                              max_attempts=spec.max_attempts, timeout_s=spec.timeout_s)
-    return ChatJudge("task", settings, _key=key)
+    key = api_key(spec.api_key_env, f"judge: the environment variable {spec.api_key_env} "
+                                    "holding the judge's API key is not set (set it, to any "
+                                    "value for a server without keys, or name another with "
+                                    "judge.api_key_env)")
+    settings = ChatSettings(spec.base_url, spec.model, spec.api_key_env,
+                            max_attempts=spec.max_attempts, timeout_s=spec.timeout_s)
+    return ChatModel("task", settings, key=key)
 
 
 def conversation(scenario: Scenario, turns: tuple[TurnMetrics, ...],

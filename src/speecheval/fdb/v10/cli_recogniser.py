@@ -114,11 +114,8 @@ def _backend_factory(backend: str, given: dict[str, Any]) -> Callable[[], Recogn
         settings = ParakeetSettings(device=given.get("--nemo-device", "cuda"))
         return partial(ParakeetRecogniser, checkpoint, settings)
     if backend == "openai-compatible":
-        from ...asr.openai_compatible import (
-            OpenAICompatibleRecogniser,
-            OpenAISettings,
-            check_base_url,
-        )
+        from ...asr.openai_compatible import OpenAICompatibleRecogniser, OpenAISettings
+        from ...remote.keys import check_base_url
 
         check_base_url(given["--base-url"])
         defaults = OpenAISettings(base_url=given["--base-url"], model=given["--model"])

@@ -28,8 +28,6 @@ import asyncio
 import json
 import platform
 import shutil
-import urllib.error
-import urllib.request
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -56,6 +54,7 @@ from ...core.output import (
 )
 from ...core.progress import Advance, progress
 from ...core.provenance import package_version
+from ...remote.client import ErrorAnswer, NoAnswer, send
 from .capture import MAX_RECEIVED_RATIO, Capture, CaptureSettings, capture_session
 from .dataset import INPUT_WAV, Dataset, DatasetSample, load_dataset
 from .run_document import read_run_document
@@ -123,12 +122,13 @@ def probe_models(url: str | None, scrub: Scrubber) -> dict[str, Any]:
     probe = urlunsplit((scheme, netloc, "/v1/models", "", ""))
     described = redact_url(probe)
     try:
-        with urllib.request.urlopen(probe, timeout=PROBE_TIMEOUT_S) as response:  # noqa: S310
-            body = response.read(65536).decode("utf-8", errors="replace")
-            status = int(response.status)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reply = send(probe, timeout_s=PROBE_TIMEOUT_S, limit=65536, follow_redirects=True)
+    except NoAnswer as exc:
+        return {"url": described, "ok": False, "error": scrub(exc.text)}
+    except (ErrorAnswer, ValueError) as exc:
         return {"url": described, "ok": False, "error": scrub(str(exc))}
-    return {"url": described, "ok": 200 <= status < 300, "status": status,
+    body = reply.body.decode("utf-8", errors="replace")
+    return {"url": described, "ok": 200 <= reply.status < 300, "status": reply.status,
             "models": [scrub(model) for model in model_ids(body)]}
 
 

@@ -25,26 +25,19 @@ ledger or a verdict: a judge that echoes its request must not write the key.
 from __future__ import annotations
 
 import json
-import os
-import time
-import urllib.error
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...agents.redact import REDACTED, run_scrubber
-from ...asr.openai_compatible import (
-    RETRIED_STATUS,
-    _error_detail,
-    _Retry,
-    _retry_after,
-    check_base_url,
-    post_with_key,
-    retry_wait_s,
-)
+from ...agents.redact import run_scrubber
 from ...core import peer_json
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
+from ...remote import answers
+from ...remote.endpoint import OpenAIEndpoint, Rejected
+from ...remote.keys import api_key, check_base_url, unset_key
+from ...remote.ledger import RequestLedger
+from ...remote.retry import RETRIED_STATUS, Retry, RetryPolicy
 from ..v10.official_evaluator import PINNED_SHA256, REPOSITORY, REVISION
 from ..v10.tree import read_json
 from .behavior import (
@@ -78,6 +71,10 @@ class JudgeSettings:
     @property
     def endpoint(self) -> str:
         return self.base_url.rstrip("/") + ENDPOINT_PATH
+
+    @property
+    def retry(self) -> RetryPolicy:
+        return RetryPolicy(self.max_attempts, self.backoff_s, self.max_backoff_s)
 
 
 def user_message(folder: Path, sample_id: str) -> str:
@@ -130,28 +127,28 @@ class OpenAIJudge:
 
     def __init__(self, settings: JudgeSettings) -> None:
         check_base_url(settings.base_url)
-        if settings.max_attempts < 1:
-            raise InputError(f"max_attempts must be at least 1, got {settings.max_attempts}")
+        settings.retry.check()
         if not settings.instruction.is_file():
             raise InputError("the judge instruction file is missing", path=settings.instruction)
         digest = sha256_file(settings.instruction)
         if digest != PINNED_SHA256[PROMPT_NAME]:
             raise InputError(f"not the pinned official prompt ({PROMPT_NAME} of {REPOSITORY} "
                              f"@ {REVISION}): SHA-256 {digest}", path=settings.instruction)
-        key = os.environ.get(settings.api_key_env)
-        if not key:
-            raise InputError(f"the judge reads its API key from the environment variable "
-                             f"{settings.api_key_env}, which is not set (set it, to any value "
-                             f"for a server without keys, or name another with "
-                             f"--judge-api-key-env)")
+        key = api_key(settings.api_key_env, unset_key(
+            "the judge reads its", settings.api_key_env, "--judge-api-key-env"))
         self.settings = settings
         self.official = settings.model == OFFICIAL_MODEL
-        self._key = key
-        self._scrub = run_scrubber(env=[settings.api_key_env])
+        self._endpoint = OpenAIEndpoint(settings.base_url, settings.api_key_env, key,
+                                        settings.timeout_s,
+                                        run_scrubber(env=[settings.api_key_env]))
         self._prompt = settings.instruction.read_text(encoding="utf-8")
         self._digest = digest
-        self.ledger: list[dict[str, Any]] = []
+        self._ledger = RequestLedger()
+
+    @property
+    def ledger(self) -> list[dict[str, Any]]:
         """Every request, reply and failure, in order (written as behaviour-ledger.jsonl)."""
+        return self._ledger.entries
 
     def identity(self) -> dict[str, Any]:
         s = self.settings
@@ -164,71 +161,49 @@ class OpenAIJudge:
                            "repository": REPOSITORY, "revision": REVISION},
                 "reply": 'exactly {"behaviour": ["<one label>"]}',
                 "seed": "1, plus one on each retry", "api_key_env": s.api_key_env,
-                "retry": {"max_attempts": s.max_attempts, "backoff_s": s.backoff_s,
-                          "max_backoff_s": s.max_backoff_s,
-                          "retried_on": f"{RETRIED_STATUS}, replies that are not the JSON"},
+                "retry": s.retry.identity(f"{RETRIED_STATUS}, replies that are not the JSON"),
                 "timeout_s": s.timeout_s}
 
     def judge(self, case: JudgeCase) -> Verdict:
         s = self.settings
         messages = [{"role": "system", "content": self._prompt},
                     {"role": "user", "content": user_message(case.folder, case.sample_id)}]
+        log = self._ledger.log
         reason = ""
         for attempt in range(1, s.max_attempts + 1):
             request = {"model": s.model, "messages": messages, "seed": attempt}
-            self._log(case.sample_id, attempt, "request", request=request)
+            log(case.sample_id, attempt, "request", request=request)
             try:
-                content = self._scrub(self._content(self._post(request)))
-                self._log(case.sample_id, attempt, "reply", content=content)
+                body = self._endpoint.post(ENDPOINT_PATH, json.dumps(request).encode("utf-8"),
+                                           "application/json")
+                content = self._endpoint.scrub(self._content(body))
+                log(case.sample_id, attempt, "reply", content=content)
                 return Verdict(strict_label(content), f"judge reply: {content}")
             except ValueError as exc:
                 reason = str(exc)
-            except _Failed as exc:
-                self._log(case.sample_id, attempt, "failed", error=str(exc))
+            except (_Failed, Rejected) as exc:
+                log(case.sample_id, attempt, "failed", error=str(exc))
                 return Verdict(None, f"the judge failed: {exc}")
-            except _Retry as exc:
+            except Retry as exc:
                 reason = exc.reason
-                self._log(case.sample_id, attempt, "error", error=reason)
+                log(case.sample_id, attempt, "error", error=reason)
                 if attempt < s.max_attempts:
-                    time.sleep(retry_wait_s(attempt, exc, s.backoff_s, s.max_backoff_s))
+                    s.retry.pause(attempt, exc)
                 continue
-            self._log(case.sample_id, attempt, "rejected", error=reason)
-        self._log(case.sample_id, s.max_attempts, "gave_up", error=reason)
+            log(case.sample_id, attempt, "rejected", error=reason)
+        log(case.sample_id, s.max_attempts, "gave_up", error=reason)
         return Verdict(None, f"no label in {s.max_attempts} attempts: {reason}")
-
-    def _log(self, sample_id: str, attempt: int, event: str, **fields: Any) -> None:
-        self.ledger.append({"sample_id": sample_id, "attempt": attempt, "event": event,
-                            **fields})
-
-    def _post(self, request: dict[str, Any]) -> bytes:
-        s = self.settings
-        try:
-            return self._scrub.raw(post_with_key(
-                s.endpoint, json.dumps(request).encode("utf-8"), "application/json",
-                self._key, s.timeout_s))
-        except _Retry as failure:
-            raise _Retry(self._scrub(failure.reason), failure.wait_s) from None
-        except urllib.error.HTTPError as error:
-            detail = self._scrub(_error_detail(error).replace(self._key, REDACTED))
-            if error.code in (401, 403):
-                raise InputError(f"{s.endpoint} refused the API key from {s.api_key_env} "
-                                 f"(HTTP {error.code}): {detail}") from None
-            if error.code == 429 or error.code >= 500:
-                raise _Retry(f"HTTP {error.code}: {detail}", _retry_after(error)) from None
-            raise _Failed(f"HTTP {error.code}: {detail}") from None
 
     @staticmethod
     def _content(body: bytes) -> str:
         """``choices[0].message.content`` of a chat completion, or why it has none."""
         try:
-            data = peer_json.loads(body.decode("utf-8"))
-            content = data["choices"][0]["message"]["content"]
+            content, _ = answers.completion(answers.parse(body))
+        except answers.NoTextContent:
+            raise _Failed("the completion has no text content") from None
         except peer_json.PeerJSONLimit as exc:
-            raise _Failed(f"the answer is not JSON ({len(body)} bytes, {exc.reason})"
-                          ) from None
-        except (UnicodeDecodeError, ValueError, KeyError, IndexError, TypeError):
+            raise _Failed(answers.not_json(body, exc)) from None
+        except ValueError:
             raise _Failed(f"the answer is not a chat completion ({len(body)} bytes)"
                           ) from None
-        if not isinstance(content, str):
-            raise _Failed("the completion has no text content")
         return content

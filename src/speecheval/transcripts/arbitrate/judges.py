@@ -4,12 +4,12 @@ program (:class:`CommandJudge`).
 One request per sample, ``temperature`` 0, the answer's ``choices[0].message.content`` is
 the judge's answer. What comes back is kept whole as the judge's *stdout* (the response
 body as received, cut or not) and every failure on the way as its *stderr*, so an
-invalid judgement can be read later. Retries follow the transcription client's rules
-(:mod:`speecheval.asr.openai_compatible`): HTTP 429 and 5xx, dropped or cut answers and
-timeouts are retried with doubling waits, at most ``max_attempts`` in all; HTTP 401/403
-stops the run (the key is wrong for every sample: :attr:`JudgeReply.stop`); anything else
-makes this judge invalid for this sample. The key comes from an environment variable and
-is never recorded.
+invalid judgement can be read later. A chat judge is a :class:`speecheval.remote.chat.
+ChatModel`, so retries follow the rules of every remote model (:mod:`speecheval.remote`):
+HTTP 429 and 5xx, dropped or cut answers and timeouts are retried with doubling waits, at
+most ``max_attempts`` in all; HTTP 401/403 stops the run (the key is wrong for every
+sample: :attr:`JudgeReply.stop`); anything else makes this judge invalid for this sample.
+The key comes from an environment variable and is never recorded.
 
 Every reply is scrubbed of the secrets the judge knows before anyone reads it (its key,
 the variables it is given, every variable whose name says it holds a credential; see
@@ -21,33 +21,21 @@ for it (:func:`speecheval.agents.redact.child_environment`).
 
 from __future__ import annotations
 
-import http.client
-import json
-import os
 import re
 import shlex
 import subprocess
-import time
-import urllib.error
-import urllib.request
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...agents.redact import REDACTED, Scrubber, child_environment, run_scrubber
-from ...asr.openai_compatible import (
-    _OPENER,
-    NOT_HTTP,
-    RETRIED_STATUS,
-    OpenAISettings,
-    _error_detail,
-    _retry_after,
-    base_url_problem,
-)
-from ...core import peer_json
+from ...agents.redact import child_environment, run_scrubber
 from ...core.errors import InputError
+from ...remote.chat import ChatModel, ChatReply, ChatSettings
+from ...remote.keys import NOT_HTTP, api_key, base_url_problem, unset_key
 from .inputs import SAFE_ID
 
-ENDPOINT_PATH = "/chat/completions"
+JudgeReply = ChatReply
+"""What one judge returned for one prompt (a chat model's reply, or a program's)."""
+
 _URL_START = re.compile(r"@(?=[A-Za-z][A-Za-z0-9+.-]*://)")
 """The '@' that starts a ``--judge`` URL: the one before a scheme, so that a URL's
 userinfo (``http://user:pw@host``) is seen, and refused, as part of the URL."""
@@ -68,36 +56,9 @@ class Judge(Protocol):
 
 
 @dataclass(frozen=True)
-class JudgeReply:
-    """What one judge returned for one prompt."""
-
-    content: str | None
-    """The answer text, ``None`` when no answer came."""
-    stdout: str
-    stderr: str
-    model_reported: str | None
-    attempts: int
-    stop: str | None = None
-    """Why no judge should be asked again (a refused key, a program that cannot be
-    started: every other request would fail the same way), ``None`` otherwise."""
-
-    def scrubbed(self, scrub: Scrubber) -> JudgeReply:
-        """A copy with every text the judge sent (and every reason quoting it) scrubbed."""
-        return replace(self, content=None if self.content is None else scrub(self.content),
-                       stdout=scrub(self.stdout), stderr=scrub(self.stderr),
-                       model_reported=None if self.model_reported is None
-                       else scrub(self.model_reported),
-                       stop=None if self.stop is None else scrub(self.stop))
-
-
-@dataclass(frozen=True)
-class ChatJudge:
-    """A judge: a name for the report and where to ask (the transcription client's
-    settings: base URL, model, key variable, temperature, retries, timeout)."""
-
-    name: str
-    settings: OpenAISettings
-    _key: str = field(default="", repr=False, compare=False)
+class ChatJudge(ChatModel):
+    """A judge that is a chat model: a name for the report and where to ask (base URL,
+    model, key variable, temperature, retries, timeout)."""
 
     @classmethod
     def parse(cls, text: str, api_key_env: str, **retries: Any) -> ChatJudge:
@@ -117,107 +78,9 @@ class ChatJudge:
             raise InputError(f"--judge {name}: the URL after '@' {problem} (it is recorded "
                              f"in arbitration.json); the judges' API key comes from the "
                              f"environment variable {api_key_env}, named by --api-key-env")
-        key = os.environ.get(api_key_env)
-        if not key:
-            raise InputError(f"judges read their API key from the environment variable "
-                             f"{api_key_env}, which is not set (set it, to any value for a "
-                             f"server without keys, or name another with --api-key-env)")
-        return cls(name, OpenAISettings(base_url, model, api_key_env, **retries), _key=key)
-
-    @property
-    def model(self) -> str:
-        return self.settings.model
-
-    @property
-    def endpoint(self) -> str:
-        return self.settings.base_url.rstrip("/") + ENDPOINT_PATH
-
-    def identity(self) -> dict[str, Any]:
-        s = self.settings
-        return {"name": self.name, "backend": "openai-compatible chat completions",
-                "endpoint": self.endpoint, "model": s.model, "temperature": s.temperature,
-                "api_key_env": s.api_key_env,
-                "retry": {"max_attempts": s.max_attempts, "backoff_s": s.backoff_s,
-                          "max_backoff_s": s.max_backoff_s, "retried_on": RETRIED_STATUS},
-                "timeout_s": s.timeout_s}
-
-    def ask(self, messages: list[dict[str, str]]) -> JudgeReply:
-        """Send the prompt; the reply, or why there is none, scrubbed (never raises for
-        the judge's own faults; a refused key is a reply that stops the run)."""
-        return self._ask(messages).scrubbed(run_scrubber({"api_key": self._key},
-                                                         env=[self.settings.api_key_env]))
-
-    def _ask(self, messages: list[dict[str, str]]) -> JudgeReply:
-        s = self.settings
-        body = json.dumps({"model": s.model, "messages": messages,
-                           "temperature": s.temperature}).encode()
-        failures: list[str] = []
-        stdout = ""
-        for attempt in range(1, s.max_attempts + 1):
-            outcome = self._post(body)
-            if isinstance(outcome, bytes):
-                stdout = outcome.decode("utf-8", "replace")
-                content, model, problem = _content(stdout)
-                if problem is None:
-                    return JudgeReply(content, stdout, self._redact("\n".join(failures)),
-                                      model, attempt)
-                failures.append(f"attempt {attempt}: {problem}")
-                break
-            reason, retry, wait, stop = outcome
-            failures.append(f"attempt {attempt}: {reason}")
-            if stop is not None:
-                return JudgeReply(None, "", self._redact("\n".join(failures)), None, attempt,
-                                  stop=self._redact(stop))
-            if not retry or attempt == s.max_attempts:
-                break
-            delay = s.backoff_s * 2 ** (attempt - 1)
-            time.sleep(min(max(delay, wait or 0.0), s.max_backoff_s))
-        return JudgeReply(None, self._redact(stdout), self._redact("\n".join(failures)), None,
-                          len(failures))
-
-    def _post(self, body: bytes) -> bytes | tuple[str, bool, float | None, str | None]:
-        """The 2xx body, or ``(reason, worth retrying, server's wait, why the run stops)``
-        (the last is for a refused key, ``None`` otherwise)."""
-        request = urllib.request.Request(
-            self.endpoint, data=body, method="POST",
-            headers={"Content-Type": "application/json", "Accept": "application/json",
-                     "Authorization": f"Bearer {self._key}"})
-        try:
-            with _OPENER.open(request, timeout=self.settings.timeout_s) as answer:
-                data: bytes = answer.read()
-                return data
-        except urllib.error.HTTPError as error:
-            detail = _error_detail(error)
-            if error.code in (401, 403):
-                return (f"HTTP {error.code}: {detail}", False, None,
-                        f"{self.endpoint} refused the API key from "
-                        f"{self.settings.api_key_env} (HTTP {error.code}): {detail}")
-            return (f"HTTP {error.code}: {detail}", error.code == 429 or error.code >= 500,
-                    _retry_after(error), None)
-        except http.client.IncompleteRead as exc:
-            return f"the answer was cut off after {len(exc.partial)} bytes", True, None, None
-        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-            return (f"no answer from {self.endpoint}: {reason or type(exc).__name__}", True,
-                    None, None)
-
-    def _redact(self, text: str) -> str:
-        return text.replace(self._key, REDACTED) if self._key else text
-
-
-def _content(body: str) -> tuple[str | None, str | None, str | None]:
-    """``(message content, model the server names, problem)`` of a chat completion body."""
-    try:
-        data: Any = peer_json.loads(body)
-        content = data["choices"][0]["message"]["content"]
-    except peer_json.PeerJSONLimit as exc:
-        return None, None, f"the answer is not JSON: {exc.reason}"
-    except (ValueError, KeyError, IndexError, TypeError):
-        return None, None, "the answer is not a chat completion with choices[0].message.content"
-    if not isinstance(content, str):
-        return None, None, "choices[0].message.content is not text"
-    model = data.get("model") if isinstance(data, dict) else None
-    return content, model if isinstance(model, str) else None, None
+        key = api_key(api_key_env, unset_key("judges read their", api_key_env,
+                                             "--api-key-env"))
+        return cls(name, ChatSettings(base_url, model, api_key_env, **retries), key=key)
 
 
 @dataclass(frozen=True)
