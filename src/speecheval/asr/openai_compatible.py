@@ -30,57 +30,40 @@ import json
 import math
 import uuid
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from ..agents.redact import run_scrubber
 from ..core.audio import Samples, encode_wav
 from ..remote import answers
-from ..remote.endpoint import OpenAIEndpoint, Rejected
-from ..remote.keys import api_key, check_base_url, unset_key
-from ..remote.retry import GaveUp, Retry, RetryPolicy
+from ..remote.endpoint import EndpointSettings, OpenAIEndpoint, Rejected
+from ..remote.keys import api_key, unset_key
+from ..remote.retry import GaveUp, Retry
 from .base import SAMPLE_RATE, RecognitionFailed, TimedWord
 
 ENDPOINT_PATH = "/audio/transcriptions"
 
 
 @dataclass(frozen=True)
-class OpenAISettings:
+class OpenAISettings(EndpointSettings):
     """Where to send tracks, what to ask for, and how often to try."""
 
-    base_url: str
-    model: str
-    api_key_env: str = "OPENAI_API_KEY"
+    path: ClassVar[str] = ENDPOINT_PATH
     language: str = "en"
     temperature: float = 0.0
-    max_attempts: int = 4
-    backoff_s: float = 1.0
-    max_backoff_s: float = 30.0
-    timeout_s: float = 300.0
     granularities: tuple[str, ...] = ("word",)
     """The ``timestamp_granularities[]`` asked for: ``word``, and ``segment`` too for
     transcripts."""
-
-    @property
-    def endpoint(self) -> str:
-        return self.base_url.rstrip("/") + ENDPOINT_PATH
-
-    @property
-    def retry(self) -> RetryPolicy:
-        return RetryPolicy(self.max_attempts, self.backoff_s, self.max_backoff_s)
 
 
 class OpenAICompatibleRecogniser:
     """Timed words from an OpenAI-compatible ``/audio/transcriptions`` endpoint."""
 
     def __init__(self, settings: OpenAISettings) -> None:
-        check_base_url(settings.base_url)
-        settings.retry.check()
+        settings.check()
         key = api_key(settings.api_key_env, unset_key(
             "the openai-compatible backend reads its", settings.api_key_env, "--api-key-env"))
         self.settings = settings
-        self._endpoint = OpenAIEndpoint(settings.base_url, settings.api_key_env, key,
-                                        settings.timeout_s,
-                                        run_scrubber(env=[settings.api_key_env]))
+        self._endpoint = OpenAIEndpoint(settings, key, run_scrubber(env=[settings.api_key_env]))
         self.retries = 0
         """Attempts beyond the first, over every track so far (the caller reports them)."""
 
@@ -97,7 +80,7 @@ class OpenAICompatibleRecogniser:
         body, content_type = self._form(wav)
         try:
             return self.settings.retry.run(
-                lambda: self._endpoint.post(ENDPOINT_PATH, body, content_type),
+                lambda: self._endpoint.post(body, content_type),
                 self._count_retry)
         except GaveUp as gave_up:
             raise RecognitionFailed(self._endpoint.redact(str(gave_up))) from None

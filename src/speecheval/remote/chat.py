@@ -17,37 +17,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from ..agents.redact import Scrubber, run_scrubber
 from ..core import peer_json
 from .answers import NoTextContent, completion
-from .endpoint import KeyRefused, OpenAIEndpoint, Rejected
-from .retry import GaveUp, Retry, RetryPolicy
+from .endpoint import EndpointSettings, KeyRefused, OpenAIEndpoint, Rejected
+from .retry import GaveUp, Retry
 
 ENDPOINT_PATH = "/chat/completions"
 
 
 @dataclass(frozen=True)
-class ChatSettings:
-    """Where to ask, which model, the key variable, and how often and how long to try."""
+class ChatSettings(EndpointSettings):
+    """A chat model's endpoint and the sampling temperature of its requests."""
 
-    base_url: str
-    model: str
-    api_key_env: str = "OPENAI_API_KEY"
+    path: ClassVar[str] = ENDPOINT_PATH
     temperature: float = 0.0
-    max_attempts: int = 4
-    backoff_s: float = 1.0
-    max_backoff_s: float = 30.0
-    timeout_s: float = 300.0
-
-    @property
-    def endpoint(self) -> str:
-        return self.base_url.rstrip("/") + ENDPOINT_PATH
-
-    @property
-    def retry(self) -> RetryPolicy:
-        return RetryPolicy(self.max_attempts, self.backoff_s, self.max_backoff_s)
 
 
 @dataclass(frozen=True)
@@ -101,8 +87,8 @@ class ChatModel:
         """Send the prompt; the reply, or why there is none, scrubbed (never raises for
         the server's own faults; a refused key is a reply that stops the run)."""
         s = self.settings
-        endpoint = OpenAIEndpoint(s.base_url, s.api_key_env, self.key, s.timeout_s,
-                                  run_scrubber({"api_key": self.key}, env=[s.api_key_env]))
+        endpoint = OpenAIEndpoint(s, self.key, run_scrubber({"api_key": self.key},
+                                                            env=[s.api_key_env]))
         return self._ask(messages, endpoint).scrubbed(endpoint.scrub)
 
     def _ask(self, messages: list[dict[str, str]], endpoint: OpenAIEndpoint) -> ChatReply:
@@ -118,7 +104,7 @@ class ChatModel:
             return endpoint.redact("\n".join(failures))
 
         try:
-            raw = s.retry.run(lambda: endpoint.post(ENDPOINT_PATH, body, "application/json"),
+            raw = s.retry.run(lambda: endpoint.post(body, "application/json"),
                               failed)
         except GaveUp as gave_up:
             failed(gave_up.attempts, gave_up.last)

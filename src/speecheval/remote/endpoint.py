@@ -18,10 +18,44 @@ not put the key into a transcript, a ledger or a report.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 from ..agents.redact import REDACTED, Scrubber
 from ..core.errors import InputError
 from .client import ErrorAnswer, NoAnswer, send
-from .retry import Retry
+from .keys import check_base_url
+from .retry import Retry, RetryPolicy
+
+
+@dataclass(frozen=True)
+class EndpointSettings:
+    """Where a remote model is (``base_url`` and the class's ``path``), which model, the
+    variable that holds the key, and how often and how long to try. Each client adds the
+    settings of its request."""
+
+    path: ClassVar[str]
+    base_url: str
+    model: str
+    api_key_env: str = "OPENAI_API_KEY"
+    max_attempts: int = 4
+    backoff_s: float = 1.0
+    max_backoff_s: float = 30.0
+    timeout_s: float = 300.0
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url.rstrip("/") + self.path
+
+    @property
+    def retry(self) -> RetryPolicy:
+        return RetryPolicy(self.max_attempts, self.backoff_s, self.max_backoff_s)
+
+    def check(self) -> None:
+        """Refuse a base URL that cannot be used or would record a secret, and a bound
+        no attempt fits in (usage errors, before anything is sent)."""
+        check_base_url(self.base_url)
+        self.retry.check()
 
 
 class KeyRefused(InputError):
@@ -41,29 +75,24 @@ class Rejected(Exception):
 
 
 class OpenAIEndpoint:
-    """Where to POST (``base_url`` + a path such as ``/chat/completions``), with which
-    key, how long to wait for one answer, and the scrubber for what comes back."""
+    """The endpoint of ``settings``, asked with ``key``; ``scrub`` is for what comes
+    back."""
 
-    def __init__(self, base_url: str, api_key_env: str, key: str, timeout_s: float,
-                 scrub: Scrubber) -> None:
-        self.base_url, self.api_key_env, self.timeout_s = base_url, api_key_env, timeout_s
-        self.scrub = scrub
+    def __init__(self, settings: EndpointSettings, key: str, scrub: Scrubber) -> None:
+        self.settings, self.scrub = settings, scrub
         self._key = key
-
-    def url(self, path: str) -> str:
-        return self.base_url.rstrip("/") + path
 
     def redact(self, text: str) -> str:
         """``text`` without the key (even one too short for the scrubber to look for)
         and without the run's other secrets."""
         return self.scrub(text.replace(self._key, REDACTED) if self._key else text)
 
-    def post(self, path: str, body: bytes, content_type: str) -> bytes:
+    def post(self, body: bytes, content_type: str) -> bytes:
         """One attempt: the body of the 2xx answer, scrubbed; or :class:`Retry`,
         :class:`KeyRefused` or :class:`Rejected` with a redacted reason."""
-        url = self.url(path)
+        url = self.settings.endpoint
         try:
-            reply = send(url, body=body, timeout_s=self.timeout_s,
+            reply = send(url, body=body, timeout_s=self.settings.timeout_s,
                          headers={"Content-Type": content_type, "Accept": "application/json",
                                   "Authorization": f"Bearer {self._key}"})
         except NoAnswer as failure:
@@ -71,7 +100,7 @@ class OpenAIEndpoint:
         except ErrorAnswer as error:
             status, detail = error.status, self.redact(error.detail)
             if status in (401, 403):
-                raise KeyRefused(f"{url} refused the API key from {self.api_key_env} "
+                raise KeyRefused(f"{url} refused the API key from {self.settings.api_key_env} "
                                  f"(HTTP {status}): {detail}", status, detail) from None
             if status == 429 or status >= 500:
                 raise Retry(f"HTTP {status}: {detail}", error.retry_after_s) from None

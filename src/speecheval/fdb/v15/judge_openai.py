@@ -25,19 +25,20 @@ ledger or a verdict: a judge that echoes its request must not write the key.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ...agents.redact import run_scrubber
 from ...core import peer_json
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
 from ...remote import answers
-from ...remote.endpoint import OpenAIEndpoint, Rejected
-from ...remote.keys import api_key, check_base_url, unset_key
+from ...remote.chat import ENDPOINT_PATH
+from ...remote.endpoint import EndpointSettings, OpenAIEndpoint, Rejected
+from ...remote.keys import api_key, unset_key
 from ...remote.ledger import RequestLedger
-from ...remote.retry import RETRIED_STATUS, Retry, RetryPolicy
+from ...remote.retry import RETRIED_STATUS, Retry
 from ..v10.official_evaluator import PINNED_SHA256, REPOSITORY, REVISION
 from ..v10.tree import read_json
 from .behavior import (
@@ -52,29 +53,17 @@ from .behavior import (
 
 OFFICIAL_MODEL = "gpt-4o-2024-08-06"
 PROMPT_NAME = "v1_v1.5/evaluation/instruction/behavior.txt"
-ENDPOINT_PATH = "/chat/completions"
 
 
 @dataclass(frozen=True)
-class JudgeSettings:
+class JudgeSettings(EndpointSettings):
     """Where to ask, with which prompt file, and how often to try."""
 
-    base_url: str
-    instruction: Path
+    path: ClassVar[str] = ENDPOINT_PATH
     model: str = OFFICIAL_MODEL
-    api_key_env: str = "OPENAI_API_KEY"
     max_attempts: int = 3
-    backoff_s: float = 1.0
-    max_backoff_s: float = 30.0
     timeout_s: float = 120.0
-
-    @property
-    def endpoint(self) -> str:
-        return self.base_url.rstrip("/") + ENDPOINT_PATH
-
-    @property
-    def retry(self) -> RetryPolicy:
-        return RetryPolicy(self.max_attempts, self.backoff_s, self.max_backoff_s)
+    instruction: Path = field(kw_only=True)
 
 
 def user_message(folder: Path, sample_id: str) -> str:
@@ -126,8 +115,7 @@ class OpenAIJudge:
     model is the paper's."""
 
     def __init__(self, settings: JudgeSettings) -> None:
-        check_base_url(settings.base_url)
-        settings.retry.check()
+        settings.check()
         if not settings.instruction.is_file():
             raise InputError("the judge instruction file is missing", path=settings.instruction)
         digest = sha256_file(settings.instruction)
@@ -138,9 +126,7 @@ class OpenAIJudge:
             "the judge reads its", settings.api_key_env, "--judge-api-key-env"))
         self.settings = settings
         self.official = settings.model == OFFICIAL_MODEL
-        self._endpoint = OpenAIEndpoint(settings.base_url, settings.api_key_env, key,
-                                        settings.timeout_s,
-                                        run_scrubber(env=[settings.api_key_env]))
+        self._endpoint = OpenAIEndpoint(settings, key, run_scrubber(env=[settings.api_key_env]))
         self._prompt = settings.instruction.read_text(encoding="utf-8")
         self._digest = digest
         self._ledger = RequestLedger()
@@ -174,7 +160,7 @@ class OpenAIJudge:
             request = {"model": s.model, "messages": messages, "seed": attempt}
             log(case.sample_id, attempt, "request", request=request)
             try:
-                body = self._endpoint.post(ENDPOINT_PATH, json.dumps(request).encode("utf-8"),
+                body = self._endpoint.post(json.dumps(request).encode("utf-8"),
                                            "application/json")
                 content = self._endpoint.scrub(self._content(body))
                 log(case.sample_id, attempt, "reply", content=content)
