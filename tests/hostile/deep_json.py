@@ -21,12 +21,14 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+
+from .loopback_http import LoopbackHttp
 
 DEPTH = 200_000  # the probe's depth: far past the standard parser's recursion limit
 PROTOCOLS = ("pcm-websocket", "openai-realtime", "native-realtime")
@@ -209,7 +211,7 @@ class _quietly_closed:
         return kind is not None and issubclass(kind, ConnectionClosed)
 
 
-class JsonAnswerServer:
+class JsonAnswerServer(LoopbackHttp):
     """``with JsonAnswerServer({"deep": deep_array().encode(), "ok": good}) as server:
     server.url("deep")``: an HTTP server on 127.0.0.1 answering each POST (and GET) to
     ``/<name>/...`` with ``bodies[name]``, HTTP 200, ``application/json``; any other name
@@ -221,31 +223,11 @@ class JsonAnswerServer:
         self.bodies = dict(bodies)
         self.max_requests = max_requests
         self.requests: list[str] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._timer = threading.Timer(lifetime_s, self._httpd.shutdown)
-        self._timer.daemon = True
-
-    @property
-    def port(self) -> int:
-        return int(self._httpd.server_address[1])
+        super().__init__(self._handler_class(), lifetime_s)
 
     def url(self, name: str) -> str:
         """The base URL whose requests get ``bodies[name]``, e.g. for ``base_url``."""
         return f"http://127.0.0.1:{self.port}/{name}/v1"
-
-    def __enter__(self) -> JsonAnswerServer:
-        self._thread.start()
-        self._timer.start()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self._timer.cancel()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(10)
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self

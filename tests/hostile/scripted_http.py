@@ -17,9 +17,10 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .loopback_http import LoopbackHttp
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Received:
     """``time.monotonic()`` when the request had been read."""
 
 
-class ScriptedHttp:
+class ScriptedHttp(LoopbackHttp):
     """``with ScriptedHttp([Scripted(429, headers={"Retry-After": "1"})]) as server:``
     ``server.url`` is ``http://127.0.0.1:P/v1``; ``server.received`` the requests."""
 
@@ -55,24 +56,8 @@ class ScriptedHttp:
         self.max_requests = max_requests
         self.received: list[Received] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._timer = threading.Timer(lifetime_s, self._httpd.shutdown)
-        self._timer.daemon = True
-
-    def __enter__(self) -> ScriptedHttp:
-        self._thread.start()
-        self._timer.start()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self._timer.cancel()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(10)
+        super().__init__(self._handler_class(), lifetime_s)
+        self.url = f"http://127.0.0.1:{self.port}/v1"
 
     def _next(self, request: Received) -> Scripted | None:
         with self._lock:

@@ -10,11 +10,12 @@ more on every retry. Where the official script retries without end and takes the
 - the reply must be exactly one JSON object ``{"behaviour": ["C_..."]}`` with one of the
   four labels (strict JSON); any other reply is asked again, at most ``max_attempts``
   times in all, then the trial is unlabelled with the reason;
-- transport failures are told apart as the project's transcription client does
-  (:mod:`speecheval.asr.openai_compatible`): 429, 5xx, refused and dropped connections
-  and timeouts are retried within the same bound with a doubling wait; 401 and 403 stop
-  the run (exit 2); other answers leave the trial unlabelled with the reason;
-- every request (without the key) and every reply or failure goes into the ledger.
+- transport failures are told apart as for every remote model
+  (:mod:`speecheval.remote.endpoint`): 429, 5xx, refused and dropped connections and
+  timeouts are retried within the same bound with a doubling wait; 401 and 403 stop the
+  run (exit 2); other answers leave the trial unlabelled with the reason;
+- every request (without the key) and every reply or failure goes into the ledger
+  (:class:`speecheval.remote.ledger.RequestLedger`).
 
 The prompt file must be the pinned one (:mod:`..v10.official_evaluator`); the key comes
 from an environment variable, and every reply and reason is scrubbed of it and of the
