@@ -212,10 +212,9 @@ def test_a_bound_no_attempt_fits_in_is_refused() -> None:
 
 # --- a chat model ----------------------------------------------------------------------
 
-def chat(url: str, monkeypatch: pytest.MonkeyPatch, **settings: float) -> ChatModel:
+def chat(url: str, monkeypatch: pytest.MonkeyPatch) -> ChatModel:
     monkeypatch.setenv(VARIABLE, KEY)
-    return ChatModel("judge", ChatSettings(url, "m-1", VARIABLE, backoff_s=0.01,
-                                           **settings), key=KEY)  # type: ignore[arg-type]
+    return ChatModel("judge", ChatSettings(url, "m-1", VARIABLE, backoff_s=0.01), key=KEY)
 
 
 def test_a_chat_model_keeps_every_failed_attempt(monkeypatch: pytest.MonkeyPatch) -> None:
