@@ -45,6 +45,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from .errors import InputError, WorkerDied
 from .progress import Advance
+from .ray_probe import probe_ray_address
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -601,7 +602,9 @@ class RayExecutor(Executor):
 
     With ``address`` it joins that cluster (``ray.init(address=...)``; ``"auto"`` finds
     one started on this machine with ``ray start``); without, it uses ``$RAY_ADDRESS`` or
-    starts a private local cluster with ``num_cpus`` CPUs (default: all). A Ray
+    starts a private local cluster with ``num_cpus`` CPUs (default: all). An address
+    that does not answer within :data:`~speecheval.core.ray_probe.CONNECT_TIMEOUT_S` is
+    an :class:`InputError` (:func:`~speecheval.core.ray_probe.probe_ray_address`). A Ray
     connection already open in this process is used as it is and left open.
     """
 
@@ -630,14 +633,15 @@ class RayExecutor(Executor):
     def _connect(self, ray: Any) -> None:
         options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                    "logging_level": "WARNING"}
+        address = self.address or os.environ.get("RAY_ADDRESS")
         try:
-            if self.address is not None or os.environ.get("RAY_ADDRESS"):
+            if address:
+                probe_ray_address(address)  # ray.init alone retries for minutes
                 ray.init(address=self.address, **options)
             else:
                 ray.init(num_cpus=self.num_cpus, **options)
         except (ConnectionError, RuntimeError, ValueError) as error:
-            raise InputError(f"cannot reach the Ray cluster at "
-                             f"{self.address or os.environ.get('RAY_ADDRESS')}: "
+            raise InputError(f"cannot reach the Ray cluster at {address}: "
                              f"{str(error).splitlines()[0]}") from error
 
 
