@@ -17,6 +17,7 @@ import click
 from . import __version__
 from .cli_lazy import Lazy, LazyGroup
 from .core.errors import EXIT_BAD_INPUT, EXIT_TOOL_FAILED, SpeechEvalError, WorkerDied
+from .core.termination import EXIT_TERMINATED, unwind_on_sigterm, was_terminated
 
 # Each family is imported when its command runs; the listing uses these texts, which are
 # the groups' docstrings (tests/test_cli_imports.py checks they stay the same).
@@ -58,7 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return EXIT_BAD_INPUT
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if was_terminated(exc):
+            click.echo("terminated", err=True)
+            return EXIT_TERMINATED
         click.echo("aborted", err=True)
         return EXIT_BAD_INPUT
     return result if isinstance(result, int) else 0
@@ -73,7 +77,11 @@ def run() -> NoReturn:
     every object that the module teardown frees; only objects already caught in
     reference cycles are never finalized (the commands close their files themselves).
     The process's memory goes back to the system as it ends. Only the program does
-    this: a caller of :func:`main` (the tests) keeps its collector as it was."""
+    this: a caller of :func:`main` (the tests) keeps its collector as it was.
+
+    SIGTERM unwinds the command as Ctrl-C does (:mod:`speecheval.core.termination`):
+    whatever it started is stopped, and it exits 143."""
+    unwind_on_sigterm()
     code = main()
     gc.freeze()
     sys.exit(code)
