@@ -17,6 +17,7 @@ import click
 from . import __version__
 from .cli_lazy import Lazy, LazyGroup
 from .core.errors import EXIT_BAD_INPUT, EXIT_TOOL_FAILED, SpeechEvalError, WorkerDied
+from .core.numeric_env import pinned_threads
 from .core.termination import EXIT_TERMINATED, unwind_on_sigterm, was_terminated
 
 # Each family is imported when its command runs; the listing uses these texts, which are
@@ -47,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (usage errors are exit 2, as click does)."""
     try:
         # Without standalone mode click returns ctx.exit()'s code instead of exiting.
-        result = app.main(args=argv, prog_name="speecheval", standalone_mode=False)
+        with pinned_threads():  # numbers that do not depend on a thread count
+            result = app.main(args=argv, prog_name="speecheval", standalone_mode=False)
     except SpeechEvalError as exc:
         click.echo(f"error: {exc}", err=True)
         return exc.exit_code

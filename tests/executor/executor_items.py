@@ -82,3 +82,10 @@ MARK = "as imported"
 
 def mark(x: int) -> str:
     return f"{MARK}:{x}"
+
+
+def blas_threads(x: int) -> int:
+    """How many threads numpy's BLAS would run while this item runs."""
+    from speecheval.core.numeric_env import numeric_environment
+
+    return int(numeric_environment()["blas"][0]["threads"])
