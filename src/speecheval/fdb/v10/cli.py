@@ -7,8 +7,6 @@ tree builder, the recorder or the reference evaluator.
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from pathlib import Path
 
