@@ -89,3 +89,8 @@ def blas_threads(x: int) -> int:
     from speecheval.core.numeric_env import numeric_environment
 
     return int(numeric_environment()["blas"][0]["threads"])
+
+
+def sigterm_is_default(x: int) -> bool:
+    """Whether SIGTERM would end this process as the system's default does."""
+    return signal.getsignal(signal.SIGTERM) == signal.SIG_DFL

@@ -296,6 +296,11 @@ _started: Any = None
 
 def _start_worker(parent: int, started: Any, setup: Callable[[], None] | None) -> None:
     global _started
+    import signal
+
+    # a forked worker inherits the program's SIGTERM handler (core/termination.py); a
+    # pool stops its workers with SIGTERM and must see them end by it
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with(parent)
     _started = started
     if setup is not None:
