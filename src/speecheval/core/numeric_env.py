@@ -72,8 +72,9 @@ def numeric_environment() -> dict[str, Any]:
 
     blas = [info for info in threadpool_info() if info["user_api"] == "blas"]
     numpy_dir = Path(numpy.__file__).parent
-    owned = [info for info in blas
-             if Path(info["filepath"]).parent.name in (numpy_dir.name, f"{numpy_dir.name}.libs")
+    # a wheel's own BLAS lies in numpy.libs beside the package; a numpy linked to the
+    # system's BLAS has none of its own, and every BLAS loaded is named instead
+    owned = [info for info in blas if Path(info["filepath"]).parent.name == "numpy.libs"
              or Path(info["filepath"]).is_relative_to(numpy_dir)]
     pools = {json.dumps(pool, sort_keys=True): pool for pool in (
         {"library": info["internal_api"], "version": info.get("version"),
