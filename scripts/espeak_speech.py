@@ -9,13 +9,13 @@ when run from the repository root (``python scripts/<name>.py`` puts this folder
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
 from speecheval.core.audio import read_mono, resample
+from speecheval.core.espeak import speak_to_wav
 
 RATE = 16_000
 TRIM_LEVEL = 0.003  # |x| above this (about -50 dBFS) counts as audible
@@ -27,8 +27,7 @@ def speak(text: str, voice: str, speed_wpm: int, workdir: Path) -> NDArray[np.fl
     The intermediate WAV goes to ``workdir`` (overwritten on each call).
     """
     wav = workdir / "espeak.wav"
-    subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed_wpm), "-w", str(wav), text],
-                   check=True)
+    speak_to_wav(text, wav, voice=voice, wpm=speed_wpm, timeout_s=60).check_returncode()
     audio = read_mono(wav)
     return resample(audio.samples, audio.rate, RATE)
 

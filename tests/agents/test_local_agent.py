@@ -79,3 +79,11 @@ def test_espeak_reply_is_real_speech_at_the_session_rate() -> None:
     level = 20 * np.log10(np.sqrt(np.mean((pcm / 32768.0) ** 2)))
     assert level > -45  # loud enough for the energy VAD
     assert reply_audio("Sure.", RATE, "espeak", 700).size == RATE * 700 // 1000
+
+
+@pytest.mark.skipif(not espeak_available(), reason="espeak-ng is not installed")
+def test_an_espeak_reply_past_the_argument_limit_is_spoken() -> None:
+    # 200,005 characters, past Linux's 131,072 bytes for one argument ("Argument list too
+    # long"); the trailing spaces add no sound
+    long = reply_audio("Sure." + " " * 200_000, RATE, "espeak", None)
+    assert long.size > 0 and np.array_equal(long, reply_audio("Sure.", RATE, "espeak", None))

@@ -7,7 +7,14 @@ import json
 
 import pytest
 
-from speecheval.agents.redact import REDACTED, Redactor, is_secret_name
+from speecheval.agents.redact import (
+    BASE_ENVIRONMENT,
+    REDACTED,
+    Redactor,
+    child_environment,
+    is_secret_name,
+    run_scrubber,
+)
 from speecheval.agents.registry import open_transport
 from speecheval.core.errors import InputError
 
@@ -104,3 +111,31 @@ def test_a_bad_url_is_refused_up_front_without_its_credentials(transport: str, u
     assert message.startswith("bad agent url ") and message.endswith(f": {problem}")
     assert "5ecret" not in message
 
+
+
+def test_one_scrubber_for_every_secret_of_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASR_VARIABLE", "asr-key-112233")      # named: not a secret name
+    monkeypatch.setenv("SOME_SERVICE_TOKEN", "tok-445566")    # caught by its name
+    monkeypatch.setenv("UNNAMED_VARIABLE", "plain-778899")    # neither: not a secret
+    scrub = run_scrubber({"url": "ws://h/?token=qtok-9988"},
+                         {"headers": {"X-Key": "hval-7766"}}, env=["ASR_VARIABLE"])
+    text = "qtok-9988 hval-7766 asr-key-112233 tok-445566 plain-778899"
+    assert scrub(text) == "REDACTED REDACTED REDACTED REDACTED plain-778899"
+    # bytes as a server sent them, percent-encoded or JSON-escaped forms too
+    assert scrub.raw(b'{"w": "asr-key-112233", "q": "qtok-9988"}') == (
+        b'{"w": "REDACTED", "q": "REDACTED"}')
+    # JSON-like data: every text at any depth, map keys included
+    assert scrub.data({"tok-445566": [{"text": "say hval-7766"}, 3, None]}) == {
+        "REDACTED": [{"text": "say REDACTED"}, 3, None]}
+
+
+def test_a_child_gets_the_base_environment_and_the_named_variables_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin")
+    monkeypatch.delenv("TZ", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-given")
+    monkeypatch.setenv("HF_TOKEN", "hf-given")
+    environment = child_environment(["HF_TOKEN", "NOT_SET_ANYWHERE"])
+    assert environment["PATH"] == "/usr/bin" and environment["HF_TOKEN"] == "hf-given"
+    assert set(environment) <= {*BASE_ENVIRONMENT, "HF_TOKEN"}
+    assert "TZ" not in environment and "NOT_SET_ANYWHERE" not in environment

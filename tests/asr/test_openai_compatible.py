@@ -257,7 +257,7 @@ def test_a_wrong_key_stops_the_run_without_showing_it(
     assert main(command(tree, server, "--api-key-env", "MY_ASR_KEY")) == 2
     err = capsys.readouterr().err
     assert "refused the API key from MY_ASR_KEY (HTTP 401): Incorrect API key provided: " \
-           "[key]." in err
+           "REDACTED." in err
     assert KEY not in err and "Traceback" not in err
     assert len(server.received) == 1
     assert not (tree / "asr.json").exists() and not list(tree.glob("*/*/output.json"))

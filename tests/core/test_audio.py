@@ -237,3 +237,50 @@ def test_other_wav_bytes_decode_as_libsndfile_reads_them(kind: str) -> None:
         found = str(exc)
     assert found == expected
     assert kind != "pcm24" or found == [0.5, -0.25]
+
+
+def _cut_header_problem(n: int) -> str | None:
+    """What the reader says of the first ``n`` bytes of a 44-byte PCM16 mono header
+    followed by 1 s at 16 kHz: bytes 0-12 are the RIFF header, 12-36 the ``fmt `` chunk
+    (8-byte chunk header + 16 bytes), 36-44 the ``data`` chunk's header, which declares
+    16000 frames * 2 bytes = 32000 bytes (1.000 s at 32000 bytes a second). None where
+    libsndfile's own refusal stands (no RIFF id yet; the file ends between two chunks)."""
+    ends = f"truncated audio: the file ends after {n} bytes"
+    if n == 0:
+        return "audio file is empty (0 bytes)"
+    if n < 4 or n in (12, 36):
+        return None
+    if n < 12:
+        return f"{ends}, inside its 12-byte RIFF header"
+    if n < 20:
+        return f"{ends}, inside the 8-byte header of a chunk at byte 12"
+    if n < 36:
+        return f"{ends}, inside its 'fmt ' chunk (bytes 12 to 36)"
+    if n < 44:
+        return f"{ends}, inside the 8-byte header of a chunk at byte 36"
+    return ("truncated audio: the header declares 32000 bytes of samples (1.000 s) but only "
+            "0 (0.000 s) are present")
+
+
+@pytest.mark.parametrize("n", range(45))
+def test_a_header_cut_at_any_byte_is_refused(tmp_path: Path, n: int) -> None:
+    # A file cut inside its fmt chunk (20-35 bytes) raised struct.error from the chunk
+    # walk; one cut inside the data chunk's header (37-43) read as 0 frames.
+    whole = encode_wav(np.zeros(16000, np.int16), 16000)
+    assert (whole[:4], whole[12:16], whole[36:40], len(whole)) == (
+        b"RIFF", b"fmt ", b"data", 44 + 32000)
+    path = write(tmp_path, "cut.wav", whole[:n])
+    expected = _cut_header_problem(n)
+    readers = (lambda: read_mono(path, sample_id="s1"),
+               lambda: audio_info(path, sample_id="s1"),
+               lambda: decode_mono(whole[:n], name=path, sample_id="s1"))
+    for reader in readers:
+        with pytest.raises(InputError) as info:
+            reader()
+        assert (info.value.path, info.value.sample_id) == (str(path), "s1")
+        if expected is None:
+            no_data = "No 'data' chunk marker" if n in (12, 36) else "Format not recognised"
+            assert info.value.problem.startswith("cannot read audio: ")
+            assert info.value.problem.endswith(f"{no_data}.")
+        else:
+            assert str(info.value) == f"sample s1: {path}: {expected}"

@@ -9,7 +9,7 @@ import pytest
 
 from speecheval.core.canonical_json import dumps, dumps_line
 from speecheval.core.errors import InputError
-from speecheval.core.output import atomic_write_text, new_output_dir
+from speecheval.core.output import atomic_write_text, create_new_output_dir, new_output_dir
 
 
 def test_same_data_same_bytes_whatever_the_key_order() -> None:
@@ -62,3 +62,19 @@ def test_atomic_files_are_synced_unless_asked_not_to(tmp_path: Path,
     assert len(synced) == 1
     assert (tmp_path / "kept.json").read_text() == "{}"
     assert (tmp_path / "cache.json").read_text() == "[]"
+
+
+def test_creating_an_output_dir_someone_else_created_is_one_input_error(
+        tmp_path: Path) -> None:
+    made = create_new_output_dir(tmp_path / "a" / "run")
+    assert made.is_dir() and list(made.iterdir()) == []
+    (made / "theirs.txt").write_text("kept")
+    with pytest.raises(InputError) as refused:
+        create_new_output_dir(made)
+    assert str(refused.value) == (f"{made}: output already exists: another run created it "
+                                  "first; outputs are never shared or overwritten, choose a "
+                                  "new path")
+    assert (made / "theirs.txt").read_text() == "kept"
+    (tmp_path / "file").write_text("")
+    with pytest.raises(InputError, match="is not a directory"):
+        create_new_output_dir(tmp_path / "file" / "run")

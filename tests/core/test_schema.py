@@ -10,6 +10,7 @@ from typing import Literal
 
 import pytest
 import yaml
+from hostile.yaml_bombs import billion_laughs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import Field, field_validator
@@ -273,3 +274,69 @@ def test_cli_start_up_does_not_import_pydantic() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip().splitlines()[-1] == "False"
+
+
+BOMB_PROBLEM = ("its YAML aliases (*name) would expand it by more than 100000 nodes; write "
+                "the repeated parts out instead")
+
+
+def test_an_alias_bomb_is_refused_before_it_expands(tmp_path: Path) -> None:
+    # 6 levels: 9**6 = 531441 strings from 67 written nodes, which the old reader walked
+    # and converted one by one; 9 levels (9**9 = 387 million) grew without end
+    for levels in (6, 9):
+        path = write(tmp_path, "bomb.yaml", billion_laughs(levels))
+        with pytest.raises(InputError) as info:
+            load_document(path)
+        assert str(info.value) == f"{path}: {BOMB_PROBLEM}"
+
+
+def test_aliases_may_add_up_to_the_budget() -> None:
+    # ``a`` is a list of 99 scalars (100 nodes with the list); each alias in ``b`` adds
+    # those 100 nodes again, so k aliases add 100 * k: 1000 add exactly 100000 (accepted),
+    # 1001 add 100100 (refused). The written nodes (root, a, its list and 99 items, b, its
+    # list: 104) are not counted.
+    def document(k: int) -> str:
+        return "a: &a [" + ", ".join(["0"] * 99) + "]\nb: [" + ", ".join(["*a"] * k) + "]\n"
+
+    data = parse_document(document(1000), "yaml").data
+    assert len(data["b"]) == 1000 and data["b"][999] == [0] * 99
+    with pytest.raises(InputError) as info:
+        parse_document(document(1001), "yaml")
+    assert str(info.value) == BOMB_PROBLEM
+
+
+def test_a_nul_or_deep_nesting_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    # the NUL stopped the reader before any error handling (a ReaderError traceback);
+    # 2000 nested lists a RecursionError
+    path = write(tmp_path, "nul.yaml", "name: x\nturns:\n  - id: \"a\0b\"\n")
+    with pytest.raises(InputError) as info:
+        load_document(path, what="scenario")
+    assert str(info.value) == (f"{path}: line 3: not valid YAML: special characters are "
+                               "not allowed (character #x0000)")
+    with pytest.raises(InputError) as info:
+        parse_document("x: " + "[" * 2000 + "]" * 2000, "yaml")
+    assert str(info.value) == "not valid YAML: nested too deeply to be read"
+    # the same in JSON: 100000 nested lists were a RecursionError traceback
+    path = write(tmp_path, "deep.json", '{"name": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(InputError) as info:
+        load_document(path)
+    assert str(info.value) == f"{path}: not valid JSON: nested too deeply to be read"
+
+
+def test_nesting_is_limited_to_100_levels(tmp_path: Path) -> None:
+    # the root mapping is level 1, so 99 nested lists inside it reach level 100 (read) and
+    # 100 reach level 101 (refused); at 600 levels the line finder, needed for an error,
+    # overflowed the recursion (a RecursionError traceback)
+    def nested(lists: int) -> str:
+        return '{"turns": ' + "[" * lists + "]" * lists + ', "bogus": 1}'
+
+    assert parse_document(nested(99), "json").data["bogus"] == 1
+    for lists in (100, 600):
+        path = write(tmp_path, "deep.json", nested(lists))
+        with pytest.raises(InputError) as info:
+            load(Scenario, path, what="scenario")
+        assert str(info.value) == f"{path}: not valid JSON: nested more than 100 levels deep"
+    # a YAML list that holds itself nests without end
+    with pytest.raises(InputError) as info:
+        parse_document("name: x\nturns: &a [*a]\n", "yaml")
+    assert str(info.value) == "not valid YAML: nested more than 100 levels deep"

@@ -127,3 +127,10 @@ def test_same_bytes_every_time(built: Path, tmp_path: Path) -> None:
     second = {p.relative_to(again): p.read_bytes() for p in again.rglob("*") if p.is_file()}
     assert first == second
     assert load_dataset(built).revision == load_dataset(again).revision
+
+
+def test_an_utterance_past_the_argument_limit_is_spoken() -> None:
+    # 200,005 characters, past Linux's 131,072 bytes for one argument ("Argument list too
+    # long"); the trailing spaces add no sound
+    long = speech.utterance("Sure." + " " * 200_000, "en-us", RATE)
+    assert long.size > 0 and np.array_equal(long, speech.utterance("Sure.", "en-us", RATE))

@@ -110,3 +110,15 @@ def test_existing_output_directories_are_refused(tmp_path: Path,
     (tmp_path / "tree" / "fdb15-timing").mkdir()
     assert main(["fdb15", "score", "--tree", str(tmp_path / "tree")]) == 2
     assert "exists" in capsys.readouterr().err
+
+
+def test_an_input_cut_inside_its_fmt_chunk_is_a_listed_problem(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 26 bytes: the RIFF header (12), the fmt chunk's header (8) and 6 of its 16 bytes;
+    # the chunk walk raised struct.error here
+    wav = _sample(tmp_path, "user_interruption/1") / "input.wav"
+    wav.write_bytes(wav.read_bytes()[:26])
+    assert main(["fdb15", "check-dataset", "--dataset-root", str(tmp_path)]) == 0
+    assert ("user_interruption/1: input.wav is unreadable: truncated audio: the file ends "
+            "after 26 bytes, inside its 'fmt ' chunk (bytes 12 to 36)"
+            ) in capsys.readouterr().out

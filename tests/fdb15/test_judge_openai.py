@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 from chat_server import ChatServer
+from hostile.echo_secrets import EchoHttp
 
 from speecheval.core.audio import write_wav
 from speecheval.core.errors import InputError
@@ -127,8 +128,25 @@ def test_refusals(fixtures_dir: Path, server: ChatServer, tmp_path: Path) -> Non
     verdict = _judge(fixtures_dir, server).judge(_case(folder))
     assert verdict == type(verdict)(None, "the judge failed: HTTP 400: bad model")
     server.replies = [(401, f"wrong key {KEY}")]
-    with pytest.raises(InputError, match=r"refused the API key .*HTTP 401.*\[key\]"):
+    with pytest.raises(InputError, match=r"refused the API key .*HTTP 401.*REDACTED"):
         _judge(fixtures_dir, server).judge(_case(folder))
+
+
+def test_a_judge_that_echoes_its_request_leaves_no_key(fixtures_dir: Path,
+                                                        tmp_path: Path) -> None:
+    folder = _trial(tmp_path / "user_interruption" / "1")
+    with EchoHttp() as echo:
+        judge = OpenAIJudge(JudgeSettings(
+            base_url=echo.url, instruction=fixtures_dir / EVALUATION / "instruction/behavior.txt",
+            api_key_env="SPEECHEVAL_TEST_JUDGE_KEY", max_attempts=1))
+        verdict = judge.judge(_case(folder))
+    # the reply is the request it answered, the Authorization header with the key in it
+    reply = judge.ledger[1]
+    assert reply["event"] == "reply"
+    assert reply["content"].startswith("request /v1/chat/completions ")
+    assert "Authorization: Bearer REDACTED" in reply["content"]
+    assert verdict.label is None
+    assert KEY not in json.dumps(judge.ledger) + verdict.reason
 
 
 def test_refuses_a_prompt_that_is_not_the_pinned_one(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 import numpy as np
 import pytest
+from hostile.yaml_bombs import billion_laughs
 
 from speecheval.agents.base import AgentEvent, AudioOut, VirtualClockAgent
 from speecheval.cli import main
@@ -360,3 +361,48 @@ def test_run_and_load_share_the_scenario_agent_and_output_options() -> None:
 
     assert shared(run) == shared(load)
     assert set(shared(run)) == {"scenario_path", "agent", "option_pairs", "url", "out"}
+
+
+def test_turn_audio_cut_inside_its_fmt_chunk_exits_2(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # 26 bytes: the RIFF header (12), the fmt chunk's header (8) and 6 of its 16 bytes
+    write_wav(tmp_path / "cut.wav", np.zeros(1600, np.int16), 16000)
+    (tmp_path / "cut.wav").write_bytes((tmp_path / "cut.wav").read_bytes()[:26])
+    path = write_scenario(tmp_path, QUICK.replace("{synth: tone, duration_ms: 400}",
+                                                  "{file: cut.wav}"))
+    assert run_cli("validate", str(path)) == 2
+    assert capsys.readouterr().err == (
+        f"error: {path}: turns[1] (id 'more', line 9): audio file {tmp_path / 'cut.wav'}: "
+        "truncated audio: the file ends after 26 bytes, inside its 'fmt ' chunk "
+        "(bytes 12 to 36)\n")
+
+
+BOMB = ("its YAML aliases (*name) would expand it by more than 100000 nodes; write the "
+        "repeated parts out instead")
+
+
+def test_a_scenario_with_an_alias_bomb_or_a_nul_exits_2(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    # 6 levels of 9 aliases: 9**6 = 531441 strings, walked one by one by the old reader
+    # before the unknown keys l0 ... l5 were refused (9 levels grew without end)
+    bomb = write_scenario(tmp_path, QUICK + billion_laughs(6), "bomb.yaml")
+    assert run_cli("validate", str(bomb)) == 2
+    assert capsys.readouterr().err == f"error: {bomb}: {BOMB}\n"
+    # the NUL was a yaml ReaderError traceback; QUICK's line 8 is the first turn's text
+    nul = write_scenario(tmp_path, QUICK.replace('"Hello there."', '"Hello\0there."'),
+                         "nul.yaml")
+    assert run_cli("validate", str(nul)) == 2
+    assert capsys.readouterr().err == (f"error: {nul}: line 8: not valid YAML: special "
+                                       "characters are not allowed (character #x0000)\n")
+
+
+def test_an_option_value_with_an_alias_bomb_exits_2(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # -o values are read by the scenario's YAML loader, with its alias budget
+    value = billion_laughs(6)
+    out = tmp_path / "run"
+    assert run_cli("run", str(write_scenario(tmp_path, QUICK)), "-o",
+                   f"transcripts={value}", "--out", str(out)) == 2
+    assert capsys.readouterr().err == f"error: -o transcripts: value {value!r}: {BOMB}\n"
+    assert not out.exists()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from speecheval.core.audio import write_wav
 from speecheval.core.errors import InputError
 from speecheval.session.scenario import load_scenario
 
@@ -160,3 +162,25 @@ def test_empty_blocks_mean_the_defaults_and_limits_keep_file_order(tmp_path: Pat
             turn.max_stop_ms) == ("session_start", 500.0, 5000.0, 1000.0)
     assert scenario.user_vad.engine == scenario.agent_vad.engine == "energy"
     assert list(scenario.assertions.items()) == [("max_wer", 0.2), ("max_talk_over_ms", 300.0)]
+
+
+def test_audio_files_outside_the_scenarios_folder_are_refused(tmp_path: Path) -> None:
+    # each file exists and is a WAV: the old reader took it, and its bytes went into the run
+    folder = tmp_path / "scenarios"
+    (folder / "audio").mkdir(parents=True)
+    write_wav(tmp_path / "outside.wav", np.zeros(160, np.int16), 16000)
+    write_wav(folder / "audio" / "inside.wav", np.zeros(160, np.int16), 16000)
+    (folder / "audio" / "link.wav").symlink_to(tmp_path / "outside.wav")
+    (folder / "audio" / "alias.wav").symlink_to(folder / "audio" / "inside.wav")
+    real = tmp_path.resolve()
+    for written in ("../outside.wav", str(tmp_path / "outside.wav"), "audio/link.wav"):
+        path = write_scenario(folder, f"name: x\nturns:\n  - audio: {{file: '{written}'}}\n")
+        with pytest.raises(InputError) as info:
+            load_scenario(path)
+        assert str(info.value) == (
+            f"{path}: turns[0].audio.file (line 3): audio file {written!r} resolves to "
+            f"{real / 'outside.wav'}, outside the scenario's folder ({real / 'scenarios'}); "
+            "files must lie inside it (symbolic links included)")
+    # a link that stays inside the folder is fine, as in a score manifest
+    path = write_scenario(folder, "name: x\nturns:\n  - audio: {file: audio/alias.wav}\n")
+    assert load_scenario(path).turns[0].audio.file == folder / "audio" / "alias.wav"

@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from hostile.echo_secrets import CANARIES, EchoAgent, leaked
 
 from speecheval.cli import main
 
@@ -138,3 +139,18 @@ def test_mock_run_writes_no_secret(tmp_path: Path, capfd: pytest.CaptureFixture[
     code, text = _run(tmp_path, capfd, "--agent", "mock", "-o", "response_ms=500")
     assert code == 0
     assert json.loads(text)["agent"] == {"name": "mock", "options": {"response_ms": 500}}
+
+
+def test_an_agent_echoing_its_handshake_as_transcripts_leaves_no_secret(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # the shared echoing agent (tests/hostile): its transcript event is the request it saw
+    with EchoAgent(fault=False) as agent:
+        code, text = _run(tmp_path, capfd, "--agent", "pcm-websocket",
+                          "-o", f"url={CANARIES.url(agent.url)}",
+                          "-o", f"headers={CANARIES.headers()}")
+    written = "".join(path.read_bytes().decode("latin-1")
+                      for path in sorted((tmp_path / "run").rglob("*")) if path.is_file())
+    assert not leaked(written)
+    assert code == 0, text
+    assert "request /agent?token=REDACTED " in written
+    assert "X-Trace: REDACTED" in written

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from speecheval.cli import main
 from speecheval.core.audio import write_wav
 from speecheval.core.errors import InputError
 from speecheval.session import synth
@@ -159,3 +160,34 @@ def test_missing_espeak_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mon
     assert str(info.value).startswith(f"{tmp_path / 'scenario.yaml'}: turns[0] (id 'hello', "
                                       "line 3): synthesized speech needs espeak-ng")
     synth._espeak_cached.cache_clear()
+
+
+@needs_espeak
+def test_a_say_text_past_the_argument_limit_is_spoken(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    # 200,012 characters: past Linux's 131,072 bytes for one argument, where espeak-ng
+    # failed with "Argument list too long" (an OSError traceback); the trailing spaces add
+    # no sound, so the turn is the short text's
+    long = write_scenario(tmp_path, "name: long\nturns:\n  - audio: {synth: tts, say: 'Hello "
+                                    "there." + " " * 200_000 + "'}\n", "long.yaml")
+    short = write_scenario(tmp_path, "name: short\nturns:\n  - audio: {synth: tts, say: 'Hello "
+                                     "there.'}\n", "short.yaml")
+    assert main(["session", "validate", str(long)]) == 0
+    assert capsys.readouterr().out == f"ok {long}: long, 1 turns\n"
+    [spoken] = synth.render_turns(load_scenario(long))
+    [expected] = synth.render_turns(load_scenario(short))
+    assert spoken.size > 0 and np.array_equal(spoken, expected)
+
+
+def test_a_nul_in_a_json_scenario_say_exits_2(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # JSON may hold a NUL ("\u0000"), YAML may not; as an argument it was a ValueError
+    # traceback ("embedded null byte"), on standard input espeak-ng would stop there
+    path = tmp_path / "nul.json"
+    path.write_text('{"name": "nul", "turns": [{"audio": {"synth": "tts", "say": '
+                    '"Hello\\u0000there"}}]}', encoding="utf-8")
+    assert main(["session", "validate", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {path}: turns[0] (id 'turn-1', line 1): the text to speak holds a NUL "
+        "character, which espeak-ng would take for its end\n")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from chat_server import ChatServer
+from hostile.echo_secrets import EchoHttp
 
 from speecheval.cli import main
 
@@ -86,6 +87,22 @@ def test_an_answer_that_is_not_a_verdict_fails_the_assertion(tmp_path: Path) -> 
     assert report["assertions"][0]["passed"] is False
 
 
+def test_a_judge_echoing_its_request_leaves_no_key(tmp_path: Path,
+                                                   capfd: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("faster_whisper")
+    with EchoHttp() as server:  # its completion is the request, Authorization included
+        code = main(["session", "run", str(scenario(tmp_path, server.url)), "--out",
+                     str(tmp_path / "run")])
+    printed = capfd.readouterr()
+    assert code == 1
+    written = "".join(p.read_bytes().decode("latin-1")
+                      for p in sorted((tmp_path / "run").rglob("*")) if p.is_file())
+    assert KEY not in written + printed.out + printed.err
+    task = json.loads((tmp_path / "run" / "report.json").read_text())["sessions"][0]["task"]
+    assert task["problem"].startswith("the judge's answer is not JSON: 'request /v1/chat/")
+    assert "Authorization: Bearer REDACTED" in written
+
+
 def test_a_missing_key_stops_before_the_session(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
@@ -156,4 +173,4 @@ def test_a_refused_key_stops_the_run(tmp_path: Path) -> None:
     assert len(server.requests) == 1
     assert str(raised.value) == (
         f"judge: {server.base_url}/chat/completions refused the API key from {KEY_VARIABLE} "
-        f"(HTTP 401): Incorrect API key provided: [key]")
+        f"(HTTP 401): Incorrect API key provided: REDACTED")

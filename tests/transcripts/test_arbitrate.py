@@ -30,6 +30,7 @@ import pytest
 from speecheval.cli import main
 from speecheval.transcripts.arbitrate.aggregate import aggregate
 from speecheval.transcripts.arbitrate.inputs import read_candidates
+from speecheval.transcripts.arbitrate.judges import ChatJudge
 from speecheval.transcripts.arbitrate.prompt import CRITERIA, Answer, blind, parse_answer
 
 KEY = "sk-judge-test-123456"
@@ -526,3 +527,43 @@ def test_a_judge_name_that_is_no_folder_name_is_refused(
         f"error: --judge-command '../../x={sys.executable} -c pass': the judge name must be "
         "letters, digits, '.', '_' or '-' (it names the judge's folder), got '../../x'")
     assert not (tmp_path / "out").exists() and not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("url", ["{url}?token=canary-7f3", "http://u:canary-7f3@{host}/v1",
+                                 "{url}#canary-7f3"])
+def test_a_judge_url_with_a_secret_is_refused_in_arbitrates_words(
+        server: JudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        url: str) -> None:
+    """The refusal spoke of --base-url and asr.json, which arbitrate has not; it names the
+    judge, where the URL would be recorded and where the key comes from, and does not
+    echo the URL (its query or userinfo may be the secret). No request is sent."""
+    refs, cands = write_inputs(tmp_path)
+    host = server.url.split("/")[2]
+    code = main(["transcripts", "arbitrate", "--references", str(refs), "--candidates",
+                 str(cands), "--out", str(tmp_path / "arb"), "--api-key-env", "JUDGE_KEY",
+                 "--judge", f"j1=m@{server.url}", "--judge",
+                 "j2=m@" + url.format(url=server.url, host=host)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err == ("error: --judge j2: the URL after '@' must not carry credentials, a query "
+                   "or a fragment (it is recorded in arbitration.json); the judges' API key "
+                   "comes from the environment variable JUDGE_KEY, named by --api-key-env\n")
+    assert server.requests == [] and not (tmp_path / "arb").exists()
+
+
+def test_a_judge_url_that_is_not_http_is_refused(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    refs, cands = write_inputs(tmp_path)
+    assert main(["transcripts", "arbitrate", "--references", str(refs), "--candidates",
+                 str(cands), "--out", str(tmp_path / "arb"), "--judge",
+                 "j1=m@ftp://127.0.0.1/v1"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --judge j1: the URL after '@' must be an http(s) URL such as "
+        "http://127.0.0.1:8000/v1\n")
+
+
+def test_a_model_name_may_hold_an_at_sign(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the URL starts at the '@' before its scheme, as the last '@' did before
+    monkeypatch.setenv("JUDGE_KEY", KEY)
+    judge = ChatJudge.parse("j=org@v2@http://127.0.0.1:9/v1", "JUDGE_KEY")
+    assert (judge.model, judge.endpoint) == ("org@v2", "http://127.0.0.1:9/v1/chat/completions")

@@ -129,7 +129,9 @@ def test_unsupported_system(pair: tuple[Path, Path], tmp_path: Path,
                             capsys: pytest.CaptureFixture[str]) -> None:
     ref, _ = pair
     hyp = tmp_path / "nospk.rttm"
-    hyp.write_text("SPEAKER a 1 0 4 <NA> <NA> <NA> <NA> <NA>\n")
+    # both files named, as the reference does: a file on one side only is refused
+    hyp.write_text("SPEAKER a 1 0 4 <NA> <NA> <NA> <NA> <NA>\n"
+                   "SPEAKER b 1 0 4 <NA> <NA> <NA> <NA> <NA>\n")
     code, out, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--json"], capsys)
     assert code == 0
     data = json.loads(out)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from der_oracle import ORACLE, SETTINGS, der_command, random_case, score_case
 
+from speecheval.cli import main
 from speecheval.transcripts.diarization import (
     compat,
     in_parallel,
@@ -41,10 +42,36 @@ def test_scores_match_the_frozen_implementation(case: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("case", [c for c in CASES if "commands" in c],
                          ids=lambda case: f"seed{case['seed']}")
-def test_der_command_matches_the_frozen_implementation(case: dict[str, Any],
-                                                       tmp_path: Path) -> None:
+def test_der_command_matches_the_frozen_implementation(case: dict[str, Any], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    """Every case's system names a file ``c`` the reference does not: the command refuses
+    it now, and with ``--partial`` scores files ``a`` and ``b`` as the frozen command did
+    (each file is scored on its own, so leaving ``c`` out changes only the totals)."""
     for options, expected in case["commands"].items():
-        assert der_command(case, tmp_path, options.split()) == expected, options
+        ref, hyp = tmp_path / "ref.rttm", tmp_path / "hyp.rttm"
+        ref.write_text(case["ref"])
+        hyp.write_text(case["hyp"])
+        code = main(["transcripts", "der", "--ref", str(ref), "--hyp", str(hyp),
+                     *options.split()])
+        out, err = capsys.readouterr()
+        assert code == 2 and out == "", options
+        assert err == (f"error: {hyp}: file ids differ from those of the reference {ref}: "
+                       "missing in the reference (1): 'c' (--partial scores only the ids "
+                       "both name)\n"), options
+        partial = der_command(case, tmp_path, [*options.split(), "--partial"])
+        if expected["code"] != 0:  # a refusal of the input (dscore's zero-length turns)
+            assert (partial["code"], partial["stdout"]) == (expected["code"], ""), options
+            continue
+        frozen, now = json.loads(expected["stdout"]), json.loads(partial["stdout"])
+        assert now["partial"] == {"kind": "file", "scored_ids": 2, "missing_in_hypothesis": [],
+                                  "missing_in_reference": ["c"]}
+        for track in ("main", "lattifai_parity"):
+            frozen_files = (frozen if track == "main" else frozen.get(track, {})).get("files")
+            now_files = (now if track == "main" else now.get(track, {})).get("files")
+            assert frozen_files is None or set(frozen_files) == {"a", "b", "c"}, options
+            assert now_files == (None if frozen_files is None else
+                                 {k: frozen_files[k] for k in ("a", "b")}), (options, track)
 
 
 @pytest.mark.parametrize("case", CASES[:8], ids=lambda case: f"seed{case['seed']}")

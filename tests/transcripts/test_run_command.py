@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+from hostile.yaml_bombs import billion_laughs
 from run_fixtures import blocks_audio, calls, cli, contents, write_manifest
 
 from speecheval.transcripts import lineage
@@ -423,3 +424,50 @@ def test_lineage_never_replaces_a_record(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="parent 'raw:y' of 'derived:z' is not recorded"):
         lineage.append_record(tmp_path, record | {"id": "derived:z", "parent": "raw:y"})
     assert (tmp_path / lineage.LINEAGE_FILE).read_bytes() == before
+
+
+def test_audio_cut_inside_its_fmt_chunk_exits_2_before_any_job(folder: Path,
+                                                              capsys: pytest.CaptureFixture[str]
+                                                              ) -> None:
+    # 26 bytes: the RIFF header (12), the fmt chunk's header (8) and 6 of its 16 bytes
+    wav = folder / "blocks.wav"
+    wav.write_bytes(wav.read_bytes()[:26])
+    manifest = write_manifest(folder, SAMPLE)
+    out = folder / "run"
+    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", out) == 2
+    assert capsys.readouterr().err == (
+        f"error: sample blocks: {wav}: truncated audio: the file ends after 26 bytes, "
+        "inside its 'fmt ' chunk (bytes 12 to 36)\n")
+    assert calls(folder) == [] and not out.exists()
+
+
+def test_a_manifest_with_an_alias_bomb_exits_2_before_any_job(
+        folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 6 levels of 9 aliases: 9**6 = 531441 strings, which the old reader walked one by one
+    # before refusing the unknown keys l0 ... l5 (9 levels grew without end)
+    manifest = write_manifest(folder, SAMPLE)
+    manifest.write_text(manifest.read_text() + billion_laughs(6))
+    out = folder / "run"
+    assert cli("run", "--manifest", manifest, "--system", "fake", "--out", out) == 2
+    assert capsys.readouterr().err == (
+        f"error: {manifest}: its YAML aliases (*name) would expand it by more than 100000 "
+        "nodes; write the repeated parts out instead\n")
+    assert calls(folder) == [] and not out.exists()
+
+
+def test_lineage_with_a_cycle_of_parents_exits_2_naming_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # an edited lineage: "self" is its own parent; a -> b -> c -> a; "leaf" leads into that
+    # loop. The old walk followed the parents for ever.
+    parents = {"self": "self", "a": "b", "b": "c", "c": "a", "leaf": "a"}
+    records = [{key: None for key in lineage.RECORD_KEYS} | {"id": name, "parent": parent}
+               for name, parent in parents.items()]
+    path = tmp_path / lineage.LINEAGE_FILE
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    for artefact, loop in (("self", "self -> self"), ("a", "a -> b -> c -> a"),
+                           ("leaf", "a -> b -> c -> a")):
+        assert cli("lineage", tmp_path, "--artefact", artefact) == 2
+        assert capsys.readouterr().err == (
+            f"error: {path}: the parents of {artefact!r} lead into a cycle: {loop}\n")
+    assert cli("lineage", tmp_path) == 0   # the list names each record's parent, no walk
+    assert capsys.readouterr().out.splitlines()[0] == "self  <- self"

@@ -15,11 +15,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI, PayloadTooBig
+from websockets.frames import CloseCode
 from websockets.uri import parse_uri
 
+from ..core import peer_json
 from ..core.errors import InputError, SystemUnderTestError
 from .redact import redact_url
+
+MAX_MESSAGE_BYTES = peer_json.MAX_CHARS
+"""The longest message an agent may send, text or audio: past it the client closes the
+connection (code 1009) before the message is built, and that is the agent's fault."""
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -30,7 +36,9 @@ async def open_websocket(url: str, *, headers: Mapping[str, str] | None = None,
     """Open a client connection or raise SystemUnderTestError naming the (redacted) URL.
 
     Compression is off: PCM barely compresses and deflate costs CPU on the send path,
-    which is the path whose lateness we measure. Keepalive pings double as stall
+    which is the path whose lateness we measure. A message longer than
+    :data:`MAX_MESSAGE_BYTES` ends the connection as it arrives (:func:`close_reason`
+    names it). Keepalive pings double as stall
     detection: an agent that stops reading its socket stops answering pings, and it
     will not answer a close handshake either, so that wait is as short as a ping's.
     """
@@ -40,7 +48,7 @@ async def open_websocket(url: str, *, headers: Mapping[str, str] | None = None,
         raise InputError(f"bad agent url: {exc}") from exc
     try:
         return await asyncio.wait_for(
-            connect(url, additional_headers=dict(headers or {}), max_size=None,
+            connect(url, additional_headers=dict(headers or {}), max_size=MAX_MESSAGE_BYTES,
                     compression=None, ping_interval=ping_interval_s,
                     ping_timeout=ping_timeout_s, close_timeout=ping_timeout_s,
                     open_timeout=timeout_s,
@@ -48,7 +56,10 @@ async def open_websocket(url: str, *, headers: Mapping[str, str] | None = None,
             timeout=timeout_s)
     except InvalidURI as exc:
         raise InputError(f"bad agent url {redact_url(url)!r}: {exc.msg}") from None
-    except (OSError, TimeoutError, InvalidHandshake) as exc:
+    except TimeoutError as exc:  # accepted, then silent: no upgrade answer came
+        raise SystemUnderTestError(f"cannot connect to {redact_url(url)}: no answer to the "
+                                   f"WebSocket handshake within {timeout_s:g} s") from exc
+    except (OSError, InvalidHandshake) as exc:
         detail = str(exc) or type(exc).__name__
         raise SystemUnderTestError(f"cannot connect to {redact_url(url)}: {detail}") from exc
 
@@ -66,6 +77,14 @@ def check_url(url: str) -> None:
 
 def close_reason(exc: ConnectionClosed) -> str:
     """Say in words how the connection ended, for the session's fault."""
+    too_big = exc.__cause__
+    if isinstance(too_big, PayloadTooBig) or (
+            exc.sent is not None and exc.sent.code == CloseCode.MESSAGE_TOO_BIG):
+        size = getattr(too_big, "size", None)  # the frame's: the message's if unfragmented
+        whole = getattr(too_big, "current_size", None) is None
+        told = f"of {size} bytes, " if isinstance(size, int) and whole else ""
+        return (f"agent sent a message {told}more than the limit of {MAX_MESSAGE_BYTES} "
+                "bytes")
     if exc.rcvd is not None:
         reason = f": {exc.rcvd.reason}" if exc.rcvd.reason else ""
         return f"agent closed the connection (code {exc.rcvd.code}{reason})"
@@ -92,11 +111,15 @@ def api_key_from_env(variable: str, transport: str) -> str | None:
 def parse_json_object(text: str, scrub: Callable[[str], str]) -> dict[str, Any] | str:
     """Parse one JSON text message; return the object, or a fault reason if it is not one.
 
+    The parse is bounded (:mod:`speecheval.core.peer_json`): a message nested too deep
+    is a fault like any other bad JSON, never an exception that kills the receive loop.
     The reason quotes the start of the message, scrubbed before it is cut: a secret the
     agent echoed must not survive as a truncated fragment.
     """
     try:
-        data = json.loads(text)
+        data = peer_json.loads(text)
+    except peer_json.PeerJSONLimit as exc:
+        return f"agent sent JSON {exc.reason}: {scrub(text)[:60]!r}"
     except json.JSONDecodeError as exc:
         return (f"malformed JSON from agent ({exc.msg} at char {exc.pos}): "
                 f"{scrub(text)[:60]!r}")

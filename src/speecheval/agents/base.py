@@ -24,6 +24,8 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ..core.errors import SystemUnderTestError
+
 Clock = Literal["virtual", "real"]
 
 
@@ -112,6 +114,20 @@ class AgentTransport(Agent):
 
     @abstractmethod
     async def close(self) -> None: ...
+
+
+def failure_reason(exc: BaseException) -> str:
+    """The fault reason for an exception a transport raised in a session.
+
+    Transports report a misbehaving agent as :class:`SystemUnderTestError` (or an
+    ``OSError`` from the socket), whose message is the reason. Anything else escaped a
+    transport that a message broke, or a custom agent's own code: that is the agent's
+    fault too, named by its type so it is never lost in a task nobody awaits.
+    """
+    if isinstance(exc, SystemUnderTestError | OSError):
+        return str(exc) or type(exc).__name__
+    detail = f": {exc}" if str(exc) else ""
+    return f"the agent's transport failed: {type(exc).__name__}{detail}"
 
 
 async def close_after_failed_connect(transport: AgentTransport, timeout_s: float) -> None:

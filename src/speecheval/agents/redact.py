@@ -20,6 +20,15 @@ every transport and every report goes through this one module:
   holding a Redactor does not hold its key. Values shorter than
   :data:`MIN_SECRET_CHARS` are not searched for (they would match ordinary words such
   as ``true``); they are still left out of the description.
+
+The same secrets reach other systems under test than agents: the key an ASR server, a
+judge or a ``command`` system is given, and the options of the agent a run records. So
+every text such a system returns passes through one :class:`Scrubber` that knows all the
+secrets of the run (:func:`run_scrubber`) before it is written or printed: transcript
+events, fault reasons, ``/v1/models`` answers, recognised words, raw answers, judge
+replies, a program's output. A program the run starts sees only the environment
+variables its configuration names (:func:`child_environment`), so it cannot print a key
+it was never meant to have.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ import base64
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
@@ -42,6 +51,9 @@ _SECRET_WORDS = ("token", "secret", "passw", "pwd", "signature", "auth", "creden
                  "cookie", "apikey", "accesskey", "privatekey", "secretkey", "sessionkey")
 _SECRET_NAMES = frozenset({"key", "sig", "pass"})
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+BASE_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
+"""What every child process is given of this process's environment: where programs are,
+the home folder, the locale, the scratch folder and the time zone. No key variable."""
 
 
 def is_secret_name(name: str) -> bool:
@@ -125,28 +137,16 @@ class Redactor:
         """
         return self.scrubber()(text)
 
-    def scrubber(self) -> Callable[[str], str]:
+    def scrubber(self) -> Scrubber:
         """:meth:`scrub` with the secrets looked up once, for scrubbing many texts."""
-        secrets = self._all_secrets()
+        return Scrubber(self.secret_values())
 
-        def scrub(text: str) -> str:
-            for secret in secrets:
-                if secret in text:
-                    text = text.replace(secret, REDACTED)
-            return text
-
-        return scrub
-
-    def _all_secrets(self) -> list[str]:
-        values = list(self._secrets)
+    def secret_values(self) -> list[str]:
+        """The secrets of the options and the values of the key variables, as they are
+        now (read from the environment at each call, never kept)."""
         names = set(self._env_names) | {name for name in os.environ if is_secret_name(name)}
-        values += [os.environ[name] for name in sorted(names) if os.environ.get(name)]
-        forms = set()
-        for value in values:
-            forms |= {value, quote(value, safe=""), json.dumps(value)[1:-1]}
-        # longest first, so a secret containing another is replaced whole
-        return sorted((f for f in forms if len(f) >= MIN_SECRET_CHARS),
-                      key=lambda f: (-len(f), f))
+        return [*self._secrets,
+                *(os.environ[name] for name in sorted(names) if os.environ.get(name))]
 
     def _walk(self, key: str, value: Any, secret: bool) -> Any:
         """The described value; secrets found on the way are remembered for scrubbing."""
@@ -181,3 +181,69 @@ class Redactor:
             self._secrets.append(value)  # headers in a form we cannot read: all secret
             return REDACTED
         return value
+
+
+class Scrubber:
+    """Replaces secrets, in every form a server echoes them (as they are, URL-encoded,
+    JSON-escaped), by ``REDACTED`` in text, in bytes and in JSON-like data.
+
+    >>> scrub = Scrubber(["sk-abc123"])
+    >>> scrub("key sk-abc123"), scrub.data({"words": ["sk-abc123"]}), scrub.raw(b"sk-abc123")
+    ('key REDACTED', {'words': ['REDACTED']}, b'REDACTED')
+    """
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        forms: set[str] = set()
+        for value in secrets:
+            forms |= {value, quote(value, safe=""), json.dumps(value)[1:-1]}
+        # longest first, so a secret containing another is replaced whole
+        self._forms = sorted((f for f in forms if len(f) >= MIN_SECRET_CHARS),
+                             key=lambda f: (-len(f), f))
+        self._encoded = [form.encode("utf-8") for form in self._forms]
+
+    def __call__(self, text: str) -> str:
+        for secret in self._forms:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
+
+    def raw(self, data: bytes) -> bytes:
+        """``data``, a raw answer as received, with the UTF-8 forms of the secrets replaced."""
+        for secret in self._encoded:
+            if secret in data:
+                data = data.replace(secret, REDACTED.encode("ascii"))
+        return data
+
+    def data(self, value: Any) -> Any:
+        """``value`` with every text in it scrubbed, map keys too, at any depth."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, Mapping):
+            return {self.data(key): self.data(item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.data(item) for item in value]
+        return value
+
+
+def run_scrubber(*options: Mapping[str, Any], env: Iterable[str] = ()) -> Scrubber:
+    """One scrubber for all the secrets a run knows: those of each options map (an
+    agent's, see :class:`Redactor`), the values of the variables named by ``env`` (the
+    key variables of a recogniser, a judge, a program), and every variable whose name
+    says it holds a credential.
+
+    >>> run_scrubber({"url": "ws://h/?token=tok-778899"}, {"api_key": "sk-doctest-42"})(
+    ...     "tok-778899 and sk-doctest-42")
+    'REDACTED and REDACTED'
+    """
+    values = [value for given in options for value in Redactor(given).secret_values()]
+    values += [os.environ[name] for name in sorted(set(env)) if os.environ.get(name)]
+    values += Redactor({}).secret_values()
+    return Scrubber(values)
+
+
+def child_environment(names: Iterable[str]) -> dict[str, str]:
+    """The environment of a program the run starts: :data:`BASE_ENVIRONMENT` and the
+    variables its configuration names, those that are set; nothing else of this process
+    (no key variable it was not given)."""
+    wanted = [*BASE_ENVIRONMENT, *names]
+    return {name: os.environ[name] for name in wanted if name in os.environ}

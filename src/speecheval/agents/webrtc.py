@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core import peer_json
 from ..core.errors import InputError, SystemUnderTestError
 from .base import AgentEvent, AgentFault, AgentTransport, AudioOut
 from .redact import Redactor, redact_url
@@ -55,11 +56,14 @@ def post_json(url: str, body: dict[str, Any], timeout_s: float) -> dict[str, Any
                                      headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=timeout_s) as reply:
-            answer = json.loads(reply.read().decode("utf-8"))
+            answer = peer_json.loads(reply.read().decode("utf-8"))
     except urllib.error.HTTPError as exc:
         raise SystemUnderTestError(f"signalling: HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, OSError) as exc:
         raise SystemUnderTestError(f"signalling: {exc}") from None
+    except peer_json.PeerJSONLimit as exc:
+        raise SystemUnderTestError(f"signalling: the answer is not JSON ({exc.reason})"
+                                   ) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SystemUnderTestError(f"signalling: the answer is not JSON ({exc})") from None
     if not isinstance(answer, dict):

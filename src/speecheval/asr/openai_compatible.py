@@ -16,7 +16,10 @@ Failures are told apart by whose fault they are and what a retry can change:
   ``verbose_json`` with word timestamps) fails that sample only, with the reason.
 
 The key is read from an environment variable and sent only in the ``Authorization``
-header; it is removed from every reason before the reason leaves this module.
+header. Everything the server sends back (the answer's body, hence its words, and every
+reason quoting it) is scrubbed of the key and the run's other secrets
+(:func:`speecheval.agents.redact.run_scrubber`) before it leaves this module: a server
+that echoes its request as words must not put the key into a transcript.
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..agents.redact import REDACTED, run_scrubber
+from ..core import peer_json
 from ..core.audio import Samples, encode_wav
 from ..core.errors import InputError
 from .base import SAMPLE_RATE, RecognitionFailed, TimedWord
@@ -65,15 +70,30 @@ class OpenAISettings:
         return self.base_url.rstrip("/") + ENDPOINT_PATH
 
 
-def check_base_url(base_url: str) -> None:
-    """Refuse a base URL that cannot be used or that would put a secret into asr.json."""
+NOT_HTTP = "must be an http(s) URL such as http://127.0.0.1:8000/v1"
+CARRIES_SECRETS = "must not carry credentials, a query or a fragment"
+
+
+def base_url_problem(base_url: str) -> str | None:
+    """Why a base URL cannot be used (:data:`NOT_HTTP`) or would put a secret where it is
+    recorded (:data:`CARRIES_SECRETS`), or None; each command says where that is and
+    where its key comes from."""
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InputError(f"--base-url must be an http(s) URL such as http://127.0.0.1:8000/v1, "
-                         f"got {base_url!r}")
+        return NOT_HTTP
     if parts.username or parts.password or parts.query or parts.fragment:
-        raise InputError("--base-url must not carry credentials, a query or a fragment "
-                         "(it is recorded in asr.json; the key comes from --api-key-env)")
+        return CARRIES_SECRETS
+    return None
+
+
+def check_base_url(base_url: str) -> None:
+    """Refuse a base URL that cannot be used or that would put a secret into asr.json."""
+    problem = base_url_problem(base_url)
+    if problem == NOT_HTTP:
+        raise InputError(f"--base-url {problem}, got {base_url!r}")
+    if problem is not None:
+        raise InputError(f"--base-url {problem} (it is recorded in asr.json; the key comes "
+                         "from --api-key-env)")
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -145,21 +165,25 @@ class OpenAICompatibleRecogniser:
                              f"another with --api-key-env)")
         self.settings = settings
         self._key = key
+        self._scrub = run_scrubber(env=[settings.api_key_env])
         self.retries = 0
         """Attempts beyond the first, over every track so far (the caller reports them)."""
 
     def words(self, samples: Samples) -> list[TimedWord]:
-        """Send ``samples`` and return the answer's words, retrying as the module says."""
-        return words_of_answer(self.answer(encode_wav(samples, SAMPLE_RATE)))
+        """Send ``samples`` and return the answer's words, retrying as the module says;
+        each word is scrubbed again (a secret written with JSON escapes the body's
+        scrubbing could not see is plain once parsed)."""
+        words = words_of_answer(self.answer(encode_wav(samples, SAMPLE_RATE)))
+        return [replace(word, text=self._scrub(word.text)) for word in words]
 
     def answer(self, wav: bytes) -> bytes:
         """Send the WAV file ``wav`` as it is and return the body of the 2xx answer,
-        unparsed, retrying as the module says."""
+        unparsed but scrubbed of the run's secrets, retrying as the module says."""
         s = self.settings
         body, content_type = self._form(wav)
         for attempt in range(1, s.max_attempts + 1):
             try:
-                return self._post(body, content_type)
+                return self._scrub.raw(self._post(body, content_type))
             except _Retry as failure:
                 if attempt == s.max_attempts:
                     raise RecognitionFailed(self._redact(
@@ -205,7 +229,7 @@ class OpenAICompatibleRecogniser:
         return RecognitionFailed(f"HTTP {status}: {detail}")
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._key, "[key]")
+        return self._scrub(text.replace(self._key, REDACTED))
 
     def identity(self) -> dict[str, object]:
         s = self.settings
@@ -233,7 +257,7 @@ def _error_detail(error: urllib.error.HTTPError) -> str:
         raw = b""
     text = raw.decode("utf-8", "replace").strip()
     try:
-        message = json.loads(text)["error"]["message"]
+        message = peer_json.loads(text)["error"]["message"]
     except (ValueError, KeyError, TypeError):
         message = text or error.reason
     return " ".join(str(message).split())[:_DETAIL_CHARS]
@@ -262,7 +286,10 @@ def words_of_answer(body: bytes) -> list[TimedWord]:
 not give word timestamps (timestamp_granularities[]=word)
     """
     try:
-        data: Any = json.loads(body.decode("utf-8"))
+        data: Any = peer_json.loads(body.decode("utf-8"))
+    except peer_json.PeerJSONLimit as exc:
+        raise RecognitionFailed(f"the answer is not JSON ({len(body)} bytes, "
+                                f"{exc.reason})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise RecognitionFailed(f"the answer is not JSON ({len(body)} bytes, "
                                 f"{type(exc).__name__} at byte {_position(exc)})") from None

@@ -61,12 +61,17 @@ _UNKNOWN_LENGTH = 0xFFFFFFFF
 """A data size that streaming writers put in a header they cannot rewrite: no length."""
 
 
-def _wav_shortfall(handle: BinaryIO) -> tuple[int, int, int] | None:
-    """(declared, present, bytes per second) of a RIFF WAV whose data chunk is cut short.
+def _wav_incomplete(handle: BinaryIO) -> str | None:
+    """Why a file is not a whole audio file (empty, or a RIFF WAV cut short), or None for
+    any other file, a complete one, or one whose header records no length; the handle's
+    position is restored.
 
     Walks the chunks to ``data`` and compares its declared size with the bytes the file
-    still holds. None for any other file, a complete one, or a header that records no
-    length; the handle's position is restored.
+    still holds. A file that ends inside its RIFF header, inside a chunk's 8-byte header or
+    inside its ``fmt `` chunk is cut too (libsndfile would report a missing or malformed
+    chunk, or read a cut ``data`` header as 0 frames). Any other chunk that runs past the
+    end is left to libsndfile: a writer that leaves out a chunk's pad byte puts this walk
+    one byte off, onto a size that means nothing, and libsndfile resynchronises there.
     """
     start = handle.tell()
     try:
@@ -75,22 +80,36 @@ def _wav_shortfall(handle: BinaryIO) -> tuple[int, int, int] | None:
         handle.seek(0)
         header = handle.read(12)
         order = _RIFF_ORDER.get(header[:4])
-        if order is None or header[8:12] != b"WAVE":
+        if order is None:
+            return "audio file is empty (0 bytes)" if file_size == 0 else None
+        ends = f"truncated audio: the file ends after {file_size} bytes"
+        if len(header) < 12:
+            return f"{ends}, inside its 12-byte RIFF header"
+        if header[8:12] != b"WAVE":
             return None
         byte_rate = 0
         while True:
+            offset = handle.tell()
             chunk = handle.read(8)
-            if len(chunk) < 8:
+            if not chunk:
                 return None
+            if len(chunk) < 8:
+                return f"{ends}, inside the 8-byte header of a chunk at byte {offset}"
             chunk_id, size = chunk[:4], struct.unpack(order + "I", chunk[4:])[0]
-            body = handle.tell()
-            if chunk_id == b"fmt " and size >= 12:
-                byte_rate = struct.unpack(order + "I", handle.read(12)[8:12])[0]
-            elif chunk_id == b"data":
+            body = offset + 8
+            if chunk_id == b"data":
                 present = file_size - body
                 if size == _UNKNOWN_LENGTH or present >= size:
                     return None
-                return size, present, byte_rate
+                seconds = (f" ({size / byte_rate:.3f} s)", f" ({present / byte_rate:.3f} s)"
+                           ) if byte_rate else ("", "")
+                return (f"truncated audio: the header declares {size} bytes of samples"
+                        f"{seconds[0]} but only {present}{seconds[1]} are present")
+            if chunk_id == b"fmt ":
+                if body + size > file_size:
+                    return f"{ends}, inside its 'fmt ' chunk (bytes {offset} to {body + size})"
+                if size >= 12:
+                    byte_rate = struct.unpack(order + "I", handle.read(12)[8:12])[0]
             handle.seek(body + size + (size & 1))
     finally:
         handle.seek(start)
@@ -98,20 +117,15 @@ def _wav_shortfall(handle: BinaryIO) -> tuple[int, int, int] | None:
 
 def _check_complete(source: str | BinaryIO, name: str | Path | None,
                     sample_id: str | None) -> None:
-    """Refuse a WAV whose header declares more audio than the file holds."""
+    """Refuse an empty file and a WAV cut short: one whose header declares more than the
+    file holds, or that ends inside its header."""
     if isinstance(source, str):
         with open(source, "rb") as handle:
-            shortfall = _wav_shortfall(handle)
+            problem = _wav_incomplete(handle)
     else:
-        shortfall = _wav_shortfall(source)
-    if shortfall is None:
-        return
-    declared, present, byte_rate = shortfall
-    seconds = (f" ({declared / byte_rate:.3f} s)", f" ({present / byte_rate:.3f} s)"
-               ) if byte_rate else ("", "")
-    raise InputError(f"truncated audio: the header declares {declared} bytes of samples"
-                     f"{seconds[0]} but only {present}{seconds[1]} are present", path=name,
-                     sample_id=sample_id)
+        problem = _wav_incomplete(source)
+    if problem is not None:
+        raise InputError(problem, path=name, sample_id=sample_id)
 
 
 def _open(path: str | Path | BinaryIO, name: str | Path | None, sample_id: str | None

@@ -83,6 +83,25 @@ def check_new_output_dir(path: str | Path) -> Path:
     return target
 
 
+def create_new_output_dir(path: str | Path) -> Path:
+    """Create the output directory ``path`` (and its parents), which must not exist.
+
+    The creation itself is the check that counts: two runs started on one ``--out`` at
+    once both pass :func:`check_new_output_dir`, and the one whose ``mkdir`` comes second
+    gets an InputError naming the directory, while the first goes on undisturbed.
+    """
+    target = Path(path)
+    try:
+        target.mkdir(parents=True)
+    except FileExistsError:
+        raise InputError("output already exists: another run created it first; outputs "
+                         "are never shared or overwritten, choose a new path",
+                         path=target) from None
+    except OSError as exc:
+        raise _cannot_create(target, exc) from None
+    return target
+
+
 def _missing_parents(target: Path) -> list[Path]:
     """Ancestors of ``target`` that do not exist yet, deepest first."""
     missing = []

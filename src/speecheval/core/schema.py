@@ -107,13 +107,38 @@ def load_document(path: str | Path, *, what: str = "file",
     return parse_document(text, fmt, path=source, what=what)
 
 
+MAX_DEPTH = 100
+"""Levels of lists and mappings a document may nest. No file speecheval reads needs more
+than a handful; a deeper one would only exhaust the recursion of a later step (the line
+finder, validation), a traceback instead of an error."""
+
+
 def parse_document(text: str, fmt: Format, *, path: str | Path | None = None,
                    what: str = "file") -> Document:
     """Parse ``text``; ``path`` and ``what`` only name the file in error messages."""
     source = None if path is None else Path(path)
-    if fmt == "json":
-        return _parse_json(text, source, what)
-    return _parse_yaml(text, source, what)
+    document = _parse_json(text, source, what) if fmt == "json" else _parse_yaml(text, source,
+                                                                                 what)
+    _check_depth(document.data, source, fmt)
+    return document
+
+
+def _check_depth(data: Any, source: Path | None, fmt: Format) -> None:
+    """Refuse data nested more than :data:`MAX_DEPTH` levels (a YAML structure that
+    contains itself nests without end). Iterative, so that it cannot overflow itself; a
+    list or mapping reached again (a YAML alias) is walked again only when reached deeper."""
+    deepest: dict[int, int] = {}
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if not isinstance(value, dict | list) or deepest.get(id(value), 0) >= depth:
+            continue
+        if depth > MAX_DEPTH:
+            raise InputError(f"not valid {fmt.upper()}: nested more than {MAX_DEPTH} levels "
+                             "deep", path=source)
+        deepest[id(value)] = depth
+        stack.extend((child, depth + 1) for child in
+                     (value.values() if isinstance(value, dict) else value))
 
 
 def _parse_json(text: str, source: Path | None, what: str) -> Document:
@@ -127,6 +152,8 @@ def _parse_json(text: str, source: Path | None, what: str) -> Document:
         data = json.loads(text, object_pairs_hook=refuse_repeats)
     except json.JSONDecodeError as exc:
         raise InputError(f"line {exc.lineno}: not valid JSON: {exc.msg}", path=source) from None
+    except RecursionError:  # the decoder recurses once per level
+        raise InputError("not valid JSON: nested too deeply to be read", path=source) from None
     return Document(source, data, text, "json")
 
 
@@ -222,12 +249,27 @@ _YamlLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
 _STR_TAG = "tag:yaml.org,2002:str"
 
 
+ALIAS_BUDGET = 100_000
+"""Nodes that aliases (``*name``) may add to a YAML document when expanded, all together.
+
+A document of a few hundred bytes whose anchors each repeat the one before ten times (the
+"billion laughs") expands to 10^9 nodes: walking it for lines, or writing it as JSON for
+validation, would grow without end. Aliases that repeat a settings block in every sample
+of a large manifest stay far below this."""
+
+
 def _parse_yaml(text: str, source: Path | None, what: str) -> Document:
-    loader = _YamlLoader(text)
+    try:
+        loader = _YamlLoader(text)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL)
+        raise InputError(f"line {text.count(chr(10), 0, exc.position) + 1}: not valid YAML: "
+                         f"{exc.reason} (character #x{exc.character:04x})",
+                         path=source) from None
     try:
         node = loader.get_single_node()
         lines: dict[KeyPath, int] = {}
         if node is not None:
+            _check_alias_expansion(node, source)
             _yaml_node_lines(loader, node, (), lines, _Where(source, what), set())
         data = None if node is None else loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
@@ -237,9 +279,42 @@ def _parse_yaml(text: str, source: Path | None, what: str) -> Document:
         raise InputError(f"{at}not valid YAML: {problem}", path=source) from None
     except yaml.YAMLError as exc:
         raise InputError(f"not valid YAML: {' '.join(str(exc).split())}", path=source) from None
+    except RecursionError:  # the composer and the walks recurse once per level
+        raise InputError("not valid YAML: nested too deeply to be read", path=source) from None
     finally:
         loader.dispose()
     return Document(source, data, text, "yaml", lines)
+
+
+def _check_alias_expansion(root: yaml.Node, source: Path | None) -> None:
+    """Refuse a document whose aliases add more than :data:`ALIAS_BUDGET` nodes.
+
+    The composed document is a graph in which an alias is the anchored node itself, so
+    its size is linear in the text; the size of its expansion (each alias counted as a
+    copy) is found on that graph, once per node, before anything expands it."""
+    expanded: dict[int, int] = {}
+
+    def size(node: yaml.Node, open_nodes: set[int]) -> int:
+        key = id(node)
+        if key in expanded:
+            return expanded[key]
+        if key in open_nodes:  # an alias back to an ancestor: the walk stops there
+            return 1
+        open_nodes.add(key)
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        total = 1 + sum(size(child, open_nodes) for child in children)
+        open_nodes.discard(key)
+        expanded[key] = total
+        return total
+
+    if size(root, set()) - len(expanded) > ALIAS_BUDGET:
+        raise InputError(f"its YAML aliases (*name) would expand it by more than "
+                         f"{ALIAS_BUDGET} nodes; write the repeated parts out instead",
+                         path=source)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 
 from ..agents.local.server import KINDS, PROTOCOLS, serve_until_cancelled
 from ..cli_executor import executor_options
@@ -20,7 +19,7 @@ from ..core.executor import make_executor
 from ..core.output import check_new_output_dir
 from .bench import MOCK, RunResult, agent_name, mock_factory
 from .cli_options import session_options, with_url
-from .launch import RunRequest, run_sessions
+from .launch import RunRequest, check_scenario_agent, run_sessions
 from .load_cli import load
 from .report_md import summary_rows
 from .run_output import write_run
@@ -43,7 +42,13 @@ session.add_command(load)
 
 
 def parse_options(pairs: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, str]]:
-    """``-o key=value`` pairs: values parsed as YAML (for the mock), and as raw strings."""
+    """``-o key=value`` pairs: values parsed as YAML (for the mock), and as raw strings.
+
+    The YAML is read by the loader that reads scenarios (:mod:`speecheval.core.schema`),
+    so a value is held to the same limits (an alias bomb is refused) and gives plain data.
+    """
+    from ..core.schema import parse_document  # pydantic only when a command runs
+
     parsed: dict[str, Any] = {}
     raw: dict[str, str] = {}
     for pair in pairs:
@@ -53,9 +58,9 @@ def parse_options(pairs: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, str
         key = key.strip()
         raw[key] = value
         try:
-            parsed[key] = yaml.safe_load(value) if value else ""
-        except yaml.YAMLError as exc:
-            raise InputError(f"-o {key}: value {value!r} is not valid YAML: {exc}") from exc
+            parsed[key] = parse_document(value, "yaml", what="value").data if value else ""
+        except InputError as exc:
+            raise InputError(f"-o {key}: value {value!r}: {exc.problem}") from None
     return parsed, raw
 
 
@@ -66,6 +71,7 @@ def validate(scenarios: tuple[Path, ...]) -> None:
     """Check scenario files without running them (audio is rendered, options checked)."""
     for path in scenarios:
         scenario = load_scenario(path)
+        check_scenario_agent(scenario)  # what run cannot build, validate refuses
         if agent_name(scenario, None) == MOCK:
             mock_factory(scenario, dict(scenario.agent.options), set())
         render_turns(scenario)

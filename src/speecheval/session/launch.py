@@ -21,6 +21,7 @@ from ..core.errors import InputError
 from ..core.executor import Executor, LocalExecutor
 from ..core.progress import Advance, progress
 from .bench import (
+    AGENT_ALIASES,
     MOCK,
     RunResult,
     agent_name,
@@ -52,6 +53,31 @@ class RunRequest:
     """Where virtual-clock sessions run (default: one after another in this process)."""
 
 
+def check_scenario_agent(scenario: Scenario) -> None:
+    """Refuse the agent the scenario names if ``session run`` could not build it: an
+    InputError naming the file, the key and its line, and the agents there are.
+
+    ``session validate`` calls it so that a file it passes does not then fail to run
+    (``adapter: livekit`` passed, and the run stopped on "unknown agent"); ``session
+    run`` calls it when ``--agent`` does not override the scenario's choice.
+    """
+    spec = scenario.agent
+    name = AGENT_ALIASES.get(spec.type, spec.type)
+    if name == MOCK:
+        return
+    where = f"{spec.key}.type (line {spec.type_line})"
+    if name not in registry.BUILTIN and ":" not in name:
+        aliases = [f"{alias} (voicebench's name for {real})"
+                   for alias, real in AGENT_ALIASES.items()]
+        known = ", ".join(sorted([MOCK, *registry.BUILTIN, *aliases]))
+        raise InputError(f"{where}: unknown agent {spec.type!r}; the agents are {known}, "
+                         "or module:Class for your own", path=scenario.path)
+    try:
+        registry.agent_class(name)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc.problem}", path=scenario.path) from None
+
+
 def run_sessions(scenario: Scenario, request: RunRequest) -> RunResult:
     """Run ``request.repeat`` sessions of ``scenario`` and evaluate them (progress shown
     on a terminal, one step per session)."""
@@ -69,6 +95,8 @@ def _plan(scenario: Scenario, name: str,
           request: RunRequest) -> tuple[Clock, dict[str, Any], Runner]:
     """The clock, the agent options as the agent gets them, and how to run the sessions;
     every usage error (agent, options, clock) is raised here, before a session starts."""
+    if request.agent is None:
+        check_scenario_agent(scenario)
     options = merged_options(scenario, name, request.parsed)
     repeat = request.repeat
     if scenario.judge is not None:

@@ -47,8 +47,9 @@ from ..agents.base import (
     SpeechStarted,
     Transcript,
     close_after_failed_connect,
+    failure_reason,
 )
-from ..core.errors import InputError, SystemUnderTestError
+from ..core.errors import InputError
 from ..vad.streaming import StreamingVad, VadSettings
 from . import events as ev
 from .metrics import PACKET_FLOOR_DB
@@ -218,13 +219,16 @@ class _Session:
 
 
 async def _receive(session: _Session) -> None:
+    """Handle the agent's events until it faults or the session stops. Whatever the
+    transport raises is the session's fault: nobody awaits this task's result, so an
+    exception left in it would end the receiving silently and keep half the audio."""
     try:
         async for event in session.transport.events():
             await session.handle(event)
             if session.stop.is_set():
                 return
-    except (SystemUnderTestError, OSError) as exc:
-        session.fail(str(exc) or type(exc).__name__)
+    except Exception as exc:
+        session.fail(failure_reason(exc))
 
 
 class UserFeed(Protocol):
@@ -332,8 +336,8 @@ async def _send(session: _Session, feed: UserFeed, frame: int, tail_frames: int,
             session.fail(f"agent stalled: sending one frame blocked for more than "
                          f"{stall_timeout_s * 1000:.0f} ms")
             break
-        except (SystemUnderTestError, OSError) as exc:
-            session.fail(str(exc) or type(exc).__name__)
+        except Exception as exc:
+            session.fail(failure_reason(exc))
             break
         sent.append(pcm)
     if not session.stop.is_set():
@@ -365,8 +369,8 @@ async def _finish(session: _Session, receiver: asyncio.Task[None]) -> None:
         except TimeoutError:
             session.fail(f"agent stalled: ending the input at the end of the session "
                          f"blocked for more than {CLOSE_TIMEOUT_S:g} s", after_recording=True)
-        except (SystemUnderTestError, OSError) as exc:
-            session.log(ev.CloseError, reason=str(exc) or type(exc).__name__)
+        except Exception as exc:
+            session.log(ev.CloseError, reason=failure_reason(exc))
     try:
         async with asyncio.timeout(CLOSE_TIMEOUT_S):
             await session.transport.close()
@@ -377,8 +381,8 @@ async def _finish(session: _Session, receiver: asyncio.Task[None]) -> None:
                          after_recording=True)
         else:
             session.log(ev.CloseError, reason="TimeoutError")
-    except (SystemUnderTestError, OSError) as exc:
-        session.log(ev.CloseError, reason=str(exc) or type(exc).__name__)
+    except Exception as exc:
+        session.log(ev.CloseError, reason=failure_reason(exc))
 
 
 async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] | UserFeed,
@@ -408,11 +412,17 @@ async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] 
             if isinstance(user_pcm16, np.ndarray) else user_pcm16)
     max_frames = None if max_duration_ms is None else sample_rate * max_duration_ms // 1000 // frame
     tail_frames = -(-sample_rate * tail_ms // 1000 // frame)
+    reason: str | None = None
     try:
         async with asyncio.timeout(connect_timeout_s):
             await transport.connect(sample_rate)
-    except (TimeoutError, SystemUnderTestError, OSError) as exc:
+    except InputError:
+        raise  # the user's settings (a key variable not set): exit 2, not the agent's fault
+    except TimeoutError as exc:
         reason = str(exc) or f"could not connect within {connect_timeout_s} s"
+    except Exception as exc:
+        reason = failure_reason(exc)
+    if reason is not None:
         await close_after_failed_connect(transport, CLOSE_TIMEOUT_S)
         empty = np.zeros(0, dtype=np.int16)
         return SessionRecording(sample_rate=sample_rate, user=empty, agent=empty,

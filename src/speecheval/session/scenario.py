@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..core.errors import InputError
+from ..core.paths import resolve_inside
 from ..core.timebase import MAX_AUDIO_MS
 from ..vad.streaming import VadSettings
 from .conditions import OPUS_FRAME_MS, OPUS_RATES, CodecSpec, Conditions
@@ -153,6 +154,8 @@ class AgentSpec:
     options: dict[str, Any] = field(default_factory=dict)
     option_lines: dict[str, int] = field(default_factory=dict)
     line: int = 0
+    key: str = "agent"  # the key it was written under: agent, or voicebench's adapter
+    type_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -376,9 +379,12 @@ class _Reader:
             if extra:
                 raise self.error(where + (extra[0],), "applies to synthesized audio only, "
                                                       "not to a file")
-            path = Path(model.file)
-            if not path.is_absolute():
-                path = self.path.parent / path
+            try:
+                path = resolve_inside(self.path.parent, model.file,
+                                      root_name="the scenario's folder")
+            except InputError as exc:
+                raise self.error(where + ("file",),
+                                 f"audio file {model.file!r} {exc.problem}") from None
             if not path.is_file():
                 raise self.error(where + ("file",), f"audio file {path} does not exist")
             return AudioSpec(file=path)
@@ -426,7 +432,9 @@ class _Reader:
         if model is None:
             return AgentSpec(line=self.document.line(()) or 0)
         options = dict(model.options)
+        line = self.document.line((key,)) or 0
         return AgentSpec(type=model.type, options=options,
                          option_lines={name: self.document.line((key, "options", name)) or 0
                                        for name in options},
-                         line=self.document.line((key,)) or 0)
+                         line=line, key=key,
+                         type_line=self.document.line((key, "type")) or line)

@@ -4,7 +4,8 @@
 sample for sample (:mod:`speecheval.core.synthetic_signals`): a scenario written for
 voicebench sends the same audio here, so an agent reacts to it the same way and the
 numbers agree. ``speech`` has no words, though; agents with speech recognizers and neural
-VADs need ``synth: tts``, real synthesized speech from espeak-ng (run as a subprocess).
+VADs need ``synth: tts``, real synthesized speech from espeak-ng (run as a subprocess by
+:mod:`speecheval.core.espeak`).
 When a scenario sets ``duration_ms`` for ``tts``, the speaking rate is chosen so the
 utterance fills about that long, and the clip is then cut or padded to exactly that
 length, because turn timing is written against the declared duration.
@@ -13,7 +14,6 @@ length, because turn timing is written against the declared duration.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 
 from ..core.audio import audio_info, read_mono, resample
 from ..core.errors import InputError
+from ..core.espeak import speak_to_wav
 from ..core.pcm import to_int16
 from ..core.synthetic_signals import (
     FADE_MS,
@@ -163,8 +164,7 @@ def _espeak_cached(text: str, voice: str, wpm: int) -> tuple[NDArray[np.float32]
                             "(apt-get install espeak-ng), or use an audio file")
     with tempfile.TemporaryDirectory(prefix="speecheval-espeak-") as tmp:
         wav = Path(tmp) / "say.wav"
-        result = subprocess.run([exe, "-v", voice, "-s", str(wpm), "-w", str(wav), "--", text],
-                                capture_output=True, text=True, timeout=60, check=False)
+        result = speak_to_wav(text, wav, voice=voice, wpm=wpm, timeout_s=60, executable=exe)
         if result.returncode != 0 or not wav.is_file():
             detail = " ".join(result.stderr.split()) or f"exit status {result.returncode}"
             raise InputError(f"espeak-ng could not speak with voice {voice!r}: {detail}")

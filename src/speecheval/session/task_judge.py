@@ -16,11 +16,11 @@ are its ledger, ``sessions/NNN/judge.json``.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core import peer_json
 from ..core.errors import InputError
 
 if TYPE_CHECKING:
@@ -105,7 +105,9 @@ def _verdict(content: str | None) -> tuple[bool | None, str | None, str | None]:
     if content is None:
         return None, None, None
     try:
-        data = json.loads(content)
+        data = peer_json.loads(content)
+    except peer_json.PeerJSONLimit as exc:
+        return None, None, f"the judge's answer is not JSON: {exc.reason}"
     except ValueError:
         return None, None, f"the judge's answer is not JSON: {content[:200]!r}"
     if not isinstance(data, dict) or not isinstance(data.get("success"), bool):

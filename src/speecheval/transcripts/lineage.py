@@ -118,18 +118,31 @@ def derived_from(known: Mapping[str, Mapping[str, Any]], parent: str) -> dict[st
             "raw_sha256": record.get("raw_sha256")}
 
 
-def chain(records: list[dict[str, Any]], artefact: str) -> list[dict[str, Any]]:
-    """The record of ``artefact`` followed by its parent, the parent's parent, ... ."""
+def chain(records: list[dict[str, Any]], artefact: str, *, path: Path | None = None
+          ) -> list[dict[str, Any]]:
+    """The record of ``artefact`` followed by its parent, the parent's parent, ... .
+
+    :func:`append_record` only records a parent already present, so parents cannot form a
+    cycle unless the file was edited; such a cycle (a record its own parent, or a longer
+    loop) is an :class:`InputError` naming its records, not a walk without end. ``path``
+    names the lineage file in errors."""
     by_id = {r["id"]: r for r in records}
     if artefact not in by_id:
         raise InputError(f"no artefact {artefact!r} in the lineage (list them with "
-                         "`speecheval transcripts lineage RUN`)")
-    found = []
+                         "`speecheval transcripts lineage RUN`)", path=path)
+    found: list[dict[str, Any]] = []
+    position: dict[str, int] = {}
     current: str | None = artefact
     while current is not None:
+        if current in position:
+            loop = [r["id"] for r in found[position[current]:]] + [current]
+            raise InputError(f"the parents of {artefact!r} lead into a cycle: "
+                             f"{' -> '.join(loop)}", path=path)
         record = by_id.get(current)
         if record is None:
-            raise InputError(f"the lineage names a parent {current!r} it does not record")
+            raise InputError(f"the lineage names a parent {current!r} it does not record",
+                             path=path)
+        position[current] = len(found)
         found.append(record)
         current = record["parent"]
     return found

@@ -33,6 +33,7 @@ import numpy as np
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
+from ...core import peer_json
 from ...core.errors import InputError
 from ..protocol_events import Native, PcmWs, Realtime
 from .policy import Action, Pacing, SessionPolicy, TurnPolicy, TurnSettings
@@ -57,6 +58,27 @@ NATIVE_FIELDS: dict[str, set[str]] = {
     Native.SESSION_CLOSE: set(),
 }
 NATIVE_SESSION_FIELDS = {"type", "model", "instructions", "output_modalities", "audio", "sglang"}
+
+
+def client_event(message: str) -> dict[str, Any] | str:
+    """A client's JSON event, or why it is not one: the message of the error event the
+    agent answers with, as a real server does, before it reads on. The parse is bounded
+    (:mod:`speecheval.core.peer_json`): a client's deep or huge message must not end the
+    connection with an exception in the handler.
+
+    >>> client_event('{"type": "session.update"}'), client_event("[" * 100 + "]" * 100)
+    ({'type': 'session.update'}, 'event JSON nested deeper than 64 levels')
+    """
+    try:
+        data = peer_json.loads(message)
+    except peer_json.PeerJSONLimit as exc:
+        return f"event JSON {exc.msg}"
+    except json.JSONDecodeError:
+        return "invalid JSON"
+    if not isinstance(data, dict):
+        return "event must be a JSON object"
+    return data
+
 
 @dataclass
 class AgentConfig:
@@ -277,19 +299,23 @@ class _PcmSession(_AgentSession):
         await self.ws.send(json.dumps({"type": PcmWs.FORMAT, "sample_rate": self.out_rate()}))
         async for message in self.ws:
             if isinstance(message, str):
-                self.on_text(message)
+                await self.on_text(message)
             elif not await self.hear(np.frombuffer(message, dtype="<i2").astype(np.int16)):
                 return
 
     def out_rate(self) -> int:
         return self.rate * 2 if self.config.fault == "wrong-rate" else self.rate
 
-    def on_text(self, message: str) -> None:
-        with contextlib.suppress(json.JSONDecodeError):
-            data = json.loads(message)
-            self.server.log.controls.append(data)
-            if isinstance(data, dict) and isinstance(data.get("sample_rate"), int):
-                self.start_policy(data["sample_rate"])
+    async def on_text(self, message: str) -> None:
+        """A control message (the start message); one that is not a JSON object is
+        answered with an error event."""
+        data = client_event(message)
+        if isinstance(data, str):
+            await self.ws.send(json.dumps({"type": PcmWs.ERROR, "message": data}))
+            return
+        self.server.log.controls.append(data)
+        if isinstance(data.get("sample_rate"), int):
+            self.start_policy(data["sample_rate"])
 
     def error_event(self) -> dict[str, Any]:
         return {"type": PcmWs.ERROR, "message": self.failure_message()}
@@ -316,8 +342,13 @@ class _RealtimeSession(_AgentSession):
         async for message in self.ws:
             if isinstance(message, bytes):
                 continue
-            data = json.loads(message)
-            kind = data.get("type")
+            data = client_event(message)
+            if isinstance(data, str):  # OpenAI answers with an error event and reads on
+                await self.send({"type": Realtime.ERROR, "error": {
+                    "type": "invalid_request_error", "code": "invalid_event",
+                    "message": data}})
+                continue
+            kind = str(data.get("type"))
             if kind == Realtime.AUDIO_APPEND:
                 wire = base64.b64decode(data["audio"])
                 self.server.log.appends.append((asyncio.get_running_loop().time(), len(wire)))
@@ -454,12 +485,9 @@ class _NativeSession(_AgentSession):
         """Handle one client message; return False once the session is over."""
         if isinstance(message, bytes):
             return await self.reject(None, "invalid_request", "binary frames are unsupported")
-        try:
-            data = json.loads(message)
-        except json.JSONDecodeError:
-            return await self.reject(None, "invalid_request", "invalid JSON")
-        if not isinstance(data, dict):
-            return await self.reject(None, "invalid_request", "event must be a JSON object")
+        data = client_event(message)
+        if isinstance(data, str):
+            return await self.reject(None, "invalid_request", data)
         event_id = data.get("event_id")
         if not isinstance(event_id, str) or not 0 < len(event_id) <= 256:
             return await self.reject(None, "invalid_request",

@@ -9,7 +9,6 @@ an RMS level that an energy VAD sees as speech. Both are deterministic.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -18,9 +17,9 @@ import scipy.signal  # noqa: F401  # here, not at the first reply: a live reply 
 from numpy.typing import NDArray
 
 from ...core.audio import read_mono, resample
+from ...core.espeak import EXECUTABLE, speak_to_wav
 from ...core.pcm import to_int16
 
-ESPEAK = "espeak-ng"
 SYNTHETIC_LEVEL_DBFS = -20.0
 _F0_HZ = 140.0
 _SYLLABLE_HZ = 4.0
@@ -28,15 +27,14 @@ _HARMONICS = 12
 
 
 def espeak_available() -> bool:
-    return shutil.which(ESPEAK) is not None
+    return shutil.which(EXECUTABLE) is not None
 
 
 def espeak_speech(text: str, rate: int) -> NDArray[np.int16]:
     """Speak ``text`` with espeak-ng and return PCM16 at ``rate`` Hz."""
     with tempfile.TemporaryDirectory(prefix="speecheval-espeak-") as tmp:
         wav = Path(tmp) / "reply.wav"
-        subprocess.run([ESPEAK, "-v", "en-us", "-s", "165", "-w", str(wav), text],
-                       check=True, capture_output=True, timeout=30)
+        speak_to_wav(text, wav, voice="en-us", wpm=165, timeout_s=30).check_returncode()
         audio = read_mono(wav)
     samples = resample(audio.samples, audio.rate, rate)
     return to_int16(samples)

@@ -11,12 +11,18 @@ seconds from ``t0``, the loop's monotonic clock when the session was connected; 
 
 The agent's misbehaviour never raises: a fault event, a refused connection, a send or
 close that blocks past the timeout, or a session with no audio ends as a fault reason.
+
+The audio kept is bounded: an agent may send at most ``max_received_ratio`` times the
+input's length. The event that would pass that cap is not kept; it ends the session as
+a fault, so a flooding agent costs a bounded amount of memory and disk, and its sample
+is an error rather than a complete capture.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,20 +34,27 @@ from ...agents.base import (
     SpeechStarted,
     Transcript,
     close_after_failed_connect,
+    failure_reason,
 )
-from ...core.errors import SystemUnderTestError
+from ...core.errors import InputError
 
 PACKET_MS = 80
 CLOSE_TIMEOUT_S = 2.0
+MAX_RECEIVED_RATIO = 10.0
+"""The default cap on the agent audio kept, as a multiple of the input's length: ten
+times what a full-duplex agent streaming in real time sends in the input's time, room
+for a turn-based agent that sends a long reply faster than real time."""
 
 
 @dataclass(frozen=True)
 class CaptureSettings:
-    """How a session is run: packet size, the grace after T, and the stall timeout."""
+    """How a session is run: packet size, the grace after T, the stall timeout, and the
+    most agent audio kept (a multiple of the input's length)."""
 
     packet_ms: int = PACKET_MS
     grace_s: float = 1.0
     timeout_s: float = 10.0
+    max_received_ratio: float = MAX_RECEIVED_RATIO
 
 
 @dataclass
@@ -76,10 +89,13 @@ def packets(pcm16: bytes, rate: int, packet_ms: int = PACKET_MS) -> list[bytes]:
 
 class _Session:
     def __init__(self, transport: AgentTransport, capture: Capture,
-                 settings: CaptureSettings) -> None:
+                 settings: CaptureSettings, input_samples: int) -> None:
         self.transport = transport
         self.capture = capture
         self.settings = settings
+        self.input_samples = input_samples
+        self.cap_samples = int(settings.max_received_ratio * input_samples)
+        self.over_cap = False
         self.loop = asyncio.get_running_loop()
         self.t0 = 0.0
         self.failed = asyncio.Event()
@@ -96,10 +112,23 @@ class _Session:
         self.note("fault", reason=reason)
         self.failed.set()
 
+    async def faulting(self, work: Coroutine[Any, Any, None]) -> None:
+        """Await ``work`` (the sending or the receiving task); whatever the transport
+        raises in it is a fault: those tasks' results are never read, so an exception
+        left in one would end the capture silently, the audio so far marked complete."""
+        try:
+            await work
+        except Exception as exc:
+            self.fault(failure_reason(exc))
+
     async def receive(self) -> None:
         async for event in self.transport.events():
             if isinstance(event, AudioOut):
                 samples = len(event.pcm16) // 2
+                if len(self.capture.received) // 2 + samples > self.cap_samples:
+                    self.over_cap = True
+                    self.fault(self.cap_reason())
+                    return
                 self.note("audio", offset=len(self.capture.received) // 2, samples=samples)
                 self.capture.received += event.pcm16
             elif isinstance(event, AgentFault):
@@ -113,6 +142,11 @@ class _Session:
                 self.note("transcript", role=event.role, text=event.text, final=event.final)
         self.note("events_ended")
 
+    def cap_reason(self) -> str:
+        return (f"agent sent more audio than the cap of {self.settings.max_received_ratio:g}"
+                f" x the input's {self.input_samples} samples ({self.cap_samples} samples); "
+                f"receiving stopped with {len(self.capture.received) // 2} samples kept")
+
     async def bounded(self, action: str, call: Any) -> bool:
         """Await ``call`` within the timeout; a fault (not an exception) when it fails."""
         try:
@@ -122,8 +156,10 @@ class _Session:
             self.fault(f"agent stalled: {action} blocked for more than "
                        f"{self.settings.timeout_s:g} s")
             return False
-        except SystemUnderTestError as exc:
-            self.fault(str(exc))
+        except InputError:
+            raise  # the user's settings (a key variable not set): the run stops, exit 2
+        except Exception as exc:
+            self.fault(failure_reason(exc))
             return False
         return True
 
@@ -148,11 +184,30 @@ class _Session:
             self.note("input_end", start_s=start, end_s=self.now())
 
 
+async def _close_discarding(transport: AgentTransport) -> None:
+    """Close a connection whose agent was still flooding when receiving stopped.
+
+    Its audio fills the socket ahead of the agent's answer to the close, so the close
+    would wait out its timeout while nothing reads; what arrives is read and dropped
+    until the connection ends, one message at a time.
+    """
+    async def discard() -> None:
+        async for _ in transport.events():
+            pass
+
+    draining = asyncio.create_task(discard())
+    try:
+        await transport.close()
+    finally:
+        draining.cancel()
+        await asyncio.gather(draining, return_exceptions=True)
+
+
 async def capture_session(transport: AgentTransport, pcm16: bytes, rate: int,
                           duration_s: float, settings: CaptureSettings) -> Capture:
     """Run one session: connect at ``rate``, send ``pcm16``, receive until T + grace."""
     capture = Capture(rate=rate)
-    session = _Session(transport, capture, settings)
+    session = _Session(transport, capture, settings, len(pcm16) // 2)
     session.t0 = session.loop.time()
     if not await session.bounded("connecting", transport.connect(rate)):
         await close_after_failed_connect(transport, CLOSE_TIMEOUT_S)
@@ -160,8 +215,8 @@ async def capture_session(transport: AgentTransport, pcm16: bytes, rate: int,
     session.t0 = session.loop.time()
     capture.t0_monotonic = session.t0
     session.note("connected", rate=rate)
-    receiver = asyncio.create_task(session.receive())
-    sender = asyncio.create_task(session.send(pcm16))
+    receiver = asyncio.create_task(session.faulting(session.receive()))
+    sender = asyncio.create_task(session.faulting(session.send(pcm16)))
     window_end = session.t0 + duration_s + settings.grace_s
     waiter = asyncio.create_task(session.failed.wait())
     with contextlib.suppress(TimeoutError):
@@ -175,11 +230,14 @@ async def capture_session(transport: AgentTransport, pcm16: bytes, rate: int,
     session.note("receive_end")
     try:
         async with asyncio.timeout(CLOSE_TIMEOUT_S):
-            await transport.close()
+            if session.over_cap:
+                await _close_discarding(transport)
+            else:
+                await transport.close()
     except TimeoutError:
         # a stall the keepalive had no time to notice in a short session shows here
         session.fault(f"agent stalled: it did not answer the closing handshake within "
                       f"{CLOSE_TIMEOUT_S:g} s at the end of the session")
-    except SystemUnderTestError as exc:
-        session.note("close_error", reason=str(exc))
+    except Exception as exc:
+        session.note("close_error", reason=failure_reason(exc))
     return capture

@@ -47,6 +47,10 @@ def session_options(command: Callable[..., None]) -> Callable[..., None]:
                      help="Seconds a connect, send, end or close may block."),
         click.option("--grace", "grace_s", type=click.FloatRange(min=0.0), default=1.0,
                      show_default=True, help="Seconds of receiving after T."),
+        click.option("--max-received-ratio", type=click.FloatRange(min=0, min_open=True),
+                     default=10.0, show_default=True,
+                     help="Most agent audio kept per session, as a multiple of the input's "
+                          "length; an agent that sends more is a fault."),
         click.option("--server-revision", default=None,
                      help="The server's revision (recorded)."),
         click.option("--model", default=None, help="The model served (recorded)."),
@@ -102,7 +106,8 @@ def record_or_resume(root: Path | None, shared: dict[str, Any], *,
         dataset, sample_ids = select()
         request = RecordRequest(
             dataset_root=root, agent=agent, options=options, sample_ids=sample_ids,
-            settings=CaptureSettings(grace_s=shared["grace_s"], timeout_s=shared["timeout_s"]),
+            settings=CaptureSettings(grace_s=shared["grace_s"], timeout_s=shared["timeout_s"],
+                                     max_received_ratio=shared["max_received_ratio"]),
             concurrency=shared["concurrency"], server_revision=shared["server_revision"],
             model=shared["model"], dataset_label=shared["dataset_label"])
         counts = start(out, request, dataset, executor)

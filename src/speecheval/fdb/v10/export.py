@@ -22,16 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-import numpy as np
-
-from ...core.audio import encode_wav, read_mono
+from ...core.audio import encode_wav
 from ...core.canonical_json import dumps
 from ...core.errors import InputError
 from ...core.hashing import sha256_bytes, sha256_file
 from ...core.output import new_output_dir
 from .dataset import Dataset, DatasetSample, load_dataset
 from .eligibility import Verdict, check_dataset, check_pacing, check_rate, check_window
-from .playout import POLICY, Arrival, render, resampler, schedule, to_tree_rate
+from .playout import POLICY, Arrival, render_from, resampler, schedule, to_tree_rate
+from .received import open_received
 from .record import RECEIVED_FILE, RUN_FILE, RUN_KIND, STATUS_FILE, TRACE_FILE, sample_folder
 from .tree import ANNOTATION_FILES, DECLARED_SIZES, MANIFEST_KIND, SCHEMA_VERSION, SUBSET_TASKS
 
@@ -97,12 +96,41 @@ def choose(runs: Sequence[Run], sample_id: str) -> Chosen | None:
     return Chosen(*captures[-1]) if captures else None
 
 
-def _read_trace(path: Path, sample_id: str) -> list[dict[str, Any]]:
+@dataclass
+class _Trace:
+    """What export needs of a trace.jsonl, gathered line by line: a flooded capture's
+    trace is long, and its audio events are kept only as their playout arrivals."""
+
+    header: dict[str, Any]
+    appends: list[dict[str, Any]]
+    faults: list[dict[str, Any]]
+    rates: list[Any]
+    arrivals: list[Arrival]
+
+
+def _read_trace(path: Path, sample_id: str) -> _Trace:
+    trace = _Trace({}, [], [], [], [])
     try:
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        with path.open(encoding="utf-8", newline="") as lines:
+            for number, line in enumerate(lines):
+                event = json.loads(line)
+                kind = event["type"]
+                if number == 0 and kind == "header":
+                    trace.header = event
+                elif kind == "append":
+                    trace.appends.append(event)
+                elif kind == "fault":
+                    trace.faults.append(event)
+                if kind == "audio":
+                    trace.rates.append(event.get("rate"))
+                    trace.arrivals.append(Arrival(float(event["t_s"]), int(event["offset"]),
+                                                  int(event["samples"])))
+                elif kind in ("clear", "speech_started"):
+                    trace.arrivals.append(Arrival(float(event["t_s"]), drop=True))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"cannot read the trace: {exc}", path=path,
                          sample_id=sample_id) from exc
+    return trace
 
 
 def _check_run_files(folder: Path, status: dict[str, Any], sample_id: str) -> None:
@@ -110,16 +138,6 @@ def _check_run_files(folder: Path, status: dict[str, Any], sample_id: str) -> No
         if sha256_file(folder / name) != digest:
             raise InputError(f"{name} differs from the hash its status.json recorded",
                              path=folder / name, sample_id=sample_id)
-
-
-def _arrivals(trace: Sequence[dict[str, Any]]) -> list[Arrival]:
-    out = []
-    for event in trace:
-        if event["type"] == "audio":
-            out.append(Arrival(float(event["t_s"]), int(event["offset"]), int(event["samples"])))
-        elif event["type"] in ("clear", "speech_started"):
-            out.append(Arrival(float(event["t_s"]), drop=True))
-    return out
 
 
 def export_sample(sample: DatasetSample, chosen: Chosen | None, dataset_root: Path,
@@ -175,32 +193,27 @@ def play_chosen(chosen: Chosen | None, dataset_files: Mapping[str, str], duratio
 def _play(run_folder: Path, status: dict[str, Any], duration_s: float, session_id: str,
           verdict: Verdict, entry: dict[str, Any]) -> bytes | None:
     trace = _read_trace(run_folder / TRACE_FILE, session_id)
-    header = trace[0] if trace and trace[0].get("type") == "header" else {}
-    rate = header.get("output_rate")
-    packet_ms = int(header.get("packet_ms", 80))
+    rate = trace.header.get("output_rate")
+    packet_ms = int(trace.header.get("packet_ms", 80))
     input_rate = int(status.get("input_rate") or 0)
     per_packet = input_rate * packet_ms // 1000 if input_rate else 1
     expected = math.ceil(int(status.get("input_samples") or 0) / per_packet)
-    check_pacing([e for e in trace if e["type"] == "append"], expected, verdict)
-    check_window([e for e in trace if e["type"] == "fault"], duration_s, verdict)
-    check_rate(rate, [e.get("rate") for e in trace if e["type"] == "audio"], verdict)
-    received_path = run_folder / RECEIVED_FILE
-    received = read_mono(received_path, sample_id=session_id) \
-        if int(status.get("received_samples") or 0) else None
-    if received is None:
+    check_pacing(trace.appends, expected, verdict)
+    check_window(trace.faults, duration_s, verdict)
+    check_rate(rate, trace.rates, verdict)
+    if not int(status.get("received_samples") or 0):
         verdict.fail("no_output", "no audio was received")
         return None
-    if "output_rate" in verdict.reasons:
-        return None
-    if received.rate != rate:
-        verdict.fail("output_rate", f"received.wav is at {received.rate} Hz, the trace "
-                     f"declares {rate} Hz")
-        return None
-    assert isinstance(rate, int)
-    pcm = np.clip(np.round(received.samples.astype(np.float64) * 32768), -32768,
-                  32767).astype(np.int16)
-    playout = schedule(_arrivals(trace), rate, duration_s)
-    audio = to_tree_rate(render(playout, pcm), rate, duration_s)
+    with open_received(run_folder / RECEIVED_FILE, session_id) as received:
+        if "output_rate" in verdict.reasons:
+            return None
+        if received.rate != rate:
+            verdict.fail("output_rate", f"received.wav is at {received.rate} Hz, the trace "
+                         f"declares {rate} Hz")
+            return None
+        assert isinstance(rate, int)
+        playout = schedule(trace.arrivals, rate, duration_s)
+        audio = to_tree_rate(render_from(playout, received.read), rate, duration_s)
     first = playout.placed[0].start / rate if playout.placed else None
     entry["playout"] = {"output_rate": rate, "resampler": resampler(rate),
                         "received_s": received.n_samples / rate,

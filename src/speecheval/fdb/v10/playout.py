@@ -20,7 +20,7 @@ gives exact positions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -113,11 +113,19 @@ def schedule(arrivals: Sequence[Arrival], rate: int, duration_s: float) -> Playo
 
 def render(playout: Playout, received: NDArray[np.int16]) -> NDArray[np.int16]:
     """The window ``[0, T]`` at the output rate, silence where nothing plays."""
+    return render_from(playout, lambda offset, length: received[offset:offset + length])
+
+
+def render_from(playout: Playout, read: Callable[[int, int], NDArray[np.int16]]
+                ) -> NDArray[np.int16]:
+    """:func:`render` with the received samples read piece by piece: ``read(offset,
+    length)`` gives received samples ``[offset, offset + length)``, and only the pieces
+    that play inside the window are asked for."""
     out = np.zeros(playout.window_samples, dtype=np.int16)
     for chunk in playout.placed:
         stop = min(chunk.end, playout.window_samples)
         if stop > chunk.start:
-            out[chunk.start:stop] = received[chunk.offset:chunk.offset + stop - chunk.start]
+            out[chunk.start:stop] = read(chunk.offset, stop - chunk.start)
     return out
 
 

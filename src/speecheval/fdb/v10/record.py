@@ -30,7 +30,7 @@ import platform
 import shutil
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -40,18 +40,25 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import numpy as np
 
 from ... import __version__
-from ...agents.redact import REDACTED, Redactor, redact_url
+from ...agents.redact import REDACTED, Redactor, Scrubber, redact_url, run_scrubber
 from ...agents.registry import open_transport
+from ...core import peer_json
 from ...core.audio import encode_wav, read_mono
 from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError, WorkerDied
 from ...core.executor import Executor
 from ...core.hashing import sha256_bytes
-from ...core.output import atomic_write_text, check_new_output_dir, new_output_dir
+from ...core.output import (
+    atomic_write_text,
+    check_new_output_dir,
+    create_new_output_dir,
+    new_output_dir,
+)
 from ...core.progress import Advance, progress
 from ...core.provenance import package_version
-from .capture import Capture, CaptureSettings, capture_session
+from .capture import MAX_RECEIVED_RATIO, Capture, CaptureSettings, capture_session
 from .dataset import INPUT_WAV, Dataset, DatasetSample, load_dataset
+from .run_document import read_run_document
 
 RUN_FILE = "run.json"
 RUN_KIND = "speecheval-fdb10-run"
@@ -99,25 +106,48 @@ def check_agent(agent: str, options: Mapping[str, str], sample_id: str) -> dict[
     return dict(describe()) if callable(describe) else {}
 
 
-def probe_models(url: str | None) -> dict[str, Any]:
-    """GET ``/v1/models`` next to the agent URL; a failure is recorded, never raised."""
+def probe_models(url: str | None, scrub: Scrubber) -> dict[str, Any]:
+    """GET ``/v1/models`` next to the agent URL; a failure is recorded, never raised.
+
+    The probe carries no credential (the URL's userinfo, query and headers stay
+    behind), and of the answer only what is used is kept: the model ids of an OpenAI
+    list (``{"data": [{"id": ...}]}``), scrubbed of the run's secrets like every text
+    the server sends; the rest of the body (which a server may fill with anything, the
+    request it saw included) is not stored.
+    """
     if not url:
         return {"ok": False, "error": "no agent url"}
     parts = urlsplit(url)
     scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
-    probe = urlunsplit((scheme, parts.netloc, "/v1/models", "", ""))
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    probe = urlunsplit((scheme, netloc, "/v1/models", "", ""))
     described = redact_url(probe)
     try:
         with urllib.request.urlopen(probe, timeout=PROBE_TIMEOUT_S) as response:  # noqa: S310
             body = response.read(65536).decode("utf-8", errors="replace")
             status = int(response.status)
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        return {"url": described, "ok": False, "error": str(exc)}
+        return {"url": described, "ok": False, "error": scrub(str(exc))}
+    return {"url": described, "ok": 200 <= status < 300, "status": status,
+            "models": [scrub(model) for model in model_ids(body)]}
+
+
+def model_ids(body: str) -> list[str]:
+    """The ``id`` of each entry of ``data`` in a ``/v1/models`` answer (none when the
+    answer is not that list).
+
+    >>> model_ids('{"object": "list", "data": [{"id": "m-1", "owned_by": "x"}, {"id": 7}]}')
+    ['m-1']
+    """
     try:
-        parsed: Any = json.loads(body)
+        parsed: Any = peer_json.loads(body)  # the agent's server: bounded, like its messages
     except json.JSONDecodeError:
-        parsed = body[:500]
-    return {"url": described, "ok": 200 <= status < 300, "status": status, "body": parsed}
+        return []
+    entries = parsed.get("data") if isinstance(parsed, dict) else None
+    if not isinstance(entries, list):
+        return []
+    return [entry["id"] for entry in entries
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str)]
 
 
 @dataclass(frozen=True)
@@ -197,9 +227,21 @@ async def record_session(run: Path, request: RecordRequest, session: Session) ->
     return status
 
 
+def scrub_capture(capture: Capture, scrub: Scrubber) -> None:
+    """Scrub, in place, every text the agent sent (transcripts, fault and close reasons)
+    of the run's secrets before any of it is written: an agent that echoes its request
+    must not put the key, the URL token or a header value into trace.jsonl or
+    status.json."""
+    capture.trace = scrub.data(capture.trace)
+    capture.faults = [scrub(reason) for reason in capture.faults]
+
+
 def _write_capture(run: Path, request: RecordRequest, session: Session, pcm: bytes,
                    capture: Capture, status: str) -> None:
     assert session.rate is not None
+    # here, in the writing thread: a long trace scrubbed on the loop would delay the
+    # packets of the sessions running beside this one
+    scrub_capture(capture, run_scrubber(agent_options(request.options, session.session_id)))
     received = np.frombuffer(bytes(capture.received), dtype="<i2")
     # t0_monotonic is on the clock of the node that ran the session, named beside it
     header = {"type": "header", "sample_id": session.session_id, "rate": session.rate,
@@ -339,14 +381,26 @@ def start_sessions(run: Path, request: RecordRequest, kind: str, dataset_part: d
     write run.json (preparing), record, complete."""
     if not request.sample_ids:
         raise InputError("the selection holds no sample", path=request.dataset_root)
+    refuse_inside_dataset(run, request.dataset_root)
     target = check_new_output_dir(run)
     transport = check_agent(request.agent, request.options, sessions[0].session_id)
-    probe = probe_models(agent_options(request.options, "probe").get("url"))
-    target.mkdir(parents=True)
+    probed = agent_options(request.options, "probe")
+    probe = probe_models(probed.get("url"), run_scrubber(probed))
+    create_new_output_dir(target)
     (target / SAMPLES_DIR).mkdir()
     atomic_write_text(target / RUN_FILE, dumps(
         _run_document(kind, request, dataset_part, "preparing", transport, probe)))
     return execute(target, request, sessions, executor)
+
+
+def refuse_inside_dataset(run: Path, dataset_root: Path) -> None:
+    """A run directory inside the dataset root is bad input: its files would change the
+    dataset's computed revision, so the run could never be resumed or exported."""
+    inside, root = run.resolve(), dataset_root.resolve()
+    if inside == root or root in inside.parents:
+        raise InputError(f"the run directory {run} is inside the dataset root "
+                         f"{dataset_root}: its files would change the dataset's revision "
+                         f"and the run could never be resumed; choose an --out outside it")
 
 
 def resume_request(run: Path, overrides: Mapping[str, str],
@@ -356,9 +410,7 @@ def resume_request(run: Path, overrides: Mapping[str, str],
     path = run / RUN_FILE
     if not path.is_file():
         raise InputError("not a record run directory (no run.json)", path=run)
-    document = json.loads(path.read_text(encoding="utf-8"))
-    if document.get("kind") != kind:
-        raise InputError(f"run.json is not a {kind} document", path=path)
+    document = read_run_document(path, kind)
     options = {str(k): str(v) for k, v in document["agent"]["options"].items()}
     options.update(overrides)
     hidden = sorted(key for key, value in options.items() if REDACTED in value)
@@ -370,7 +422,9 @@ def resume_request(run: Path, overrides: Mapping[str, str],
         dataset_root=Path(document["dataset"]["root"]), agent=document["agent"]["name"],
         options=options, sample_ids=tuple(document["selection"]),
         settings=CaptureSettings(packet_ms=settings["packet_ms"], grace_s=settings["grace_s"],
-                                 timeout_s=settings["timeout_s"]),
+                                 timeout_s=settings["timeout_s"],
+                                 max_received_ratio=settings.get("max_received_ratio",
+                                                                 MAX_RECEIVED_RATIO)),
         concurrency=settings["concurrency"], server_revision=document["server"]["revision"],
         model=document["server"]["model"], dataset_label=document["dataset"]["label"])
 
@@ -381,6 +435,7 @@ def resume_run(run: Path, overrides: Mapping[str, str], executor: Executor | Non
     request = resume_request(run, overrides)
     dataset = load_dataset(request.dataset_root)
     check_revision(run, request, dataset.revision)
+    check_selection(run, request, dataset.by_id())
     check_agent(request.agent, request.options, request.sample_ids[0])
     return execute(run, request, dataset_sessions(dataset, request.sample_ids), executor)
 
@@ -392,3 +447,13 @@ def check_revision(run: Path, request: RecordRequest, revision: str) -> None:
         raise InputError(f"the dataset at {request.dataset_root} has revision "
                          f"{revision[:16]}, the run recorded "
                          f"{document['dataset']['revision'][:16]}", path=run / RUN_FILE)
+
+
+def check_selection(run: Path, request: RecordRequest, known: Container[str]) -> None:
+    """Every sample run.json selects must be in the dataset: an edited selection is bad
+    input, not a KeyError."""
+    unknown = [sid for sid in request.sample_ids if sid not in known]
+    if unknown:
+        raise InputError(f"run.json selects {len(unknown)} sample(s) the dataset at "
+                         f"{request.dataset_root} does not have: {', '.join(unknown[:5])}",
+                         path=run / RUN_FILE)

@@ -17,7 +17,9 @@ more on every retry. Where the official script retries without end and takes the
 - every request (without the key) and every reply or failure goes into the ledger.
 
 The prompt file must be the pinned one (:mod:`..v10.official_evaluator`); the key comes
-from an environment variable and is removed from every recorded reason.
+from an environment variable, and every reply and reason is scrubbed of it and of the
+run's other secrets (:func:`speecheval.agents.redact.run_scrubber`) before it reaches the
+ledger or a verdict: a judge that echoes its request must not write the key.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...agents.redact import REDACTED, run_scrubber
 from ...asr.openai_compatible import (
     RETRIED_STATUS,
     _error_detail,
@@ -39,6 +42,7 @@ from ...asr.openai_compatible import (
     post_with_key,
     retry_wait_s,
 )
+from ...core import peer_json
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
 from ..v10.official_evaluator import PINNED_SHA256, REPOSITORY, REVISION
@@ -102,7 +106,9 @@ def strict_label(content: str) -> str:
     ValueError: the reply is not one JSON object: Expecting value at 0
     """
     try:
-        data = json.loads(content)
+        data = peer_json.loads(content)
+    except peer_json.PeerJSONLimit as exc:
+        raise ValueError(f"the reply is not one JSON object: {exc.reason}") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"the reply is not one JSON object: {exc.msg} at {exc.pos}") from None
     if not isinstance(data, dict) or set(data) != {"behaviour"}:
@@ -141,6 +147,7 @@ class OpenAIJudge:
         self.settings = settings
         self.official = settings.model == OFFICIAL_MODEL
         self._key = key
+        self._scrub = run_scrubber(env=[settings.api_key_env])
         self._prompt = settings.instruction.read_text(encoding="utf-8")
         self._digest = digest
         self.ledger: list[dict[str, Any]] = []
@@ -171,7 +178,7 @@ class OpenAIJudge:
             request = {"model": s.model, "messages": messages, "seed": attempt}
             self._log(case.sample_id, attempt, "request", request=request)
             try:
-                content = self._content(self._post(request))
+                content = self._scrub(self._content(self._post(request)))
                 self._log(case.sample_id, attempt, "reply", content=content)
                 return Verdict(strict_label(content), f"judge reply: {content}")
             except ValueError as exc:
@@ -196,10 +203,13 @@ class OpenAIJudge:
     def _post(self, request: dict[str, Any]) -> bytes:
         s = self.settings
         try:
-            return post_with_key(s.endpoint, json.dumps(request).encode("utf-8"),
-                                 "application/json", self._key, s.timeout_s)
+            return self._scrub.raw(post_with_key(
+                s.endpoint, json.dumps(request).encode("utf-8"), "application/json",
+                self._key, s.timeout_s))
+        except _Retry as failure:
+            raise _Retry(self._scrub(failure.reason), failure.wait_s) from None
         except urllib.error.HTTPError as error:
-            detail = _error_detail(error).replace(self._key, "[key]")
+            detail = self._scrub(_error_detail(error).replace(self._key, REDACTED))
             if error.code in (401, 403):
                 raise InputError(f"{s.endpoint} refused the API key from {s.api_key_env} "
                                  f"(HTTP {error.code}): {detail}") from None
@@ -211,8 +221,11 @@ class OpenAIJudge:
     def _content(body: bytes) -> str:
         """``choices[0].message.content`` of a chat completion, or why it has none."""
         try:
-            data = json.loads(body.decode("utf-8"))
+            data = peer_json.loads(body.decode("utf-8"))
             content = data["choices"][0]["message"]["content"]
+        except peer_json.PeerJSONLimit as exc:
+            raise _Failed(f"the answer is not JSON ({len(body)} bytes, {exc.reason})"
+                          ) from None
         except (UnicodeDecodeError, ValueError, KeyError, IndexError, TypeError):
             raise _Failed(f"the answer is not a chat completion ({len(body)} bytes)"
                           ) from None

@@ -30,6 +30,7 @@ from ..v10.record import (
     Session,
     check_agent,
     check_revision,
+    check_selection,
     execute,
     resume_request,
     start_sessions,
@@ -125,5 +126,6 @@ def resume_run(run: Path, overrides: Mapping[str, str], executor: Executor | Non
     request = resume_request(run, overrides, RUN_KIND)
     dataset = load_dataset(request.dataset_root)
     check_revision(run, request, dataset.revision)
+    check_selection(run, request, {sample.sample_id for sample in dataset.samples})
     check_agent(request.agent, request.options, session_id(request.sample_ids[0], "input"))
     return execute(run, request, dataset_sessions(dataset, request.sample_ids), executor)

@@ -21,8 +21,8 @@ from numpy.typing import NDArray
 
 from ...core.audio import read_mono, resample
 from ...core.errors import InputError
+from ...core.espeak import EXECUTABLE, speak_to_wav
 
-ESPEAK = "espeak-ng"
 WPM = 175
 LEVEL_DBFS = -26.0
 """RMS level of every utterance before a scenario's own level change (espeak-ng's peaks
@@ -32,7 +32,7 @@ TRIM_FRACTION = 0.01
 
 
 def _espeak() -> str:
-    exe = shutil.which(ESPEAK)
+    exe = shutil.which(EXECUTABLE)
     if exe is None:
         raise InputError("building the v1.5 dataset needs espeak-ng, which is not installed "
                          "(apt-get install espeak-ng)")
@@ -52,9 +52,8 @@ def utterance(text: str, voice: str, rate: int) -> NDArray[np.float64]:
     """``text`` spoken in ``voice`` at ``rate`` Hz, trimmed, at :data:`LEVEL_DBFS` RMS."""
     with tempfile.TemporaryDirectory(prefix="speecheval-fdb15-") as tmp:
         wav = Path(tmp) / "say.wav"
-        result = subprocess.run([_espeak(), "-v", voice, "-s", str(WPM), "-w", str(wav),
-                                 "--", text], capture_output=True, text=True, timeout=60,
-                                check=False)
+        result = speak_to_wav(text, wav, voice=voice, wpm=WPM, timeout_s=60,
+                              executable=_espeak())
         if result.returncode != 0 or not wav.is_file():
             detail = " ".join(result.stderr.split()) or f"exit status {result.returncode}"
             raise InputError(f"espeak-ng could not say {text!r} in voice {voice!r}: {detail}")

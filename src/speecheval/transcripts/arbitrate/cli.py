@@ -29,6 +29,9 @@ import click
                    "RUN/derived/arbitration/).")
 @click.option("--seed", default=0, show_default=True, type=int,
               help="Seed of the label shuffle.")
+@click.option("--judge-env", "judge_env", multiple=True, metavar="NAME",
+              help="An environment variable the judge programs are given (repeat); they "
+                   "get only these and PATH, HOME, the locale, TMPDIR and TZ.")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="Environment variable holding the judges' API key.")
 @click.option("--max-attempts", default=3, show_default=True, type=click.IntRange(min=1),
@@ -40,7 +43,8 @@ import click
 def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, ...],
               command_specs: tuple[str, ...], candidates_path: Path | None,
               track: str | None, repeat: str, out_dir: Path | None, seed: int,
-              api_key_env: str, max_attempts: int, timeout_s: float) -> None:
+              judge_env: tuple[str, ...], api_key_env: str, max_attempts: int,
+              timeout_s: float) -> None:
     """Judges compare candidates blind against independent references (A/B/C/D labels).
 
     Either RUN (a `transcripts run` directory) or --candidates FILE with --out DIR.
@@ -57,7 +61,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
 
     judges: list[Judge] = [ChatJudge.parse(spec, api_key_env, max_attempts=max_attempts,
                                            timeout_s=timeout_s) for spec in judge_specs]
-    judges += [CommandJudge.parse(spec, timeout_s) for spec in command_specs]
+    judges += [CommandJudge.parse(spec, timeout_s, judge_env) for spec in command_specs]
     if not judges:
         raise InputError("name the judges with --judge NAME=MODEL@URL or --judge-command "
                          "NAME=COMMAND")

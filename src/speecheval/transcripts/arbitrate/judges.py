@@ -10,6 +10,13 @@ timeouts are retried with doubling waits, at most ``max_attempts`` in all; HTTP 
 stops the run (the key is wrong for every sample: :attr:`JudgeReply.stop`); anything else
 makes this judge invalid for this sample. The key comes from an environment variable and
 is never recorded.
+
+Every reply is scrubbed of the secrets the judge knows before anyone reads it (its key,
+the variables it is given, every variable whose name says it holds a credential; see
+:func:`speecheval.agents.redact.run_scrubber`): a judge that echoes its request, or a
+program that prints its environment, leaves ``REDACTED`` in the files and on the
+console. A judge program is given only a minimal environment and the variables named
+for it (:func:`speecheval.agents.redact.child_environment`).
 """
 
 from __future__ import annotations
@@ -17,26 +24,33 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import shlex
 import subprocess
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from ...agents.redact import REDACTED, Scrubber, child_environment, run_scrubber
 from ...asr.openai_compatible import (
     _OPENER,
+    NOT_HTTP,
     RETRIED_STATUS,
     OpenAISettings,
     _error_detail,
     _retry_after,
-    check_base_url,
+    base_url_problem,
 )
+from ...core import peer_json
 from ...core.errors import InputError
 from .inputs import SAFE_ID
 
 ENDPOINT_PATH = "/chat/completions"
+_URL_START = re.compile(r"@(?=[A-Za-z][A-Za-z0-9+.-]*://)")
+"""The '@' that starts a ``--judge`` URL: the one before a scheme, so that a URL's
+userinfo (``http://user:pw@host``) is seen, and refused, as part of the URL."""
 
 
 class Judge(Protocol):
@@ -67,6 +81,14 @@ class JudgeReply:
     """Why no judge should be asked again (a refused key, a program that cannot be
     started: every other request would fail the same way), ``None`` otherwise."""
 
+    def scrubbed(self, scrub: Scrubber) -> JudgeReply:
+        """A copy with every text the judge sent (and every reason quoting it) scrubbed."""
+        return replace(self, content=None if self.content is None else scrub(self.content),
+                       stdout=scrub(self.stdout), stderr=scrub(self.stderr),
+                       model_reported=None if self.model_reported is None
+                       else scrub(self.model_reported),
+                       stop=None if self.stop is None else scrub(self.stop))
+
 
 @dataclass(frozen=True)
 class ChatJudge:
@@ -81,11 +103,20 @@ class ChatJudge:
     def parse(cls, text: str, api_key_env: str, **retries: Any) -> ChatJudge:
         """``NAME=MODEL@BASE_URL`` (``judge1=qwen2.5-7b@http://127.0.0.1:8000/v1``)."""
         name, _, rest = text.partition("=")
-        model, _, base_url = rest.rpartition("@")
+        start = _URL_START.search(rest)
+        model, base_url = ((rest[:start.start()], rest[start.end():]) if start is not None
+                           else rest.rpartition("@")[::2])
         if not name or not model or not base_url:
             raise InputError(f"--judge {text!r}: expected NAME=MODEL@BASE_URL")
         _check_name(name, "--judge", text)
-        check_base_url(base_url)
+        problem = base_url_problem(base_url)
+        if problem == NOT_HTTP:
+            raise InputError(f"--judge {name}: the URL after '@' {problem}")
+        if problem is not None:
+            # not echoed: the query or userinfo may be the very secret
+            raise InputError(f"--judge {name}: the URL after '@' {problem} (it is recorded "
+                             f"in arbitration.json); the judges' API key comes from the "
+                             f"environment variable {api_key_env}, named by --api-key-env")
         key = os.environ.get(api_key_env)
         if not key:
             raise InputError(f"judges read their API key from the environment variable "
@@ -111,8 +142,12 @@ class ChatJudge:
                 "timeout_s": s.timeout_s}
 
     def ask(self, messages: list[dict[str, str]]) -> JudgeReply:
-        """Send the prompt; the reply, or why there is none (never raises for the judge's
-        own faults; a refused key is a reply that stops the run)."""
+        """Send the prompt; the reply, or why there is none, scrubbed (never raises for
+        the judge's own faults; a refused key is a reply that stops the run)."""
+        return self._ask(messages).scrubbed(run_scrubber({"api_key": self._key},
+                                                         env=[self.settings.api_key_env]))
+
+    def _ask(self, messages: list[dict[str, str]]) -> JudgeReply:
         s = self.settings
         body = json.dumps({"model": s.model, "messages": messages,
                            "temperature": s.temperature}).encode()
@@ -167,14 +202,16 @@ class ChatJudge:
                     None, None)
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._key, "[key]") if self._key else text
+        return text.replace(self._key, REDACTED) if self._key else text
 
 
 def _content(body: str) -> tuple[str | None, str | None, str | None]:
     """``(message content, model the server names, problem)`` of a chat completion body."""
     try:
-        data: Any = json.loads(body)
+        data: Any = peer_json.loads(body)
         content = data["choices"][0]["message"]["content"]
+    except peer_json.PeerJSONLimit as exc:
+        return None, None, f"the answer is not JSON: {exc.reason}"
     except (ValueError, KeyError, IndexError, TypeError):
         return None, None, "the answer is not a chat completion with choices[0].message.content"
     if not isinstance(content, str):
@@ -191,14 +228,16 @@ class CommandJudge:
     One attempt per sample: a program that exits non-zero, or runs past ``timeout_s``, is
     an invalid judgement with its exit status or the timeout in stderr. A program that
     cannot be started stops the run (it would fail every sample: :attr:`JudgeReply.stop`).
+    The program sees the minimal environment and the variables ``env`` names.
     """
 
     name: str
     argv: tuple[str, ...]
     timeout_s: float = 300.0
+    env: tuple[str, ...] = ()
 
     @classmethod
-    def parse(cls, text: str, timeout_s: float) -> CommandJudge:
+    def parse(cls, text: str, timeout_s: float, env: tuple[str, ...] = ()) -> CommandJudge:
         """``NAME=COMMAND LINE`` (split as a POSIX shell would, without running one)."""
         name, _, command = text.partition("=")
         try:
@@ -208,23 +247,29 @@ class CommandJudge:
         if not name or not argv:
             raise InputError(f"--judge-command {text!r}: expected NAME=COMMAND")
         _check_name(name, "--judge-command", text)
-        return cls(name, argv, timeout_s)
+        return cls(name, argv, timeout_s, env)
 
     @property
     def model(self) -> str:
         return shlex.join(self.argv)
 
     def identity(self) -> dict[str, Any]:
+        # the variables' names only, and only when given (the identity names the output)
+        given = {"env": list(self.env)} if self.env else {}
         return {"name": self.name, "backend": "command", "argv": list(self.argv),
                 "stdin": "the system message, a blank line, the user message",
-                "timeout_s": self.timeout_s}
+                "timeout_s": self.timeout_s, **given}
 
     def ask(self, messages: list[dict[str, str]]) -> JudgeReply:
+        """Run the program on the prompt; its answer and output streams, scrubbed."""
+        return self._ask(messages).scrubbed(run_scrubber(env=self.env))
+
+    def _ask(self, messages: list[dict[str, str]]) -> JudgeReply:
         prompt = "\n\n".join(m["content"] for m in messages)
         try:
             done = subprocess.run(self.argv, input=prompt, capture_output=True, text=True,
                                   encoding="utf-8", errors="replace", timeout=self.timeout_s,
-                                  check=False)
+                                  check=False, env=child_environment(self.env))
         except FileNotFoundError:
             return self._cannot_start("not found")
         except OSError as exc:  # not executable, not a program: it would fail every sample

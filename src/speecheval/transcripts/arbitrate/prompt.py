@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...core import peer_json
+
 LABELS = ("A", "B", "C", "D")
 CRITERIA = ("semantic_fidelity", "completeness", "entities", "numbers",
             "hallucination_control")
@@ -108,7 +110,9 @@ def parse_answer(content: str, labels: Sequence[str]) -> Answer:
     """
     fenced = _FENCE.match(content)
     try:
-        data: Any = json.loads(fenced.group(1) if fenced else content)
+        data: Any = peer_json.loads(fenced.group(1) if fenced else content)
+    except peer_json.PeerJSONLimit as exc:
+        raise ValueError(f"not JSON: {exc.reason}") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON: {exc.msg} at character {exc.pos}") from None
     if not isinstance(data, dict):

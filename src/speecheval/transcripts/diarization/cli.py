@@ -5,8 +5,9 @@ The scoring region is the ``--uem`` file, else ``[0, audio duration]`` from
 duration is unknown, ``[0, last turn end in reference or hypothesis]``; the output names
 which. Turns that run past the region's end are cut there and counted
 (``clipped_turns``). Bad input (a malformed line, a file without a
-UEM region) is an :class:`~speecheval.core.errors.InputError`: exit 2, nothing printed
-to stdout.
+UEM region, a file id that only one of REF and HYP names) is an
+:class:`~speecheval.core.errors.InputError`: exit 2, nothing printed to stdout.
+``--partial`` scores the file ids both name instead (:mod:`..id_match`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import click
 
 from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
+from ..id_match import match_ids, partial_option, warn_left_out
 from .settings import COMPAT_MODES, MAIN_COLLAR_S, Compat
 
 DEFAULT_UEM_SOURCES: dict[Compat, str] = {
@@ -79,9 +81,10 @@ def collar_seconds(text: str) -> float:
 @click.option("--lattifai-parity", is_flag=True,
               help="Also report the LattifAI parity track (+-0.1 s collar) in its own table.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@partial_option
 def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[str, ...],
         collar: float, exclude_overlap: bool, compat: Compat, lattifai_parity: bool,
-        as_json: bool) -> None:
+        as_json: bool, partial: bool) -> None:
     """DER, JER, overlap-only DER and speaker count error of HYP against REF.
 
     A warning on stderr names every input that makes speecheval's, md-eval-22's and
@@ -101,6 +104,12 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
         raise InputError("give either --uem or --duration, not both")
     share_one_arena()  # before the reading threads: files are read and scored in threads
     ref, hyp = RTTM.load(ref_path), RTTM.load(hyp_path)
+    match = match_ids("file", ref.file_ids(), hyp.file_ids(), partial=partial,
+                      reference_path=ref_path, hypothesis_path=hyp_path)
+    left_out = {*match.missing_in_hypothesis, *match.missing_in_reference}
+    if left_out:
+        warn_left_out(match)
+        ref, hyp = ref.without_files(left_out), hyp.without_files(left_out)
     if uem_path is not None:
         uem, uem_source = UEM.load(uem_path), str(uem_path)
     elif durations:
@@ -108,15 +117,20 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
         uem, uem_source = given.uem(ref, hyp), given.describe()
     else:
         uem, uem_source = default_uem(ref, hyp, compat), DEFAULT_UEM_SOURCES[compat]
+    uem = uem.without_files(left_out)  # a region given for a file left out scores nothing
     clipped = {"reference": clipped_turns(ref, uem), "system": clipped_turns(hyp, uem)}
     main = score_files(ref, hyp, uem, collar_s=collar, compat=compat)
     parity = score_lattifai_parity(ref, hyp, uem) if lattifai_parity else None
     if isinstance(main, DiarizationUnsupported):
         if as_json:
             click.echo(dumps({**unsupported_dict(main, uem_source=uem_source),
-                              "clipped_turns": clipped}), nl=False)
+                              "clipped_turns": clipped,
+                              **({"partial": match.report_dict()} if partial else {})}),
+                       nl=False)
         else:
             click.echo(f"unsupported: {main.reason} (no DER, JER or speaker count)")
+            if partial:
+                click.echo(match.partial_line())
         return
     assert parity is None or not isinstance(parity, DiarizationUnsupported)
     for warning in total(main).differences.warnings(compat, collar):
@@ -127,6 +141,8 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
         if parity is not None:
             payload["lattifai_parity"] = report_dict(parity, exclude_overlap=exclude_overlap,
                                                      uem_source=uem_source)
+        if partial:
+            payload["partial"] = match.report_dict()
         click.echo(dumps(payload), nl=False)
         return
     region = "overlap excluded" if exclude_overlap else "overlap included"
@@ -141,3 +157,5 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
         click.echo(table(parity, exclude_overlap=exclude_overlap,
                          title=f"LattifAI parity track (separate): collar +-0.1 s "
                                f"(pyannote collar=0.2), {region}"), nl=False)
+    if partial:
+        click.echo(match.partial_line())

@@ -24,7 +24,7 @@ SPEAKER rec 1 0.500 1.250 <NA> <NA> spk1 <NA> <NA>
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -229,6 +229,29 @@ class RTTM:
         columns = replace(self.columns, file_names=(file_id,) if len(self.columns) else (),
                           files=np.zeros(len(self.columns), dtype=np.int32))
         return RTTM._from_columns(columns, self._extras, self.path, self.ignored_records,
+                                  self.other_records)
+
+    def without_files(self, file_ids: Collection[str]) -> RTTM:
+        """The same file without the turns of ``file_ids`` (``--partial`` leaves them out),
+        made from the columns: no turn objects; each kept turn keeps its source line.
+
+        >>> rttm = RTTM.parse("SPEAKER a 1 0 1 <NA> <NA> x <NA> <NA>\\n"
+        ...                   "SPEAKER b 1 0 1 <NA> <NA> y <NA> <NA>\\n")
+        >>> kept = rttm.without_files({"a"})
+        >>> kept.file_ids(), kept.turns[0].line
+        (('b',), 2)
+        """
+        if not file_ids:
+            return self
+        c = self.columns
+        dropped = np.array([name in file_ids for name in c.file_names], dtype=bool)
+        rows = np.flatnonzero(~dropped[c.files]) if len(c) else np.zeros(0, dtype=np.intp)
+        lines = rows + 1 if c.lines is None else c.lines[rows]
+        columns = RttmColumns(c.file_names, c.files[rows], c.speaker_names, c.speakers[rows],
+                              c.starts[rows], c.ends[rows], lines.astype(np.int64))
+        extras = {new: self._extras[old] for new, old in enumerate(rows.tolist())
+                  if old in self._extras}
+        return RTTM._from_columns(columns, extras, self.path, self.ignored_records,
                                   self.other_records)
 
     def with_turns(self, turns: Iterable[RttmTurn]) -> RTTM:

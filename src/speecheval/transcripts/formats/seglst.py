@@ -26,6 +26,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ...core import peer_json
 from ...core.canonical_json import dumps
 from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
@@ -63,8 +64,10 @@ class SegLST(SessionTaggedDocument):
         speecheval.core.errors.InputError: h.json: segment 0: missing key 'words'
         """
         where = None if path is None else str(path)
-        try:
-            data = json.loads(text)
+        try:  # bounded in depth: a system under test writes these files too
+            data = peer_json.loads(text, max_chars=None)
+        except peer_json.PeerJSONLimit as exc:
+            raise InputError(f"not valid JSON: {exc.reason}", path=where) from None
         except json.JSONDecodeError as exc:
             raise InputError(f"line {exc.lineno}: not valid JSON: {exc.msg}", path=where) from None
         if not isinstance(data, list):

@@ -22,6 +22,7 @@ other 1 4.500 13.240
 from __future__ import annotations
 
 import itertools
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,6 +128,16 @@ class UEM:
         """
         return cls(tuple(UemSegment.from_seconds(key, start, end)
                          for key in sorted(regions) for start, end in regions[key]))
+
+    def without_files(self, file_ids: Collection[str]) -> UEM:
+        """The same regions without those of ``file_ids`` (``--partial`` leaves them out).
+
+        >>> UEM.parse("a 1 0 1\\nb 1 0 2").without_files({"a"}).file_ids()
+        ('b',)
+        """
+        if not file_ids:
+            return self
+        return UEM(tuple(s for s in self.segments if s.file_id not in file_ids), self.path)
 
     def dumps(self) -> str:
         """UEM text, one region per line, newline-terminated."""

@@ -88,7 +88,7 @@ def lineage(run_dir: Path, artefact: str | None) -> None:
         for record in records:
             click.echo(f"{record['id']}  <- {record['parent'] or '(source audio)'}")
         return
-    for record in chain(records, artefact):
+    for record in chain(records, artefact, path=run_dir / LINEAGE_FILE):
         click.echo(describe(record))
 
 

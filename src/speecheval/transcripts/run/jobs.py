@@ -4,6 +4,12 @@ The folder is written under a temporary name beside its final one and renamed wh
 complete, so a folder that exists is a finished job (succeeded, failed or unsupported)
 and ``--resume`` runs exactly the jobs without one; a half-written folder left by a crash
 is removed and the job run again. Nothing in a finished folder is ever rewritten.
+
+Every answer is scrubbed of the run's secrets (the key variables of its systems, see
+:func:`speecheval.agents.redact.run_scrubber`) before anything of it is hashed or
+written: its raw files, its reason and its facts. A system that prints or echoes a key
+leaves ``REDACTED`` in its place, in the raw folder and in every transcript derived from
+it.
 """
 
 from __future__ import annotations
@@ -11,10 +17,11 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ...agents.redact import Scrubber
 from ...core.canonical_json import dumps
 from ...core.hashing import sha256_bytes
 from .input_audio import RATE, Pcm
@@ -65,17 +72,20 @@ def write_failed(job: Job, reason: str, target: Path) -> dict[str, Any]:
 
 
 def run_job(system: System, job: Job, pcm: Pcm, offset_s: float,
-            chunks: list[tuple[int, int]] | None, target: Path) -> dict[str, Any]:
-    """Call ``system`` on ``pcm`` (whole, or chunk by chunk) and write the raw folder."""
+            chunks: list[tuple[int, int]] | None, target: Path, scrub: Scrubber
+            ) -> dict[str, Any]:
+    """Call ``system`` on ``pcm`` (whole, or chunk by chunk) and write the raw folder,
+    every answer scrubbed by ``scrub``."""
     files: dict[str, bytes] = {}
     with tempfile.TemporaryDirectory(prefix="speecheval-job-") as scratch:
         started = time.perf_counter()
         if chunks is None:
-            answer = system.transcribe(pcm, job.seed, job.sample, Path(scratch))
+            answer = _transcribe(system, pcm, job, Path(scratch), scrub)
             files = dict(answer.files)
             chunk_facts = None
         else:
-            answer, chunk_facts = _chunked(system, job, pcm, chunks, Path(scratch), files)
+            answer, chunk_facts = _chunked(system, job, pcm, chunks, Path(scratch), files,
+                                           scrub)
         wall = time.perf_counter() - started
     response_files = {name: sha256_bytes(data) for name, data in sorted(files.items())}
     meta = _meta(job, answer.status, answer.reason, answer.runner_stop_reason,
@@ -87,15 +97,25 @@ def run_job(system: System, job: Job, pcm: Pcm, offset_s: float,
     return meta
 
 
+def _transcribe(system: System, pcm: Pcm, job: Job, scratch: Path, scrub: Scrubber
+                ) -> Answer:
+    """One call of ``system``, its answer scrubbed: files, reason and facts."""
+    answer = system.transcribe(pcm, job.seed, job.sample, scratch)
+    return replace(answer, files={name: scrub.raw(data) for name, data in answer.files.items()},
+                   reason=None if answer.reason is None else scrub(answer.reason),
+                   generation=scrub.data(answer.generation))
+
+
 def _chunked(system: System, job: Job, pcm: Pcm, chunks: list[tuple[int, int]],
-             scratch: Path, files: dict[str, bytes]) -> tuple[Answer, list[dict[str, Any]]]:
+             scratch: Path, files: dict[str, bytes], scrub: Scrubber
+             ) -> tuple[Answer, list[dict[str, Any]]]:
     """Each chunk as its own call; the job fails if any chunk does (all are still run)."""
     facts = []
     answers = []
     for index, (start, end) in enumerate(chunks):
         folder = scratch / f"chunk-{index:03d}"
         folder.mkdir()
-        answer = system.transcribe(pcm.crop(start, end), job.seed, job.sample, folder)
+        answer = _transcribe(system, pcm.crop(start, end), job, folder, scrub)
         answers.append(answer)
         prefix = f"chunk-{index:03d}/"
         files.update({prefix + name: data for name, data in answer.files.items()})

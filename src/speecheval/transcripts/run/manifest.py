@@ -68,6 +68,9 @@ class CommandSystem(Schema):
     version: str
     timeout_s: Positive = 3600.0
     native_context_s: Positive | None = None
+    env: tuple[str, ...] = ()
+    """The environment variables the program is given besides a minimal base (PATH,
+    HOME, the locale, TMPDIR, TZ); their values count as the run's secrets."""
 
     @field_validator("command")
     @classmethod

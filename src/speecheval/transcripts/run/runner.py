@@ -20,18 +20,30 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
+from ...agents.redact import run_scrubber
 from ...core.canonical_json import dumps
 from ...core.errors import InputError, WorkerDied
 from ...core.executor import Executor, LocalExecutor
 from ...core.hashing import sha256_file
-from ...core.output import atomic_write_bytes, atomic_write_text, check_new_output_dir
+from ...core.output import (
+    atomic_write_bytes,
+    atomic_write_text,
+    check_new_output_dir,
+    create_new_output_dir,
+)
 from ...core.progress import progress
 from .. import lineage
 from . import input_audio
 from .chunker import ChunkerSettings, plan
 from .derive import VERSION, derive, transcript_name
 from .jobs import META, Job, raw_sha256, run_job, write_failed, write_unsupported
-from .manifest import RunManifest, SampleSpec, load_run_manifest
+from .manifest import (
+    CommandSystem,
+    OpenAICompatibleSystem,
+    RunManifest,
+    SampleSpec,
+    load_run_manifest,
+)
 from .systems.base import System
 from .systems.registry import build
 from .tracks import CHUNKED, GOLD, NATIVE, TRACKS
@@ -93,7 +105,7 @@ def start(request: Request, out: Path, executor: Executor | None = None) -> Outc
                      "gold_window": "the sample's gold_window, cut from the decoded PCM to "
                                     "the nearest samples; times on the crop's timeline"},
     }
-    out.mkdir(parents=True)
+    create_new_output_dir(out)
     atomic_write_text(out / RUN_FILE, dumps(run))
     return _execute(out, run, manifest, request.chunker, systems.get, executor)
 
@@ -256,6 +268,9 @@ class _Call:
     offset_s: float
     chunks: list[tuple[int, int]] | None
     target: Path
+    key_variables: tuple[str, ...]
+    """The variables holding the run's secrets, scrubbed from every answer (see
+    :func:`key_variables`)."""
 
 
 _built: dict[str, System] = {}
@@ -271,7 +286,20 @@ def _call(call: _Call) -> None:
     if call.system_key not in _built:
         _built[call.system_key] = call.system()
     run_job(_built[call.system_key], call.job, input_audio.load(call.audio), call.offset_s,
-            call.chunks, call.target)
+            call.chunks, call.target, run_scrubber(env=call.key_variables))
+
+
+def key_variables(manifest: RunManifest) -> tuple[str, ...]:
+    """Every environment variable a system of the manifest is given: the key variable of
+    an ``openai-compatible`` system and the ``env`` of a ``command`` system. Their values
+    are the run's secrets, whichever system's answer quotes them."""
+    names: set[str] = set()
+    for spec in manifest.systems.values():
+        if isinstance(spec, OpenAICompatibleSystem):
+            names.add(spec.api_key_env)
+        elif isinstance(spec, CommandSystem):
+            names.update(spec.env)
+    return tuple(sorted(names))
 
 
 def _plan_call(run_dir: Path, manifest: RunManifest, system: Callable[[str], System | None],
@@ -308,7 +336,7 @@ def _plan_call(run_dir: Path, manifest: RunManifest, system: Callable[[str], Sys
     return _Call(partial(build, job.system, spec, manifest.path.parent),
                  dumps({"name": job.system, "spec": spec.model_dump(mode="json"),
                         "folder": str(manifest.path.parent)}),
-                 job, audio, offset, chunks, target)
+                 job, audio, offset, chunks, target, key_variables(manifest))
 
 
 def _input_id(job: Job) -> str:

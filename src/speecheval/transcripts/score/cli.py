@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ...cli_executor import executor_options
+from ..id_match import PARTIAL_PREFIX, partial_option
 
 
 @click.command("score")
@@ -19,15 +20,22 @@ from ...cli_executor import executor_options
               help="Samples scored at once (worker processes); the output does not "
                    "depend on it.")
 @executor_options
+@partial_option
 def score(manifest_path: Path, out_dir: Path, jobs: int, executor: str,
-          ray_address: str | None) -> None:
-    """Score every sample of a manifest: per-sample rows, scenario tables, HTML report."""
+          ray_address: str | None, partial: bool) -> None:
+    """Score every sample of a manifest: per-sample rows, scenario tables, HTML report.
+
+    Every file that names its session must name its reference's; with --partial a sample
+    whose files do not is left out and listed instead.
+    """
     from ...core.executor import make_executor
     from .run import write_run  # here: the manifest schema imports pydantic
 
     command = ("speecheval", "transcripts", "score", "--manifest", str(manifest_path),
-               "--out", str(out_dir))
+               "--out", str(out_dir), *(("--partial",) if partial else ()))
     # --jobs and --executor change where the samples are scored, not what: not recorded
     chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
-    for line in write_run(manifest_path, out_dir, command, chosen):
+    for line in write_run(manifest_path, out_dir, command, chosen, partial=partial):
+        if line.startswith(PARTIAL_PREFIX):  # a sample left out: said on stderr too
+            click.echo(f"warning: {line}", err=True)
         click.echo(line)

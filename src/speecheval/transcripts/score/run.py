@@ -3,7 +3,9 @@
 Files written (all canonical: sorted keys, fixed float rounding, no clock times):
 
 - ``samples.jsonl``: one row per run of each sample (main protocol);
-- ``scenarios.json`` / ``scenarios.md``: scenario tables, cross-scenario values, maturity;
+- ``scenarios.json`` / ``scenarios.md``: scenario tables, cross-scenario values, maturity
+  (and, with ``--partial``, the samples left out because their files name other sessions
+  than their reference, :mod:`.session_ids`);
 - ``summary.txt``: Kaldi-style lines, one per scenario and repeat;
 - ``parity_moss.json``, ``parity_lattifai.json``, ``timestamps_segment_diagnostic.json``:
   the parity tracks and the segment-timestamp diagnostic, each on its own;
@@ -44,6 +46,7 @@ from .report_tables import kaldi_lines, markdown
 from .report_wording import Claim, report_wording
 from .rows import diagnostic_row, lattifai_row, moss_row, sample_row
 from .sample import score_sample_runs
+from .session_ids import matched_samples
 from .tables import Tables, build_tables
 
 # Distributions beside core's whose versions can change a number here.
@@ -111,7 +114,7 @@ def _score_sample(work: tuple[SampleSpec, Unit, SystemSupport, MeasureOptions]
 
 
 def write_run(manifest_path: Path, out_dir: Path, command: Sequence[str],
-              executor: Executor | None = None) -> list[str]:
+              executor: Executor | None = None, partial: bool = False) -> list[str]:
     """Score ``manifest_path`` into the new directory ``out_dir``; return the summary lines.
 
     The output directory is claimed first, so an existing ``out_dir`` or one that cannot
@@ -119,16 +122,19 @@ def write_run(manifest_path: Path, out_dir: Path, command: Sequence[str],
     before any scoring, and a failure leaves nothing behind: neither the directory nor
     any parent created for it.
     ``command`` is the command line recorded in ``run.json``; ``executor`` runs the
-    samples (:func:`score_manifest`).
+    samples (:func:`score_manifest`). A sample whose system files name another session
+    than its reference is refused, or with ``partial`` left out and listed (in
+    ``scenarios.json`` and the returned lines).
     """
     with new_output_dir(out_dir) as staging:
-        return _score_into(manifest_path, staging, command, executor)
+        return _score_into(manifest_path, staging, command, executor, partial)
 
 
 def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
-                executor: Executor | None) -> list[str]:
+                executor: Executor | None, partial: bool) -> list[str]:
     """Score the manifest and write every output file into ``staging``."""
-    manifest = load_manifest(manifest_path)
+    named = load_manifest(manifest_path)
+    manifest, left_out = matched_samples(named, partial)
     origins = transcript_origins(manifest)
     runs, tables = score_manifest(manifest, executor)
     tables = replace(tables, lineage=origins)
@@ -151,7 +157,9 @@ def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
                          "token_timestamps": support.token_timestamps,
                          "token_timestamps_source": support.token_timestamps_source},
                      "cross_scenario": tables.cross_scenario, "scenarios": tables.scenarios,
-                     "wording": wording.report_dict()}
+                     "wording": wording.report_dict(),
+                     **({"left_out_samples": [entry.report_dict(manifest.path.parent)
+                                              for entry in left_out]} if partial else {})}
     levels = {name: table["maturity"]["level"] for name, table in tables.scenarios.items()}
     atomic_write_text(staging / "samples.jsonl", dumps_lines(
         {**sample_row(r, levels[r.sample.scenario]),
@@ -179,6 +187,6 @@ def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
     provenance = collect_provenance(
         command=command, settings={"manifest_format": FORMAT, **SETTINGS,
                                    **multi_stream.settings(manifest.measure_options())},
-        inputs=_inputs(manifest), packages=PACKAGES)
+        inputs=_inputs(named), packages=PACKAGES)
     atomic_write_text(staging / "run.json", dumps(provenance.to_dict()))
-    return lines
+    return [*lines, *(entry.line(manifest.path.parent) for entry in left_out)]

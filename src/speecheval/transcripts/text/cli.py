@@ -3,12 +3,15 @@ scoring, like meeteval's (``cpwer``, ``orcwer``, ``tcpwer``).
 
 Both print a Kaldi-style summary line, or with ``--json`` one canonical JSON object whose
 keys name the quantities (rates as fractions). Bad input is an
-:class:`~speecheval.core.errors.InputError` (exit 2) and nothing is printed to stdout.
+:class:`~speecheval.core.errors.InputError` (exit 2) and nothing is printed to stdout;
+so is a session (utterance) id that only one side names, unless ``--partial`` asks to
+score the ids both name (:mod:`..id_match`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,7 @@ from ..formats._io import read_text, split_lines
 from ..formats.document import SessionTaggedDocument
 from ..formats.segment import Segment, first_untimed, speakers_all_or_none
 from ..formats.uem import UEM
+from ..id_match import IdMatch, match_ids, partial_option, warn_left_out
 from .counts import ErrorCounts
 from .cp import cp_error_rate, filter_by_uem
 from .rates import text_error_counts
@@ -40,6 +44,34 @@ def load_sessions(path: Path) -> tuple[Segment, ...]:
         raise InputError(f"unknown transcript format for cp: {document.format_name} files "
                          "name no session; expected STM (.stm) or SegLST (.json)", path=path)
     return document.load(path).segments
+
+
+def matched_sessions(ref: Sequence[Segment], hyp: Sequence[Segment], ref_path: Path,
+                     hyp_path: Path, partial: bool
+                     ) -> tuple[tuple[Segment, ...], tuple[Segment, ...], IdMatch | None]:
+    """Both sides' segments of the sessions both name, and the match when ``partial`` (for
+    the output to list what was left out); sessions on one side only are refused unless
+    ``partial``. Checked on the files as read, before a UEM can drop a session."""
+    match = match_ids("session", (s.session_id for s in ref), (s.session_id for s in hyp),
+                      partial=partial, reference_path=ref_path, hypothesis_path=hyp_path)
+    if not partial:
+        return tuple(ref), tuple(hyp), None
+    warn_left_out(match)
+    return (tuple(s for s in ref if match.keeps(s.session_id)),
+            tuple(s for s in hyp if match.keeps(s.session_id)), match)
+
+
+def echo_result(payload: dict[str, Any] | None, line: str, match: IdMatch | None) -> None:
+    """Print a command's answer: the JSON ``payload`` (with the ``partial`` object under
+    ``--partial``) when given, else the summary ``line`` (and the ``--partial`` line)."""
+    if payload is not None:
+        if match is not None:
+            payload = {**payload, "partial": match.report_dict()}
+        click.echo(dumps(payload), nl=False)
+        return
+    click.echo(line)
+    if match is not None:
+        click.echo(match.partial_line())
 
 
 def summary_line(name: str, counts: ErrorCounts) -> str:
@@ -65,10 +97,12 @@ def summary_line(name: str, counts: ErrorCounts) -> str:
               help="Split on whitespace only, without NFKC/case folding/punctuation removal "
                    "(meeteval's tokens; for parity checks, not the main protocol).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@partial_option
 def cp(ref_path: Path, hyp_path: Path, unit: Unit, uem_path: Path | None, no_normalize: bool,
-       as_json: bool) -> None:
+       as_json: bool, partial: bool) -> None:
     """cpWER / cpCER of HYP against REF: per-speaker text, optimal speaker assignment."""
-    ref, hyp = load_sessions(ref_path), load_sessions(hyp_path)
+    ref, hyp, match = matched_sessions(load_sessions(ref_path), load_sessions(hyp_path),
+                                       ref_path, hyp_path, partial)
     rate_key = "cpwer" if unit == "word" else "cpcer"
     if not speakers_all_or_none(ref, ref_path):
         raise InputError("the reference has no speaker labels; cp scoring needs them",
@@ -76,21 +110,18 @@ def cp(ref_path: Path, hyp_path: Path, unit: Unit, uem_path: Path | None, no_nor
     if not speakers_all_or_none(hyp, hyp_path):
         payload: dict[str, Any] = {"status": "unsupported", rate_key: None,
                                    "reason": "hypothesis has no speaker attribution"}
-        click.echo(dumps(payload) if as_json else
-                   f"unsupported: {payload['reason']} (no {rate_key})", nl=not as_json)
+        echo_result(payload if as_json else None,
+                    f"unsupported: {payload['reason']} (no {rate_key})", match)
         return
     if uem_path is not None:
         ref, hyp = _within_uem(ref, hyp, uem_path)
     result = cp_error_rate(ref, hyp, unit, normalise=not no_normalize)
-    if as_json:
-        payload = {"status": "scored", "unit": unit, "normalized": not no_normalize,
-                   "uem": None if uem_path is None else str(uem_path),
-                   **result.report_dict(rate_key)}
-        click.echo(dumps(payload), nl=False)
-        return
-    click.echo(f"{summary_line('cp' + rate_key[2:].upper(), result.counts)} "
-               f"missed speakers {result.missed_speakers}, "
-               f"false-alarm speakers {result.false_alarm_speakers}")
+    echo_result({"status": "scored", "unit": unit, "normalized": not no_normalize,
+                 "uem": None if uem_path is None else str(uem_path),
+                 **result.report_dict(rate_key)} if as_json else None,
+                f"{summary_line('cp' + rate_key[2:].upper(), result.counts)} "
+                f"missed speakers {result.missed_speakers}, "
+                f"false-alarm speakers {result.false_alarm_speakers}", match)
 
 
 def _within_uem(ref: Sequence[Segment], hyp: Sequence[Segment], uem_path: Path
@@ -104,14 +135,27 @@ def _within_uem(ref: Sequence[Segment], hyp: Sequence[Segment], uem_path: Path
         raise InputError(str(exc), path=uem_path) from None
 
 
+@dataclass(frozen=True)
+class _MultiSpeakerInput:
+    """What ORC and tcp score: both sides' segments, whether the reference names
+    speakers, and the ``--partial`` match (None without the flag)."""
+
+    ref: list[Segment]
+    hyp: list[Segment]
+    ref_named: bool
+    match: IdMatch | None
+
+
 def _multi_speaker_input(ref_path: Path, hyp_path: Path, uem_path: Path | None,
-                         no_normalize: bool) -> tuple[list[Segment], list[Segment], bool]:
+                         no_normalize: bool, partial: bool) -> _MultiSpeakerInput:
     """Both files' segments for ORC/tcp, and whether the reference names speakers (ORC
-    ignores them, tcp needs them). Each file may not mix segments with and without a
-    speaker (the reference checked first, as ``cp`` does); the hypothesis must name
-    speakers (its streams). The UEM is applied as in ``cp``, after these checks; words
-    normalised unless ``no_normalize`` (then meeteval's whitespace words)."""
-    ref, hyp = load_sessions(ref_path), load_sessions(hyp_path)
+    ignores them, tcp needs them). The sessions are matched as in ``cp``. Each file may
+    not mix segments with and without a speaker (the reference checked first, as ``cp``
+    does); the hypothesis must name speakers (its streams). The UEM is applied as in
+    ``cp``, after these checks; words normalised unless ``no_normalize`` (then meeteval's
+    whitespace words)."""
+    ref, hyp, match = matched_sessions(load_sessions(ref_path), load_sessions(hyp_path),
+                                       ref_path, hyp_path, partial)
     ref_named = speakers_all_or_none(ref, ref_path)
     if hyp and not speakers_all_or_none(hyp, hyp_path):
         raise InputError("the hypothesis has no speaker labels; its speakers are the streams "
@@ -119,8 +163,9 @@ def _multi_speaker_input(ref_path: Path, hyp_path: Path, uem_path: Path | None,
     if uem_path is not None:
         ref, hyp = _within_uem(ref, hyp, uem_path)
     if no_normalize:
-        return list(ref), list(hyp), ref_named
-    return tokenized_segments(ref, "word"), tokenized_segments(hyp, "word"), ref_named
+        return _MultiSpeakerInput(list(ref), list(hyp), ref_named, match)
+    return _MultiSpeakerInput(tokenized_segments(ref, "word"), tokenized_segments(hyp, "word"),
+                              ref_named, match)
 
 
 _MULTI_OPTIONS = (
@@ -133,6 +178,7 @@ _MULTI_OPTIONS = (
     click.option("--no-normalize", is_flag=True,
                  help="Split on whitespace only (meeteval's words; for parity checks)."),
     click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
+    partial_option,
 )
 
 
@@ -145,22 +191,20 @@ def _multi_options(command: Any) -> Any:
 @click.command("orc")
 @_multi_options
 def orc(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: bool,
-        as_json: bool) -> None:
+        as_json: bool, partial: bool) -> None:
     """ORC-WER of HYP against REF: reference speakers ignored, each reference utterance
     given to the hypothesis stream (speaker) that minimises the errors (meeteval's orcwer)."""
     from .orc import orc_error_rate
 
-    ref, hyp, _ = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize)
+    given = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize, partial)
     try:
-        result = orc_error_rate(ref, hyp)
+        result = orc_error_rate(given.ref, given.hyp)
     except ValueError as exc:
         raise InputError(str(exc), path=hyp_path) from None
-    if as_json:
-        click.echo(dumps({"normalized": not no_normalize, "orcwer": result.error_rate,
-                          **result.counts.report_dict(),
-                          "assignment": list(result.assignment)}), nl=False)
-        return
-    click.echo(summary_line("ORC-WER", result.counts))
+    echo_result({"normalized": not no_normalize, "orcwer": result.error_rate,
+                 **result.counts.report_dict(),
+                 "assignment": list(result.assignment)} if as_json else None,
+                summary_line("ORC-WER", result.counts), given.match)
 
 
 @click.command("tcp")
@@ -169,13 +213,14 @@ def orc(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
               help="Seconds each hypothesis word's time point is widened by on both sides "
                    "(meeteval suggests 5).")
 def tcp(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: bool,
-        as_json: bool, collar: float) -> None:
+        as_json: bool, partial: bool, collar: float) -> None:
     """tcpWER of HYP against REF: cpWER in which only words whose times overlap may pair
     (meeteval's tcpwer); segments need start and end times."""
     from .tcp import tcp_error_rate
 
-    ref, hyp, ref_named = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize)
-    if not ref_named:
+    given = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize, partial)
+    ref, hyp = given.ref, given.hyp
+    if not given.ref_named:
         raise InputError("the reference has no speaker labels; tcpWER pairs speakers",
                          path=ref_path)
     for segments, path in ((ref, ref_path), (hyp, hyp_path)):
@@ -187,13 +232,11 @@ def tcp(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
         result = tcp_error_rate(ref, hyp, collar)
     except ValueError as exc:
         raise InputError(str(exc), path=ref_path) from None
-    if as_json:
-        click.echo(dumps({"normalized": not no_normalize, "collar_s": collar,
-                          **result.report_dict("tcpwer")}), nl=False)
-        return
-    click.echo(f"{summary_line('tcpWER', result.counts)} "
-               f"missed speakers {result.missed_speakers}, "
-               f"false-alarm speakers {result.false_alarm_speakers}")
+    echo_result({"normalized": not no_normalize, "collar_s": collar,
+                 **result.report_dict("tcpwer")} if as_json else None,
+                f"{summary_line('tcpWER', result.counts)} "
+                f"missed speakers {result.missed_speakers}, "
+                f"false-alarm speakers {result.false_alarm_speakers}", given.match)
 
 
 def _kaldi_text(path: Path) -> dict[str, str]:
@@ -219,29 +262,29 @@ def _kaldi_text(path: Path) -> dict[str, str]:
               help="word: WER; char: CER; mixed: MER (code-switching, not jiwer's mer).")
 @click.option("--whole-file", is_flag=True, help="Compare each file as one text, without ids.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def wer(ref_path: Path, hyp_path: Path, unit: Unit, whole_file: bool, as_json: bool) -> None:
+@partial_option
+def wer(ref_path: Path, hyp_path: Path, unit: Unit, whole_file: bool, as_json: bool,
+        partial: bool) -> None:
     """WER / CER / MER of HYP against REF, summed over utterances (corpus value).
 
-    An utterance missing from HYP is scored as empty (all deletions); an id only in HYP
-    has no reference and is an error.
+    An utterance id on one side only is refused, unless --partial scores the ids both
+    name (a system that heard nothing writes the id with no words).
     """
     if whole_file:
         refs = {"": read_text(ref_path, "text")}
         hyps = {"": read_text(hyp_path, "text")}
     else:
         refs, hyps = _kaldi_text(ref_path), _kaldi_text(hyp_path)
-    extra = sorted(set(hyps) - set(refs))
-    if extra:
-        raise InputError(f"utterance {extra[0]!r} has no reference ({len(extra)} such ids)",
-                         path=hyp_path)
-    per_utt = {key: text_error_counts(refs[key], hyps.get(key, ""), unit) for key in refs}
+    match = match_ids("utterance", refs, hyps, partial=partial, reference_path=ref_path,
+                      hypothesis_path=hyp_path)
+    if partial:
+        warn_left_out(match)
+    per_utt = {key: text_error_counts(refs[key], hyps[key], unit)
+               for key in refs if match.keeps(key)}
     total = sum(per_utt.values(), ErrorCounts.zero())
     name = _RATE_NAMES[unit]
-    if as_json:
-        payload = {"unit": unit, name: total.error_rate, **total.report_dict(),
-                   "utterances": len(per_utt),
-                   "missing_hypotheses": sum(1 for key in refs if key not in hyps)}
-        click.echo(dumps(payload), nl=False)
-        return
-    click.echo(summary_line(name.upper(), total))
+    echo_result({"unit": unit, name: total.error_rate, **total.report_dict(),
+                 "utterances": len(per_utt),
+                 "missing_hypotheses": len(match.missing_in_hypothesis)} if as_json else None,
+                summary_line(name.upper(), total), match if partial else None)
 

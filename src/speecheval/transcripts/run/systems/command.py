@@ -7,6 +7,11 @@ limit. The raw answer is the output file as written (``response<suffix>``) with 
 program's ``stdout.txt`` and ``stderr.txt``; a non-zero exit, a timeout, no output or an
 output that does not parse in its format is a failed job with the reason. The program's
 peak memory is its own (``wait4``'s ``ru_maxrss``).
+
+The program is given only a minimal environment and the variables its ``env`` names
+(:func:`speecheval.agents.redact.child_environment`), never the key variables of the
+other systems or of this process; what it prints is scrubbed of those it was given
+before a reason quotes it (the runner scrubs every file it keeps as well).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ....agents.redact import child_environment, run_scrubber
 from ....core.errors import InputError
 from ....core.hashing import sha256_file
 from ... import formats
@@ -63,7 +69,9 @@ class Command:
         return {"version": self.spec.version, "files": files}
 
     def config(self) -> dict[str, Any]:
-        return {"adapter": ADAPTER, **self.spec.model_dump(mode="json")}
+        # a manifest without ``env`` keeps the configuration (and lineage) it always had
+        unset = {"env"} if not self.spec.env else None
+        return {"adapter": ADAPTER, **self.spec.model_dump(mode="json", exclude=unset)}
 
     def transcribe(self, pcm: Pcm, seed: int, sample_id: str, scratch: Path) -> Answer:
         wav = scratch / "input.wav"
@@ -76,7 +84,8 @@ class Command:
         out, err = scratch / "stdout.txt", scratch / "stderr.txt"
         with open(out, "wb") as stdout, open(err, "wb") as stderr:
             process = subprocess.Popen(argv, cwd=self.folder, stdout=stdout, stderr=stderr,
-                                       stdin=subprocess.DEVNULL, start_new_session=True)
+                                       stdin=subprocess.DEVNULL, start_new_session=True,
+                                       env=child_environment(self.spec.env))
             code, peak, timed_out = _wait(process, self.spec.timeout_s)
         files = {"stdout.txt": out.read_bytes(), "stderr.txt": err.read_bytes()}
         suffix = self.spec.output_suffix
@@ -88,7 +97,10 @@ class Command:
         if timed_out:
             reason = f"the program ran past its {self.spec.timeout_s:g} s limit"
         elif code != 0:
-            tail = " ".join(files["stderr.txt"].decode("utf-8", "replace").split())
+            # scrubbed before it is cut, so no end of a secret is left at the cut
+            printed = run_scrubber(env=self.spec.env)(
+                files["stderr.txt"].decode("utf-8", "replace"))
+            tail = " ".join(printed.split())
             reason = f"the program exited with status {code}: {tail[-_STDERR_TAIL:]}"
         elif not output.is_file():
             reason = f"the program wrote no {output.name}"

@@ -21,6 +21,7 @@ from ....asr.openai_compatible import (
     OpenAISettings,
     words_of_answer,
 )
+from ....core import peer_json
 from ...formats.segment import Segment
 from ..input_audio import Pcm
 from ..manifest import OpenAICompatibleSystem
@@ -86,8 +87,8 @@ def segments_of_answer(body: bytes) -> list[dict[str, Any]]:
     """The ``segments`` of a verbose_json answer, or its words as segments if it has
     none; RecognitionFailed saying why the answer is unusable (not JSON, cut off, no
     word timestamps, a segment without times)."""
-    words = words_of_answer(body)
-    data = json.loads(body.decode("utf-8"))
+    words = words_of_answer(body)  # the bounded parse, and every refusal of it
+    data = peer_json.loads(body.decode("utf-8"))
     segments = data.get("segments")
     if not isinstance(segments, list) or not segments:
         return [{"start": w.start_s, "end": w.end_s, "text": w.text} for w in words]

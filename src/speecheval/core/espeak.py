@@ -1,0 +1,70 @@
+"""espeak-ng, run the one way speecheval runs it: the text on standard input, the speech
+bounded.
+
+A text given as a command-line argument is limited by the system (on Linux one argument
+holds at most 128 KiB: a 1 MB ``say:`` failed with "Argument list too long" before
+espeak-ng started) and is read as options when it starts with ``-``. On standard input
+(``--stdin``: read at once, to its end) it is neither, and the audio is byte for byte the
+audio the argument gave (``tests/core/test_espeak.py`` compares the two).
+
+Once the text is in, its length no longer stops it, so the speech is bounded instead: the
+WAV espeak-ng writes is watched as it grows, and past one hour of audio
+(:data:`~speecheval.core.timebase.MAX_AUDIO_MS`, the longest a turn, a reply or a
+recording may be) espeak-ng is stopped and the text refused. A long text then costs
+seconds and at most that one file, not hours of synthesis and gigabytes of disk.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+from .errors import InputError
+from .timebase import MAX_AUDIO_MS
+
+EXECUTABLE = "espeak-ng"
+OUTPUT_RATE = 22_050
+"""espeak-ng's own voices write 16-bit mono at this rate (44 100 bytes a second, after a
+44-byte header)."""
+_POLL_S = 0.05
+
+
+def speak_to_wav(text: str, wav: Path, *, voice: str, wpm: int, timeout_s: float,
+                 executable: str = EXECUTABLE, max_audio_s: float = MAX_AUDIO_MS / 1000
+                 ) -> subprocess.CompletedProcess[str]:
+    """Run espeak-ng speaking ``text`` in ``voice`` at ``wpm`` words a minute into ``wav``.
+
+    The finished process is returned for the caller to judge its exit status and stderr
+    (each caller says what could not be spoken). A text holding a NUL (which espeak-ng
+    would read as its end), speech past ``max_audio_s`` (one hour) and a run past
+    ``timeout_s`` are :class:`InputError`; espeak-ng is stopped first.
+    """
+    max_bytes = 44 + 2 * round(OUTPUT_RATE * max_audio_s)
+    if "\0" in text:
+        raise InputError("the text to speak holds a NUL character, which espeak-ng would "
+                         "take for its end")
+    argv = [executable, "-v", voice, "-s", str(wpm), "-w", str(wav), "--stdin"]
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    deadline = time.monotonic() + timeout_s
+    pending: bytes | None = text.encode("utf-8", "replace")
+    stderr: bytes | None = None
+    try:
+        while stderr is None:
+            try:
+                _, stderr = process.communicate(pending, timeout=_POLL_S)
+            except subprocess.TimeoutExpired:
+                pending = None   # handed over: communicate goes on writing it
+            if wav.is_file() and wav.stat().st_size > max_bytes:   # running or finished
+                raise InputError(f"the text to speak ({len(text)} characters) lasts more "
+                                 f"than {max_audio_s:g} s as speech; shorten it")
+            if stderr is None and time.monotonic() > deadline:
+                raise InputError(f"espeak-ng did not finish speaking the text "
+                                 f"({len(text)} characters) within {timeout_s:g} s")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return subprocess.CompletedProcess(argv, process.returncode, None,
+                                       stderr.decode("utf-8", "replace"))

@@ -1,0 +1,105 @@
+"""An agent that floods its client with audio: far more than any reply, as fast as the
+socket takes it.
+
+It speaks pcm-websocket (binary messages of PCM16; :mod:`speecheval.agents.pcm_websocket`)
+on 127.0.0.1, so any record command can be pointed at it with ``--agent pcm-websocket
+-o url=...``. A connection whose path is in ``flood_paths`` (every connection when it is
+None) gets ``total_bytes`` of audio in ``chunk_bytes`` messages straight after the
+handshake; any other connection gets one short ``reply_bytes`` message, as a well-behaved
+agent's reply, and is then left open. The server is bounded: it accepts at most
+``max_connections`` connections, each handler gives up after ``lifetime_s``, and it
+stops when its context ends, or by itself once ``lifetime_s`` has passed.
+
+Use :func:`flood_thread` from a test whose command runs its own event loop (the CLI): it
+serves on a background thread and yields the server, whose ``url`` ends in
+``/{sample_id}`` and whose ``sent`` says how many bytes each path was sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+SAMPLE = b"\x10\x00"   # PCM16 little-endian 16: quiet, but not silence
+STALLED_SEND_S = 1.0
+
+
+@dataclass
+class FloodAgent:
+    """The flooding pcm-websocket agent (see the module docstring)."""
+
+    total_bytes: int
+    chunk_bytes: int = 32_768
+    flood_paths: frozenset[str] | None = None
+    reply_bytes: int = 3_200
+    max_connections: int = 8
+    lifetime_s: float = 30.0
+    sent: dict[str, int] = field(default_factory=dict)
+    port: int = 0
+    _connections: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/{{sample_id}}"
+
+    async def _handle(self, connection: ServerConnection) -> None:
+        path = connection.request.path if connection.request is not None else ""
+        self._connections += 1
+        if self._connections > self.max_connections:
+            await connection.close(1013, "flood agent: connection limit reached")
+            return
+        self.sent[path] = 0
+        floods = self.flood_paths is None or path in self.flood_paths
+        try:
+            async with asyncio.timeout(self.lifetime_s):
+                if floods:
+                    chunk = SAMPLE * (self.chunk_bytes // len(SAMPLE))
+                    while self.sent[path] < self.total_bytes:
+                        # a client that stopped reading blocks the send for good (and a
+                        # close behind it): give up on it after a second
+                        async with asyncio.timeout(STALLED_SEND_S):
+                            await connection.send(chunk)
+                        self.sent[path] += len(chunk)
+                else:
+                    await connection.send(SAMPLE * (self.reply_bytes // len(SAMPLE)))
+                    self.sent[path] += self.reply_bytes
+                async for _ in connection:   # read the user's audio until the client closes
+                    pass
+        except ConnectionClosed:
+            return
+        except TimeoutError:
+            connection.transport.abort()
+
+    async def serve_until(self, stop: asyncio.Event, started: threading.Event) -> None:
+        server: Server
+        async with serve(self._handle, "127.0.0.1", 0, max_size=None, compression=None,
+                         close_timeout=1.0) as server:
+            self.port = next(iter(server.sockets)).getsockname()[1]
+            started.set()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.lifetime_s):
+                    await stop.wait()
+
+
+@contextlib.contextmanager
+def flood_thread(agent: FloodAgent) -> Iterator[FloodAgent]:
+    """Serve ``agent`` on an event loop of its own in a background thread."""
+    loop = asyncio.new_event_loop()
+    stop = asyncio.Event()
+    started = threading.Event()
+    thread = threading.Thread(target=loop.run_until_complete,
+                              args=(agent.serve_until(stop, started),), daemon=True)
+    thread.start()
+    assert started.wait(10), "the flood agent did not start"
+    try:
+        yield agent
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(10)
+        loop.close()
