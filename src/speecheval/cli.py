@@ -17,6 +17,8 @@ import click
 from . import __version__
 from .cli_lazy import Lazy, LazyGroup
 from .core.errors import EXIT_BAD_INPUT, EXIT_TOOL_FAILED, SpeechEvalError, WorkerDied
+from .core.numeric_env import pinned_threads
+from .core.termination import EXIT_TERMINATED, unwind_on_sigterm, was_terminated
 
 # Each family is imported when its command runs; the listing uses these texts, which are
 # the groups' docstrings (tests/test_cli_imports.py checks they stay the same).
@@ -46,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (usage errors are exit 2, as click does)."""
     try:
         # Without standalone mode click returns ctx.exit()'s code instead of exiting.
-        result = app.main(args=argv, prog_name="speecheval", standalone_mode=False)
+        with pinned_threads():  # numbers that do not depend on a thread count
+            result = app.main(args=argv, prog_name="speecheval", standalone_mode=False)
     except SpeechEvalError as exc:
         click.echo(f"error: {exc}", err=True)
         return exc.exit_code
@@ -58,7 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return EXIT_BAD_INPUT
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if was_terminated(exc):
+            click.echo("terminated", err=True)
+            return EXIT_TERMINATED
         click.echo("aborted", err=True)
         return EXIT_BAD_INPUT
     return result if isinstance(result, int) else 0
@@ -73,7 +79,11 @@ def run() -> NoReturn:
     every object that the module teardown frees; only objects already caught in
     reference cycles are never finalized (the commands close their files themselves).
     The process's memory goes back to the system as it ends. Only the program does
-    this: a caller of :func:`main` (the tests) keeps its collector as it was."""
+    this: a caller of :func:`main` (the tests) keeps its collector as it was.
+
+    SIGTERM unwinds the command as Ctrl-C does (:mod:`speecheval.core.termination`):
+    whatever it started is stopped, and it exits 143."""
+    unwind_on_sigterm()
     code = main()
     gc.freeze()
     sys.exit(code)

@@ -443,7 +443,7 @@ def test_provenance_hashes_inputs_and_models_and_reads_back(tmp_path: Path) -> N
     assert read_provenance(written) == record
     assert [f.name for f in fields(Provenance)] == [
         "tool", "tool_version", "python", "packages", "models", "inputs", "settings",
-        "command"]
+        "command", "numeric"]
 
 
 def test_provenance_is_deterministic_and_refuses_bad_files(tmp_path: Path) -> None:

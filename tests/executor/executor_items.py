@@ -82,3 +82,15 @@ MARK = "as imported"
 
 def mark(x: int) -> str:
     return f"{MARK}:{x}"
+
+
+def blas_threads(x: int) -> int:
+    """How many threads numpy's BLAS would run while this item runs."""
+    from speecheval.core.numeric_env import numeric_environment
+
+    return int(numeric_environment()["blas"][0]["threads"])
+
+
+def sigterm_is_default(x: int) -> bool:
+    """Whether SIGTERM would end this process as the system's default does."""
+    return signal.getsignal(signal.SIGTERM) == signal.SIG_DFL

@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -57,3 +60,51 @@ def test_bad_arguments_exit_2_and_write_nothing(tmp_path: Path,
     assert main(["fdb10", "demo", "--out", str(out)]) == 2
     assert "output already exists" in capsys.readouterr().err
     assert list(out.iterdir()) == []
+
+
+def _children(pid: int) -> list[int]:
+    """The process ids of ``pid``'s children (Linux /proc), as the kernel lists them."""
+    listing = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in listing.split()]
+
+
+def _cmdline(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+
+
+@pytest.mark.skipif(not espeak_available(),
+                    reason="espeak-ng is not installed (apt-get install espeak-ng)")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_sigterm_stops_the_agent_it_started(tmp_path: Path) -> None:
+    """SIGTERM to the demo while its agent serves: the agent process is stopped and
+    reaped, and the demo exits 143 (128 + SIGTERM) after cleaning up, as on Ctrl-C."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}  # each echoed line as it is written
+    demo = subprocess.Popen([sys.executable, "-m", "speecheval", "fdb10", "demo", "--out",
+                             str(tmp_path / "demo"), "--max-per-subset", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    agent = None
+    try:
+        assert demo.stdout is not None
+        for line in demo.stdout:  # the demo's own line once the agent listens
+            if line.startswith("cascade agent listening on "):
+                port = int(line.split(":")[2].split("/")[0])  # ws://127.0.0.1:PORT/...
+                break
+        else:
+            pytest.fail(f"the demo ended before its agent listened: {demo.wait()}")
+        [agent] = [pid for pid in _children(demo.pid)
+                   if _cmdline(pid)[2:5] == ["speecheval", "agents", "serve"]]
+        with socket.create_connection(("127.0.0.1", port), timeout=10):
+            pass  # the agent is up on the port the demo printed
+        demo.send_signal(signal.SIGTERM)
+        demo.wait(timeout=120)  # not communicate(): a surviving agent holds its stderr
+        assert not Path(f"/proc/{agent}").exists(), "the agent process is still there"
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=10).close()
+        assert demo.returncode == 143, demo.communicate(timeout=10)[1]
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+        if agent is not None and Path(f"/proc/{agent}").exists():
+            os.kill(agent, signal.SIGKILL)

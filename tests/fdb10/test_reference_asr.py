@@ -8,16 +8,21 @@ one transcribes part of the mini tree with the real Whisper backend and scores i
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info
 
 from speecheval.asr.base import SAMPLE_RATE, TimedWord
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
 from speecheval.core.executor import LocalExecutor
 from speecheval.core.hashing import sha256_file
+from speecheval.core.numeric_env import cpu_flags
 from speecheval.fdb.v10.builder import build_mini_tree
 from speecheval.fdb.v10.reference_asr import reference_asr
 
@@ -155,3 +160,41 @@ def test_whisper_transcripts_score_as_designed(tmp_path: Path) -> None:
         if intended.get("latency_s") is not None:
             # Whisper's onset against the exact placement: within 0.1 s.
             assert row["latency_s"] == pytest.approx(intended["latency_s"], abs=0.1)
+
+
+# OpenBLAS picks its kernel by CPU; OPENBLAS_CORETYPE=Haswell forces the kernel whose
+# float32 products round differently with the number of threads (the SkylakeX kernel
+# gives the same sums on 1 and 2 threads). It needs AVX2 and FMA.
+KERNEL_ENV = {"OPENBLAS_CORETYPE": "Haswell"}
+THREAD_SENSITIVE = {"candor_turn_taking/5"}
+"""With that kernel, the word at 4.42 s on one BLAS thread is at 4.44 s on two."""
+needs_haswell_kernel = pytest.mark.skipif(
+    not {"avx2", "fma"} <= cpu_flags() or not any(
+        info["internal_api"] == "openblas" for info in threadpool_info()),
+    reason="needs OpenBLAS on an x86-64 CPU with AVX2 and FMA")
+
+
+def tree_files(tree: Path) -> dict[str, bytes]:
+    """asr.json and every output.json of ``tree``, by path in the tree."""
+    return {p.relative_to(tree).as_posix(): p.read_bytes()
+            for p in [tree / "asr.json", *sorted(tree.glob("*/*/output.json"))]}
+
+
+@needs_haswell_kernel
+def test_the_same_words_whatever_the_blas_threads(tmp_path: Path) -> None:
+    """One process or two, one BLAS thread or two: the same bytes, since every item
+    runs with one thread in each pool; asr.json says which kernel and how many."""
+    runs = {"jobs1-omp1": ("1", "1"), "jobs1-omp2": ("1", "2"), "jobs2-omp2": ("2", "2")}
+    files = {}
+    for name, (jobs, threads) in runs.items():
+        tree, _ = untranscribed(tmp_path / name, THREAD_SENSITIVE)
+        env = {**os.environ, **KERNEL_ENV, "OMP_NUM_THREADS": threads}
+        done = subprocess.run([sys.executable, "-m", "speecheval", "fdb10", "reference-asr",
+                               "--tree", str(tree), "--jobs", jobs], env=env,
+                              capture_output=True, text=True, timeout=280)
+        assert done.returncode == 0, done.stderr
+        files[name] = tree_files(tree)
+    assert files["jobs1-omp1"] == files["jobs1-omp2"] == files["jobs2-omp2"]
+    numeric = json.loads(files["jobs1-omp2"]["asr.json"])["numeric"]
+    assert [(b["library"], b["kernel"], b["threads"]) for b in numeric["blas"]] == [
+        ("openblas", "Haswell", 1)]

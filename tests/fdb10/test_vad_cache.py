@@ -376,15 +376,16 @@ def test_a_warm_command_imports_neither_the_model_nor_pydantic(tree: Path,
         f"             '--vad-cache', {str(folder)!r}, '--out', {str(tmp_path / 'out')!r}])\n"
         "heavy = ('onnxruntime', 'pydantic', 'yaml', 'multiprocessing', 'numpy.ma', 'scipy',\n"
         "         'soundfile')\n"
+        "from threadpoolctl import threadpool_info\n"
         "print(json.dumps([code, [m for m in heavy if m in sys.modules],\n"
-        "                  os.environ.get('OPENBLAS_NUM_THREADS')]))\n")
+        "                  [i['num_threads'] for i in threadpool_info()]]))\n")
     src = Path(__file__).resolve().parents[2] / "src"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, timeout=300,
                           env={key: value for key, value in os.environ.items()
                                if key != "OPENBLAS_NUM_THREADS"} | {"PYTHONPATH": str(src)})
-    # numpy was loaded with one OpenBLAS thread (fdb/v10/cli.py single_threaded_blas)
-    assert json.loads(done.stdout.splitlines()[-1]) == [0, [], "1"]
+    # numpy was loaded with one OpenBLAS thread (the CLI's pin, core/numeric_env.py)
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, [], [1]]
     assert "3 hits, 0 misses" in done.stdout
 
 

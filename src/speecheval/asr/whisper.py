@@ -15,7 +15,8 @@ the turn-taking metrics. Two guards stand between the decoder and the transcript
    repeats of a phrase that loops.
 
 Decoding is greedy at temperature 0 without conditioning on the previous window, and
-each process uses one CPU thread, so the same audio gives the same words whatever the
+each process uses one CPU thread (CTranslate2) and one BLAS thread (the feature products;
+:mod:`speecheval.core.numeric_env`), so the same audio gives the same words whatever the
 number of worker processes. Everything that shapes the words is in :meth:`identity`.
 """
 

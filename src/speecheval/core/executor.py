@@ -15,6 +15,10 @@ Work items, the function and its results must be plain picklable values (a modul
 function or a :func:`functools.partial` of one); nothing is shared between items but what
 ``setup`` prepares in each worker process (a loaded model, say).
 
+Every item (and ``setup``) runs with one thread in each numeric thread pool (BLAS,
+OpenMP; :mod:`speecheval.core.numeric_env`), wherever it runs: a pool's thread count can
+change how a matrix product rounds, and Ray pins its workers to one thread anyway.
+
 Per-item errors are kept: an exception raised by the function becomes that item's
 :attr:`ItemResult.error` and the other items go on; the command decides what an error
 means (bad input stops it, a system fault is recorded). A worker process that dies while
@@ -44,7 +48,9 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 from .errors import InputError, WorkerDied
+from .numeric_env import pinned_threads
 from .progress import Advance
+from .ray_probe import probe_ray_address
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -252,8 +258,11 @@ class LocalExecutor(Executor):
 
 
 def _outcome(fn: Callable[[T], R], item: T) -> ItemResult[R]:
+    """``fn(item)`` with one thread in each numeric pool (:func:`pinned_threads`), so
+    that the item computes the same bytes here, in a worker and on Ray."""
     try:
-        return ItemResult(value=fn(item))
+        with pinned_threads():
+            return ItemResult(value=fn(item))
     except Exception as error:  # kept as the item's result, by contract
         return ItemResult(error=error)
 
@@ -287,10 +296,16 @@ _started: Any = None
 
 def _start_worker(parent: int, started: Any, setup: Callable[[], None] | None) -> None:
     global _started
+    import signal
+
+    # a forked worker inherits the program's SIGTERM handler (core/termination.py); a
+    # pool stops its workers with SIGTERM and must see them end by it
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with(parent)
     _started = started
     if setup is not None:
-        setup()
+        with pinned_threads():
+            setup()
 
 
 PR_SET_PDEATHSIG = 1
@@ -588,12 +603,14 @@ _prepared: set[str] = set()
 
 def _ray_item(run_id: str, payload: tuple[Callable[[Any], Any], Callable[[], None] | None],
               item: Any) -> Any:
-    """One work item as a Ray task: the run's setup once per worker process, then ``fn``."""
+    """One work item as a Ray task: the run's setup once per worker process, then ``fn``,
+    with one thread in each numeric pool, as locally (:func:`pinned_threads`)."""
     fn, setup = payload
-    if setup is not None and run_id not in _prepared:
-        setup()
-        _prepared.add(run_id)
-    return fn(item)
+    with pinned_threads():
+        if setup is not None and run_id not in _prepared:
+            setup()
+            _prepared.add(run_id)
+        return fn(item)
 
 
 class RayExecutor(Executor):
@@ -601,7 +618,9 @@ class RayExecutor(Executor):
 
     With ``address`` it joins that cluster (``ray.init(address=...)``; ``"auto"`` finds
     one started on this machine with ``ray start``); without, it uses ``$RAY_ADDRESS`` or
-    starts a private local cluster with ``num_cpus`` CPUs (default: all). A Ray
+    starts a private local cluster with ``num_cpus`` CPUs (default: all). An address
+    that does not answer within :data:`~speecheval.core.ray_probe.CONNECT_TIMEOUT_S` is
+    an :class:`InputError` (:func:`~speecheval.core.ray_probe.probe_ray_address`). A Ray
     connection already open in this process is used as it is and left open.
     """
 
@@ -630,14 +649,15 @@ class RayExecutor(Executor):
     def _connect(self, ray: Any) -> None:
         options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                    "logging_level": "WARNING"}
+        address = self.address or os.environ.get("RAY_ADDRESS")
         try:
-            if self.address is not None or os.environ.get("RAY_ADDRESS"):
+            if address:
+                probe_ray_address(address)  # ray.init alone retries for minutes
                 ray.init(address=self.address, **options)
             else:
                 ray.init(num_cpus=self.num_cpus, **options)
         except (ConnectionError, RuntimeError, ValueError) as error:
-            raise InputError(f"cannot reach the Ray cluster at "
-                             f"{self.address or os.environ.get('RAY_ADDRESS')}: "
+            raise InputError(f"cannot reach the Ray cluster at {address}: "
                              f"{str(error).splitlines()[0]}") from error
 
 

@@ -13,6 +13,10 @@ produced it, and two runs can be compared by what went into them:
 - ``command``: the command line as run. The caller passes it, already stripped of
   secrets (``speecheval.agents.redact`` describes agent options without them), since core
   cannot know which arguments carry one.
+- ``numeric``: what did the arithmetic (:func:`~speecheval.core.numeric_env.numeric_environment`:
+  numpy's BLAS library, version, kernel and threads, the CPU's kernel-choosing
+  extensions). It is beside the numbers, never in them: two machines whose BLAS picks
+  different kernels may round differently, and this says which ran.
 
 The record holds no clock time and no host name: rerunning the same command on the same
 inputs writes the same bytes.
@@ -24,7 +28,7 @@ import importlib.metadata
 import json
 import platform
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +36,7 @@ from .. import __version__
 from .canonical_json import dumps
 from .errors import InputError
 from .hashing import sha256_file
+from .numeric_env import numeric_environment
 from .output import atomic_write_text
 from .results import Result
 
@@ -52,6 +57,7 @@ class Provenance(Result, kind="core.provenance"):
     inputs: dict[str, str]
     settings: dict[str, Any]
     command: tuple[str, ...]
+    numeric: dict[str, Any] = field(default_factory=dict)
 
     def write(self, directory: str | Path) -> Path:
         """Write ``provenance.json`` (canonical JSON, atomically) into ``directory``."""
@@ -96,6 +102,7 @@ def collect_provenance(*, command: Sequence[str], settings: Mapping[str, Any],
         inputs={name: digest(path, "input") for name, path in sorted((inputs or {}).items())},
         settings=_plain(dict(settings)),
         command=tuple(command),
+        numeric=numeric_environment(),
     )
 
 

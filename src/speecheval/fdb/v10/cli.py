@@ -7,8 +7,6 @@ tree builder, the recorder or the reference evaluator.
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from pathlib import Path
 
@@ -35,19 +33,6 @@ def fdb10() -> None:
     """Full-Duplex-Bench v1.0: reference trees and unified turn-taking scores."""
 
 
-def single_threaded_blas() -> None:
-    """One OpenBLAS thread for ``unified-score`` and its VAD workers (which inherit the
-    environment), unless the user set ``OPENBLAS_NUM_THREADS`` or numpy is already loaded.
-
-    The command makes no BLAS call worth a thread (Silero runs in onnxruntime, one thread
-    per worker; the statistics are indexing and sums), but importing numpy starts
-    OpenBLAS's threads and their buffers: on the 2-core test machine about 0.1 s of CPU
-    in every process, a fifth of a warm run. The setting is read once, when numpy loads.
-    """
-    if "numpy" not in sys.modules:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-
 @fdb10.command("unified-score")
 @click.option("--tree", "tree", required=True,
               type=click.Path(path_type=Path, file_okay=False),
@@ -64,7 +49,6 @@ def single_threaded_blas() -> None:
 def unified_score(tree: Path, out: Path | None, jobs: int | None,
                   vad_cache: str | None, executor: str, ray_address: str | None) -> None:
     """Score a reference tree with the unified turn-taking metrics (fdb-v1.0-unified-4)."""
-    single_threaded_blas()
     from ...core.executor import default_jobs, make_executor
     from ...core.output import refuse_existing
     from ...vad.cache import resolve_cache_dir

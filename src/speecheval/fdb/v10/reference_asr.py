@@ -34,6 +34,7 @@ from ...core.audio import resample
 from ...core.errors import InputError, SpeechEvalError, SystemUnderTestError, WorkerDied
 from ...core.executor import Executor, ItemResult, LocalExecutor
 from ...core.hashing import sha256_bytes
+from ...core.numeric_env import numeric_environment
 from ...core.output import atomic_write_text
 from ...core.progress import progress
 from ...core.timebase import to_us
@@ -235,7 +236,8 @@ def reference_asr(tree: Path, *, executor: Executor | None = None,
     asr_path = tree_file(tree, ASR_FILE)
     write_transcripts(jobs, transcripts, asr_path, {
         "kind": ASR_KIND, "schema_version": SCHEMA_VERSION,
-        "speecheval_version": __version__, "asr": identity})
+        "speecheval_version": __version__, "asr": identity,
+        "numeric": numeric_environment()})
     return AsrRun(asr_path=asr_path,
                   transcripts={job.sample_id: t for job, t in zip(jobs, transcripts,
                                                                    strict=True)},

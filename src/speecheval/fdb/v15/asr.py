@@ -24,6 +24,7 @@ from ... import __version__
 from ...asr.base import Recogniser
 from ...core.errors import InputError
 from ...core.executor import Executor, LocalExecutor
+from ...core.numeric_env import numeric_environment
 from ..v10.reference_asr import AsrJob, transcribe_jobs, write_transcripts
 from ..v10.tree import tree_file
 from .export import MANIFEST_KIND, OUTPUT_FILES, SCHEMA_VERSION
@@ -107,6 +108,6 @@ def transcribe_tree(tree: Path, *, workers: int, factory: Callable[[], Recognise
     write_transcripts(jobs, transcripts, asr_path, {
         "kind": ASR_KIND, "schema_version": SCHEMA_VERSION, "speecheval_version": __version__,
         "asr": identity, "files": sorted({job.wav.name for job in jobs}),
-        "cut": "none: every file is transcribed whole"})
+        "cut": "none: every file is transcribed whole", "numeric": numeric_environment()})
     return asr_path, {job.sample_id: t for job, t in zip(jobs, transcripts, strict=True)}, \
         retries
