@@ -91,6 +91,9 @@ def blas_threads(x: int) -> int:
     return int(numeric_environment()["blas"][0]["threads"])
 
 
-def sigterm_is_default(x: int) -> bool:
-    """Whether SIGTERM would end this process as the system's default does."""
-    return signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+def sigterm_ends_the_worker(x: int) -> bool:
+    """Whether SIGTERM would kill the programs this worker owns and then end it by the
+    signal, rather than raise the program's unwinding exception in the item."""
+    from speecheval.core.child_groups import end_by_sigterm
+
+    return signal.getsignal(signal.SIGTERM) is end_by_sigterm

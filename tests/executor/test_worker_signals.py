@@ -18,11 +18,11 @@ import executor_items as items
 from speecheval.core.executor import LocalExecutor
 from speecheval.core.termination import unwind_on_sigterm
 unwind_on_sigterm()  # as speecheval.cli.run does
-print(json.dumps([r.get() for r in LocalExecutor(2).map(items.sigterm_is_default, [1, 2])]))
+print(json.dumps([r.get() for r in LocalExecutor(2).map(items.sigterm_ends_the_worker, [1, 2])]))
 """
 
 
-def test_forked_workers_keep_the_default_sigterm() -> None:
+def test_forked_workers_end_by_sigterm() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), *sys.path])}
     done = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True,
                           env=env, timeout=120)

@@ -298,9 +298,12 @@ def _start_worker(parent: int, started: Any, setup: Callable[[], None] | None) -
     global _started
     import signal
 
+    from .child_groups import end_by_sigterm
+
     # a forked worker inherits the program's SIGTERM handler (core/termination.py); a
-    # pool stops its workers with SIGTERM and must see them end by it
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # pool stops its workers with SIGTERM and must see them end by it, once the programs
+    # the worker started in sessions of their own are killed (core/child_groups.py)
+    signal.signal(signal.SIGTERM, end_by_sigterm)
     _die_with(parent)
     _started = started
     if setup is not None:
@@ -492,6 +495,9 @@ class _PoolRound(Generic[R]):
                 for future in sorted(finished, key=self.futures.__getitem__):
                     self._collected(self.futures[future], future, BrokenProcessPool)
                 yield None
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: stop the items, do not wait them out
+            self.stop_workers()
+            raise
         finally:
             self.close()
         for index in self.suspects:  # the pool is shut down: its workers have ended
@@ -525,6 +531,13 @@ class _PoolRound(Generic[R]):
     def close(self) -> None:
         """Cancel the items not yet started and wait for those running."""
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def stop_workers(self) -> None:
+        """SIGTERM every worker still running; each kills the programs it started in
+        sessions of their own and ends (core/child_groups.py)."""
+        for worker in self.workers.values():
+            if worker.is_alive():
+                worker.terminate()
 
 
 def chunk_sizes(n_items: int, jobs: int) -> list[int]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import time
 from dataclasses import replace
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ....agents.redact import child_environment, run_scrubber
+from ....core.child_groups import kill_group, owned_group
 from ....core.errors import InputError
 from ....core.hashing import sha256_file
 from ... import formats
@@ -86,7 +86,8 @@ class Command:
             process = subprocess.Popen(argv, cwd=self.folder, stdout=stdout, stderr=stderr,
                                        stdin=subprocess.DEVNULL, start_new_session=True,
                                        env=child_environment(self.spec.env))
-            code, peak, timed_out = _wait(process, self.spec.timeout_s)
+            with owned_group(process.pid):
+                code, peak, timed_out = _wait(process, self.spec.timeout_s)
         files = {"stdout.txt": out.read_bytes(), "stderr.txt": err.read_bytes()}
         suffix = self.spec.output_suffix
         if output.is_file():
@@ -121,17 +122,27 @@ def _fill(arg: str, values: dict[str, str]) -> str:
 
 def _wait(process: subprocess.Popen[bytes], timeout_s: float) -> tuple[int, int, bool]:
     """(exit status, peak memory in bytes, whether it was killed for time) of ``process``,
-    reaped with ``wait4`` so its own peak memory is known."""
+    reaped with ``wait4`` so its own peak memory is known.
+
+    The program runs in a session of its own (so a time-out can kill all it started), which
+    also keeps it out of the terminal's Ctrl-C: when the wait is cut short (Ctrl-C, SIGTERM,
+    any error) the program's group is killed and reaped here, or it would run on after
+    the command has exited."""
     deadline = time.monotonic() + timeout_s
     timed_out = False
-    while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            break
-        if not timed_out and time.monotonic() > deadline:
-            timed_out = True
-            os.killpg(process.pid, signal.SIGKILL)
-        time.sleep(_POLL_S)
+    try:
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if not timed_out and time.monotonic() > deadline:
+                timed_out = True
+                kill_group(process.pid)
+            time.sleep(_POLL_S)
+    except BaseException:
+        kill_group(process.pid)
+        process.wait()
+        raise
     process.returncode = os.waitstatus_to_exitcode(status)
     return process.returncode, int(usage.ru_maxrss) * 1024, timed_out
 
