@@ -57,7 +57,8 @@ def test_records_the_schedule_receipts_and_audio(tmp_path: Path) -> None:
     assert document["dataset"]["label"] == "ds-label"
     assert document["selection"] == ["icc_backchannel/1", "icc_backchannel/2"]
     assert document["settings"] == {"packet_ms": 80, "grace_s": 0.3, "timeout_s": 3.0,
-                                    "max_received_ratio": 10.0, "concurrency": 2}
+                                    "max_received_ratio": 10.0, "max_events_per_s": 1000.0,
+                                    "concurrency": 2}
     for sample_id in document["selection"]:
         status = _status(run, sample_id)
         assert status["status"] == "complete" and status["reasons"] == []

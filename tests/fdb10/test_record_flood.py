@@ -1,7 +1,8 @@
-"""An agent that floods audio: ``fdb10 record`` (and ``fdb15 record``, on the same
-engine) keeps at most ``--max-received-ratio`` times the input, faults the session with
-the reason and goes on, in bounded memory; a resumed run keeps its cap; and
-``reference-export`` of a run that holds far more audio than the window streams it."""
+"""An agent that floods audio or tiny messages: ``fdb10 record`` (and ``fdb15 record``, on
+the same engine) keeps at most ``--max-received-ratio`` times the input and at most
+``--max-events-per-second`` events per second of it, faults the session with the reason
+and goes on, in bounded memory; a resumed run keeps its caps; and ``reference-export`` of
+a run that holds far more audio than the window streams it."""
 
 from __future__ import annotations
 
@@ -155,3 +156,54 @@ def test_fdb15_record_caps_each_member_of_a_pair(tmp_path: Path) -> None:
         "(48000 samples); receiving stopped with 32768 samples kept"]
     clean = json.loads((member / "clean_input/status.json").read_text())
     assert clean["status"] == "complete" and clean["received_samples"] == 1600
+
+
+def test_a_flood_of_one_sample_messages_is_cut_at_the_event_cap(tmp_path: Path) -> None:
+    dataset = short_dataset(tmp_path / "ds", count=2, duration_s=0.5)
+    run = tmp_path / "run"
+    # 50000 messages of one sample each to sample 1: 50000 samples, within the audio
+    # cap of 10 x 8000 = 80000, but each one a trace entry
+    flood = FloodAgent(total_bytes=100_000, chunk_bytes=2,
+                       flood_paths=frozenset({"/icc_backchannel/1"}))
+    with flood_thread(flood):
+        code, peak = _measured(*_record_args(dataset, run, flood.url))
+    assert code == 3
+    # 0.5 s of input at the default 1000 events per second: 500 events; the 501st is
+    # not kept
+    reason = ("agent sent more events than the cap of 1000 per second of the input's "
+              "0.5 s (500 events); receiving stopped with 500 events kept")
+    flooded = read_status(run, "icc_backchannel/1")
+    assert flooded["status"] == "error" and flooded["reasons"] == [reason]
+    assert flooded["received_samples"] == 500
+    trace = read_trace(run, "icc_backchannel/1")
+    assert sum(e["type"] == "audio" for e in trace) == 500
+    assert [e["reason"] for e in trace if e["type"] == "fault"] == [reason]
+    ordinary = read_status(run, "icc_backchannel/2")
+    assert ordinary["status"] == "complete" and ordinary["received_samples"] == 1600
+    settings = json.loads((run / "run.json").read_text())["settings"]
+    assert settings["max_events_per_s"] == 1000
+    # 500 trace entries of about 100 bytes each, and the same again as Python objects:
+    # under a MiB with the client's receive queue, where 50000 entries took tens of MiB
+    assert peak < 8 * MIB, peak
+
+
+def test_a_transcript_flood_is_cut_at_the_event_cap_given(tmp_path: Path) -> None:
+    dataset = short_dataset(tmp_path / "ds", count=1, duration_s=0.5)
+    run = tmp_path / "run"
+    text = json.dumps({"type": "transcript", "role": "agent", "text": "la", "final": False})
+    with flood_thread(FloodAgent(total_bytes=1 * MIB, text=text)) as flood:
+        assert main(_record_args(dataset, run, flood.url,
+                                 "--max-events-per-second", "40")) == 3
+    # 40 per second of the 0.5 s input: 20 events, the 21st is not kept
+    assert read_status(run, "icc_backchannel/1")["reasons"] == [
+        "agent sent more events than the cap of 40 per second of the input's 0.5 s "
+        "(20 events); receiving stopped with 20 events kept"]
+    trace = read_trace(run, "icc_backchannel/1")
+    assert [e["text"] for e in trace if e["type"] == "transcript"] == ["la"] * 20
+    assert json.loads((run / "run.json").read_text())["settings"]["max_events_per_s"] == 40
+    # a resumed run keeps the cap it was recorded with
+    shutil.rmtree(run / "samples/icc_backchannel/1")
+    with flood_thread(FloodAgent(total_bytes=1 * MIB, text=text)) as flood:
+        assert main(["fdb10", "record", "--resume", str(run), "-o", f"url={flood.url}"]) == 3
+    assert read_status(run, "icc_backchannel/1")["reasons"][0].startswith(
+        "agent sent more events than the cap of 40 per second")

@@ -65,6 +65,8 @@ EDITS: list[tuple[str, Callable[[str], str], str]] = [
      "run.json: settings.grace_s must be a non-negative number, got -1"),
     ("a zero cap", _edit(lambda d: d["settings"].update(max_received_ratio=0)),
      "run.json: settings.max_received_ratio must be a positive number, got 0"),
+    ("an event cap as text", _edit(lambda d: d["settings"].update(max_events_per_s="9")),
+     "run.json: settings.max_events_per_s must be an integer or a number, got a string"),
     ("an option that is not text", _edit(lambda d: d["agent"]["options"].update(url=7)),
      "run.json: agent.options.url must be a string, got an integer"),
     ("empty selection", _edit(lambda d: d.update(selection=[])),

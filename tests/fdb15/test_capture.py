@@ -141,15 +141,50 @@ def test_export_writes_the_official_files_with_each_members_length(
         for name in ("input.wav", "clean_input.wav", "metadata.json"):
             assert (folder / name).read_bytes() == (dataset / sample_id / name).read_bytes()
             assert entries[sample_id]["files"][name] == sha256_file(folder / name)
-        # each session heard only its own input: the agent replies 300 ms (endpoint) +
-        # 200 ms (delay) after the last speech it heard. The clean input ends at 0.5 s:
-        # a reply from 1.0 s. In input.wav the 0.2 s gap before the overlap is too short
-        # to end the turn, the overlap ends at 0.9 s: a reply from 1.4 s. Up to 0.1 s
-        # later for the 10 ms frames and the network.
-        for wav, reply_s in (("clean_output.wav", 1.0), ("output.wav", 1.4)):
+        # each session heard only its own input: the local agent keeps audio time (10 ms
+        # of reply or silence sent per 10 ms heard), so where its reply starts in
+        # received.wav depends only on what it heard. It replies 300 ms (endpoint) +
+        # 200 ms (delay) after the last speech: the clean input ends at 0.5 s, a reply
+        # from 1.0 s; in input.wav the 0.2 s gap before the overlap is too short to end
+        # the turn, the overlap ends at 0.9 s: a reply from 1.4 s; up to one 10 ms
+        # analysis frame and the frame that holds the edge later.
+        for member, wav, reply_s in (("clean_input", "clean_output.wav", 1.0),
+                                     ("input", "output.wav", 1.4)):
+            session = _session(run, sample_id, member)
+            received = read_mono(session / "received.wav")
+            reply_offset = int(np.flatnonzero(np.abs(received.samples) > 0.01)[0])
+            assert reply_s <= reply_offset / received.rate < reply_s + 0.02, (
+                sample_id, member, reply_offset)
+            # where the export plays it comes from the run's own timeline, not the wall
+            # clock: the chunk that holds it starts at the later of its receipt and the
+            # end of the chunk before it (fifo-receipt), so a busy machine that received
+            # it late moves it later in output.wav, and only by what the trace says
+            expected_s = _played_at_s(_trace(session), reply_offset, received.rate)
+            assert expected_s >= reply_s   # never played before the agent said it
             audio = read_mono(folder / wav).samples
             first_s = np.flatnonzero(np.abs(audio) > 0.01)[0] / RATE
-            assert reply_s <= first_s < reply_s + 0.1, (sample_id, wav, first_s)
+            # the agent speaks at the input's 16 kHz, the tree's rate: no resampling
+            assert received.rate == RATE
+            assert first_s == expected_s, (sample_id, wav, first_s, expected_s)
+
+
+def _trace(session: Path) -> Trace:
+    return [json.loads(line) for line in (session / "trace.jsonl").read_text().splitlines()]
+
+
+def _played_at_s(trace: Trace, offset: int, rate: int) -> float:
+    """When received sample ``offset`` plays, by the fifo-receipt rule worked from the
+    trace's audio events (each chunk starts at max(round(t_s * rate), the end of the
+    one before it); the native protocol sends no clears)."""
+    cursor = 0
+    for event in trace:
+        if event["type"] != "audio":
+            continue
+        start = max(round(event["t_s"] * rate), cursor)
+        if event["offset"] <= offset < event["offset"] + event["samples"]:
+            return (start + offset - event["offset"]) / rate
+        cursor = start + event["samples"]
+    raise AssertionError(f"received sample {offset} is in no audio event of the trace")
 
 
 def test_a_pair_is_eligible_only_when_both_members_are(recorded: tuple[Path, Path],

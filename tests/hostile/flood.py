@@ -1,12 +1,15 @@
-"""An agent that floods its client with audio: far more than any reply, as fast as the
-socket takes it.
+"""An agent that floods its client: far more audio than any reply, or far more messages,
+as fast as the socket takes them.
 
 It speaks pcm-websocket (binary messages of PCM16; :mod:`speecheval.agents.pcm_websocket`)
-on 127.0.0.1, so any record command can be pointed at it with ``--agent pcm-websocket
--o url=...``. A connection whose path is in ``flood_paths`` (every connection when it is
-None) gets ``total_bytes`` of audio in ``chunk_bytes`` messages straight after the
-handshake; any other connection gets one short ``reply_bytes`` message, as a well-behaved
-agent's reply, and is then left open. The server is bounded: it accepts at most
+on 127.0.0.1, so any record command, and ``session run``, can be pointed at it with
+``--agent pcm-websocket -o url=...``. A connection whose path is in ``flood_paths`` (every
+connection when it is None), among the first ``flood_connections`` (all when None), gets
+``total_bytes`` of audio in ``chunk_bytes`` messages straight after the handshake (a
+``chunk_bytes`` of 2 is a flood of one-sample messages), or, with ``text`` set, that text
+message (a protocol event such as a transcript) over and over until ``total_bytes`` of
+it are sent; any other connection gets one short ``reply_bytes`` message, as a
+well-behaved agent's reply, and is then left open. The server is bounded: it accepts at most
 ``max_connections`` connections, each handler gives up after ``lifetime_s``, and it
 stops when its context ends, or by itself once ``lifetime_s`` has passed.
 
@@ -37,6 +40,8 @@ class FloodAgent:
     total_bytes: int
     chunk_bytes: int = 32_768
     flood_paths: frozenset[str] | None = None
+    flood_connections: int | None = None
+    text: str | None = None
     reply_bytes: int = 3_200
     max_connections: int = 8
     lifetime_s: float = 30.0
@@ -55,17 +60,25 @@ class FloodAgent:
             await connection.close(1013, "flood agent: connection limit reached")
             return
         self.sent[path] = 0
-        floods = self.flood_paths is None or path in self.flood_paths
+        floods = ((self.flood_paths is None or path in self.flood_paths)
+                  and (self.flood_connections is None
+                       or self._connections <= self.flood_connections))
         try:
             async with asyncio.timeout(self.lifetime_s):
                 if floods:
-                    chunk = SAMPLE * (self.chunk_bytes // len(SAMPLE))
+                    message: str | bytes = (SAMPLE * (self.chunk_bytes // len(SAMPLE))
+                                            if self.text is None else self.text)
+                    size = len(message.encode() if isinstance(message, str) else message)
                     while self.sent[path] < self.total_bytes:
                         # a client that stopped reading blocks the send for good (and a
                         # close behind it): give up on it after a second
                         async with asyncio.timeout(STALLED_SEND_S):
-                            await connection.send(chunk)
-                        self.sent[path] += len(chunk)
+                            await connection.send(message)
+                        self.sent[path] += size
+                        # a send that fits the socket's buffer does not wait: let the
+                        # loop read the client's close between messages, or a flood of
+                        # small ones would go on past it until the buffer filled
+                        await asyncio.sleep(0)
                 else:
                     await connection.send(SAMPLE * (self.reply_bytes // len(SAMPLE)))
                     self.sent[path] += self.reply_bytes

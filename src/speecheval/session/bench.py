@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from ..agents.base import VirtualClockAgent
 from ..agents.mock import MockAgent, MockOptionError, MockSettings
+from ..agents.receive_limits import ReceiveLimits
 from ..agents.redact import Redactor
 from ..core.errors import InputError
 from ..core.executor import Executor, LocalExecutor
@@ -50,6 +51,9 @@ class RunResult:
     session_passed: list[bool]
     summary: dict[str, Any]
     assertions: list[AssertionResult]
+    limits: ReceiveLimits | None = None
+    """The caps on what each session kept of its agent (None: not capped, the virtual
+    clock)."""
 
     @property
     def passed(self) -> bool:
@@ -129,7 +133,8 @@ def _no_progress(units: int = 1) -> None:
 
 
 def evaluate(scenario: Scenario, agent: str, options: dict[str, Any], clock: str,
-             recordings: list[SessionRecording]) -> RunResult:
+             recordings: list[SessionRecording],
+             limits: ReceiveLimits | None = None) -> RunResult:
     """Metrics per session, the summary over all of them, and the assertions.
 
     Secrets in ``options`` (and key variables) are removed here, once for every clock and
@@ -143,4 +148,5 @@ def evaluate(scenario: Scenario, agent: str, options: dict[str, Any], clock: str
     summary = summarize(sessions, passed)
     return RunResult(scenario=scenario, agent=agent, options=redactor.describe(), clock=clock,
                      recordings=recordings, sessions=sessions, session_passed=passed,
-                     summary=summary, assertions=check_assertions(summary, scenario.assertions))
+                     summary=summary, assertions=check_assertions(summary, scenario.assertions),
+                     limits=limits)

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ..agents.local.server import KINDS, PROTOCOLS, serve_until_cancelled
+from ..agents.receive_limits import MAX_EVENTS_PER_S, MAX_RECEIVED_RATIO, ReceiveLimits
 from ..cli_executor import executor_options
 from ..core.errors import EXIT_CHECKS_FAILED, InputError, SpeechEvalError, SystemUnderTestError
 from ..core.executor import make_executor
@@ -94,9 +95,19 @@ def validate(scenarios: tuple[Path, ...]) -> None:
               help="Virtual clock: worker processes running the -n sessions (default 1; "
                    "with --executor ray, the CPUs of its private cluster, default all); "
                    "the output does not depend on it.")
+@click.option("--max-received-ratio", type=click.FloatRange(min=0, min_open=True),
+              default=MAX_RECEIVED_RATIO, show_default=True,
+              help="Real clock: most agent audio a session keeps, as a multiple of the "
+                   "scenario's scripted length; an agent that sends more is a fault.")
+@click.option("--max-events-per-second", "max_events_per_s",
+              type=click.FloatRange(min=0, min_open=True), default=MAX_EVENTS_PER_S,
+              show_default=True,
+              help="Real clock: most agent events (messages) a session keeps, per second "
+                   "of the scripted length; an agent that sends more is a fault.")
 @executor_options
 def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], repeat: int,
-        url: str | None, concurrency: int, realtime: bool, jobs: int | None, executor: str,
+        url: str | None, concurrency: int, realtime: bool, jobs: int | None,
+        max_received_ratio: float, max_events_per_s: float, executor: str,
         ray_address: str | None, out: Path) -> None:
     """Run SCENARIO against an agent and write recordings and reports to --out."""
     check_new_output_dir(out)  # before the session: a live run cannot be repeated
@@ -109,7 +120,9 @@ def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], r
     parsed, raw = parse_options(with_url(option_pairs, url))
     result = run_sessions(scenario, RunRequest(agent=agent, parsed=parsed, raw=raw,
                                                repeat=repeat, concurrency=concurrency,
-                                               realtime=realtime, executor=chosen))
+                                               realtime=realtime, executor=chosen,
+                                               limits=ReceiveLimits(max_received_ratio,
+                                                                    max_events_per_s)))
     name = result.agent
     write_run(result, out, _command(scenario_path, agent, repeat, realtime))
     _print_summary(result, out)

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..agents import registry
 from ..agents.base import Clock, VirtualClockAgent
+from ..agents.receive_limits import DEFAULT_LIMITS, ReceiveLimits
 from ..core.errors import InputError
 from ..core.executor import Executor, LocalExecutor
 from ..core.progress import Advance, progress
@@ -51,6 +52,9 @@ class RunRequest:
     realtime: bool = False
     executor: Executor | None = None
     """Where virtual-clock sessions run (default: one after another in this process)."""
+    limits: ReceiveLimits = DEFAULT_LIMITS
+    """What a real-clock session keeps of its agent (the virtual clock runs agents made
+    here, which are not capped)."""
 
 
 def check_scenario_agent(scenario: Scenario) -> None:
@@ -85,7 +89,8 @@ def run_sessions(scenario: Scenario, request: RunRequest) -> RunResult:
     clock, options, run = _plan(scenario, name, request)
     with progress(request.repeat, f"sessions of {scenario.name}", unit="session") as advance:
         recordings = run(advance)
-    return evaluate(scenario, name, options, clock, recordings)
+    return evaluate(scenario, name, options, clock, recordings,
+                    limits=request.limits if clock == "real" else None)
 
 
 Runner = Callable[[Advance], list[SessionRecording]]
@@ -119,7 +124,7 @@ def _plan(scenario: Scenario, name: str,
                          "virtual-clock sessions only; use --concurrency")
     text = transport_options(scenario, name, request.raw)
     return "real", dict(text), lambda advance: run_real_clock_sessions(
-        scenario, name, text, repeat, request.concurrency, advance)
+        scenario, name, text, repeat, request.concurrency, advance, request.limits)
 
 
 def _runs_here(executor: Executor | None) -> bool:

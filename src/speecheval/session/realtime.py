@@ -19,6 +19,11 @@ Timing model:
   An agent that stalled too late for its keepalive pings to notice within the session
   is caught at the end: it does not answer the end of input or the closing handshake
   within ``CLOSE_TIMEOUT_S``, and that is its fault too (the tracks are not extended).
+* What the agent sends is bounded by a :class:`ReceiveBudget` (audio and events, see
+  :mod:`speecheval.agents.receive_limits`): the event that would pass a cap is not kept,
+  its reason is the session's fault, and what the agent still has in flight is read and
+  dropped while the connection closes. The playout buffer holds every chunk that
+  arrived, so without it a flooding agent would cost memory without end.
 
 After the user track, ``tail_ms`` of silence is still streamed (agents that endpoint on
 silence need to hear it). With ``agent_vad`` set, silence keeps streaming after the tail
@@ -49,6 +54,7 @@ from ..agents.base import (
     close_after_failed_connect,
     failure_reason,
 )
+from ..agents.receive_limits import ReceiveBudget, close_discarding
 from ..core.errors import InputError
 from ..vad.streaming import StreamingVad, VadSettings
 from . import events as ev
@@ -151,9 +157,11 @@ class Playout:
 class _Session:
     """State shared by the sender and receiver tasks of one run."""
 
-    def __init__(self, transport: AgentTransport, sample_rate: int) -> None:
+    def __init__(self, transport: AgentTransport, sample_rate: int,
+                 budget: ReceiveBudget | None) -> None:
         self.transport = transport
         self.rate = sample_rate
+        self.budget = budget
         self.loop = asyncio.get_running_loop()
         self.t0 = self.loop.time()
         self.playout = Playout()
@@ -212,6 +220,10 @@ class _Session:
         pcm = np.frombuffer(event.pcm16, dtype="<i2").astype(np.int16)
         if pcm.size == 0:
             return
+        over = None if self.budget is None else self.budget.audio(pcm.size)
+        if over is not None:
+            self.fail(over)
+            return
         level = ev.packet_level_dbfs(pcm)
         audible = level is not None and level > PACKET_FLOOR_DB
         start = self.playout.place(pcm, self.now_sample(), audible)
@@ -224,6 +236,10 @@ async def _receive(session: _Session) -> None:
     exception left in it would end the receiving silently and keep half the audio."""
     try:
         async for event in session.transport.events():
+            over = None if session.budget is None else session.budget.event()
+            if over is not None:
+                session.fail(over)
+                return
             await session.handle(event)
             if session.stop.is_set():
                 return
@@ -373,7 +389,10 @@ async def _finish(session: _Session, receiver: asyncio.Task[None]) -> None:
             session.log(ev.CloseError, reason=failure_reason(exc))
     try:
         async with asyncio.timeout(CLOSE_TIMEOUT_S):
-            await session.transport.close()
+            if session.budget is not None and session.budget.exceeded:
+                await close_discarding(session.transport)
+            else:
+                await session.transport.close()
     except TimeoutError:
         if session.fault is None:
             session.fail(f"agent stalled: it did not answer the closing handshake within "
@@ -390,7 +409,8 @@ async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] 
                        max_duration_ms: int | None = None, *,
                        agent_vad: VadSettings | None = None,
                        stall_timeout_ms: int = STALL_TIMEOUT_MS,
-                       connect_timeout_s: float = CONNECT_TIMEOUT_S) -> SessionRecording:
+                       connect_timeout_s: float = CONNECT_TIMEOUT_S,
+                       budget: ReceiveBudget | None = None) -> SessionRecording:
     """Stream the user track to ``transport`` in real time and record both sides.
 
     ``user_pcm16`` is the user track (mono int16 at ``sample_rate``) or a
@@ -400,7 +420,8 @@ async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] 
     settings), silence keeps streaming after the tail until the agent is silent by that
     detector and no audible agent audio is queued (a :class:`ListeningFeed`'s listener is
     that detector); without it, the session ends with the tail. A send that blocks
-    longer than ``stall_timeout_ms`` is a stall fault. Returns the recording; the agent's
+    longer than ``stall_timeout_ms`` is a stall fault. ``budget`` caps the audio and the
+    events kept (None: no cap, for an agent the caller trusts). Returns the recording; the agent's
     faults (including failing to connect) are in ``recording.fault``, not raised. Bad
     arguments raise :class:`InputError`.
     """
@@ -428,7 +449,7 @@ async def run_realtime(transport: AgentTransport, user_pcm16: NDArray[np.int16] 
         return SessionRecording(sample_rate=sample_rate, user=empty, agent=empty,
                                 events=[ev.Fault(t_ms=0.0, reason=reason)],
                                 fault=reason)
-    session = _Session(transport, sample_rate)
+    session = _Session(transport, sample_rate, budget)
     session.log(ev.Connected)
     receiver = asyncio.create_task(_receive(session))
     sent: list[NDArray[np.int16]] = []

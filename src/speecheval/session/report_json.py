@@ -77,6 +77,8 @@ def provenance(result: RunResult, command: Sequence[str]) -> Provenance:
     settings: dict[str, Any] = {"agent": result.agent, "options": result.options,
                                 "clock": result.clock, "sessions": len(result.sessions),
                                 "vad": detectors}
+    if result.limits is not None:  # what a real-clock session kept of its agent at most
+        settings.update(asdict(result.limits))
     if any(turn.reply is not None for turn in scenario.turns):
         settings["agent_asr"] = recogniser_identity()  # what heard the agent's replies
     if scenario.judge is not None:  # the judge's model, endpoint and key variable (no key)

@@ -12,10 +12,12 @@ seconds from ``t0``, the loop's monotonic clock when the session was connected; 
 The agent's misbehaviour never raises: a fault event, a refused connection, a send or
 close that blocks past the timeout, or a session with no audio ends as a fault reason.
 
-The audio kept is bounded: an agent may send at most ``max_received_ratio`` times the
-input's length. The event that would pass that cap is not kept; it ends the session as
-a fault, so a flooding agent costs a bounded amount of memory and disk, and its sample
-is an error rather than a complete capture.
+What is kept is bounded (:mod:`speecheval.agents.receive_limits`, the input being the
+reference length): an agent may send at most ``max_received_ratio`` times the input's
+length of audio, and at most ``max_events_per_s`` events per second of it. The event
+that would pass a cap is not kept; it ends the session as a fault, so a flooding agent
+costs a bounded amount of memory and disk, and its sample is an error rather than a
+complete capture.
 """
 
 from __future__ import annotations
@@ -36,25 +38,37 @@ from ...agents.base import (
     close_after_failed_connect,
     failure_reason,
 )
+from ...agents.receive_limits import (
+    MAX_EVENTS_PER_S,
+    MAX_RECEIVED_RATIO,
+    ReceiveBudget,
+    ReceiveLimits,
+    close_discarding,
+)
 from ...core.errors import InputError
 
 PACKET_MS = 80
 CLOSE_TIMEOUT_S = 2.0
-MAX_RECEIVED_RATIO = 10.0
-"""The default cap on the agent audio kept, as a multiple of the input's length: ten
-times what a full-duplex agent streaming in real time sends in the input's time, room
-for a turn-based agent that sends a long reply faster than real time."""
+INPUT_REFERENCE = "the input's"
+"""How the caps' fault reasons name a capture's reference length."""
 
 
 @dataclass(frozen=True)
 class CaptureSettings:
     """How a session is run: packet size, the grace after T, the stall timeout, and the
-    most agent audio kept (a multiple of the input's length)."""
+    most agent audio (a multiple of the input's length) and events (per second of the
+    input) kept."""
 
     packet_ms: int = PACKET_MS
     grace_s: float = 1.0
     timeout_s: float = 10.0
     max_received_ratio: float = MAX_RECEIVED_RATIO
+    max_events_per_s: float = MAX_EVENTS_PER_S
+
+    @property
+    def limits(self) -> ReceiveLimits:
+        return ReceiveLimits(max_received_ratio=self.max_received_ratio,
+                             max_events_per_s=self.max_events_per_s)
 
 
 @dataclass
@@ -93,9 +107,8 @@ class _Session:
         self.transport = transport
         self.capture = capture
         self.settings = settings
-        self.input_samples = input_samples
-        self.cap_samples = int(settings.max_received_ratio * input_samples)
-        self.over_cap = False
+        self.budget = ReceiveBudget(settings.limits, input_samples, capture.rate,
+                                    INPUT_REFERENCE)
         self.loop = asyncio.get_running_loop()
         self.t0 = 0.0
         self.failed = asyncio.Event()
@@ -123,12 +136,14 @@ class _Session:
 
     async def receive(self) -> None:
         async for event in self.transport.events():
+            over = self.budget.event()
+            if over is None and isinstance(event, AudioOut):
+                over = self.budget.audio(len(event.pcm16) // 2)
+            if over is not None:
+                self.fault(over)
+                return
             if isinstance(event, AudioOut):
                 samples = len(event.pcm16) // 2
-                if len(self.capture.received) // 2 + samples > self.cap_samples:
-                    self.over_cap = True
-                    self.fault(self.cap_reason())
-                    return
                 self.note("audio", offset=len(self.capture.received) // 2, samples=samples)
                 self.capture.received += event.pcm16
             elif isinstance(event, AgentFault):
@@ -141,11 +156,6 @@ class _Session:
             elif isinstance(event, Transcript):
                 self.note("transcript", role=event.role, text=event.text, final=event.final)
         self.note("events_ended")
-
-    def cap_reason(self) -> str:
-        return (f"agent sent more audio than the cap of {self.settings.max_received_ratio:g}"
-                f" x the input's {self.input_samples} samples ({self.cap_samples} samples); "
-                f"receiving stopped with {len(self.capture.received) // 2} samples kept")
 
     async def bounded(self, action: str, call: Any) -> bool:
         """Await ``call`` within the timeout; a fault (not an exception) when it fails."""
@@ -184,25 +194,6 @@ class _Session:
             self.note("input_end", start_s=start, end_s=self.now())
 
 
-async def _close_discarding(transport: AgentTransport) -> None:
-    """Close a connection whose agent was still flooding when receiving stopped.
-
-    Its audio fills the socket ahead of the agent's answer to the close, so the close
-    would wait out its timeout while nothing reads; what arrives is read and dropped
-    until the connection ends, one message at a time.
-    """
-    async def discard() -> None:
-        async for _ in transport.events():
-            pass
-
-    draining = asyncio.create_task(discard())
-    try:
-        await transport.close()
-    finally:
-        draining.cancel()
-        await asyncio.gather(draining, return_exceptions=True)
-
-
 async def capture_session(transport: AgentTransport, pcm16: bytes, rate: int,
                           duration_s: float, settings: CaptureSettings) -> Capture:
     """Run one session: connect at ``rate``, send ``pcm16``, receive until T + grace."""
@@ -230,8 +221,8 @@ async def capture_session(transport: AgentTransport, pcm16: bytes, rate: int,
     session.note("receive_end")
     try:
         async with asyncio.timeout(CLOSE_TIMEOUT_S):
-            if session.over_cap:
-                await _close_discarding(transport)
+            if session.budget.exceeded:
+                await close_discarding(transport)
             else:
                 await transport.close()
     except TimeoutError:

@@ -51,6 +51,11 @@ def session_options(command: Callable[..., None]) -> Callable[..., None]:
                      default=10.0, show_default=True,
                      help="Most agent audio kept per session, as a multiple of the input's "
                           "length; an agent that sends more is a fault."),
+        click.option("--max-events-per-second", "max_events_per_s",
+                     type=click.FloatRange(min=0, min_open=True), default=1000.0,
+                     show_default=True,
+                     help="Most agent events (messages) kept per session, per second of "
+                          "the input; an agent that sends more is a fault."),
         click.option("--server-revision", default=None,
                      help="The server's revision (recorded)."),
         click.option("--model", default=None, help="The model served (recorded)."),
@@ -107,7 +112,8 @@ def record_or_resume(root: Path | None, shared: dict[str, Any], *,
         request = RecordRequest(
             dataset_root=root, agent=agent, options=options, sample_ids=sample_ids,
             settings=CaptureSettings(grace_s=shared["grace_s"], timeout_s=shared["timeout_s"],
-                                     max_received_ratio=shared["max_received_ratio"]),
+                                     max_received_ratio=shared["max_received_ratio"],
+                                     max_events_per_s=shared["max_events_per_s"]),
             concurrency=shared["concurrency"], server_revision=shared["server_revision"],
             model=shared["model"], dataset_label=shared["dataset_label"])
         counts = start(out, request, dataset, executor)

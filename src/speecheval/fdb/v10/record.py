@@ -38,6 +38,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import numpy as np
 
 from ... import __version__
+from ...agents.receive_limits import MAX_EVENTS_PER_S, MAX_RECEIVED_RATIO
 from ...agents.redact import REDACTED, Redactor, Scrubber, redact_url, run_scrubber
 from ...agents.registry import open_transport
 from ...core import peer_json
@@ -55,7 +56,7 @@ from ...core.output import (
 from ...core.progress import Advance, progress
 from ...core.provenance import package_version
 from ...remote.client import ErrorAnswer, NoAnswer, send
-from .capture import MAX_RECEIVED_RATIO, Capture, CaptureSettings, capture_session
+from .capture import Capture, CaptureSettings, capture_session
 from .dataset import INPUT_WAV, Dataset, DatasetSample, load_dataset
 from .run_document import read_run_document
 
@@ -424,7 +425,9 @@ def resume_request(run: Path, overrides: Mapping[str, str],
         settings=CaptureSettings(packet_ms=settings["packet_ms"], grace_s=settings["grace_s"],
                                  timeout_s=settings["timeout_s"],
                                  max_received_ratio=settings.get("max_received_ratio",
-                                                                 MAX_RECEIVED_RATIO)),
+                                                                 MAX_RECEIVED_RATIO),
+                                 max_events_per_s=settings.get("max_events_per_s",
+                                                               MAX_EVENTS_PER_S)),
         concurrency=settings["concurrency"], server_revision=document["server"]["revision"],
         model=document["server"]["model"], dataset_label=document["dataset"]["label"])
 

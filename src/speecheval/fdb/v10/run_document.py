@@ -57,9 +57,9 @@ def _check(path: Path, document: dict[str, Any]) -> None:
             raise InputError(f"run.json: settings.{name} must be an integer of at least "
                              f"{low}, got {value!r}", path=path)
     for name, positive in (("grace_s", False), ("timeout_s", True),
-                           ("max_received_ratio", True)):
+                           ("max_received_ratio", True), ("max_events_per_s", True)):
         value = _require(path, document, f"settings.{name}", (int, float),
-                         optional=name == "max_received_ratio")
+                         optional=name in ("max_received_ratio", "max_events_per_s"))
         if value is not _MISSING and (isinstance(value, bool) or not math.isfinite(value)
                                       or value < 0 or (positive and value == 0)):
             raise InputError(f"run.json: settings.{name} must be a "
