@@ -14,9 +14,9 @@ from hostile.echo_secrets import echo_http
 from hostile.scripted_http import Scripted, ScriptedHttp
 from hostile.silent_handshake import SilentServer
 
-from speecheval.agents.redact import run_scrubber
 from speecheval.core.errors import InputError
 from speecheval.core.peer_json import MAX_CHARS
+from speecheval.core.redact import run_scrubber
 from speecheval.remote.chat import ChatModel, ChatSettings
 from speecheval.remote.client import ErrorAnswer, NoAnswer, send
 from speecheval.remote.endpoint import KeyRefused, OpenAIEndpoint, Rejected

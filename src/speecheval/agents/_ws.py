@@ -21,7 +21,7 @@ from websockets.uri import parse_uri
 
 from ..core import peer_json
 from ..core.errors import InputError, SystemUnderTestError
-from .redact import redact_url
+from ..core.redact import redact_url
 
 MAX_MESSAGE_BYTES = peer_json.MAX_CHARS
 """The longest message an agent may send, text or audio: past it the client closes the

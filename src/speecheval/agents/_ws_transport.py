@@ -3,7 +3,7 @@
 A transport subclass only says how to decode one message; opening, the receive loop that
 turns a dropped or closed connection into an :class:`AgentFault`, sending, and closing
 live here once. So does scrubbing: every fault reason and connection error passes
-through the transport's :class:`~speecheval.agents.redact.Redactor`, so an agent that
+through the transport's :class:`~speecheval.core.redact.Redactor`, so an agent that
 echoes a token from the URL, a header or the API key variable cannot get it into a
 report.
 """
@@ -18,9 +18,9 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from ..core.errors import SystemUnderTestError
+from ..core.redact import Redactor
 from ._ws import check_url, close_reason, open_websocket
 from .base import AgentEvent, AgentFault, AgentTransport
-from .redact import Redactor
 
 if TYPE_CHECKING:  # pydantic is imported only when a transport is built
     from .transport_options import ConnectionOptions, TransportOptions
@@ -47,7 +47,7 @@ class WebSocketTransport(AgentTransport):
         self._closing = False
 
     def scrub(self, text: str) -> str:
-        """``text`` without this transport's secrets (see :mod:`speecheval.agents.redact`)."""
+        """``text`` without this transport's secrets (see :mod:`speecheval.core.redact`)."""
         return self._redactor.scrub(text)
 
     @contextlib.contextmanager

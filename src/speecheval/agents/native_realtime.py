@@ -36,13 +36,13 @@ from urllib.parse import urlencode, urlsplit
 from websockets.exceptions import ConnectionClosed
 
 from ..core.errors import SystemUnderTestError
+from ..core.redact import redact_url
 from ..core.stream_resample import StreamResampler
 from ._realtime_base import RealtimeWsTransport
 from ._realtime_events import RealtimeDecoder, error_text
 from ._ws import api_key_from_env, close_reason, parse_json_object
 from .base import AgentEvent, AgentFault, Transcript
 from .protocol_events import Native, Realtime
-from .redact import redact_url
 
 NAME = "native-realtime"
 CLOSE_WAIT_S = 1.0  # how long close() waits for ``session.closed`` before hanging up

@@ -20,12 +20,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+from ..core.redact import redact_url
 from ..core.stream_resample import StreamResampler
 from ._realtime_base import RealtimeWsTransport
 from ._realtime_events import RealtimeDecoder
 from ._ws import api_key_from_env
 from .protocol_events import Realtime
-from .redact import redact_url
 
 NAME = "openai-realtime"
 WIRE_RATE = 24000  # the API's PCM16 rate

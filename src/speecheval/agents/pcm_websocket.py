@@ -26,12 +26,12 @@ from collections.abc import Mapping
 from typing import Literal
 
 from ..core.errors import InputError
+from ..core.redact import redact_url
 from ..core.stream_resample import StreamResampler
 from ._ws import parse_json_object
 from ._ws_transport import WebSocketTransport
 from .base import AgentEvent, AgentFault, AudioOut, Clear, Transcript
 from .protocol_events import PcmWs
-from .redact import redact_url
 
 NAME = "pcm-websocket"
 

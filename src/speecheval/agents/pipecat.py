@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.redact import redact_url
 from ..core.stream_resample import StreamResampler
 from ._ws_transport import WebSocketTransport
 from .base import AgentEvent, AgentFault, AudioOut, Clear, Transcript
@@ -33,7 +34,6 @@ from .pipecat_frames import (
     decode,
     encode_audio,
 )
-from .redact import redact_url
 
 NAME = "pipecat"
 

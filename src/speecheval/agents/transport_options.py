@@ -8,7 +8,7 @@ are imported, so that ``speecheval --help`` does not import pydantic.
 
 An unknown key is refused with the known ones listed (``-o modle=`` must not fall back
 to the default model), and every number must be finite. The text as
-given is kept too: :class:`~speecheval.agents.redact.Redactor` describes the options in
+given is kept too: :class:`~speecheval.core.redact.Redactor` describes the options in
 the report exactly as they were written, with secrets hidden.
 """
 

@@ -26,10 +26,10 @@ import numpy as np
 
 from ..core import peer_json
 from ..core.errors import InputError, SystemUnderTestError
+from ..core.redact import Redactor, redact_url
 from ..remote import answers
 from ..remote.client import ErrorAnswer, NoAnswer, send
 from .base import AgentEvent, AgentFault, AgentTransport, AudioOut
-from .redact import Redactor, redact_url
 
 if TYPE_CHECKING:
     from aiortc import RTCPeerConnection

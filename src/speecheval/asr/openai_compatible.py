@@ -20,7 +20,7 @@ rules of every remote model, :mod:`speecheval.remote.endpoint` and
 The key is read from an environment variable and sent only in the ``Authorization``
 header. Everything the server sends back (the answer's body, hence its words, and every
 reason quoting it) is scrubbed of the key and the run's other secrets
-(:func:`speecheval.agents.redact.run_scrubber`) before it leaves this module: a server
+(:func:`speecheval.core.redact.run_scrubber`) before it leaves this module: a server
 that echoes its request as words must not put the key into a transcript.
 """
 
@@ -32,8 +32,8 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from ..agents.redact import run_scrubber
 from ..core.audio import Samples, encode_wav
+from ..core.redact import run_scrubber
 from ..remote import answers
 from ..remote.endpoint import EndpointSettings, OpenAIEndpoint, Rejected
 from ..remote.keys import api_key, unset_key

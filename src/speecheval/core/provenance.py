@@ -11,7 +11,7 @@ produced it, and two runs can be compared by what went into them:
   the input root keeps the record independent of where the inputs were mounted);
 - ``settings``: the settings that change a number (JSON values);
 - ``command``: the command line as run. The caller passes it, already stripped of
-  secrets (``speecheval.agents.redact`` describes agent options without them), since core
+  secrets (``speecheval.core.redact`` describes agent options without them), since core
   cannot know which arguments carry one.
 - ``numeric``: what did the arithmetic (:func:`~speecheval.core.numeric_env.numeric_environment`:
   numpy's BLAS library, version, kernel and threads, the CPU's kernel-choosing

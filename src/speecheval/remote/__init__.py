@@ -15,5 +15,5 @@ retries, the key, scrubbing and bounded parsing are written once:
 
 The transcription recogniser (:mod:`speecheval.asr.openai_compatible`) and the FDB v1.5
 behaviour judge (:mod:`speecheval.fdb.v15.judge_openai`) are built on the endpoint.
-This package imports ``core`` and the scrubber of :mod:`speecheval.agents.redact` only.
+This package imports ``core`` only (its scrubber, :mod:`speecheval.core.redact`, included).
 """

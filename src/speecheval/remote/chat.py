@@ -19,8 +19,8 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from ..agents.redact import Scrubber, run_scrubber
 from ..core import peer_json
+from ..core.redact import Scrubber, run_scrubber
 from .answers import NoTextContent, completion
 from .endpoint import EndpointSettings, KeyRefused, OpenAIEndpoint, Rejected
 from .retry import GaveUp, Retry

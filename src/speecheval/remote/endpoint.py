@@ -11,8 +11,8 @@ they are and what a retry can change, every text the server sends scrubbed.
 
 The key is sent only in the ``Authorization`` header. The body of a 2xx answer and every
 reason quoting the server leave this module scrubbed of the key and of the run's other
-secrets (the :class:`~speecheval.agents.redact.Scrubber` the caller gives, usually
-:func:`~speecheval.agents.redact.run_scrubber`): a server that echoes its request must
+secrets (the :class:`~speecheval.core.redact.Scrubber` the caller gives, usually
+:func:`~speecheval.core.redact.run_scrubber`): a server that echoes its request must
 not put the key into a transcript, a ledger or a report.
 """
 
@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..agents.redact import REDACTED, Scrubber
 from ..core.errors import InputError
+from ..core.redact import REDACTED, Scrubber
 from .client import ErrorAnswer, NoAnswer, send
 from .keys import check_base_url
 from .retry import Retry, RetryPolicy

@@ -18,10 +18,10 @@ from numpy.typing import NDArray
 from ..agents.base import VirtualClockAgent
 from ..agents.mock import MockAgent, MockOptionError, MockSettings
 from ..agents.receive_limits import ReceiveLimits
-from ..agents.redact import Redactor
 from ..core.errors import InputError
 from ..core.executor import Executor, LocalExecutor
 from ..core.progress import Advance
+from ..core.redact import Redactor
 from .metrics import SessionMetrics, analyze
 from .recording import SessionRecording
 from .scenario import Scenario

@@ -41,7 +41,7 @@ class SessionRecording:
 
         The agent's words (an error event, a close reason) may echo a credential; the
         session scrubs them once, whichever clock or transport recorded them, before
-        anything is written (see :mod:`speecheval.agents.redact`).
+        anything is written (see :mod:`speecheval.core.redact`).
         """
         return replace(self, events=[event.scrubbed(scrub) for event in self.events],
                        fault=None if self.fault is None else scrub(self.fault))

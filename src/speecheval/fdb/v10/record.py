@@ -39,7 +39,6 @@ import numpy as np
 
 from ... import __version__
 from ...agents.receive_limits import MAX_EVENTS_PER_S, MAX_RECEIVED_RATIO
-from ...agents.redact import REDACTED, Redactor, Scrubber, redact_url, run_scrubber
 from ...agents.registry import open_transport
 from ...core import peer_json
 from ...core.audio import encode_wav, read_mono
@@ -55,6 +54,7 @@ from ...core.output import (
 )
 from ...core.progress import Advance, progress
 from ...core.provenance import package_version
+from ...core.redact import REDACTED, Redactor, Scrubber, redact_url, run_scrubber
 from ...remote.client import ErrorAnswer, NoAnswer, send
 from .capture import Capture, CaptureSettings, capture_session
 from .dataset import INPUT_WAV, Dataset, DatasetSample, load_dataset

@@ -19,7 +19,7 @@ more on every retry. Where the official script retries without end and takes the
 
 The prompt file must be the pinned one (:mod:`..v10.official_evaluator`); the key comes
 from an environment variable, and every reply and reason is scrubbed of it and of the
-run's other secrets (:func:`speecheval.agents.redact.run_scrubber`) before it reaches the
+run's other secrets (:func:`speecheval.core.redact.run_scrubber`) before it reaches the
 ledger or a verdict: a judge that echoes its request must not write the key.
 """
 
@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...agents.redact import run_scrubber
 from ...core import peer_json
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
+from ...core.redact import run_scrubber
 from ...remote import answers
 from ...remote.chat import ENDPOINT_PATH
 from ...remote.endpoint import EndpointSettings, OpenAIEndpoint, Rejected

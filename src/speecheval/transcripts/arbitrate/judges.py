@@ -13,10 +13,10 @@ The key comes from an environment variable and is never recorded.
 
 Every reply is scrubbed of the secrets the judge knows before anyone reads it (its key,
 the variables it is given, every variable whose name says it holds a credential; see
-:func:`speecheval.agents.redact.run_scrubber`): a judge that echoes its request, or a
+:func:`speecheval.core.redact.run_scrubber`): a judge that echoes its request, or a
 program that prints its environment, leaves ``REDACTED`` in the files and on the
 console. A judge program is given only a minimal environment and the variables named
-for it (:func:`speecheval.agents.redact.child_environment`).
+for it (:func:`speecheval.core.redact.child_environment`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...agents.redact import child_environment, run_scrubber
 from ...core.errors import InputError
+from ...core.redact import child_environment, run_scrubber
 from ...remote.chat import ChatModel, ChatReply, ChatSettings
 from ...remote.keys import NOT_HTTP, api_key, base_url_problem, unset_key
 from .inputs import SAFE_ID

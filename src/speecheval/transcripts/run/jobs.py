@@ -6,7 +6,7 @@ and ``--resume`` runs exactly the jobs without one; a half-written folder left b
 is removed and the job run again. Nothing in a finished folder is ever rewritten.
 
 Every answer is scrubbed of the run's secrets (the key variables of its systems, see
-:func:`speecheval.agents.redact.run_scrubber`) before anything of it is hashed or
+:func:`speecheval.core.redact.run_scrubber`) before anything of it is hashed or
 written: its raw files, its reason and its facts. A system that prints or echoes a key
 leaves ``REDACTED`` in its place, in the raw folder and in every transcript derived from
 it.
@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ...agents.redact import Scrubber
 from ...core.canonical_json import dumps
 from ...core.hashing import sha256_bytes
+from ...core.redact import Scrubber
 from .input_audio import RATE, Pcm
 from .systems.base import Answer, System
 from .tracks import track_dir

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ...agents.redact import run_scrubber
 from ...core.canonical_json import dumps
 from ...core.errors import InputError, WorkerDied
 from ...core.executor import Executor, LocalExecutor
@@ -32,6 +31,7 @@ from ...core.output import (
     create_new_output_dir,
 )
 from ...core.progress import progress
+from ...core.redact import run_scrubber
 from .. import lineage
 from . import input_audio
 from .chunker import ChunkerSettings, plan

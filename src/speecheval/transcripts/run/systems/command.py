@@ -9,7 +9,7 @@ output that does not parse in its format is a failed job with the reason. The pr
 peak memory is its own (``wait4``'s ``ru_maxrss``).
 
 The program is given only a minimal environment and the variables its ``env`` names
-(:func:`speecheval.agents.redact.child_environment`), never the key variables of the
+(:func:`speecheval.core.redact.child_environment`), never the key variables of the
 other systems or of this process; what it prints is scrubbed of those it was given
 before a reason quotes it (the runner scrubs every file it keeps as well).
 """
@@ -24,10 +24,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ....agents.redact import child_environment, run_scrubber
 from ....core.child_groups import kill_group, owned_group
 from ....core.errors import InputError
 from ....core.hashing import sha256_file
+from ....core.redact import child_environment, run_scrubber
 from ... import formats
 from ...formats.segment import Segment
 from ..input_audio import Pcm

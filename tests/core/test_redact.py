@@ -1,4 +1,4 @@
-"""``speecheval.agents.redact``: what an options description keeps, and what scrubbing finds."""
+"""``speecheval.core.redact``: what an options description keeps, and what scrubbing finds."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from speecheval.agents.redact import (
+from speecheval.agents.registry import open_transport
+from speecheval.core.errors import InputError
+from speecheval.core.redact import (
     BASE_ENVIRONMENT,
     REDACTED,
     Redactor,
@@ -15,8 +17,6 @@ from speecheval.agents.redact import (
     is_secret_name,
     run_scrubber,
 )
-from speecheval.agents.registry import open_transport
-from speecheval.core.errors import InputError
 
 
 def test_description_keeps_settings_and_drops_every_credential() -> None:
