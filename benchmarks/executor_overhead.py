@@ -44,15 +44,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from speecheval.core.executor import Executor, LocalExecutor, RayExecutor
+from speecheval.fdb.common.capture import CaptureSettings
+from speecheval.fdb.common.dataset import load_dataset
+from speecheval.fdb.common.record import RecordRequest, start_run
+from speecheval.fdb.common.reference_asr import reference_asr
 from speecheval.fdb.v10.builder import build_mini_tree, build_scale_tree
 from speecheval.fdb.v10.builder_clips import load_clips
 from speecheval.fdb.v10.builder_spec import Placement, SampleSpec
-from speecheval.fdb.v10.capture import CaptureSettings
-from speecheval.fdb.v10.dataset import load_dataset
 from speecheval.fdb.v10.dataset_build import write_dataset_sample
 from speecheval.fdb.v10.outputs import write_unified
-from speecheval.fdb.v10.record import RecordRequest, start_run
-from speecheval.fdb.v10.reference_asr import reference_asr
 from speecheval.fdb.v10.scoring import score_tree
 
 TARGET_RATIO = 1.3

@@ -34,10 +34,10 @@ from speecheval.agents.registry import open_transport
 from speecheval.core.audio import encode_wav
 from speecheval.core.canonical_json import dumps, dumps_lines
 from speecheval.core.hashing import sha256_bytes
-from speecheval.fdb.v10.capture import CaptureSettings, capture_session
-from speecheval.fdb.v10.dataset import load_dataset
+from speecheval.fdb.common.capture import CaptureSettings, capture_session
+from speecheval.fdb.common.dataset import load_dataset
+from speecheval.fdb.common.export import export_tree
 from speecheval.fdb.v10.dataset_build import build_dataset
-from speecheval.fdb.v10.export import export_tree
 
 RATE = 16_000
 TARGET_P99_MS = 5.0

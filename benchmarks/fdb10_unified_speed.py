@@ -46,11 +46,11 @@ import numpy as np
 import speecheval
 from speecheval.core.executor import default_jobs
 from speecheval.core.stats import bootstrap_quantile, quantile_rank, resample_indices
+from speecheval.fdb.common.speech import SpeechJob, segment_files
+from speecheval.fdb.common.tree import OUTPUT_WAV, USER_INTERRUPTION, load_manifest
 from speecheval.fdb.v10.builder import build_scale_tree
 from speecheval.fdb.v10.outputs import write_unified
 from speecheval.fdb.v10.scoring import UnifiedResult, score_tree
-from speecheval.fdb.v10.speech import SpeechJob, segment_files
-from speecheval.fdb.v10.tree import OUTPUT_WAV, USER_INTERRUPTION, load_manifest
 
 SILERO_FILES = 24
 COLD_TARGET_S, WARM_TARGET_S = 2.0, 0.5

@@ -9,7 +9,7 @@ import asyncio
 import numpy as np
 import pytest
 
-from speecheval.fdb.v10.capture import CaptureSettings, capture_session
+from speecheval.fdb.common.capture import CaptureSettings, capture_session
 from speecheval.session.realtime import run_realtime
 
 from .custom_transport import HalfOpenTransport

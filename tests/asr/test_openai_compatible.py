@@ -29,7 +29,7 @@ from speecheval.asr.base import SAMPLE_RATE, RecognitionFailed, TimedWord
 from speecheval.asr.openai_compatible import OpenAICompatibleRecogniser, OpenAISettings
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
-from speecheval.fdb.v10.reference_asr import plan_jobs
+from speecheval.fdb.common.reference_asr import plan_jobs
 
 KEY = "sk-test-0123456789abcdef"
 Answer = tuple[int, dict[str, str], bytes]

@@ -44,7 +44,7 @@ from speecheval.core.results import (
 )
 from speecheval.core.share import Share
 from speecheval.core.timeline import Span
-from speecheval.fdb.v10.aggregate import (
+from speecheval.fdb.common.aggregate import (
     Bootstrap,
     LatencyQuantiles,
     PooledRatio,

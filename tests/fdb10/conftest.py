@@ -14,8 +14,8 @@ import pytest
 
 from speecheval.core.progress import Advance
 from speecheval.core.timeline import Spans
+from speecheval.fdb.common.speech import Segmented
 from speecheval.fdb.v10 import scoring
-from speecheval.fdb.v10.speech import Segmented
 
 FAKE_VAD = {"package": "hand-written segments", "settings": {}}
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from speecheval.core.stats import bootstrap_quantile, bootstrap_ratio
-from speecheval.fdb.v10.aggregate import LatencyQuantiles, PooledRatio, ShareMetric
+from speecheval.fdb.common.aggregate import LatencyQuantiles, PooledRatio, ShareMetric
 
 
 def share(count: int, n: int, **kwargs: Any) -> dict[str, Any]:

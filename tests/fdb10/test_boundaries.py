@@ -16,8 +16,8 @@ import pytest
 
 from speecheval.core.errors import InputError
 from speecheval.core.timeline import Span, Spans
-from speecheval.fdb.v10.aggregate import rate_within
-from speecheval.fdb.v10.annotations import (
+from speecheval.fdb.common.aggregate import rate_within
+from speecheval.fdb.common.annotations import (
     Word,
     load_interruption,
     load_pauses,
@@ -316,9 +316,9 @@ def test_task_load_names_the_annotation_file_of_a_bad_boundary() -> None:
     # a pause end and R at 10.000001 s lie past T = 10 s
     from types import SimpleNamespace
 
+    from speecheval.fdb.common.tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING, USER_INTERRUPTION
     from speecheval.fdb.v10.samples import LoadedSample
     from speecheval.fdb.v10.tasks import TASKS
-    from speecheval.fdb.v10.tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING, USER_INTERRUPTION
 
     for task, data in ((SMOOTH_TURN_TAKING, [{"timestamp": [10.000001, 11.0]}]),
                        (PAUSE_HANDLING, [{"timestamp": [9.0, 10.000001]}]),
@@ -338,10 +338,10 @@ def test_pause_task_scores_one_sample_as_it_scores_a_batch() -> None:
     # pause [2 s, 4 s) and a word at [3 s, 3.5 s) inside it: one intruded pause of 2 s
     from types import SimpleNamespace
 
-    from speecheval.fdb.v10.annotations import Word
+    from speecheval.fdb.common.annotations import Word
+    from speecheval.fdb.common.tree import PAUSE_HANDLING
     from speecheval.fdb.v10.samples import LoadedSample
     from speecheval.fdb.v10.tasks import TASKS
-    from speecheval.fdb.v10.tree import PAUSE_HANDLING
 
     sample = LoadedSample(entry=SimpleNamespace(sample_id="s1"),  # type: ignore[arg-type]
                           duration_us=10_000_000, transcript=Path("out/s1.json"),

@@ -14,7 +14,7 @@ from speecheval.cli import main
 from speecheval.core.audio import read_mono
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_bytes, sha256_file
-from speecheval.fdb.v10.dataset import ABSENT, load_dataset, revision_digest
+from speecheval.fdb.common.dataset import ABSENT, load_dataset, revision_digest
 from speecheval.fdb.v10.dataset_build import INPUT_RATES, build_dataset, dataset_specs
 
 SPEECH_DBFS = -45.0   # the local agents' speech threshold; word tails decay to about -38 dBFS

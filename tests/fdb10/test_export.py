@@ -15,8 +15,8 @@ from speecheval.cli import main
 from speecheval.core.audio import read_mono
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.export import export_tree
-from speecheval.fdb.v10.tree import load_manifest
+from speecheval.fdb.common.export import export_tree
+from speecheval.fdb.common.tree import load_manifest
 
 from .capturekit import (
     Trace,

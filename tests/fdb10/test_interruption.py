@@ -8,7 +8,7 @@ import pytest
 
 from speecheval.core.timebase import to_us
 from speecheval.core.timeline import Span, Spans
-from speecheval.fdb.v10.annotations import Word
+from speecheval.fdb.common.annotations import Word
 from speecheval.fdb.v10.interruption import score_interruption_sample
 from speecheval.fdb.v10.scoring import score_tree
 

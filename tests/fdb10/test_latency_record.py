@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from speecheval.fdb.v10.aggregate import LatencyQuantiles
+from speecheval.fdb.common.aggregate import LatencyQuantiles
 
 
 def test_median_without_interval_is_recorded_as_null() -> None:

@@ -9,7 +9,7 @@ import pytest
 from speecheval.core.stats import resample_indices
 from speecheval.core.timebase import to_us
 from speecheval.core.timeline import Spans
-from speecheval.fdb.v10.annotations import Word
+from speecheval.fdb.common.annotations import Word
 from speecheval.fdb.v10.pause import score_pause_sample
 from speecheval.fdb.v10.scoring import score_tree
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from speecheval.core.timeline import Spans
-from speecheval.fdb.v10.annotations import Word
+from speecheval.fdb.common.annotations import Word
 from speecheval.fdb.v10.pause import score_pause_sample, score_pause_samples
 
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from speecheval.core.timeline import Spans
-from speecheval.fdb.v10.annotations import Word
+from speecheval.fdb.common.annotations import Word
 from speecheval.fdb.v10.pause import PauseSample, score_pause_sample, score_pause_samples
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from speecheval.fdb.v10.eligibility import (
+from speecheval.fdb.common.eligibility import (
     Verdict,
     check_dataset,
     check_pacing,
     check_rate,
     check_window,
 )
-from speecheval.fdb.v10.playout import Arrival, render, resampler, schedule, to_tree_rate
+from speecheval.fdb.common.playout import Arrival, render, resampler, schedule, to_tree_rate
 
 RATE = 16_000  # 16 samples per millisecond
 

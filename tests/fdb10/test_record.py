@@ -19,8 +19,8 @@ import pytest
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.dataset import load_dataset
-from speecheval.fdb.v10.export import export_tree
+from speecheval.fdb.common.dataset import load_dataset
+from speecheval.fdb.common.export import export_tree
 
 from .capturekit import agent_thread, short_dataset
 

@@ -94,7 +94,7 @@ def test_a_session_that_kills_its_worker_is_an_error_and_the_run_goes_on(
     """The agent kills the worker process whenever session 2 connects: it is tried 3
     times, then recorded as an error with the reason; the others complete, the run is
     complete (exit 3) and its export marks session 2 ineligible rather than failing."""
-    from speecheval.fdb.v10.export import export_tree
+    from speecheval.fdb.common.export import export_tree
 
     run = tmp_path / "run"
     assert main(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
@@ -119,9 +119,9 @@ def test_a_session_given_again_after_its_folder_was_written_is_not_recorded_agai
     """When a worker dies the pool's other workers are stopped too, and one may have
     written its session's folder before its result could come back: given again, that
     session returns the status it wrote and connects to nothing (here: no agent at all)."""
-    from speecheval.fdb.v10.capture import CaptureSettings
-    from speecheval.fdb.v10.dataset import load_dataset
-    from speecheval.fdb.v10.record import RecordRequest, dataset_sessions, record_alone
+    from speecheval.fdb.common.capture import CaptureSettings
+    from speecheval.fdb.common.dataset import load_dataset
+    from speecheval.fdb.common.record import RecordRequest, dataset_sessions, record_alone
 
     run = tmp_path / "run"
     assert main(["fdb10", "record", "--dataset-root", str(dataset), "--agent",

@@ -28,7 +28,7 @@ import sys, tracemalloc
 import numpy, soundfile, websockets.asyncio.client
 from speecheval.cli import main
 import speecheval.agents.pcm_websocket, speecheval.agents.transport_options
-import speecheval.fdb.v10.record, speecheval.fdb.v10.export
+import speecheval.fdb.common.record, speecheval.fdb.common.export
 tracemalloc.start()
 code = main(sys.argv[1:])
 print(code, tracemalloc.get_traced_memory()[1])

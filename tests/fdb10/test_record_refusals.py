@@ -15,8 +15,8 @@ import pytest
 from fdb15.test_capture import tiny_dataset
 
 from speecheval.cli import main
-from speecheval.fdb.v10 import record
-from speecheval.fdb.v10.dataset import load_dataset
+from speecheval.fdb.common import record
+from speecheval.fdb.common.dataset import load_dataset
 
 from .capturekit import agent_thread, short_dataset
 

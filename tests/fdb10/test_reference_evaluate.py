@@ -20,7 +20,7 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.official_evaluator import PINNED_SHA256
+from speecheval.fdb.common.official_evaluator import PINNED_SHA256
 from speecheval.fdb.v10.reference_column import load_reference_column
 from speecheval.fdb.v10.reference_evaluate import parse_results
 

@@ -14,8 +14,8 @@ import pytest
 from speecheval.core.audio import Audio, read_mono, write_wav
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10 import speech as speech_module
-from speecheval.fdb.v10.speech import (
+from speecheval.fdb.common import speech as speech_module
+from speecheval.fdb.common.speech import (
     SpeechJob,
     _detect,
     _look_up_all,

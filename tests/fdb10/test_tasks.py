@@ -7,10 +7,10 @@ from pathlib import Path
 
 from speecheval.core.canonical_json import dumps
 from speecheval.core.results import from_dict, to_dict
+from speecheval.fdb.common.tree import ANNOTATION_FILES, SUBSET_TASKS, USER_INTERRUPTION
 from speecheval.fdb.v10.outputs import UNIFIED_JSON, UNIFIED_SAMPLES, write_unified
 from speecheval.fdb.v10.scoring import SampleRow, UnifiedSummary, score_tree
 from speecheval.fdb.v10.tasks import TASKS
-from speecheval.fdb.v10.tree import ANNOTATION_FILES, SUBSET_TASKS, USER_INTERRUPTION
 
 from .treekit import Spec, interrupt, pauses, turn, write_tree
 

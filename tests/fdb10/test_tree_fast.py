@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from speecheval.core.errors import InputError
-from speecheval.fdb.v10 import tree, tree_fast
+from speecheval.fdb.common import tree, tree_fast
 
 SAMPLE: dict[str, Any] = {
     "sample_id": "synthetic_pause_handling/1", "subset": "synthetic_pause_handling",
@@ -102,7 +102,7 @@ def schema_manifest(path: Path) -> tuple[str, dict[str, int], list[tuple[Any, ..
 
 def schema_asr(path: Path) -> tuple[dict[str, Any], dict[str, str]] | None:
     from speecheval.core.schema import load
-    from speecheval.fdb.v10.tree_schema import AsrFile
+    from speecheval.fdb.common.tree_schema import AsrFile
 
     try:
         checked = load(AsrFile, path, what="asr.json")

@@ -70,7 +70,7 @@ def _files_never_settled(monkeypatch: pytest.MonkeyPatch) -> None:
     nothing (files changed within ``SETTLED_NS`` are not remembered) -- unless the machine
     is slow enough for 2 s to pass first; tests that count hashing or cache entries must
     not depend on that. The memo's own tests set their value over this one."""
-    from speecheval.fdb.v10 import hash_memo
+    from speecheval.fdb.common import hash_memo
 
     monkeypatch.setattr(hash_memo, "SETTLED_NS", 10**18)
 
@@ -289,7 +289,7 @@ def test_a_wav_changed_after_caching_is_still_refused(tree: Path, tmp_path: Path
 
 def count_hashing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Names of the hash functions called on output.wav bytes or files, in call order."""
-    from speecheval.fdb.v10 import hash_memo, speech
+    from speecheval.fdb.common import hash_memo, speech
 
     hashed: list[str] = []
     for module, name in ((speech, "sha256_bytes"), (speech, "sha256_file"),
@@ -391,10 +391,10 @@ def test_a_warm_command_imports_neither_the_model_nor_pydantic(tree: Path,
 
 def test_files_untouched_since_they_were_hashed_are_not_read_again(
         tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hash memo (fdb/v10/hash_memo.py): once the files have settled, a warm run
+    """The hash memo (fdb/common/hash_memo.py): once the files have settled, a warm run
     reads none of them; a file changed since, even to the same size and with its
     modification time set back, is read and refused."""
-    from speecheval.fdb.v10 import hash_memo
+    from speecheval.fdb.common import hash_memo
 
     monkeypatch.setattr(hash_memo, "SETTLED_NS", 0)  # the tree's files are seconds old
     folder = tmp_path / "cache"
@@ -418,7 +418,7 @@ def test_files_untouched_since_they_were_hashed_are_not_read_again(
 
 def test_files_changed_just_before_or_while_hashed_are_not_remembered(
         tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from speecheval.fdb.v10 import hash_memo
+    from speecheval.fdb.common import hash_memo
 
     # files changed within SETTLED_NS of being hashed (here: all, whatever the machine's
     # speed) are hashed by every run
@@ -452,7 +452,7 @@ def test_files_changed_just_before_or_while_hashed_are_not_remembered(
 
 def test_an_unreadable_memo_means_every_file_is_hashed(
         tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from speecheval.fdb.v10 import hash_memo
+    from speecheval.fdb.common import hash_memo
 
     monkeypatch.setattr(hash_memo, "SETTLED_NS", 0)
     folder = tmp_path / "cache"
@@ -474,7 +474,7 @@ def test_the_provenance_record_hashes_no_file_the_run_hashed_already(
     the VAD's identity: the record takes those hashes (the same values: the record is
     unchanged) instead of reading the four files again."""
     from speecheval.core import provenance
-    from speecheval.fdb.v10.speech import vad_model_files
+    from speecheval.fdb.common.speech import vad_model_files
 
     before = score_tree(tree, vad_cache=tmp_path / "cache").summary.provenance
     hashed: list[Path] = []

@@ -280,7 +280,7 @@ def test_t_of_exactly_one_silero_window_is_scored(tmp_path: Path, hand_segments)
 
 
 def test_minimum_t_is_the_silero_window() -> None:
-    from speecheval.fdb.v10.tree import SILERO_WINDOW_S
+    from speecheval.fdb.common.tree import SILERO_WINDOW_S
     from speecheval.vad import silero_model
 
     for rate, (window, _context) in silero_model.FRAMING.items():

@@ -15,7 +15,7 @@ import numpy as np
 
 from speecheval.core.audio import write_wav
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.tree import ANNOTATION_FILES, DECLARED_SIZES, SUBSET_TASKS
+from speecheval.fdb.common.tree import ANNOTATION_FILES, DECLARED_SIZES, SUBSET_TASKS
 
 
 @dataclass

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from speecheval.core.timeline import Span
-from speecheval.fdb.v10.annotations import Word
+from speecheval.fdb.common.annotations import Word
 from speecheval.fdb.v15.behavior import JudgeCase, Verdict, behaviour_shares
 from speecheval.fdb.v15.judge_offline import OfflineJudge
 

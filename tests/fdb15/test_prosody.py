@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from speecheval.core.audio import Audio
-from speecheval.fdb.v10.annotations import Word
+from speecheval.fdb.common.annotations import Word
 from speecheval.fdb.v15 import speech
 from speecheval.fdb.v15.prosody import (
     MEASURES,

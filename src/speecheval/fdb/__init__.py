@@ -1,1 +1,1 @@
-"""Full-Duplex-Bench: v1.0 (``fdb.v10``) and, later, v1.5 (``fdb.v15``)."""
+"""Full-Duplex-Bench: v1.0 (``fdb.v10``), v1.5 (``fdb.v15``) and what both use (``fdb.common``)."""

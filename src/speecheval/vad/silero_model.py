@@ -273,7 +273,7 @@ class SileroOnnx:
 
         The whole list is one group and runs as many LSTM steps as its longest file has
         windows: the caller picks the group's size (files of like length pad fewer steps;
-        ``fdb.v10.speech`` takes consecutive outputs, 28-32 s each on the full-size tree).
+        ``fdb.common.speech`` takes consecutive outputs, 28-32 s each on the full-size tree).
         """
         short = [index for index, samples in enumerate(files)
                  if window_count(samples.size, 16_000) <= BATCHED_BLOCK_WINDOWS]

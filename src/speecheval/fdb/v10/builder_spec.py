@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ...core.timebase import US_PER_S, to_us
-from .tree import ANNOTATION_FILES, DECLARED_SIZES, SUBSET_TASKS
+from ..common.tree import ANNOTATION_FILES, DECLARED_SIZES, SUBSET_TASKS
 
 RATE = 16_000
 """Sample rate of every generated output.wav (the rate of the official outputs)."""

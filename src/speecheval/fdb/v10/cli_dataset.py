@@ -15,7 +15,7 @@ import click
               help="mini: 8 samples per subset; full: the declared 137/216/119/200/55.")
 def build_dataset_command(out: Path, size: str) -> None:
     """Write a v1.0 input dataset in the official layout from espeak-ng speech."""
-    from .dataset import load_dataset
+    from ..common.dataset import load_dataset
     from .dataset_build import build_dataset
 
     started = time.perf_counter()
@@ -31,7 +31,7 @@ def build_dataset_command(out: Path, size: str) -> None:
               help="Folder holding the v1.0 subset folders.")
 def check_dataset_command(root: Path) -> None:
     """Read a v1.0 dataset: sizes, input rates, problems and the computed revision."""
-    from .dataset import load_dataset
+    from ..common.dataset import load_dataset
 
     dataset = load_dataset(root)
     info = dataset.describe()

@@ -10,7 +10,7 @@ import click
 from ...cli_executor import executor_options
 from ...core.errors import InputError
 from ...core.executor import default_jobs
-from .cli_recogniser import recogniser_choice, recogniser_options
+from ..common.cli_recogniser import recogniser_choice, recogniser_options
 
 
 @click.command("reference-asr")
@@ -31,7 +31,7 @@ def reference_asr_command(tree: Path, backend: str, jobs: int | None, nemo: Path
     is refused. If the backend fails on any sample, nothing is written (exit 3).
     """
     from ...core.executor import make_executor
-    from .reference_asr import reference_asr
+    from ..common.reference_asr import reference_asr
 
     factory, workers = recogniser_choice(backend, jobs, nemo, nemo_sha256, nemo_device,
                                          base_url, model, api_key_env, max_attempts,

@@ -35,8 +35,9 @@ from ...core.audio import encode_wav, resample
 from ...core.canonical_json import dumps
 from ...core.output import atomic_write_bytes, atomic_write_text, new_output_dir
 from ...core.timebase import from_us, to_us
+from ..common.synthetic import official_json
 from .builder_clips import ClipLibrary, load_clips
-from .builder_render import annotation, official_json, render_audio
+from .builder_render import annotation, render_audio
 from .builder_spec import ANNOTATION_FILES, DECLARED_SIZES, RATE, Placement, SampleSpec
 
 MINI_PER_SUBSET = 8

@@ -15,7 +15,7 @@ import numpy as np
 from ...core.results import Result
 from ...core.timebase import from_us
 from ...core.timeline import Span, Spans
-from .annotations import Word
+from ..common.annotations import Word
 from .turn_taking import optional_seconds
 
 NOT_EXERCISED = "not_exercised"

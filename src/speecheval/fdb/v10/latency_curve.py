@@ -20,7 +20,7 @@ from typing import Any
 
 from ...core.stats import quantile_rank
 from ...core.timebase import from_us, to_us
-from .tree import SMOOTH_TURN_TAKING, USER_INTERRUPTION
+from ..common.tree import SMOOTH_TURN_TAKING, USER_INTERRUPTION
 
 REFERENCE_TIME = {SMOOTH_TURN_TAKING: "E", USER_INTERRUPTION: "R"}
 """The row key of the time a latency is measured from, for the tasks with a curve."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING, USER_INTERRUPTION
+from ..common.tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING, USER_INTERRUPTION
 
 INELIGIBLE = "ineligible"
 INTRUSION, NO_INTRUSION = "intrusion", "no intrusion"

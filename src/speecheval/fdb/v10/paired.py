@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.timebase import to_us
+from ..common.tree import USER_INTERRUPTION
 from .latency_curve import NOT_EXERCISED, REFERENCE_TIME, LatencyCurve, latency_curve
 from .outcomes import OUTCOMES, outcome
-from .tree import USER_INTERRUPTION
 
 
 @dataclass(frozen=True)

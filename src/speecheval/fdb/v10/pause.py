@@ -17,7 +17,7 @@ import numpy as np
 from ...core.results import Result
 from ...core.timebase import from_us
 from ...core.timeline import Spans
-from .annotations import Word, word_spans
+from ..common.annotations import Word, word_spans
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import InputError
-from .tree import SUMMARY_FILE, SUMMARY_KIND, tree_file
+from ..common.tree import SUMMARY_FILE, SUMMARY_KIND, tree_file
 
 __all__ = ["SUMMARY_KIND", "ReferenceColumn", "load_reference_column"]
 
@@ -52,7 +52,7 @@ def load_reference_column(tree: Path, manifest_sha256: str, asr_sha256: str
         return None, "reference column: none (no summary.json; run reference-evaluate)"
     # imported once there is a file to read: pydantic costs a warm run most of its time
     from ...core.schema import load
-    from .tree_schema import SummaryFile
+    from ..common.tree_schema import SummaryFile
 
     try:
         data = load(SummaryFile, path, what="summary.json")

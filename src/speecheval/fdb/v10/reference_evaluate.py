@@ -40,9 +40,8 @@ from ...core import canonical_json
 from ...core.errors import InputError
 from ...core.hashing import sha256_file
 from ...core.output import atomic_write_text
-from .official_evaluator import REPOSITORY, REVISION, verify_checkout
-from .reference_column import SUMMARY_KIND
-from .tree import (
+from ..common.official_evaluator import REPOSITORY, REVISION, verify_checkout
+from ..common.tree import (
     BACKCHANNEL,
     OUTPUT_JSON,
     OUTPUT_WAV,
@@ -55,6 +54,7 @@ from .tree import (
     read_json,
     tree_file,
 )
+from .reference_column import SUMMARY_KIND
 
 OK = "ok"
 NOT_COMPUTABLE = "not computable"

@@ -31,6 +31,14 @@ from ...report import page as pg
 from ...report.numbers import fixed
 from ...report.table import Table
 from ...report.timeline import to_svg
+from ..common.speech import SpeechJob, segment_files
+from ..common.tree import (
+    BACKCHANNEL,
+    OUTPUT_WAV,
+    PAUSE_HANDLING,
+    SMOOTH_TURN_TAKING,
+    ManifestSample,
+)
 from .latency_curve import REFERENCE_TIME, latency_curve
 from .outcomes import OUTCOMES, outcome, outcome_counts
 from .paired import pair_subset
@@ -39,8 +47,6 @@ from .report_curves import curve_blocks
 from .report_paired import paired_section
 from .scoring import UnifiedResult, load_sample, score_tree
 from .show_plan import plan_timeline
-from .speech import SpeechJob, segment_files
-from .tree import BACKCHANNEL, OUTPUT_WAV, PAUSE_HANDLING, SMOOTH_TURN_TAKING, ManifestSample
 
 INPUT_WAV = "input.wav"
 """The user's side, played beside the output when the tree has it (not part of the

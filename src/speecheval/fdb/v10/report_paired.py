@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from ...report import page as pg
 from ...report.table import Table
+from ..common.tree import USER_INTERRUPTION
 from .latency_curve import REFERENCE_TIME
 from .outcomes import INELIGIBLE, OUTCOMES
 from .paired import PairedSubset
 from .report_curves import RIGHT, curve_blocks
-from .tree import USER_INTERRUPTION
 
 
 def _coverage(paired: PairedSubset, first: str, second: str) -> tuple[str, ...]:

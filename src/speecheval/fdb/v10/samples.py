@@ -18,9 +18,9 @@ from ...core.errors import InputError
 from ...core.hashing import sha256_bytes
 from ...core.timebase import to_us
 from ...core.timeline import Span, Spans
-from .annotations import TRANSCRIPT, Word, words_from
-from .speech import expected_samples
-from .tree import OUTPUT_JSON, OUTPUT_WAV, AsrIndex, ManifestSample, parse_json
+from ..common.annotations import TRANSCRIPT, Word, words_from
+from ..common.speech import expected_samples
+from ..common.tree import OUTPUT_JSON, OUTPUT_WAV, AsrIndex, ManifestSample, parse_json
 
 # One empty Spans for every sample without pauses (a Spans is read-only): making one per
 # sample cost about 8 us each, once per sample (read_sample; the task's replace copies

@@ -28,9 +28,8 @@ from ...core.provenance import Provenance, collect_provenance
 from ...core.results import Result
 from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from ...core.timeline import Spans
-from .hash_memo import HashMemo
-from .samples import LoadedSample, read_sample
-from .speech import (
+from ..common.hash_memo import HashMemo
+from ..common.speech import (
     CacheUse,
     SpeechJob,
     SpeechRun,
@@ -38,8 +37,7 @@ from .speech import (
     vad_model_files,
     vad_model_hashes,
 )
-from .tasks import TASKS, SampleScore, SubsetResult
-from .tree import (
+from ..common.tree import (
     ASR_FILE,
     MANIFEST_FILE,
     OUTPUT_WAV,
@@ -50,6 +48,8 @@ from .tree import (
     load_asr,
     load_manifest,
 )
+from .samples import LoadedSample, read_sample
+from .tasks import TASKS, SampleScore, SubsetResult
 
 if TYPE_CHECKING:
     from ...core.executor import Executor

@@ -15,10 +15,10 @@ from ...core.audio import read_mono
 from ...core.errors import InputError
 from ...core.output import atomic_write_bytes, refuse_existing
 from ...report.timeline import Timeline, image_bytes, to_figure
+from ..common.speech import SpeechJob, segment_file
+from ..common.tree import OUTPUT_WAV, load_asr, load_manifest
 from .scoring import load_sample, score_sample
 from .show_plan import plan_timeline
-from .speech import SpeechJob, segment_file
-from .tree import OUTPUT_WAV, load_asr, load_manifest
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

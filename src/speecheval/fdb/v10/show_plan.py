@@ -23,9 +23,9 @@ from numpy.typing import NDArray
 from ...core.timebase import from_us, to_us
 from ...core.timeline import Spans
 from ...report.timeline import Interval, Marker, Span, Timeline, Track, Wave, Word, Zoom
+from ..common.tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING
 from .pause import owned_intervals
 from .samples import LoadedSample
-from .tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING
 
 ZOOM_MARGIN_S = 0.75
 """Seconds shown on each side of a reference time in a zoom panel: at about 650 px for

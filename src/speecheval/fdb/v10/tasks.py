@@ -17,13 +17,26 @@ from ...core.errors import InputError
 from ...core.results import Result
 from ...core.timebase import from_us
 from ...core.timeline import Spans
+from ..common.aggregate import (
+    LatencyQuantiles,
+    Metric,
+    PooledRatio,
+    ShareMetric,
+    SubsetCounts,
+    rate_within,
+)
+from ..common.annotations import interruption_from, pauses_from, turn_end_from
+from ..common.tree import (
+    BACKCHANNEL,
+    PAUSE_HANDLING,
+    SMOOTH_TURN_TAKING,
+    USER_INTERRUPTION,
+    ManifestSample,
+)
 from . import interruption as intr
 from . import turn_taking as tt
-from .aggregate import LatencyQuantiles, Metric, PooledRatio, ShareMetric, SubsetCounts, rate_within
-from .annotations import interruption_from, pauses_from, turn_end_from
 from .pause import PauseSample, score_pause_sample, score_pause_samples
 from .samples import LoadedSample
-from .tree import BACKCHANNEL, PAUSE_HANDLING, SMOOTH_TURN_TAKING, USER_INTERRUPTION, ManifestSample
 
 RESPONSE_WINDOWS_S = (1, 2, 5)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ...core.results import Result
 from ...core.timebase import from_us
-from .annotations import Word
+from ..common.annotations import Word
 
 EARLY_START = "early_start"
 RESPONSE = "response"

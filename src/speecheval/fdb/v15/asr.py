@@ -4,7 +4,7 @@ For every eligible pair of an ``fdb15 export`` tree, ``output.wav`` and
 ``clean_output.wav`` (both members' replies, whole: v1.5 has no cut at the overlap) are
 transcribed into ``output.json`` and ``clean_output.json`` in the official format, with
 the recognisers, silence guard and word timestamps of v1.0's ``reference-asr``
-(:mod:`..v10.reference_asr`). ``eval_behavior.py`` also reads ``input.json`` and
+(:mod:`..common.reference_asr`). ``eval_behavior.py`` also reads ``input.json`` and
 ``clean_input.json``, so the two inputs are transcribed too unless ``--no-inputs``.
 
 Every audio file is checked against the manifest's hash and its length T first.
@@ -25,8 +25,8 @@ from ...asr.base import Recogniser
 from ...core.errors import InputError
 from ...core.executor import Executor, LocalExecutor
 from ...core.numeric_env import numeric_environment
-from ..v10.reference_asr import AsrJob, transcribe_jobs, write_transcripts
-from ..v10.tree import tree_file
+from ..common.reference_asr import AsrJob, transcribe_jobs, write_transcripts
+from ..common.tree import tree_file
 from .export import MANIFEST_KIND, OUTPUT_FILES, SCHEMA_VERSION
 from .layout import CLEAN_INPUT_WAV, INPUT_WAV
 

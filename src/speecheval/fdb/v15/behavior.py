@@ -24,7 +24,7 @@ from ...core.audio import audio_info
 from ...core.errors import InputError
 from ...core.share import Share
 from ...core.timeline import Span
-from ..v10.annotations import Word, load_words
+from ..common.annotations import Word, load_words
 from .layout import DECLARED_SIZES
 
 LABELS = ("C_RESPOND", "C_RESUME", "C_UNCERTAIN_HANDLING", "C_UNKNOWN")

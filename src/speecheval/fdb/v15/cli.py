@@ -13,8 +13,8 @@ from typing import Any
 import click
 
 from ...cli_executor import executor_options
-from ..v10.cli_recogniser import recogniser_options
-from ..v10.cli_record import record_or_resume, session_options
+from ..common.cli_recogniser import recogniser_options
+from ..common.cli_record import record_or_resume, session_options
 
 
 @click.group()
@@ -261,7 +261,7 @@ def record_command(root: Path | None, scenarios: tuple[str, ...], sample_ids: tu
 def export_command(runs: tuple[Path, ...], root: Path | None, out: Path) -> None:
     """Play out record runs (several: shards merge) into a v1.5 tree with output.wav and
     clean_output.wav per eligible pair."""
-    from ..v10.export import load_run
+    from ..common.export import load_run
     from .export import export_tree
     from .record import RUN_KIND
 
@@ -290,7 +290,7 @@ def asr_command(tree: Path, inputs: bool, backend: str, jobs: int | None, nemo: 
     output.json and clean_output.json, and write asr.json (exit 3, nothing written, if
     the backend fails on any file)."""
     from ...core.executor import make_executor
-    from ..v10.cli_recogniser import recogniser_choice
+    from ..common.cli_recogniser import recogniser_choice
     from .asr import transcribe_tree
 
     factory, workers = recogniser_choice(backend, jobs, nemo, nemo_sha256, nemo_device,

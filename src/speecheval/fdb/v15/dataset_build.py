@@ -31,7 +31,7 @@ from ...core.audio import encode_wav
 from ...core.canonical_json import dumps
 from ...core.output import atomic_write_bytes, atomic_write_text, new_output_dir
 from ...core.pcm import to_int16
-from ..v10.builder_render import NOISE_SHIFT, noise_seed, official_json
+from ..common.synthetic import NOISE_SHIFT, noise_seed, official_json
 from . import speech
 from .acoustics import Reflection, add_reflections, apply_gain_db, high_shelf, low_pass
 from .layout import CLEAN_INPUT_WAV, DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef

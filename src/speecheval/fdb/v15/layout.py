@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.errors import InputError
-from ..v10.dataset import sample_id_order
+from ..common.dataset import sample_id_order
 
 DECLARED_SIZES: dict[str, int] = {
     "user_interruption": 200,

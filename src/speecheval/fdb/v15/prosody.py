@@ -35,7 +35,7 @@ from ...core.audio import Audio, resample
 from ...core.errors import InputError
 from ...core.timeline import Span
 from ...vad.base import Vad
-from ..v10.annotations import Word
+from ..common.annotations import Word
 from .paired_tests import Measured
 
 MEASURES = ("pitch_mean_hz", "pitch_sd_hz", "intensity_mean_db", "intensity_sd_db",

@@ -16,7 +16,7 @@ from ...core.output import atomic_write_text, new_output_dir
 from ...core.provenance import Provenance
 from ...report.numbers import fixed, percent
 from ...report.table import Table, to_text
-from ..v10.aggregate import LatencyQuantiles
+from ..common.aggregate import LatencyQuantiles
 from .scoring import ScenarioTiming, ScoredTrial
 
 TIMING_KIND = "fdb-v1.5-timing"

@@ -15,7 +15,7 @@ The trials are timed through a :class:`~speecheval.core.executor.Executor` (``--
 back in trial order, so the files do not depend on where the trials ran.
 Per scenario: the share of each status with its Wilson interval, and the median stop and
 response latency with a whole-sample bootstrap interval (v1.0's
-:class:`..v10.aggregate.LatencyQuantiles`: 2000 resamples, seed 0, the rank rule of
+:class:`..common.aggregate.LatencyQuantiles`: 2000 resamples, seed 0, the rank rule of
 :mod:`speecheval.core.stats`, censored and missing values at ``+inf``).
 """
 
@@ -34,7 +34,7 @@ from ...core.results import Result
 from ...core.timebase import to_us
 from ...core.timeline import Span
 from ...vad.base import Vad
-from ..v10.aggregate import LatencyQuantiles, ShareMetric
+from ..common.aggregate import LatencyQuantiles, ShareMetric
 from .layout import DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef, sample_folders
 from .official_timing import OFFICIAL_SPEECH_PAD_MS, OfficialTiming, official_timing
 from .timing import RESPONSE_STATUSES, STOP_STATUSES, TrialTiming, trial_timing
