@@ -1,5 +1,5 @@
 """The FDB floors: ``fdb/common`` imports neither version, ``fdb/v15`` imports nothing from
-``fdb/v10`` (docs/architecture.md).
+``fdb/v10`` (docs/architecture.md, ADR 0009).
 
 Every import of every module is read from its source (``ast``), at any depth: top level,
 inside functions (the lazy imports of commands), under ``TYPE_CHECKING``, and a string
@@ -86,7 +86,7 @@ def test_the_reader_sees_relative_lazy_and_string_imports() -> None:
     assert "speecheval.fdb.common.dataset" in v15
     assert "speecheval.fdb.common.cli_recogniser.recogniser_choice" in v15  # inside a function
     cli = imported(FDB / "v10" / "cli.py")
-    assert "speecheval.fdb.v10.cli_reference" in cli
+    assert "speecheval.fdb.v10.cli_record" in cli
 
 
 @pytest.mark.parametrize("source", [

@@ -22,8 +22,8 @@ COMMANDS = {
     "report": Lazy("speecheval.fdb.v10.cli_reference:report_command"),
     "build-dataset": Lazy("speecheval.fdb.v10.cli_dataset:build_dataset_command"),
     "check-dataset": Lazy("speecheval.fdb.v10.cli_dataset:check_dataset_command"),
-    "record": Lazy("speecheval.fdb.common.cli_record:record_command"),
-    "reference-export": Lazy("speecheval.fdb.common.cli_record:reference_export_command"),
+    "record": Lazy("speecheval.fdb.v10.cli_record:record_command"),
+    "reference-export": Lazy("speecheval.fdb.v10.cli_record:reference_export_command"),
     "demo": Lazy("speecheval.fdb.v10.cli_demo:demo_command"),
 }
 
