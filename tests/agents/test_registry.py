@@ -166,3 +166,24 @@ def test_the_class_attribute_says_the_clock() -> None:
     assert agent_class("pcm-websocket").clock == "real"
     assert agent_class("tests.agents.custom_transport:EchoTransport").clock == "real"
     assert agent_class("tests.agents.custom_transport:LateFailingAgent").clock == "virtual"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_webrtc_signalling_timeout_must_be_finite(value: str) -> None:
+    # webrtc checked its own options with float(), which took "nan" and "inf": the
+    # session then failed inside aiortc (exit 3) instead of exiting 2 here
+    with pytest.raises(InputError) as caught:
+        open_transport("webrtc", {"url": "http://127.0.0.1:9/", "signalling_timeout_s": value})
+    assert str(caught.value) == (f"webrtc: option signalling_timeout_s: must be a finite "
+                                 f"number >= 0, got '{value}'")
+
+
+def test_webrtc_options_are_read_as_the_other_transports_are() -> None:
+    transport = open_transport("webrtc", {"url": "http://127.0.0.1:9/offer",
+                                          "signalling_timeout_s": "2.5"})
+    assert transport.timeout_s == 2.5  # type: ignore[attr-defined]
+    assert open_transport("webrtc", {"url": "http://h/"}).timeout_s == 10.0  # type: ignore[attr-defined]
+    with pytest.raises(InputError) as caught:
+        open_transport("webrtc", {"url": "http://h/", "signalling_timeout_s": "soon"})
+    assert str(caught.value) == ("webrtc: option signalling_timeout_s: must be a number, "
+                                 "got 'soon'")

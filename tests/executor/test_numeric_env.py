@@ -44,6 +44,33 @@ def test_the_pin_sets_one_thread_and_puts_everything_back(
     assert "OPENBLAS_NUM_THREADS" not in os.environ
 
 
+def test_a_pin_inside_a_pin_sets_nothing_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threadpoolctl
+
+    calls: list[int] = []
+    real = threadpoolctl.threadpool_limits
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(threadpoolctl, "threadpool_limits", counted)
+    with pinned_threads():
+        with pinned_threads(), pinned_threads():
+            assert numpy_blas_threads() == 1
+        assert numpy_blas_threads() == 1  # the inner blocks undid nothing
+    assert len(calls) == 1  # only the outer block set the pools
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_items_inside_a_pinned_command_run_with_one_blas_thread(jobs: int) -> None:
+    # the command's pin (cli.main), which forked workers inherit: the items' own pins
+    # are then no-ops, and every item still computes with one thread
+    with pinned_threads():
+        results = LocalExecutor(jobs).map(items.blas_threads, [1, 2, 3])
+    assert [r.get() for r in results] == [1, 1, 1]
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_items_run_with_one_blas_thread_here_and_in_workers(jobs: int) -> None:
     # with two BLAS threads in this process, which forked workers inherit

@@ -121,6 +121,39 @@ def test_usage_errors_exit_2_without_output(tmp_path: Path, capsys: pytest.Captu
     assert not out.exists() and not list(tmp_path.glob(".run.*"))
 
 
+HUGE = "1" + "0" * 400  # YAML reads it as a whole number no float can hold
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    # the mock's type check by annotation name called math.isfinite() on it: a traceback
+    (f"response_ms={HUGE}", f"-o response_ms: must be at most 3600000 ms (one hour), got "
+                            f"{HUGE[:57]}..."),
+    (f"level_db={HUGE}", f"-o level_db: must be a finite number, got {HUGE[:57]}..."),
+    ("level_db=.inf", "-o level_db: must be a finite number, got inf"),
+    ("response_delay_ms=.nan", "-o response_delay_ms: must be a finite number, got nan"),
+    ("response_delay_ms=nan", "-o response_delay_ms: must be a number, got 'nan'"),
+    ("seed=-1", "-o seed: must be a whole number >= 0, got -1"),
+])
+def test_bad_mock_option_values_exit_2_naming_the_option(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, message: str) -> None:
+    out = tmp_path / "run"
+    assert run_cli("run", str(write_scenario(tmp_path, QUICK)), "-o", option,
+                   "--out", str(out)) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"
+    assert not out.exists()
+
+
+def test_webrtc_nan_timeout_exits_2_before_any_session(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert run_cli("run", str(write_scenario(tmp_path, QUICK)), "--agent", "webrtc",
+                   "--url", "http://127.0.0.1:9/", "-o", "signalling_timeout_s=nan",
+                   "--out", str(out)) == 2
+    assert capsys.readouterr().err == ("error: webrtc: option signalling_timeout_s: must be a "
+                                       "finite number >= 0, got 'nan'\n")
+    assert not out.exists()
+
+
 def test_bad_scenario_exits_2_naming_the_line(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     path = write_scenario(tmp_path, QUICK.replace("response_ms: 800", "respnse_ms: 800"))

@@ -194,3 +194,25 @@ def test_voicebench_example_runs_unchanged_with_its_documented_numbers() -> None
     # the same numbers (the user audio differs: ours is espeak-ng speech).
     assert result.turns[0].response_latency_ms == 760.0
     assert result.turns[2].stop_ms == 380.0
+
+
+def test_mock_options_are_a_schema_with_declared_types() -> None:
+    # the types come from the model's fields, not from the names of their annotations or
+    # from suffixes of the option names
+    fields = MockSettings.model_fields
+    assert set(fields) >= {"response_ms", "level_db", "seed", "talk_over_ms", "packet_ms"}
+    settings = MockSettings.from_options({"response_ms": 800, "level_db": -30,
+                                          "transcripts": ["a"], "talk_over_ms": None,
+                                          "packet_ms": 20})
+    assert (settings.response_ms, settings.level_db, settings.transcripts,
+            settings.talk_over_ms, settings.packet_ms) == (800.0, -30.0, ("a",), None, 20.0)
+    assert isinstance(settings.response_ms, float) and settings == MockSettings(
+        response_ms=800.0, level_db=-30.0, transcripts=("a",), packet_ms=20.0)
+    with pytest.raises(MockOptionError) as caught:
+        MockSettings.from_options({"response_ms": 10 ** 400})  # was an OverflowError
+    assert str(caught.value) == ("mock agent option 'response_ms': must be at most 3600000 ms "
+                                 "(one hour), got 1000000000000000000000000000000000000000000"
+                                 "00000000000000...")
+    with pytest.raises(MockOptionError) as caught:
+        MockSettings.from_options({"packet_ms": 0})
+    assert (caught.value.key, caught.value.problem) == ("packet_ms", "must be positive, got 0")

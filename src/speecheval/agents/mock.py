@@ -25,14 +25,16 @@ Behaviour, one user frame at a time (a frame is loud when its RMS is at or above
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import BeforeValidator
 
 from ..core.pcm import level_dbfs, to_int16
+from ..core.schema import Schema, SchemaError, shown, validate
 from ..core.synthetic_signals import FADE_MS, db_to_amplitude, samples_for_ms, speech_shaped
 from ..core.timebase import MAX_AUDIO_MS
 from .base import AgentEvent, AudioOut, Clear, Transcript, VirtualClockAgent
@@ -59,67 +61,110 @@ class MockOptionError(ValueError):
         super().__init__(f"mock agent option {key!r}: {problem}")
 
 
-@dataclass(frozen=True)
-class MockSettings:
-    """The mock's knobs (milliseconds and dBFS); names shared with voicebench's mock."""
+def _number(value: object) -> float:
+    """A finite number (not a boolean), as a float."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"must be a number, got {shown(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # a whole number too large for a float
+        number = math.inf
+    if not math.isfinite(number):
+        raise ValueError(f"must be a finite number, got {shown(value)}")
+    return number
 
-    endpoint_silence_ms: float = 300.0
-    response_delay_ms: float = 400.0
-    jitter_ms: float = 0.0
-    response_ms: float = 1500.0
-    greeting_ms: float = 0.0
-    level_db: float = -20.0
-    threshold_db: float = -45.0
-    interruptible: bool = True
-    barge_in_min_ms: float = 100.0
-    interrupt_reaction_ms: float = 150.0
-    transcripts: tuple[str, ...] = ()
-    seed: int = 0
-    min_turn_ms: float = 0.0
-    talk_over_ms: float | None = None
-    lead_in_ms: float = 0.0
-    lead_in_level_db: float = -60.0
-    packet_ms: float | None = None
-    send_clear: bool = True
+
+def _milliseconds(value: object) -> float:
+    """A duration: a number from 0 to :data:`MAX_AUDIO_MS` (one hour)."""
+    too_long = f"must be at most {MAX_AUDIO_MS:.0f} ms (one hour), got {shown(value)}"
+    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_AUDIO_MS:
+        raise ValueError(too_long)  # before float(): a whole number of any size
+    number = _number(value)
+    if number < 0:
+        raise ValueError(f"must not be negative, got {shown(value)}")
+    if number > MAX_AUDIO_MS:
+        raise ValueError(too_long)
+    return number
+
+
+def _optional_milliseconds(value: object) -> float | None:
+    """A duration, or ``None`` (not set)."""
+    return None if value is None else _milliseconds(value)
+
+
+def _packet_milliseconds(value: object) -> float | None:
+    """A positive duration, or ``None`` (one packet a frame)."""
+    number = _optional_milliseconds(value)
+    if number is not None and number <= 0:
+        raise ValueError(f"must be positive, got {shown(value)}")
+    return number
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"must be true or false, got {shown(value)}")
+    return value
+
+
+def _seed(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"must be a whole number >= 0, got {shown(value)}")
+    return value
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"must be a list of strings, got {shown(value)}")
+    return tuple(value)
+
+
+Milliseconds = Annotated[float, BeforeValidator(_milliseconds)]
+OptionalMilliseconds = Annotated[float | None, BeforeValidator(_optional_milliseconds)]
+PacketMilliseconds = Annotated[float | None, BeforeValidator(_packet_milliseconds)]
+Decibels = Annotated[float, BeforeValidator(_number)]
+Flag = Annotated[bool, BeforeValidator(_flag)]
+Seed = Annotated[int, BeforeValidator(_seed)]
+Texts = Annotated[tuple[str, ...], BeforeValidator(_texts)]
+
+
+class MockSettings(Schema):
+    """The mock's knobs (milliseconds and dBFS); names shared with voicebench's mock.
+
+    Durations run from 0 to one hour, levels are any finite dBFS; options come from a
+    scenario or from ``-o`` values parsed as YAML (:func:`from_options`)."""
+
+    endpoint_silence_ms: Milliseconds = 300.0
+    response_delay_ms: Milliseconds = 400.0
+    jitter_ms: Milliseconds = 0.0
+    response_ms: Milliseconds = 1500.0
+    greeting_ms: Milliseconds = 0.0
+    level_db: Decibels = -20.0
+    threshold_db: Decibels = -45.0
+    interruptible: Flag = True
+    barge_in_min_ms: Milliseconds = 100.0
+    interrupt_reaction_ms: Milliseconds = 150.0
+    transcripts: Texts = ()
+    seed: Seed = 0
+    min_turn_ms: Milliseconds = 0.0
+    talk_over_ms: OptionalMilliseconds = None
+    lead_in_ms: Milliseconds = 0.0
+    lead_in_level_db: Decibels = -60.0
+    packet_ms: PacketMilliseconds = None
+    send_clear: Flag = True
 
     @classmethod
-    def from_options(cls, options: dict[str, Any]) -> MockSettings:
-        """Settings from scenario/CLI options; unknown keys and bad values are refused."""
-        kinds = {f.name: f.type for f in fields(cls)}
-        values: dict[str, Any] = {}
-        for key, value in options.items():
-            if key not in kinds:
+    def from_options(cls, options: Mapping[str, Any]) -> MockSettings:
+        """Settings from scenario/CLI options; unknown keys and bad values are refused
+        with a :class:`MockOptionError` naming the option."""
+        known = sorted(cls.model_fields)
+        for key in options:
+            if key not in cls.model_fields:
                 raise MockOptionError(key, f"unknown option; known options are "
-                                           f"{', '.join(sorted(kinds))}")
-            values[key] = _coerce(key, str(kinds[key]), value)
-        return cls(**values)
-
-
-def _coerce(key: str, kind: str, value: Any) -> Any:
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise MockOptionError(key, f"must be true or false, got {value!r}")
-        return value
-    if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise MockOptionError(key, f"must be a whole number >= 0, got {value!r}")
-        return value
-    if kind == "tuple[str, ...]":
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise MockOptionError(key, f"must be a list of strings, got {value!r}")
-        return tuple(value)
-    if value is None and kind.endswith("| None"):
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise MockOptionError(key, f"must be a number, got {value!r}")
-    if not key.endswith("_db") and value < 0:
-        raise MockOptionError(key, f"must not be negative, got {value!r}")
-    if key.endswith("_ms") and value > MAX_AUDIO_MS:
-        raise MockOptionError(key, f"must be at most {MAX_AUDIO_MS:.0f} ms (one hour), "
-                                   f"got {value!r}")
-    if key == "packet_ms" and value <= 0:
-        raise MockOptionError(key, f"must be positive, got {value!r}")
-    return float(value)
+                                           f"{', '.join(known)}")
+        try:
+            return validate(cls, dict(options), what="options")
+        except SchemaError as exc:
+            raise MockOptionError(str(exc.key_path[0]), exc.detail) from None
 
 
 class MockAgent(VirtualClockAgent):

@@ -1,5 +1,5 @@
-"""The ``-o key=value`` options of the socket transports, as :mod:`speecheval.core.schema`
-models.
+"""The ``-o key=value`` options of the transports (the sockets and WebRTC), as
+:mod:`speecheval.core.schema` models.
 
 Options arrive as text (a command line, or a scenario's options written as text); each
 transport has a :class:`ConnectionOptions` subclass here whose fields turn that text into
@@ -53,13 +53,17 @@ NonNegative = Annotated[float, BeforeValidator(_finite_non_negative)]
 PositiveOrUnset = Annotated[int | None, BeforeValidator(_positive_or_empty)]
 
 
-class ConnectionOptions(Schema):
-    """The options every socket transport takes: where to connect and how long to wait.
+class TextOptions(Schema):
+    """Options written as text: ``defaults`` (text, as if given with ``-o``) fill in what
+    was not given, so that the report describes the defaults as written; fields therefore
+    have no defaults of their own. A transport's model subclasses this one (or
+    :class:`ConnectionOptions`) and extends ``defaults``."""
 
-    ``defaults`` (text, as if given with ``-o``) fill in what was not given, so that the
-    report describes the defaults as written; fields therefore have no defaults of their
-    own. A transport's model subclasses this one and extends ``defaults``.
-    """
+    defaults: ClassVar[dict[str, str]] = {}
+
+
+class ConnectionOptions(TextOptions):
+    """The options every socket transport takes: where to connect and how long to wait."""
 
     defaults: ClassVar[dict[str, str]] = {
         "url": "",
@@ -141,7 +145,17 @@ class OpenAIRealtimeOptions(ConnectionOptions):
     vad_silence_duration_ms: NonNegative
 
 
-Parsed = TypeVar("Parsed", bound=ConnectionOptions, covariant=True)
+class WebRtcOptions(TextOptions):
+    """``webrtc``: the HTTP signalling endpoint (``url``, checked by the transport) and how
+    long the offer/answer exchange, and then the media path, may take."""
+
+    defaults: ClassVar[dict[str, str]] = {"url": "", "signalling_timeout_s": "10"}
+
+    url: str
+    signalling_timeout_s: NonNegative
+
+
+Parsed = TypeVar("Parsed", bound=TextOptions, covariant=True)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from av import AudioFrame
 
 NAME = "webrtc"
-OPTIONS = ("url", "signalling_timeout_s")
 _END = object()
 
 
@@ -109,18 +108,19 @@ class WebRtcTransport(AgentTransport):
     name = NAME
 
     def __init__(self, **options: str) -> None:
-        unknown = sorted(set(options) - set(OPTIONS))
+        from .transport_options import WebRtcOptions, parse_options  # pydantic: lazily
+
+        known = sorted(WebRtcOptions.model_fields)
+        unknown = sorted(set(options) - set(known))
         if unknown:
             raise InputError(f"{NAME}: unknown option(s) {', '.join(unknown)} "
-                             f"(known: {', '.join(OPTIONS)})")
-        self.url = options.get("url", "")
+                             f"(known: {', '.join(known)})")
+        opts = parse_options(NAME, options, WebRtcOptions)
+        self.url = opts.parsed.url
         if not self.url.startswith(("http://", "https://")):
             raise InputError(f"{NAME}: url must be the http(s) signalling endpoint that "
                              f"takes the SDP offer, got {redact_url(self.url)!r}")
-        try:
-            self.timeout_s = float(options.get("signalling_timeout_s", "10"))
-        except ValueError:
-            raise InputError(f"{NAME}: signalling_timeout_s must be a number") from None
+        self.timeout_s = opts.parsed.signalling_timeout_s
         self._redactor = Redactor(options)
         self._pc: RTCPeerConnection | None = None
         self._user: Any = None  # the UserTrack, once connected

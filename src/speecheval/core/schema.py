@@ -55,6 +55,19 @@ class Schema(BaseModel):
                               validate_default=True)
 
 
+class SchemaError(InputError):
+    """A value :func:`validate` refused: the one-line :class:`InputError`, and apart from
+    it the key path of the value (``key_path``) and the problem alone (``detail``), for a
+    caller that names the value its own way (``-o key`` rather than ``options.key``)."""
+
+    def __init__(self, problem: str, *, path: object | None = None,
+                 sample_id: str | None = None, key_path: KeyPath = (),
+                 detail: str = "") -> None:
+        super().__init__(problem, path=path, sample_id=sample_id)
+        self.key_path = key_path
+        self.detail = detail or problem
+
+
 # --- reading ----------------------------------------------------------------------------
 
 
@@ -453,8 +466,8 @@ def _input_error(exc: ValidationError, model: type[BaseModel], document: Documen
     if sample_id is None and sample_key is not None:
         sample_id = _sample_of(data, located.found, sample_key)
     problem = _describe(located, model)
-    return InputError(f"{where}: {problem}", path=None if document is None else document.path,
-                      sample_id=sample_id)
+    return SchemaError(f"{where}: {problem}", path=None if document is None else document.path,
+                       sample_id=sample_id, key_path=at + located.shown, detail=problem)
 
 
 def located_error(document: Document, where: KeyPath, problem: str, *,
@@ -493,6 +506,16 @@ def _sample_of(data: Any, found: KeyPath, sample_key: str) -> str | None:
 _SCALARS = (str, int, float, bool, type(None))
 
 
+def shown(value: object) -> str:
+    """``value`` as an error message quotes it: its repr, cut to 60 characters.
+
+    >>> shown("soon"), shown(10 ** 70)
+    ("'soon'", '100000000000000000000000000000000000000000000000000000000...')
+    """
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _describe(located: _Located, model: type[BaseModel]) -> str:
     """pydantic's message in the project's words: "must be ...", with the value given."""
     error = located.error
@@ -525,8 +548,7 @@ def _describe(located: _Located, model: type[BaseModel]) -> str:
         message = message[:1].lower() + message[1:]
     value = error.get("input")
     if isinstance(value, _SCALARS):
-        shown = repr(value)
-        message += f", got {shown if len(shown) <= 60 else shown[:57] + '...'}"
+        message += f", got {shown(value)}"
     elif isinstance(value, dict | list):
         message += f", got a {'mapping' if isinstance(value, dict) else 'list'}"
     return message

@@ -16,7 +16,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..agents.base import VirtualClockAgent
-from ..agents.mock import MockAgent, MockOptionError, MockSettings
 from ..agents.receive_limits import ReceiveLimits
 from ..core.errors import InputError
 from ..core.executor import Executor, LocalExecutor
@@ -80,6 +79,8 @@ def mock_factory(scenario: Scenario, options: dict[str, Any],
                  cli_keys: set[str]) -> Callable[[int], VirtualClockAgent]:
     """Mock agents for session 0, 1, ...; session k uses seed ``seed + k``. The factory
     is a plain value, so it can be sent to worker processes with the sessions."""
+    from ..agents.mock import MockOptionError, MockSettings  # pydantic: when a run starts
+
     try:
         settings = MockSettings.from_options(options)
     except MockOptionError as exc:
@@ -99,6 +100,8 @@ class MockMaker:
     seed: int
 
     def __call__(self, index: int) -> VirtualClockAgent:
+        from ..agents.mock import MockAgent, MockSettings
+
         return MockAgent(MockSettings.from_options({**self.options, "seed": self.seed + index}))
 
 

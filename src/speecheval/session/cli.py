@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import click
 
 from ..agents.local.server import KINDS, PROTOCOLS, serve_until_cancelled
 from ..agents.receive_limits import MAX_EVENTS_PER_S, MAX_RECEIVED_RATIO, ReceiveLimits
 from ..cli_executor import executor_options
-from ..core.errors import EXIT_CHECKS_FAILED, InputError, SpeechEvalError, SystemUnderTestError
+from ..core.errors import EXIT_CHECKS_FAILED, SpeechEvalError, SystemUnderTestError
 from ..core.executor import make_executor
+from ..core.option_pairs import parse_option_pairs, yaml_values
 from ..core.output import check_new_output_dir
 from .bench import MOCK, RunResult, agent_name, mock_factory
 from .cli_options import session_options, with_url
@@ -40,29 +40,6 @@ def session() -> None:
 
 
 session.add_command(load)
-
-
-def parse_options(pairs: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, str]]:
-    """``-o key=value`` pairs: values parsed as YAML (for the mock), and as raw strings.
-
-    The YAML is read by the loader that reads scenarios (:mod:`speecheval.core.schema`),
-    so a value is held to the same limits (an alias bomb is refused) and gives plain data.
-    """
-    from ..core.schema import parse_document  # pydantic only when a command runs
-
-    parsed: dict[str, Any] = {}
-    raw: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"-o expects key=value, got {pair!r}")
-        key = key.strip()
-        raw[key] = value
-        try:
-            parsed[key] = parse_document(value, "yaml", what="value").data if value else ""
-        except InputError as exc:
-            raise InputError(f"-o {key}: value {value!r}: {exc.problem}") from None
-    return parsed, raw
 
 
 @session.command("validate")
@@ -117,7 +94,8 @@ def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], r
         jobs = 1
     chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
     scenario = load_scenario(scenario_path)
-    parsed, raw = parse_options(with_url(option_pairs, url))
+    raw = parse_option_pairs(with_url(option_pairs, url))
+    parsed = yaml_values(raw)
     result = run_sessions(scenario, RunRequest(agent=agent, parsed=parsed, raw=raw,
                                                repeat=repeat, concurrency=concurrency,
                                                realtime=realtime, executor=chosen,
@@ -149,9 +127,9 @@ def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], r
 def mock_server(kind: str, protocol: str, host: str, port: int,
                 option_pairs: tuple[str, ...]) -> None:
     """Serve a local reference agent until Ctrl-C, printing its URL."""
-    _, raw = parse_options(option_pairs)
+    options = parse_option_pairs(option_pairs)
     try:
-        asyncio.run(serve_until_cancelled(kind, protocol, raw, host=host, port=port))
+        asyncio.run(serve_until_cancelled(kind, protocol, options, host=host, port=port))
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
 

@@ -21,13 +21,11 @@ the time to the segment's last active frame).
 from __future__ import annotations
 
 import platform
-from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
 from .. import __version__
-from ..agents.mock import MockSettings
 from ..core.timeline import Span
 from . import events as ev
 from .bench import AGENT_ALIASES, MOCK, RunResult
@@ -177,7 +175,9 @@ def _assertions(result: RunResult, summary: dict[str, Any]) -> list[dict[str, An
 def _adapter(result: RunResult) -> dict[str, Any]:
     """The agent as voicebench describes an adapter: its type, and the mock's settings."""
     if result.agent == MOCK:
-        return {"type": MOCK, "config": asdict(MockSettings.from_options(result.options))}
+        from ..agents.mock import MockSettings  # pydantic: when a report is written
+
+        return {"type": MOCK, "config": MockSettings.from_options(result.options).model_dump()}
     return {"type": _VOICEBENCH_AGENT_NAMES.get(result.agent, result.agent)}
 
 

@@ -20,7 +20,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..agents.base import AudioOut, Clear, Transcript, VirtualClockAgent
-from ..agents.mock import MockAgent
 from ..core.pcm import to_int16
 from ..core.synthetic_signals import samples_for_ms
 from . import events as ev
@@ -86,6 +85,8 @@ def run_virtual(scenario: Scenario, clips: list[NDArray[np.float32]],
             sent.flags.writeable = False  # the agent gets a read-only view, not a copy
             replies = agent.process(sent, t)
         except Exception as exc:  # a plug-in agent's failure is the system under test's
+            from ..agents.mock import MockAgent  # its options model needs pydantic
+
             if isinstance(agent, MockAgent):
                 raise  # the built-in mock failing is a bug in speecheval: keep the traceback
             fault = f"agent raised {type(exc).__name__}: {exc}"
