@@ -7,43 +7,33 @@ a run that holds far more audio than the window streams it."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from fdb15.test_capture import tiny_dataset
-from hostile.flood import FloodAgent, flood_thread
+from hostile.flood import FloodAgent, flood_thread, traced_peak
 
 from speecheval.cli import main
 from speecheval.core.audio import audio_info
 
 from .capturekit import read_status, read_trace, short_dataset
 
-# The memory of a command is measured in a child process with tracemalloc started after
-# the imports, so the peak is what the command allocated, not the interpreter's modules.
-MEASURE = """
-import sys, tracemalloc
-import numpy, soundfile, websockets.asyncio.client
-from speecheval.cli import main
-import speecheval.agents.pcm_websocket, speecheval.agents.transport_options
-import speecheval.fdb.common.record, speecheval.fdb.common.export
-tracemalloc.start()
-code = main(sys.argv[1:])
-print(code, tracemalloc.get_traced_memory()[1])
-"""
-
 MIB = 1 << 20
+
+
+PRELOAD = ('numpy',
+           'soundfile',
+           'websockets.asyncio.client',
+           'speecheval.agents.pcm_websocket',
+           'speecheval.agents.transport_options',
+           'speecheval.fdb.common.record',
+           'speecheval.fdb.common.export')
+"""What the command imports anyway: loaded before its memory is traced."""
 
 
 def _measured(*argv: str) -> tuple[int, int]:
     """Run ``speecheval argv`` in a child; its exit code and peak traced bytes."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    done = subprocess.run([sys.executable, "-c", MEASURE, *argv], capture_output=True,
-                          text=True, env=env, timeout=120, check=False)
-    code, peak = done.stdout.split()[-2:]
-    return int(code), int(peak)
+    return traced_peak(list(argv), PRELOAD)
 
 
 def _record_args(dataset: Path, run: Path, url: str, *extra: str) -> list[str]:

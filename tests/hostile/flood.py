@@ -116,3 +116,30 @@ def flood_thread(agent: FloodAgent) -> Iterator[FloodAgent]:
         loop.call_soon_threadsafe(stop.set)
         thread.join(10)
         loop.close()
+
+
+MEASURE = """
+import importlib, sys, tracemalloc
+from speecheval.cli import main
+for module in sys.argv[1].split(","):
+    importlib.import_module(module)
+tracemalloc.start()
+code = main(sys.argv[2:])
+print(code, tracemalloc.get_traced_memory()[1])
+"""
+"""Runs ``speecheval`` in a child with tracemalloc started after the imports it is given,
+so the peak is what the command allocated, not the interpreter's modules."""
+
+
+def traced_peak(argv: list[str], preload: tuple[str, ...]) -> tuple[int, int]:
+    """The exit code of ``speecheval argv`` run in a child, and the peak bytes it traced
+    after importing ``preload`` (the modules the command would import anyway)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", MEASURE, ",".join(preload), *argv],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    code, peak = done.stdout.split()[-2:]
+    return int(code), int(peak)

@@ -10,13 +10,10 @@ a time, in order, so that connection is session 001's.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from hostile.flood import FloodAgent, flood_thread
+from hostile.flood import FloodAgent, flood_thread, traced_peak
 
 from speecheval.cli import main
 
@@ -35,18 +32,6 @@ turns:
 MIB = 1 << 20
 TRANSCRIPT = json.dumps({"type": "transcript", "role": "agent", "text": "la", "final": False})
 
-# The memory of the command is measured in a child process with tracemalloc started
-# after the imports, so the peak is what the run allocated, not the interpreter's modules.
-MEASURE = """
-import sys, tracemalloc
-import numpy, soundfile, websockets.asyncio.client
-from speecheval.cli import main
-import speecheval.agents.pcm_websocket, speecheval.session.cli, speecheval.session.launch
-import speecheval.session.run_output, speecheval.session.real_clock
-tracemalloc.start()
-code = main(sys.argv[1:])
-print(code, tracemalloc.get_traced_memory()[1])
-"""
 
 
 def _args(scenario: Path, url: str, out: Path, *extra: str) -> list[str]:
@@ -54,13 +39,20 @@ def _args(scenario: Path, url: str, out: Path, *extra: str) -> list[str]:
             "--repeat", "2", "--out", str(out), *extra]
 
 
+PRELOAD = ('numpy',
+           'soundfile',
+           'websockets.asyncio.client',
+           'speecheval.agents.pcm_websocket',
+           'speecheval.session.cli',
+           'speecheval.session.launch',
+           'speecheval.session.run_output',
+           'speecheval.session.real_clock')
+"""What the command imports anyway: loaded before its memory is traced."""
+
+
 def _measured(*argv: str) -> tuple[int, int]:
     """Run ``speecheval argv`` in a child; its exit code and peak traced bytes."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    done = subprocess.run([sys.executable, "-c", MEASURE, *argv], capture_output=True,
-                          text=True, env=env, timeout=120, check=False)
-    code, peak = done.stdout.split()[-2:]
-    return int(code), int(peak)
+    return traced_peak(list(argv), PRELOAD)
 
 
 def _events(out: Path, session: str) -> list[dict[str, Any]]:
