@@ -28,7 +28,17 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import Field, fields, replace
-from typing import Any, ClassVar, Literal, Self, TypeVar, get_args, get_origin
+from typing import (
+    Any,
+    ClassVar,
+    Literal,
+    Protocol,
+    Self,
+    TypeVar,
+    get_args,
+    get_origin,
+    runtime_checkable,
+)
 
 import numpy as np
 
@@ -39,6 +49,23 @@ KIND_KEY = "kind"
 _REGISTRY: dict[str, type] = {}
 
 T = TypeVar("T")
+
+
+@runtime_checkable
+class Reported(Protocol):
+    """A result with a file shape: the dict its family's report writer puts in a file.
+
+    The file shape is what a reader of ``unified.json``, ``report.json`` or ``run.json``
+    sees: rounded where the report rounds, with derived values beside the counts and
+    without the internals a lossless :func:`to_dict` keeps. Every family names it
+    ``report_dict()`` (one name, so a writer never guesses which method to call); the
+    lossless form stays :func:`to_dict`. A writer turns typed results into dicts through
+    this method and nowhere else.
+    """
+
+    def report_dict(self) -> dict[str, Any]:
+        """The dict a report file holds for this result."""
+        ...
 
 
 class ResultDecodeError(InputError):
