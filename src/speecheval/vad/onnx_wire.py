@@ -73,27 +73,48 @@ def _message(fields: Iterator[tuple[int, int | memoryview]], number: int) -> mem
     raise ValueError(f"protobuf field {number} is missing")
 
 
-def read_initializers(model: bytes) -> dict[str, NDArray[np.generic]]:
-    """The graph's initializers (weights stored as ``raw_data``) by name, as numpy arrays."""
-    graph = _message(_fields(memoryview(model)), 7)
+def read_constants(model: bytes) -> dict[str, NDArray[np.generic]]:
+    """The tensors of every ``Constant`` node (float32 or int64, stored as ``raw_data``),
+    in the main graph and in every subgraph (the branches of ``If`` nodes), by the
+    name of the node's output: the only place an exported ``If`` model keeps a branch's
+    weights."""
     found: dict[str, NDArray[np.generic]] = {}
-    for field, value in _fields(graph):
-        if field != 5 or not isinstance(value, memoryview):
-            continue
-        dims: list[int] = []
-        name, data_type, raw = "", 0, b""
-        for key, part in _fields(value):
-            if key == 1 and isinstance(part, int):
-                dims.append(part)
-            elif key == 2 and isinstance(part, int):
-                data_type = part
-            elif key == 8 and isinstance(part, memoryview):
-                name = bytes(part).decode()
-            elif key == 9 and isinstance(part, memoryview):
-                raw = bytes(part)
-        if data_type in _DTYPES and raw:
-            found[name] = np.frombuffer(raw, dtype=_DTYPES[data_type]).reshape(dims).copy()
+    pending = [_message(_fields(memoryview(model)), 7)]
+    while pending:
+        for field, node in _fields(pending.pop()):
+            if field != 1 or not isinstance(node, memoryview):
+                continue
+            parts = list(_fields(node))
+            outputs = [bytes(v).decode() for k, v in parts if k == 2 and isinstance(v, memoryview)]
+            is_constant = any(k == 4 and isinstance(v, memoryview) and bytes(v) == b"Constant"
+                              for k, v in parts)
+            for key, attribute in parts:
+                if key != 5 or not isinstance(attribute, memoryview):
+                    continue
+                for number, value in _fields(attribute):
+                    if number == 6 and isinstance(value, memoryview):  # a subgraph
+                        pending.append(value)
+                    elif number == 5 and is_constant and isinstance(value, memoryview):
+                        array = _tensor(value)
+                        if array is not None:
+                            found[outputs[0]] = array
     return found
+
+
+def _tensor(message: memoryview) -> NDArray[np.generic] | None:
+    """A ``TensorProto``'s values, if they are float32 or int64 ``raw_data``."""
+    dims: list[int] = []
+    data_type, raw = 0, b""
+    for key, part in _fields(message):
+        if key == 1 and isinstance(part, int):
+            dims.append(part)
+        elif key == 2 and isinstance(part, int):
+            data_type = part
+        elif key == 9 and isinstance(part, memoryview):
+            raw = bytes(part)
+    if data_type not in _DTYPES or not raw:
+        return None
+    return np.frombuffer(raw, dtype=_DTYPES[data_type]).reshape(dims).copy()
 
 
 # ---- writing ---------------------------------------------------------------------------

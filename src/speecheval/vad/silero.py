@@ -3,7 +3,7 @@
 ``SileroVad(settings).segments(audio)`` returns what
 ``silero_vad.get_speech_timestamps(audio, load_silero_vad(), ...)`` returns for the same
 settings, segment for segment, but runs on onnxruntime and numpy (see ``silero_model``
-for the model files and ``silero_segments`` for the state machine). torch is never
+for the model file and ``silero_segments`` for the state machine). torch is never
 imported.
 
 Sample rates follow Silero: 8 and 16 kHz are used as they are; a multiple of 16 kHz is
@@ -32,19 +32,15 @@ from speecheval.core.errors import InputError
 from speecheval.core.timeline import Span
 
 from .silero_model import (
-    FRAMING,
-    SEQUENCE_MODEL_FILE,
-    STREAMING_MODEL_FILE,
     Probabilities,
     SileroOnnx,
     computation,
     locate_model_files,
-    model_hashes,
+    model_hash,
     runtime,
 )
 from .silero_segments import SegmentRule, speech_segments
-
-MODEL_RATE = 16_000
+from .silero_spec import DISTRIBUTION, FRAMING, MODEL_FILE, MODEL_RATE
 
 
 @dataclass(frozen=True)
@@ -155,7 +151,7 @@ class SileroVad:
         self.settings = settings
         self._files = locate_model_files()
         self._model: SileroOnnx | None = None
-        self._hashes: dict[str, str] | None = None
+        self._hash: str | None = None
 
     @property
     def _onnx(self) -> SileroOnnx:
@@ -229,15 +225,13 @@ class SileroVad:
     def identity(self) -> dict[str, object]:
         """What a run records so its speech segments can be traced and reproduced (also
         the VAD cache's key: everything here decides the segments)."""
-        if self._hashes is None:
-            self._hashes = model_hashes(self._files)
+        if self._hash is None:
+            self._hash = model_hash(self._files)
         return {
-            "package": "silero-vad",
+            "package": DISTRIBUTION,
             "version": self._files.version,
-            "model_file": STREAMING_MODEL_FILE,
-            "model_sha256": self._hashes[STREAMING_MODEL_FILE],
-            "sequence_model_file": SEQUENCE_MODEL_FILE,
-            "sequence_model_sha256": self._hashes[SEQUENCE_MODEL_FILE],
+            "model_file": MODEL_FILE,
+            "model_sha256": self._hash,
             "runtime": runtime(),
             "computation_16k": computation(),
             "settings": asdict(self.settings),

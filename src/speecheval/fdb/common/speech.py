@@ -416,20 +416,18 @@ def vad_identity() -> dict[str, object]:
 
 
 def vad_model_files() -> dict[str, Path]:
-    """The Silero model files by name, for the provenance record's model hashes."""
+    """The Silero model file by name, for the provenance record's model hashes."""
     from ...vad.silero_model import locate_model_files
 
-    files = locate_model_files()
-    return {path.name: path for path in (files.streaming, files.sequence)}
+    model = locate_model_files().model
+    return {model.name: model}
 
 
 def vad_model_hashes(identity: dict[str, object], files: dict[str, Path]
                      ) -> dict[Path, str]:
     """The SHA-256 of each of the model ``files`` (:func:`vad_model_files`) that
     ``identity`` (this process's :func:`vad_identity`) already holds, by path: the
-    provenance record takes them from there instead of hashing the two model files
-    (3.6 MB) again."""
-    by_name = {identity.get(f"{kind}_file"): identity.get(f"{kind}_sha256")
-               for kind in ("model", "sequence_model")}
-    return {path: str(by_name[name]) for name, path in files.items()
-            if by_name.get(name) is not None}
+    provenance record takes them from there instead of hashing the model file (2.3 MB)
+    again."""
+    return {path: str(identity["model_sha256"]) for name, path in files.items()
+            if name == identity.get("model_file")}

@@ -28,6 +28,7 @@ from ...core.provenance import Provenance, collect_provenance
 from ...core.results import Result
 from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from ...core.timeline import Spans
+from ...vad.silero_spec import PROVENANCE_PACKAGES
 from ..common.hash_memo import HashMemo
 from ..common.speech import (
     CacheUse,
@@ -228,7 +229,7 @@ def run_provenance(tree: Path, command: Sequence[str] | None, manifest: Manifest
                   "dataset_revision": manifest.revision, "asr": asr.identity, "vad": vad,
                   "vad_cache": "off" if vad_cache is None else "read-write"},
         inputs={MANIFEST_FILE: manifest.path, ASR_FILE: asr.path},
-        models=model_files, packages=("onnxruntime", "silero-vad"),
+        models=model_files, packages=PROVENANCE_PACKAGES,
         # hashed when they were read (the bytes parsed) and by the VAD's identity
         hashed={manifest.path: manifest.sha256, asr.path: asr.sha256}
         | vad_model_hashes(vad, model_files))

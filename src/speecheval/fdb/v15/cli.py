@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ...cli_executor import executor_options
+from ...vad.silero_spec import PROVENANCE_PACKAGES
 from ..common.cli_recogniser import recogniser_options
 from ..common.cli_record import record_or_resume, session_options
 
@@ -161,7 +162,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
         command=command, settings=settings,
         inputs={f"{trial.sample_id}/{name}": trial.folder / name
                 for trial in trials for name in TREE_FILES},
-        packages=["onnxruntime", "silero-vad"] + _judge_packages(judge, prosody, mos))
+        packages=[*PROVENANCE_PACKAGES, *_judge_packages(judge, prosody, mos)])
     write_timing(destination, provenance, summary, scored, sections)
     click.echo(console, nl=False)
     click.echo(f"wrote {destination} in {time.perf_counter() - started:.1f} s")
