@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import importlib.metadata
 import importlib.util
+import re
 import subprocess
 import sys
 import textwrap
@@ -233,3 +234,22 @@ def test_the_streaming_session_is_made_only_for_audio_that_needs_it() -> None:
     assert "_streaming" not in vars(onnx)
     assert onnx.probabilities(np.zeros(256, np.float32), 8_000).shape == (1,)
     assert "_streaming" in vars(onnx)
+
+
+def test_the_package_speecheval_requires_is_the_pinned_one_and_brings_no_torch() -> None:
+    """pyproject.toml's dependency on the model's wheel names the distribution and version
+    that ``silero_spec`` pins (one definition; the error message names it too), and no
+    runtime dependency is torch or silero-vad, whose wheel declares torch."""
+    import tomllib
+
+    from speecheval.vad import silero_spec
+
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml")
+                            .read_text(encoding="utf-8"))["project"]
+    pin = f"{silero_spec.DISTRIBUTION}=={silero_spec.PINNED_VERSION}"
+    assert pin in project["dependencies"]
+    names = {re.split(r"[\s\[<>=!~;]", dependency, maxsplit=1)[0]
+             for dependency in project["dependencies"]}
+    assert "numpy" in names and silero_spec.DISTRIBUTION in names  # the split works
+    assert not names & {"torch", "silero-vad"}
+    assert importlib.metadata.version(silero_spec.DISTRIBUTION) == silero_spec.PINNED_VERSION

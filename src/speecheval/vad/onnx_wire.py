@@ -1,17 +1,23 @@
 """Just enough of the ONNX protobuf format to read a model's weights and write a small graph.
 
 ``silero_batched`` rebuilds Silero's 16 kHz network as matrix products over all windows of a
-block. It needs the weights of ``silero_vad_16k_sequence.onnx`` byte for byte and a new
-graph that onnxruntime can run, but the ``onnx`` package is not a dependency (and its
-generated protobuf classes would be the only reason to add it). ONNX files are plain
-protobuf messages, so the few fields involved are read and written here directly:
+block. It needs the weights of the 16 kHz branch of ``silero_vad.onnx`` byte for byte and a
+new graph that onnxruntime can run. onnxruntime gives neither: a session exposes its
+inputs, outputs and metadata (``get_overridable_initializers`` names and shapes, no
+values) and is made from a finished model. The ``onnx`` package could, but it is not a
+dependency (its generated protobuf classes would be the only reason to add it). ONNX files
+are plain protobuf messages, so the few fields involved are read and written here directly:
 
 - ``ModelProto``: ir_version (1), graph (7), opset_import (8: domain 1, version 2);
 - ``GraphProto``: node (1), name (2), initializer (5), input (11), output (12);
 - ``NodeProto``: input (1), output (2), op_type (4), attribute (5);
-- ``AttributeProto``: name (1), i (3), s (4), ints (8), type (20);
+- ``AttributeProto``: name (1), i (3), s (4), t (5), g (6), ints (8), type (20);
 - ``TensorProto``: dims (1), data_type (2), name (8), raw_data (9);
 - ``ValueInfoProto``: name (1), type (2) -> TypeProto.tensor_type (1) -> elem_type (1).
+
+The exported Silero model keeps each rate's weights as ``Constant`` nodes (a tensor in
+attribute ``t``) inside the branches of an ``If`` node (subgraphs in attribute ``g``), so
+:func:`read_constants` walks every subgraph.
 
 Field numbers are those of ``onnx/onnx.proto`` (the public format definition).
 """
@@ -76,29 +82,38 @@ def _message(fields: Iterator[tuple[int, int | memoryview]], number: int) -> mem
 def read_constants(model: bytes) -> dict[str, NDArray[np.generic]]:
     """The tensors of every ``Constant`` node (float32 or int64, stored as ``raw_data``),
     in the main graph and in every subgraph (the branches of ``If`` nodes), by the
-    name of the node's output: the only place an exported ``If`` model keeps a branch's
-    weights."""
+    name of the node's output: where an exported ``If`` model keeps a branch's weights."""
     found: dict[str, NDArray[np.generic]] = {}
-    pending = [_message(_fields(memoryview(model)), 7)]
-    while pending:
-        for field, node in _fields(pending.pop()):
-            if field != 1 or not isinstance(node, memoryview):
-                continue
-            parts = list(_fields(node))
-            outputs = [bytes(v).decode() for k, v in parts if k == 2 and isinstance(v, memoryview)]
-            is_constant = any(k == 4 and isinstance(v, memoryview) and bytes(v) == b"Constant"
-                              for k, v in parts)
-            for key, attribute in parts:
-                if key != 5 or not isinstance(attribute, memoryview):
-                    continue
-                for number, value in _fields(attribute):
-                    if number == 6 and isinstance(value, memoryview):  # a subgraph
-                        pending.append(value)
-                    elif number == 5 and is_constant and isinstance(value, memoryview):
-                        array = _tensor(value)
-                        if array is not None:
-                            found[outputs[0]] = array
+    graphs = [_message(_fields(memoryview(model)), 7)]
+    while graphs:
+        for field, node in _fields(graphs.pop()):
+            if field == 1 and isinstance(node, memoryview):
+                graphs += _read_node(node, found)
     return found
+
+
+def _read_node(node: memoryview, found: dict[str, NDArray[np.generic]]) -> list[memoryview]:
+    """Put a ``Constant`` node's tensor into ``found``; return the node's subgraphs."""
+    op_type, outputs = "", []
+    subgraphs: list[memoryview] = []
+    tensors: list[memoryview] = []
+    for key, part in _fields(node):
+        if not isinstance(part, memoryview):
+            continue
+        if key == 2:
+            outputs.append(bytes(part).decode())
+        elif key == 4:
+            op_type = bytes(part).decode()
+        elif key == 5:  # an attribute: a tensor (t) or a graph (g) among its fields
+            for number, value in _fields(part):
+                if number == 6 and isinstance(value, memoryview):
+                    subgraphs.append(value)
+                elif number == 5 and isinstance(value, memoryview):
+                    tensors.append(value)
+    array = _tensor(tensors[0]) if op_type == "Constant" and tensors else None
+    if array is not None:
+        found[outputs[0]] = array
+    return subgraphs
 
 
 def _tensor(message: memoryview) -> NDArray[np.generic] | None:

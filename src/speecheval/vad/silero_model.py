@@ -76,7 +76,7 @@ REUSED_PADDED_SAMPLES = 1 << 22
 STREAMING_BLOCK_WINDOWS = 2048
 
 Probabilities = NDArray[np.float32]
-# What a model carries from one window to the next: the 16 kHz sequence model's LSTM
+# What a model carries from one window to the next: the batched 16 kHz graph's LSTM
 # hidden and cell, or the streaming model's one state tensor.
 ModelState = tuple[NDArray[np.float32], ...]
 
