@@ -281,9 +281,9 @@ def test_t_of_exactly_one_silero_window_is_scored(tmp_path: Path, hand_segments)
 
 def test_minimum_t_is_the_silero_window() -> None:
     from speecheval.fdb.common.tree import SILERO_WINDOW_S
-    from speecheval.vad import silero_model
+    from speecheval.vad import silero_spec
 
-    for rate, (window, _context) in silero_model.FRAMING.items():
+    for rate, (window, _context) in silero_spec.FRAMING.items():
         assert window / rate == SILERO_WINDOW_S
 
 

@@ -53,7 +53,7 @@ DECLARED_SIZES: dict[str, int] = {
 
 SILERO_WINDOW_S = 0.032
 """The shortest T scored: one Silero window, 512 samples at 16 kHz and 256 at 8 kHz (other
-rates are brought to 16 kHz first; ``vad.silero_model.FRAMING``). A shorter window holds no
+rates are brought to 16 kHz first; ``vad.silero_spec.FRAMING``). A shorter window holds no
 speech decision, so a sample that short is a broken manifest, not a silent sample."""
 
 ANNOTATION_FILES: dict[str, str | None] = {
