@@ -17,6 +17,14 @@ from speecheval.core.errors import InputError
 from speecheval.transcripts.diarization.score import score_files
 from speecheval.transcripts.formats import rttm_plain
 from speecheval.transcripts.formats.rttm import RTTM, _ColumnReader
+from speecheval.transcripts.formats.rttm_fields import (
+    CHANNEL,
+    DURATION,
+    MAX_FIELDS,
+    ONSET,
+    PLAIN,
+    TYPE,
+)
 from speecheval.transcripts.formats.rttm_plain import plain_columns
 from speecheval.transcripts.formats.uem import UEM
 
@@ -167,3 +175,52 @@ def test_a_plain_file_keeps_no_line_array_and_still_names_the_line() -> None:
         score_files(rttm, RTTM.parse(text.replace("<NA> <NA> <NA> <NA> <NA>",
                                                   "<NA> <NA> C <NA> <NA>")),
                     UEM.parse("f 1 0 5"))
+
+
+GOOD = "SPEAKER f 1 0.5 1.25 <NA> <NA> a <NA> <NA>"
+
+
+def _with(column: int, value: str) -> str:
+    fields = GOOD.split()
+    fields[column] = value
+    return " ".join(fields) + "\n"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (_with(ONSET, "-0.5"), "line 1: negative onset -0.5"),
+    (_with(DURATION, "-1"), "line 1: negative duration -1"),
+    (_with(ONSET, "0.5.1"), "line 1: bad onset: not a number of seconds: '0.5.1'"),
+    (_with(DURATION, "."), "line 1: bad duration: not a number of seconds: '.'"),
+    (_with(ONSET, "99999999999"), "line 1: bad onset: '99999999999' seconds is more"),
+    (_with(DURATION, "nan"), "line 1: bad duration: not a number of seconds: 'nan'"),
+    (_with(TYPE, "SPEAKERS"), "line 1: unknown RTTM record type 'SPEAKERS'"),
+    (GOOD.rsplit(" ", 2)[0] + "\n", "line 1: SPEAKER record needs 9 or 10 fields, found 8"),
+    (GOOD + " x\n", "line 1: SPEAKER record needs 9 or 10 fields, found 11"),
+    (GOOD + "\n" + _with(ONSET, "1e400"), "line 2: bad onset: not a finite number of seconds"),
+])
+def test_a_malformed_line_gets_one_error_whichever_way_it_is_read(
+        tmp_path, text: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    # the plain reader refuses the file and the line reader names the problem, so the
+    # file's bytes (RTTM.load), its text (RTTM.parse) and the line reader alone give the
+    # same message
+    path = tmp_path / "bad.rttm"
+    path.write_text(text, encoding="utf-8")
+    assert plain_columns(text.encode()) is None
+    errors = []
+    for read in (lambda: RTTM.load(path), lambda: RTTM.parse(text, path=path),
+                 lambda: _ColumnReader(str(path)).read(text)):
+        with pytest.raises(InputError) as raised:
+            read()
+        errors.append(str(raised.value))
+    assert errors[0].startswith(f"{path}: {message}")
+    assert errors == [errors[0]] * 3
+
+
+@pytest.mark.parametrize("column", range(MAX_FIELDS))
+def test_the_plain_reader_follows_the_column_table(column: int) -> None:
+    # a column with a plain value in rttm_fields must hold exactly that value for the
+    # bytes reader; the others (file, times, name) may hold any value the line reader takes
+    other = "2" if column in (CHANNEL, ONSET, DURATION) else "x"
+    text = _with(column, other)
+    assert (plain_columns(text.encode()) is None) == (column in PLAIN)
+    assert _outcome(RTTM.parse, text) == _outcome(_line_reader, text)

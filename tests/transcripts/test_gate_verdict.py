@@ -28,7 +28,7 @@ def talk(until_s: float, step_s: float = 10.0, speakers: tuple[str, ...] = ("S01
 def verdict(raw: str, duration: float, last_speech: float | None,
             meta: dict[str, Any] | None = None, fmt: str = "raw") -> dict[str, Any]:
     return gate(read_raw(raw, fmt), SampleFacts(duration, last_speech), meta,  # type: ignore[arg-type]
-                RULES).to_dict()
+                RULES).report_dict()
 
 
 def test_the_canary_is_failed_truncated_although_the_runner_succeeded() -> None:

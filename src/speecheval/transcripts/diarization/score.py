@@ -20,7 +20,8 @@ import numpy as np
 from ...core.errors import InputError
 from ...core.timebase import from_us, to_us
 from ...core.timeline import Spans
-from ..formats.rttm import NA, RTTM, RttmColumns, RttmTurn
+from ..formats.rttm import RTTM, RttmColumns, RttmTurn
+from ..formats.rttm_fields import NA
 from ..formats.uem import UEM
 from .compat import file_view
 from .metrics import der_components, jer_components, optimal_mapping, speakers_present

@@ -19,9 +19,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Self
 
-from . import registry
 from ._io import decode_text, read_bytes, write_new
 from .segment import Segment
+
+FORMATS_BY_SUFFIX: dict[str, type[SegmentDocument]] = {}
+"""Every format by each of its suffixes; a format adds itself when its class is defined, and
+:mod:`.registry` looks files' formats up here."""
+
+
+def _register(cls: type[SegmentDocument]) -> None:
+    """Add a format under each of its suffixes; a suffix claimed by another is an error."""
+    for suffix in cls.suffixes:
+        known = FORMATS_BY_SUFFIX.get(suffix)
+        if known is not None and known.__qualname__ != cls.__qualname__:
+            raise ValueError(f"suffix {suffix!r} is claimed by {known.__qualname__} and "
+                             f"{cls.__qualname__}")
+        FORMATS_BY_SUFFIX[suffix] = cls
 
 
 @dataclass(frozen=True)
@@ -52,7 +65,7 @@ class SegmentDocument(ABC):
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         if "suffixes" in cls.__dict__:
-            registry.register(cls)
+            _register(cls)
 
     def __init__(self, segments: Iterable[Segment]) -> None:
         object.__setattr__(self, "segments", tuple(segments))

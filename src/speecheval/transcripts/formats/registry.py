@@ -2,9 +2,10 @@
 
 A format is one module in this package holding a :class:`~.document.SegmentDocument`
 subclass with ``suffixes`` (and, if its files start with a fixed header, ``header``).
-Defining the class registers it; nothing else names the format, so adding one is writing
-its module. :func:`load` picks the format by the file's suffix and, for a suffix no
-format claims, by the header its text starts with.
+Defining the class registers it (in :data:`.document.FORMATS_BY_SUFFIX`, beside the base
+class, so this module imports the formats and they do not import it); nothing else names
+the format, so adding one is writing its module. :func:`load` picks the format by the
+file's suffix and, for a suffix no format claims, by the header its text starts with.
 
 The format modules are imported the first time a format is looked up, so importing one
 format (``formats.rttm`` for ``transcripts der``) does not import them all.
@@ -15,26 +16,13 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ...core.errors import InputError
 from ._io import decode_text, read_bytes
+from .document import FORMATS_BY_SUFFIX as _BY_SUFFIX
+from .document import SegmentDocument
 
-if TYPE_CHECKING:
-    from .document import SegmentDocument
-
-_BY_SUFFIX: dict[str, type[SegmentDocument]] = {}
 _discovered = False
-
-
-def register(cls: type[SegmentDocument]) -> None:
-    """Add a format under each of its suffixes (called when its class is defined)."""
-    for suffix in cls.suffixes:
-        known = _BY_SUFFIX.get(suffix)
-        if known is not None and known.__qualname__ != cls.__qualname__:
-            raise ValueError(f"suffix {suffix!r} is claimed by {known.__qualname__} and "
-                             f"{cls.__qualname__}")
-        _BY_SUFFIX[suffix] = cls
 
 
 def _discover() -> None:

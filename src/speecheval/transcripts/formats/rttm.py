@@ -37,20 +37,34 @@ from ...core.errors import InputError
 from ...core.timebase import to_us
 from ...core.timeline import Span, Spans
 from ._io import read_text, split_lines, write_new
+from .rttm_fields import (
+    CHANNEL,
+    CONFIDENCE,
+    DEFAULTS,
+    DURATION,
+    FILE,
+    MAX_FIELDS,
+    MIN_FIELDS,
+    NA,
+    NAME,
+    ONSET,
+    ORTHO,
+    PLAIN,
+    SLAT,
+    SPEAKER,
+    SUBTYPE,
+    TYPE,
+)
 from .rttm_plain import plain_columns
 from .timed import SpanInSeconds
 
-NA = "<NA>"
 BOM = "\ufeff".encode()
-SPEAKER = "SPEAKER"
 SPEAKER_INFO = "SPKR-INFO"
 # Record types of the RTTM specification (NIST RT-09 plan, appendix A), as md-eval knows them.
 OTHER_RECORD_TYPES = frozenset({
     "SEGMENT", "NOSCORE", "NO_RT_METADATA", "LEXEME", "NON-LEX", "NON-SPEECH", "FILLER",
     "EDIT", "IP", "CB", "A/P", "SU", "SPKR-INFO",
 })
-_MIN_FIELDS = 9  # md-eval's minimum; the tenth (signal look-ahead time) is optional
-_MAX_FIELDS = 10
 
 
 @dataclass(frozen=True)
@@ -70,11 +84,11 @@ class RttmTurn(SpanInSeconds):
 
     file_id: str
     span: Span
-    channel: str = "1"
-    ortho: str = NA
-    subtype: str = NA
-    confidence: str = NA
-    slat: str = NA
+    channel: str = PLAIN[CHANNEL]
+    ortho: str = PLAIN[ORTHO]
+    subtype: str = PLAIN[SUBTYPE]
+    confidence: str = PLAIN[CONFIDENCE]
+    slat: str = PLAIN[SLAT]
     line: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -274,7 +288,7 @@ class RTTM:
 
     def _turn(self, index: int) -> RttmTurn:
         c = self.columns
-        channel, ortho, subtype, confidence, slat = self._extras.get(index, _DEFAULTS)
+        channel, ortho, subtype, confidence, slat = self._extras.get(index, DEFAULTS)
         return RttmTurn(c.file_names[c.files[index]],
                         Span(int(c.starts[index]), int(c.ends[index]),
                              c.speaker_names[c.speakers[index]]),
@@ -351,7 +365,6 @@ class RTTM:
         return {key: tuple(value) for key, value in sorted(groups.items())}
 
 
-_DEFAULTS = ("1", NA, NA, NA, NA)  # channel, ortho, subtype, confidence, slat
 _CHUNK_LINES = 16384
 
 
@@ -394,10 +407,10 @@ class _ColumnReader:
             if not fields or fields[0].startswith(("#", ";")):
                 continue
             number = first_line + offset
-            kind = fields[0].upper()
+            kind = fields[TYPE].upper()
             if kind != SPEAKER:
                 if kind not in OTHER_RECORD_TYPES:
-                    raise InputError(f"line {number}: unknown RTTM record type {fields[0]!r}",
+                    raise InputError(f"line {number}: unknown RTTM record type {fields[TYPE]!r}",
                                      path=self.path)
                 self.ignored += 1
                 if kind != SPEAKER_INFO:
@@ -406,7 +419,7 @@ class _ColumnReader:
             turns.append(_parse_speaker(fields, number, self.path))
         for turn in turns:
             extra = (turn.channel, turn.ortho, turn.subtype, turn.confidence, turn.slat)
-            if extra != _DEFAULTS:
+            if extra != DEFAULTS:
                 self.extras[self.count] = extra
             self.count += 1
         columns = RttmColumns.from_turns(turns)
@@ -436,22 +449,23 @@ def _chunks(text: str) -> Iterator[str]:
 
 def _parse_speaker(fields: list[str], number: int, where: str | None) -> RttmTurn:
     """One ``SPEAKER`` line split into fields; raises InputError with the line number."""
-    if not _MIN_FIELDS <= len(fields) <= _MAX_FIELDS:
-        raise InputError(f"line {number}: SPEAKER record needs {_MIN_FIELDS} or {_MAX_FIELDS} "
+    if not MIN_FIELDS <= len(fields) <= MAX_FIELDS:
+        raise InputError(f"line {number}: SPEAKER record needs {MIN_FIELDS} or {MAX_FIELDS} "
                          f"fields, found {len(fields)}", path=where)
     try:
-        start = parse_seconds(fields[3])
+        start = parse_seconds(fields[ONSET])
     except ValueError as exc:
         raise InputError(f"line {number}: bad onset: {exc}", path=where) from None
     try:
-        duration = parse_seconds(fields[4])
+        duration = parse_seconds(fields[DURATION])
     except ValueError as exc:
         raise InputError(f"line {number}: bad duration: {exc}", path=where) from None
     if start < 0:
-        raise InputError(f"line {number}: negative onset {fields[3]}", path=where)
+        raise InputError(f"line {number}: negative onset {fields[ONSET]}", path=where)
     if duration < 0:
-        raise InputError(f"line {number}: negative duration {fields[4]}", path=where)
-    slat = fields[9] if len(fields) == _MAX_FIELDS else NA
-    return RttmTurn.from_seconds(fields[1], start, duration, fields[7], channel=fields[2],
-                                 ortho=fields[5], subtype=fields[6], confidence=fields[8],
+        raise InputError(f"line {number}: negative duration {fields[DURATION]}", path=where)
+    slat = fields[SLAT] if len(fields) == MAX_FIELDS else PLAIN[SLAT]
+    return RttmTurn.from_seconds(fields[FILE], start, duration, fields[NAME],
+                                 channel=fields[CHANNEL], ortho=fields[ORTHO],
+                                 subtype=fields[SUBTYPE], confidence=fields[CONFIDENCE],
                                  slat=slat, line=number)

@@ -10,7 +10,9 @@ arrays 24 bytes a turn (file and speaker codes int32, starts and ends int64). Th
 is cut into chunks of whole lines, read by up to ``_THREADS`` threads at once (numpy
 lets go of the interpreter lock inside each array operation, so two cores read about
 twice as fast); the chunks' columns are joined in file order, so the result does not
-depend on the number of threads.
+depend on the number of threads. Which column is which, and the values a plain line holds
+in the columns scoring does not use, come from :mod:`.rttm_fields`, the table the line
+reader checks lines against.
 
 Every time is converted to exactly the float that ``float(text)`` gives: a decimal of at
 most 15 significant digits is its integer mantissa (exact in float64) divided by a power
@@ -30,8 +32,9 @@ from numpy.typing import NDArray
 
 from ...core.decimal_seconds import MAX_SECONDS
 from ...core.timebase import to_us_array
+from .rttm_fields import DURATION, FILE, MAX_FIELDS, NAME, ONSET, PLAIN
 
-FIELDS = 10
+FIELDS = MAX_FIELDS
 _SPACE, _NEWLINE, _DOT, _ZERO = ord(" "), ord("\n"), ord("."), ord("0")
 _MAX_DIGITS = 15
 _CHUNK_BYTES = 1 << 20  # small enough for a core's cache, large enough for numpy
@@ -39,8 +42,8 @@ _THREADS = 2  # chunks read at once (one core: they take turns, at no extra cost
 _WORD = 8  # bytes in one window (see _windows)
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(_WORD + 1)], dtype=np.uint64)
 _POWERS_OF_TEN = np.array([float(10**k) for k in range(_MAX_DIGITS + 1)])  # each exact
-# Fields 0, 2, 5, 6, 8 and 9 must be these exactly.
-_FIXED = {0: b"SPEAKER", 2: b"1", 5: b"<NA>", 6: b"<NA>", 8: b"<NA>", 9: b"<NA>"}
+# The columns that must hold their plain value exactly (type, channel and the <NA> ones).
+_FIXED = {column: text.encode() for column, text in PLAIN.items()}
 
 Positions = NDArray[np.int32]  # byte offsets and lengths inside one chunk
 Columns = tuple[tuple[str, ...], NDArray[np.int32], tuple[str, ...], NDArray[np.int32],
@@ -168,14 +171,14 @@ def _plain_chunk(buf: NDArray[np.uint8]) -> Columns | None:
     for k, text in _FIXED.items():
         if not _equals(words, starts[:, k], lengths[:, k], text):
             return None
-    onset = _decimals(words, starts[:, 3], lengths[:, 3])
-    duration = _decimals(words, starts[:, 4], lengths[:, 4])
+    onset = _decimals(words, starts[:, ONSET], lengths[:, ONSET])
+    duration = _decimals(words, starts[:, DURATION], lengths[:, DURATION])
     if onset is None or duration is None:
         return None
     if (onset > MAX_SECONDS).any() or (duration > MAX_SECONDS).any():
         return None
-    files = _categories(buf, words, starts[:, 1], lengths[:, 1])
-    speakers = _categories(buf, words, starts[:, 7], lengths[:, 7])
+    files = _categories(buf, words, starts[:, FILE], lengths[:, FILE])
+    speakers = _categories(buf, words, starts[:, NAME], lengths[:, NAME])
     if files is None or speakers is None:
         return None
     return (*files, *speakers, to_us_array(onset), to_us_array(onset + duration))

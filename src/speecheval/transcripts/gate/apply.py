@@ -36,7 +36,7 @@ def verdict_record(reading: RawReading, raw: Mapping[str, Any], sample: SampleFa
     return {"kind": "transcripts.gate_verdict", "gate_version": GATE_VERSION,
             "rules": rules.identity(), "raw": dict(raw),
             "meta": None if meta_info is None else dict(meta_info),
-            **gate(reading, sample, meta, rules).to_dict()}
+            **gate(reading, sample, meta, rules).report_dict()}
 
 
 def gate_file(raw_path: Path, fmt: str, sample: SampleFacts, meta_path: Path | None,

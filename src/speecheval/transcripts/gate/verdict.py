@@ -49,7 +49,9 @@ class GateVerdict:
     reasons: tuple[str, ...]
     checks: Mapping[str, checks.Check] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
+        """The verdict entries of a verdict record: the verdict, its reasons, and each
+        check's status beside its facts."""
         out: dict[str, Any] = {"verdict": self.verdict, "verdict_reasons": list(self.reasons)}
         for name, check in self.checks.items():
             out[f"{name}_status"] = check.status

@@ -4,7 +4,8 @@ Scoring one run is a typed flow: :class:`RunInputs` (the sample, both sides' fil
 once, the text alignment) -> one :class:`Outcome` per measure -> :class:`RunScore`
 (results by measure name, the reasons for what was not scored, a preview). The stages
 after it ask the registry instead of naming measures: ``samples.jsonl`` writes
-:meth:`Measure.row` of each, the scenario tables :meth:`Measure.table`.
+:meth:`Measure.row` of each, the scenario tables hold :meth:`Measure.table` of each (a
+typed entry of :mod:`.table_entries`, or any result with a ``report_dict``).
 
 A new measure is one module in :mod:`.measures`: a :class:`Measure` subclass with a
 ``name`` (its key in ``samples.jsonl``, ``status`` and the scenario table) joins the
@@ -31,6 +32,7 @@ from ..text.align import EditPath
 from ..text.tokenize import Unit
 from .capabilities import SystemSupport
 from .options import MeasureOptions
+from .table_entries import Graded, Rate, V
 
 if TYPE_CHECKING:
     from .manifest import RunSpec, SampleSpec
@@ -128,11 +130,12 @@ class RunScore:
 class ScenarioView(Protocol):
     """What a measure's scenario table may ask about the scenario's samples."""
 
-    def summary(self, values: list[SampleValue]) -> dict[str, Any] | None:
+    def summary(self, values: list[SampleValue]) -> Rate | None:
         """Rate summary with the maturity of the samples that give a rate."""
 
-    def maturity(self, sample_ids: set[str]) -> dict[str, Any]:
-        """``maturity`` and ``evidence`` entries for a measure yielded by ``sample_ids``."""
+    def graded(self, value: V, sample_ids: set[str]) -> Graded[V]:
+        """``value`` with the maturity and evidence of the samples ``sample_ids`` that
+        yield it."""
 
     def level(self, sample_ids: set[str]) -> Maturity:
         """Maturity of a measure yielded by ``sample_ids``."""
@@ -166,10 +169,11 @@ class Measure(ABC, Generic[R]):
         """The run's entry in ``samples.jsonl`` (default: the result's report view)."""
         return _report(result)
 
-    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
-        """The scenario's entry (default: the results of all its runs, summed)."""
-        total = pool(run.get(type(self)) for run in runs)
-        return None if total is None else _report(total)
+    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> object:
+        """The scenario's entry: a typed entry or result that the scenario table's writer
+        puts in the file through its ``report_dict()`` (a plain JSON value goes as it
+        is; ``None``: nothing to report). Default: the results of all its runs, summed."""
+        return pool(run.get(type(self)) for run in runs)
 
 
 def _report(value: Any) -> Any:

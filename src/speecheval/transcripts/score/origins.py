@@ -17,6 +17,8 @@ whose bytes differ from the SHA-256 its record holds (it is no longer the artefa
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +30,39 @@ from .manifest import Manifest
 TRANSCRIPT_KINDS = ("transcript", "imported_transcript")
 
 
-def transcript_origins(manifest: Manifest) -> dict[tuple[str, int], dict[str, Any]]:
-    """``lineage`` of every run whose transcript is a run artefact, by (sample, repeat)."""
+@dataclass(frozen=True)
+class TranscriptOrigin:
+    """Where one run's transcript comes from: the run folder (relative to the manifest),
+    the artefact id and, for an imported one, what its lineage record says about how far it
+    can be trusted (the record's values as written there; ``None`` where it says nothing)."""
+
+    run: str
+    artefact: str
+    imported: bool
+    exact_input_match: bool | None = None
+    protocol_compatibility: str | None = None
+    incompatibilities: Sequence[str] | None = None
+    identity_confidence: str | None = None
+    track_use: str | None = None
+
+    @property
+    def verified(self) -> bool:
+        """Whether the transcript is known to be the configured system's output: the run's
+        own, or an import whose identity is exact."""
+        return not self.imported or self.identity_confidence == "exact"
+
+    def report_dict(self) -> dict[str, Any]:
+        """The row's ``lineage`` entry (the trust entries for an imported one only)."""
+        return {"run": self.run, "artefact": self.artefact, "imported": self.imported,
+                **({key: getattr(self, key) for key in lineage.IMPORT_KEYS}
+                   if self.imported else {})}
+
+
+def transcript_origins(manifest: Manifest) -> dict[tuple[str, int], TranscriptOrigin]:
+    """The origin of every run whose transcript is a run artefact, by (sample, repeat)."""
     base = manifest.path.parent
     runs: dict[Path, dict[str, dict[str, Any]] | None] = {}
-    found: dict[tuple[str, int], dict[str, Any]] = {}
+    found: dict[tuple[str, int], TranscriptOrigin] = {}
     for i, sample in enumerate(manifest.samples):
         for j, run in enumerate(sample.runs):
             if run.transcript is None:
@@ -53,10 +83,9 @@ def transcript_origins(manifest: Manifest) -> dict[tuple[str, int], dict[str, An
                 raise InputError(f"{where}: {record['id']} is an imported result incompatible "
                                  f"with its run ({why}): for the diagnostic track only, not "
                                  "the main protocol", path=manifest.path, sample_id=sample.id)
-            found[(sample.id, run.repeat)] = {
-                "run": Path(os.path.relpath(run_dir, base)).as_posix(),
-                "artefact": record["id"], "imported": imported,
-                **({key: record.get(key) for key in lineage.IMPORT_KEYS} if imported else {})}
+            found[(sample.id, run.repeat)] = TranscriptOrigin(
+                Path(os.path.relpath(run_dir, base)).as_posix(), record["id"], imported,
+                **({key: record.get(key) for key in lineage.IMPORT_KEYS} if imported else {}))
     return found
 
 

@@ -1,6 +1,8 @@
 """The scenario tables for people, shared by the Markdown and HTML writers.
 
-Each table is a title, a note and a :class:`speecheval.report.table.Table`. Rates are
+Each table is a title, a note and a :class:`speecheval.report.table.Table`, made from the
+typed tables of :mod:`.tables` (a leaf result's numbers through its ``report_dict()``,
+the names the JSON files give them). Rates are
 shown as percentages with two decimals (:func:`speecheval.report.numbers.percent`),
 missing values as ``n/a`` and unsupported measures as ``unsupported``: the files for
 machines (JSON) keep fractions and ``null``.
@@ -14,9 +16,26 @@ from typing import Any
 
 from ...report.numbers import fixed, percent
 from ...report.table import Table, to_markdown
+from ..diarization.render import score_dict
 from ..text.cli import summary_line
 from ..text.counts import ErrorCounts
+from ..text.hallucination import HallucinationCounts
+from ..text.prf import MatchCounts
+from .measures.cp import ConcatenatedPermutation
+from .measures.diarization import Diarization
+from .measures.hallucination import Hallucination
+from .measures.matches import Numbers, Punctuation, Terms
+from .measures.multi_stream import OptimalReferenceCombination, TimeConstrainedPermutation
+from .measures.timestamps import Timestamps
 from .report_wording import FACTS, HYPOTHESES, JUDGEMENTS, Wording
+from .table_entries import (
+    CollaredSpeakerRate,
+    DiarizationEntry,
+    Graded,
+    Rate,
+    SpeakerRate,
+    TimestampsEntry,
+)
 from .tables import Tables
 
 
@@ -39,18 +58,10 @@ def sec(value: float | None) -> str:
     return fixed(value, 3)
 
 
-def _ci(pair: list[float | None] | None) -> str:
+def _ci(pair: tuple[float | None, float | None] | None) -> str:
     if pair is None:
         return "n/a"
     return f"[{percent(pair[0])}, {percent(pair[1])}]"
-
-
-def _get(data: dict[str, Any] | None, *keys: str) -> Any:
-    for key in keys:
-        if data is None:
-            return None
-        data = data.get(key)
-    return data
 
 
 def kaldi_lines(tables: Tables) -> list[str]:
@@ -60,14 +71,15 @@ def kaldi_lines(tables: Tables) -> list[str]:
     of the scenarios it averages, capped by the run's)."""
     lines = []
     for name, table in tables.scenarios.items():
-        rate = table["rate_name"].upper()
-        for repeat, counts in tables.text_counts[name].items():
+        rate = table.rate_name.upper()
+        for repeat, counts in table.text_counts_by_repeat.items():
             lines.append(f"{summary_line(rate, counts)} scenario={name} repeat={repeat}")
-    for rate, value in tables.cross_scenario["by_rate"].items():
-        lines.append(f"# {rate.upper()} scenario macro {percent(value['scenario_macro'])} over "
-                     f"{', '.join(value['scenarios'])}; duration-weighted "
-                     f"{percent(value['duration_weighted'])} (separate); maturity "
-                     f"{value['maturity']['level']}")
+    for rate, value in tables.cross_scenario.by_rate.items():
+        cross = value.value
+        lines.append(f"# {rate.upper()} scenario macro {percent(cross.scenario_macro)} over "
+                     f"{', '.join(cross.scenarios)}; duration-weighted "
+                     f"{percent(cross.duration_weighted)} (separate); maturity "
+                     f"{value.maturity.level}")
     return lines
 
 
@@ -83,9 +95,9 @@ def _lineage(tables: Tables) -> TitledTable:
     def shown(value: Any) -> str:
         return "n/a" if value is None else str(value).lower()
 
-    rows = [(sample, str(repeat), o["run"], o["artefact"], "yes" if o["imported"] else "no",
-             shown(o.get("exact_input_match")), o.get("protocol_compatibility") or "n/a",
-             o.get("identity_confidence") or "n/a", o.get("track_use") or "n/a")
+    rows = [(sample, str(repeat), o.run, o.artefact, "yes" if o.imported else "no",
+             shown(o.exact_input_match), o.protocol_compatibility or "n/a",
+             o.identity_confidence or "n/a", o.track_use or "n/a")
             for (sample, repeat), o in sorted(tables.lineage.items())]
     return _titled("Transcripts of runs (lineage)",
                    "Runs whose transcript is an artefact of a `transcripts run` directory; "
@@ -97,12 +109,16 @@ def _lineage(tables: Tables) -> TitledTable:
 def _transcription(tables: Tables) -> TitledTable:
     rows = []
     for name, t in tables.scenarios.items():
-        s = t["text"]
-        counts = _sum_counts(tables.text_counts[name].values())
-        rows.append((name, _level(s), _evidence_samples(s), str(t["runs"]),
-                     str(t["failed_runs"]), t["rate_name"].upper(), percent(_get(s, "macro")),
-                     percent(_get(s, "micro")), _ci(_get(s, "macro_ci95")),
-                     percent(_get(s, "repeat_std", "macro")), percent(_get(s, "duration_weighted")),
+        s = t.text
+        rate = None if s is None else s.value
+        counts = _sum_counts(t.text_counts_by_repeat.values())
+        rows.append((name, _level(s), str(0 if s is None else s.samples), str(t.runs),
+                     str(t.failed_runs), t.rate_name.upper(),
+                     percent(None if rate is None else rate.macro),
+                     percent(None if rate is None else rate.micro),
+                     _ci(None if rate is None else rate.macro_ci95),
+                     percent(None if rate is None else rate.macro_std),
+                     percent(None if rate is None else rate.duration_weighted),
                      str(counts.substitutions), str(counts.deletions), str(counts.insertions),
                      str(counts.reference_tokens)))
     return _titled(
@@ -115,15 +131,9 @@ def _transcription(tables: Tables) -> TitledTable:
         tuple(rows))
 
 
-def _level(summary: dict[str, Any] | None) -> str:
+def _level(summary: Graded[Any] | None) -> str:
     """The maturity level of one rate summary (``n/a`` when there is no summary)."""
-    level = _get(summary, "maturity", "level")
-    return "n/a" if level is None else str(level)
-
-
-def _evidence_samples(summary: dict[str, Any] | None) -> str:
-    count = _get(summary, "evidence", "samples")
-    return "0" if count is None else str(count)
+    return "n/a" if summary is None else str(summary.maturity.level)
 
 
 def _sum_counts(items: Any) -> ErrorCounts:
@@ -131,16 +141,16 @@ def _sum_counts(items: Any) -> ErrorCounts:
 
 
 def _cross(tables: Tables) -> TitledTable:
-    run = tables.cross_scenario["run_maturity"]
-    rows = [(rate.upper(), percent(v["scenario_macro"]), percent(v["duration_weighted"]),
-             ", ".join(v["scenarios"]), v["maturity"]["level"],
-             "; ".join(v["maturity"]["reasons"]) or "none")
-            for rate, v in tables.cross_scenario["by_rate"].items()]
-    reasons = "; ".join(run["reasons"]) or "none"
+    run = tables.cross_scenario.run_maturity
+    rows = [(rate.upper(), percent(v.value.scenario_macro), percent(v.value.duration_weighted),
+             ", ".join(v.value.scenarios), v.maturity.level,
+             "; ".join(v.maturity.reasons) or "none")
+            for rate, v in tables.cross_scenario.by_rate.items()]
+    reasons = "; ".join(run.reasons) or "none"
     return _titled("Across scenarios",
                      f"Only the scenario macro is compared across scenarios. Each macro's "
                      f"maturity is the lowest of the scenarios it averages, capped by the run "
-                     f"maturity {run['level']} (why not higher: {reasons}).",
+                     f"maturity {run.level} (why not higher: {reasons}).",
                      ("rate", "scenario macro", "duration-weighted", "scenarios", "maturity",
                       "why not higher"),
                      tuple(rows))
@@ -152,14 +162,18 @@ def _cp(tables: Tables) -> TitledTable:
     rows = []
     extra = False
     for name, t in tables.scenarios.items():
-        rate = t["rate_name"].upper()
-        rows.append(_speaker_rate_row(name, "cp" + rate, t["cp"]))
-        if "orc" in t:
-            rows.append(_speaker_rate_row(name, "ORC-" + rate, t["orc"]))
-        if "tcp" in t:
+        rate = t.rate_name.upper()
+        cp = t.entry(ConcatenatedPermutation.name, SpeakerRate)
+        assert cp is not None  # cp is always scored
+        rows.append(_speaker_rate_row(name, "cp" + rate, cp))
+        orc = t.entry(OptimalReferenceCombination.name, SpeakerRate)
+        if orc is not None:
+            rows.append(_speaker_rate_row(name, "ORC-" + rate, orc))
+        tcp = t.entry(TimeConstrainedPermutation.name, CollaredSpeakerRate)
+        if tcp is not None:
             rows.append(_speaker_rate_row(
-                name, f"tcp{rate} (collar {fixed(t['tcp']['collar_s'])} s)", t["tcp"]))
-        extra = extra or "orc" in t or "tcp" in t
+                name, f"tcp{rate} (collar {fixed(tcp.collar_s)} s)", tcp))
+        extra = extra or orc is not None or tcp is not None
     return _titled("Speaker-attributed transcription (cpWER / cpCER / cpMER)",
                      "A system without speaker attribution is unsupported, never 0."
                      + (" ORC (reference speakers ignored) and tcp (only words whose times "
@@ -170,29 +184,37 @@ def _cp(tables: Tables) -> TitledTable:
                      tuple(rows))
 
 
-def _speaker_rate_row(scenario: str, rate: str, entry: dict[str, Any]) -> tuple[str, ...]:
-    if entry["scored_runs"] == 0 and entry["unsupported_runs"]:
-        return (scenario, rate, "0", str(entry["unsupported_runs"]), "unsupported",
+def _speaker_rate_row(scenario: str, rate: str, entry: SpeakerRate) -> tuple[str, ...]:
+    if entry.scored_runs == 0 and entry.unsupported_runs:
+        return (scenario, rate, "0", str(entry.unsupported_runs), "unsupported",
                 "unsupported", "n/a")
-    return (scenario, rate, str(entry["scored_runs"]), str(entry["unsupported_runs"]),
-            percent(_get(entry, "rate", "macro")), percent(_get(entry, "rate", "micro")),
-            _level(entry["rate"]))
+    return (scenario, rate, str(entry.scored_runs), str(entry.unsupported_runs),
+            percent(_rate(entry.rate, "macro")), percent(_rate(entry.rate, "micro")),
+            _level(entry.rate))
+
+
+def _rate(rate: Rate | None, which: str) -> float | None:
+    """The macro or micro of a rate summary (``None`` when there is none)."""
+    if rate is None:
+        return None
+    return rate.value.macro if which == "macro" else rate.value.micro
 
 
 def _diarization(tables: Tables) -> TitledTable:
     rows = []
     for name, t in tables.scenarios.items():
-        d = t["diarization"]
-        if d["scored_runs"] == 0:
-            label = "unsupported" if d["unsupported_runs"] else "n/a"
-            rows.append((name, "0", str(d["unsupported_runs"]), *([label] * 6), "n/a"))
+        d = t.entry(Diarization.name, DiarizationEntry)
+        assert d is not None  # diarization is always scored
+        if d.scored_runs == 0 or d.pooled is None:
+            label = "unsupported" if d.unsupported_runs else "n/a"
+            rows.append((name, "0", str(d.unsupported_runs), *([label] * 6), "n/a"))
             continue
-        pooled = d["pooled"]
-        rows.append((name, str(d["scored_runs"]), str(d["unsupported_runs"]),
-                     percent(_get(d, "der", "macro")), percent(_get(d, "der", "micro")),
-                     percent(_get(d, "der_overlap_excluded", "micro")),
-                     percent(_get(d, "der_overlap_only", "micro")), percent(pooled["jer"]),
-                     percent(pooled["speaker_count"]["accuracy"]), _level(d["der"])))
+        pooled = score_dict(d.pooled, exclude_overlap=False)
+        rows.append((name, str(d.scored_runs), str(d.unsupported_runs),
+                     percent(_rate(d.der, "macro")), percent(_rate(d.der, "micro")),
+                     percent(_rate(d.der_overlap_excluded, "micro")),
+                     percent(_rate(d.der_overlap_only, "micro")), percent(pooled["jer"]),
+                     percent(pooled["speaker_count"]["accuracy"]), _level(d.der)))
     return _titled("Diarization (main protocol: collar +-0.25 s, overlap included)",
                      "DER micro sums error and scored speaker time over runs; JER (dscore's "
                      "mean over reference speakers) and speaker count are pooled over runs.",
@@ -205,10 +227,13 @@ def _diarization(tables: Tables) -> TitledTable:
 def _extras(tables: Tables) -> TitledTable:
     rows = []
     for name, t in tables.scenarios.items():
-        h = t["hallucination"]
-        rows.append((name, percent(_get(t, "punctuation", "f1")), percent(_get(t, "numbers", "f1")),
-                     percent(_get(t, "terms", "f1")), percent(_get(h, "nonempty_output_rate")),
-                     fixed(_get(h, "hallucinated_chars_per_second"))))
+        h = t.entry(Hallucination.name, Graded)
+        counts: HallucinationCounts | None = None if h is None else h.value
+        f1 = [None if (m := t.entry(measure.name, MatchCounts)) is None else m.f1
+              for measure in (Punctuation, Numbers, Terms)]
+        rows.append((name, *(percent(value) for value in f1),
+                     percent(None if counts is None else counts.nonempty_rate),
+                     fixed(None if counts is None else counts.chars_per_second)))
     return _titled("Punctuation, numbers, terms, hallucination",
                      "F1 pooled over runs; hallucination over silence, music and low-speech "
                      "samples (failed runs left out and counted).",
@@ -219,14 +244,18 @@ def _extras(tables: Tables) -> TitledTable:
 def _timestamps(tables: Tables) -> TitledTable:
     rows = []
     for name, t in tables.scenarios.items():
-        ts = t["timestamps"]
-        turns = ts["turns"]
-        if turns is None:
-            rows.append((name, str(ts["runs_by_granularity"]["token"]), *(["n/a"] * 11)))
+        ts = t.entry(Timestamps.name, TimestampsEntry)
+        assert ts is not None  # timestamps are always scored
+        token_runs = str(ts.runs_by_granularity["token"])
+        if ts.turns is None:
+            rows.append((name, token_runs, *(["n/a"] * 11)))
             continue
+        turns = ts.turns.report_dict()
         start, end = turns["start"], turns["end"]
-        f1 = _get(ts, "turn_boundaries", "0.5", "f1")
-        rows.append((name, str(ts["runs_by_granularity"]["token"]),
+        half = None if ts.turn_boundaries is None else ts.turn_boundaries.get("0.5")
+        f1 = None if half is None else half.f1
+        speech = ts.speech
+        rows.append((name, token_runs,
                      f"{turns['scorable_turns']}/{turns['reference_turns']}",
                      percent(turns["reference_token_match_coverage"]),
                      str(turns["excluded_turns"]["overlapping"]),
@@ -237,8 +266,8 @@ def _timestamps(tables: Tables) -> TitledTable:
                      " ".join(percent(v) for v in start["hit_rate"].values()),
                      " ".join(percent(v) for v in end["hit_rate"].values()),
                      sec(turns["mean_iou"]), percent(f1),
-                     percent(_get(ts, "speech", "speech_coverage")),
-                     percent(_get(ts, "speech", "speech_iou"))))
+                     percent(None if speech is None else speech.coverage),
+                     percent(None if speech is None else speech.iou)))
     return _titled(
         "Timestamps (main protocol: token-anchored turns)",
         "Errors in seconds as mean/median/P90/P95 (linear-interpolated percentiles); hit "
@@ -251,9 +280,10 @@ def _timestamps(tables: Tables) -> TitledTable:
 
 def _diagnostic(tables: Tables) -> TitledTable:
     rows = []
-    for name, d in tables.timestamp_diagnostic.items():
-        if d is None:
+    for name, pairs in tables.timestamp_diagnostic.items():
+        if pairs is None:
             continue
+        d = pairs.report_dict()
         rows.append((name, f"{d['unique_pairs']}/{d['reference_segments']}",
                      sec(d["start"]["mean_s"]), sec(d["start"]["median_s"]),
                      sec(d["end"]["mean_s"]), sec(d["end"]["median_s"]), sec(d["mean_iou"])))
@@ -270,8 +300,8 @@ def _moss(tables: Tables) -> TitledTable:
     for name, m in tables.moss_parity.items():
         if m is None:
             continue
-        delta = m["delta_cp"]
-        rows.append((name, str(m["samples"]), percent(m["cer"]), percent(m["cpcer"]),
+        delta = m.delta_cp
+        rows.append((name, str(m.samples), percent(m.cer.error_rate), percent(m.cpcer.error_rate),
                      "n/a" if delta is None else f"{100 * delta:+.2f} pp"))
     return _titled("Parity track: MOSS (own cleaning; never mixed with the main protocol)",
                      "Corpus CER and cpCER; delta_cp = cpCER - CER over samples valid for "
@@ -281,9 +311,10 @@ def _moss(tables: Tables) -> TitledTable:
 
 def _lattifai(tables: Tables) -> TitledTable:
     rows = []
-    for name, d in tables.lattifai_parity.items():
-        if d is None:
+    for name, score in tables.lattifai_parity.items():
+        if score is None:
             continue
+        d = score_dict(score, exclude_overlap=False)
         rows.append((name, percent(d["der"]), percent(d["jer"]), sec(d["scored"]), sec(d["missed"]),
                      sec(d["false_alarm"]), sec(d["confusion"])))
     return _titled("Parity track: LattifAI (collar +-0.1 s, pyannote collar=0.2; never "

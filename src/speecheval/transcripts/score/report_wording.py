@@ -22,7 +22,7 @@ from ...core.errors import InputError
 from ...report.numbers import percent
 from ..claims import refusal
 from ..maturity import Level
-from .tables import Tables
+from .tables import ScenarioTable, Tables
 
 FACTS, JUDGEMENTS, HYPOTHESES = "Measured facts", "Judgements", "Untested hypotheses"
 """The three parts of a report, in this order."""
@@ -62,7 +62,7 @@ def report_wording(tables: Tables, claims: Sequence[Claim], hypotheses: Sequence
     judged.append(_run_judgement(tables))
     for claim in claims:
         table = None if claim.scenario is None else tables.scenarios[claim.scenario]
-        level = None if table is None else table["maturity"]["level"]
+        level = None if table is None else table.maturity.level
         why = refusal(claim.text, claim.scenario, level, run)
         if why is not None:
             raise InputError(f"{claim.where}: refused as a judgement: {why}; write it under "
@@ -71,18 +71,18 @@ def report_wording(tables: Tables, claims: Sequence[Claim], hypotheses: Sequence
                     else _scenario_evidence(claim.scenario or "", table))
         judged.append(f"{claim.text} [{evidence}]")
     untested = list(hypotheses)
-    untested += [f"{name}: whether its results hold beyond its {table['samples']} samples is "
-                 f"untested ({table['maturity']['level']})"
+    untested += [f"{name}: whether its results hold beyond its {table.samples} samples is "
+                 f"untested ({table.maturity.level})"
                  for name, table in tables.scenarios.items()
-                 if table["maturity"]["level"] not in ("scenario_qualified", "decision_grade")]
+                 if table.maturity.level not in ("scenario_qualified", "decision_grade")]
     untested.append("nothing here extends to scenarios this manifest does not hold (it holds "
                     f"{', '.join(tables.scenarios)})")
     return Wording(tuple(judged), tuple(untested))
 
 
-def _scenario_judgement(name: str, table: dict[str, Any]) -> str:
-    level = table["maturity"]["level"]
-    reasons = "; ".join(table["maturity"]["reasons"])
+def _scenario_judgement(name: str, table: ScenarioTable) -> str:
+    level = table.maturity.level
+    reasons = "; ".join(table.maturity.reasons)
     return (f"{name} ({level}): {ALLOWS[level]}" + (f" ({reasons})" if reasons else "")
             + f" [{_scenario_evidence(name, table)}]")
 
@@ -96,26 +96,27 @@ def _run_judgement(tables: Tables) -> str:
             f"{'; '.join(run.reasons)}) [{_cross_evidence(tables)}]")
 
 
-def _scenario_evidence(name: str, table: dict[str, Any]) -> str:
+def _scenario_evidence(name: str, table: ScenarioTable) -> str:
     """Coverage, valid samples, failures and uncertainty of one scenario's rate."""
-    text = table.get("text") or {}
-    rated = (text.get("evidence") or {}).get("samples", 0)
-    ci = text.get("macro_ci95")
+    text = table.text
+    rated = 0 if text is None else text.samples
+    ci = None if text is None else text.value.macro_ci95
+    macro = None if text is None else text.value.macro
     interval = "n/a" if ci is None else f"[{percent(ci[0])}, {percent(ci[1])}]"
-    return (f"scenario {name}: {rated} of {table['samples']} samples rated, "
-            f"{table['failed_runs']} of {table['runs']} runs failed, "
-            f"{table['rate_name'].upper()} macro {percent(text.get('macro'))} "
+    return (f"scenario {name}: {rated} of {table.samples} samples rated, "
+            f"{table.failed_runs} of {table.runs} runs failed, "
+            f"{table.rate_name.upper()} macro {percent(macro)} "
             f"(95% CI {interval})")
 
 
 def _cross_evidence(tables: Tables) -> str:
     """Which scenarios each cross-scenario macro covers, with failures and its level."""
-    failed = sum(t["failed_runs"] for t in tables.scenarios.values())
-    runs = sum(t["runs"] for t in tables.scenarios.values())
+    failed = sum(t.failed_runs for t in tables.scenarios.values())
+    runs = sum(t.runs for t in tables.scenarios.values())
     rates = "; ".join(
-        f"{rate.upper()} scenario macro {percent(v['scenario_macro'])} over "
-        f"{len(v['scenarios'])} of {len(tables.scenarios)} scenarios "
-        f"({v['maturity']['level']})"
-        for rate, v in tables.cross_scenario["by_rate"].items()) or "no rate"
+        f"{rate.upper()} scenario macro {percent(v.value.scenario_macro)} over "
+        f"{len(v.value.scenarios)} of {len(tables.scenarios)} scenarios "
+        f"({v.maturity.level})"
+        for rate, v in tables.cross_scenario.by_rate.items()) or "no rate"
     each = "; ".join(_scenario_evidence(name, table) for name, table in tables.scenarios.items())
     return f"{rates}; {failed} of {runs} runs failed; {each}"

@@ -9,16 +9,22 @@ gets the combined level of the scenarios it averages. Counts without a per-sampl
 (punctuation, numbers, terms, hallucination, JER, speaker count, timestamps) are pooled
 over every run of the scenario. Parity tracks and the segment-timestamp diagnostic are
 built here too but returned separately and written to their own files and tables.
+
+Everything here is typed: a :class:`ScenarioTable` per scenario (its maturity a
+:class:`~..maturity.Maturity`, its measures' entries those of :mod:`.table_entries`), the
+cross-scenario values, the parity tracks as their results. The writers (:mod:`.files`,
+:mod:`.report_tables`, :mod:`..report_html`) read them by attribute and turn them into
+file shapes through ``report_dict()``; no dict is built before a writer asks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from ...core.results import Reported
 from ..aggregate import CrossScenario, SampleValue, cross_scenario, summarise
-from ..diarization.render import score_dict
 from ..diarization.result import DiarizationScore
 from ..maturity import (
     Maturity,
@@ -28,7 +34,8 @@ from ..maturity import (
     scenario_maturity,
 )
 from ..text.counts import ErrorCounts
-from ..text.moss_parity import corpus_table
+from ..text.moss_parity import MossParityTable, corpus_table
+from ..text.tokenize import Unit
 from ..timestamps.segment_pairs import SegmentPairTiming
 from .capabilities import SystemSupport
 from .manifest import Manifest, Scenario
@@ -38,22 +45,112 @@ from .measures.hallucination import hallucination_samples
 from .measures.moss_parity import MossParity
 from .measures.text import RATE_NAMES, Text, text_sample_values
 from .measures.timestamps import Timestamps
+from .origins import TranscriptOrigin
+from .table_entries import Graded, Rate, V, evidence_dict
+
+E = TypeVar("E")
+
+
+def file_value(entry: object) -> object:
+    """A measure's entry as a file holds it: a result through its ``report_dict()``, a
+    plain value (a measure may report a number) as it is."""
+    return entry.report_dict() if isinstance(entry, Reported) else entry
+
+
+@dataclass(frozen=True)
+class ScenarioTable:
+    """One scenario's table: its evidence and headline maturity (that of the text rate,
+    or of hallucination when no sample has a reference transcript: ``maturity_measure``),
+    its runs, the text counts per repeat, and each measure's entry by measure name."""
+
+    scenario: str
+    unit: Unit
+    core: bool
+    maturity: Maturity
+    maturity_measure: str | None
+    evidence: ScenarioEvidence
+    runs: int
+    failed_runs: int
+    text_counts_by_repeat: Mapping[int, ErrorCounts]
+    measures: Mapping[str, object]
+
+    @property
+    def rate_name(self) -> str:
+        """``wer``, ``cer`` or ``mer``: the text rate of the scenario's unit."""
+        return RATE_NAMES[self.unit]
+
+    @property
+    def samples(self) -> int:
+        """The scenario's samples."""
+        return self.evidence.samples
+
+    def entry(self, name: str, kind: type[E]) -> E | None:
+        """The entry of measure ``name``, checked to be a ``kind`` (``None``: none, or the
+        measure is not selected)."""
+        value = self.measures.get(name)
+        if value is not None and not isinstance(value, kind):
+            raise TypeError(f"scenario {self.scenario!r}: {name} is a "
+                            f"{type(value).__name__}, not a {kind.__name__}")
+        return value
+
+    @property
+    def text(self) -> Rate | None:
+        """The text rate (WER, CER or MER), ``None`` when no sample has one."""
+        return self.entry(Text.name, Graded)
+
+    def report_dict(self) -> dict[str, Any]:
+        """The scenario's entry in ``scenarios.json``."""
+        return {
+            "scenario": self.scenario, "unit": self.unit, "rate_name": self.rate_name,
+            "core": self.core, "maturity": self.maturity.report_dict(),
+            "maturity_measure": self.maturity_measure, **(evidence_dict(self.evidence) or {}),
+            "runs": self.runs, "failed_runs": self.failed_runs,
+            "text_counts_by_repeat": {str(k): v.report_dict()
+                                      for k, v in self.text_counts_by_repeat.items()},
+            **{name: file_value(entry) for name, entry in self.measures.items()},
+        }
+
+
+@dataclass(frozen=True)
+class CrossRate:
+    """A scenario macro across scenarios with the combined maturity of its scenarios."""
+
+    value: CrossScenario
+    maturity: Maturity
+
+    def report_dict(self) -> dict[str, Any]:
+        return {**self.value.report_dict(), "maturity": self.maturity.report_dict()}
+
+
+@dataclass(frozen=True)
+class CrossScenarioTable:
+    """The run's maturity and, per text rate, the scenario macro across scenarios."""
+
+    run_maturity: Maturity
+    by_rate: Mapping[str, CrossRate]
+
+    def report_dict(self) -> dict[str, Any]:
+        return {"run_maturity": self.run_maturity.report_dict(),
+                "by_rate": {rate: value.report_dict() for rate, value in self.by_rate.items()}}
 
 
 @dataclass(frozen=True)
 class Tables:
     """Everything the writers need: main tables, parity tracks, maturity."""
 
-    scenarios: dict[str, dict[str, Any]]
-    cross_scenario: dict[str, Any]
-    run_maturity: Maturity
+    scenarios: Mapping[str, ScenarioTable]
+    cross_scenario: CrossScenarioTable
     system_support: SystemSupport
-    moss_parity: dict[str, Any]
-    lattifai_parity: dict[str, Any]
-    timestamp_diagnostic: dict[str, Any]
-    text_counts: dict[str, dict[int, ErrorCounts]]
-    lineage: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    moss_parity: Mapping[str, MossParityTable | None]
+    lattifai_parity: Mapping[str, DiarizationScore | None]
+    timestamp_diagnostic: Mapping[str, SegmentPairTiming | None]
+    lineage: Mapping[tuple[str, int], TranscriptOrigin] = field(default_factory=dict)
     """Runs whose transcript is a ``transcripts run`` artefact (:mod:`.origins`)."""
+
+    @property
+    def run_maturity(self) -> Maturity:
+        """The maturity of the whole run (what any cross-scenario value is capped by)."""
+        return self.cross_scenario.run_maturity
 
 
 class _ScenarioView:
@@ -74,22 +171,16 @@ class _ScenarioView:
                                 len(speakers), self.spec.reference_leak_free, self.spec.core,
                                 missing)
 
-    def summary(self, values: list[SampleValue]) -> dict[str, Any] | None:
+    def summary(self, values: list[SampleValue]) -> Rate | None:
         """Rate summary with the maturity of the samples that give a rate."""
         if not values:
             return None
-        return {**summarise(values).report_dict(), **self.maturity(_yielding(values))}
+        return self.graded(summarise(values), _yielding(values))
 
-    def maturity(self, sample_ids: set[str]) -> dict[str, Any]:
-        """``maturity`` and ``evidence`` entries for a measure yielded by ``sample_ids``."""
-        level = self.level(sample_ids)
-        if not sample_ids:
-            return {"maturity": level.report_dict(), "evidence": None}
-        ev = self.evidence(sample_ids)
-        return {"maturity": level.report_dict(),
-                "evidence": {"samples": ev.samples, "independent_sources": ev.sources,
-                             "independent_speakers": ev.speakers,
-                             "missing_runs": ev.missing_runs}}
+    def graded(self, value: V, sample_ids: set[str]) -> Graded[V]:
+        """``value`` with the maturity and evidence of the samples that yield it."""
+        return Graded(value, self.level(sample_ids),
+                      self.evidence(sample_ids) if sample_ids else None)
 
     def level(self, sample_ids: set[str]) -> Maturity:
         """Maturity of a measure yielded by ``sample_ids``."""
@@ -111,17 +202,17 @@ def _counts_by_repeat(runs: Sequence[RunScore]) -> dict[int, ErrorCounts]:
     return dict(sorted(result.items()))
 
 
-def build_tables(manifest: Manifest, runs: Sequence[RunScore],
-                 support: SystemSupport) -> Tables:
-    """Group runs by scenario and build every table."""
-    scenarios: dict[str, dict[str, Any]] = {}
+def build_tables(manifest: Manifest, runs: Sequence[RunScore], support: SystemSupport,
+                 lineage: Mapping[tuple[str, int], TranscriptOrigin] | None = None) -> Tables:
+    """Group runs by scenario and build every table (``lineage``: the runs whose transcript
+    is a ``transcripts run`` artefact, :func:`.origins.transcript_origins`)."""
+    scenarios: dict[str, ScenarioTable] = {}
     evidence: dict[str, tuple[ScenarioEvidence, Maturity]] = {}
     text_levels: dict[str, tuple[bool, Maturity]] = {}
     text_values: dict[str, list[SampleValue]] = {}
-    moss: dict[str, Any] = {}
-    lattifai: dict[str, Any] = {}
-    diagnostic: dict[str, Any] = {}
-    counts: dict[str, dict[int, ErrorCounts]] = {}
+    moss: dict[str, MossParityTable | None] = {}
+    lattifai: dict[str, DiarizationScore | None] = {}
+    diagnostic: dict[str, SegmentPairTiming | None] = {}
     scenario_measures = [measure for measure in selected_measures(manifest.measure_options())
                          if measure.in_scenario_table]
     for name, spec in manifest.scenarios.items():
@@ -135,44 +226,30 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore],
         maturity = view.level(text_samples or halluc_samples)
         text_levels[name] = (spec.core, view.level(text_samples))
         evidence[name] = (ev, maturity)
-        counts[name] = _counts_by_repeat(mine)
-        scenarios[name] = {
-            "scenario": name, "unit": spec.unit, "rate_name": RATE_NAMES[spec.unit],
-            "core": spec.core, "maturity": maturity.report_dict(), "maturity_measure": headline,
-            "samples": ev.samples, "independent_sources": ev.sources,
-            "independent_speakers": ev.speakers, "missing_runs": ev.missing_runs,
-            "runs": len(mine), "failed_runs": sum(r.failure is not None for r in mine),
-            "text_counts_by_repeat": {str(k): v.report_dict()
-                                      for k, v in counts[name].items()},
-            **{measure.name: measure.table(mine, view) for measure in scenario_measures},
-        }
+        scenarios[name] = ScenarioTable(
+            scenario=name, unit=spec.unit, core=spec.core, maturity=maturity,
+            maturity_measure=headline, evidence=ev, runs=len(mine),
+            failed_runs=sum(r.failure is not None for r in mine),
+            text_counts_by_repeat=_counts_by_repeat(mine),
+            measures={measure.name: measure.table(mine, view) for measure in scenario_measures})
         moss_samples = [m for r in mine if (m := r.get(MossParity)) is not None]
-        moss[name] = (corpus_table(moss_samples).report_dict() if moss_samples else None)
-        parity_total: DiarizationScore | None = pool(
-            d.lattifai for r in mine if (d := r.get(Diarization)) is not None)
-        lattifai[name] = (None if parity_total is None
-                               else score_dict(parity_total, exclude_overlap=False))
-        pairs: SegmentPairTiming | None = pool(
-            t.segment_pairs for r in mine if (t := r.get(Timestamps)) is not None)
-        diagnostic[name] = None if pairs is None else pairs.report_dict()
+        moss[name] = corpus_table(moss_samples) if moss_samples else None
+        lattifai[name] = pool(d.lattifai for r in mine if (d := r.get(Diarization)) is not None)
+        diagnostic[name] = pool(t.segment_pairs for r in mine
+                                if (t := r.get(Timestamps)) is not None)
     overall = run_maturity(evidence, manifest.required_repeats)
-    cross = _cross(manifest, text_values, text_levels, overall)
-    return Tables(scenarios, cross, overall, support, moss, lattifai, diagnostic, counts)
+    cross = CrossScenarioTable(overall, _cross(manifest, text_values, text_levels, overall))
+    return Tables(scenarios, cross, support, moss, lattifai, diagnostic, dict(lineage or {}))
 
 
 def _cross(manifest: Manifest, values: dict[str, list[SampleValue]],
-           levels: dict[str, tuple[bool, Maturity]], run: Maturity) -> dict[str, Any]:
+           levels: dict[str, tuple[bool, Maturity]], run: Maturity) -> dict[str, CrossRate]:
     """Scenario macros per rate, each with the combined maturity of its scenarios."""
-    by_rate: dict[str, Any] = {}
+    by_rate: dict[str, CrossRate] = {}
     for unit, rate in RATE_NAMES.items():
         names = [name for name, spec in manifest.scenarios.items()
                  if spec.unit == unit and values[name]]
         if names:
-            result: CrossScenario = cross_scenario({n: values[n] for n in names})
-            by_rate[rate] = {**result.report_dict(), "maturity": combined_maturity(
-                {n: levels[n] for n in names}, run).report_dict()}
-    return {"run_maturity": run.report_dict(), "by_rate": by_rate}
-
-
-
-
+            by_rate[rate] = CrossRate(cross_scenario({n: values[n] for n in names}),
+                                      combined_maturity({n: levels[n] for n in names}, run))
+    return by_rate

@@ -9,6 +9,7 @@ from ...formats.segment import has_speakers
 from ...text.cp import CpResult, cp_error_rate
 from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, sample_values
+from ..table_entries import SpeakerRate
 from .text import RATE_NAMES
 
 
@@ -41,7 +42,7 @@ class ConcatenatedPermutation(Measure[CpResult]):
     def row(self, result: CpResult, run: RunScore) -> Any:
         return result.report_dict("cp" + RATE_NAMES[run.unit])
 
-    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
+    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> SpeakerRate:
         return rate_table(runs, view, self.name, error_pair(self.name))
 
 
@@ -58,10 +59,14 @@ def error_pair(name: str) -> Callable[[RunScore], tuple[float, float] | None]:
 
 
 def rate_table(runs: Sequence[RunScore], view: ScenarioView, name: str,
-               pick: Callable[[RunScore], tuple[float, float] | None]) -> dict[str, Any]:
+               pick: Callable[[RunScore], tuple[float, float] | None]) -> SpeakerRate:
     """A speaker measure's scenario entry: runs scored, runs ``unsupported`` (a system
     property, never a rate of 0 or 1), and the rate summary of the pairs ``pick`` gives."""
-    return {"scored_runs": sum(name in run.results for run in runs),
-            "unsupported_runs": sum(run.status.get(name, "").startswith("unsupported")
-                                    for run in runs),
-            "rate": view.summary(sample_values(runs, pick))}
+    return SpeakerRate(sum(name in run.results for run in runs),
+                       unsupported_runs(runs, name),
+                       view.summary(sample_values(runs, pick)))
+
+
+def unsupported_runs(runs: Sequence[RunScore], name: str) -> int:
+    """Runs that measure ``name`` refused because the system does not give what it needs."""
+    return sum(run.status.get(name, "").startswith("unsupported") for run in runs)

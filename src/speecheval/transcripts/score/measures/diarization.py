@@ -13,6 +13,8 @@ from ...diarization.score import score_files, score_lattifai_parity, total
 from ...diarization.scoring_region import clipped_turns
 from ...formats.uem import UEM
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, pool, sample_values
+from ..table_entries import DiarizationEntry
+from .cp import unsupported_runs
 
 
 @dataclass(frozen=True)
@@ -51,19 +53,15 @@ class Diarization(Measure[DiarizationRun]):
     def row(self, result: DiarizationRun, run: RunScore) -> Any:
         return score_dict(result.main, exclude_overlap=False)
 
-    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
+    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> DiarizationEntry:
         scored = [result for run in runs if (result := run.get(Diarization)) is not None]
         pooled: DiarizationScore | None = pool(result.main for result in scored)
-        return {
-            "scored_runs": len(scored),
-            "unsupported_runs": sum(run.status.get("diarization", "").startswith(
-                "unsupported") for run in runs),
-            "der": view.summary(_der_values(runs, lambda d: d.overlap_included)),
-            "der_overlap_excluded": view.summary(_der_values(runs,
-                                                             lambda d: d.overlap_excluded)),
-            "der_overlap_only": view.summary(_der_values(runs, lambda d: d.overlap_only)),
-            "pooled": None if pooled is None else score_dict(pooled, exclude_overlap=False),
-        }
+        return DiarizationEntry(
+            scored_runs=len(scored), unsupported_runs=unsupported_runs(runs, self.name),
+            der=view.summary(_der_values(runs, lambda d: d.overlap_included)),
+            der_overlap_excluded=view.summary(_der_values(runs, lambda d: d.overlap_excluded)),
+            der_overlap_only=view.summary(_der_values(runs, lambda d: d.overlap_only)),
+            pooled=pooled)
 
 
 def _der_values(runs: Sequence[RunScore],

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ...text.hallucination import HallucinationCounts, hallucination
 from ..manifest import HALLUCINATION_KINDS, NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, pool
+from ..table_entries import Graded
 
 
 class Hallucination(Measure[HallucinationCounts]):
@@ -26,11 +26,12 @@ class Hallucination(Measure[HallucinationCounts]):
                                      None if sample.kind in NON_SPEECH_KINDS
                                      else inputs.reference.text))
 
-    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
+    def table(self, runs: Sequence[RunScore], view: ScenarioView
+              ) -> Graded[HallucinationCounts] | None:
         total: HallucinationCounts | None = pool(run.get(Hallucination) for run in runs)
         if total is None:
             return None
-        return {**total.report_dict(), **view.maturity(hallucination_samples(runs))}
+        return view.graded(total, hallucination_samples(runs))
 
 
 def hallucination_samples(runs: Sequence[RunScore]) -> set[str]:

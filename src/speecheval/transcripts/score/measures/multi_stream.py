@@ -22,6 +22,7 @@ from ...text.tokenized import tokenized_segments
 from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView
 from ..options import MeasureOptions
+from ..table_entries import CollaredSpeakerRate, SpeakerRate
 from .cp import error_pair, rate_table, speaker_refusal
 from .text import RATE_NAMES
 
@@ -73,7 +74,7 @@ class OptimalReferenceCombination(Measure[OrcResult]):
         return {_rate_key("orc", run.unit): result.error_rate, **result.counts.report_dict(),
                 "assignment": list(result.assignment)}
 
-    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
+    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> SpeakerRate:
         return rate_table(runs, view, self.name, error_pair(self.name))
 
 
@@ -103,9 +104,10 @@ class TimeConstrainedPermutation(Measure[CpResult]):
         return {**result.report_dict(_rate_key("tcp", run.unit)),
                 "collar_s": run.options.tcp_collar_s}
 
-    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
+    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> CollaredSpeakerRate:
         collar = runs[0].options.tcp_collar_s if runs else None
-        return {**rate_table(runs, view, self.name, error_pair(self.name)), "collar_s": collar}
+        rate = rate_table(runs, view, self.name, error_pair(self.name))
+        return CollaredSpeakerRate(rate.scored_runs, rate.unsupported_runs, rate.rate, collar)
 
 
 def _stream_refusal(inputs: RunInputs) -> str | None:

@@ -9,6 +9,7 @@ from ...text.counts import ErrorCounts
 from ...text.tokenize import Unit
 from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, sample_values
+from ..table_entries import Rate
 
 RATE_NAMES: dict[Unit, str] = {"word": "wer", "char": "cer", "mixed": "mer"}
 
@@ -27,7 +28,7 @@ class Text(Measure[ErrorCounts]):
     def row(self, result: ErrorCounts, run: RunScore) -> Any:
         return {RATE_NAMES[run.unit]: result.error_rate, **result.report_dict()}
 
-    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
+    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Rate | None:
         return view.summary(text_sample_values(runs))
 
 

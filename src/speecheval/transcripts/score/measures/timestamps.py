@@ -8,6 +8,7 @@ from typing import Any
 
 from ....core.errors import InputError
 from ...formats.segment import Segment, first_untimed, is_timed
+from ...text.prf import MatchCounts
 from ...timestamps.coverage import SpeechCoverage
 from ...timestamps.score import TimestampResult, score_timestamps
 from ...timestamps.token_times import TokenTiming
@@ -15,6 +16,7 @@ from ...timestamps.turns import TurnTiming
 from ..inputs import segments_from_rttm
 from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, pool
+from ..table_entries import TimestampsEntry
 
 
 class Timestamps(Measure[TimestampResult]):
@@ -49,29 +51,22 @@ class Timestamps(Measure[TimestampResult]):
         row.pop("segment_pairs_diagnostic")
         return row
 
-    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
+    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> TimestampsEntry:
         results = [result for run in runs if (result := run.get(Timestamps)) is not None]
         turns: TurnTiming | None = pool(t.turns for t in results)
         tokens: TokenTiming | None = pool(t.tokens for t in results)
         speech: SpeechCoverage | None = pool(t.speech for t in results
                                              if t.granularity == "token")
-        boundaries: dict[str, Any] | None = None
+        boundaries: dict[str, MatchCounts] | None = None
         with_bounds = [t.boundaries for t in results if t.boundaries is not None
                        and t.granularity == "token"]
         if with_bounds:
-            keys = sorted(with_bounds[0])
-            boundaries = {k: pool(b[k] for b in with_bounds).report_dict()  # type: ignore[union-attr]
-                          for k in keys}
+            boundaries = {k: total for k in sorted(with_bounds[0])
+                          if (total := pool(b[k] for b in with_bounds)) is not None}
         granularity = {g: sum(1 for t in results if t.granularity == g)
                        for g in ("token", "segment", "unsupported")}
-        return {
-            "runs_by_granularity": granularity,
-            "runs_without_timestamp_scoring": len(runs) - len(results),
-            "turns": None if turns is None else turns.report_dict(),
-            "tokens": None if tokens is None else tokens.report_dict(),
-            "turn_boundaries": boundaries,
-            "speech": None if speech is None else speech.report_dict(),
-        }
+        return TimestampsEntry(granularity, len(runs) - len(results), turns, tokens,
+                               boundaries, speech)
 
 
 def _check_word_times(words: Sequence[Segment] | None, path: Path | None,

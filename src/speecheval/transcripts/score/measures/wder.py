@@ -7,6 +7,7 @@ from typing import Any
 
 from ...text.wder import WderResult, wder
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView
+from ..table_entries import SpeakerRate
 from .cp import rate_table, speaker_refusal
 
 
@@ -28,7 +29,7 @@ class WordDiarizationError(Measure[WderResult]):
         return {"wder": result.error_rate, "aligned_tokens": result.aligned_words,
                 "speaker_errors": result.speaker_errors}
 
-    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> Any:
+    def table(self, runs: Sequence[RunScore], view: ScenarioView) -> SpeakerRate:
         def pick(run: RunScore) -> tuple[float, float] | None:
             result = run.get(WordDiarizationError)
             if result is None or not result.aligned_words:
