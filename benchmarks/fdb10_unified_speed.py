@@ -47,7 +47,8 @@ import speecheval
 from speecheval.core.executor import default_jobs
 from speecheval.core.stats import bootstrap_quantile, quantile_rank, resample_indices
 from speecheval.fdb.common.speech import SpeechJob, segment_files
-from speecheval.fdb.common.tree import OUTPUT_WAV, USER_INTERRUPTION, load_manifest
+from speecheval.fdb.common.tree import OUTPUT_WAV, USER_INTERRUPTION
+from speecheval.fdb.common.tree_read import load_manifest
 from speecheval.fdb.v10.builder import build_scale_tree
 from speecheval.fdb.v10.outputs import write_unified
 from speecheval.fdb.v10.scoring import UnifiedResult, score_tree

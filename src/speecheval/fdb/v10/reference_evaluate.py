@@ -49,11 +49,10 @@ from ..common.tree import (
     SUBSET_TASKS,
     SUMMARY_FILE,
     USER_INTERRUPTION,
-    load_asr,
-    load_manifest,
     read_json,
     tree_file,
 )
+from ..common.tree_read import load_asr, load_manifest
 from .reference_column import SUMMARY_KIND
 
 OK = "ok"

@@ -45,9 +45,8 @@ from ..common.tree import (
     AsrIndex,
     Manifest,
     ManifestSample,
-    load_asr,
-    load_manifest,
 )
+from ..common.tree_read import load_asr, load_manifest
 from .samples import LoadedSample, read_sample
 from .tasks import TASKS, SampleScore, SubsetResult
 

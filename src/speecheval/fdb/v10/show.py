@@ -16,7 +16,8 @@ from ...core.errors import InputError
 from ...core.output import atomic_write_bytes, refuse_existing
 from ...report.timeline import Timeline, image_bytes, to_figure
 from ..common.speech import SpeechJob, segment_file
-from ..common.tree import OUTPUT_WAV, load_asr, load_manifest
+from ..common.tree import OUTPUT_WAV
+from ..common.tree_read import load_asr, load_manifest
 from .scoring import load_sample, score_sample
 from .show_plan import plan_timeline
 
