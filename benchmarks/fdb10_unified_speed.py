@@ -49,9 +49,9 @@ from speecheval.core.stats import bootstrap_quantile, quantile_rank, resample_in
 from speecheval.fdb.common.speech import SpeechJob, segment_files
 from speecheval.fdb.common.tree import OUTPUT_WAV, USER_INTERRUPTION
 from speecheval.fdb.common.tree_read import load_manifest
-from speecheval.fdb.v10.builder import build_scale_tree
-from speecheval.fdb.v10.outputs import write_unified
-from speecheval.fdb.v10.scoring import UnifiedResult, score_tree
+from speecheval.fdb.v10.builder.trees import build_scale_tree
+from speecheval.fdb.v10.report.unified_files import write_unified
+from speecheval.fdb.v10.scoring.unified import UnifiedResult, score_tree
 
 SILERO_FILES = 24
 COLD_TARGET_S, WARM_TARGET_S = 2.0, 0.5

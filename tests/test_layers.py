@@ -85,8 +85,8 @@ def test_the_reader_sees_relative_lazy_and_string_imports() -> None:
     v15 = set().union(*(imported(p) for p in (FDB / "v15").rglob("*.py")))
     assert "speecheval.fdb.common.dataset" in v15
     assert "speecheval.fdb.common.cli_recogniser.recogniser_choice" in v15  # inside a function
-    cli = imported(FDB / "v10" / "cli.py")
-    assert "speecheval.fdb.v10.cli_record" in cli
+    cli = imported(FDB / "v10" / "cli" / "__init__.py")
+    assert "speecheval.fdb.v10.cli.record" in cli
 
 
 @pytest.mark.parametrize("source", [

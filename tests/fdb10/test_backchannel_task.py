@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from speecheval.core.timeline import Spans
-from speecheval.fdb.v10.tasks import TASKS
+from speecheval.fdb.v10.scoring.tasks import TASKS
 
 
 def test_backchannel_samples_are_refused_by_load_and_score() -> None:

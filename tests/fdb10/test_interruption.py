@@ -9,8 +9,8 @@ import pytest
 from speecheval.core.timebase import to_us
 from speecheval.core.timeline import Span, Spans
 from speecheval.fdb.common.annotations import Word
-from speecheval.fdb.v10.interruption import score_interruption_sample
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.scoring.interruption import score_interruption_sample
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 from .treekit import Spec, interrupt, write_tree
 

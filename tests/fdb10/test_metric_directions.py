@@ -6,7 +6,7 @@ the descriptive shares (how samples were exercised, where speech fell) only give
 
 from __future__ import annotations
 
-from speecheval.fdb.v10.tasks import TASKS
+from speecheval.fdb.v10.scoring.tasks import TASKS
 
 LOWER, HIGHER, CONTEXT = "lower", "higher", "context"
 RESPONSE_RATES = {"response_rate_1s": HIGHER, "response_rate_2s": HIGHER,

@@ -16,7 +16,7 @@ import pytest
 
 from speecheval.core.audio import audio_info, read_mono, write_wav
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 EXAMPLES = {
     # official folder: (our subset, task, annotation file)

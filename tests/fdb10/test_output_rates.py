@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from speecheval.core.audio import resample
-from speecheval.fdb.v10.builder_clips import load_clips
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.builder.clips import load_clips
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 from .treekit import Spec, interrupt, write_tree
 

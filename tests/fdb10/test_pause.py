@@ -10,8 +10,8 @@ from speecheval.core.stats import resample_indices
 from speecheval.core.timebase import to_us
 from speecheval.core.timeline import Spans
 from speecheval.fdb.common.annotations import Word
-from speecheval.fdb.v10.pause import score_pause_sample
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.scoring.pause import score_pause_sample
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 from .treekit import Spec, pauses, write_tree
 

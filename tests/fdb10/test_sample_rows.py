@@ -6,9 +6,9 @@ so a swapped, renamed or dropped field shows."""
 from __future__ import annotations
 
 from speecheval.core.timeline import Span
-from speecheval.fdb.v10.interruption import InterruptionSample
-from speecheval.fdb.v10.pause import PauseSample
-from speecheval.fdb.v10.turn_taking import TurnTakingSample
+from speecheval.fdb.v10.scoring.interruption import InterruptionSample
+from speecheval.fdb.v10.scoring.pause import PauseSample
+from speecheval.fdb.v10.scoring.turn_taking import TurnTakingSample
 
 
 def test_pause_row() -> None:

@@ -3,7 +3,7 @@ subset, which has no metric and says why)."""
 
 from __future__ import annotations
 
-from speecheval.fdb.v10.tasks import TASKS
+from speecheval.fdb.v10.scoring.tasks import TASKS
 
 
 def test_the_subset_record_by_name() -> None:

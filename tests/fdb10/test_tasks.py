@@ -8,9 +8,9 @@ from pathlib import Path
 from speecheval.core.canonical_json import dumps
 from speecheval.core.results import from_dict, to_dict
 from speecheval.fdb.common.tree import ANNOTATION_FILES, SUBSET_TASKS, USER_INTERRUPTION
-from speecheval.fdb.v10.outputs import UNIFIED_JSON, UNIFIED_SAMPLES, write_unified
-from speecheval.fdb.v10.scoring import SampleRow, UnifiedSummary, score_tree
-from speecheval.fdb.v10.tasks import TASKS
+from speecheval.fdb.v10.report.unified_files import UNIFIED_JSON, UNIFIED_SAMPLES, write_unified
+from speecheval.fdb.v10.scoring.tasks import TASKS
+from speecheval.fdb.v10.scoring.unified import SampleRow, UnifiedSummary, score_tree
 
 from .treekit import Spec, interrupt, pauses, turn, write_tree
 

@@ -4,8 +4,9 @@
 (``tree_schema``); a user must not be able to tell which ran. Each mutated file is read
 by ``load_manifest`` / ``load_asr`` twice, as they are and with the plain reader left
 out (every file through the schema), and the two must refuse it with the same message
-(file, key, line and problem) or accept it alike. Both readers apply the rules of ``tree_rules``; the keys a sample may carry
-are listed there and declared by the schema, and the two lists must be the same.
+(file, key, line and problem) or accept it alike. Both readers apply the rules of
+``tree_rules``; the keys a sample may carry are listed there and declared by the
+schema, and the two lists must be the same.
 """
 
 from __future__ import annotations

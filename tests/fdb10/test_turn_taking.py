@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 from .treekit import Spec, turn, write_tree
 

@@ -19,7 +19,7 @@ import pytest
 from speecheval.core.audio import Audio, read_mono
 from speecheval.core.errors import InputError
 from speecheval.core.timeline import Span
-from speecheval.fdb.v10.scoring import UnifiedResult, score_tree
+from speecheval.fdb.v10.scoring.unified import UnifiedResult, score_tree
 from speecheval.vad import cache as vad_cache
 from speecheval.vad.cache import CachedSegments, VadCache, default_cache_dir
 from speecheval.vad.silero import SileroSettings, SileroVad
@@ -335,7 +335,7 @@ def test_a_cold_run_starts_the_model_before_the_samples_load(
         tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With two jobs the worker processes get the misses before the samples are read,
     so Silero runs while this process loads (the model needs nothing loaded)."""
-    from speecheval.fdb.v10 import scoring
+    from speecheval.fdb.v10.scoring import unified as scoring
 
     events: list[str] = []
     real_pool, real_load = concurrent.futures.ProcessPoolExecutor, scoring.load_samples

@@ -11,7 +11,7 @@ import pytest
 from speecheval.cli import main
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 from .treekit import Spec, interrupt, pauses, turn, write_tree
 
