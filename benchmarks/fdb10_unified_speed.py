@@ -268,7 +268,7 @@ def main() -> None:
               f"({wall_s:.2f} s wall) = {factor:.0f}x real time per core "
               f"({audio_s / wall_s:.0f}x by wall clock)")
 
-        rows = [row.record() for row in result.rows]
+        rows = [row.report_dict() for row in result.rows]
         latencies = np.array([r["latency_s"] if r.get("latency_s") is not None else np.inf
                               for r in rows if r.get("outcome")], dtype=np.float64)
         started = time.perf_counter()

@@ -104,7 +104,7 @@ def test_subset_metrics(tmp_path: Path, hand_segments) -> None:
                       reasons=["capture_error", "pacing"]))
     hand_segments({f"{SUB}/{k}": v for k, v in table.items()})
     tree = write_tree(tmp_path / "t", specs)
-    record = score_tree(tree).summary.record()["subsets"][SUB]
+    record = score_tree(tree).summary.report_dict()["subsets"][SUB]
     m = record["metrics"]
     # eligible 6, exercised 5 (all but ne), selected 7
     assert (m["exercised_rate"]["count"], m["exercised_rate"]["n"]) == (5, 6)

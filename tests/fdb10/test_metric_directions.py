@@ -28,5 +28,5 @@ EXPECTED = {
 
 def test_every_metric_says_which_way_is_better() -> None:
     for name, expected in EXPECTED.items():
-        metrics = TASKS[name].subset([], 0, []).record()["metrics"]
+        metrics = TASKS[name].subset([], 0, []).report_dict()["metrics"]
         assert {key: metric["better"] for key, metric in metrics.items()} == expected, name

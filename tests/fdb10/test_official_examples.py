@@ -65,7 +65,7 @@ def convert(example_data: Path, tree: Path) -> None:
 def scored(fixtures_dir: Path, tmp_path: Path) -> dict[str, dict]:
     tree = tmp_path / "tree"
     convert(fixtures_dir / "fdb-official-examples" / "example_data", tree)
-    return {row.subset: row.record() for row in score_tree(tree).rows}
+    return {row.subset: row.report_dict() for row in score_tree(tree).rows}
 
 
 def test_pause_example(scored: dict[str, dict]) -> None:

@@ -266,9 +266,9 @@ def test_the_curve_gives_the_scorers_rates_and_quantiles(mini: Path) -> None:
     from speecheval.fdb.v10.scoring.unified import score_tree
 
     result = score_tree(mini, workers=1)
-    rows = [row.record() for row in result.rows]
+    rows = [row.report_dict() for row in result.rows]
     for subset in (TT, UI):
-        record = result.summary.record()["subsets"][subset]
+        record = result.summary.report_dict()["subsets"][subset]
         metrics = record["metrics"]
         curve = latency_curve(r for r in rows if r["subset"] == subset)
         for k in (1, 2, 5):

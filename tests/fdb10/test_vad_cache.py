@@ -81,7 +81,7 @@ def entries(folder: Path) -> list[Path]:
 
 
 def rows(result: UnifiedResult) -> list[dict[str, object]]:
-    return [row.record() for row in result.rows]
+    return [row.report_dict() for row in result.rows]
 
 
 def test_warm_run_does_not_call_the_model(tree: Path, tmp_path: Path,
@@ -94,7 +94,7 @@ def test_warm_run_does_not_call_the_model(tree: Path, tmp_path: Path,
     assert len(model_calls) == 3  # no new call
     assert warm.vad_cache.lookups == {"hit": 3, "miss": 0, "corrupt": 0}
     assert rows(warm) == rows(cold)
-    assert warm.summary.record() == cold.summary.record()
+    assert warm.summary.report_dict() == cold.summary.report_dict()
     assert any(row["segments"] for row in rows(cold))  # Silero found speech to cache
 
 

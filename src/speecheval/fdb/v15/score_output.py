@@ -1,7 +1,7 @@
 """The files and the console table of ``fdb15 score``.
 
 ``timing.json`` holds the definitions, one ``core.provenance`` record and each scenario's
-summary; ``timing-samples.jsonl`` one line per trial (:meth:`.scoring.ScoredTrial.row`).
+summary; ``timing-samples.jsonl`` one line per trial (:meth:`.scoring.ScoredTrial.report_dict`).
 Both are canonical JSON written into a new directory that appears only when complete.
 """
 
@@ -43,12 +43,12 @@ def write_timing(destination: Path, provenance: Provenance,
     document: dict[str, Any] = {
         "kind": TIMING_KIND, "schema_version": 1, "definitions": DEFINITIONS,
         "provenance": provenance.to_dict(),
-        "scenarios": {name: result.record() for name, result in summary.items()},
+        "scenarios": {name: result.report_dict() for name, result in summary.items()},
     }
     with new_output_dir(destination) as staging:
         atomic_write_text(staging / "timing.json", dumps(document))
         atomic_write_text(staging / "timing-samples.jsonl",
-                          dumps_lines(trial.row() for trial in scored))
+                          dumps_lines(trial.report_dict() for trial in scored))
         for name, text in (extra_files or {}).items():
             atomic_write_text(staging / name, text)
 

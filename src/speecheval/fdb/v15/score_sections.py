@@ -59,7 +59,7 @@ class BehaviourSection:
         files = {
             "behaviour.json": dumps({"kind": BEHAVIOUR_KIND, "schema_version": 1,
                                      "judge": self.identity,
-                                     "scenarios": {name: result.record()
+                                     "scenarios": {name: result.report_dict()
                                                    for name, result in self.summary.items()}}),
             "behaviour-samples.jsonl": dumps_lines(
                 {"sample_id": sample, "label": verdict.label, "reason": verdict.reason}
@@ -111,8 +111,8 @@ class ProsodySection:
                                    "correction": self.correction,
                                    "statement": correction_statement(self.correction,
                                                                      self.tests),
-                                   "tests": [test.record() for test in self.tests]}),
-            "prosody-samples.jsonl": dumps_lines(t.row() for t in self.trials),
+                                   "tests": [test.report_dict() for test in self.tests]}),
+            "prosody-samples.jsonl": dumps_lines(t.report_dict() for t in self.trials),
         }
 
 

@@ -94,7 +94,7 @@ def render(summary: UnifiedSummary, reference: ReferenceColumn | None, reference
              f"asr {summary.input_sha256('asr.json')[:12]}  "
              f"silero-vad {summary.vad_version}"]
     for subset, result in summary.subsets.items():
-        record = result.record()
+        record = result.report_dict()
         counts = record["counts"]
         reasons = ", ".join(f"{k} {v}" for k, v in counts["ineligible_reasons"].items())
         lines.append("")

@@ -95,7 +95,7 @@ class Judge:
     key_env: str = "OPENAI_API_KEY"
     max_attempts: int = 3
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         return {"model": self.model, "official": self.official, "keys": ["mean_rating"],
                 "base_url": self.base_url, "max_attempts": self.max_attempts}
 
@@ -111,7 +111,7 @@ class SubsetRun:
     samples: int = 0
     notes: list[str] = field(default_factory=list)
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         record: dict[str, Any] = {"status": self.status, "samples": self.samples,
                                   "printed": self.printed}
         if self.reason is not None:
@@ -319,8 +319,8 @@ def reference_evaluate(tree: Path, source: Path, subsets: list[str] | None = Non
     for subset in chosen:
         run = run_subset(tree, subset, evaluation, interpreter, judge)
         if judge is not None and SUBSET_TASKS[subset] == USER_INTERRUPTION:
-            summary["judge"] = judge.record()
-        summary["runs"][subset] = run.record()
+            summary["judge"] = judge.report_dict()
+        summary["runs"][subset] = run.report_dict()
         if run.status == OK:
             summary["subsets"][subset] = run.values
         elif run.status == NOT_COMPUTABLE:

@@ -114,12 +114,12 @@ def _timelines(tree: Path, result: UnifiedResult, workers: int, prefix: str
 
 def _rows(result: UnifiedResult) -> list[dict[str, Any]]:
     """The per-sample rows as ``unified-samples.jsonl`` writes them."""
-    return [row.record() for row in result.rows]
+    return [row.report_dict() for row in result.rows]
 
 
 def _summary(result: UnifiedResult) -> dict[str, Any]:
     """The summary as ``unified.json`` writes it."""
-    return result.summary.record()
+    return result.summary.report_dict()
 
 
 def load_systems(trees: Sequence[Path], workers: int) -> list[System]:

@@ -59,6 +59,6 @@ def sample_timeline(tree: Path, sample_id: str) -> Timeline:
     wav = entry.file(tree, OUTPUT_WAV)
     segments = segment_file(SpeechJob(sample_id, wav, entry.files[OUTPUT_WAV],
                                       entry.input_duration_s))
-    row = score_sample(sample, segments).row()
+    row = score_sample(sample, segments).report_dict()
     audio = read_mono(wav, sample_id=sample_id)
     return plan_timeline(sample, segments, row, audio.samples, audio.rate)

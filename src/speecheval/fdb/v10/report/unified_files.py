@@ -15,7 +15,8 @@ UNIFIED_SAMPLES = "unified-samples.jsonl"
 def write_unified(result: UnifiedResult, out: Path) -> Path:
     """Write both files atomically into ``out``, which must not exist yet."""
     with new_output_dir(out) as staging:
-        (staging / UNIFIED_JSON).write_text(dumps(result.summary.record()), encoding="utf-8")
-        (staging / UNIFIED_SAMPLES).write_text(dumps_lines([row.record() for row in result.rows]),
-                                               encoding="utf-8")
+        (staging / UNIFIED_JSON).write_text(dumps(result.summary.report_dict()),
+                                            encoding="utf-8")
+        (staging / UNIFIED_SAMPLES).write_text(
+            dumps_lines([row.report_dict() for row in result.rows]), encoding="utf-8")
     return out

@@ -48,7 +48,7 @@ class InterruptionSample(Result, kind="fdb10.interruption_sample"):
     def exercised(self) -> bool:
         return self.outcome != NOT_EXERCISED
 
-    def row(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """The task's part of the sample's ``unified-samples.jsonl`` row (seconds)."""
         return {
             "outcome": self.outcome,

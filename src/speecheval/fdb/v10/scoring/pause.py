@@ -37,7 +37,7 @@ class PauseSample(Result, kind="fdb10.pause_sample"):
     first_pause_start_us: int
     words: int
 
-    def row(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """The task's part of the sample's ``unified-samples.jsonl`` row (seconds)."""
         return {
             "pause_intrusion": self.pause_intrusion,

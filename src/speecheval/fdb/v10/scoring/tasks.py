@@ -59,11 +59,11 @@ class SubsetResult(Result, kind="fdb10.subset_result"):
     min_observable_s: float | None = None
     note: str | None = None
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         record: dict[str, Any] = {
-            "task": self.task, "counts": self.counts.record(), "coverage": self.coverage,
+            "task": self.task, "counts": self.counts.report_dict(), "coverage": self.coverage,
             "metrics": (None if self.metrics is None
-                        else {name: metric.record() for name, metric in self.metrics.items()}),
+                        else {name: metric.report_dict() for name, metric in self.metrics.items()}),
         }
         if self.reports_horizon:
             record["min_observable_s"] = self.min_observable_s

@@ -28,7 +28,7 @@ class TurnTakingSample(Result, kind="fdb10.turn_taking_sample"):
     latency_us: int | None
     observable_us: int
 
-    def row(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """The task's part of the sample's ``unified-samples.jsonl`` row (seconds)."""
         return {
             "outcome": self.outcome,

@@ -84,14 +84,14 @@ class SampleRow(Result, kind="fdb10.sample_row"):
         return cls(entry.sample_id, entry.subset, entry.task, entry.eligible,
                    entry.input_duration_s, entry.reasons, score)
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         row: dict[str, Any] = {"sample_id": self.sample_id, "subset": self.subset,
                                "task": self.task, "eligible": self.eligible,
                                "input_duration_s": self.input_duration_s}
         if not self.eligible:
             row["reasons"] = list(self.reasons)
         if self.score is not None:
-            row.update(self.score.row())
+            row.update(self.score.report_dict())
         return row
 
 
@@ -112,11 +112,11 @@ class UnifiedSummary(Result, kind="fdb10.unified_summary"):
         """The hash of ``manifest.json`` or ``asr.json`` as scored."""
         return self.provenance.inputs[name]
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         return {"kind": UNIFIED_KIND, "schema_version": 1,
                 "definitions_version": self.definitions_version,
                 "provenance": self.provenance.to_dict(), "statistics": STATISTICS,
-                "subsets": {name: subset.record() for name, subset in self.subsets.items()}}
+                "subsets": {name: subset.report_dict() for name, subset in self.subsets.items()}}
 
 
 @dataclass
