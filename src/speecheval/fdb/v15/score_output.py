@@ -1,4 +1,4 @@
-"""The files and the console table of ``fdb15 score``.
+"""The files and the console table of ``fdb15 score``: the one writer of its reports.
 
 ``timing.json`` holds the definitions, one ``core.provenance`` record and each scenario's
 summary; ``timing-samples.jsonl`` one line per trial (:meth:`.scoring.ScoredTrial.report_dict`).
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.canonical_json import dumps, dumps_lines
 from ...core.output import atomic_write_text, new_output_dir
@@ -18,6 +18,9 @@ from ...report.numbers import fixed, percent
 from ...report.table import Table, to_text
 from ..common.aggregate import LatencyQuantiles
 from .scoring import ScenarioTiming, ScoredTrial
+
+if TYPE_CHECKING:  # the sections' modules are imported only when a judge runs
+    from .score_sections import BehaviourSection, ProsodySection
 
 TIMING_KIND = "fdb-v1.5-timing"
 DEFINITIONS = {
@@ -51,6 +54,26 @@ def write_timing(destination: Path, provenance: Provenance,
                           dumps_lines(trial.report_dict() for trial in scored))
         for name, text in (extra_files or {}).items():
             atomic_write_text(staging / name, text)
+
+
+def behaviour_files(section: BehaviourSection) -> dict[str, str]:
+    """``behaviour.json``, ``behaviour-samples.jsonl`` (label and reason per trial) and,
+    for a judge that keeps one, ``behaviour-ledger.jsonl`` (every request and reply)."""
+    files = {
+        "behaviour.json": dumps(section.report_dict()),
+        "behaviour-samples.jsonl": dumps_lines(
+            {"sample_id": sample, "label": verdict.label, "reason": verdict.reason}
+            for sample, verdict in section.verdicts.items()),
+    }
+    if section.ledger is not None:
+        files["behaviour-ledger.jsonl"] = dumps_lines(section.ledger)
+    return files
+
+
+def prosody_files(section: ProsodySection) -> dict[str, str]:
+    """``prosody.json`` and ``prosody-samples.jsonl`` (one line per measured trial)."""
+    return {"prosody.json": dumps(section.report_dict()),
+            "prosody-samples.jsonl": dumps_lines(t.report_dict() for t in section.trials)}
 
 
 def _median(quantiles: LatencyQuantiles) -> str:

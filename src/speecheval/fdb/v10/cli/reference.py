@@ -82,7 +82,8 @@ def reference_evaluate_command(tree: Path, source: Path, subsets: tuple[str, ...
     lacks what it needs is recorded with the reason.
     """
     from ....core.errors import SystemUnderTestError
-    from ..reference.evaluate import FAILED, OFFICIAL_JUDGE_MODEL, Judge, reference_evaluate
+    from ..reference.evaluate import OFFICIAL_JUDGE_MODEL, reference_evaluate
+    from ..reference.runs import FAILED, Judge
 
     rater = None
     if judge == "self-hosted":

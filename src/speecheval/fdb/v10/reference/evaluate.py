@@ -4,9 +4,10 @@ The official evaluator runs unchanged, as a subprocess of a Python that has its 
 with its own folder as the working directory (``eval_backchannel.py`` opens
 ``./icc_gt_distribution.json``). It expects one folder per task holding one folder per
 sample, so the tree's eligible samples are copied into that layout in a scratch
-directory. What it prints under ``[Result]`` is parsed into ``summary.json``, which is
-bound to the hashes of ``manifest.json`` and ``asr.json`` so that ``unified-score`` shows
-it only beside the scores of the same transcripts.
+directory. What it prints under ``[Result]`` is parsed into a :class:`.runs.SubsetRun`
+per subset and recorded in ``summary.json`` (``summary_file``), which is bound to the
+hashes of ``manifest.json`` and ``asr.json`` so that ``unified-score`` shows it only
+beside the scores of the same transcripts.
 
 Known traps are recorded, not fixed inside its code:
 
@@ -31,34 +32,24 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .... import __version__
-from ....core import canonical_json
 from ....core.errors import InputError
 from ....core.hashing import sha256_file
-from ....core.output import atomic_write_text
-from ...common.official_evaluator import REPOSITORY, REVISION, verify_checkout
+from ...common.official_evaluator import verify_checkout
 from ...common.tree import (
     BACKCHANNEL,
     OUTPUT_JSON,
     OUTPUT_WAV,
-    SCHEMA_VERSION,
     SUBSET_TASKS,
     SUMMARY_FILE,
     USER_INTERRUPTION,
-    read_json,
     tree_file,
 )
 from ...common.tree_read import load_asr, load_manifest
-from .column import SUMMARY_KIND
-
-OK = "ok"
-NOT_COMPUTABLE = "not computable"
-SKIPPED = "skipped"
-FAILED = "failed"
+from .runs import FAILED, NOT_COMPUTABLE, OK, SKIPPED, Judge, SubsetRun
+from .summary_file import add_run, evaluated, open_summary, write_summary
 
 OFFICIAL_JUDGE_MODEL = "gpt-4-turbo"
 """The model ``eval_user_interruption.py`` names."""
@@ -81,44 +72,6 @@ PRINTED_KEYS: dict[str, str] = {
 """The evaluator's printed result names and the summary keys they become."""
 
 _RESULT_LINE = re.compile(r"^(?P<name>[^:]+):\s*(?P<value>\S+)(?:\s*±\s*(?P<std>\S+))?\s*$")
-
-
-@dataclass(frozen=True)
-class Judge:
-    """Who rates the interruption replies: the official model or a self-hosted server
-    speaking the OpenAI chat API. The key is read from ``key_env`` by the subprocess and
-    never written anywhere."""
-
-    official: bool
-    model: str
-    base_url: str | None = None
-    key_env: str = "OPENAI_API_KEY"
-    max_attempts: int = 3
-
-    def report_dict(self) -> dict[str, Any]:
-        return {"model": self.model, "official": self.official, "keys": ["mean_rating"],
-                "base_url": self.base_url, "max_attempts": self.max_attempts}
-
-
-@dataclass
-class SubsetRun:
-    """One subset's outcome: its numbers, or why it has none, and what was printed."""
-
-    status: str
-    values: dict[str, float] = field(default_factory=dict)
-    reason: str | None = None
-    printed: list[str] = field(default_factory=list)
-    samples: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    def report_dict(self) -> dict[str, Any]:
-        record: dict[str, Any] = {"status": self.status, "samples": self.samples,
-                                  "printed": self.printed}
-        if self.reason is not None:
-            record["reason"] = self.reason
-        if self.notes:
-            record["notes"] = self.notes
-        return record
 
 
 def parse_results(stdout: str) -> tuple[dict[str, float], list[str]]:
@@ -264,28 +217,6 @@ def run_subset(tree: Path, subset: str, evaluation: Path, python: str,
     return SubsetRun(OK, values=values, samples=samples, printed=printed, notes=notes)
 
 
-def _existing_summary(tree: Path, manifest_sha256: str, asr_sha256: str) -> dict[str, Any]:
-    """The summary to add to: the one in the tree (same inputs), or a new one."""
-    path = tree_file(tree, SUMMARY_FILE)
-    if not path.exists():
-        return {"kind": SUMMARY_KIND, "schema_version": SCHEMA_VERSION,
-                "inputs": {"manifest_sha256": manifest_sha256, "asr_sha256": asr_sha256},
-                "evaluator": {"repository": REPOSITORY, "revision": REVISION},
-                "speecheval_version": __version__, "subsets": {}, "runs": {}}
-    data = read_json(path, what="summary.json")
-    if not isinstance(data, dict) or data.get("kind") != SUMMARY_KIND:
-        raise InputError(f"not a {SUMMARY_KIND} file", path=path)
-    inputs = data.get("inputs", {})
-    for name, key, ours in (("manifest.json", "manifest_sha256", manifest_sha256),
-                            ("asr.json", "asr_sha256", asr_sha256)):
-        if inputs.get(key) != ours:
-            raise InputError(f"summary.json was made from a different {name}; evaluate a "
-                             "fresh copy of the tree", path=path)
-    data.setdefault("subsets", {})
-    data.setdefault("runs", {})
-    return data
-
-
 def reference_evaluate(tree: Path, source: Path, subsets: list[str] | None = None,
                        python: str | None = None, judge: Judge | None = None
                        ) -> dict[str, Any]:
@@ -309,21 +240,15 @@ def reference_evaluate(tree: Path, source: Path, subsets: list[str] | None = Non
         if subset not in present:
             raise InputError(f"the tree has no eligible sample of {subset}",
                              path=manifest.path)
-    summary = _existing_summary(tree, manifest.sha256, asr.sha256)
+    summary = open_summary(tree, manifest.sha256, asr.sha256)
     for subset in chosen:
-        done = summary["runs"].get(subset, {}).get("status")
-        if done in (OK, NOT_COMPUTABLE):
+        done = evaluated(summary, subset)
+        if done is not None:
             raise InputError(f"{subset} is already in summary.json ({done}); the reference "
                              "column is never evaluated twice",
                              path=tree_file(tree, SUMMARY_FILE))
     for subset in chosen:
-        run = run_subset(tree, subset, evaluation, interpreter, judge)
-        if judge is not None and SUBSET_TASKS[subset] == USER_INTERRUPTION:
-            summary["judge"] = judge.report_dict()
-        summary["runs"][subset] = run.report_dict()
-        if run.status == OK:
-            summary["subsets"][subset] = run.values
-        elif run.status == NOT_COMPUTABLE:
-            summary["subsets"][subset] = {"status": NOT_COMPUTABLE}
-    atomic_write_text(tree_file(tree, SUMMARY_FILE), canonical_json.dumps(summary))
+        add_run(summary, subset, run_subset(tree, subset, evaluation, interpreter, judge),
+                judge)
+    write_summary(tree, summary)
     return summary
