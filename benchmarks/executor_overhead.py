@@ -48,12 +48,12 @@ from speecheval.fdb.common.capture import CaptureSettings
 from speecheval.fdb.common.dataset import load_dataset
 from speecheval.fdb.common.record import RecordRequest, start_run
 from speecheval.fdb.common.reference_asr import reference_asr
-from speecheval.fdb.v10.builder import build_mini_tree, build_scale_tree
-from speecheval.fdb.v10.builder_clips import load_clips
-from speecheval.fdb.v10.builder_spec import Placement, SampleSpec
-from speecheval.fdb.v10.dataset_build import write_dataset_sample
-from speecheval.fdb.v10.outputs import write_unified
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.builder.clips import load_clips
+from speecheval.fdb.v10.builder.dataset import write_dataset_sample
+from speecheval.fdb.v10.builder.spec import Placement, SampleSpec
+from speecheval.fdb.v10.builder.trees import build_mini_tree, build_scale_tree
+from speecheval.fdb.v10.report.unified_files import write_unified
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 TARGET_RATIO = 1.3
 

@@ -37,7 +37,7 @@ from speecheval.core.hashing import sha256_bytes
 from speecheval.fdb.common.capture import CaptureSettings, capture_session
 from speecheval.fdb.common.dataset import load_dataset
 from speecheval.fdb.common.export import export_tree
-from speecheval.fdb.v10.dataset_build import build_dataset
+from speecheval.fdb.v10.builder.dataset import build_dataset
 
 RATE = 16_000
 TARGET_P99_MS = 5.0

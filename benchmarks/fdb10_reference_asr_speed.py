@@ -30,7 +30,7 @@ from speecheval.asr.base import SAMPLE_RATE
 from speecheval.core.audio import audio_info, read_mono, resample
 from speecheval.core.executor import LocalExecutor, default_jobs
 from speecheval.fdb.common.reference_asr import AsrJob, plan_jobs, reference_asr
-from speecheval.fdb.v10.builder import build_mini_tree, build_scale_tree
+from speecheval.fdb.v10.builder.trees import build_mini_tree, build_scale_tree
 
 
 def cpu_seconds() -> float:

@@ -47,10 +47,11 @@ import speecheval
 from speecheval.core.executor import default_jobs
 from speecheval.core.stats import bootstrap_quantile, quantile_rank, resample_indices
 from speecheval.fdb.common.speech import SpeechJob, segment_files
-from speecheval.fdb.common.tree import OUTPUT_WAV, USER_INTERRUPTION, load_manifest
-from speecheval.fdb.v10.builder import build_scale_tree
-from speecheval.fdb.v10.outputs import write_unified
-from speecheval.fdb.v10.scoring import UnifiedResult, score_tree
+from speecheval.fdb.common.tree import OUTPUT_WAV, USER_INTERRUPTION
+from speecheval.fdb.common.tree_read import load_manifest
+from speecheval.fdb.v10.builder.trees import build_scale_tree
+from speecheval.fdb.v10.report.unified_files import write_unified
+from speecheval.fdb.v10.scoring.unified import UnifiedResult, score_tree
 
 SILERO_FILES = 24
 COLD_TARGET_S, WARM_TARGET_S = 2.0, 0.5
@@ -267,7 +268,7 @@ def main() -> None:
               f"({wall_s:.2f} s wall) = {factor:.0f}x real time per core "
               f"({audio_s / wall_s:.0f}x by wall clock)")
 
-        rows = [row.record() for row in result.rows]
+        rows = [row.report_dict() for row in result.rows]
         latencies = np.array([r["latency_s"] if r.get("latency_s") is not None else np.inf
                               for r in rows if r.get("outcome")], dtype=np.float64)
         started = time.perf_counter()

@@ -1,5 +1,6 @@
 """The FDB floors: ``fdb/common`` imports neither version, ``fdb/v15`` imports nothing from
-``fdb/v10`` (docs/architecture.md, ADR 0009).
+``fdb/v10`` (docs/architecture.md, ADR 0009), and inside ``fdb/v10`` no subpackage imports
+one above it (ADR 0013).
 
 Every import of every module is read from its source (``ast``), at any depth: top level,
 inside functions (the lazy imports of commands), under ``TYPE_CHECKING``, and a string
@@ -22,9 +23,15 @@ _DOTTED = re.compile(r"(speecheval(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?::[A-Za-z_][\w
 """A string that is a module name (``python -m NAME``) or ``module:attribute`` (``Lazy``);
 prose that mentions a module (a docstring) is no import."""
 
+_V10 = "speecheval.fdb.v10."
 FORBIDDEN = {
     "common": ("speecheval.fdb.v10", "speecheval.fdb.v15"),
     "v15": ("speecheval.fdb.v10",),
+    # inside v10: cli over report over reference and scoring; builder beside them
+    "v10/report": tuple(_V10 + p for p in ("cli", "builder")),
+    "v10/reference": tuple(_V10 + p for p in ("cli", "report", "scoring", "builder")),
+    "v10/scoring": tuple(_V10 + p for p in ("cli", "report", "reference", "builder")),
+    "v10/builder": tuple(_V10 + p for p in ("cli", "report", "reference", "scoring")),
 }
 """The floor under ``fdb/`` -> the packages none of its modules may import."""
 
@@ -85,8 +92,8 @@ def test_the_reader_sees_relative_lazy_and_string_imports() -> None:
     v15 = set().union(*(imported(p) for p in (FDB / "v15").rglob("*.py")))
     assert "speecheval.fdb.common.dataset" in v15
     assert "speecheval.fdb.common.cli_recogniser.recogniser_choice" in v15  # inside a function
-    cli = imported(FDB / "v10" / "cli.py")
-    assert "speecheval.fdb.v10.cli_record" in cli
+    cli = imported(FDB / "v10" / "cli" / "__init__.py")
+    assert "speecheval.fdb.v10.cli.record" in cli
 
 
 @pytest.mark.parametrize("source", [

@@ -51,11 +51,11 @@ from speecheval.fdb.common.aggregate import (
     ShareMetric,
     SubsetCounts,
 )
-from speecheval.fdb.v10.interruption import InterruptionSample
-from speecheval.fdb.v10.pause import PauseSample
-from speecheval.fdb.v10.scoring import SampleRow, UnifiedSummary
-from speecheval.fdb.v10.tasks import SubsetResult
-from speecheval.fdb.v10.turn_taking import TurnTakingSample
+from speecheval.fdb.v10.scoring.interruption import InterruptionSample
+from speecheval.fdb.v10.scoring.pause import PauseSample
+from speecheval.fdb.v10.scoring.tasks import SubsetResult
+from speecheval.fdb.v10.scoring.turn_taking import TurnTakingSample
+from speecheval.fdb.v10.scoring.unified import SampleRow, UnifiedSummary
 from speecheval.transcripts.diarization.differences import Differences, Occurrence
 from speecheval.transcripts.diarization.result import (
     DerComponents,

@@ -20,9 +20,9 @@ from speecheval.agents.local import LocalAgentServer
 from speecheval.cli import main
 from speecheval.core.canonical_json import dumps, dumps_lines
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.builder_clips import load_clips
-from speecheval.fdb.v10.builder_spec import Placement, SampleSpec
-from speecheval.fdb.v10.dataset_build import write_dataset_sample
+from speecheval.fdb.v10.builder.clips import load_clips
+from speecheval.fdb.v10.builder.dataset import write_dataset_sample
+from speecheval.fdb.v10.builder.spec import Placement, SampleSpec
 
 Trace = list[dict[str, Any]]
 PACING_TOLERANCE_US = 80_000   # the spec's input pacing rule: at most 80 ms late

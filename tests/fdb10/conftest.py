@@ -15,7 +15,7 @@ import pytest
 from speecheval.core.progress import Advance
 from speecheval.core.timeline import Spans
 from speecheval.fdb.common.speech import Segmented
-from speecheval.fdb.v10 import scoring
+from speecheval.fdb.v10.scoring import unified as scoring
 
 FAKE_VAD = {"package": "hand-written segments", "settings": {}}
 

@@ -15,16 +15,16 @@ from speecheval.fdb.common.aggregate import LatencyQuantiles, PooledRatio, Share
 
 
 def share(count: int, n: int, **kwargs: Any) -> dict[str, Any]:
-    return ShareMetric.of(count, n, **kwargs).record()
+    return ShareMetric.of(count, n, **kwargs).report_dict()
 
 
 def pooled_ratio(numerators: list[float], denominators: list[float], **kwargs: Any
                  ) -> dict[str, Any]:
-    return PooledRatio.of(numerators, denominators, **kwargs).record()
+    return PooledRatio.of(numerators, denominators, **kwargs).report_dict()
 
 
 def latency_quantiles(latencies_us: list[int | None], **kwargs: Any) -> dict[str, Any]:
-    return LatencyQuantiles.of(latencies_us, **kwargs).record()
+    return LatencyQuantiles.of(latencies_us, **kwargs).report_dict()
 
 
 def test_share_record() -> None:

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from speecheval.core.timeline import Spans
-from speecheval.fdb.v10.tasks import TASKS
+from speecheval.fdb.v10.scoring.tasks import TASKS
 
 
 def test_an_empty_batch_scores_to_an_empty_list() -> None:

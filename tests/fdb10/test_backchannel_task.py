@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from speecheval.core.timeline import Spans
-from speecheval.fdb.v10.tasks import TASKS
+from speecheval.fdb.v10.scoring.tasks import TASKS
 
 
 def test_backchannel_samples_are_refused_by_load_and_score() -> None:
@@ -22,8 +22,8 @@ def test_backchannel_samples_are_refused_by_load_and_score() -> None:
 def test_only_a_subset_with_a_note_records_one() -> None:
     # The backchannel subset says why it has no metrics; the other tasks' records carry
     # no "note" key at all (no null placeholder). Empty selections keep the counts trivial.
-    backchannel = TASKS["backchannel"].subset([], 0, []).record()
+    backchannel = TASKS["backchannel"].subset([], 0, []).report_dict()
     assert backchannel["metrics"] is None
     assert backchannel["note"] == ("no unified metric; the official backchannel frequency "
                                    "and JSD are the reference")
-    assert "note" not in TASKS["pause_handling"].subset([], 0, []).record()
+    assert "note" not in TASKS["pause_handling"].subset([], 0, []).report_dict()

@@ -24,9 +24,9 @@ from speecheval.fdb.common.annotations import (
     load_turn_end,
     load_words,
 )
-from speecheval.fdb.v10.interruption import score_interruption_sample
-from speecheval.fdb.v10.pause import score_pause_sample
-from speecheval.fdb.v10.turn_taking import score_turn_taking_sample
+from speecheval.fdb.v10.scoring.interruption import score_interruption_sample
+from speecheval.fdb.v10.scoring.pause import score_pause_sample
+from speecheval.fdb.v10.scoring.turn_taking import score_turn_taking_sample
 
 S, R, T = 5_000_000, 7_000_000, 20_000_000   # interruption [S, R] and window length, in µs
 
@@ -317,8 +317,8 @@ def test_task_load_names_the_annotation_file_of_a_bad_boundary() -> None:
     from types import SimpleNamespace
 
     from speecheval.fdb.common.tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING, USER_INTERRUPTION
-    from speecheval.fdb.v10.samples import LoadedSample
-    from speecheval.fdb.v10.tasks import TASKS
+    from speecheval.fdb.v10.scoring.samples import LoadedSample
+    from speecheval.fdb.v10.scoring.tasks import TASKS
 
     for task, data in ((SMOOTH_TURN_TAKING, [{"timestamp": [10.000001, 11.0]}]),
                        (PAUSE_HANDLING, [{"timestamp": [9.0, 10.000001]}]),
@@ -340,8 +340,8 @@ def test_pause_task_scores_one_sample_as_it_scores_a_batch() -> None:
 
     from speecheval.fdb.common.annotations import Word
     from speecheval.fdb.common.tree import PAUSE_HANDLING
-    from speecheval.fdb.v10.samples import LoadedSample
-    from speecheval.fdb.v10.tasks import TASKS
+    from speecheval.fdb.v10.scoring.samples import LoadedSample
+    from speecheval.fdb.v10.scoring.tasks import TASKS
 
     sample = LoadedSample(entry=SimpleNamespace(sample_id="s1"),  # type: ignore[arg-type]
                           duration_us=10_000_000, transcript=Path("out/s1.json"),

@@ -1,4 +1,4 @@
-"""Tests of the generated FDB v1.0 reference trees (speecheval.fdb.v10.builder)."""
+"""Tests of the generated FDB v1.0 reference trees (speecheval.fdb.v10.builder.trees)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ from speecheval.core.audio import audio_info, read_mono
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
 from speecheval.core.timebase import to_us
-from speecheval.fdb.v10.builder import build_mini_tree, build_tree
-from speecheval.fdb.v10.builder_clips import load_clips, speech_dir
-from speecheval.fdb.v10.builder_mini import mini_specs
-from speecheval.fdb.v10.builder_scale import scale_specs
-from speecheval.fdb.v10.builder_spec import (
+from speecheval.fdb.v10.builder.clips import load_clips, speech_dir
+from speecheval.fdb.v10.builder.mini import mini_specs
+from speecheval.fdb.v10.builder.scale import scale_specs
+from speecheval.fdb.v10.builder.spec import (
     DECLARED_SIZES,
     RATE,
     SUBSET_TASKS,
@@ -26,7 +25,8 @@ from speecheval.fdb.v10.builder_spec import (
     Placement,
     SampleSpec,
 )
-from speecheval.fdb.v10.cli_build import build_tree as build_tree_command
+from speecheval.fdb.v10.builder.trees import build_mini_tree, build_tree
+from speecheval.fdb.v10.cli.build import build_tree as build_tree_command
 from speecheval.vad.silero import SileroVad
 
 Words = list[tuple[int, int | None]]

@@ -23,7 +23,7 @@ from speecheval.cli import main
 from speecheval.core.audio import read_mono
 from speecheval.core.canonical_json import dumps
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.dataset_build import build_dataset
+from speecheval.fdb.v10.builder.dataset import build_dataset
 from speecheval.vad.silero import SileroVad
 
 from .capturekit import (

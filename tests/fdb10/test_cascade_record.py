@@ -35,7 +35,7 @@ from speecheval.agents.cascade.reply import words_of
 from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
-from speecheval.fdb.v10.dataset_build import build_dataset
+from speecheval.fdb.v10.builder.dataset import build_dataset
 
 from .capturekit import export_on_schedule
 

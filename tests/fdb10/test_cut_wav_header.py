@@ -11,7 +11,7 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.dataset_build import build_dataset
+from speecheval.fdb.v10.builder.dataset import build_dataset
 
 from .test_validation import P, good_specs
 from .treekit import write_tree

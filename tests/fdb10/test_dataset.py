@@ -15,7 +15,7 @@ from speecheval.core.audio import read_mono
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_bytes, sha256_file
 from speecheval.fdb.common.dataset import ABSENT, load_dataset, revision_digest
-from speecheval.fdb.v10.dataset_build import INPUT_RATES, build_dataset, dataset_specs
+from speecheval.fdb.v10.builder.dataset import INPUT_RATES, build_dataset, dataset_specs
 
 SPEECH_DBFS = -45.0   # the local agents' speech threshold; word tails decay to about -38 dBFS
 QUIET_DBFS = -65.0    # the background noise is -4..3 PCM16 steps (about -78 dBFS)

@@ -16,7 +16,7 @@ from speecheval.core.audio import read_mono
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
 from speecheval.fdb.common.export import export_tree
-from speecheval.fdb.common.tree import load_manifest
+from speecheval.fdb.common.tree_read import load_manifest
 
 from .capturekit import (
     Trace,

@@ -9,8 +9,8 @@ import pytest
 from speecheval.core.timebase import to_us
 from speecheval.core.timeline import Span, Spans
 from speecheval.fdb.common.annotations import Word
-from speecheval.fdb.v10.interruption import score_interruption_sample
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.scoring.interruption import score_interruption_sample
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 from .treekit import Spec, interrupt, write_tree
 
@@ -104,7 +104,7 @@ def test_subset_metrics(tmp_path: Path, hand_segments) -> None:
                       reasons=["capture_error", "pacing"]))
     hand_segments({f"{SUB}/{k}": v for k, v in table.items()})
     tree = write_tree(tmp_path / "t", specs)
-    record = score_tree(tree).summary.record()["subsets"][SUB]
+    record = score_tree(tree).summary.report_dict()["subsets"][SUB]
     m = record["metrics"]
     # eligible 6, exercised 5 (all but ne), selected 7
     assert (m["exercised_rate"]["count"], m["exercised_rate"]["n"]) == (5, 6)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from speecheval.core.errors import InputError
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 from .treekit import Spec, interrupt, write_tree
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from speecheval.fdb.v10.latency_curve import latency_curve
+from speecheval.fdb.v10.scoring.latency_curve import latency_curve
 
 TT, UI = "smooth_turn_taking", "user_interruption"
 

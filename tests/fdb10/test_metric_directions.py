@@ -6,7 +6,7 @@ the descriptive shares (how samples were exercised, where speech fell) only give
 
 from __future__ import annotations
 
-from speecheval.fdb.v10.tasks import TASKS
+from speecheval.fdb.v10.scoring.tasks import TASKS
 
 LOWER, HIGHER, CONTEXT = "lower", "higher", "context"
 RESPONSE_RATES = {"response_rate_1s": HIGHER, "response_rate_2s": HIGHER,
@@ -28,5 +28,5 @@ EXPECTED = {
 
 def test_every_metric_says_which_way_is_better() -> None:
     for name, expected in EXPECTED.items():
-        metrics = TASKS[name].subset([], 0, []).record()["metrics"]
+        metrics = TASKS[name].subset([], 0, []).report_dict()["metrics"]
         assert {key: metric["better"] for key, metric in metrics.items()} == expected, name

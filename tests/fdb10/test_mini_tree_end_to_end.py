@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from speecheval.cli import main
-from speecheval.fdb.v10.builder import build_mini_tree
-from speecheval.fdb.v10.builder_spec import BuiltSample
+from speecheval.fdb.v10.builder.spec import BuiltSample
+from speecheval.fdb.v10.builder.trees import build_mini_tree
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import pytest
 
 from speecheval.core.audio import audio_info, read_mono, write_wav
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 EXAMPLES = {
     # official folder: (our subset, task, annotation file)
@@ -65,7 +65,7 @@ def convert(example_data: Path, tree: Path) -> None:
 def scored(fixtures_dir: Path, tmp_path: Path) -> dict[str, dict]:
     tree = tmp_path / "tree"
     convert(fixtures_dir / "fdb-official-examples" / "example_data", tree)
-    return {row.subset: row.record() for row in score_tree(tree).rows}
+    return {row.subset: row.report_dict() for row in score_tree(tree).rows}
 
 
 def test_pause_example(scored: dict[str, dict]) -> None:

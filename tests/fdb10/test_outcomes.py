@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from speecheval.fdb.v10.outcomes import outcome_counts
+from speecheval.fdb.v10.scoring.outcomes import outcome_counts
 
 
 def test_interruption_counts_in_the_order_of_the_bars() -> None:

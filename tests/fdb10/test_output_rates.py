@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from speecheval.core.audio import resample
-from speecheval.fdb.v10.builder_clips import load_clips
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.builder.clips import load_clips
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 from .treekit import Spec, interrupt, write_tree
 
@@ -38,7 +38,7 @@ def test_speech_to_the_end_at_24_khz_has_no_observed_stop(tmp_path: Path) -> Non
     assert audio.size == 240004 and audio.size / 24000 < T
     tree = write_tree(tmp_path / "t", [
         Spec(UI, "a", T, [], interrupt(9.0, 9.5), rate=24000, audio=audio)])
-    (row,) = [r.record() for r in score_tree(tree).rows]
+    (row,) = [r.report_dict() for r in score_tree(tree).rows]
     assert row["segments"][-1][1] == pytest.approx(T, abs=1e-6)   # runs to T, not 10.000167
     assert row["outcome"] == "speaking_at_end"
     assert row["stop_s"] is None and row["stop_observed"] is False

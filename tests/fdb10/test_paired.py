@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from speecheval.fdb.v10.paired import Split, pair_subset
+from speecheval.fdb.v10.scoring.paired import Split, pair_subset
 
 UI, TT, P = "synthetic_user_interruption", "candor_turn_taking", "candor_pause_handling"
 

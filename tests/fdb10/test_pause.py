@@ -10,8 +10,8 @@ from speecheval.core.stats import resample_indices
 from speecheval.core.timebase import to_us
 from speecheval.core.timeline import Spans
 from speecheval.fdb.common.annotations import Word
-from speecheval.fdb.v10.pause import score_pause_sample
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.scoring.pause import score_pause_sample
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 from .treekit import Spec, pauses, write_tree
 
@@ -94,7 +94,7 @@ def test_subset_metrics(tmp_path: Path, hand_segments: object) -> None:
         Spec(SUB, "s5", 5.0, [], pauses((2, 3)), eligible=False, reasons=["capture_error"]),
     ])
     result = score_tree(tree)
-    record = result.summary.record()["subsets"][SUB]
+    record = result.summary.report_dict()["subsets"][SUB]
     assert record["counts"] == {"declared": 137, "selected": 5, "eligible": 4,
                                 "ineligible": 1, "ineligible_reasons": {"capture_error": 1}}
     assert record["coverage"] == pytest.approx(4 / 5)
@@ -113,7 +113,7 @@ def test_subset_metrics(tmp_path: Path, hand_segments: object) -> None:
     # covered 0.5 + 0.5 = 1.0 s over pause time 1 + 1 + 1 + 2 = 5 s
     assert seconds["value"] == pytest.approx(0.2)
     assert seconds["interval"]["resamples_used"] == 2000
-    ineligible = [r.record() for r in result.rows if r.sample_id == f"{SUB}/s5"][0]
+    ineligible = [r.report_dict() for r in result.rows if r.sample_id == f"{SUB}/s5"][0]
     assert ineligible == {"sample_id": f"{SUB}/s5", "subset": SUB,
                           "task": "pause_handling", "eligible": False,
                           "input_duration_s": 5.0, "reasons": ["capture_error"]}
@@ -129,7 +129,8 @@ def test_bootstrap_resample_without_pause_time_is_skipped(tmp_path: Path,
         Spec(SUB, "z2", 5.0, [], pauses((3, 3))),
         Spec(SUB, "w", 5.0, [("a", 2.5, 3.0)], pauses((2, 3))),
     ])
-    metric = score_tree(tree).summary.record()["subsets"][SUB]["metrics"]["intrusion_s_per_pause_s"]
+    metric = score_tree(tree).summary.report_dict()["subsets"][SUB]["metrics"][
+        "intrusion_s_per_pause_s"]
     assert metric["value"] == pytest.approx(0.5)       # 0.5 s covered of 1.0 s
     used = metric["interval"]["resamples_used"]
     without_w = int((resample_indices(3) != 2).all(axis=1).sum())

@@ -7,7 +7,7 @@ import numpy as np
 
 from speecheval.core.timeline import Spans
 from speecheval.fdb.common.annotations import Word
-from speecheval.fdb.v10.pause import score_pause_sample, score_pause_samples
+from speecheval.fdb.v10.scoring.pause import score_pause_sample, score_pause_samples
 
 
 def random_sample(rng: np.random.Generator) -> tuple[tuple[Word, ...], Spans]:

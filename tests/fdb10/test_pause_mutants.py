@@ -1,11 +1,11 @@
-"""Cases added for mutants of ``fdb/v10/pause.py`` that the other tests let survive
+"""Cases added for mutants of ``fdb/v10/scoring/pause.py`` that the other tests let survive
 (docs/testing.md, "Surviving mutants")."""
 
 from __future__ import annotations
 
 from speecheval.core.timeline import Spans
 from speecheval.fdb.common.annotations import Word
-from speecheval.fdb.v10.pause import PauseSample, score_pause_sample, score_pause_samples
+from speecheval.fdb.v10.scoring.pause import PauseSample, score_pause_sample, score_pause_samples
 
 
 def test_a_batch_where_no_sample_says_a_word() -> None:

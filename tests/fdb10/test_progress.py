@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from speecheval.cli import main
-from speecheval.fdb.v10 import scoring
+from speecheval.fdb.v10.scoring import unified as scoring
 
 from .treekit import Spec, interrupt, pauses, write_tree
 

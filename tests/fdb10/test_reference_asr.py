@@ -24,7 +24,7 @@ from speecheval.core.executor import LocalExecutor
 from speecheval.core.hashing import sha256_file
 from speecheval.core.numeric_env import cpu_flags
 from speecheval.fdb.common.reference_asr import reference_asr
-from speecheval.fdb.v10.builder import build_mini_tree
+from speecheval.fdb.v10.builder.trees import build_mini_tree
 
 
 class EdgeWords:

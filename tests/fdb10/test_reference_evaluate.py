@@ -21,8 +21,8 @@ import pytest
 from speecheval.cli import main
 from speecheval.core.hashing import sha256_file
 from speecheval.fdb.common.official_evaluator import PINNED_SHA256
-from speecheval.fdb.v10.reference_column import load_reference_column
-from speecheval.fdb.v10.reference_evaluate import parse_results
+from speecheval.fdb.v10.reference.column import load_reference_column
+from speecheval.fdb.v10.reference.evaluate import parse_results
 
 pytest.importorskip("dotenv")
 pytest.importorskip("openai")
@@ -136,7 +136,7 @@ def test_backchannel_without_torchaudio_is_skipped(fixtures_dir: Path, evaluator
                                                    tmp_path: Path) -> None:
     if importlib.util.find_spec("torchaudio") is not None:
         pytest.skip("torchaudio is installed here: the backchannel script can run")
-    from speecheval.fdb.v10.builder import build_mini_tree
+    from speecheval.fdb.v10.builder.trees import build_mini_tree
 
     tree = tmp_path / "mini"
     build_mini_tree(tree)

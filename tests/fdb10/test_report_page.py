@@ -18,9 +18,9 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.builder import build_mini_tree
-from speecheval.fdb.v10.builder_spec import BuiltSample
-from speecheval.fdb.v10.report import build_page, load_systems
+from speecheval.fdb.v10.builder.spec import BuiltSample
+from speecheval.fdb.v10.builder.trees import build_mini_tree
+from speecheval.fdb.v10.report.page import build_page, load_systems
 from speecheval.report.page import page_problems, render_page
 
 from .browserkit import Browser
@@ -262,13 +262,13 @@ def _players(browser: Browser) -> list[list[object]]:
 
 
 def test_the_curve_gives_the_scorers_rates_and_quantiles(mini: Path) -> None:
-    from speecheval.fdb.v10.latency_curve import latency_curve
-    from speecheval.fdb.v10.scoring import score_tree
+    from speecheval.fdb.v10.scoring.latency_curve import latency_curve
+    from speecheval.fdb.v10.scoring.unified import score_tree
 
     result = score_tree(mini, workers=1)
-    rows = [row.record() for row in result.rows]
+    rows = [row.report_dict() for row in result.rows]
     for subset in (TT, UI):
-        record = result.summary.record()["subsets"][subset]
+        record = result.summary.report_dict()["subsets"][subset]
         metrics = record["metrics"]
         curve = latency_curve(r for r in rows if r["subset"] == subset)
         for k in (1, 2, 5):

@@ -6,9 +6,9 @@ so a swapped, renamed or dropped field shows."""
 from __future__ import annotations
 
 from speecheval.core.timeline import Span
-from speecheval.fdb.v10.interruption import InterruptionSample
-from speecheval.fdb.v10.pause import PauseSample
-from speecheval.fdb.v10.turn_taking import TurnTakingSample
+from speecheval.fdb.v10.scoring.interruption import InterruptionSample
+from speecheval.fdb.v10.scoring.pause import PauseSample
+from speecheval.fdb.v10.scoring.turn_taking import TurnTakingSample
 
 
 def test_pause_row() -> None:
@@ -17,7 +17,7 @@ def test_pause_row() -> None:
         carry_in=False, any_speech=True, intrusion_words=3, pauses=2, intruded_pauses=1,
         pause_us=1_500_000, intrusion_us=250_000, first_pause_start_us=4_000_000, words=7)
     # 1_500_000 us = 1.5 s, 250_000 us = 0.25 s, 4_000_000 us = 4.0 s
-    assert sample.row() == {
+    assert sample.report_dict() == {
         "pause_intrusion": True, "inside_pause_onset": False, "pre_pause_speech": True,
         "carry_in": False, "any_speech": True, "intrusion_words": 3, "pauses": 2,
         "intruded_pauses": 1, "pause_s": 1.5, "intrusion_s": 0.25,
@@ -27,10 +27,10 @@ def test_pause_row() -> None:
 def test_turn_taking_rows() -> None:
     # E = 3.2 s, first word at 3.45 s: latency 0.25 s, observed for T - E = 6.8 s
     response = TurnTakingSample("response", 3_200_000, 3_450_000, 250_000, 6_800_000)
-    assert response.row() == {"outcome": "response", "E": 3.2, "first_word_s": 3.45,
+    assert response.report_dict() == {"outcome": "response", "E": 3.2, "first_word_s": 3.45,
                               "latency_s": 0.25, "observable_s": 6.8}
     silent = TurnTakingSample("no_response", 3_200_000, None, None, 6_800_000)
-    assert silent.row() == {"outcome": "no_response", "E": 3.2, "first_word_s": None,
+    assert silent.report_dict() == {"outcome": "no_response", "E": 3.2, "first_word_s": None,
                             "latency_s": None, "observable_s": 6.8}
 
 
@@ -43,7 +43,7 @@ def test_interruption_rows() -> None:
         speech_in_interruption_us=1_250_000, restarts=2, first_word_us=7_500_000,
         latency_us=500_000, observable_us=13_000_000,
         segments=(Span(4_000_000, 5_750_000), Span(6_000_000, 6_500_000)))
-    assert sample.row() == {
+    assert sample.report_dict() == {
         "outcome": "response", "S": 5.0, "R": 7.0, "speech_at_onset": True,
         "speech_at_end": False, "speech_before_onset": True, "stop_s": 0.75,
         "stop_observed": True, "speech_in_interruption_s": 1.25, "restarts": 2,
@@ -55,7 +55,7 @@ def test_interruption_rows() -> None:
         stop_observed=False, speech_in_interruption_us=2_000_000, restarts=0,
         first_word_us=None, latency_us=None, observable_us=13_000_000,
         segments=(Span(4_000_000, 20_000_000),))
-    row = running.row()
+    row = running.report_dict()
     assert (row["stop_s"], row["stop_observed"], row["first_word_s"], row["latency_s"]) == (
         None, False, None, None)
     assert row["segments"] == [[4.0, 20.0]] and row["speech_in_interruption_s"] == 2.0

@@ -62,7 +62,7 @@ UI, TT = "synthetic_user_interruption", "candor_turn_taking"
 
 @pytest.fixture(scope="module")
 def mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from speecheval.fdb.v10.builder import build_mini_tree
+    from speecheval.fdb.v10.builder.trees import build_mini_tree
 
     root = tmp_path_factory.mktemp("mini") / "tree"
     build_mini_tree(root)
@@ -90,7 +90,7 @@ def reference_labels(fig: Figure, label: str) -> list[Text]:
 
 
 def test_not_exercised_title_shows_speech_at_end_and_no_restart(tree: Path) -> None:
-    from speecheval.fdb.v10.show import timeline_figure
+    from speecheval.fdb.v10.report.show import timeline_figure
 
     fig = timeline_figure(tree, f"{UI}/1")
     line = numbers_line(fig)
@@ -105,7 +105,7 @@ def test_not_exercised_title_shows_speech_at_end_and_no_restart(tree: Path) -> N
 
 
 def test_zoom_panels_around_s_and_r_show_the_pause_large(tree: Path) -> None:
-    from speecheval.fdb.v10.show import timeline_figure
+    from speecheval.fdb.v10.report.show import timeline_figure
 
     fig = timeline_figure(tree, f"{UI}/1")
     panels = axes(fig)
@@ -131,7 +131,7 @@ def test_zoom_panels_around_s_and_r_show_the_pause_large(tree: Path) -> None:
 
 
 def test_exercised_sample_marks_stop_restart_and_latency(mini: Path) -> None:
-    from speecheval.fdb.v10.show import timeline_figure
+    from speecheval.fdb.v10.report.show import timeline_figure
 
     fig = timeline_figure(mini, f"{UI}/10")
     # segments [2.56, 5.056], [5.6, 6.816], [8.32, 8.768]; S = 4.0, R = 7.5, word "sure" 8.3
@@ -152,7 +152,7 @@ def test_exercised_sample_marks_stop_restart_and_latency(mini: Path) -> None:
 
 
 def test_not_exercised_first_start_is_not_a_restart(mini: Path) -> None:
-    from speecheval.fdb.v10.show import timeline_figure
+    from speecheval.fdb.v10.report.show import timeline_figure
 
     fig = timeline_figure(mini, f"{UI}/2")
     # one segment [5.632, 11.36]: starts after S = 5.0 and runs past R = 7.0
@@ -164,7 +164,7 @@ def test_not_exercised_first_start_is_not_a_restart(mini: Path) -> None:
 
 
 def test_speech_at_end_span_only_where_speech_carries_over_r(mini: Path) -> None:
-    from speecheval.fdb.v10.show import timeline_figure
+    from speecheval.fdb.v10.report.show import timeline_figure
 
     # UI/1: silent at S and at R; UI/11: speaking at end, one segment [0.608, 12.0] to T
     assert not any("carries over R" in s for s in strings(timeline_figure(mini, f"{UI}/1")))
@@ -173,7 +173,7 @@ def test_speech_at_end_span_only_where_speech_carries_over_r(mini: Path) -> None
 
 
 def test_turn_taking_latency_span_and_zoom_around_e(tree: Path) -> None:
-    from speecheval.fdb.v10.show import timeline_figure
+    from speecheval.fdb.v10.report.show import timeline_figure
 
     fig = timeline_figure(tree, f"{TT}/1")
     # E = 2.01, first word 3.36: latency 1.35 s, both in one zoom panel
@@ -184,7 +184,7 @@ def test_turn_taking_latency_span_and_zoom_around_e(tree: Path) -> None:
 
 
 def test_dense_word_labels_never_overlap(tmp_path: Path) -> None:
-    from speecheval.fdb.v10.show import timeline_figure
+    from speecheval.fdb.v10.report.show import timeline_figure
     from speecheval.report.timeline_layout import WORD_LABEL_GID
 
     from .treekit import Spec, turn, write_tree

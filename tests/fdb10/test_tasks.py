@@ -8,9 +8,9 @@ from pathlib import Path
 from speecheval.core.canonical_json import dumps
 from speecheval.core.results import from_dict, to_dict
 from speecheval.fdb.common.tree import ANNOTATION_FILES, SUBSET_TASKS, USER_INTERRUPTION
-from speecheval.fdb.v10.outputs import UNIFIED_JSON, UNIFIED_SAMPLES, write_unified
-from speecheval.fdb.v10.scoring import SampleRow, UnifiedSummary, score_tree
-from speecheval.fdb.v10.tasks import TASKS
+from speecheval.fdb.v10.report.unified_files import UNIFIED_JSON, UNIFIED_SAMPLES, write_unified
+from speecheval.fdb.v10.scoring.tasks import TASKS
+from speecheval.fdb.v10.scoring.unified import SampleRow, UnifiedSummary, score_tree
 
 from .treekit import Spec, interrupt, pauses, turn, write_tree
 
@@ -37,11 +37,11 @@ def test_results_read_back_into_the_records_written(tmp_path: Path, hand_segment
     write_unified(result, tmp_path / "out")
     summary = from_dict(json.loads(json.dumps(to_dict(result.summary))))
     assert isinstance(summary, UnifiedSummary) and summary == result.summary
-    assert dumps(summary.record()) == (tmp_path / "out" / UNIFIED_JSON).read_text()
+    assert dumps(summary.report_dict()) == (tmp_path / "out" / UNIFIED_JSON).read_text()
     rows = [SampleRow.from_dict(json.loads(json.dumps(row.to_dict()))) for row in result.rows]
     assert tuple(rows) == result.rows
     written = (tmp_path / "out" / UNIFIED_SAMPLES).read_text().splitlines()
-    assert [json.loads(line) for line in written] == [row.record() for row in rows]
+    assert [json.loads(line) for line in written] == [row.report_dict() for row in rows]
     # the interruption row keeps the segments it was decided from, as Spans in microseconds
     (interrupted,) = [row for row in rows if row.subset == UI]
     assert [(s.start_us, s.end_us) for s in interrupted.score.segments] == [  # type: ignore[union-attr]

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from speecheval.core.errors import InputError
-from speecheval.fdb.common import tree, tree_fast
+from speecheval.fdb.common import tree_fast
+from speecheval.fdb.common import tree_read as tree
 
 SAMPLE: dict[str, Any] = {
     "sample_id": "synthetic_pause_handling/1", "subset": "synthetic_pause_handling",

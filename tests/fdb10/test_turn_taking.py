@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 from .treekit import Spec, turn, write_tree
 
@@ -32,13 +32,13 @@ def test_outcomes_and_quantiles(tmp_path: Path, hand_segments: object) -> None:
         Spec(SUB, "g", 10.0, [], turn(2.0), eligible=False, reasons=["pacing"]),
     ])
     result = score_tree(tree)
-    rows = {r.sample_id.split("/")[1]: r.record() for r in result.rows}
+    rows = {r.sample_id.split("/")[1]: r.report_dict() for r in result.rows}
     assert [rows[k]["outcome"] for k in "abcdef"] == [
         "response", "early_start", "no_response", "response", "response", "response"]
     assert rows["a"]["latency_s"] == pytest.approx(1.35)
     assert rows["b"]["latency_s"] is None and rows["b"]["first_word_s"] == 1.9
     assert rows["d"]["latency_s"] == 0.0
-    record = result.summary.record()["subsets"][SUB]
+    record = result.summary.report_dict()["subsets"][SUB]
     assert record["min_observable_s"] == pytest.approx(7.99)   # 10 - 2.01
     m = record["metrics"]
     # n = 6 eligible, 7 selected, 1 unknown
@@ -65,7 +65,8 @@ def test_median_not_reached_when_most_never_respond(tmp_path: Path,
         Spec(SUB, "b", 6.0, [], turn(2.0)),
         Spec(SUB, "c", 6.0, [], turn(2.0)),
     ])
-    latency = score_tree(tree).summary.record()["subsets"][SUB]["metrics"]["response_latency_s"]
+    latency = score_tree(tree).summary.report_dict()["subsets"][SUB]["metrics"][
+        "response_latency_s"]
     assert latency["median"]["value"] is None and latency["median"]["reached"] is False
     interval = latency["median"]["interval"]
     # A resample's median is finite only if at least 2 of its 3 draws are sample a:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from speecheval.cli import main
-from speecheval.fdb.v10.builder import build_mini_tree
+from speecheval.fdb.v10.builder.trees import build_mini_tree
 
 
 def _score(tree: Path, place: Path, monkeypatch: pytest.MonkeyPatch, *options: str) -> Path:

@@ -19,7 +19,7 @@ import pytest
 from speecheval.core.audio import Audio, read_mono
 from speecheval.core.errors import InputError
 from speecheval.core.timeline import Span
-from speecheval.fdb.v10.scoring import UnifiedResult, score_tree
+from speecheval.fdb.v10.scoring.unified import UnifiedResult, score_tree
 from speecheval.vad import cache as vad_cache
 from speecheval.vad.cache import CachedSegments, VadCache, default_cache_dir
 from speecheval.vad.silero import SileroSettings, SileroVad
@@ -81,7 +81,7 @@ def entries(folder: Path) -> list[Path]:
 
 
 def rows(result: UnifiedResult) -> list[dict[str, object]]:
-    return [row.record() for row in result.rows]
+    return [row.report_dict() for row in result.rows]
 
 
 def test_warm_run_does_not_call_the_model(tree: Path, tmp_path: Path,
@@ -94,7 +94,7 @@ def test_warm_run_does_not_call_the_model(tree: Path, tmp_path: Path,
     assert len(model_calls) == 3  # no new call
     assert warm.vad_cache.lookups == {"hit": 3, "miss": 0, "corrupt": 0}
     assert rows(warm) == rows(cold)
-    assert warm.summary.record() == cold.summary.record()
+    assert warm.summary.report_dict() == cold.summary.report_dict()
     assert any(row["segments"] for row in rows(cold))  # Silero found speech to cache
 
 
@@ -335,7 +335,7 @@ def test_a_cold_run_starts_the_model_before_the_samples_load(
         tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With two jobs the worker processes get the misses before the samples are read,
     so Silero runs while this process loads (the model needs nothing loaded)."""
-    from speecheval.fdb.v10 import scoring
+    from speecheval.fdb.v10.scoring import unified as scoring
 
     events: list[str] = []
     real_pool, real_load = concurrent.futures.ProcessPoolExecutor, scoring.load_samples

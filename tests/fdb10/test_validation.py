@@ -11,7 +11,7 @@ import pytest
 from speecheval.cli import main
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v10.scoring import score_tree
+from speecheval.fdb.v10.scoring.unified import score_tree
 
 from .treekit import Spec, interrupt, pauses, turn, write_tree
 
@@ -40,7 +40,7 @@ def rewrite(tree: Path, relative: str, data: object) -> None:
 def test_good_tree_scores(tmp_path: Path, hand_segments) -> None:
     hand_segments({f"{UI}/u": [(0.0, 6.0)]})
     rows = {row["sample_id"]: row for row in
-            (r.record() for r in score_tree(write_tree(tmp_path / "t", good_specs())).rows)}
+            (r.report_dict() for r in score_tree(write_tree(tmp_path / "t", good_specs())).rows)}
     expected = {
         # T = 6, pauses [2, 3) and [4, 5), one word 2.5-2.7: it starts after the first
         # pause start (intrusion) inside [2, 3); pause 1 owns [2, 4), so 1 of 2 pauses is
@@ -275,7 +275,7 @@ def test_t_of_exactly_one_silero_window_is_scored(tmp_path: Path, hand_segments)
     hand_segments({f"{UI}/u": [(0.0, 0.032)]})
     specs = [Spec(UI, "u", 0.032, [], interrupt(0.01, 0.02)),
              Spec(TT, "t", 0.032, [], turn(0.01), rate=8000)]
-    rows = [r.record() for r in score_tree(write_tree(tmp_path / "t", specs)).rows]
+    rows = [r.report_dict() for r in score_tree(write_tree(tmp_path / "t", specs)).rows]
     assert [r["outcome"] for r in rows] == ["no_response", "speaking_at_end"]
 
 

@@ -56,7 +56,7 @@ def test_model_starts_on_one_millisecond_keep_the_later_user_end() -> None:
 
 def test_the_record_is_the_two_lists_by_their_official_names() -> None:
     timing = OfficialTiming([[2.0, 4.0]], [[8.0, 9.0]])
-    assert timing.record() == {"latency_stop_list": [[2.0, 4.0]],
+    assert timing.report_dict() == {"latency_stop_list": [[2.0, 4.0]],
                                "latency_resp_list": [[8.0, 9.0]]}
 
 

@@ -31,8 +31,8 @@ def test_a_measure_has_a_value_or_a_reason() -> None:
             Measured(*bad)
         assert str(refused.value) == ("a measure has either a value or a reason, not both "
                                       "or neither")
-    assert Measured(2.5).record() == 2.5
-    assert Measured(None, "unvoiced").record() == {"missing": "unvoiced"}
+    assert Measured(2.5).report_value() == 2.5
+    assert Measured(None, "unvoiced").report_value() == {"missing": "unvoiced"}
 
 
 def test_no_complete_pair_keeps_the_names_and_says_why() -> None:
@@ -69,7 +69,7 @@ def test_a_statistic_that_is_not_finite_is_reported_as_none() -> None:
 def test_the_record_names_every_field() -> None:
     test = PairedTest("f0", "pre", "post", 3, 1.0, 2.0, 1.0, 4.0, 0.05, 2.0,
                       (("s9", "pre: unvoiced"),), note="n", p_corrected=0.1)
-    assert test.record() == {
+    assert test.report_dict() == {
         "measure": "f0", "comparison": "pre->post", "n": 3, "mean_before": 1.0,
         "mean_after": 2.0, "mean_difference": 1.0, "t": 4.0, "p": 0.05,
         "p_corrected": 0.1, "d_z": 2.0, "note": "n",

@@ -147,7 +147,7 @@ def test_one_trial_of_espeak_speech(measures: AudioMeasures) -> None:
     assert result.parts["pre"]["words_per_minute"].value == pytest.approx(150.0)
     # post: 0.3 s + 0.4 s of word time -> 2 / 0.7 * 60 = 171.43
     assert result.parts["post"]["words_per_minute"].value == pytest.approx(120.0 / 0.7)
-    assert math.isclose(result.row()["split_s"], 5.0)
+    assert math.isclose(result.report_dict()["split_s"], 5.0)
 
 
 def test_no_fallback_when_a_backend_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -41,7 +41,7 @@ class SubsetCounts(Result, kind="fdb10.subset_counts"):
         eligible = sum(1 for sample in selected if sample.eligible)
         return cls(declared, len(selected), eligible, dict(sorted(reasons.items())))
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         return {"declared": self.declared, "selected": self.selected,
                 "eligible": self.eligible, "ineligible": self.selected - self.eligible,
                 "ineligible_reasons": dict(self.ineligible_reasons)}
@@ -75,7 +75,7 @@ class ShareMetric(Result, kind="fdb10.share_metric"):
         count = self.share.count
         return count / self.selected, (count + self.unknown) / self.selected
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         interval, bounds = self.share.interval, self.selected_bounds
         return {
             "kind": "share",
@@ -103,7 +103,7 @@ class Bootstrap(Result, kind="fdb10.bootstrap_interval"):
             return None
         return cls(interval.low, interval.high, interval.resamples, interval.resamples_used)
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         return {"method": "percentile_bootstrap", "low": self.low, "high": self.high,
                 "low_reached": self.low is not None, "high_reached": self.high is not None,
                 "resamples": self.resamples, "resamples_used": self.resamples_used}
@@ -133,11 +133,11 @@ class PooledRatio(Result, kind="fdb10.pooled_ratio"):
     def value(self) -> float | None:
         return self.numerator / self.denominator if self.denominator > 0 else None
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         return {"kind": "pooled_ratio", "better": self.better, "numerator": self.numerator,
                 "denominator": self.denominator, "n_samples": self.n_samples,
                 "value": self.value,
-                "interval": None if self.interval is None else self.interval.record()}
+                "interval": None if self.interval is None else self.interval.report_dict()}
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,7 @@ class LatencyQuantiles(Result, kind="fdb10.latency_quantiles"):
         return cls(better, n, observed, rank_quantile(values, 0.5),
                    Bootstrap.of(bootstrap_quantile(values, 0.5)), rank_quantile(values, 0.9))
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         record: dict[str, Any] = {"kind": "latency_quantiles", "better": self.better,
                                   "n": self.n, "observed": self.observed}
         if self.n == 0:
@@ -176,7 +176,7 @@ class LatencyQuantiles(Result, kind="fdb10.latency_quantiles"):
             return record
         record["median"] = {"value": self.median, "reached": self.median is not None,
                             "interval": (None if self.median_interval is None
-                                         else self.median_interval.record())}
+                                         else self.median_interval.report_dict())}
         record["p90"] = {"value": self.p90, "reached": self.p90 is not None}
         return record
 

@@ -48,9 +48,9 @@ from .tree import (
     SCHEMA_VERSION,
     USER_INTERRUPTION,
     ManifestSample,
-    load_manifest,
     tree_file,
 )
+from .tree_read import load_manifest
 
 CUT_RULE = ("user_interruption samples: audio cut at sample int(R * rate) before "
             "transcribing, R added to every time (official get_transcript/asr.py)")

@@ -1,14 +1,15 @@
 """``manifest.json`` and ``asr.json`` accepted in plain Python when they are well formed.
 
 Why: the schemas of ``tree_schema`` go through pydantic, whose import and model building
-cost more than everything else a warm ``unified-score`` does. The functions here apply
-the same rules to the parsed file and return its content when every rule holds, and None
-on any doubt (a broken rule, a repeated key, a file that is not UTF-8 JSON, a non-finite
-number). On None the caller validates with the schema, which words the error (file, key,
-line, sample) as before, so a valid file never imports pydantic and an invalid one gets
-the schema's message. Nothing is accepted here that the schema refuses:
-``tests/fdb10/test_tree_fast.py`` checks it on many mutated files against the schema,
-which stays the definition.
+cost more than everything else a warm ``unified-score`` does
+(``benchmarks/fdb10_tree_read_speed.py`` measures both paths in the same run). The
+functions here check the JSON types and apply the rules of ``tree_rules``, the ones the
+schema's validators call, to the parsed file; they return its content when every rule
+holds, and None on any doubt (a broken rule, a repeated key, a file that is not UTF-8
+JSON, a non-finite number). On None the caller validates with the schema, which words
+the error (file, key, line, sample) as before, so a valid file never imports pydantic
+and an invalid one gets the schema's message. Nothing is accepted here that the schema refuses:
+``tests/fdb10/test_tree_fast.py`` checks it on many mutated files against the schema.
 """
 
 from __future__ import annotations
@@ -17,23 +18,11 @@ import json
 import math
 from typing import Any
 
-from ...core.timebase import to_us
-from .tree import (
-    ANNOTATION_FILES,
-    ASR_KIND,
-    MANIFEST_KIND,
-    OUTPUT_WAV,
-    SCHEMA_VERSION,
-    SILERO_WINDOW_S,
-    SUBSET_TASKS,
-)
+from . import tree_rules
+from .tree import ASR_KIND, MANIFEST_KIND
+from .tree_rules import SAMPLE_KEYS, TRACE_LISTS, TRACE_RECORDS
 
-_SAMPLE_KEYS = frozenset({"sample_id", "subset", "task", "input_duration_s", "eligible",
-                          "reasons", "files"})
-_OPTIONAL_RECORDS = ("capture", "playout", "pacing")
-_OPTIONAL_LISTS = ("eligibility_details", "faults_after_t")
-_ALLOWED_SAMPLE_KEYS = _SAMPLE_KEYS | set(_OPTIONAL_RECORDS) | set(_OPTIONAL_LISTS)
-_MIN_DURATION_US = to_us(SILERO_WINDOW_S)
+_ALLOWED_SAMPLE_KEYS = SAMPLE_KEYS | set(TRACE_RECORDS) | set(TRACE_LISTS)
 
 
 class _Doubt(Exception):
@@ -76,32 +65,35 @@ def _str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+def _holds(problem: str | None) -> None:
+    """A rule of ``tree_rules`` broken: the schema words it."""
+    _require(problem is None)
+
+
 def _header(data: Any, kind: str) -> None:
-    _require(isinstance(data, dict) and data.get("kind") == kind and _is_str(data["kind"])
-             and _is_int(data.get("schema_version"))
-             and data["schema_version"] == SCHEMA_VERSION)
+    _require(isinstance(data, dict) and _is_str(data.get("kind"))
+             and _is_int(data.get("schema_version")))
+    _holds(tree_rules.kind_problem(data["kind"], kind))
+    _holds(tree_rules.version_problem(data["schema_version"]))
 
 
 def _sample(item: Any) -> tuple[str, str, str, float, bool, tuple[str, ...], dict[str, str]]:
     """One sample's fields after every rule of ``tree_schema.SampleEntry``."""
-    _require(isinstance(item, dict) and item.keys() >= _SAMPLE_KEYS
+    _require(isinstance(item, dict) and item.keys() >= SAMPLE_KEYS
              and item.keys() <= _ALLOWED_SAMPLE_KEYS)
     sample_id, subset, task = item["sample_id"], item["subset"], item["task"]
     duration, eligible = item["input_duration_s"], item["eligible"]
     reasons, files = item["reasons"], item["files"]
-    _require(_is_str(sample_id) and _is_str(subset) and subset in SUBSET_TASKS
-             and _is_str(task) and task == SUBSET_TASKS[subset]
+    _require(_is_str(sample_id) and _is_str(subset) and _is_str(task)
              and isinstance(eligible, bool) and _str_list(reasons) and _str_map(files))
     _require(_is_int(duration) or isinstance(duration, float))
     duration = float(duration)  # as the schema's strict float takes a JSON integer
-    _require(math.isfinite(duration) and duration > 0 and to_us(duration) >= _MIN_DURATION_US)
-    parts = sample_id.split("/")
-    _require(len(parts) == 2 and parts[0] == subset and parts[1] not in ("", ".", ".."))
-    _require(bool(reasons) != eligible)
-    if eligible:
-        annotation = ANNOTATION_FILES[task]
-        _require(OUTPUT_WAV in files and (annotation is None or annotation in files))
-    for key in _OPTIONAL_RECORDS:
+    _require(math.isfinite(duration))
+    _holds(tree_rules.subset_problem(subset))
+    _holds(tree_rules.duration_problem(duration))
+    _holds(tree_rules.sample_problem(sample_id, subset, task, eligible, tuple(reasons),
+                                     files))
+    for key in TRACE_RECORDS:
         _require(item.get(key) is None or isinstance(item[key], dict))
     _require(item.get("eligibility_details") is None or _str_list(item["eligibility_details"]))
     _require(item.get("faults_after_t") is None or isinstance(item["faults_after_t"], list))
@@ -120,8 +112,8 @@ def plain_manifest(data: bytes) -> tuple[str, dict[str, int], list[tuple[Any, ..
                  and _is_str(dataset["revision"]) and isinstance(dataset["declared"], dict)
                  and isinstance(samples, list))
         declared = dataset["declared"]
-        _require(all(subset in SUBSET_TASKS and _is_int(size) and size >= 0
-                     for subset, size in declared.items()))
+        _require(all(_is_int(size) for size in declared.values()))
+        _holds(tree_rules.declared_problem(declared))
         return dataset["revision"], dict(declared), [_sample(item) for item in samples]
     except _Doubt:
         return None

@@ -4,7 +4,8 @@ Why a module of its own: pydantic is imported only by the commands that read a t
 by ``speecheval --help``. The tree's top level may carry a writer's own records (the
 builder's ``generator``, ``asr.json``'s ``manifest_sha256``); inside ``dataset``, each
 sample and the reference summary's ``inputs`` and ``judge``, an unknown key is refused,
-so a misspelt key cannot read as absent.
+so a misspelt key cannot read as absent. The rules of ``manifest.json`` and ``asr.json``
+are ``tree_rules``' (the validators here call them), which ``tree_fast`` applies too.
 """
 
 from __future__ import annotations
@@ -14,20 +15,17 @@ from typing import Any, ClassVar
 from pydantic import ConfigDict, field_validator, model_validator
 
 from ...core.schema import Schema
-from ...core.timebase import to_us
-from .tree import (
-    ANNOTATION_FILES,
-    ASR_KIND,
-    MANIFEST_KIND,
-    OUTPUT_WAV,
-    SCHEMA_VERSION,
-    SILERO_WINDOW_S,
-    SUBSET_TASKS,
-    SUMMARY_KIND,
-)
+from . import tree_rules
+from .tree import ASR_KIND, MANIFEST_KIND, SCHEMA_VERSION, SUMMARY_KIND
 
 OPEN = ConfigDict(extra="allow")
 """The top level of a tree file: writers may add their own records there."""
+
+
+def _hold(problem: str | None) -> None:
+    """A rule of ``tree_rules`` broken: its words, for ``core.schema`` to place."""
+    if problem is not None:
+        raise ValueError(problem)
 
 
 class TreeFile(Schema):
@@ -42,16 +40,13 @@ class TreeFile(Schema):
     @field_validator("kind")
     @classmethod
     def _kind(cls, kind: str) -> str:
-        if kind != cls.expected_kind:
-            raise ValueError(f"kind must be {cls.expected_kind!r}, found {kind!r}")
+        _hold(tree_rules.kind_problem(kind, cls.expected_kind))
         return kind
 
     @field_validator("schema_version")
     @classmethod
     def _version(cls, value: int) -> int:
-        if value != SCHEMA_VERSION:
-            raise ValueError(f"unsupported schema_version {value!r} "
-                             f"(this speecheval reads {SCHEMA_VERSION})")
+        _hold(tree_rules.version_problem(value))
         return value
 
 
@@ -64,11 +59,7 @@ class DatasetEntry(Schema):
     @field_validator("declared")
     @classmethod
     def _known_subsets(cls, declared: dict[str, int]) -> dict[str, int]:
-        for subset, size in declared.items():
-            if subset not in SUBSET_TASKS:
-                raise ValueError(f"names unknown subset {subset!r}")
-            if size < 0:
-                raise ValueError(f"size of {subset} must be >= 0, got {size}")
+        _hold(tree_rules.declared_problem(declared))
         return declared
 
 
@@ -82,9 +73,8 @@ class SampleEntry(Schema):
     eligible: bool
     reasons: tuple[str, ...]
     files: dict[str, str]
-    # What `reference-export` adds for a reader to trace a sample back to its capture
-    # (docs/fdb10-capture.md); scoring never reads them, but they are named so that a
-    # misspelt scoring key is still refused.
+    # tree_rules.TRACE_RECORDS and TRACE_LISTS: what `reference-export` adds for a reader
+    # to trace a sample back to its capture; scoring never reads them.
     capture: dict[str, Any] | None = None
     playout: dict[str, Any] | None = None
     pacing: dict[str, Any] | None = None
@@ -94,38 +84,19 @@ class SampleEntry(Schema):
     @field_validator("subset")
     @classmethod
     def _known_subset(cls, subset: str) -> str:
-        if subset not in SUBSET_TASKS:
-            raise ValueError(f"unknown subset {subset!r}")
+        _hold(tree_rules.subset_problem(subset))
         return subset
 
     @field_validator("input_duration_s")
     @classmethod
     def _at_least_one_window(cls, duration: float) -> float:
-        if duration <= 0:
-            raise ValueError(f"input_duration_s must be a positive number, found {duration!r}")
-        if to_us(duration) < to_us(SILERO_WINDOW_S):
-            raise ValueError(f"input_duration_s {duration!r} s is shorter than one Silero "
-                             f"window ({SILERO_WINDOW_S} s = 512 samples at 16 kHz)")
+        _hold(tree_rules.duration_problem(duration))
         return duration
 
     @model_validator(mode="after")
     def _consistent(self) -> SampleEntry:
-        parts = self.sample_id.split("/")
-        if not (len(parts) == 2 and parts[0] == self.subset
-                and parts[1] not in ("", ".", "..")):
-            raise ValueError(f"sample_id must be '{self.subset}/<id>'")
-        expected = SUBSET_TASKS[self.subset]
-        if self.task != expected:
-            raise ValueError(f"task {self.task!r} does not match subset {self.subset} "
-                             f"({expected})")
-        if not self.eligible and not self.reasons:
-            raise ValueError("an ineligible sample must give its reasons")
-        if self.eligible and self.reasons:
-            raise ValueError("an eligible sample must have no reasons")
-        if self.eligible:
-            for name in (OUTPUT_WAV, ANNOTATION_FILES[self.task]):
-                if name is not None and name not in self.files:
-                    raise ValueError(f"files has no sha256 for {name}")
+        _hold(tree_rules.sample_problem(self.sample_id, self.subset, self.task,
+                                        self.eligible, self.reasons, self.files))
         return self
 
 

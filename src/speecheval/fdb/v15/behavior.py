@@ -103,7 +103,7 @@ class ScenarioBehaviour:
     unlabelled: int
     shares: dict[str, Share]
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         return {"trials": self.trials, "unlabelled": self.unlabelled,
                 "shares": {label: {"count": s.count, "n": s.n, "value": s.value,
                                    "interval": list(s.interval) if s.interval else None}

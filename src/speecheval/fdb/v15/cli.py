@@ -111,7 +111,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     from ...core.provenance import collect_provenance
     from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
     from .official_timing import MODEL_MERGE_GAP_S, USER_MERGE_GAP_S
-    from .score_output import render, write_timing
+    from .score_output import behaviour_files, prosody_files, render, write_timing
     from .scoring import TREE_FILES, find_trials, process_vad, score_trials, summarize
 
     if prosody and judge == "none":
@@ -142,7 +142,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
 
         with progress(len(trials), "fdb15 behaviour") as advance:
             behaviour = score_behaviour(trials, behaviour_judge, advance)
-        sections.update(behaviour.files())
+        sections.update(behaviour_files(behaviour))
         settings["judge"] = behaviour.identity
         official = "" if behaviour.identity["official"] else ", NOT the official judge"
         console += (f"\nbehaviour after the overlap ({behaviour.identity['judge']}{official})\n"
@@ -151,7 +151,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
             with progress(len(trials), "fdb15 prosody") as advance:
                 section = score_prosody(trials, behaviour.verdicts, correction,
                                         mos == "dnsmos", chosen, advance)
-            sections.update(section.files())
+            sections.update(prosody_files(section))
             settings["prosody"] = {"backends": section.backends, "correction": correction}
             console += "\n" + prosody_text(section)
     command = ["speecheval", "fdb15", "score", "--tree", str(tree), "--out", str(destination),

@@ -127,7 +127,7 @@ class RenderedSample:
                 "current_turn_text": self.spec.overlap_text,
                 "timestamps": list(self.window)}
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         scenario = SCENARIOS[self.spec.scenario]
         return {"context_text": self.spec.context_text, "context_voice": USER_VOICE,
                 "current_turn_text": self.spec.overlap_text, "overlap_voice": scenario.voice,
@@ -207,7 +207,7 @@ def build_record(size: str, rendered: Sequence[RenderedSample]) -> dict[str, Any
         "scenarios": {name: {"voice": s.voice, "treatment": s.treatment.describe(),
                              "texts": list(s.texts)} for name, s in SCENARIOS.items()},
         "contexts": list(CONTEXTS),
-        "samples": {r.spec.sample_id: r.record() for r in rendered},
+        "samples": {r.spec.sample_id: r.report_dict() for r in rendered},
     }
 
 

@@ -102,7 +102,7 @@ class OfficialTiming:
     latency_stop_list: list[list[float]]
     latency_resp_list: list[list[float]]
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         return {"latency_stop_list": self.latency_stop_list,
                 "latency_resp_list": self.latency_resp_list}
 

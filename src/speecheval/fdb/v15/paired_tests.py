@@ -36,7 +36,7 @@ class Measured:
         if (self.value is None) == (self.reason is None):
             raise ValueError("a measure has either a value or a reason, not both or neither")
 
-    def record(self) -> float | dict[str, str]:
+    def report_value(self) -> float | dict[str, str]:
         return self.value if self.value is not None else {"missing": str(self.reason)}
 
 
@@ -58,7 +58,7 @@ class PairedTest:
     note: str | None = None
     p_corrected: float | None = None
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         return {"measure": self.measure, "comparison": f"{self.before}->{self.after}",
                 "n": self.n, "mean_before": self.mean_before, "mean_after": self.mean_after,
                 "mean_difference": self.mean_difference, "t": self.t, "p": self.p,

@@ -217,9 +217,9 @@ class TrialProsody:
     split_us: int
     parts: dict[str, dict[str, Measured]]
 
-    def row(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         return {"sample_id": self.sample_id, "split_s": self.split_us / 1e6,
-                "parts": {part: {name: measured.record() for name, measured in values.items()}
+                "parts": {part: {name: measured.report_value() for name, measured in values.items()}
                           for part, values in self.parts.items()}}
 
 

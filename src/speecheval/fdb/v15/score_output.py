@@ -1,7 +1,7 @@
-"""The files and the console table of ``fdb15 score``.
+"""The files and the console table of ``fdb15 score``: the one writer of its reports.
 
 ``timing.json`` holds the definitions, one ``core.provenance`` record and each scenario's
-summary; ``timing-samples.jsonl`` one line per trial (:meth:`.scoring.ScoredTrial.row`).
+summary; ``timing-samples.jsonl`` one line per trial (:meth:`.scoring.ScoredTrial.report_dict`).
 Both are canonical JSON written into a new directory that appears only when complete.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.canonical_json import dumps, dumps_lines
 from ...core.output import atomic_write_text, new_output_dir
@@ -18,6 +18,9 @@ from ...report.numbers import fixed, percent
 from ...report.table import Table, to_text
 from ..common.aggregate import LatencyQuantiles
 from .scoring import ScenarioTiming, ScoredTrial
+
+if TYPE_CHECKING:  # the sections' modules are imported only when a judge runs
+    from .score_sections import BehaviourSection, ProsodySection
 
 TIMING_KIND = "fdb-v1.5-timing"
 DEFINITIONS = {
@@ -43,14 +46,34 @@ def write_timing(destination: Path, provenance: Provenance,
     document: dict[str, Any] = {
         "kind": TIMING_KIND, "schema_version": 1, "definitions": DEFINITIONS,
         "provenance": provenance.to_dict(),
-        "scenarios": {name: result.record() for name, result in summary.items()},
+        "scenarios": {name: result.report_dict() for name, result in summary.items()},
     }
     with new_output_dir(destination) as staging:
         atomic_write_text(staging / "timing.json", dumps(document))
         atomic_write_text(staging / "timing-samples.jsonl",
-                          dumps_lines(trial.row() for trial in scored))
+                          dumps_lines(trial.report_dict() for trial in scored))
         for name, text in (extra_files or {}).items():
             atomic_write_text(staging / name, text)
+
+
+def behaviour_files(section: BehaviourSection) -> dict[str, str]:
+    """``behaviour.json``, ``behaviour-samples.jsonl`` (label and reason per trial) and,
+    for a judge that keeps one, ``behaviour-ledger.jsonl`` (every request and reply)."""
+    files = {
+        "behaviour.json": dumps(section.report_dict()),
+        "behaviour-samples.jsonl": dumps_lines(
+            {"sample_id": sample, "label": verdict.label, "reason": verdict.reason}
+            for sample, verdict in section.verdicts.items()),
+    }
+    if section.ledger is not None:
+        files["behaviour-ledger.jsonl"] = dumps_lines(section.ledger)
+    return files
+
+
+def prosody_files(section: ProsodySection) -> dict[str, str]:
+    """``prosody.json`` and ``prosody-samples.jsonl`` (one line per measured trial)."""
+    return {"prosody.json": dumps(section.report_dict()),
+            "prosody-samples.jsonl": dumps_lines(t.report_dict() for t in section.trials)}
 
 
 def _median(quantiles: LatencyQuantiles) -> str:

@@ -9,7 +9,8 @@ per trial) and, for the OpenAI judge, ``behaviour-ledger.jsonl`` (every request 
 Prosody: the user-interruption trials labelled ``C_RESPOND`` are split and measured
 (:mod:`.prosody`), and each measure is tested pre -> post and clean -> post
 (:mod:`.paired_tests`). Files: ``prosody.json`` (backends, tests, the correction statement)
-and ``prosody-samples.jsonl``.
+and ``prosody-samples.jsonl``. The sections are results; ``score_output`` writes their
+files.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from functools import partial
 from typing import Any
 
 from ...core.audio import read_mono
-from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError
 from ...core.executor import Executor
 from ...core.progress import Advance
@@ -55,19 +55,11 @@ class BehaviourSection:
     identity: dict[str, Any]
     ledger: list[dict[str, Any]] | None
 
-    def files(self) -> dict[str, str]:
-        files = {
-            "behaviour.json": dumps({"kind": BEHAVIOUR_KIND, "schema_version": 1,
-                                     "judge": self.identity,
-                                     "scenarios": {name: result.record()
-                                                   for name, result in self.summary.items()}}),
-            "behaviour-samples.jsonl": dumps_lines(
-                {"sample_id": sample, "label": verdict.label, "reason": verdict.reason}
-                for sample, verdict in self.verdicts.items()),
-        }
-        if self.ledger is not None:
-            files["behaviour-ledger.jsonl"] = dumps_lines(self.ledger)
-        return files
+    def report_dict(self) -> dict[str, Any]:
+        """``behaviour.json``: the judge's identity and the shares of each scenario."""
+        return {"kind": BEHAVIOUR_KIND, "schema_version": 1, "judge": self.identity,
+                "scenarios": {name: result.report_dict()
+                              for name, result in self.summary.items()}}
 
 
 def score_behaviour(trials: Sequence[TrialInput], judge: Judge,
@@ -103,17 +95,14 @@ class ProsodySection:
     correction: str
     backends: dict[str, Any]
 
-    def files(self) -> dict[str, str]:
-        return {
-            "prosody.json": dumps({"kind": PROSODY_KIND, "schema_version": 1,
-                                   "trials": f"{PROSODY_SCENARIO} labelled {RESPOND}",
-                                   "n_trials": len(self.trials), "backends": self.backends,
-                                   "correction": self.correction,
-                                   "statement": correction_statement(self.correction,
-                                                                     self.tests),
-                                   "tests": [test.record() for test in self.tests]}),
-            "prosody-samples.jsonl": dumps_lines(t.row() for t in self.trials),
-        }
+    def report_dict(self) -> dict[str, Any]:
+        """``prosody.json``: which trials, the backends, the tests and their correction."""
+        return {"kind": PROSODY_KIND, "schema_version": 1,
+                "trials": f"{PROSODY_SCENARIO} labelled {RESPOND}",
+                "n_trials": len(self.trials), "backends": self.backends,
+                "correction": self.correction,
+                "statement": correction_statement(self.correction, self.tests),
+                "tests": [test.report_dict() for test in self.tests]}
 
 
 _measures: dict[bool, AudioMeasures] = {}

@@ -64,7 +64,7 @@ class ScoredTrial:
     timing: TrialTiming
     official: OfficialTiming
 
-    def row(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         """The trial's line of ``timing-samples.jsonl`` (seconds)."""
         return {"sample_id": self.sample_id, "scenario": self.scenario,
                 "window_s": [self.window.start_s, self.window.end_s],
@@ -73,7 +73,7 @@ class ScoredTrial:
                 "stop_latency_s": self.timing.stop_latency_s,
                 "response_status": self.timing.response_status,
                 "response_latency_s": self.timing.response_latency_s,
-                "official": self.official.record()}
+                "official": self.official.report_dict()}
 
 
 @dataclass(frozen=True)
@@ -105,12 +105,13 @@ class ScenarioTiming(Result, kind="fdb15.scenario_timing"):
                    stop_latency=LatencyQuantiles.of(stops),
                    response_latency=LatencyQuantiles.of(responses))
 
-    def record(self) -> dict[str, Any]:
+    def report_dict(self) -> dict[str, Any]:
         return {"declared": self.declared, "trials": self.trials,
-                "stop_statuses": {k: v.record() for k, v in self.stop_statuses.items()},
-                "response_statuses": {k: v.record() for k, v in self.response_statuses.items()},
-                "stop_latency": self.stop_latency.record(),
-                "response_latency": self.response_latency.record()}
+                "stop_statuses": {k: v.report_dict() for k, v in self.stop_statuses.items()},
+                "response_statuses": {k: v.report_dict()
+                                      for k, v in self.response_statuses.items()},
+                "stop_latency": self.stop_latency.report_dict(),
+                "response_latency": self.response_latency.report_dict()}
 
 
 def find_trials(tree: Path) -> list[TrialInput]:

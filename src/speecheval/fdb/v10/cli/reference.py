@@ -1,0 +1,131 @@
+"""The reference-column commands of ``speecheval fdb10``: transcribe, evaluate."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from ....cli_executor import executor_options
+from ....core.errors import InputError
+from ....core.executor import default_jobs
+from ...common.cli_recogniser import recogniser_choice, recogniser_options
+
+
+@click.command("reference-asr")
+@click.option("--tree", "tree", required=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Reference tree with manifest.json and each sample's output.wav.")
+@recogniser_options
+@executor_options
+def reference_asr_command(tree: Path, backend: str, jobs: int | None, nemo: Path | None,
+                          nemo_sha256: str | None, nemo_device: str | None,
+                          base_url: str | None, model: str | None, api_key_env: str | None,
+                          max_attempts: int | None, executor: str,
+                          ray_address: str | None) -> None:
+    """Transcribe every eligible sample into output.json and write asr.json.
+
+    Interruption samples are cut at R before transcribing and R is added back to every
+    time, as the official get_transcript/asr.py does. A tree that already has asr.json
+    is refused. If the backend fails on any sample, nothing is written (exit 3).
+    """
+    from ....core.executor import make_executor
+    from ...common.reference_asr import reference_asr
+
+    factory, workers = recogniser_choice(backend, jobs, nemo, nemo_sha256, nemo_device,
+                                         base_url, model, api_key_env, max_attempts,
+                                         executor)
+    started = time.perf_counter()
+    chosen = make_executor(executor, jobs=workers, ray_address=ray_address)
+    run = reference_asr(tree, executor=chosen, factory=factory)
+    words = sum(len(t["chunks"]) for t in run.transcripts.values())
+    retried = f", {run.retries} requests retried" if backend == "openai-compatible" else ""
+    click.echo(f"transcribed {len(run.transcripts)} samples ({words} words) with "
+               f"{backend}{retried}")
+    click.echo(f"wrote {run.asr_path} in {time.perf_counter() - started:.1f} s")
+
+
+@click.command("reference-evaluate")
+@click.option("--tree", "tree", required=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Transcribed reference tree (manifest.json, asr.json).")
+@click.option("--reference-source", "source", required=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Checkout of the official Full-Duplex-Bench repository "
+                   "(revision d7336bda1385; every file is checked against pinned hashes).")
+@click.option("--subset", "subsets", multiple=True,
+              help="Subset to evaluate (repeatable) [default: every subset in the tree].")
+@click.option("--python", "python", default=None,
+              help="Python that runs the evaluator [default: this one]; it needs "
+                   "python-dotenv and openai, and torch, torchaudio and silero-vad for "
+                   "the backchannel subset.")
+@click.option("--judge", type=click.Choice(["official", "self-hosted"]), default=None,
+              help="Who rates interruption replies: the official gpt-4-turbo (key from "
+                   "OPENAI_API_KEY) or a self-hosted OpenAI-compatible server "
+                   "[default: none, the interruption subset is skipped].")
+@click.option("--base-url", default=None,
+              help="Self-hosted judge: the server's OpenAI API base URL (…/v1).")
+@click.option("--served-model", default=None, help="Self-hosted judge: the model name.")
+@click.option("--judge-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="Environment variable holding the judge's API key (never recorded).")
+@click.option("--judge-attempts", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Times one rating request is sent at most (errors and unparsable "
+                   "answers alike).")
+def reference_evaluate_command(tree: Path, source: Path, subsets: tuple[str, ...],
+                               python: str | None, judge: str | None, base_url: str | None,
+                               served_model: str | None, judge_key_env: str,
+                               judge_attempts: int) -> None:
+    """Run the pinned official evaluator on a tree and write summary.json.
+
+    A subset already evaluated is refused; a subset the evaluator cannot compute or that
+    lacks what it needs is recorded with the reason.
+    """
+    from ....core.errors import SystemUnderTestError
+    from ..reference.evaluate import OFFICIAL_JUDGE_MODEL, reference_evaluate
+    from ..reference.runs import FAILED, Judge
+
+    rater = None
+    if judge == "self-hosted":
+        if not base_url or not served_model:
+            raise InputError("--judge self-hosted needs --base-url and --served-model")
+        rater = Judge(False, served_model, base_url, judge_key_env, judge_attempts)
+    elif judge == "official":
+        if base_url or served_model:
+            raise InputError("--judge official takes no --base-url or --served-model")
+        rater = Judge(True, OFFICIAL_JUDGE_MODEL, None, judge_key_env, judge_attempts)
+    summary = reference_evaluate(tree, source, list(subsets) or None, python, rater)
+    chosen = list(subsets) or list(summary["runs"])
+    for subset in chosen:
+        run = summary["runs"][subset]
+        values = summary["subsets"].get(subset, {})
+        shown = ", ".join(f"{k} {v}" for k, v in sorted(values.items()))
+        reason = f" ({run['reason']})" if "reason" in run else ""
+        click.echo(f"{subset}: {run['status']}{': ' + shown if run['status'] == 'ok' else ''}"
+                   f"{reason}")
+    click.echo(f"wrote {tree / 'summary.json'}")
+    failed = [s for s in chosen if summary["runs"][s]["status"] == FAILED]
+    if failed:
+        raise SystemUnderTestError(f"the official evaluator failed on {', '.join(failed)}")
+
+
+@click.command("report")
+@click.option("--tree", "trees", required=True, multiple=True,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Transcribed reference tree; repeat for systems side by side.")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
+              help="New HTML file to write (never overwritten).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes for Silero VAD [default: one per core].")
+def report_command(trees: tuple[Path, ...], out: Path, jobs: int | None) -> None:
+    """Write one self-contained HTML page: metrics with intervals and the reference
+    column, latency curves, outcome bars, the paired comparison of two systems, and every
+    sample with its timeline and audio."""
+    from ....core.output import atomic_write_text, refuse_existing
+    from ....report.page import render_page
+    from ..report.page import build_page, load_systems
+
+    refuse_existing(out)
+    systems = load_systems(list(trees), jobs or default_jobs())
+    atomic_write_text(out, render_page(build_page(systems, out.parent)))
+    click.echo(f"wrote {out}")
