@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from speecheval.core.timeline import Spans
-from speecheval.session import events as ev
-from speecheval.session.condition_metrics import condition_metrics
+from speecheval.session.metrics.condition_metrics import condition_metrics
+from speecheval.session.record import events as ev
 
 NONE = Spans([], [])
 

@@ -11,8 +11,10 @@ import pytest
 from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.core.errors import InputError
 from speecheval.core.pcm import to_int16
-from speecheval.session import events as ev
-from speecheval.session.codecs import (
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.record import events as ev
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.send.codecs import (
     MulawPath,
     OpusPath,
     lowpass_taps,
@@ -20,14 +22,19 @@ from speecheval.session.codecs import (
     mulaw_encode,
     mulaw_roundtrip,
 )
-from speecheval.session.conditions import CodecSpec, Conditions, EchoSpec, NetworkSpec, NoiseSpec
-from speecheval.session.metrics import analyze
-from speecheval.session.network import DRAW_BLOCK, NetworkModel
-from speecheval.session.recording import SessionRecording
-from speecheval.session.scenario import Scenario, load_scenario
-from speecheval.session.send_path import SendPath, speech_rms
-from speecheval.session.synth import render_turns
-from speecheval.session.virtual_runner import run_virtual
+from speecheval.session.run.send.network import DRAW_BLOCK, NetworkModel
+from speecheval.session.run.send.send_path import SendPath, speech_rms
+from speecheval.session.run.synth import render_turns
+from speecheval.session.run.virtual_runner import run_virtual
+from speecheval.session.scenario.conditions import (
+    CodecSpec,
+    Conditions,
+    EchoSpec,
+    NetworkSpec,
+    NoiseSpec,
+)
+from speecheval.session.scenario.load import load_scenario
+from speecheval.session.scenario.model import Scenario
 
 from .helpers import live_session, require_espeak, write_scenario
 
@@ -481,7 +488,7 @@ def test_without_conditions_nothing_changes(tmp_path: Path) -> None:
     recording = run_virtual(scenario, render_turns(scenario), MockAgent())
     assert recording.sent is None
     assert analyze(recording, scenario).conditions is None
-    assert "conditions" not in analyze(recording, scenario).to_dict()
+    assert "conditions" not in analyze(recording, scenario).report_dict()
 
 
 # --- the real clock -------------------------------------------------------------------

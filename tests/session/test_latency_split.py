@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from speecheval.session import events as ev
-from speecheval.session.latency_split import with_latency_split
-from speecheval.session.metrics import TurnMetrics, analyze
-from speecheval.session.scenario import load_scenario
-from speecheval.session.summary import summarize
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.metrics.latency_split import with_latency_split
+from speecheval.session.metrics.results import TurnMetrics
+from speecheval.session.metrics.summary import summarize
+from speecheval.session.record import events as ev
+from speecheval.session.scenario.load import load_scenario
 
 from .helpers import live_session, write_scenario
 
@@ -47,7 +48,7 @@ def test_missing_server_events_are_null() -> None:
                      "delivery_ms": 200.0}
     # no server event in the whole session: no split at all (and none in the report)
     (plain,) = with_latency_split((turn(),), [])
-    assert plain.latency_split is None and "latency_split" not in plain.to_dict()
+    assert plain.latency_split is None and "latency_split" not in plain.report_dict()
     # a talk-over has no time to first audio: only what does not need it
     (over,) = [t.latency_split for t in with_latency_split(
         (turn(response_latency_ms=-200.0, ttfa_ms=None),), only_created)]
@@ -78,4 +79,4 @@ turns:
     latency = metrics.turns[0].response_latency_ms
     assert sum(split.values()) == pytest.approx(latency, abs=0.01)  # type: ignore[arg-type]
     summary = summarize([metrics])
-    assert summary["latency_split_ms"]["endpointing"]["count"] == 1
+    assert summary.report_dict()["latency_split_ms"]["endpointing"]["count"] == 1

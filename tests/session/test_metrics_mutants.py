@@ -9,8 +9,9 @@ import pytest
 
 from speecheval.asr.base import TimedWord
 from speecheval.core.timeline import Span, Spans
-from speecheval.session import metrics
-from speecheval.session.metrics import SessionMetrics, analyze
+from speecheval.session.metrics import analyze as metrics
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.metrics.results import SessionMetrics
 
 from .test_metrics import RESPOND, packets, record, scenario, turn
 
@@ -25,13 +26,13 @@ def session(**optional: object) -> SessionMetrics:
 
 
 def test_the_report_entry_has_conditions_and_task_only_when_set() -> None:
-    bare = session().to_dict()
+    bare = session().report_dict()
     assert "conditions" not in bare and "task" not in bare
     # segments in seconds: [1_000_000, 2_500_000) us -> [1.0, 2.5]
     assert bare["user_segments"] == [[1.0, 2.5]] and bare["agent_segments"] == []
     conditions = {"network": {"loss": 0.1}}
     task = {"passed": True, "score": 0.5, "ledger": [{"step": 1}]}
-    full = session(conditions=conditions, task=task).to_dict()
+    full = session(conditions=conditions, task=task).report_dict()
     assert full["conditions"] == {"network": {"loss": 0.1}}
     # the ledger goes to judge.json: every other key of the verdict stays, exactly
     assert full["task"] == {"passed": True, "score": 0.5}

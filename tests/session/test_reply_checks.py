@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 
 from speecheval.core.errors import InputError
-from speecheval.session.metrics import analyze
-from speecheval.session.reply_checks import check_reply
-from speecheval.session.scenario import ReplySpec, load_scenario
-from speecheval.session.summary import summarize
-from speecheval.session.synth import render_turns
-from speecheval.session.virtual_runner import run_virtual
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.metrics.reply_checks import check_reply
+from speecheval.session.metrics.summary import summarize
+from speecheval.session.run.synth import render_turns
+from speecheval.session.run.virtual_runner import run_virtual
+from speecheval.session.scenario.load import load_scenario
+from speecheval.session.scenario.model import ReplySpec
 
 from .helpers import EspeakReplier, live_session, require_espeak, write_scenario
 
@@ -111,7 +112,8 @@ def test_whisper_hears_an_espeak_agent_say_its_reply(tmp_path: Path) -> None:
     assert second.reply["checks"] == {"says_any": False}, second.reply
     assert not second.passed and "reply check(s) failed: says_any" in second.notes[-1]
     summary = summarize([metrics])
-    assert summary["reply_checks"]["count"] == 1 and summary["reply_checks"]["n"] == 2
+    assert summary.report_dict()["reply_checks"]["count"] == 1
+    assert summary.report_dict()["reply_checks"]["n"] == 2
 
 
 def test_reply_checks_run_on_a_live_session(tmp_path: Path) -> None:
