@@ -17,26 +17,24 @@ the caller's words as silence.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Any
 
 from ...core.timebase import from_us, to_us
 from ...core.timeline import Spans
 from ..record import events as ev
+from .results import ConditionFindings, NetworkDamage, SelfInterruption, TurnDamage
 
 TALKING_SLACK_MS = 100
 
 
 def condition_metrics(events: list[ev.Event], windows: tuple[ev.TurnWindow, ...],
-                      user: Spans, agent: Spans, network: bool) -> dict[str, Any]:
-    """The session's ``conditions`` entry: self-interruptions, and the network's damage
+                      user: Spans, agent: Spans, network: bool) -> ConditionFindings:
+    """The session's conditions findings: self-interruptions, and the network's damage
     per turn when ``network`` is declared."""
     log = ev.parse_log(events)
     starts = [to_us(window.start_s) for window in windows]
-    out: dict[str, Any] = {"self_interruptions": _self_interruptions(log.clears_s, windows,
-                                                                      starts, user, agent)}
-    if network:
-        out["network"] = _network(events, windows)
-    return out
+    return ConditionFindings(
+        self_interruptions=_self_interruptions(log.clears_s, windows, starts, user, agent),
+        network=_network(events, windows) if network else None)
 
 
 def _turn_at(t_us: int, windows: tuple[ev.TurnWindow, ...], starts: list[int]) -> str | None:
@@ -45,7 +43,8 @@ def _turn_at(t_us: int, windows: tuple[ev.TurnWindow, ...], starts: list[int]) -
 
 
 def _self_interruptions(clears_s: tuple[float, ...], windows: tuple[ev.TurnWindow, ...],
-                        starts: list[int], user: Spans, agent: Spans) -> list[dict[str, Any]]:
+                        starts: list[int], user: Spans, agent: Spans
+                        ) -> tuple[SelfInterruption, ...]:
     found = []
     agent_starts = [int(s) for s in agent.starts]
     for t_s in clears_s:
@@ -56,11 +55,11 @@ def _self_interruptions(clears_s: tuple[float, ...], windows: tuple[ev.TurnWindo
         seg_start = int(agent.starts[k])
         caller = (user.ends > seg_start) & (user.starts <= t)
         if not caller.any():
-            found.append({"t_s": from_us(t), "turn": _turn_at(t, windows, starts)})
-    return found
+            found.append(SelfInterruption(t_s=from_us(t), turn=_turn_at(t, windows, starts)))
+    return tuple(found)
 
 
-def _network(events: list[ev.Event], windows: tuple[ev.TurnWindow, ...]) -> dict[str, Any]:
+def _network(events: list[ev.Event], windows: tuple[ev.TurnWindow, ...]) -> NetworkDamage:
     packets = [e for e in events if isinstance(e, ev.NetworkPacket)]
     turns = []
     # (send time, outcome) by time, so a turn's packets are one run found by bisection
@@ -72,13 +71,13 @@ def _network(events: list[ev.Event], windows: tuple[ev.TurnWindow, ...]) -> dict
         lo, hi = to_us(window.start_s), to_us(window.end_s)
         mine = [outcome for _, outcome in
                 by_time[bisect_left(sent, lo):bisect_left(sent, hi)]]
-        turns.append({"id": window.turn_id, "lost": mine.count("lost"),
-                      "late": mine.count("late")})
-    return {
-        "packets": len(packets),
-        "lost": sum(p.outcome == "lost" for p in packets),
-        "late": sum(p.outcome == "late" for p in packets),
-        "reordered": sum(p.reordered for p in packets),
-        "turns": turns,
-        "affected_turns": [t["id"] for t in turns if t["lost"] or t["late"]],
-    }
+        turns.append(TurnDamage(id=window.turn_id, lost=mine.count("lost"),
+                                late=mine.count("late")))
+    return NetworkDamage(
+        packets=len(packets),
+        lost=sum(p.outcome == "lost" for p in packets),
+        late=sum(p.outcome == "late" for p in packets),
+        reordered=sum(p.reordered for p in packets),
+        turns=tuple(turns),
+        affected_turns=tuple(t.id for t in turns if t.lost or t.late),
+    )

@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from ...core.timebase import to_us
 from ..record import events as ev
-from .results import TurnMetrics
+from .results import LatencySplit, TurnMetrics
 
 PARTS = ("endpointing_ms", "decision_ms", "generation_ms", "delivery_ms")
 
@@ -45,13 +45,13 @@ def _last(marks: list[ev.ServerEvent], name: str, lo: int, hi: int) -> int | Non
     return inside[-1] if inside else None
 
 
-def _split(turn: TurnMetrics, marks: list[ev.ServerEvent]) -> dict[str, float | None]:
+def _split(turn: TurnMetrics, marks: list[ev.ServerEvent]) -> LatencySplit:
     split: dict[str, float | None] = dict.fromkeys(PARTS)
     if turn.response_latency_ms is not None and turn.ttfa_ms is not None:
         split["delivery_ms"] = (round(turn.response_latency_ms * 1000)
                                 - round(turn.ttfa_ms * 1000)) / 1000
     if turn.user_onset_s is None or turn.user_offset_s is None or turn.ttfa_ms is None:
-        return split
+        return LatencySplit(**split)
     onset, offset = to_us(turn.user_onset_s), to_us(turn.user_offset_s)
     first_audio = offset + round(turn.ttfa_ms * 1000)
     stopped = _last(marks, "speech_stopped", onset, first_audio)
@@ -64,4 +64,4 @@ def _split(turn: TurnMetrics, marks: list[ev.ServerEvent]) -> dict[str, float | 
     began = created if created is not None else stopped
     if began is not None:
         split["generation_ms"] = (first_audio - began) / 1000
-    return split
+    return LatencySplit(**split)

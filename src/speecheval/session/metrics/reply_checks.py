@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from ...core.timebase import to_us
 from ..scenario.model import ReplySpec, Scenario
 from ..scenario.wer import normalize_words, wer
-from .results import TurnMetrics
+from .results import ReplyFindings, TurnMetrics
 
 if TYPE_CHECKING:
     from ...asr.base import TimedWord
@@ -72,7 +72,7 @@ def with_reply_checks(turns: tuple[TurnMetrics, ...], scenario: Scenario,
             continue
         said = _said(turn, words)
         result = check_reply(spec, said)
-        failed = [name for name, ok in result["checks"].items() if not ok]
+        failed = [name for name, ok in result.checks.items() if not ok]
         notes = turn.notes
         if failed:
             heard = "nothing" if said is None else repr(said)
@@ -97,7 +97,7 @@ def _contains(words: list[str], phrase: str) -> bool:
     return any(words[i:i + n] == wanted for i in range(len(words) - n + 1))
 
 
-def check_reply(spec: ReplySpec, said: str | None) -> dict[str, Any]:
+def check_reply(spec: ReplySpec, said: str | None) -> ReplyFindings:
     """The reply entry of a turn: what was said, its WER against ``text``, each check."""
     checks: dict[str, bool] = {}
     words = [] if said is None else normalize_words(said)
@@ -113,4 +113,4 @@ def check_reply(spec: ReplySpec, said: str | None) -> dict[str, Any]:
                                                            re.IGNORECASE) is not None
     if spec.max_wer is not None:
         checks["max_wer"] = error is not None and error <= spec.max_wer
-    return {"transcript": said, "wer": error, "checks": checks}
+    return ReplyFindings(transcript=said, wer=error, checks=checks)

@@ -218,23 +218,23 @@ def summarize(sessions: list[SessionMetrics],
         talk_over_ms=float(sum(session.talk_over_ms for session in sessions)),
         send_lateness_ms=LatenessPeaks(_largest(sessions, "p99"), _largest(sessions, "max")),
         # only when the scenario has a judge; an invalid answer counts as a failure
-        task_success=(TaskSuccess(Share.wilson(sum(t["success"] is True for t in judged),
+        task_success=(TaskSuccess(Share.wilson(sum(t.success is True for t in judged),
                                                len(judged)),
-                                  sum(t["success"] is None for t in judged))
+                                  sum(t.success is None for t in judged))
                       if judged else None),
         # only when the scenario checks what the agent said
-        reply_checks=(Share.wilson(sum(all(r["checks"].values()) for r in replies),
+        reply_checks=(Share.wilson(sum(all(r.checks.values()) for r in replies),
                                    len(replies)) if replies else None),
         # only when a transport reported server events
         latency_split_ms=({part.removesuffix("_ms"): distribution(
-                               [v for s in split if (v := s[part]) is not None])
+                               [v for s in split if (v := getattr(s, part)) is not None])
                            for part in ("endpointing_ms", "decision_ms", "generation_ms",
                                         "delivery_ms")} if split else None),
         # only for scenarios that declare conditions
         conditions=(ConditionCounts(
-            self_interruptions=sum(len(c["self_interruptions"]) for c in conditioned),
-            network_affected_turns=sum(len(c["network"]["affected_turns"])
-                                       for c in conditioned if "network" in c))
+            self_interruptions=sum(len(c.self_interruptions) for c in conditioned),
+            network_affected_turns=sum(len(c.network.affected_turns)
+                                       for c in conditioned if c.network is not None))
                     if conditioned else None),
         session_pass=(None if session_passed is None
                       else Share.wilson(sum(session_passed), len(session_passed))),

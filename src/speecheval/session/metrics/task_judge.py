@@ -16,12 +16,12 @@ are its ledger, ``sessions/NNN/judge.json``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...core import peer_json
 from ...core.errors import InputError
 from ..scenario.judge import JudgeSpec, open_judge
-from .results import TurnMetrics
+from .results import JudgeLedger, TaskVerdict, TurnMetrics
 
 if TYPE_CHECKING:
     from ...asr.base import TimedWord
@@ -51,8 +51,8 @@ def conversation(scenario: Scenario, turns: tuple[TurnMetrics, ...],
 
 
 def judge_session(spec: JudgeSpec, scenario: Scenario, turns: tuple[TurnMetrics, ...],
-                  words: list[TimedWord]) -> dict[str, Any]:
-    """The session's ``task`` entry, with its ``ledger`` (written beside the recording)."""
+                  words: list[TimedWord]) -> TaskVerdict:
+    """The session's verdict, with its ``ledger`` (written beside the recording)."""
     judge = open_judge(spec)
     messages = [{"role": "system", "content": SYSTEM_PROMPT},
                 {"role": "user", "content": f"Task: {spec.task}\n\nConversation:\n"
@@ -63,11 +63,11 @@ def judge_session(spec: JudgeSpec, scenario: Scenario, turns: tuple[TurnMetrics,
     success, reason, problem = _verdict(reply.content)
     if reply.content is None:
         problem = f"no answer from the judge: {reply.stderr or 'no reason given'}"
-    return {"model": spec.model, "model_reported": reply.model_reported,
-            "success": success, "reason": reason, "problem": problem,
-            "attempts": reply.attempts,
-            "ledger": {"judge": judge.identity(), "messages": messages,
-                       "response": reply.stdout, "failures": reply.stderr}}
+    return TaskVerdict(model=spec.model, model_reported=reply.model_reported,
+                       success=success, reason=reason, problem=problem,
+                       attempts=reply.attempts,
+                       ledger=JudgeLedger(judge=judge.identity(), messages=messages,
+                                          response=reply.stdout, failures=reply.stderr))
 
 
 def _verdict(content: str | None) -> tuple[bool | None, str | None, str | None]:

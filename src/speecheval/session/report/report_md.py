@@ -180,30 +180,30 @@ def _extras(session: SessionMetrics) -> list[str]:
     if split:
         lines += ["", "Where the response latency went (server events):", ""]
         lines += _table(SPLIT_HEADER, [
-            [t.id, *(fmt(parts[part], " ms") for part in
-                     ("endpointing_ms", "decision_ms", "generation_ms", "delivery_ms"))]
+            [t.id, *(fmt(part, " ms") for part in (parts.endpointing_ms, parts.decision_ms,
+                                                   parts.generation_ms, parts.delivery_ms))]
             for t in split if (parts := t.latency_split) is not None])
     replies = [(t.id, t.reply) for t in session.turns if t.reply is not None]
     if replies:
         lines += ["", "What the agent said (Whisper tiny.en on the agent track):", ""]
         lines += _table(["Turn", "Agent said", "WER", "Checks"], [
-            [turn_id, reply["transcript"] or "-", fmt(reply["wer"]),
+            [turn_id, reply.transcript or "-", fmt(reply.wer),
              ", ".join(f"{name} {'pass' if ok else 'FAIL'}"
-                       for name, ok in reply["checks"].items())]
+                       for name, ok in reply.checks.items())]
             for turn_id, reply in replies])
     task = session.task
     if task is not None:
-        verdict = {True: "success", False: "failure", None: "no valid verdict"}[task["success"]]
-        lines += ["", f"Task judge ({task['model']}): {verdict}; "
-                      f"{_inline(task['reason'] or task['problem'] or '')}".rstrip("; ")]
+        verdict = {True: "success", False: "failure", None: "no valid verdict"}[task.success]
+        lines += ["", f"Task judge ({task.model}): {verdict}; "
+                      f"{_inline(task.reason or task.problem or '')}".rstrip("; ")]
     conditions = session.conditions
     if conditions is not None:
-        found = conditions["self_interruptions"]
-        times = ", ".join(f"{f['t_s']:.2f} s ({f['turn']})" for f in found) or "none"
+        found = conditions.self_interruptions
+        times = ", ".join(f"{f.t_s:.2f} s ({f.turn})" for f in found) or "none"
         lines += ["", f"Self-interruptions: {times}."]
-        network = conditions.get("network")
+        network = conditions.network
         if network is not None:
-            lines.append(f"Network: {network['packets']} packets, {network['lost']} lost, "
-                         f"{network['late']} late, {network['reordered']} reordered; turns "
-                         f"affected: {', '.join(network['affected_turns']) or 'none'}.")
+            lines.append(f"Network: {network.packets} packets, {network.lost} lost, "
+                         f"{network.late} late, {network.reordered} reordered; turns "
+                         f"affected: {', '.join(network.affected_turns) or 'none'}.")
     return lines

@@ -40,7 +40,7 @@ def write_run(result: RunResult, out: Path, command: Sequence[str]) -> str:
             task = result.sessions[index].task
             if task is not None:  # the judge's request and raw answer: its ledger
                 atomic_write_text(staging / session_dir(index) / JUDGE_JSON,
-                                  dumps(task["ledger"]))
+                                  dumps(task.ledger.report_dict()))
         atomic_write_text(staging / REPORT_JSON, dumps(build_report(result, record)))
         atomic_write_text(staging / REPORT_MD, render_markdown(result))
         atomic_write_text(staging / REPORT_HTML, render_html(result, record))
