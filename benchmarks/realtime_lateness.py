@@ -24,8 +24,8 @@ from numpy.typing import NDArray
 from speecheval.agents.local.voice import synthetic_speech
 from speecheval.agents.registry import open_transport
 from speecheval.core.stats import linear_percentile
-from speecheval.session.realtime import TIMER_LEAD_S, run_realtime
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.realtime import TIMER_LEAD_S, run_realtime
 
 RATE = 16000
 TARGET_P99_MS = 2.0

@@ -37,15 +37,16 @@ from session_speed import best_of
 
 from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.core.pcm import to_int16
-from speecheval.session.codecs import MulawPath, saturate
-from speecheval.session.echo import Echo
-from speecheval.session.noise_beds import NoiseBed, render_bed
-from speecheval.session.recording import SessionRecording
-from speecheval.session.scenario import Scenario, load_scenario
-from speecheval.session.send_path import speech_rms
-from speecheval.session.synth import render_turns
-from speecheval.session.track import Track
-from speecheval.session.virtual_runner import run_virtual
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.send.codecs import MulawPath, saturate
+from speecheval.session.run.send.echo import Echo
+from speecheval.session.run.send.noise_beds import NoiseBed, render_bed
+from speecheval.session.run.send.send_path import speech_rms
+from speecheval.session.run.synth import render_turns
+from speecheval.session.run.track import Track
+from speecheval.session.run.virtual_runner import run_virtual
+from speecheval.session.scenario.load import load_scenario
+from speecheval.session.scenario.model import Scenario
 
 SESSION_MS = 600_000
 TARGET = 0.05

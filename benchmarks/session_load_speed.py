@@ -3,7 +3,7 @@
 Target (issue 14): p99 send lateness under 5 ms with 16 concurrent sessions on a 2-core
 machine against the local pcm-websocket agent. The agent runs in its own process (as a
 real agent would); the 16 sessions run in this process through ``session load``'s own
-code (:func:`speecheval.session.load.run_load`, workers spread over one frame), each
+code (:func:`speecheval.session.load.levels.run_load`, workers spread over one frame), each
 playing a scenario with a 1 s turn every 3 s after the agent's reply so audio flows both
 ways. Lateness is measured per frame by the runner. The same run then measures bare
 timers on the same schedules (the machine's floor right now) and prints the ratio, so a
@@ -28,8 +28,8 @@ import numpy as np
 from realtime_lateness import start_agent, timer_floor
 
 from speecheval.core.stats import linear_percentile
-from speecheval.session.load import run_load
-from speecheval.session.scenario import load_scenario
+from speecheval.session.load.levels import run_load
+from speecheval.session.scenario.load import load_scenario
 
 TARGET_P99_MS = 5.0
 FRAME_MS = 20
@@ -65,7 +65,7 @@ def main() -> int:
         finally:
             process.terminate()
             process.wait(timeout=10)
-    row = level.stats()
+    row = level.report_dict()
     lateness = np.asarray([v for r in level.result.recordings for v in r.send_lateness_ms])
     seconds = lateness.size * FRAME_MS / 1000 / args.sessions
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "

@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from speecheval.agents.mock import MockAgent, MockSettings
-from speecheval.session.scenario import load_scenario
-from speecheval.session.synth import render_turns
-from speecheval.session.virtual_runner import run_virtual
+from speecheval.session.run.synth import render_turns
+from speecheval.session.run.virtual_runner import run_virtual
+from speecheval.session.scenario.load import load_scenario
 from speecheval.vad.streaming import detect_segments
 
 RATE = 16000

@@ -1,6 +1,8 @@
 """The FDB floors: ``fdb/common`` imports neither version, ``fdb/v15`` imports nothing from
 ``fdb/v10`` (docs/architecture.md, ADR 0009), and inside ``fdb/v10`` no subpackage imports
-one above it (ADR 0013).
+one above it (ADR 0013). The session rooms: the scenario and the
+recording import no other room, metrics import neither the runners nor the reports, and
+no room imports the command above it (ADR 0011).
 
 Every import of every module is read from its source (``ast``), at any depth: top level,
 inside functions (the lazy imports of commands), under ``TYPE_CHECKING``, and a string
@@ -34,6 +36,20 @@ FORBIDDEN = {
     "v10/builder": tuple(_V10 + p for p in ("cli", "report", "reference", "scoring")),
 }
 """The floor under ``fdb/`` -> the packages none of its modules may import."""
+
+
+SESSION = PACKAGE / "session"
+_ROOMS = ("scenario", "record", "run", "metrics", "report", "load")
+SESSION_FORBIDDEN = {
+    "scenario": ("record", "run", "metrics", "report", "load"),
+    "record": ("scenario", "run", "metrics", "report", "load"),
+    "metrics": ("run", "report", "load"),
+    "run": ("report", "load"),
+    "report": ("run", "load"),
+    "load": (),
+}
+"""A room of ``session/`` -> the rooms none of its modules may import; no room imports
+the commands (``session.cli``, ``session.cli_options``) but ``load``, whose command it is."""
 
 
 def module_name(path: Path) -> str:
@@ -86,6 +102,24 @@ def test_fdb_floor_imports_no_version_above_it(floor: str) -> None:
     assert violations(floor) == []
 
 
+def session_violations(room: str) -> list[str]:
+    bad = [f"speecheval.session.{name}" for name in SESSION_FORBIDDEN[room]]
+    bad += ["speecheval.session.cli"] + ([] if room == "load" else
+                                          ["speecheval.session.cli_options"])
+    found = []
+    for path in sorted((SESSION / room).rglob("*.py")):
+        for name in sorted(imported(path)):
+            if any(name == b or name.startswith(b + ".") for b in bad):
+                found.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    return found
+
+
+@pytest.mark.parametrize("room", _ROOMS)
+def test_session_room_imports_no_room_above_it(room: str) -> None:
+    assert (SESSION / room / "__init__.py").is_file()
+    assert session_violations(room) == []
+
+
 def test_the_reader_sees_relative_lazy_and_string_imports() -> None:
     # the check would pass vacuously if it resolved nothing: v15 does use common, and v10's
     # CLI names its commands by dotted strings
@@ -94,6 +128,8 @@ def test_the_reader_sees_relative_lazy_and_string_imports() -> None:
     assert "speecheval.fdb.common.cli_recogniser.recogniser_choice" in v15  # inside a function
     cli = imported(FDB / "v10" / "cli" / "__init__.py")
     assert "speecheval.fdb.v10.cli.record" in cli
+    metrics = set().union(*(imported(p) for p in (SESSION / "metrics").rglob("*.py")))
+    assert "speecheval.session.scenario.model" in metrics  # the session rooms' imports too
 
 
 @pytest.mark.parametrize("source", [

@@ -11,8 +11,8 @@ from numpy.typing import NDArray
 
 from speecheval.agents.local.voice import synthetic_speech
 from speecheval.agents.registry import open_transport, start_local_agent
-from speecheval.session.realtime import run_realtime
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.realtime import run_realtime
 
 RATE = 16000
 SESSION_LIMIT_S = 15.0  # no test session may take longer than this: a hang is a failure
@@ -44,7 +44,7 @@ async def session(protocol: str, user: NDArray[np.int16], *, kind: str = "turn",
 
 
 def of_type(recording: SessionRecording, kind: str) -> list[dict[str, Any]]:
-    return [event.to_dict() for event in recording.events if event.type == kind]
+    return [event.report_dict() for event in recording.events if event.type == kind]
 
 
 def stalled_ms(recording: SessionRecording, start_ms: float = 0.0,

@@ -36,8 +36,8 @@ from speecheval.agents.local.policy import Action
 from speecheval.agents.local.voice import espeak_available, espeak_speech
 from speecheval.agents.registry import open_transport
 from speecheval.cli import main
-from speecheval.session.realtime import run_realtime
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.realtime import run_realtime
 
 from .helpers import agent_stream, stalled_ms
 
@@ -78,8 +78,8 @@ async def _session(protocol: str, user: UntilAnswered | BargeInFeed,
 
 
 def _texts(recording: SessionRecording, role: str) -> list[str]:
-    return [e.to_dict()["text"] for e in recording.events
-            if e.type == "transcript" and e.to_dict()["role"] == role]
+    return [e.report_dict()["text"] for e in recording.events
+            if e.type == "transcript" and e.report_dict()["role"] == role]
 
 
 @pytest.mark.parametrize(("protocol", "silence_ms"), [("native-realtime", 500),

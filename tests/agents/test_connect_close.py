@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from speecheval.fdb.common.capture import CaptureSettings, capture_session
-from speecheval.session.realtime import run_realtime
+from speecheval.session.run.realtime import run_realtime
 
 from .custom_transport import HalfOpenTransport
 

@@ -25,8 +25,8 @@ from speecheval.agents.registry import open_transport
 from speecheval.agents.webrtc import post_json
 from speecheval.core.errors import SystemUnderTestError
 from speecheval.core.peer_json import MAX_CHARS
-from speecheval.session.realtime import run_realtime
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.realtime import run_realtime
 
 from .helpers import RATE, SESSION_LIMIT_S, of_type, track
 

@@ -33,8 +33,8 @@ from speecheval.agents.local import LocalAgentServer
 from speecheval.agents.local.server import AgentLog
 from speecheval.agents.native_realtime import NativeDecoder, NativeRealtimeTransport
 from speecheval.agents.registry import open_transport
-from speecheval.session.realtime import run_realtime
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.realtime import run_realtime
 
 from .helpers import RATE, SESSION_LIMIT_S, agent_stream, of_type, stalled_ms, track
 

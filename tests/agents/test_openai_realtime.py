@@ -28,8 +28,8 @@ from speecheval.agents.openai_realtime import OpenAIRealtimeTransport
 from speecheval.agents.registry import open_transport
 from speecheval.core.canonical_json import dumps
 from speecheval.core.errors import InputError
-from speecheval.session.realtime import run_realtime
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.realtime import run_realtime
 
 from .helpers import RATE, SESSION_LIMIT_S, of_type, track
 
@@ -142,7 +142,7 @@ def test_api_key_goes_only_into_the_request_header(monkeypatch: pytest.MonkeyPat
     recording, log, transport = asyncio.run(_run("ga", user, {}))
     assert log.authorized == [True]  # the agent did receive a bearer token
     assert recording.fault is None and of_type(recording, "audio")
-    written = dumps({"events": [event.to_dict() for event in recording.events],
+    written = dumps({"events": [event.report_dict() for event in recording.events],
                      "fault": recording.fault,
                      "describe": transport.describe()})
     assert SECRET not in written

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from speecheval.agents.registry import open_transport
-from speecheval.session.realtime import run_realtime
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.realtime import run_realtime
 
 from .helpers import RATE, SESSION_LIMIT_S, of_type, session, stalled_ms, track
 

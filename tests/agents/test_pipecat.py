@@ -28,7 +28,7 @@ from speecheval.agents.pipecat_frames import (
     encode_audio,
 )
 from speecheval.agents.registry import open_transport
-from speecheval.session.realtime import run_realtime
+from speecheval.session.run.realtime import run_realtime
 
 HERE = Path(__file__).parent
 RATE = 16000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from speecheval.session.realtime import Playout
+from speecheval.session.run.realtime import Playout
 
 
 def _ones(n: int, value: int = 1) -> np.ndarray:

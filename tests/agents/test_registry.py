@@ -13,8 +13,8 @@ from speecheval.agents.openai_realtime import OpenAIRealtimeTransport
 from speecheval.agents.pcm_websocket import PcmWebSocketTransport
 from speecheval.agents.registry import agent_class, open_transport, start_local_agent
 from speecheval.core.errors import InputError
-from speecheval.session.realtime import run_realtime
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.realtime import run_realtime
 
 from .helpers import RATE, track
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from speecheval.core.errors import InputError
-from speecheval.session.realtime import run_realtime
+from speecheval.session.run.realtime import run_realtime
 from speecheval.vad.streaming import VadSettings, detect_segments
 
 from .custom_transport import EchoTransport

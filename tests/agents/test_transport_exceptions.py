@@ -11,8 +11,8 @@ import asyncio
 
 import numpy as np
 
-from speecheval.session.realtime import run_realtime
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.realtime import run_realtime
 
 from .helpers import RATE, SESSION_LIMIT_S, of_type
 from .raising_transport import MESSAGE, RaisingTransport

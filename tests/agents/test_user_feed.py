@@ -8,8 +8,8 @@ import numpy as np
 
 from speecheval.agents.local.voice import synthetic_speech
 from speecheval.agents.registry import open_transport, start_local_agent
-from speecheval.session.realtime import run_realtime
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.realtime import run_realtime
 
 from .helpers import RATE, SESSION_LIMIT_S, of_type
 

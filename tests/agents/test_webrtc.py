@@ -11,8 +11,8 @@ import pytest
 
 from speecheval.agents.registry import open_transport
 from speecheval.core.errors import InputError, SystemUnderTestError
-from speecheval.session.realtime import run_realtime
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.realtime import run_realtime
 
 from .helpers import stalled_ms
 from .webrtc_echo import echo_peer

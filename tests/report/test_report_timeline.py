@@ -137,7 +137,7 @@ def test_full_scale_int16_fills_but_never_leaves_its_lane() -> None:
 def test_pages_never_import_matplotlib() -> None:
     code = ("import sys\n"
             "from speecheval.report.timeline import Timeline, Track, Span, to_svg\n"
-            "from speecheval.session import report_html\n"
+            "from speecheval.session.report import report_html\n"
             "to_svg(Timeline(1.0, (Track('a', spans=(Span(0, 1),)),)), ident='x', "
             "description='x')\n"
             "print('matplotlib' in sys.modules)\n")

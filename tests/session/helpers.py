@@ -17,8 +17,8 @@ from numpy.typing import NDArray
 
 from speecheval.agents.base import AgentEvent, AudioOut, VirtualClockAgent
 from speecheval.agents.local import LocalAgentServer
-from speecheval.session.metrics import PACKET_FLOOR_DB
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.events import PACKET_FLOOR_DB
+from speecheval.session.record.recording import SessionRecording
 
 T = TypeVar("T")
 
@@ -90,7 +90,7 @@ def to_voicebench(recording: SessionRecording, path: Path, clock: str = "virtual
     scenario = pytest.importorskip("voicebench.scenario").load_scenario(path)
     windows, packets, clears, transcripts = [], [], [], []
     truncated = False
-    for event in (event.to_dict() for event in recording.events):
+    for event in (event.report_dict() for event in recording.events):
         t = event["t_ms"] / 1000.0
         if event["type"] == "turn":
             trigger = "timeout" if event["trigger"] == "timeout" else "anchor"
@@ -120,7 +120,7 @@ def live_session(scenario: Any, agent_options: dict[str, str] | None = None,
                  protocol: str = "pcm-websocket") -> SessionRecording:
     """One real-clock session of ``scenario`` against a local agent speaking ``protocol``."""
     from speecheval.core.progress import progress
-    from speecheval.session.real_clock import run_real_clock_sessions
+    from speecheval.session.run.real_clock import run_real_clock_sessions
 
     with serving(server_options, protocol=protocol) as url, progress(1, "test") as advance:
         return run_real_clock_sessions(scenario, protocol, {"url": url, **(agent_options or {})},

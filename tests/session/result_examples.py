@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from speecheval.core.timeline import Span
-from speecheval.session import events as ev
-from speecheval.session.metrics import SessionMetrics, TurnMetrics
+from speecheval.session.metrics.results import SessionMetrics, TurnMetrics
+from speecheval.session.record import events as ev
 
 ms = st.integers(0, 64 * 5000).map(lambda k: k / 64)
 maybe_ms = st.none() | ms

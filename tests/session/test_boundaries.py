@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from speecheval.session.metrics import analyze
+from speecheval.session.metrics.analyze import analyze
 
 from .test_metrics import packets, record, scenario, turn
 

@@ -303,7 +303,7 @@ def test_unusable_out_is_refused_before_the_session_runs(
     def must_not_run(*args: object, **kwargs: object) -> None:
         raise AssertionError("the session ran although --out was unusable")
 
-    monkeypatch.setattr("speecheval.session.launch.evaluate", must_not_run)
+    monkeypatch.setattr("speecheval.session.run.launch.evaluate", must_not_run)
     before = sorted(tmp_path.rglob("*"))
     assert run_cli("run", str(scenario), "--out", str(out)) == 2
     err = capsys.readouterr().err
@@ -385,7 +385,7 @@ def test_session_help_does_not_import_pydantic() -> None:
 
 def test_run_and_load_share_the_scenario_agent_and_output_options() -> None:
     from speecheval.session.cli import run
-    from speecheval.session.load_cli import load
+    from speecheval.session.load.cli import load
 
     def shared(command: click.Command) -> dict[str, tuple[object, ...]]:
         return {p.name: (tuple(p.opts), p.required, p.multiple, type(p.type).__name__,

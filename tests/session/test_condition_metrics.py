@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from speecheval.core.timeline import Spans
-from speecheval.session import events as ev
-from speecheval.session.condition_metrics import condition_metrics
+from speecheval.session.metrics.condition_metrics import condition_metrics
+from speecheval.session.record import events as ev
 
 NONE = Spans([], [])
 
@@ -22,7 +22,7 @@ def test_a_lost_frame_at_a_turns_first_instant_affects_that_turn() -> None:
         ev.NetworkPacket(t_ms=404 * 20.0, seq=404, state="good", delay_ms=0.0,
                          reordered=False, outcome="ok"),
     ]
-    network = condition_metrics(packets, (window,), NONE, NONE, True)["network"]
+    network = condition_metrics(packets, (window,), NONE, NONE, True).report_dict()["network"]
     assert network["turns"] == [{"id": "ask", "lost": 1, "late": 0}]
     assert network["affected_turns"] == ["ask"]
 
@@ -36,5 +36,5 @@ def test_a_frame_sent_at_a_turns_end_belongs_to_the_next_stretch() -> None:
     packets: list[ev.Event] = [ev.NetworkPacket(t_ms=407 * 20.0, seq=407, state="bad",
                                                 delay_ms=0.0, reordered=False,
                                                 outcome="lost")]
-    network = condition_metrics(packets, (window,), NONE, NONE, True)["network"]
+    network = condition_metrics(packets, (window,), NONE, NONE, True).report_dict()["network"]
     assert network["affected_turns"] == []

@@ -11,8 +11,10 @@ import pytest
 from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.core.errors import InputError
 from speecheval.core.pcm import to_int16
-from speecheval.session import events as ev
-from speecheval.session.codecs import (
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.record import events as ev
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.send.codecs import (
     MulawPath,
     OpusPath,
     lowpass_taps,
@@ -20,14 +22,19 @@ from speecheval.session.codecs import (
     mulaw_encode,
     mulaw_roundtrip,
 )
-from speecheval.session.conditions import CodecSpec, Conditions, EchoSpec, NetworkSpec, NoiseSpec
-from speecheval.session.metrics import analyze
-from speecheval.session.network import DRAW_BLOCK, NetworkModel
-from speecheval.session.recording import SessionRecording
-from speecheval.session.scenario import Scenario, load_scenario
-from speecheval.session.send_path import SendPath, speech_rms
-from speecheval.session.synth import render_turns
-from speecheval.session.virtual_runner import run_virtual
+from speecheval.session.run.send.network import DRAW_BLOCK, NetworkModel
+from speecheval.session.run.send.send_path import SendPath, speech_rms
+from speecheval.session.run.synth import render_turns
+from speecheval.session.run.virtual_runner import run_virtual
+from speecheval.session.scenario.conditions import (
+    CodecSpec,
+    Conditions,
+    EchoSpec,
+    NetworkSpec,
+    NoiseSpec,
+)
+from speecheval.session.scenario.load import load_scenario
+from speecheval.session.scenario.model import Scenario
 
 from .helpers import live_session, require_espeak, write_scenario
 
@@ -217,7 +224,7 @@ def test_network_events_one_per_frame_and_affected_turns(tmp_path: Path) -> None
                                   recording.user[packet.seq * 320:(packet.seq + 1) * 320])
     conditions = analyze(recording, scenario).conditions
     assert conditions is not None
-    network = conditions["network"]
+    network = conditions.report_dict()["network"]
     assert network["lost"] == len(packets) // 2
     assert network["affected_turns"] == ["ask", "again"]
     # ask plays 500..2000 ms: frames 25..99, of which the odd ones, 25, 27, ..., 99
@@ -293,7 +300,7 @@ def test_loud_echo_makes_the_mock_interrupt_itself(tmp_path: Path) -> None:
     scenario, recording = run(tmp_path, "  echo: {delay_ms: 60, level_db: -10}\n")
     conditions = analyze(recording, scenario).conditions
     assert conditions is not None
-    turns = [found["turn"] for found in conditions["self_interruptions"]]
+    turns = [found.turn for found in conditions.self_interruptions]
     assert turns[:2] == ["ask", "again"]  # each reply cut short by its own echo
     # the mock hears 100 ms of loud echo, reacts 150 ms later: the reply lasts ~300 ms
     clears = [e.t_ms for e in recording.events if isinstance(e, ev.AgentClear)]
@@ -305,7 +312,7 @@ def test_quiet_echo_interrupts_nothing(tmp_path: Path) -> None:
     # the mock's voice at -20 dBFS, 60 dB down: -80 dBFS, far under its -45 dB threshold
     scenario, recording = run(tmp_path, "  echo: {delay_ms: 60, level_db: -60}\n")
     conditions = analyze(recording, scenario).conditions
-    assert conditions == {"self_interruptions": []}
+    assert conditions is not None and conditions.report_dict() == {"self_interruptions": []}
 
 
 def test_a_real_barge_in_is_not_a_self_interruption(tmp_path: Path) -> None:
@@ -326,7 +333,8 @@ conditions:
                             MockAgent(MockSettings.from_options({"response_ms": 3000})))
     metrics = analyze(recording, scenario)
     assert metrics.turns[1].stopped is True
-    assert metrics.conditions == {"self_interruptions": []}
+    assert metrics.conditions is not None
+    assert metrics.conditions.report_dict() == {"self_interruptions": []}
 
 
 # --- noise beds -----------------------------------------------------------------------
@@ -481,7 +489,7 @@ def test_without_conditions_nothing_changes(tmp_path: Path) -> None:
     recording = run_virtual(scenario, render_turns(scenario), MockAgent())
     assert recording.sent is None
     assert analyze(recording, scenario).conditions is None
-    assert "conditions" not in analyze(recording, scenario).to_dict()
+    assert "conditions" not in analyze(recording, scenario).report_dict()
 
 
 # --- the real clock -------------------------------------------------------------------

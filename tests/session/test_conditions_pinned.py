@@ -18,9 +18,9 @@ import pytest
 
 from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.core.canonical_json import dumps_lines
-from speecheval.session.scenario import load_scenario
-from speecheval.session.synth import render_turns
-from speecheval.session.virtual_runner import run_virtual
+from speecheval.session.run.synth import render_turns
+from speecheval.session.run.virtual_runner import run_virtual
+from speecheval.session.scenario.load import load_scenario
 
 from .helpers import write_scenario
 
@@ -101,6 +101,6 @@ def test_two_minute_session_bytes_equal_mains(tmp_path: Path, name: str) -> None
     agent = MockAgent(MockSettings.from_options(MOCK))
     recording = run_virtual(scenario, render_turns(scenario), agent)
     assert recording.sent is not None
-    events = dumps_lines(event.to_dict() for event in recording.events).encode()
+    events = dumps_lines(event.report_dict() for event in recording.events).encode()
     assert [sha256(recording.user.tobytes()), sha256(recording.agent.tobytes()),
             sha256(recording.sent.tobytes()), sha256(events)] == digests

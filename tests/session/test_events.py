@@ -9,7 +9,7 @@ import pytest
 from speecheval.core import results
 from speecheval.core.canonical_json import dumps_line
 from speecheval.core.errors import InputError
-from speecheval.session.events import (
+from speecheval.session.record.events import (
     AgentClear,
     Fault,
     TurnStart,
@@ -24,15 +24,15 @@ def test_lines_are_written_as_before_and_read_back() -> None:
     # a virtual-clock clear has no played_ms key at all, a real-clock one has it
     turn = TurnStart(t_ms=500.0, turn="ask", index=0, trigger="session_start",
                      anchor_ms=0.0, end_ms=1500.0)
-    assert dumps_line(turn.to_dict()) == (
+    assert dumps_line(turn.report_dict()) == (
         '{"anchor_ms":0.0,"end_ms":1500.0,"index":0,"t_ms":500.0,"trigger":"session_start",'
         '"turn":"ask","type":"turn"}\n')
-    assert AgentClear(t_ms=1.0, dropped_ms=20.0).to_dict() == {
+    assert AgentClear(t_ms=1.0, dropped_ms=20.0).report_dict() == {
         "type": "clear", "t_ms": 1.0, "dropped_ms": 20.0}
     real = AgentClear(t_ms=1.0, dropped_ms=20.0, played_ms=340)
-    assert real.to_dict()["played_ms"] == 340
+    assert real.report_dict()["played_ms"] == 340
     for event in (turn, AgentClear(t_ms=1.0, dropped_ms=20.0), real, Fault(2.0, "gone")):
-        assert event_from_dict(json.loads(dumps_line(event.to_dict()))) == event
+        assert event_from_dict(json.loads(dumps_line(event.report_dict()))) == event
         assert results.from_dict(results.to_dict(event)) == event
 
 

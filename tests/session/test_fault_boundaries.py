@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from speecheval.session.metrics import FAULT_DURING_TURN, analyze
+from speecheval.session.metrics.analyze import FAULT_DURING_TURN, analyze
 
 from .test_metrics import DROPPED, faulted, record, scenario, turn
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
-from speecheval.session import events as ev
-from speecheval.session.latency_split import with_latency_split
-from speecheval.session.metrics import TurnMetrics, analyze
-from speecheval.session.scenario import load_scenario
-from speecheval.session.summary import summarize
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.metrics.latency_split import with_latency_split
+from speecheval.session.metrics.results import TurnMetrics
+from speecheval.session.metrics.summary import summarize
+from speecheval.session.record import events as ev
+from speecheval.session.scenario.load import load_scenario
 
 from .helpers import live_session, write_scenario
 
@@ -36,23 +38,26 @@ def test_split_adds_up_to_the_response_latency() -> None:
         ev.ServerEvent(t_ms=2300.0, name="response_created"),  # after the first audio
     ]
     (split,) = [t.latency_split for t in with_latency_split((turn(),), events)]
-    assert split == {"endpointing_ms": 300.0, "decision_ms": 50.0, "generation_ms": 350.0,
-                     "delivery_ms": 200.0}
+    assert split is not None
+    assert dataclasses.asdict(split) == {"endpointing_ms": 300.0, "decision_ms": 50.0,
+                                         "generation_ms": 350.0, "delivery_ms": 200.0}
 
 
 def test_missing_server_events_are_null() -> None:
     only_created: list[ev.Event] = [ev.ServerEvent(t_ms=1850.0, name="response_created")]
     (split,) = [t.latency_split for t in with_latency_split((turn(),), only_created)]
-    assert split == {"endpointing_ms": None, "decision_ms": None, "generation_ms": 350.0,
-                     "delivery_ms": 200.0}
+    assert split is not None
+    assert dataclasses.asdict(split) == {"endpointing_ms": None, "decision_ms": None,
+                                         "generation_ms": 350.0, "delivery_ms": 200.0}
     # no server event in the whole session: no split at all (and none in the report)
     (plain,) = with_latency_split((turn(),), [])
-    assert plain.latency_split is None and "latency_split" not in plain.to_dict()
+    assert plain.latency_split is None and "latency_split" not in plain.report_dict()
     # a talk-over has no time to first audio: only what does not need it
     (over,) = [t.latency_split for t in with_latency_split(
         (turn(response_latency_ms=-200.0, ttfa_ms=None),), only_created)]
-    assert over == dict.fromkeys(("endpointing_ms", "decision_ms", "generation_ms",
-                                  "delivery_ms"))
+    assert over is not None
+    assert dataclasses.asdict(over) == dict.fromkeys(("endpointing_ms", "decision_ms",
+                                                      "generation_ms", "delivery_ms"))
 
 
 def test_openai_realtime_local_agent_gives_the_split(tmp_path: Path) -> None:
@@ -69,8 +74,10 @@ turns:
     names = [e.name for e in recording.events if isinstance(e, ev.ServerEvent)]
     assert names == ["speech_stopped", "response_created"]
     metrics = analyze(recording, scenario)
-    split = metrics.turns[0].latency_split
-    assert split is not None and None not in split.values()
+    found = metrics.turns[0].latency_split
+    assert found is not None
+    split = dataclasses.asdict(found)
+    assert None not in split.values()
     # the local agent endpoints after 300 ms of silence (on a 10 ms grid, plus the socket
     # and this machine's load), then replies 200 ms later, starting with response.created
     assert 280 <= split["endpointing_ms"] <= 1000  # type: ignore[operator]
@@ -78,4 +85,4 @@ turns:
     latency = metrics.turns[0].response_latency_ms
     assert sum(split.values()) == pytest.approx(latency, abs=0.01)  # type: ignore[arg-type]
     summary = summarize([metrics])
-    assert summary["latency_split_ms"]["endpointing"]["count"] == 1
+    assert summary.report_dict()["latency_split_ms"]["endpointing"]["count"] == 1

@@ -15,8 +15,8 @@ import pytest
 from speecheval.cli import main
 from speecheval.core.errors import InputError
 from speecheval.report.lines_svg import Line, render_lines
-from speecheval.session.load import LevelResult, _percentiles, parse_levels, run_load
-from speecheval.session.scenario import load_scenario
+from speecheval.session.load.levels import LevelResult, _percentiles, parse_levels, run_load
+from speecheval.session.scenario.load import load_scenario
 
 from .helpers import on_own_loop, serving, write_scenario
 
@@ -127,7 +127,7 @@ SLOW_FRAMES = 40 + 3000 // 20
 
 def check_levels(levels: list[LevelResult], answer_peak: int) -> None:
     """Levels 1 and 2 ran, no faults, and every session heard its own answer."""
-    rows = [level.stats() for level in levels]
+    rows = [level.report_dict() for level in levels]
     assert [(r["concurrency"], r["sessions"]) for r in rows] == [(1, 1), (2, 2)]
     for level, row in zip(levels, rows, strict=True):
         assert row["faulted_sessions"]["count"] == 0 and row["fault_reasons"] == {}

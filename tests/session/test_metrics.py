@@ -16,10 +16,11 @@ import pytest
 
 from speecheval.core.errors import InputError
 from speecheval.core.timeline import Span
-from speecheval.session.events import Fault, events_from_dicts
-from speecheval.session.metrics import analyze
-from speecheval.session.recording import SessionRecording
-from speecheval.session.scenario import Scenario, load_scenario
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.record.events import Fault, events_from_dicts
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.scenario.load import load_scenario
+from speecheval.session.scenario.model import Scenario
 
 from .helpers import write_scenario
 

@@ -12,11 +12,11 @@ import pytest
 from speecheval.core.audio import Audio, read_mono
 from speecheval.core.errors import InputError
 from speecheval.core.timeline import Spans
-from speecheval.session import detectors
-from speecheval.session.events import events_from_dicts
-from speecheval.session.metrics import analyze, track_speech
-from speecheval.session.recording import SessionRecording
-from speecheval.session.scenario import TrackVad
+from speecheval.session.metrics.analyze import analyze, track_speech
+from speecheval.session.record.events import events_from_dicts
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.scenario import detectors
+from speecheval.session.scenario.model import TrackVad
 from speecheval.vad.silero import SileroSettings, SileroVad
 
 from .test_metrics import RESPOND, packets, record, scenario, turn
@@ -55,7 +55,7 @@ def test_report_fields_of_a_session_and_a_turn(tmp_path: Path) -> None:
     recording = replace(record([(0.5, 1.5)], [(1.2, 1.9)], [turn(0, 0.5, 1.5)], duration=2.5),
                         send_lateness_ms=[1.0, 2.0, 3.0, 10.0], fault="agent closed")
     result = analyze(recording, scenario(tmp_path, RESPOND))
-    report = result.to_dict()
+    report = result.report_dict()
     assert report["send_lateness_ms"]["p50"] == 2.5 and report["send_lateness_ms"]["max"] == 10
     assert abs(report["send_lateness_ms"]["p99"] - 9.79) < 1e-9
     assert report["user_segments"] == [[0.5, 1.5]] and report["agent_segments"] == [[1.2, 1.9]]
@@ -68,7 +68,7 @@ def test_report_fields_of_a_session_and_a_turn(tmp_path: Path) -> None:
     (turn_dict,) = report["turns"]
     assert turn_dict["notes"] == list(result.turns[0].notes) and turn_dict["id"] == "t0"
     empty = analyze(record([(0.5, 1.5)], [], [turn(0, 0.5, 1.5)], duration=2.5),
-                    scenario(tmp_path, RESPOND)).to_dict()["send_lateness_ms"]
+                    scenario(tmp_path, RESPOND)).report_dict()["send_lateness_ms"]
     assert empty == {"p50": None, "p99": None, "max": None}
 
 

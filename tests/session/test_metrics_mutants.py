@@ -3,14 +3,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from speecheval.asr.base import TimedWord
 from speecheval.core.timeline import Span, Spans
-from speecheval.session import metrics
-from speecheval.session.metrics import SessionMetrics, analyze
+from speecheval.session.metrics import analyze as metrics
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.metrics.results import (
+    ConditionFindings,
+    JudgeLedger,
+    SelfInterruption,
+    SessionMetrics,
+    TaskVerdict,
+)
 
 from .test_metrics import RESPOND, packets, record, scenario, turn
 
@@ -25,16 +33,19 @@ def session(**optional: object) -> SessionMetrics:
 
 
 def test_the_report_entry_has_conditions_and_task_only_when_set() -> None:
-    bare = session().to_dict()
+    bare = session().report_dict()
     assert "conditions" not in bare and "task" not in bare
     # segments in seconds: [1_000_000, 2_500_000) us -> [1.0, 2.5]
     assert bare["user_segments"] == [[1.0, 2.5]] and bare["agent_segments"] == []
-    conditions = {"network": {"loss": 0.1}}
-    task = {"passed": True, "score": 0.5, "ledger": [{"step": 1}]}
-    full = session(conditions=conditions, task=task).to_dict()
-    assert full["conditions"] == {"network": {"loss": 0.1}}
+    conditions = ConditionFindings((SelfInterruption(1.5, "ask"),))
+    task = TaskVerdict(model="m", model_reported="m-1", success=True, reason="done",
+                       problem=None, attempts=2,
+                       ledger=JudgeLedger({"model": "m"}, [{"role": "user"}], "{}", ""))
+    full = session(conditions=conditions, task=task).report_dict()
+    assert full["conditions"] == {"self_interruptions": [{"t_s": 1.5, "turn": "ask"}]}
     # the ledger goes to judge.json: every other key of the verdict stays, exactly
-    assert full["task"] == {"passed": True, "score": 0.5}
+    assert full["task"] == {"model": "m", "model_reported": "m-1", "success": True,
+                            "reason": "done", "problem": None, "attempts": 2}
     assert sorted(full) == sorted([*bare, "conditions", "task"])
 
 
@@ -62,7 +73,8 @@ def test_agent_words_are_heard_only_when_a_reply_is_checked(
     assert len(calls) == 1 and calls[0][0] is recording.agent and calls[0][1] == 16000
     # the window of turn t0 is [0.5 s, 4.0 s): both words start inside it
     (t,) = checked.turns
-    assert t.reply == {"transcript": "help you", "wer": None, "checks": {"says_any": True}}
+    assert t.reply is not None and dataclasses.asdict(t.reply) == {
+        "transcript": "help you", "wer": None, "checks": {"says_any": True}}
     assert t.passed
 
 

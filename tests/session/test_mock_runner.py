@@ -10,11 +10,14 @@ import pytest
 
 from speecheval.agents.mock import MockAgent, MockOptionError, MockSettings
 from speecheval.core.timeline import Span
-from speecheval.session.bench import evaluate, run_virtual_sessions
-from speecheval.session.metrics import SessionMetrics, analyze
-from speecheval.session.scenario import Scenario, load_scenario
-from speecheval.session.synth import render_turns
-from speecheval.session.virtual_runner import run_virtual
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.metrics.evaluate import evaluate
+from speecheval.session.metrics.results import SessionMetrics
+from speecheval.session.run.synth import render_turns
+from speecheval.session.run.virtual_runner import run_virtual
+from speecheval.session.run.virtual_sessions import run_virtual_sessions
+from speecheval.session.scenario.load import load_scenario
+from speecheval.session.scenario.model import Scenario
 
 from .helpers import write_scenario
 
@@ -161,8 +164,8 @@ def test_repeats_use_successive_seeds(tmp_path: Path) -> None:
                       run_virtual_sessions(scenario, make, 3))
     latencies = [s.turns[0].response_latency_ms for s in result.sessions]
     assert len(set(latencies)) > 1  # the jitter differs per seed
-    assert result.summary["sessions"] == 3
-    assert result.summary["response_latency_ms"]["count"] == 3
+    assert result.summary.sessions == 3
+    assert result.summary.response_latency_ms.count == 3
 
 
 def test_truncated_session_marks_unplayed_turns(tmp_path: Path) -> None:

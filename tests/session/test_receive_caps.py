@@ -44,9 +44,9 @@ PRELOAD = ('numpy',
            'websockets.asyncio.client',
            'speecheval.agents.pcm_websocket',
            'speecheval.session.cli',
-           'speecheval.session.launch',
-           'speecheval.session.run_output',
-           'speecheval.session.real_clock')
+           'speecheval.session.run.launch',
+           'speecheval.session.report.run_output',
+           'speecheval.session.run.real_clock')
 """What the command imports anyway: loaded before its memory is traced."""
 
 

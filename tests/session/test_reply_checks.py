@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from speecheval.core.errors import InputError
-from speecheval.session.metrics import analyze
-from speecheval.session.reply_checks import check_reply
-from speecheval.session.scenario import ReplySpec, load_scenario
-from speecheval.session.summary import summarize
-from speecheval.session.synth import render_turns
-from speecheval.session.virtual_runner import run_virtual
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.metrics.reply_checks import check_reply
+from speecheval.session.metrics.summary import summarize
+from speecheval.session.run.synth import render_turns
+from speecheval.session.run.virtual_runner import run_virtual
+from speecheval.session.scenario.load import load_scenario
+from speecheval.session.scenario.model import ReplySpec
 
 from .helpers import EspeakReplier, live_session, require_espeak, write_scenario
 
@@ -27,23 +29,22 @@ def test_checks_on_a_known_reply() -> None:
     result = check_reply(spec, SAID)
     # reference 8 words; hypothesis ends "right away" for "today": 1 substitution and 1
     # insertion, 2 / 8 = 0.25 > 0.2
-    assert result["wer"] == 0.25
-    assert result["checks"] == {"says_any": True, "says_none": True, "matches": True,
-                                "max_wer": False}
+    assert result.wer == 0.25
+    assert result.checks == {"says_any": True, "says_none": True, "matches": True,
+                             "max_wer": False}
 
 
 def test_phrases_match_whole_words_only() -> None:
     spec = ReplySpec(says_any=("help",), says_none=("with that right",))
-    assert check_reply(spec, "helpful") == {"transcript": "helpful", "wer": None,
-                                            "checks": {"says_any": False,
-                                                       "says_none": True}}
-    assert check_reply(spec, SAID)["checks"] == {"says_any": True, "says_none": False}
+    assert dataclasses.asdict(check_reply(spec, "helpful")) == {
+        "transcript": "helpful", "wer": None, "checks": {"says_any": False, "says_none": True}}
+    assert check_reply(spec, SAID).checks == {"says_any": True, "says_none": False}
 
 
 def test_a_turn_with_nothing_said_fails_every_check() -> None:
     spec = ReplySpec(says_any=("yes",), says_none=("no",), matches=".*", text="yes",
                      max_wer=1.0)
-    assert check_reply(spec, None)["checks"] == dict.fromkeys(
+    assert check_reply(spec, None).checks == dict.fromkeys(
         ("says_any", "says_none", "matches", "max_wer"), False)
 
 
@@ -104,14 +105,15 @@ def test_whisper_hears_an_espeak_agent_say_its_reply(tmp_path: Path) -> None:
     metrics = analyze(recording, scenario)
     first, second = metrics.turns
     assert first.reply is not None and second.reply is not None
-    assert first.reply["checks"] == {"says_any": True, "says_none": True, "matches": True,
+    assert first.reply.checks == {"says_any": True, "says_none": True, "matches": True,
                                      "max_wer": True}, first.reply
     assert first.passed
     # the agent says the same sentence again: no refund
-    assert second.reply["checks"] == {"says_any": False}, second.reply
+    assert second.reply.checks == {"says_any": False}, second.reply
     assert not second.passed and "reply check(s) failed: says_any" in second.notes[-1]
     summary = summarize([metrics])
-    assert summary["reply_checks"]["count"] == 1 and summary["reply_checks"]["n"] == 2
+    assert summary.report_dict()["reply_checks"]["count"] == 1
+    assert summary.report_dict()["reply_checks"]["n"] == 2
 
 
 def test_reply_checks_run_on_a_live_session(tmp_path: Path) -> None:
@@ -127,6 +129,6 @@ def test_reply_checks_run_on_a_live_session(tmp_path: Path) -> None:
     assert recording.fault is None
     first, second = analyze(recording, scenario).turns
     assert first.reply is not None and second.reply is not None
-    assert first.reply["transcript"]
-    assert set(first.reply["checks"]) == {"says_any", "says_none", "matches", "max_wer"}
-    assert set(second.reply["checks"]) == {"says_any"}
+    assert first.reply.transcript
+    assert set(first.reply.checks) == {"says_any", "says_none", "matches", "max_wer"}
+    assert set(second.reply.checks) == {"says_any"}

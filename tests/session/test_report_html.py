@@ -7,6 +7,7 @@ pixels it drew.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -18,7 +19,7 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.report.page import page_problems
-from speecheval.session import report_html
+from speecheval.session.report import report_html
 
 from .helpers import write_scenario
 
@@ -145,12 +146,25 @@ def test_agent_and_judge_text_cannot_break_the_markdown() -> None:
     cell is escaped and a line break becomes a space (the table writer does both), and
     the judge's reason, a paragraph, has its line breaks collapsed, so ``# ...`` after a
     blank line in it is no heading (unfixed: the reason was written with its newlines)."""
-    from speecheval.session.report_md import _extras
+    from speecheval.session.metrics.results import (
+        JudgeLedger,
+        ReplyFindings,
+        SessionMetrics,
+        TaskVerdict,
+        TurnMetrics,
+    )
+    from speecheval.session.report.report_md import _extras
 
-    session = {"turns": [{"id": "ask", "reply": {
-        "transcript": "two | seven\nok", "wer": 0.5, "checks": {"says_any": True}}}],
-        "task": {"model": "judge", "success": False, "problem": None,
-                 "reason": "not booked.\n\n# Verdict\n| a | b |"}}
+    unset = {field.name: None for field in dataclasses.fields(TurnMetrics)}
+    turn = TurnMetrics(**{**unset, "id": "ask", "passed": True, "notes": (),
+                          "reply": ReplyFindings("two | seven\nok", 0.5, {"says_any": True})})
+    session = SessionMetrics(
+        turns=(turn,), duration_s=1.0, user_speech_ms=0.0, agent_speech_ms=0.0,
+        overlap_ms=0.0, talk_over_ms=0.0, truncated=False, fault=None, user_segments=(),
+        agent_segments=(), send_lateness_ms={},
+        task=TaskVerdict(model="judge", model_reported=None, success=False, problem=None,
+                         reason="not booked.\n\n# Verdict\n| a | b |", attempts=1,
+                         ledger=JudgeLedger({}, [], "", "")))
     assert _extras(session) == [
         "", "What the agent said (Whisper tiny.en on the agent track):", "",
         "| Turn | Agent said | WER | Checks |", "|---|---|---|---|",

@@ -19,8 +19,8 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
-from speecheval.session.events import events_from_dicts
-from speecheval.session.recording import SessionRecording
+from speecheval.session.record.events import events_from_dicts
+from speecheval.session.record.recording import SessionRecording
 
 from .helpers import to_voicebench, voicebench_examples, write_scenario
 

@@ -9,7 +9,7 @@ import pytest
 
 from speecheval.core.audio import write_wav
 from speecheval.core.errors import InputError
-from speecheval.session.scenario import load_scenario
+from speecheval.session.scenario.load import load_scenario
 
 from .helpers import voicebench_examples, write_scenario
 

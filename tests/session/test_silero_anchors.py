@@ -23,10 +23,10 @@ from speecheval.agents.base import AgentEvent, AudioOut
 from speecheval.cli import main
 from speecheval.core.errors import InputError
 from speecheval.core.timebase import to_us
-from speecheval.session.metrics import analyze
-from speecheval.session.scenario import load_scenario
-from speecheval.session.synth import render_turns
-from speecheval.session.virtual_runner import run_virtual
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.run.synth import render_turns
+from speecheval.session.run.virtual_runner import run_virtual
+from speecheval.session.scenario.load import load_scenario
 
 from .helpers import require_espeak, write_scenario
 from .test_real_clock import serving
@@ -93,7 +93,7 @@ def test_anchors_are_the_scored_silero_boundaries(tmp_path: Path) -> None:
     metrics = analyze(recording, scenario)
     starts = [s.start_us for s in metrics.agent_segments]
     ends = [s.end_us for s in metrics.agent_segments]
-    over, after, quick = turn_events([e.to_dict() for e in recording.events])
+    over, after, quick = turn_events([e.report_dict() for e in recording.events])
     assert [e["trigger"] for e in (over, after, quick)] == [
         "agent_speech_start", "agent_speech_end", "agent_speech_start"]
     for event, boundaries in ((over, starts), (after, ends), (quick, starts)):

@@ -9,10 +9,10 @@ import pytest
 
 from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.core.errors import InputError
-from speecheval.session.metrics import analyze
-from speecheval.session.scenario import load_scenario
-from speecheval.session.synth import render_turns
-from speecheval.session.virtual_runner import run_virtual
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.run.synth import render_turns
+from speecheval.session.run.virtual_runner import run_virtual
+from speecheval.session.scenario.load import load_scenario
 
 from .helpers import write_scenario
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from speecheval.session.metrics import SessionMetrics, TurnMetrics
-from speecheval.session.summary import (
+from speecheval.session.metrics.results import SessionMetrics, TurnMetrics
+from speecheval.session.metrics.summary import (
     check_assertions,
     distribution,
     session_passes,
@@ -41,9 +41,9 @@ def session(*turns: TurnMetrics, fault: str | None = None) -> SessionMetrics:
 def test_distribution_uses_linear_interpolation() -> None:
     # 100, 200, 300, 1000: p50 at rank 1.5 -> 250; p90 at rank 2.7 -> 300 + 0.7 * 700 = 790
     d = distribution([1000.0, 300.0, 100.0, 200.0])
-    assert d == {"count": 4, "min": 100.0, "p50": 250.0, "p90": pytest.approx(790.0),
+    assert d.report_dict() == {"count": 4, "min": 100.0, "p50": 250.0, "p90": pytest.approx(790.0),
                  "max": 1000.0, "mean": 400.0}
-    assert distribution([])["p50"] is None
+    assert distribution([]).p50 is None
 
 
 def test_summary_pools_all_turns_of_all_sessions() -> None:
@@ -53,7 +53,7 @@ def test_summary_pools_all_turns_of_all_sessions() -> None:
     two = session(turn(passed=False, responded=False),
                   turn("stop", passed=False, stopped=False, stop_ms=900.0),
                   not_played("respond"), not_played("stop"), not_played("ignore"))
-    summary = summarize([one, two], [True, False])
+    summary = summarize([one, two], [True, False]).report_dict()
     assert summary["turns"]["count"] == 2 and summary["turns"]["n"] == 8
     assert summary["not_played_turns"] == 3
     assert summary["response_latency_ms"]["count"] == 1
@@ -81,7 +81,8 @@ def test_unplayed_turns_fail_missed_response_and_barge_in_assertions() -> None:
                         turn("stop", stopped=True, stop_ms=260.0),
                         not_played("respond"), not_played("stop"))
     summary = summarize([truncated])
-    assert summary["missed_responses"] == 1 and summary["barge_in"]["rate"] == 0.5
+    reported = summary.report_dict()
+    assert reported["missed_responses"] == 1 and reported["barge_in"]["rate"] == 0.5
     missed, rate = check_assertions(summary, {"max_missed_responses": 0,
                                               "min_barge_in_success_rate": 1.0})
     assert (missed.actual, missed.passed, rate.actual, rate.passed) == (1.0, False, 0.5, False)

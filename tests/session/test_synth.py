@@ -11,8 +11,8 @@ import pytest
 from speecheval.cli import main
 from speecheval.core.audio import write_wav
 from speecheval.core.errors import InputError
-from speecheval.session import synth
-from speecheval.session.scenario import load_scenario
+from speecheval.session.run import synth
+from speecheval.session.scenario.load import load_scenario
 from speecheval.vad.streaming import detect_segments
 
 from .helpers import write_scenario

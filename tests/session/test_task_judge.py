@@ -120,7 +120,7 @@ def test_session_load_neither_judges_nor_transcribes(
     runs no task judge (no request reaches the judge's server, and its key is not
     needed) and no Whisper pass over the agent track (unfixed: one of each per session,
     and a missing key stopped the command)."""
-    import speecheval.session.metrics as metrics
+    import speecheval.session.metrics.analyze as metrics
 
     from .helpers import serving
 
@@ -164,7 +164,8 @@ def test_a_refused_key_stops_the_run(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
     from speecheval.core.errors import InputError
-    from speecheval.session.task_judge import JudgeSpec, judge_session
+    from speecheval.session.metrics.task_judge import judge_session
+    from speecheval.session.scenario.judge import JudgeSpec
 
     with ChatServer([(401, f"Incorrect API key provided: {KEY}")]) as server:
         spec = JudgeSpec("Book a table.", "judge-model", server.base_url, KEY_VARIABLE)

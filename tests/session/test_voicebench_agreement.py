@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from speecheval.agents.mock import MockAgent, MockSettings
-from speecheval.session.metrics import analyze
-from speecheval.session.recording import SessionRecording
-from speecheval.session.scenario import load_scenario
-from speecheval.session.summary import summarize
-from speecheval.session.synth import render_turns
-from speecheval.session.virtual_runner import run_virtual
-from speecheval.session.wer import wer
+from speecheval.session.metrics.analyze import analyze
+from speecheval.session.metrics.summary import summarize
+from speecheval.session.record.recording import SessionRecording
+from speecheval.session.run.synth import render_turns
+from speecheval.session.run.virtual_runner import run_virtual
+from speecheval.session.scenario.load import load_scenario
+from speecheval.session.scenario.wer import wer
 
 from .helpers import to_voicebench, voicebench_examples, write_scenario
 
@@ -187,7 +187,7 @@ def test_summary_counts_unplayed_turns_like_voicebench(tmp_path: Path) -> None:
     scenario = load_scenario(path)
     recording = run_virtual(scenario, render_turns(scenario), MockAgent(
         MockSettings.from_options(dict(scenario.agent.options))))
-    ours = summarize([analyze(recording, scenario)])
+    ours = summarize([analyze(recording, scenario)]).report_dict()
     theirs = vb_metrics.summarize([vb_metrics.analyze(to_voicebench(recording, path))])
     # ask answered, ask2 never played: 1 missed response of 2; cut stopped in time,
     # cut2 never played: 1 successful barge-in of 2 = 0.5

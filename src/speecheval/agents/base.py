@@ -6,9 +6,9 @@ into the same runner. An agent is one of two abstract base classes, and its clas
 attribute ``clock`` says which runner drives it, read before it is ever built:
 
 - :class:`AgentTransport` (``clock = "real"``): a live connection, driven on the real
-  clock by :func:`speecheval.session.realtime.run_realtime`;
+  clock by :func:`speecheval.session.run.realtime.run_realtime`;
 - :class:`VirtualClockAgent` (``clock = "virtual"``): an in-process agent driven frame by
-  frame by :func:`speecheval.session.virtual_runner.run_virtual` (the mock).
+  frame by :func:`speecheval.session.run.virtual_runner.run_virtual` (the mock).
 
 A custom agent (``--agent module:Class``) subclasses one of them; Python then refuses to
 build one that lacks a method, so no list of method names is kept anywhere.

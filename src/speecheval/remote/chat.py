@@ -10,7 +10,7 @@ prompt without an answer. The key comes from an environment variable and is neve
 recorded; every reply is scrubbed of it and of the run's other secrets.
 
 The arbitration judges (:class:`speecheval.transcripts.arbitrate.judges.ChatJudge`) and
-the session task judge (:mod:`speecheval.session.task_judge`) are chat models.
+the session task judge (:mod:`speecheval.session.metrics.task_judge`) are chat models.
 """
 
 from __future__ import annotations

@@ -18,14 +18,14 @@ from ..core.errors import EXIT_CHECKS_FAILED, SpeechEvalError, SystemUnderTestEr
 from ..core.executor import make_executor
 from ..core.option_pairs import parse_option_pairs, yaml_values
 from ..core.output import check_new_output_dir
-from .bench import MOCK, RunResult, agent_name, mock_factory
 from .cli_options import session_options, with_url
-from .launch import RunRequest, check_scenario_agent, run_sessions
-from .load_cli import load
-from .report_md import summary_rows
-from .run_output import write_run
-from .scenario import load_scenario
-from .synth import render_turns
+from .load.cli import load
+from .report.run_output import write_run
+from .run.launch import run_sessions
+from .run.plan import RunRequest, agent_name, check_scenario_agent, mock_factory
+from .run.synth import render_turns
+from .scenario.load import load_scenario
+from .scenario.model import MOCK
 
 
 class AssertionsFailed(SpeechEvalError):
@@ -102,8 +102,7 @@ def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], r
                                                limits=ReceiveLimits(max_received_ratio,
                                                                     max_events_per_s)))
     name = result.agent
-    write_run(result, out, _command(scenario_path, agent, repeat, realtime))
-    _print_summary(result, out)
+    click.echo(write_run(result, out, _command(scenario_path, agent, repeat, realtime)))
     if result.faulted:
         reasons = "; ".join(sorted({r.fault for r in result.recordings if r.fault}))
         raise SystemUnderTestError(f"agent {name} failed: {reasons} (report in {out})")
@@ -141,16 +140,3 @@ def _command(scenario: Path, agent: str | None, repeat: int, realtime: bool) -> 
     not what is measured."""
     return ["speecheval", "session", "run", str(scenario), *(["--agent", agent] if agent else []),
             "-n", str(repeat), *(["--realtime"] if realtime else [])]
-
-
-def _print_summary(result: RunResult, out: Path) -> None:
-    click.echo(f"scenario {result.scenario.name}: agent {result.agent}, {result.clock} clock, "
-               f"{len(result.sessions)} session(s)")
-    for label, value in summary_rows(result.summary):
-        click.echo(f"  {label:<32} {value}")
-    for assertion in result.assertions:
-        verdict = "PASS" if assertion.passed else "FAIL"
-        actual = "missing" if assertion.actual is None else f"{assertion.actual:g}"
-        click.echo(f"  {verdict} {assertion.key} limit {assertion.limit:g} (actual {actual})")
-    verdict = "AGENT FAULT" if result.faulted else "PASS" if result.passed else "FAIL"
-    click.echo(f"{verdict}; reports in {out}")

@@ -1,0 +1,1 @@
+"""``session load``: a scenario at rising concurrency over real sockets, and its reports."""
