@@ -9,7 +9,15 @@ Why integer microseconds: times read from files and models carry float noise
 (6.32000000000005 against 6.32). Rounding every time to the microsecond on the way in
 (:func:`speecheval.core.timebase.to_us`) makes "starts before", "touches" and "covers"
 exact integer comparisons, and sums of durations exact over any number of files. Seconds
-exist only at the edges: the ``from_seconds`` constructors and the ``*_s`` properties.
+exist only at the edges: the ``from_seconds`` constructors, the ``*_s`` properties and
+the seconds view below.
+
+One float view, :data:`SecondsPair` (``(start_s, end_s)``, :attr:`Span.seconds`), is for
+the two places that must not round to the microsecond: code that reproduces another
+program's float arithmetic bit for bit (the official FDB v1.5 timing merges and
+intersects float seconds), and pictures drawn from times finer than a microsecond (a
+session's 16 kHz sample times, 62.5 us apart, on its timeline). It is a view, not a second
+span type: nothing computes overlaps or unions on it.
 
 Conventions:
 
@@ -43,6 +51,8 @@ from numpy.typing import ArrayLike, NDArray
 from .timebase import from_us, to_us, to_us_array
 
 Int64Array = NDArray[np.int64]
+SecondsPair = tuple[float, float]
+"""A span as ``(start_s, end_s)`` float seconds: the view of the module docstring."""
 # Label index of a span without a label.
 NO_LABEL = -1
 
@@ -101,6 +111,15 @@ class Span:
         return from_us(self.end_us)
 
     @property
+    def seconds(self) -> SecondsPair:
+        """``(start_s, end_s)``, the float view (see the module docstring).
+
+        >>> Span(1_500_000, 2_250_000).seconds
+        (1.5, 2.25)
+        """
+        return self.start_s, self.end_s
+
+    @property
     def duration_us(self) -> int:
         """Length in microseconds."""
         return self.end_us - self.start_us
@@ -132,6 +151,36 @@ class Span:
         if joint == 0:
             return 1.0 if self.start_us == other.start_us else 0.0
         return shared / joint
+
+
+class TimedRecord:
+    """A record whose time is its ``span``, with that span read in seconds: ``start``,
+    ``end`` and ``duration``. A file format's record (an RTTM turn, a UEM region) writes
+    and compares seconds; what scores it uses the span's microseconds.
+
+    >>> @dataclass(frozen=True)
+    ... class Region(TimedRecord):
+    ...     span: Span
+    >>> Region(Span(500_000, 15_000_000)).end, Region(Span(0, 250_000)).duration
+    (15.0, 0.25)
+    """
+
+    span: Span
+
+    @property
+    def start(self) -> float:
+        """Start in seconds."""
+        return self.span.start_s
+
+    @property
+    def end(self) -> float:
+        """End in seconds."""
+        return self.span.end_s
+
+    @property
+    def duration(self) -> float:
+        """Duration in seconds."""
+        return self.span.duration_s
 
 
 @dataclass(frozen=True, eq=False)

@@ -35,10 +35,9 @@ from numpy.typing import NDArray
 from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
 from ...core.timebase import to_us
-from ...core.timeline import Span, Spans
+from ...core.timeline import Span, Spans, TimedRecord
 from ._io import read_text, split_lines, write_new
 from .rttm_plain import plain_columns
-from .timed import SpanInSeconds
 
 NA = "<NA>"
 BOM = "\ufeff".encode()
@@ -54,7 +53,7 @@ _MAX_FIELDS = 10
 
 
 @dataclass(frozen=True)
-class RttmTurn(SpanInSeconds):
+class RttmTurn(TimedRecord):
     """One ``SPEAKER`` record: in ``file_id``, ``span.label`` (the speaker) talks over ``span``.
 
     The time is a :class:`~speecheval.core.timeline.Span` in integer microseconds: RTTM's
