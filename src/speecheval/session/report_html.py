@@ -24,7 +24,7 @@ from typing import Any
 from ..core.audio import encode_wav
 from ..report import page as pg
 from ..report.table import Table
-from ..report.timeline import Interval, Marker, Shade, Span, Timeline, Track, Wave, to_svg
+from ..report.timeline import Bar, Marker, Measured, Shade, Timeline, Track, Wave, to_svg
 from . import events as ev
 from .bench import RunResult
 from .recording import SessionRecording
@@ -58,11 +58,11 @@ LEGEND = ("Blue: user, orange: agent (envelope, detected speech as bars). Shaded
           "Hover a mark for its value.")
 
 
-def _bars(segments: list[list[float]]) -> tuple[Span, ...]:
-    return tuple(Span(a, b, tooltip=f"{a:.2f}-{b:.2f} s") for a, b in segments)
+def _bars(segments: list[list[float]]) -> tuple[Bar, ...]:
+    return tuple(Bar((a, b), tooltip=f"{a:.2f}-{b:.2f} s") for a, b in segments)
 
 
-def _measures(turns: list[dict[str, Any]]) -> tuple[Interval, ...]:
+def _measures(turns: list[dict[str, Any]]) -> tuple[Measured, ...]:
     """Response latency (first row) and barge-in stop time (second row) of every turn."""
     found = []
     for turn in turns:
@@ -70,10 +70,10 @@ def _measures(turns: list[dict[str, Any]]) -> tuple[Interval, ...]:
         latency = turn["response_latency_ms"]
         if offset is not None and latency is not None:
             colour = COLOURS["talk_over"] if turn["talk_over"] else COLOURS["latency"]
-            found.append(Interval(offset, offset + latency / 1000.0, f"{latency:g} ms", 0,
+            found.append(Measured((offset, offset + latency / 1000.0), f"{latency:g} ms", 0,
                                   colour))
         if onset is not None and turn["stop_ms"] is not None:
-            found.append(Interval(onset, onset + turn["stop_ms"] / 1000.0,
+            found.append(Measured((onset, onset + turn["stop_ms"] / 1000.0),
                                   f"stop {turn['stop_ms']:g} ms", 1, COLOURS["stop"]))
     return tuple(found)
 
@@ -100,7 +100,7 @@ def session_timeline(session: dict[str, Any], recording: SessionRecording) -> Ti
         Track("agent speech", BARS, COLOURS["agent_bar"], "", spans=_bars(
             session["agent_segments"])),
         Track("measures", MEASURES, caption="", intervals=_measures(session["turns"])))
-    shades = tuple(Shade(t["start_s"], t["audio_end_s"],
+    shades = tuple(Shade((t["start_s"], t["audio_end_s"]),
                          COLOURS["pass" if t["passed"] else "fail"], t["id"], t["id"])
                    for t in session["turns"] if t["start_s"] is not None)
     markers = [Marker(t, color=COLOURS["clear"], dashed=True, width=1.5, tracks=AGENT_LANES,
