@@ -12,8 +12,8 @@ import pytest
 from speecheval.report.timeline import (
     Bar,
     Marker,
-    Measured,
     Shade,
+    Stretch,
     Timeline,
     Track,
     Wave,
@@ -32,7 +32,7 @@ def _timeline(**extra: object) -> Timeline:
               Track("speech", spans=(Bar((1.0, 4.0), tooltip="1.00-4.00 s"),
                                      Bar((6.0, 7.5), label="<b>late</b>"))),
               Track("words", words=(Word("hello", (1.0, 1.4)), Word("world", (1.5, 1.9)))),
-              Track("annotation", intervals=(Measured((4.0, 6.0), "stop_s 2.000", row=0),)))
+              Track("annotation", intervals=(Stretch((4.0, 6.0), "stop_s 2.000", row=0),)))
     return Timeline(10.0, tracks, markers=(
         Marker(4.0, "S", dashed=True, side="left"),
         Marker(6.0, "clear", color="#7c3aed", tracks=("speech",), label_track="speech",

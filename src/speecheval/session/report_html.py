@@ -24,7 +24,7 @@ from typing import Any
 from ..core.audio import encode_wav
 from ..report import page as pg
 from ..report.table import Table
-from ..report.timeline import Bar, Marker, Measured, Shade, Timeline, Track, Wave, to_svg
+from ..report.timeline import Bar, Marker, Shade, Stretch, Timeline, Track, Wave, to_svg
 from . import events as ev
 from .bench import RunResult
 from .recording import SessionRecording
@@ -62,7 +62,7 @@ def _bars(segments: list[list[float]]) -> tuple[Bar, ...]:
     return tuple(Bar((a, b), tooltip=f"{a:.2f}-{b:.2f} s") for a, b in segments)
 
 
-def _measures(turns: list[dict[str, Any]]) -> tuple[Measured, ...]:
+def _measures(turns: list[dict[str, Any]]) -> tuple[Stretch, ...]:
     """Response latency (first row) and barge-in stop time (second row) of every turn."""
     found = []
     for turn in turns:
@@ -70,11 +70,11 @@ def _measures(turns: list[dict[str, Any]]) -> tuple[Measured, ...]:
         latency = turn["response_latency_ms"]
         if offset is not None and latency is not None:
             colour = COLOURS["talk_over"] if turn["talk_over"] else COLOURS["latency"]
-            found.append(Measured((offset, offset + latency / 1000.0), f"{latency:g} ms", 0,
-                                  colour))
+            found.append(Stretch((offset, offset + latency / 1000.0), f"{latency:g} ms", 0,
+                                 colour))
         if onset is not None and turn["stop_ms"] is not None:
-            found.append(Measured((onset, onset + turn["stop_ms"] / 1000.0),
-                                  f"stop {turn['stop_ms']:g} ms", 1, COLOURS["stop"]))
+            found.append(Stretch((onset, onset + turn["stop_ms"] / 1000.0),
+                                 f"stop {turn['stop_ms']:g} ms", 1, COLOURS["stop"]))
     return tuple(found)
 
 

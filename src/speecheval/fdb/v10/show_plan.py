@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from ...core.timebase import from_us, to_us
 from ...core.timeline import Spans
-from ...report.timeline import Bar, Marker, Measured, Timeline, Track, Wave, Word, Zoom
+from ...report.timeline import Bar, Marker, Stretch, Timeline, Track, Wave, Word, Zoom
 from ..common.tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING
 from .pause import owned_intervals
 from .samples import LoadedSample
@@ -82,7 +82,7 @@ class _Plan:
     markers: tuple[Marker, ...]
     zooms: tuple[Zoom, ...]
     bars: tuple[Bar, ...] = ()
-    intervals: tuple[Measured, ...] = ()
+    intervals: tuple[Stretch, ...] = ()
 
 
 def plan_timeline(sample: LoadedSample, segments: Spans, row: dict[str, Any],
@@ -122,7 +122,7 @@ def _pause_plan(sample: LoadedSample, row: dict[str, Any], duration: float,
                f"intrusion_s {_s(row['intrusion_s'])} of pause_s {_s(row['pause_s'])}")
     pauses = sample.pauses
     bars = tuple(Bar(p.seconds, f"pause {i + 1}", "#9a9a9a") for i, p in enumerate(pauses))
-    owned = tuple(Measured(p.seconds, f"pause {i + 1} owns", LOWER)
+    owned = tuple(Stretch(p.seconds, f"pause {i + 1} owns", LOWER)
                   for i, p in enumerate(owned_intervals(pauses, sample.duration_us)))
     first = pauses[0]
     start, end = from_us(first.start_us), from_us(first.end_us)
@@ -141,13 +141,13 @@ def _turn_plan(row: dict[str, Any], duration: float) -> _Plan:
     numbers = f"outcome: {row['outcome']}   E {_s(e)} s"
     points = sorted([("E", e)] + ([] if first is None else [("the first word", first)]),
                     key=lambda point: point[1])
-    intervals: tuple[Measured, ...] = ()
+    intervals: tuple[Stretch, ...] = ()
     if row["latency_s"] is not None:
         numbers += f"   first_word_s {_s(first)}   latency_s {_s(row['latency_s'])}"
-        intervals = (Measured((e, first), f"latency_s {_s(row['latency_s'])}", LOWER),)
+        intervals = (Stretch((e, first), f"latency_s {_s(row['latency_s'])}", LOWER),)
     elif first is not None:
         numbers += f"   first_word_s {_s(first)} (before E)"
-        intervals = (Measured((first, e), f"early start: {_s(e - first)} s before E", LOWER),)
+        intervals = (Stretch((first, e), f"early start: {_s(e - first)} s before E", LOWER),)
     return _Plan(numbers, (_reference("E", e, "right"),), _zooms(duration, *points),
                  intervals=intervals)
 
@@ -162,20 +162,20 @@ def _interruption_plan(row: dict[str, Any], duration: float, segments: Spans) ->
     parts = [f"outcome: {row['outcome']}",
              f"speech_at_onset {str(row['speech_at_onset']).lower()}",
              f"speech_at_end {str(row['speech_at_end']).lower()}"]
-    intervals: list[Measured] = []
+    intervals: list[Stretch] = []
     points = [("S", s), ("R", r)]
     markers = [_reference("S", s, "left"), _reference("R", r, "right")]
     if row["stop_s"] is not None:
         stop_s = s + row["stop_s"]
         points.append(("the stop", stop_s))
         parts.append(f"stop_s {_s(row['stop_s'])}")
-        intervals.append(Measured((s, stop_s), f"stop_s {_s(row['stop_s'])}", UPPER))
+        intervals.append(Stretch((s, stop_s), f"stop_s {_s(row['stop_s'])}", UPPER))
         # Left of its line, over the segment that stops, so it never meets a restart note.
         markers.append(Marker(stop_s, "stop", STOP_COLOR, width=1.6, side="left",
                               label_track=SPEECH))
     elif exercised:
         parts.append("no observed stop (speech runs to T)")
-        intervals.append(Measured((s, duration), "no observed stop: speech runs to T", UPPER))
+        intervals.append(Stretch((s, duration), "no observed stop: speech runs to T", UPPER))
     else:
         intervals.extend(_silence_at(s, segments))
     # A segment starting inside (S, R) is a restart only if the model was speaking at S;
@@ -184,13 +184,13 @@ def _interruption_plan(row: dict[str, Any], duration: float, segments: Spans) ->
                  else f"segments starting inside (S, R) {row['restarts']}")
     # speech_at_end decides speaking_at_end and stays visible on a not-exercised sample
     # (the spec keeps it there): the stretch of the segment carrying over R, up to R.
-    intervals += [Measured((start, r), f"speech_at_end: carries over R from {_s(start)} s",
-                           LOWER)
+    intervals += [Stretch((start, r), f"speech_at_end: carries over R from {_s(start)} s",
+                          LOWER)
                   for start, end in _seconds(segments) if start < r < end]
     if row["latency_s"] is not None:
         parts.append(f"latency_s {_s(row['latency_s'])}")
-        intervals.append(Measured((r, row["first_word_s"]), f"latency_s {_s(row['latency_s'])}",
-                                  LOWER))
+        intervals.append(Stretch((r, row["first_word_s"]), f"latency_s {_s(row['latency_s'])}",
+                                 LOWER))
         points.append(("the first word", row["first_word_s"]))
     note = "restart" if exercised else "start in (S, R)"
     markers += [Marker(start, note, RESTART_COLOR, side="right", label_track=SPEECH,
@@ -201,7 +201,7 @@ def _interruption_plan(row: dict[str, Any], duration: float, segments: Spans) ->
                  (Bar((s, r), "user interrupts", "#e8908c"),), tuple(intervals))
 
 
-def _silence_at(onset_s: float, segments: Spans) -> list[Measured]:
+def _silence_at(onset_s: float, segments: Spans) -> list[Stretch]:
     """The gap between two segments that holds S, when S falls in one: the pause that
     made the sample not exercised.
 
@@ -214,5 +214,5 @@ def _silence_at(onset_s: float, segments: Spans) -> list[Measured]:
         return []
     hull = Spans([segments.starts.min()], [segments.ends.max()])
     onset_us = to_us(onset_s)
-    return [Measured(gap.seconds, f"no speech at S: {_s(gap.duration_s)} s gap", UPPER)
+    return [Stretch(gap.seconds, f"no speech at S: {_s(gap.duration_s)} s gap", UPPER)
             for gap in hull.difference(segments) if gap.contains(onset_us)]

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Literal
 
 from markupsafe import Markup
 
-from .description import Bar, Marker, Measured, Shade, Timeline, Track, Wave, Word, Zoom
+from .description import Bar, Marker, Shade, Stretch, Timeline, Track, Wave, Word, Zoom
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Bar", "Marker", "Measured", "Shade", "Timeline", "Track", "Wave", "Word", "Zoom",
+__all__ = ["Bar", "Marker", "Shade", "Stretch", "Timeline", "Track", "Wave", "Word", "Zoom",
            "image_bytes", "to_figure", "to_svg"]
 
 

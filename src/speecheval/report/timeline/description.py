@@ -5,7 +5,7 @@ description is small and declarative:
 
 - :class:`Track`: one horizontal lane, top to bottom; a lane holds a waveform envelope
   (:class:`Wave`), bars (:class:`Bar`), transcript words (:class:`Word`, labels
-  staggered so that they never overlap) and labelled double arrows (:class:`Measured`).
+  staggered so that they never overlap) and labelled double arrows (:class:`Stretch`).
 - :class:`Marker`: a vertical line at one time, across every lane or some, with a
   readable label above the panel or at the top of a lane.
 - :class:`Shade`: a background band over all lanes (a turn's window), optionally labelled.
@@ -67,7 +67,7 @@ class Word:
 
 
 @dataclass(frozen=True)
-class Measured:
+class Stretch:
     """A measured stretch: a double arrow over ``seconds`` (from where it is measured to
     where it ends; a negative latency runs backwards) labelled with its value, in row
     ``row`` (0 is the top row) of its lane's rows of measured stretches."""
@@ -94,7 +94,7 @@ class Track:
     wave: Wave | None = None
     spans: tuple[Bar, ...] = ()
     words: tuple[Word, ...] = ()
-    intervals: tuple[Measured, ...] = ()
+    intervals: tuple[Stretch, ...] = ()
     interval_rows: int = 2
 
     def __post_init__(self) -> None:
