@@ -185,7 +185,7 @@ def test_turn_taking_latency_span_and_zoom_around_e(tree: Path) -> None:
 
 def test_dense_word_labels_never_overlap(tmp_path: Path) -> None:
     from speecheval.fdb.v10.report.show import timeline_figure
-    from speecheval.report.timeline_layout import WORD_LABEL_GID
+    from speecheval.report.timeline.layout import WORD_LABEL_GID
 
     from .treekit import Spec, turn, write_tree
 
@@ -211,7 +211,7 @@ def test_dense_word_labels_never_overlap(tmp_path: Path) -> None:
 
 
 def test_stagger_rows() -> None:
-    from speecheval.report.timeline_layout import stagger
+    from speecheval.report.timeline.layout import stagger
 
     # 40 px labels every 10 px with a 2 px gap: rows free again after 42 px
     assert stagger([0, 10, 20, 30, 42, 52], [40] * 6, rows=3, gap_px=2) == [

@@ -13,14 +13,14 @@ import warnings
 import pytest
 
 from speecheval.report.fonts import cjk_font_available, matplotlib_families
-from speecheval.report.timeline import Marker, Span, Timeline, Track, Word, image_bytes
+from speecheval.report.timeline import Bar, Marker, Timeline, Track, Word, image_bytes
 
 LABEL = "你好世界 こんにちは"
 
 
 def _cjk_timeline() -> Timeline:
-    return Timeline(4.0, (Track("说话人 A", spans=(Span(0.5, 2.0, label=LABEL),)),
-                          Track("词", words=(Word("播客", 0.5, 1.0),))),
+    return Timeline(4.0, (Track("说话人 A", spans=(Bar((0.5, 2.0), label=LABEL),)),
+                          Track("词", words=(Word("播客", (0.5, 1.0)),))),
                     markers=(Marker(1.0, "开始"),), title=LABEL)
 
 
@@ -33,9 +33,9 @@ def _missing_glyph_warnings() -> list[str]:
 
 def test_dejavu_alone_would_miss_the_glyphs(monkeypatch: pytest.MonkeyPatch) -> None:
     # The check below can fail: with DejaVu Sans only, matplotlib warns for each glyph.
-    from speecheval.report import timeline_mpl
+    from speecheval.report.timeline import mpl
 
-    monkeypatch.setattr(timeline_mpl, "matplotlib_families", lambda: ("DejaVu Sans",))
+    monkeypatch.setattr(mpl, "matplotlib_families", lambda: ("DejaVu Sans",))
     assert _missing_glyph_warnings()
 
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from speecheval.report.timeline import (
-    Interval,
+    Bar,
     Marker,
     Shade,
-    Span,
+    Stretch,
     Timeline,
     Track,
     Wave,
@@ -29,15 +29,15 @@ TONE = np.sin(np.linspace(0, 400 * np.pi, 10 * RATE)).astype(np.float32)  # 10 s
 
 def _timeline(**extra: object) -> Timeline:
     tracks = (Track("output", wave=Wave(TONE, RATE)),
-              Track("speech", spans=(Span(1.0, 4.0, tooltip="1.00-4.00 s"),
-                                     Span(6.0, 7.5, label="<b>late</b>"))),
-              Track("words", words=(Word("hello", 1.0, 1.4), Word("world", 1.5, 1.9))),
-              Track("annotation", intervals=(Interval(4.0, 6.0, "stop_s 2.000", row=0),)))
+              Track("speech", spans=(Bar((1.0, 4.0), tooltip="1.00-4.00 s"),
+                                     Bar((6.0, 7.5), label="<b>late</b>"))),
+              Track("words", words=(Word("hello", (1.0, 1.4)), Word("world", (1.5, 1.9)))),
+              Track("annotation", intervals=(Stretch((4.0, 6.0), "stop_s 2.000", row=0),)))
     return Timeline(10.0, tracks, markers=(
         Marker(4.0, "S", dashed=True, side="left"),
         Marker(6.0, "clear", color="#7c3aed", tracks=("speech",), label_track="speech",
                strong=False)),
-        shades=(Shade(0.5, 2.0, "#dcfce7", label="ask", tooltip="turn ask"),), **extra)  # type: ignore[arg-type]
+        shades=(Shade((0.5, 2.0), "#dcfce7", label="ask", tooltip="turn ask"),), **extra)  # type: ignore[arg-type]
 
 
 def _svg(timeline: Timeline) -> ET.Element:
@@ -92,7 +92,7 @@ def test_zoom_windows_are_panels_of_their_own() -> None:
 
 
 def test_words_that_do_not_fit_are_counted_not_overlapped() -> None:
-    words = tuple(Word("conversation", 0.01 * i, 0.01 * i + 0.009) for i in range(50))
+    words = tuple(Word("conversation", (0.01 * i, 0.01 * i + 0.009)) for i in range(50))
     root = _svg(Timeline(1.0, (Track("words", words=words),)))
     labels = [t for t in root.iter("text") if t.get("class") == "word-label"]
     # The caption column is as wide as "words (99 unlabelled)": 21 x 0.62 x 11 + 12 =
@@ -119,7 +119,7 @@ def test_png_is_deterministic() -> None:
 
 def test_a_lane_refuses_a_waveform_and_words_together() -> None:
     with pytest.raises(ValueError, match="a waveform and words need two lanes"):
-        Track("both", wave=Wave(TONE, RATE), words=(Word("a", 0, 1),))
+        Track("both", wave=Wave(TONE, RATE), words=(Word("a", (0, 1)),))
 
 
 def test_full_scale_int16_fills_but_never_leaves_its_lane() -> None:
@@ -136,9 +136,9 @@ def test_full_scale_int16_fills_but_never_leaves_its_lane() -> None:
 
 def test_pages_never_import_matplotlib() -> None:
     code = ("import sys\n"
-            "from speecheval.report.timeline import Timeline, Track, Span, to_svg\n"
+            "from speecheval.report.timeline import Bar, Timeline, Track, to_svg\n"
             "from speecheval.session.report import report_html\n"
-            "to_svg(Timeline(1.0, (Track('a', spans=(Span(0, 1),)),)), ident='x', "
+            "to_svg(Timeline(1.0, (Track('a', spans=(Bar((0, 1)),)),)), ident='x', "
             "description='x')\n"
             "print('matplotlib' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

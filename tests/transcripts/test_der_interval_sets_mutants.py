@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from speecheval.core.timeline import expand
 from speecheval.transcripts.diarization.interval_sets import (
     covered_before,
-    expand,
     intersection,
     intervals,
     normalized,

@@ -14,11 +14,10 @@ import speecheval.transcripts.diarization.compat as compat
 import speecheval.transcripts.diarization.interval_sets as sets
 import speecheval.transcripts.diarization.metrics as metrics
 import speecheval.transcripts.diarization.partition as partition_module
-from speecheval.core.timeline import Spans
+from speecheval.core.timeline import Spans, expand
 from speecheval.transcripts.diarization.interval_sets import (
     covered_before,
     difference,
-    expand,
     gaps,
     intersection,
     intervals,

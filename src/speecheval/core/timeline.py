@@ -9,7 +9,15 @@ Why integer microseconds: times read from files and models carry float noise
 (6.32000000000005 against 6.32). Rounding every time to the microsecond on the way in
 (:func:`speecheval.core.timebase.to_us`) makes "starts before", "touches" and "covers"
 exact integer comparisons, and sums of durations exact over any number of files. Seconds
-exist only at the edges: the ``from_seconds`` constructors and the ``*_s`` properties.
+exist only at the edges: the ``from_seconds`` constructors, the ``*_s`` properties and
+the seconds view below.
+
+One float view, :data:`SecondsPair` (``(start_s, end_s)``, :attr:`Span.seconds`), is for
+the two places that must not round to the microsecond: code that reproduces another
+program's float arithmetic bit for bit (the official FDB v1.5 timing merges and
+intersects float seconds), and pictures drawn from times finer than a microsecond (a
+session's 16 kHz sample times, 62.5 us apart, on its timeline). It is a view, not a second
+span type: nothing computes overlaps or unions on it.
 
 Conventions:
 
@@ -43,6 +51,8 @@ from numpy.typing import ArrayLike, NDArray
 from .timebase import from_us, to_us, to_us_array
 
 Int64Array = NDArray[np.int64]
+SecondsPair = tuple[float, float]
+"""A span as ``(start_s, end_s)`` float seconds: the view of the module docstring."""
 # Label index of a span without a label.
 NO_LABEL = -1
 
@@ -101,6 +111,15 @@ class Span:
         return from_us(self.end_us)
 
     @property
+    def seconds(self) -> SecondsPair:
+        """``(start_s, end_s)``, the float view (see the module docstring).
+
+        >>> Span(1_500_000, 2_250_000).seconds
+        (1.5, 2.25)
+        """
+        return self.start_s, self.end_s
+
+    @property
     def duration_us(self) -> int:
         """Length in microseconds."""
         return self.end_us - self.start_us
@@ -132,6 +151,36 @@ class Span:
         if joint == 0:
             return 1.0 if self.start_us == other.start_us else 0.0
         return shared / joint
+
+
+class TimedRecord:
+    """A record whose time is its ``span``, with that span read in seconds: ``start``,
+    ``end`` and ``duration``. A file format's record (an RTTM turn, a UEM region) writes
+    and compares seconds; what scores it uses the span's microseconds.
+
+    >>> @dataclass(frozen=True)
+    ... class Region(TimedRecord):
+    ...     span: Span
+    >>> Region(Span(500_000, 15_000_000)).end, Region(Span(0, 250_000)).duration
+    (15.0, 0.25)
+    """
+
+    span: Span
+
+    @property
+    def start(self) -> float:
+        """Start in seconds."""
+        return self.span.start_s
+
+    @property
+    def end(self) -> float:
+        """End in seconds."""
+        return self.span.end_s
+
+    @property
+    def duration(self) -> float:
+        """Duration in seconds."""
+        return self.span.duration_s
 
 
 @dataclass(frozen=True, eq=False)
@@ -262,6 +311,17 @@ class Spans:
                    open_at_end)
 
     @classmethod
+    def from_pairs(cls, pairs: ArrayLike) -> Spans:
+        """Unlabelled spans from an (n, 2) array of ``[start_us, end_us)`` rows, the
+        array form that :meth:`pairs` gives back.
+
+        >>> Spans.from_pairs([[0, 5], [7, 9]]).union().pairs().tolist()
+        [[0, 5], [7, 9]]
+        """
+        rows = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        return cls(rows[:, 0], rows[:, 1])
+
+    @classmethod
     def from_spans(cls, spans: Iterable[Span]) -> Spans:
         """Columns of the given spans, in the given order."""
         items = list(spans)
@@ -311,6 +371,12 @@ class Spans:
         """Length of each span in microseconds."""
         durations: Int64Array = self.ends - self.starts
         return durations
+
+    def pairs(self) -> Int64Array:
+        """The spans as an (n, 2) int64 array of ``[start_us, end_us)`` rows (labels and
+        flags left out): the array form of scoring code that keeps sets as plain arrays."""
+        rows: Int64Array = np.stack([self.starts, self.ends], axis=1)
+        return rows
 
     def to_tuples(self, labels: bool = False) -> list[Any]:
         """``(start_us, end_us)`` per span, or ``(label, start_us, end_us)``."""
@@ -530,11 +596,11 @@ class Spans:
         b_starts, b_ends = other.starts[b_order], other.ends[b_order]
         # (queries in sorted order: searchsorted is several times faster on sorted keys)
         # other's spans starting inside each of ours: start in [a.start, a.end)
-        rows, ks = _expand(np.searchsorted(b_starts, a_starts, side="left"),
+        rows, ks = expand(np.searchsorted(b_starts, a_starts, side="left"),
                            np.searchsorted(b_starts, a_ends, side="left"))
         first_1, second_1 = a_order[rows], b_order[ks]
         # our spans starting strictly inside each of other's: start in (b.start, b.end)
-        rows, ks = _expand(np.searchsorted(a_starts, b_starts, side="right"),
+        rows, ks = expand(np.searchsorted(a_starts, b_starts, side="right"),
                            np.searchsorted(a_starts, b_ends, side="left"))
         first = np.concatenate([first_1, a_order[ks]]).astype(np.intp)
         second = np.concatenate([second_1, b_order[rows]]).astype(np.intp)
@@ -601,18 +667,23 @@ def _sorted_unique(values: Int64Array) -> Int64Array:
     return unique
 
 
-def _expand(lo: NDArray[np.intp], hi: NDArray[np.intp]) -> tuple[NDArray[np.intp],
-                                                                 NDArray[np.intp]]:
-    """All ``(row, k)`` with ``lo[row] <= k < hi[row]``, as two index arrays.
+def expand(lo: NDArray[np.integer], hi: NDArray[np.integer]
+           ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
+    """All ``(row, k)`` with ``lo[row] <= k < hi[row]``, as two index arrays, rows in
+    order (int32 when every index fits: half the memory for the common sizes).
 
-    >>> rows, ks = _expand(np.array([2, 0, 5]), np.array([4, 0, 6]))
+    >>> rows, ks = expand(np.array([2, 0, 5]), np.array([4, 0, 6]))
     >>> rows.tolist(), ks.tolist()
     ([0, 0, 2], [2, 3, 5])
     """
     counts = np.maximum(hi - lo, 0)
-    rows = np.repeat(np.arange(lo.size, dtype=np.intp), counts)
-    offsets = np.arange(rows.size, dtype=np.intp) - np.repeat(np.cumsum(counts) - counts, counts)
-    return rows, (lo[rows] + offsets).astype(np.intp)
+    total = int(counts.sum())
+    small = max(total, lo.size, int(hi.max()) if hi.size else 0) < 1 << 31
+    index = np.int32 if small else np.intp
+    rows: NDArray[np.integer] = np.repeat(np.arange(lo.size, dtype=index), counts)
+    ks: NDArray[np.integer] = np.arange(total, dtype=index)
+    ks += np.repeat((lo - (np.cumsum(counts) - counts)).astype(index), counts)
+    return rows, ks
 
 
 def pair_iou(first: Spans, second: Spans) -> NDArray[np.float64]:

@@ -10,18 +10,23 @@ and guide carries its value as a tooltip.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from .fonts import CSS_STACK
-from .timeline_layout import tick_step
-from .timeline_svg import text_width
+from .svg_frame import (
+    WIDTH,
+    Frame,
+    Scale,
+    coord,
+    svg_element,
+    text_width,
+    tick_label,
+    ticks,
+)
 
-WIDTH, HEIGHT = 1200.0, 420.0
-LEFT, RIGHT, TOP, BOTTOM = 56.0, 24.0, 40.0, 44.0
+FRAME = Frame(height=420.0, left=56.0, right=24.0, top=40.0, bottom=44.0)
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf")
 """Series colours in order; a page with more series repeats them."""
 SHARE_TICKS = (0.0, 0.25, 0.5, 0.75, 0.9, 1.0)
@@ -57,69 +62,50 @@ class Guide:
     shade: bool = False
 
 
-def _f(value: float) -> str:
-    return f"{value:.1f}"
-
-
+@dataclass(frozen=True)
 class _Axes:
-    def __init__(self, x_max: float) -> None:
-        self.x_max = x_max
-        self.width = WIDTH - LEFT - RIGHT
-        self.height = HEIGHT - TOP - BOTTOM
+    """Seconds across from 0 to ``x_max`` (held at the edges), shares up from 0 to 1."""
 
-    def x(self, seconds: float) -> float:
-        return LEFT + min(max(seconds, 0.0), self.x_max) / self.x_max * self.width
+    x: Scale
+    y: Scale
 
-    def y(self, share: float) -> float:
-        return TOP + (1.0 - share) * self.height
+    @classmethod
+    def of(cls, x_max: float) -> _Axes:
+        return cls(FRAME.x_scale(0.0, x_max, clamp=True), FRAME.y_scale(0.0, 1.0))
 
 
 def _path(axes: _Axes, series: Series) -> str:
     """The step path: flat at each share until the next step, then straight up."""
-    moves = [f"M{_f(axes.x(0.0))} {_f(axes.y(0.0))}"]
+    moves = [f"M{coord(axes.x.px(0.0))} {coord(axes.y.px(0.0))}"]
     for x, share in series.steps:
-        moves += [f"H{_f(axes.x(x))}", f"V{_f(axes.y(share))}"]
-    moves.append(f"H{_f(axes.x(axes.x_max))}")
+        moves += [f"H{coord(axes.x.px(x))}", f"V{coord(axes.y.px(share))}"]
+    moves.append(f"H{coord(axes.x.px(axes.x.high))}")
     return " ".join(moves)
 
 
 def _frame(axes: _Axes, x_label: str, y_label: str) -> list[str]:
-    parts = []
-    for share in SHARE_TICKS:
-        y = _f(axes.y(share))
-        parts.append(f'<line x1="{_f(LEFT)}" y1="{y}" x2="{_f(LEFT + axes.width)}" y2="{y}" '
-                     'stroke="#e2e8f0" stroke-width="0.8"/>'
-                     f'<text x="{_f(LEFT - 6)}" y="{y}" font-size="11" text-anchor="end" '
-                     f'dominant-baseline="central" fill="#555">{share:g}</text>')
-    step = tick_step(axes.x_max)
-    for k in range(int(math.floor(axes.x_max / step + 1e-9)) + 1):
-        x = _f(axes.x(k * step))
-        parts.append(f'<line x1="{x}" y1="{_f(TOP)}" x2="{x}" y2="{_f(TOP + axes.height)}" '
-                     'stroke="#e2e8f0" stroke-width="0.8"/>'
-                     f'<text x="{x}" y="{_f(TOP + axes.height + 14)}" font-size="11" '
-                     f'text-anchor="middle" fill="#555">{round(k * step, 6):g}</text>')
-    parts.append(f'<rect x="{_f(LEFT)}" y="{_f(TOP)}" width="{_f(axes.width)}" '
-                 f'height="{_f(axes.height)}" fill="none" stroke="#94a3b8"/>')
-    parts.append(f'<text x="{_f(LEFT + axes.width / 2)}" y="{_f(HEIGHT - 8)}" '
-                 f'font-size="12" text-anchor="middle">{escape(x_label)}</text>')
-    parts.append(f'<text x="14" y="{_f(TOP + axes.height / 2)}" font-size="12" '
-                 f'text-anchor="middle" transform="rotate(-90 14 {_f(TOP + axes.height / 2)})">'
-                 f"{escape(y_label)}</text>")
-    return parts
+    parts = [FRAME.row_tick(axes.y.px(share), tick_label(share)) for share in SHARE_TICKS]
+    x_max = axes.x.high
+    parts += [FRAME.column_tick(axes.x.px(t), tick_label(t))
+              for t in ticks(0.0, x_max)]
+    return [*parts, FRAME.border_and_titles(x_label, y_label)]
 
 
 def _guides(axes: _Axes, guides: Sequence[Guide]) -> list[str]:
     """Each guide's line, and its label in the first free row above the plot."""
     parts: list[str] = []
     rows: list[float] = []  # right end of the last label in each row
+    top, bottom = coord(FRAME.top), coord(FRAME.plot_bottom)
     for guide in guides:
-        x = axes.x(guide.x)
+        x = axes.x.px(guide.x)
         if guide.shade:
-            parts.append(f'<rect x="{_f(x)}" y="{_f(TOP)}" width="{_f(LEFT + axes.width - x)}" '
-                         f'height="{_f(axes.height)}" fill="#94a3b8" fill-opacity="0.15"/>')
+            parts.append(f'<rect x="{coord(x)}" y="{top}" '
+                         f'width="{coord(FRAME.left + FRAME.plot_width - x)}" '
+                         f'height="{coord(FRAME.plot_height)}" fill="#94a3b8" '
+                         'fill-opacity="0.15"/>')
         dash = ' stroke-dasharray="5 4"' if guide.dashed else ""
-        parts.append(f'<line x1="{_f(x)}" y1="{_f(TOP)}" x2="{_f(x)}" '
-                     f'y2="{_f(TOP + axes.height)}" stroke="{guide.color}" stroke-width="1.2"'
+        parts.append(f'<line x1="{coord(x)}" y1="{top}" x2="{coord(x)}" '
+                     f'y2="{bottom}" stroke="{guide.color}" stroke-width="1.2"'
                      f"{dash}><title>{escape(guide.label)}</title></line>")
         width = text_width(guide.label, "small")
         anchor, start = ("end", x - 3 - width) if x + 3 + width > WIDTH else ("start", x + 3)
@@ -128,20 +114,9 @@ def _guides(axes: _Axes, guides: Sequence[Guide]) -> list[str]:
             rows.append(0.0)
         rows[row] = start + width
         label_x = x - 3 if anchor == "end" else x + 3
-        parts.append(f'<text x="{_f(label_x)}" y="{_f(TOP - 6 - row * 13)}" font-size="10" '
-                     f'fill="{guide.color}" text-anchor="{anchor}">{escape(guide.label)}</text>')
-    return parts
-
-
-def _legend(series: Sequence[Series]) -> list[str]:
-    parts, x = [], LEFT + 8
-    for index, one in enumerate(series):
-        color = PALETTE[index % len(PALETTE)]
-        y = TOP + 14 + index * 16
-        parts.append(f'<line x1="{_f(x)}" y1="{_f(y)}" x2="{_f(x + 22)}" y2="{_f(y)}" '
-                     f'stroke="{color}" stroke-width="2.5"/><text x="{_f(x + 28)}" '
-                     f'y="{_f(y)}" font-size="12" dominant-baseline="central">'
-                     f"{escape(one.name)}</text>")
+        parts.append(f'<text x="{coord(label_x)}" y="{coord(FRAME.top - 6 - row * 13)}" '
+                     f'font-size="10" fill="{guide.color}" text-anchor="{anchor}">'
+                     f"{escape(guide.label)}</text>")
     return parts
 
 
@@ -150,17 +125,16 @@ def render_curves(series: Sequence[Series], *, x_max: float, guides: Sequence[Gu
     """The SVG element: every series over ``[0, x_max]`` seconds and shares 0 to 1."""
     if not x_max > 0:
         raise ValueError(f"curve: x_max must be positive, got {x_max}")
-    axes = _Axes(x_max)
+    axes = _Axes.of(x_max)
     parts = _frame(axes, x_label, y_label) + _guides(axes, guides)
     for index, one in enumerate(series):
         color = PALETTE[index % len(PALETTE)]
         parts.append(f'<path class="curve" data-series="{escape(one.name)}" '
                      f'd="{_path(axes, one)}" fill="none" stroke="{color}" stroke-width="2.2">'
                      f"<title>{escape(one.name)}</title></path>")
-        parts += [f'<circle cx="{_f(axes.x(p.x))}" cy="{_f(axes.y(p.y))}" r="4" '
+        parts += [f'<circle cx="{coord(axes.x.px(p.x))}" cy="{coord(axes.y.px(p.y))}" r="4" '
                   f'fill="{color}" stroke="#fff"><title>{escape(p.tooltip)}</title></circle>'
                   for p in one.points]
-    parts += _legend(series)
-    return Markup(f'<svg class="curve" viewBox="0 0 {WIDTH:g} {HEIGHT:g}" role="img" '
-                  f'aria-label="{escape(description)}" font-family="{escape(CSS_STACK)}">'
-                  + "".join(parts) + "</svg>")
+    parts += [FRAME.legend_entry(index, PALETTE[index % len(PALETTE)], one.name)
+              for index, one in enumerate(series)]
+    return svg_element("curve", f"{FRAME.height:g}", description, parts)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from ..core.timeline import Span as TimeSpan
 from ..report import page as pg
 from ..report.numbers import percent
-from ..report.timeline import Span, Timeline, Track, to_svg
+from ..report.timeline import Bar, Timeline, Track, to_svg
 from .score.measure import RunScore
 from .score.measures.text import Text
 from .score.report_tables import kaldi_lines, text_tables
@@ -40,7 +40,7 @@ def speaker_timeline(run: RunScore) -> Timeline:
     lanes = _lanes(run.preview.reference_turns, "ref") + _lanes(run.preview.hypothesis_turns,
                                                                 "hyp")
     tracks = tuple(Track(label, LANE, COLOURS[index % len(COLOURS)], spans=tuple(
-        Span(t.start_s, t.end_s, tooltip=f"{label} {t.start_s:.3f}-{t.end_s:.3f} s")
+        Bar(t.seconds, tooltip=f"{label} {t.start_s:.3f}-{t.end_s:.3f} s")
         for t in turns))
         for index, (label, turns) in enumerate(lanes))
     return Timeline(run.sample.duration_s, tracks)

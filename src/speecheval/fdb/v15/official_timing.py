@@ -35,24 +35,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.timeline import Span
+from ...core.timeline import SecondsPair, Span
 
 OFFICIAL_SPEECH_PAD_MS = 30
 """Silero's default padding, which get_timing.py keeps."""
 USER_MERGE_GAP_S = 0.6
 MODEL_MERGE_GAP_S = 0.5
 
-Interval = tuple[float, float]
+def seconds(segments: Sequence[Span]) -> list[SecondsPair]:
+    """Spans as the (start, end) float seconds the official functions take (their float
+    view: the script's arithmetic is reproduced on it bit for bit)."""
+    return [s.seconds for s in segments]
 
 
-def seconds(segments: Sequence[Span]) -> list[Interval]:
-    """Spans as the (start, end) float seconds the official functions take."""
-    return [(s.start_us / 1e6, s.end_us / 1e6) for s in segments]
-
-
-def merge_close(segments: Sequence[Interval], gap_s: float) -> list[Interval]:
+def merge_close(segments: Sequence[SecondsPair], gap_s: float) -> list[SecondsPair]:
     """Sort, then join each segment to the previous one when the gap is at most ``gap_s``."""
-    merged: list[Interval] = []
+    merged: list[SecondsPair] = []
     for start, end in sorted(segments):
         if merged and start - merged[-1][1] <= gap_s:
             merged[-1] = (merged[-1][0], max(merged[-1][1], end))
@@ -61,9 +59,10 @@ def merge_close(segments: Sequence[Interval], gap_s: float) -> list[Interval]:
     return merged
 
 
-def stop_intervals(user: Sequence[Interval], model: Sequence[Interval]) -> list[list[float]]:
+def stop_intervals(user: Sequence[SecondsPair],
+                   model: Sequence[SecondsPair]) -> list[list[float]]:
     """The official ``latency_stop_list`` of merged user and model segments."""
-    shortest: dict[int, Interval] = {}
+    shortest: dict[int, SecondsPair] = {}
     u = m = 0
     while u < len(user) and m < len(model):
         start, end = max(user[u][0], model[m][0]), min(user[u][1], model[m][1])
@@ -80,8 +79,8 @@ def stop_intervals(user: Sequence[Interval], model: Sequence[Interval]) -> list[
     return [[round(start, 3), round(end, 3)] for start, end in ordered]
 
 
-def response_intervals(user: Sequence[Interval],
-                       model: Sequence[Interval]) -> list[list[float]]:
+def response_intervals(user: Sequence[SecondsPair],
+                       model: Sequence[SecondsPair]) -> list[list[float]]:
     """The official ``latency_resp_list`` of merged user and model segments."""
     by_start: dict[int, list[float]] = {}
     for _, user_end in user:

@@ -27,8 +27,8 @@ from ...report import page as pg
 from ...report import timeline as tl
 from ...report.curve_svg import Series, render_curves
 from ...report.numbers import fixed, percent
+from ...report.svg_frame import tick_step
 from ...report.table import Table
-from ...report.timeline_layout import tick_step
 from .behavior import CLEAN_OUTPUT_JSON, CLEAN_OUTPUT_WAV, LABELS, OUTPUT_JSON
 from .layout import DECLARED_SIZES
 from .scoring import OUTPUT_WAV
@@ -179,9 +179,10 @@ def _prosody_section(systems: Sequence[ScoredSystem]) -> pg.Section | None:
 
 def _words(folder: Path, name: str) -> tuple[tl.Word, ...]:
     data = json.loads((folder / name).read_text(encoding="utf-8"))
-    return tuple(tl.Word(str(c["text"]).strip(), float(c["timestamp"][0]),
-                         float(c["timestamp"][1] if c["timestamp"][1] is not None
-                               else c["timestamp"][0]))
+    return tuple(tl.Word(str(c["text"]).strip(), (float(c["timestamp"][0]),
+                                                  float(c["timestamp"][1]
+                                                        if c["timestamp"][1] is not None
+                                                        else c["timestamp"][0])))
                  for c in data.get("chunks", []) if str(c.get("text", "")).strip())
 
 
@@ -210,7 +211,7 @@ def _timeline(system: ScoredSystem, row: dict[str, Any], ident: str) -> pg.Figur
         markers.append(tl.Marker(end + row["response_latency_s"], "responds",
                                  color="#1f77b4", tracks=("output",)))
     picture = tl.Timeline(duration_s=duration, tracks=tuple(tracks), markers=tuple(markers),
-                          shades=(tl.Shade(onset, end, "#fde2e2", "overlap"),),
+                          shades=(tl.Shade((onset, end), "#fde2e2", "overlap"),),
                           title=row["sample_id"])
     return pg.Figure(tl.to_svg(picture, ident=ident,
                                description=f"timelines of {row['sample_id']}"))

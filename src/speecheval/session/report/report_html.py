@@ -23,7 +23,7 @@ from ...core.provenance import Provenance
 from ...core.timeline import Span as Segment
 from ...report import page as pg
 from ...report.table import Table
-from ...report.timeline import Interval, Marker, Shade, Span, Timeline, Track, Wave, to_svg
+from ...report.timeline import Bar, Marker, Shade, Stretch, Timeline, Track, Wave, to_svg
 from ..metrics.evaluate import RunResult
 from ..metrics.results import SessionMetrics, TurnMetrics
 from ..record import events as ev
@@ -65,12 +65,12 @@ LEGEND = ("Blue: user, orange: agent (envelope, detected speech as bars). Shaded
           "Hover a mark for its value.")
 
 
-def _bars(segments: tuple[Segment, ...]) -> tuple[Span, ...]:
-    return tuple(Span(a, b, tooltip=f"{a:.2f}-{b:.2f} s")
+def _bars(segments: tuple[Segment, ...]) -> tuple[Bar, ...]:
+    return tuple(Bar((a, b), tooltip=f"{a:.2f}-{b:.2f} s")
                  for a, b in ((s.start_s, s.end_s) for s in segments))
 
 
-def _measures(turns: tuple[TurnMetrics, ...]) -> tuple[Interval, ...]:
+def _measures(turns: tuple[TurnMetrics, ...]) -> tuple[Stretch, ...]:
     """Response latency (first row) and barge-in stop time (second row) of every turn."""
     found = []
     for turn in turns:
@@ -78,11 +78,11 @@ def _measures(turns: tuple[TurnMetrics, ...]) -> tuple[Interval, ...]:
         latency = turn.response_latency_ms
         if offset is not None and latency is not None:
             colour = COLOURS["talk_over"] if turn.talk_over else COLOURS["latency"]
-            found.append(Interval(offset, offset + latency / 1000.0, f"{latency:g} ms", 0,
-                                  colour))
+            found.append(Stretch((offset, offset + latency / 1000.0), f"{latency:g} ms", 0,
+                                 colour))
         if onset is not None and turn.stop_ms is not None:
-            found.append(Interval(onset, onset + turn.stop_ms / 1000.0,
-                                  f"stop {turn.stop_ms:g} ms", 1, COLOURS["stop"]))
+            found.append(Stretch((onset, onset + turn.stop_ms / 1000.0),
+                                 f"stop {turn.stop_ms:g} ms", 1, COLOURS["stop"]))
     return tuple(found)
 
 
@@ -108,7 +108,7 @@ def session_timeline(session: SessionMetrics, recording: SessionRecording) -> Ti
         Track("agent speech", BARS, COLOURS["agent_bar"], "", spans=_bars(
             session.agent_segments)),
         Track("measures", MEASURES, caption="", intervals=_measures(session.turns)))
-    shades = tuple(Shade(t.start_s, t.audio_end_s, COLOURS["pass" if t.passed else "fail"],
+    shades = tuple(Shade((t.start_s, t.audio_end_s), COLOURS["pass" if t.passed else "fail"],
                          t.id, t.id)
                    for t in session.turns if t.start_s is not None and t.audio_end_s is not None)
     markers = [Marker(t, color=COLOURS["clear"], dashed=True, width=1.5, tracks=AGENT_LANES,

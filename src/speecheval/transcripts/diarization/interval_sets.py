@@ -1,13 +1,18 @@
 """Sets of instants as (n, 2) arrays of ``[start, end)`` µs: normalise, subtract, measure.
 
 The scoring regions of a file with a million turns (the UEM minus the collars around two
-million reference boundaries, md-eval's regions) are sets of about as many intervals.
-Here they stay plain int64 arrays, and each operation is a sort of nearly sorted edges or
-a search in sorted arrays, and a few array passes; :class:`~speecheval.core.timeline.Spans`
-would give the same sets, with labels and flags this scoring does not need.
+million reference boundaries, md-eval's regions) are sets of about as many intervals, kept
+as the (n, 2) array form of :class:`~speecheval.core.timeline.Spans`
+(:meth:`Spans.pairs`, :meth:`Spans.from_pairs`). A *normalised* set is sorted, its
+intervals are disjoint, non-empty and maximal (two intervals that touch are one): the
+form :meth:`Spans.union` gives.
 
-A *normalised* set is sorted, its intervals are disjoint, non-empty and maximal (two
-intervals that touch are one), which is the form :meth:`Spans.union` gives.
+Normalising and subtracting are :class:`Spans` operations (``benchmarks/span_sets_speed.py``:
+no faster here). Three stay here, measured in the same run: the complement of the collars
+(:func:`outside_around`, about five times faster than subtracting the collar zones), the
+intersection sweep (its sets reach the furthest int64 instants, as complements do, which
+``Spans.union`` refuses to shift) and :func:`covered_before`, which ``Spans`` has no
+counterpart for (docs/adr/0014-one-time-span-one-svg-frame.md).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
+
+from ...core.timeline import Spans, expand
 
 _FAR_PAST = np.iinfo(np.int64).min
 _FAR_FUTURE = np.iinfo(np.int64).max
@@ -39,32 +46,20 @@ def normalized(given: IntervalsLike) -> Intervals:
     [[0, 12], [20, 21]]
     """
     pairs = intervals(given)
-    timed = pairs[:, 1] > pairs[:, 0]
-    if not timed.all():
-        pairs = pairs[timed]
     starts, ends = pairs[:, 0], pairs[:, 1]
-    if starts.size == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    if not bool((starts[1:] >= starts[:-1]).all()):
-        order = np.argsort(starts)
-        starts, ends = starts[order], ends[order]
-    elif bool((starts[1:] > ends[:-1]).all()):
+    if bool((ends > starts).all()) and bool((starts[1:] > ends[:-1]).all()):
         return pairs  # normalised already (the common case): no copy
-    running = np.maximum.accumulate(ends)
-    head = np.ones(starts.size, dtype=bool)
-    head[1:] = starts[1:] > running[:-1]
-    last = np.append(np.flatnonzero(head)[1:] - 1, starts.size - 1)
-    return np.stack([starts[head], running[last]], axis=1)
+    return Spans.from_pairs(pairs).union().pairs()
 
 
 def difference(first: IntervalsLike, second: IntervalsLike) -> Intervals:
     """The instants of ``first`` outside ``second``, normalised (either may overlap
-    itself): ``first`` intersected with the gaps of ``second``.
+    itself): :meth:`Spans.difference`.
 
     >>> difference([(0, 10), (10, 12)], [(2, 3), (5, 11)]).tolist()
     [[0, 2], [3, 5], [11, 12]]
     """
-    return intersection(normalized(first), gaps(normalized(second)))
+    return Spans.from_pairs(first).difference(Spans.from_pairs(second)).pairs()
 
 
 def gaps(spans: Intervals) -> Intervals:
@@ -158,25 +153,6 @@ def _pieces(first: Intervals, second: Intervals) -> Intervals:
     pieces = np.stack([np.maximum(first[rows, 0], second[partners, 0]),
                        np.minimum(first[rows, 1], second[partners, 1])], axis=1)
     return pieces[pieces[:, 1] > pieces[:, 0]]
-
-
-def expand(lo: NDArray[np.integer], hi: NDArray[np.integer]
-           ) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
-    """All ``(row, k)`` with ``lo[row] <= k < hi[row]``, as two index arrays, rows in
-    order (int32 when every index fits).
-
-    >>> rows, ks = expand(np.array([2, 0, 5]), np.array([4, 0, 6]))
-    >>> rows.tolist(), ks.tolist()
-    ([0, 0, 2], [2, 3, 5])
-    """
-    counts = np.maximum(hi - lo, 0)
-    total = int(counts.sum())
-    small = max(total, lo.size, int(hi.max()) if hi.size else 0) < 1 << 31
-    index = np.int32 if small else np.intp  # half the memory for the common sizes
-    rows: NDArray[np.integer] = np.repeat(np.arange(lo.size, dtype=index), counts)
-    ks: NDArray[np.integer] = np.arange(total, dtype=index)
-    ks += np.repeat((lo - (np.cumsum(counts) - counts)).astype(index), counts)
-    return rows, ks
 
 
 def length(given: IntervalsLike) -> int:

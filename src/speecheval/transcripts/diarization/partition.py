@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.timeline import Spans
-from .interval_sets import Intervals, covered_before, expand
+from ...core.timeline import Spans, expand
+from .interval_sets import Intervals, covered_before
 from .turns import speaker_turns
 
 _CHUNK = 1 << 18  # intervals at a time where a pass needs temporaries

@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
 from ...core.timebase import to_us
-from ...core.timeline import Span, Spans
+from ...core.timeline import Span, Spans, TimedRecord
 from ._io import read_text, split_lines, write_new
 from .rttm_fields import (
     CHANNEL,
@@ -56,7 +56,6 @@ from .rttm_fields import (
     TYPE,
 )
 from .rttm_plain import plain_columns
-from .timed import SpanInSeconds
 
 BOM = "\ufeff".encode()
 SPEAKER_INFO = "SPKR-INFO"
@@ -68,7 +67,7 @@ OTHER_RECORD_TYPES = frozenset({
 
 
 @dataclass(frozen=True)
-class RttmTurn(SpanInSeconds):
+class RttmTurn(TimedRecord):
     """One ``SPEAKER`` record: in ``file_id``, ``span.label`` (the speaker) talks over ``span``.
 
     The time is a :class:`~speecheval.core.timeline.Span` in integer microseconds: RTTM's

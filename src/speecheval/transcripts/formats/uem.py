@@ -28,15 +28,14 @@ from pathlib import Path
 
 from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
-from ...core.timeline import Span
+from ...core.timeline import Span, TimedRecord
 from ._io import data_lines, read_text, write_new
-from .timed import SpanInSeconds
 
 _FIELDS = 4
 
 
 @dataclass(frozen=True)
-class UemSegment(SpanInSeconds):
+class UemSegment(TimedRecord):
     """One scoring region of ``file_id``: a :class:`~speecheval.core.timeline.Span` in
     integer microseconds; ``line`` is for messages only.
 

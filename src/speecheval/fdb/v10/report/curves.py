@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from ....report import page as pg
 from ....report.curve_svg import Guide, Point, Series, render_curves
 from ....report.numbers import fixed
+from ....report.svg_frame import tick_step
 from ....report.table import Align, Table
-from ....report.timeline_layout import tick_step
 from ..scoring.latency_curve import LatencyCurve
 from ..scoring.tasks import RESPONSE_WINDOWS_S
 

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from ....core.timebase import from_us, to_us
 from ....core.timeline import Spans
-from ....report.timeline import Interval, Marker, Span, Timeline, Track, Wave, Word, Zoom
+from ....report.timeline import Bar, Marker, Stretch, Timeline, Track, Wave, Word, Zoom
 from ...common.tree import PAUSE_HANDLING, SMOOTH_TURN_TAKING
 from ..scoring.pause import owned_intervals
 from ..scoring.samples import LoadedSample
@@ -81,8 +81,8 @@ class _Plan:
     numbers: str
     markers: tuple[Marker, ...]
     zooms: tuple[Zoom, ...]
-    bars: tuple[Span, ...] = ()
-    intervals: tuple[Interval, ...] = ()
+    bars: tuple[Bar, ...] = ()
+    intervals: tuple[Stretch, ...] = ()
 
 
 def plan_timeline(sample: LoadedSample, segments: Spans, row: dict[str, Any],
@@ -90,7 +90,7 @@ def plan_timeline(sample: LoadedSample, segments: Spans, row: dict[str, Any],
     """The timeline of one eligible, scored sample (``row`` is its jsonl row,
     ``segments`` its speech, ``samples`` the output track)."""
     duration = from_us(sample.duration_us)
-    words = tuple(Word(w.text, from_us(w.start_us), from_us(w.end_us)) for w in sample.words)
+    words = tuple(Word(w.text, (from_us(w.start_us), from_us(w.end_us))) for w in sample.words)
     if sample.entry.task == PAUSE_HANDLING:
         plan = _pause_plan(sample, row, duration, words)
     elif sample.entry.task == SMOOTH_TURN_TAKING:
@@ -98,8 +98,8 @@ def plan_timeline(sample: LoadedSample, segments: Spans, row: dict[str, Any],
     else:
         plan = _interruption_plan(row, duration, segments)
     tracks = (Track(OUTPUT, color="#4a6fa5", wave=Wave(samples, rate)),
-              Track(SPEECH, color="#2e8b57", spans=tuple(Span(a, b, tooltip=f"{a:.3f}-{b:.3f} s")
-                                                       for a, b in _seconds(segments))),
+              Track(SPEECH, color="#2e8b57", spans=tuple(
+                  Bar((a, b), tooltip=f"{a:.3f}-{b:.3f} s") for a, b in _seconds(segments))),
               Track(WORDS, color="#c77d1f", words=words),
               Track(ANNOTATION, spans=plan.bars, intervals=plan.intervals))
     return Timeline(duration, tracks, markers=plan.markers, zooms=plan.zooms,
@@ -107,8 +107,8 @@ def plan_timeline(sample: LoadedSample, segments: Spans, row: dict[str, Any],
                     subtitle=plan.numbers, axis_label="time on the input window (s)")
 
 
-# Interval rows of the annotation lane: the stop (or why there is none) above, the
-# latency and the owned pause stretches below.
+# Rows of the measured stretches in the annotation lane: the stop (or why there is none)
+# above, the latency and the owned pause stretches below.
 UPPER, LOWER = 0, 1
 
 
@@ -121,15 +121,14 @@ def _pause_plan(sample: LoadedSample, row: dict[str, Any], duration: float,
                f"intruded_pauses {row['intruded_pauses']} of {row['pauses']}   "
                f"intrusion_s {_s(row['intrusion_s'])} of pause_s {_s(row['pause_s'])}")
     pauses = sample.pauses
-    bars = tuple(Span(from_us(p.start_us), from_us(p.end_us), f"pause {i + 1}", "#9a9a9a")
-                 for i, p in enumerate(pauses))
-    owned = tuple(Interval(from_us(p.start_us), from_us(p.end_us), f"pause {i + 1} owns", LOWER)
+    bars = tuple(Bar(p.seconds, f"pause {i + 1}", "#9a9a9a") for i, p in enumerate(pauses))
+    owned = tuple(Stretch(p.seconds, f"pause {i + 1} owns", LOWER)
                   for i, p in enumerate(owned_intervals(pauses, sample.duration_us)))
     first = pauses[0]
     start, end = from_us(first.start_us), from_us(first.end_us)
     # The first onset at or after the first pause start decides pause_intrusion: show it
     # in the zoom too when it follows the pause closely.
-    onset = min((w.start_s for w in words if w.start_s >= start), default=None)
+    onset = min((w.seconds[0] for w in words if w.seconds[0] >= start), default=None)
     title = "zoom around the first pause"
     if onset is not None and end < onset <= end + 2 * ZOOM_MARGIN_S:
         end, title = onset, title + " and the first onset after it"
@@ -142,13 +141,13 @@ def _turn_plan(row: dict[str, Any], duration: float) -> _Plan:
     numbers = f"outcome: {row['outcome']}   E {_s(e)} s"
     points = sorted([("E", e)] + ([] if first is None else [("the first word", first)]),
                     key=lambda point: point[1])
-    intervals: tuple[Interval, ...] = ()
+    intervals: tuple[Stretch, ...] = ()
     if row["latency_s"] is not None:
         numbers += f"   first_word_s {_s(first)}   latency_s {_s(row['latency_s'])}"
-        intervals = (Interval(e, first, f"latency_s {_s(row['latency_s'])}", LOWER),)
+        intervals = (Stretch((e, first), f"latency_s {_s(row['latency_s'])}", LOWER),)
     elif first is not None:
         numbers += f"   first_word_s {_s(first)} (before E)"
-        intervals = (Interval(first, e, f"early start: {_s(e - first)} s before E", LOWER),)
+        intervals = (Stretch((first, e), f"early start: {_s(e - first)} s before E", LOWER),)
     return _Plan(numbers, (_reference("E", e, "right"),), _zooms(duration, *points),
                  intervals=intervals)
 
@@ -163,20 +162,20 @@ def _interruption_plan(row: dict[str, Any], duration: float, segments: Spans) ->
     parts = [f"outcome: {row['outcome']}",
              f"speech_at_onset {str(row['speech_at_onset']).lower()}",
              f"speech_at_end {str(row['speech_at_end']).lower()}"]
-    intervals: list[Interval] = []
+    intervals: list[Stretch] = []
     points = [("S", s), ("R", r)]
     markers = [_reference("S", s, "left"), _reference("R", r, "right")]
     if row["stop_s"] is not None:
         stop_s = s + row["stop_s"]
         points.append(("the stop", stop_s))
         parts.append(f"stop_s {_s(row['stop_s'])}")
-        intervals.append(Interval(s, stop_s, f"stop_s {_s(row['stop_s'])}", UPPER))
+        intervals.append(Stretch((s, stop_s), f"stop_s {_s(row['stop_s'])}", UPPER))
         # Left of its line, over the segment that stops, so it never meets a restart note.
         markers.append(Marker(stop_s, "stop", STOP_COLOR, width=1.6, side="left",
                               label_track=SPEECH))
     elif exercised:
         parts.append("no observed stop (speech runs to T)")
-        intervals.append(Interval(s, duration, "no observed stop: speech runs to T", UPPER))
+        intervals.append(Stretch((s, duration), "no observed stop: speech runs to T", UPPER))
     else:
         intervals.extend(_silence_at(s, segments))
     # A segment starting inside (S, R) is a restart only if the model was speaking at S;
@@ -185,13 +184,13 @@ def _interruption_plan(row: dict[str, Any], duration: float, segments: Spans) ->
                  else f"segments starting inside (S, R) {row['restarts']}")
     # speech_at_end decides speaking_at_end and stays visible on a not-exercised sample
     # (the spec keeps it there): the stretch of the segment carrying over R, up to R.
-    intervals += [Interval(start, r, f"speech_at_end: carries over R from {_s(start)} s",
-                           LOWER)
+    intervals += [Stretch((start, r), f"speech_at_end: carries over R from {_s(start)} s",
+                          LOWER)
                   for start, end in _seconds(segments) if start < r < end]
     if row["latency_s"] is not None:
         parts.append(f"latency_s {_s(row['latency_s'])}")
-        intervals.append(Interval(r, row["first_word_s"], f"latency_s {_s(row['latency_s'])}",
-                                  LOWER))
+        intervals.append(Stretch((r, row["first_word_s"]), f"latency_s {_s(row['latency_s'])}",
+                                 LOWER))
         points.append(("the first word", row["first_word_s"]))
     note = "restart" if exercised else "start in (S, R)"
     markers += [Marker(start, note, RESTART_COLOR, side="right", label_track=SPEECH,
@@ -199,10 +198,10 @@ def _interruption_plan(row: dict[str, Any], duration: float, segments: Spans) ->
                 for start, _end in _seconds(segments) if s < start < r]
     return _Plan("   ".join(parts), tuple(markers),
                  _zooms(duration, *sorted(points, key=lambda point: point[1])),
-                 (Span(s, r, "user interrupts", "#e8908c"),), tuple(intervals))
+                 (Bar((s, r), "user interrupts", "#e8908c"),), tuple(intervals))
 
 
-def _silence_at(onset_s: float, segments: Spans) -> list[Interval]:
+def _silence_at(onset_s: float, segments: Spans) -> list[Stretch]:
     """The gap between two segments that holds S, when S falls in one: the pause that
     made the sample not exercised.
 
@@ -215,6 +214,5 @@ def _silence_at(onset_s: float, segments: Spans) -> list[Interval]:
         return []
     hull = Spans([segments.starts.min()], [segments.ends.max()])
     onset_us = to_us(onset_s)
-    return [Interval(gap.start_s, gap.end_s, f"no speech at S: {_s(gap.duration_s)} s gap",
-                     UPPER)
+    return [Stretch(gap.seconds, f"no speech at S: {_s(gap.duration_s)} s gap", UPPER)
             for gap in hull.difference(segments) if gap.contains(onset_us)]

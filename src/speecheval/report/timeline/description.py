@@ -1,33 +1,34 @@
-"""A timeline, described once and drawn as SVG (inline in HTML pages) or PNG/SVG images.
+"""What a timeline shows, described once for every backend.
 
 A family says *what* its timeline shows; this package decides how it looks. The
 description is small and declarative:
 
 - :class:`Track`: one horizontal lane, top to bottom; a lane holds a waveform envelope
-  (:class:`Wave`), bars (:class:`Span`), transcript words (:class:`Word`, labels
-  staggered so that they never overlap) and labelled double arrows (:class:`Interval`).
+  (:class:`Wave`), bars (:class:`Bar`), transcript words (:class:`Word`, labels
+  staggered so that they never overlap) and labelled double arrows (:class:`Stretch`).
 - :class:`Marker`: a vertical line at one time, across every lane or some, with a
   readable label above the panel or at the top of a lane.
 - :class:`Shade`: a background band over all lanes (a turn's window), optionally labelled.
 - :class:`Zoom`: a window drawn again below at a larger scale (and shaded on the whole).
 
-:func:`to_svg` writes hand-made SVG that scales to the page width and carries a tooltip
-on every mark; :func:`to_figure` draws the same description with matplotlib (imported
-only then) for ``.png`` and ``.svg`` files. Both place everything through
-:mod:`.timeline_layout`, so the two pictures agree.
+What is drawn over a stretch of time (a bar, a word, a shade, a measured stretch) holds
+that stretch in the one time-span type's float view,
+:data:`speecheval.core.timeline.SecondsPair` (``Span.seconds`` of a family's
+:class:`~speecheval.core.timeline.Span`), with what the picture adds: a label, a colour,
+a tooltip. Float seconds because a picture is drawn where the family measured, and some
+measure finer than the microsecond (a session's 16 kHz sample times). The picture's own
+coordinates (its duration, the zoom windows, a marker's instant) are seconds too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
-from markupsafe import Markup
 from numpy.typing import NDArray
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+from ...core.timeline import SecondsPair
 
 Side = Literal["left", "right"]
 DEFAULT_COLOR = "#4a6fa5"
@@ -47,11 +48,10 @@ class Wave:
 
 
 @dataclass(frozen=True)
-class Span:
-    """A bar from ``start_s`` to ``end_s``; ``label`` is written inside it."""
+class Bar:
+    """A bar over ``seconds``; ``label`` is written inside it."""
 
-    start_s: float
-    end_s: float
+    seconds: SecondsPair
     label: str = ""
     color: str | None = None
     tooltip: str = ""
@@ -59,20 +59,20 @@ class Span:
 
 @dataclass(frozen=True)
 class Word:
-    """A transcript word: a thin bar with its text under it when there is room."""
+    """A transcript word: a thin bar over ``seconds`` with its text under it when there
+    is room."""
 
     text: str
-    start_s: float
-    end_s: float
+    seconds: SecondsPair
 
 
 @dataclass(frozen=True)
-class Interval:
-    """A measured stretch: a double arrow labelled with its value, in row ``row`` (0 is
-    the top row) of its lane's interval rows."""
+class Stretch:
+    """A measured stretch: a double arrow over ``seconds`` (from where it is measured to
+    where it ends; a negative latency runs backwards) labelled with its value, in row
+    ``row`` (0 is the top row) of its lane's rows of measured stretches."""
 
-    start_s: float
-    end_s: float
+    seconds: SecondsPair
     label: str
     row: int = 0
     color: str = ARROW_COLOR
@@ -84,16 +84,17 @@ class Track:
     """One lane. ``name`` identifies it (markers refer to it); ``caption`` is what the
     lane is called on the picture: ``None`` shows the name, ``""`` nothing (a lane that
     continues the one above it, e.g. detected speech under a waveform). ``height`` is in
-    layout units (about pixels in the HTML timeline)."""
+    layout units (about pixels in the HTML timeline). ``interval_rows`` is the number of
+    rows for the measured stretches."""
 
     name: str
     height: float = 40.0
     color: str = DEFAULT_COLOR
     caption: str | None = None
     wave: Wave | None = None
-    spans: tuple[Span, ...] = ()
+    spans: tuple[Bar, ...] = ()
     words: tuple[Word, ...] = ()
-    intervals: tuple[Interval, ...] = ()
+    intervals: tuple[Stretch, ...] = ()
     interval_rows: int = 2
 
     def __post_init__(self) -> None:
@@ -128,10 +129,10 @@ class Marker:
 
 @dataclass(frozen=True)
 class Shade:
-    """A background band over every lane; ``label`` is written at its bottom left."""
+    """A background band over every lane during ``seconds``; ``label`` is written at
+    its bottom left."""
 
-    start_s: float
-    end_s: float
+    seconds: SecondsPair
     color: str
     label: str = ""
     tooltip: str = ""
@@ -159,26 +160,3 @@ class Timeline:
     title: str = ""
     subtitle: str = ""
     axis_label: str = "time (s)"
-
-
-def to_svg(timeline: Timeline, *, ident: str, description: str) -> Markup:
-    """Inline SVG for an HTML page; ``ident`` keeps its clip ids unique on the page,
-    ``description`` is what a screen reader says."""
-    from .timeline_svg import render
-
-    return render(timeline, ident=ident, description=description)
-
-
-def to_figure(timeline: Timeline) -> Figure:
-    """The matplotlib figure (the whole timeline on top, zoom panels below)."""
-    from .timeline_mpl import build_figure
-
-    return build_figure(timeline)
-
-
-def image_bytes(timeline: Timeline, fmt: Literal["png", "svg"]) -> bytes:
-    """PNG or SVG file bytes of :func:`to_figure`; the same description gives the same
-    bytes."""
-    from .timeline_mpl import figure_bytes
-
-    return figure_bytes(to_figure(timeline), fmt)

@@ -1,9 +1,9 @@
-"""Where everything of a :class:`~.timeline.Timeline` goes in one panel, for any backend.
+"""Where everything of a :class:`~.description.Timeline` goes in one panel, for any backend.
 
 A panel shows the window ``[start_s, end_s]``. Positions are seconds across and layout
 units down from the top of the lanes (about pixels in the HTML timeline; matplotlib
 scales them to its axes). Only what lies in the window gets a mark, so every label
-exists where it is seen. Backends (:mod:`.timeline_svg`, :mod:`.timeline_mpl`) turn the
+exists where it is seen. Backends (:mod:`.svg`, :mod:`.mpl`) turn the
 marks into drawing calls and measure text for the word rows.
 """
 
@@ -16,9 +16,9 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from .timeline import ARROW_COLOR, Marker, Timeline, Track
+from ..svg_frame import Role
+from .description import ARROW_COLOR, Marker, Timeline, Track
 
-Role = Literal["axis", "lane", "small", "word", "note", "mark"]
 Anchor = Literal["start", "middle", "end"]
 Baseline = Literal["top", "middle", "bottom"]
 Measure = Callable[[str, Role], float]
@@ -140,20 +140,6 @@ def stagger(starts_px: Sequence[float], widths_px: Sequence[float], rows: int = 
     return placed
 
 
-_TICK_STEPS_S = (0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0,
-                 600.0, 1800.0, 3600.0)
-
-
-def tick_step(duration_s: float, most: int = 12) -> float:
-    """The smallest readable tick spacing that gives at most ``most`` ticks.
-
-    >>> tick_step(9.0), tick_step(45.0), tick_step(600.0), tick_step(1.5)
-    (1.0, 5.0, 60.0, 0.2)
-    """
-    return next((step for step in _TICK_STEPS_S if duration_s / step <= most),
-                _TICK_STEPS_S[-1])
-
-
 def envelope(samples: NDArray[Any], rate: int, start_s: float, end_s: float, columns: int
              ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Times and the lowest and highest sample of about ``columns`` equal blocks of the
@@ -189,11 +175,12 @@ def layout_panel(timeline: Timeline, start_s: float, end_s: float, *, width_px: 
     panel = Panel(start_s, end_s, lanes_height + (SHADE_STRIP if labelled_shades else 0.0))
     window = _Window(start_s, end_s, width_px)
     for shade in timeline.shades:
-        if window.meets(shade.start_s, shade.end_s):
-            panel.background.append(Box(shade.start_s, shade.end_s, 0.0, panel.height,
+        shade_start, shade_end = shade.seconds
+        if window.meets(shade_start, shade_end):
+            panel.background.append(Box(shade_start, shade_end, 0.0, panel.height,
                                         shade.color, shade.opacity, shade.tooltip))
             if shade.label:
-                panel.marks.append(Label(max(shade.start_s, start_s), panel.height - 2,
+                panel.marks.append(Label(max(shade_start, start_s), panel.height - 2,
                                          shade.label, "small", baseline="bottom", dx=2.0))
     if show_zooms:
         panel.background.extend(Box(z.start_s, z.end_s, 0.0, panel.height, ZOOM_SHADE, 0.07)
@@ -277,48 +264,52 @@ class _Lane:
     def _spans(self, top: float, band: float) -> None:
         bar = band * BAR_FILL
         y0 = top + (band - bar) / 2
-        for span in self.track.spans:
-            if not self.window.meets(span.start_s, span.end_s):
+        for drawn in self.track.spans:
+            start_s, end_s = drawn.seconds
+            if not self.window.meets(start_s, end_s):
                 continue
-            width = max(span.end_s - span.start_s, 1.0 / self.window.px_per_s)
-            self.panel.marks.append(Box(span.start_s, span.start_s + width, y0, y0 + bar,
-                                        span.color or self.track.color,
-                                        tooltip=span.tooltip))
-            if span.label:
-                self.panel.marks.append(Label(max(span.start_s, self.window.start_s),
-                                              y0 + bar / 2, span.label, "small", dx=2.0))
+            width = max(end_s - start_s, 1.0 / self.window.px_per_s)
+            self.panel.marks.append(Box(start_s, start_s + width, y0, y0 + bar,
+                                        drawn.color or self.track.color,
+                                        tooltip=drawn.tooltip))
+            if drawn.label:
+                self.panel.marks.append(Label(max(start_s, self.window.start_s),
+                                              y0 + bar / 2, drawn.label, "small", dx=2.0))
 
     def _words(self, top: float, height: float) -> int:
         """Bars and staggered labels; the number of words left without a label."""
         window = self.window
-        visible = [w for w in self.track.words if window.meets(w.start_s, w.end_s)]
+        visible = [w for w in self.track.words if window.meets(*w.seconds)]
         shortest = (window.end_s - window.start_s) / 1500
         top += WORD_PAD
         for word in visible:
-            self.panel.marks.append(Box(word.start_s, word.start_s + max(
-                word.end_s - word.start_s, shortest), top, top + WORD_BAR, self.track.color,
+            start_s, end_s = word.seconds
+            self.panel.marks.append(Box(start_s, start_s + max(
+                end_s - start_s, shortest), top, top + WORD_BAR, self.track.color,
                 tooltip=word.text, outline="white"))
-        starts = [(max(w.start_s, window.start_s) - window.start_s) * window.px_per_s
+        starts = [(max(w.seconds[0], window.start_s) - window.start_s) * window.px_per_s
                   for w in visible]
         rows = stagger(starts, [self.measure(w.text, "word") for w in visible])
         row_height = (height - WORD_PAD - WORD_BAR) / LABEL_ROWS
         for word, row in zip(visible, rows, strict=True):
             if row is not None:
                 self.panel.marks.append(Label(
-                    max(word.start_s, window.start_s), top + WORD_BAR + 1 + row * row_height,
+                    max(word.seconds[0], window.start_s),
+                    top + WORD_BAR + 1 + row * row_height,
                     word.text, "word", baseline="top", gid=WORD_LABEL_GID))
         return rows.count(None)
 
     def _intervals(self, top: float, row_height: float) -> None:
         window = self.window
         for interval in self.track.intervals:
-            if not window.meets(interval.start_s, interval.end_s):
+            start_s, end_s = interval.seconds
+            if not window.meets(start_s, end_s):
                 continue
             y = top + (interval.row + 0.8) * row_height
-            self.panel.marks.append(Arrow(interval.start_s, interval.end_s, y,
+            self.panel.marks.append(Arrow(start_s, end_s, y,
                                           interval.color, interval.tooltip or interval.label))
-            middle = (max(min(interval.start_s, interval.end_s), window.start_s)
-                      + min(max(interval.start_s, interval.end_s), window.end_s)) / 2
+            middle = (max(min(start_s, end_s), window.start_s)
+                      + min(max(start_s, end_s), window.end_s)) / 2
             self.panel.marks.append(Label(middle, y - 1.5, interval.label, "small",
                                           anchor="middle", baseline="bottom",
                                           color=interval.color if interval.color

@@ -1,4 +1,4 @@
-"""A :class:`~.timeline.Timeline` drawn with matplotlib (Agg, no pyplot state) for
+"""A :class:`~.description.Timeline` drawn with matplotlib (Agg, no pyplot state) for
 ``.png`` and ``.svg`` files.
 
 The whole window is the top panel; the zoom panels sit below it, side by side, and are
@@ -19,20 +19,10 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.patches import FancyArrowPatch
 
-from .fonts import matplotlib_families
-from .timeline import Timeline
-from .timeline_layout import (
-    Arrow,
-    Box,
-    Envelope,
-    HLine,
-    Label,
-    Mark,
-    Panel,
-    Role,
-    VLine,
-    layout_panel,
-)
+from ..fonts import matplotlib_families
+from ..svg_frame import Role
+from .description import Timeline
+from .layout import Arrow, Box, Envelope, HLine, Label, Mark, Panel, VLine, layout_panel
 
 DPI = 110
 ENVELOPE_POINTS = 2000
