@@ -16,9 +16,10 @@ from ..core.timeline import Span as TimeSpan
 from ..report import page as pg
 from ..report.numbers import percent
 from ..report.timeline import Bar, Timeline, Track, to_svg
+from .maturity import SPEC_REPEATS
 from .score.measure import RunScore
 from .score.measures.text import Text
-from .score.report_tables import kaldi_lines, text_tables
+from .score.report_tables import TitledTable, kaldi_lines, text_tables
 from .score.report_wording import FACTS, HYPOTHESES, JUDGEMENTS, Wording
 from .score.tables import Tables
 
@@ -26,6 +27,11 @@ LANE = 16.0
 COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1",
            "#ff9da7", "#9c755f", "#bab0ac")
 LEGEND = ("S substitution, D deletion, I insertion; upper: reference, lower: hypothesis.")
+# What "the spec" of a maturity reason is, for a reader who has only this page.
+SPEC_NOTE = ("\"The spec\" is speecheval's transcription and diarization methodology: its "
+             f"main protocol asks for {SPEC_REPEATS} repeated runs of each system on each "
+             "sample before a result may support a decision (docs/transcripts-score.md, "
+             "maturity levels).")
 
 
 def _lanes(turns: Sequence[TimeSpan], side: str) -> list[tuple[str, list[TimeSpan]]]:
@@ -80,6 +86,11 @@ def _run_section(index: int, run: RunScore) -> pg.Details:
         pg.BulletList(notes, "note")))
 
 
+def _table_blocks(titled: TitledTable) -> tuple[pg.Block, ...]:
+    explained = (pg.Paragraph((titled.explanation,), "note"),) if titled.explanation else ()
+    return (pg.Paragraph((titled.note,), "note"), *explained, pg.TableBlock(titled.table))
+
+
 def render_report(system: str, tables: Tables, runs: Sequence[RunScore], wording: Wording,
                   provenance: tuple[tuple[str, str], ...] = ()) -> str:
     """The whole report as one HTML document: measured facts (tables, runs), judgements,
@@ -88,10 +99,10 @@ def render_report(system: str, tables: Tables, runs: Sequence[RunScore], wording
     blocks: list[pg.Block] = []
     if maturity.reasons:
         blocks.append(pg.BulletList(tuple(maturity.reasons), "note"))
+        if any("the spec" in reason for reason in maturity.reasons):
+            blocks.append(pg.Paragraph((SPEC_NOTE,), "note"))
     measured: list[pg.Block] = [pg.Preformatted("\n".join(kaldi_lines(tables)))]
-    measured += [pg.Section(t.title, (pg.Paragraph((t.note,), "note"),
-                                      pg.TableBlock(t.table)), level=3)
-                 for t in text_tables(tables)]
+    measured += [pg.Section(t.title, _table_blocks(t), level=3) for t in text_tables(tables)]
     measured.append(pg.Section("Runs", tuple(_run_section(i, run)
                                              for i, run in enumerate(runs)), level=3))
     blocks.append(pg.Section(FACTS, tuple(measured)))

@@ -41,16 +41,34 @@ from .tables import Tables
 
 @dataclass(frozen=True)
 class TitledTable:
-    """One table for people, with its title and what it means."""
+    """One table for people, with its title and what it means.
+
+    ``explanation`` says in plain words what a term of the title means (what a parity
+    track is). Only the HTML page shows it: the Markdown report's bytes are pinned.
+    """
 
     title: str
     note: str
     table: Table
+    explanation: str = ""
 
 
 def _titled(title: str, note: str, header: Sequence[str],
-            rows: Sequence[Sequence[str]]) -> TitledTable:
-    return TitledTable(title, note, Table.of(header, rows))
+            rows: Sequence[Sequence[str]], explanation: str = "") -> TitledTable:
+    return TitledTable(title, note, Table.of(header, rows), explanation)
+
+
+PARITY = ("A parity track recomputes a number the way another project's published "
+          "evaluation computes it, so that a result can be set beside numbers published "
+          "that way; it is reported on its own and never mixed with the main protocol. ")
+MOSS_PARITY = PARITY + (
+    "Here: the MOSS speech model's evaluation, which cleans the text its own way (drops "
+    "timestamps, speaker, event and emotion tags, Unicode punctuation and spaces, folds "
+    "case) and reports corpus CER and cpCER.")
+LATTIFAI_PARITY = PARITY + (
+    "Here: the LattifAI benchmark's diarization scoring, with a collar of +-0.1 s "
+    "around each reference boundary (pyannote.metrics' collar=0.2, the total width) "
+    "instead of the main protocol's +-0.25 s.")
 
 
 def sec(value: float | None) -> str:
@@ -306,7 +324,8 @@ def _moss(tables: Tables) -> TitledTable:
     return _titled("Parity track: MOSS (own cleaning; never mixed with the main protocol)",
                      "Corpus CER and cpCER; delta_cp = cpCER - CER over samples valid for "
                      "both, can be negative.",
-                     ("scenario", "runs", "CER", "cpCER", "delta_cp"), tuple(rows))
+                     ("scenario", "runs", "CER", "cpCER", "delta_cp"), tuple(rows),
+                     MOSS_PARITY)
 
 
 def _lattifai(tables: Tables) -> TitledTable:
@@ -321,7 +340,7 @@ def _lattifai(tables: Tables) -> TitledTable:
                      "mixed with the main protocol)",
                      "Pooled over runs.",
                      ("scenario", "DER", "JER", "scored s", "missed s", "false alarm s",
-                      "confusion s"), tuple(rows))
+                      "confusion s"), tuple(rows), LATTIFAI_PARITY)
 
 
 def markdown(tables: Tables, system: str, wording: Wording) -> str:
