@@ -26,10 +26,13 @@ import numpy as np
 from markupsafe import Markup
 from numpy.typing import NDArray
 
+from ..core.extras import require
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 Side = Literal["left", "right"]
+PICTURE = "a timeline picture (.png, .svg)"
 DEFAULT_COLOR = "#4a6fa5"
 ARROW_COLOR = "#333333"
 
@@ -171,6 +174,7 @@ def to_svg(timeline: Timeline, *, ident: str, description: str) -> Markup:
 
 def to_figure(timeline: Timeline) -> Figure:
     """The matplotlib figure (the whole timeline on top, zoom panels below)."""
+    require("matplotlib", needed_for=PICTURE, extra="fdb")
     from .timeline_mpl import build_figure
 
     return build_figure(timeline)
@@ -179,6 +183,7 @@ def to_figure(timeline: Timeline) -> Figure:
 def image_bytes(timeline: Timeline, fmt: Literal["png", "svg"]) -> bytes:
     """PNG or SVG file bytes of :func:`to_figure`; the same description gives the same
     bytes."""
+    require("matplotlib", needed_for=PICTURE, extra="fdb")
     from .timeline_mpl import figure_bytes
 
     return figure_bytes(to_figure(timeline), fmt)
