@@ -38,6 +38,7 @@ from typing import Any
 from ... import __version__
 from ...core import canonical_json
 from ...core.errors import InputError
+from ...core.extras import install_line
 from ...core.hashing import sha256_file
 from ...core.output import atomic_write_text
 from ..common.official_evaluator import REPOSITORY, REVISION, verify_checkout
@@ -299,8 +300,8 @@ def reference_evaluate(tree: Path, source: Path, subsets: list[str] | None = Non
     missing = _python_lacks(interpreter, ("dotenv", "openai"))
     if missing:
         raise InputError(f"the official evaluate.py imports python-dotenv and openai; "
-                         f"{interpreter} lacks {', '.join(missing)} "
-                         "(pip install 'speecheval[reference]')")
+                         f"{interpreter} lacks {', '.join(missing)}: install them with "
+                         f"{install_line('reference')}")
     present = [s for s in SUBSET_TASKS
                if any(x.subset == s and x.eligible for x in manifest.samples)]
     chosen = subsets or present
