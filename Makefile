@@ -1,7 +1,9 @@
-# Two entry points do all setup on a fresh machine: `make demo` and `make test`.
-# `make demo` installs what speecheval needs to run; `make test` adds the test tools and
-# the independent tools the tests compare against, to the same .venv (so `make test` after
-# `make demo` upgrades it rather than starting again).
+# Two entry points do all setup on a fresh machine: `make demo` and `make test`, with no
+# apt step (speech comes from the espeakng-loader wheel where Debian's espeak-ng is absent).
+# `make demo` installs what the demo runs on (the fdb and asr extras: Silero, Whisper,
+# speech); `make test` adds every extra the tests use, the test tools and the independent
+# tools the tests compare against, to the same .venv (so `make test` after `make demo`
+# upgrades it rather than starting again). The extras are listed in docs/install.md.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,21 +13,22 @@ PIPECAT_VENV := .venv-pipecat
 
 .PHONY: setup setup-test demo test lint bench mutate
 
-# Runtime dependencies only: no torch, no test tools.
+# The demo's extras only: no torch, no test tools.
 $(RUNTIME_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e '.[fdb,asr]'
 	touch $@
 
-# On top of the runtime: pytest, ruff, mypy, jiwer, meeteval, pyannote.metrics,
-# voicebench, silero-vad with the CPU torch build for the Silero parity tests, fdb15's
-# prosody and offline-judge packages, Ray (the executor tests start a local Ray cluster)
-# and aiortc (webrtc transport). The pipecat transport's tests run a real Pipecat bot from its own
+# On top of the demo's: every user extra (`all`: fdb15's prosody and offline-judge
+# packages, PyAV, aiortc for the webrtc transport, Ray for the executor tests' local
+# cluster, the official evaluator's imports), pytest, ruff, mypy, jiwer, meeteval,
+# pyannote.metrics, voicebench, and silero-vad with the CPU torch build for the Silero
+# parity tests. The pipecat transport's tests run a real Pipecat bot from its own
 # environment: Pipecat pins soxr, soundfile and protobuf below the versions this one uses
 # (no torch, no CUDA); the transport itself needs no Pipecat.
 $(TEST_STAMP): $(RUNTIME_STAMP)
-	$(BIN)/pip install --quiet -e '.[dev,test,parity,fdb15,ray,webrtc]'
+	$(BIN)/pip install --quiet -e '.[all,dev,test,parity]'
 	$(PYTHON) -m venv $(PIPECAT_VENV)
 	$(PIPECAT_VENV)/bin/pip install --quiet 'pipecat-ai[websocket]==1.14.0'
 	touch $@
@@ -37,7 +40,8 @@ setup-test: $(TEST_STAMP)
 # The whole Full-Duplex-Bench v1.0 pipeline, offline: build the mini dataset, serve the
 # cascade agent on a free local port, record it over a real socket, export, transcribe
 # with the bundled Whisper, score, and write runs/demo/report.html (speecheval fdb10 demo).
-# Needs espeak-ng (apt-get install espeak-ng). DEMO_ARGS narrows or widens it, e.g.
+# Speech from Debian's espeak-ng where installed, else the speech extra's library.
+# DEMO_ARGS narrows or widens it, e.g.
 # DEMO_ARGS="--max-per-subset 8 --concurrency 8".
 DEMO_ARGS ?=
 demo: setup

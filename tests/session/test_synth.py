@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -148,6 +149,7 @@ def test_tts_is_fitted_to_its_declared_duration(tmp_path: Path) -> None:
 
 def test_missing_espeak_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setitem(sys.modules, "espeakng_loader", None)   # nor the speech extra
     synth._espeak_cached.cache_clear()
     scenario = load_scenario(write_scenario(tmp_path, """
         name: speech
@@ -158,7 +160,9 @@ def test_missing_espeak_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mon
     with pytest.raises(InputError) as info:
         synth.render_turns(scenario)
     assert str(info.value).startswith(f"{tmp_path / 'scenario.yaml'}: turns[0] (id 'hello', "
-                                      "line 3): synthesized speech needs espeak-ng")
+                                      "line 3): synthesized speech (without Debian's "
+                                      "espeak-ng program) needs espeakng-loader")
+    assert str(info.value).endswith("install it with pip install 'speecheval[speech]'")
     synth._espeak_cached.cache_clear()
 
 

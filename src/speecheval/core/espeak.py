@@ -1,5 +1,11 @@
 """espeak-ng, run the one way speecheval runs it: the text on standard input, the speech
-bounded.
+bounded, by one of two engines.
+
+Debian's ``espeak-ng`` program speaks wherever it is on ``PATH`` (the pinned outputs were
+made by it); elsewhere the libespeak-ng of the ``espeakng-loader`` wheel (the ``speech``
+extra) speaks through :mod:`speecheval.core.espeak_library`, a process that takes the
+same command line. :func:`engine_version` says which engine and version spoke (datasets
+record it; a dataset built by the other engine has other audio, so another revision).
 
 A text given as a command-line argument is limited by the system (on Linux one argument
 holds at most 128 KiB: a 1 MB ``say:`` failed with "Argument list too long" before
@@ -16,35 +22,77 @@ seconds and at most that one file, not hours of synthesis and gigabytes of disk.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+import sys
 import time
+from functools import cache
 from pathlib import Path
 
 from .errors import InputError
+from .extras import installed, missing
 from .timebase import MAX_AUDIO_MS
 
 EXECUTABLE = "espeak-ng"
+EXTRA = "speech"
+"""The extra that brings the library engine (core/extras.py)."""
 OUTPUT_RATE = 22_050
 """espeak-ng's own voices write 16-bit mono at this rate (44 100 bytes a second, after a
 44-byte header)."""
 _POLL_S = 0.05
 
 
+def program() -> str | None:
+    """Debian's ``espeak-ng`` program on ``PATH``, if there is one."""
+    return shutil.which(EXECUTABLE)
+
+
+def available() -> bool:
+    """Whether either engine can speak here."""
+    return program() is not None or installed("espeakng_loader")
+
+
+def engine(needed_for: str = "synthesized speech") -> list[str]:
+    """The command line that speaks: Debian's program where it is installed, else the
+    wheel's library; :class:`~speecheval.core.extras.MissingExtra` (exit 2) naming the
+    ``speech`` extra where neither is."""
+    found = program()
+    if found is not None:
+        return [found]
+    if not installed("espeakng_loader"):
+        raise missing(f"{needed_for} (without Debian's espeak-ng program)", "espeakng-loader",
+                      EXTRA)
+    return [sys.executable, "-m", "speecheval.core.espeak_library"]
+
+
+@cache
+def engine_version(needed_for: str = "synthesized speech") -> str:
+    """The engine's ``--version`` first line: ``eSpeak NG text-to-speech: 1.51  Data at:
+    /usr/lib/...`` for Debian's program, ``eSpeak NG text-to-speech: 1.52.0 (libespeak-ng
+    of espeakng-loader 0.2.4)`` for the wheel's library."""
+    result = subprocess.run([*engine(needed_for), "--version"], capture_output=True,
+                            text=True, timeout=30, check=True)
+    return result.stdout.strip().splitlines()[0]
+
+
 def speak_to_wav(text: str, wav: Path, *, voice: str, wpm: int, timeout_s: float,
-                 executable: str = EXECUTABLE, max_audio_s: float = MAX_AUDIO_MS / 1000
-                 ) -> subprocess.CompletedProcess[str]:
+                 executable: str | None = None, max_audio_s: float = MAX_AUDIO_MS / 1000,
+                 needed_for: str = "synthesized speech") -> subprocess.CompletedProcess[str]:
     """Run espeak-ng speaking ``text`` in ``voice`` at ``wpm`` words a minute into ``wav``.
 
-    The finished process is returned for the caller to judge its exit status and stderr
-    (each caller says what could not be spoken). A text holding a NUL (which espeak-ng
-    would read as its end), speech past ``max_audio_s`` (one hour) and a run past
-    ``timeout_s`` are :class:`InputError`; espeak-ng is stopped first.
+    ``executable`` is a program to run instead of :func:`engine`'s (whose error names
+    ``needed_for`` where neither engine is installed). The finished process
+    is returned for the caller to judge its exit status and stderr (each caller says what
+    could not be spoken). A text holding a NUL (which espeak-ng would read as its end),
+    speech past ``max_audio_s`` (one hour) and a run past ``timeout_s`` are
+    :class:`InputError`; espeak-ng is stopped first.
     """
     max_bytes = 44 + 2 * round(OUTPUT_RATE * max_audio_s)
     if "\0" in text:
         raise InputError("the text to speak holds a NUL character, which espeak-ng would "
                          "take for its end")
-    argv = [executable, "-v", voice, "-s", str(wpm), "-w", str(wav), "--stdin"]
+    command = engine(needed_for) if executable is None else [executable]
+    argv = [*command, "-v", voice, "-s", str(wpm), "-w", str(wav), "--stdin"]
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
     deadline = time.monotonic() + timeout_s

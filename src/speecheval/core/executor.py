@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 from .errors import InputError, WorkerDied
+from .extras import require
 from .numeric_env import pinned_threads
 from .progress import Advance
 from .ray_probe import probe_ray_address
@@ -751,9 +752,4 @@ class _RayRun(Run[R]):
 
 def _import_ray() -> Any:
     """Ray, imported only when the ray executor runs; exit 2 if it is not installed."""
-    try:
-        import ray
-    except ImportError as error:
-        raise InputError("--executor ray needs Ray: pip install 'speecheval[ray]' "
-                         f"({error})") from error
-    return ray
+    return require("ray", needed_for="--executor ray", extra="ray")

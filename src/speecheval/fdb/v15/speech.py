@@ -10,8 +10,6 @@ part and scaled to :data:`LEVEL_DBFS` RMS so that the paper's level changes (-8 
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -19,9 +17,10 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core import espeak
 from ...core.audio import read_mono, resample
 from ...core.errors import InputError
-from ...core.espeak import EXECUTABLE, speak_to_wav
+from ...core.espeak import speak_to_wav
 
 WPM = 175
 LEVEL_DBFS = -26.0
@@ -31,20 +30,13 @@ TRIM_FRACTION = 0.01
 """Leading and trailing samples below this fraction of the peak are espeak's silence."""
 
 
-def _espeak() -> str:
-    exe = shutil.which(EXECUTABLE)
-    if exe is None:
-        raise InputError("building the v1.5 dataset needs espeak-ng, which is not installed "
-                         "(apt-get install espeak-ng)")
-    return exe
+NEEDED_FOR = "building the v1.5 dataset"
 
 
-@cache
 def espeak_version() -> str:
-    """The first line of ``espeak-ng --version`` (recorded with the dataset)."""
-    result = subprocess.run([_espeak(), "--version"], capture_output=True, text=True,
-                            timeout=30, check=True)
-    return result.stdout.strip().splitlines()[0]
+    """The engine's first ``--version`` line (recorded with the dataset): Debian's
+    program or the ``speech`` extra's library (:func:`speecheval.core.espeak.engine`)."""
+    return espeak.engine_version(NEEDED_FOR)
 
 
 @cache
@@ -53,7 +45,7 @@ def utterance(text: str, voice: str, rate: int) -> NDArray[np.float64]:
     with tempfile.TemporaryDirectory(prefix="speecheval-fdb15-") as tmp:
         wav = Path(tmp) / "say.wav"
         result = speak_to_wav(text, wav, voice=voice, wpm=WPM, timeout_s=60,
-                              executable=_espeak())
+                              needed_for=NEEDED_FOR)
         if result.returncode != 0 or not wav.is_file():
             detail = " ".join(result.stderr.split()) or f"exit status {result.returncode}"
             raise InputError(f"espeak-ng could not say {text!r} in voice {voice!r}: {detail}")

@@ -17,10 +17,14 @@ from typing import TYPE_CHECKING, Literal
 
 from markupsafe import Markup
 
+from ...core.extras import require
 from .description import Bar, Marker, Shade, Stretch, Timeline, Track, Wave, Word, Zoom
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+# what a missing matplotlib stops, in its install message
+PICTURE = "a timeline picture (.png, .svg)"
 
 __all__ = ["Bar", "Marker", "Shade", "Stretch", "Timeline", "Track", "Wave", "Word", "Zoom",
            "image_bytes", "to_figure", "to_svg"]
@@ -36,6 +40,7 @@ def to_svg(timeline: Timeline, *, ident: str, description: str) -> Markup:
 
 def to_figure(timeline: Timeline) -> Figure:
     """The matplotlib figure (the whole timeline on top, zoom panels below)."""
+    require("matplotlib", needed_for=PICTURE, extra="fdb")
     from .mpl import build_figure
 
     return build_figure(timeline)
@@ -44,6 +49,7 @@ def to_figure(timeline: Timeline) -> Figure:
 def image_bytes(timeline: Timeline, fmt: Literal["png", "svg"]) -> bytes:
     """PNG or SVG file bytes of :func:`to_figure`; the same description gives the same
     bytes."""
+    require("matplotlib", needed_for=PICTURE, extra="fdb")
     from .mpl import figure_bytes
 
     return figure_bytes(to_figure(timeline), fmt)

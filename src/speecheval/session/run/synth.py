@@ -13,7 +13,6 @@ length, because turn timing is written against the declared duration.
 
 from __future__ import annotations
 
-import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -158,13 +157,9 @@ def _fit(signal: NDArray[np.float64], n: int, rate: int) -> NDArray[np.float64]:
 @lru_cache(maxsize=256)
 def _espeak_cached(text: str, voice: str, wpm: int) -> tuple[NDArray[np.float32], int]:
     """espeak-ng output with leading and trailing silence trimmed (cached per process)."""
-    exe = shutil.which("espeak-ng")
-    if exe is None:
-        raise InputError("synthesized speech needs espeak-ng, which is not installed "
-                            "(apt-get install espeak-ng), or use an audio file")
     with tempfile.TemporaryDirectory(prefix="speecheval-espeak-") as tmp:
         wav = Path(tmp) / "say.wav"
-        result = speak_to_wav(text, wav, voice=voice, wpm=wpm, timeout_s=60, executable=exe)
+        result = speak_to_wav(text, wav, voice=voice, wpm=wpm, timeout_s=60)
         if result.returncode != 0 or not wav.is_file():
             detail = " ".join(result.stderr.split()) or f"exit status {result.returncode}"
             raise InputError(f"espeak-ng could not speak with voice {voice!r}: {detail}")

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ....core.errors import InputError
+from ....core.extras import install_line
 from ....core.hashing import sha256_file
 from ...common.official_evaluator import verify_checkout
 from ...common.tree import (
@@ -229,8 +230,8 @@ def reference_evaluate(tree: Path, source: Path, subsets: list[str] | None = Non
     missing = _python_lacks(interpreter, ("dotenv", "openai"))
     if missing:
         raise InputError(f"the official evaluate.py imports python-dotenv and openai; "
-                         f"{interpreter} lacks {', '.join(missing)} "
-                         "(pip install 'speecheval[reference]')")
+                         f"{interpreter} lacks {', '.join(missing)}: install them with "
+                         f"{install_line('reference')}")
     present = [s for s in SUBSET_TASKS
                if any(x.subset == s and x.eligible for x in manifest.samples)]
     chosen = subsets or present

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ....core.errors import InputError
+from ....core.extras import require
 from ...scenario.conditions import CodecSpec
 from ..track import Track
 
@@ -195,11 +195,8 @@ class OpusPath:
     from a queue, silence until the codec's delay has passed."""
 
     def __init__(self, rate: int, frame: int, bitrate: int) -> None:
-        try:
-            import av  # PyAV, with libopus; only when a scenario asks for Opus
-        except ImportError as exc:
-            raise InputError("codec opus needs PyAV (pip install 'speecheval[telephony]')"
-                             ) from exc
+        # PyAV, with libopus; only when a scenario asks for Opus
+        av = require("av", needed_for="codec opus", package="PyAV", extra="telephony")
         self.av: Any = av
         self.rate, self.frame, self.pts = rate, frame, 0
         self.encoder = av.CodecContext.create("libopus", "w")
