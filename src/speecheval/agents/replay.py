@@ -24,17 +24,18 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
-from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from ..core.audio import read_mono
 from ..core.errors import InputError
 from ..core.paths import resolve_inside
+from .ws_server import LoopbackServer
 
 PACKET_MS = 80
 
 
-class ReplayServer:
+class ReplayServer(LoopbackServer):
     """``async with ReplayServer(outputs) as server: server.url`` (a free port by default)."""
 
     def __init__(self, outputs: str | Path, host: str = "127.0.0.1", port: int = 0,
@@ -42,26 +43,9 @@ class ReplayServer:
         self.outputs = Path(outputs)
         if not self.outputs.is_dir():
             raise InputError("replay outputs folder is not a directory", path=self.outputs)
-        self.host, self.port, self.packet_ms = host, port, packet_ms
+        super().__init__(host, port)
+        self.packet_ms = packet_ms
         self.served: list[str] = []   # sample ids, in connection order (for tests and logs)
-        self._server: Server | None = None
-        self.url = ""
-
-    async def __aenter__(self) -> ReplayServer:
-        try:
-            self._server = await serve(self._handle, self.host, self.port, compression=None,
-                                       max_size=None, close_timeout=1.0)
-        except OSError as exc:
-            raise InputError(f"cannot listen on {self.host}:{self.port}: "
-                             f"{exc.strerror or exc}") from None
-        host, port = next(iter(self._server.sockets)).getsockname()[:2]
-        self.url = f"ws://{host}:{port}"
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
 
     def _load(self, sample_id: str) -> tuple[bytes, int]:
         """The sample's output.wav as PCM16 bytes and its rate; InputError if unusable."""

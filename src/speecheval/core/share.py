@@ -1,7 +1,8 @@
 """A share of samples with its confidence interval: the one shape every family reports.
 
 "3 of 10 sessions passed" is ``Share(count=3, n=10, ...)``; ``value`` is ``count / n``
-(``None`` for ``n == 0``, never 0) and ``interval`` the 95% interval of that share by
+(``None`` for ``n == 0``, never 0: the rule of :func:`fraction`, which every rate of a
+count over a count uses) and ``interval`` the 95% interval of that share by
 ``method`` (``"wilson"``, see :func:`speecheval.core.stats.wilson_interval`).
 """
 
@@ -13,6 +14,15 @@ from typing import ClassVar
 
 from .results import Result
 from .stats import CONFIDENCE, wilson_interval
+
+
+def fraction(part: float, whole: float) -> float | None:
+    """``part / whole``; ``None`` when ``whole`` is 0: a rate over nothing is undefined, not 0.
+
+    >>> fraction(3, 4), fraction(0, 0)
+    (0.75, None)
+    """
+    return part / whole if whole else None
 
 
 @dataclass(frozen=True)
@@ -59,4 +69,4 @@ class Share(Result, kind="core.share"):
     @property
     def value(self) -> float | None:
         """``count / n``; ``None`` when there are no samples."""
-        return self.count / self.n if self.n else None
+        return fraction(self.count, self.n)

@@ -24,18 +24,19 @@ import contextlib
 import errno
 import json
 import math
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Self, get_args
+from typing import Any, Literal, get_args
 
 import numpy as np
-from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from ...core import peer_json
 from ...core.errors import InputError
 from ..protocol_events import Native, PcmWs, Realtime
+from ..ws_server import LoopbackServer
 from .policy import Action, Pacing, SessionPolicy, TurnPolicy, TurnSettings
 from .voice import reply_audio
 
@@ -45,7 +46,6 @@ FaultMode = Literal["", "disconnect", "malformed", "error", "stall", "wrong-rate
 FAULTS: tuple[str, ...] = get_args(FaultMode)
 OPENAI_RATE = 24000
 BURST_DELTA_MS = 100
-CLOSE_TIMEOUT_S = 1.0  # shutting down must not wait 10 s for a stalled connection
 NATIVE_MODEL = "speecheval-local-duplex"
 NATIVE_UNIT_MS = 80
 NATIVE_RESPONSE = "resp_local_0"
@@ -147,38 +147,24 @@ class AgentLog:
     authorized: list[bool] = field(default_factory=list)
 
 
-class ProtocolServer(ABC):
+class ProtocolServer(LoopbackServer):
     """Serves one of the three wire protocols on 127.0.0.1; what the agent says is decided
     by the policy :meth:`new_policy` makes for each session (the seam other agents, such
     as the cascade agent, plug into)."""
 
     def __init__(self, config: AgentConfig, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__(host, port)
         self.config = config
-        self.host = host
-        self.port = port
         self.log = AgentLog()
-        self._server: Server | None = None
-        self.url = ""
 
-    async def __aenter__(self) -> Self:
-        try:
-            self._server = await serve(self._handle, self.host, self.port, compression=None,
-                                       max_size=None, close_timeout=CLOSE_TIMEOUT_S)
-        except OSError as exc:  # a usage problem (the port or address), not a bug
-            if exc.errno == errno.EADDRINUSE:
-                raise InputError(f"port {self.port} is already in use on {self.host}; choose "
-                                 "another --port, or --port 0 for a free one") from None
-            raise InputError(f"cannot listen on {self.host}:{self.port}: "
-                             f"{exc.strerror or exc}") from None
-        host, port = next(iter(self._server.sockets)).getsockname()[:2]
-        path = "/v1/realtime" if self.config.protocol != "pcm-websocket" else ""
-        self.url = f"ws://{host}:{port}{path}"
-        return self
+    def _listen_error(self, exc: OSError) -> InputError:
+        if exc.errno == errno.EADDRINUSE:
+            return InputError(f"port {self.port} is already in use on {self.host}; choose "
+                              "another --port, or --port 0 for a free one")
+        return super()._listen_error(exc)
 
-    async def __aexit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
+    def _url_path(self) -> str:
+        return "/v1/realtime" if self.config.protocol != "pcm-websocket" else ""
 
     @abstractmethod
     def new_policy(self, session: _AgentSession, rate: int, out_rate: int) -> SessionPolicy:

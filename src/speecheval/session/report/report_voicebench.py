@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ... import __version__
+from ...core.share import fraction
 from ...core.timeline import Span
 from ..metrics.evaluate import RunResult
 from ..metrics.results import SessionMetrics, TurnMetrics
@@ -131,8 +132,8 @@ def _summary(sessions: list[dict[str, Any]]) -> dict[str, Any]:
         "missed_responses": sum(not t["responded"] for t in respond),
         "talk_overs": sum(t["talk_over"] for t in respond),
         "barge_in_turns": len(stops),
-        "barge_in_success_rate": (round(sum(bool(t["stopped"]) for t in stops) / len(stops), 4)
-                                  if stops else None),
+        "barge_in_success_rate": _s(fraction(sum(bool(t["stopped"]) for t in stops),
+                                             len(stops))),
         "barge_in_stop_ms": _stats(values(stops, "stop_latency_ms")),
         "noise_turns": len(noise),
         "false_barge_ins": sum(bool(t["false_barge_in"]) for t in noise),

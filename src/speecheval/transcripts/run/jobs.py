@@ -24,6 +24,7 @@ from typing import Any
 from ...core.canonical_json import dumps
 from ...core.hashing import sha256_bytes
 from ...core.redact import Scrubber
+from ...core.share import fraction
 from .input_audio import RATE, Pcm
 from .systems.base import Answer, System
 from .tracks import track_dir
@@ -150,7 +151,7 @@ def _meta(job: Job, status: str, reason: str | None, stop: str | None,
             "repeat": job.repeat, "seed": job.seed, "status": status, "reason": reason,
             "runner_stop_reason": stop, "response_files": response_files,
             "generation": generation, "audio_s": audio_s, "wall_s": wall_s,
-            "rtf": wall_s / audio_s if audio_s else None, "peak_memory_bytes": peak,
+            "rtf": fraction(wall_s, audio_s), "peak_memory_bytes": peak,
             "retries": retries, "offset_s": offset_s}
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.results import FieldwiseSum, Result
+from ...core.share import fraction
 
 
 @dataclass(frozen=True)
@@ -74,9 +75,7 @@ class ErrorCounts(FieldwiseSum, Result, kind="transcripts.error_counts"):
     @property
     def error_rate(self) -> float | None:
         """(S + D + I) / N, or ``None`` when there are no reference tokens (undefined)."""
-        if self.reference_tokens == 0:
-            return None
-        return self.errors / self.reference_tokens
+        return fraction(self.errors, self.reference_tokens)
 
     def report_dict(self) -> dict[str, Any]:
         """Plain dict with the quantities named, for canonical JSON."""

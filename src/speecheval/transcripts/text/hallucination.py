@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.results import FieldwiseSum, Result
+from ...core.share import fraction
 from .normalize import normalize
 from .rates import text_error_counts
 from .tokenize import char_tokens
@@ -49,7 +50,7 @@ class HallucinationCounts(FieldwiseSum, Result, kind="transcripts.hallucination_
     @property
     def nonempty_rate(self) -> float | None:
         """Share of samples with a hallucinated character; ``None`` with no samples."""
-        return self.nonempty_samples / self.samples if self.samples else None
+        return fraction(self.nonempty_samples, self.samples)
 
     @property
     def chars_per_second(self) -> float | None:

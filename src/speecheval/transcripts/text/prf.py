@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.results import FieldwiseSum, Result
+from ...core.share import fraction
 
 
 @dataclass(frozen=True)
@@ -32,18 +33,18 @@ class MatchCounts(FieldwiseSum, Result, kind="transcripts.match_counts"):
     @property
     def precision(self) -> float | None:
         """Matched / hypothesis items; ``None`` when the hypothesis has none."""
-        return self.matched / self.hypothesis if self.hypothesis else None
+        return fraction(self.matched, self.hypothesis)
 
     @property
     def recall(self) -> float | None:
         """Matched / reference items; ``None`` when the reference has none."""
-        return self.matched / self.reference if self.reference else None
+        return fraction(self.matched, self.reference)
 
     @property
     def f1(self) -> float | None:
         """2M / (R + H); ``None`` when both sides are empty (nothing to score)."""
         total = self.reference + self.hypothesis
-        return 2 * self.matched / total if total else None
+        return fraction(2 * self.matched, total)
 
     def report_dict(self) -> dict[str, Any]:
         """Counts and rates by name."""

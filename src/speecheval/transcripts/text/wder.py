@@ -29,6 +29,7 @@ import numpy as np
 
 from ...core.assignment import linear_sum_assignment
 from ...core.results import FieldwiseSum, Result
+from ...core.share import fraction
 from ..formats.segment import Segment
 from .align import Vocabulary, edit_path
 from .normalize import normalize
@@ -55,7 +56,7 @@ class WderResult(FieldwiseSum, Result, kind="transcripts.wder_result"):
     @property
     def error_rate(self) -> float | None:
         """WDER as a fraction; ``None`` when no word was aligned."""
-        return self.speaker_errors / self.aligned_words if self.aligned_words else None
+        return fraction(self.speaker_errors, self.aligned_words)
 
 
 def labelled_tokens(segments: Iterable[Segment], unit: Unit

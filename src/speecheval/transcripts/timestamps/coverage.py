@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.results import FieldwiseSum, Result
+from ...core.share import fraction
 from ...core.timebase import from_us
 from .stream import TimedSegments
 
@@ -35,13 +36,13 @@ class SpeechCoverage(FieldwiseSum, Result, kind="transcripts.speech_coverage"):
     @property
     def coverage(self) -> float | None:
         """Shared / reference speech time."""
-        return self.shared_us / self.reference_us if self.reference_us else None
+        return fraction(self.shared_us, self.reference_us)
 
     @property
     def iou(self) -> float | None:
         """Shared / union speech time."""
         union = self.reference_us + self.hypothesis_us - self.shared_us
-        return self.shared_us / union if union else None
+        return fraction(self.shared_us, union)
 
     def report_dict(self) -> dict[str, Any]:
         """Times in seconds and both shares."""

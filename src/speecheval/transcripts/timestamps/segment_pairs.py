@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.results import FieldwiseSum, Result
+from ...core.share import fraction
 from ...core.timeline import Spans, pair_iou
 from .intervals import overlaps_other_speaker
 from .stats import ErrorValues
@@ -44,8 +45,7 @@ class SegmentPairTiming(FieldwiseSum, Result, kind="transcripts.segment_pair_tim
             "reference_segments": self.reference_segments,
             "overlapping_segments_excluded": self.overlapping_segments,
             "unique_pairs": self.pairs,
-            "pair_coverage": (self.pairs / self.reference_segments
-                              if self.reference_segments else None),
+            "pair_coverage": fraction(self.pairs, self.reference_segments),
             "start": self.start_errors.summary(),
             "end": self.end_errors.summary(),
             "mean_iou": float(self.iou.mean()) if self.iou.size else None,

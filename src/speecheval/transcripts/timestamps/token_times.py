@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.results import FieldwiseSum, Result
+from ...core.share import fraction
 from .stats import ErrorValues
 from .stream import TimedSegments, align_streams, matched_tokens
 
@@ -39,8 +40,8 @@ class TokenTiming(FieldwiseSum, Result, kind="transcripts.token_timing"):
         return {
             "reference_tokens": self.reference_tokens,
             "matched_tokens": self.matched_tokens,
-            "reference_token_match_coverage": (self.matched_tokens / self.reference_tokens
-                                               if self.reference_tokens else None),
+            "reference_token_match_coverage": fraction(self.matched_tokens,
+                                                        self.reference_tokens),
             "start": self.start_errors.summary(),
             "end": self.end_errors.summary(),
         }

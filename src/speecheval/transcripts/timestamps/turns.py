@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...core.results import FieldwiseSum, Result
+from ...core.share import fraction
 from ...core.timeline import Spans, pair_iou
 from .intervals import overlaps_other_speaker
 from .stats import ErrorValues
@@ -73,19 +74,15 @@ class TurnTiming(FieldwiseSum, Result, kind="transcripts.turn_timing"):
                                "matched_below_50_percent": self.low_match_turns,
                                "no_anchor_in_first_or_last_20_percent":
                                    self.missing_anchor_turns},
-            "scorable_turn_coverage": _share(self.scorable_turns, self.reference_turns),
+            "scorable_turn_coverage": fraction(self.scorable_turns, self.reference_turns),
             "reference_tokens": self.reference_tokens,
             "matched_reference_tokens": self.matched_tokens,
-            "reference_token_match_coverage": _share(self.matched_tokens,
-                                                     self.reference_tokens),
+            "reference_token_match_coverage": fraction(self.matched_tokens,
+                                                        self.reference_tokens),
             "start": self.start_errors.summary(),
             "end": self.end_errors.summary(),
             "mean_iou": float(self.iou.mean()) if self.iou.size else None,
         }
-
-
-def _share(part: int, whole: int) -> float | None:
-    return part / whole if whole else None
 
 
 def anchor_width(tokens_in_turn: NDArray[np.int64]) -> NDArray[np.int64]:
