@@ -1,3 +1,20 @@
-"""speecheval: measure spoken-dialogue systems from their audio."""
+"""speecheval: measure spoken-dialogue systems from their audio.
 
-__version__ = "0.1.0"
+The public Python API is one module per family, each listing its stable names in
+``__all__`` (everything else is private and may change):
+
+- :mod:`speecheval.transcripts`: ``wer``, ``cp``, ``orc``, ``tcp``, ``der``,
+  ``der_by_file`` and ``load``;
+- :mod:`speecheval.vad`: ``segments``.
+
+Importing ``speecheval`` or a family module is cheap: the scorers and models are imported
+when a function is called.
+
+>>> import speecheval
+>>> speecheval.__version__
+'0.2.0'
+"""
+
+__version__ = "0.2.0"
+
+__all__ = ["__version__"]
