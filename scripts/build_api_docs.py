@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-PUBLIC_MODULES = ("speecheval", "speecheval.transcripts", "speecheval.vad")
+PUBLIC_MODULES = ("speecheval", "speecheval.transcripts", "speecheval.vad", "speecheval.fdb10",
+                  "speecheval.fdb15", "speecheval.session")
 """The modules whose ``__all__`` is the public API (a family's module joins here)."""
 
 
