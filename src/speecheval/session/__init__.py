@@ -75,4 +75,5 @@ def run_scenario(path: str | Path, agent: str | None = None,
         raw = parse_option_pairs(tuple(options))
     return run_sessions(scenario, RunRequest(
         agent=agent, parsed=yaml_values(raw), raw=raw, repeat=repeat, concurrency=concurrency,
-        realtime=realtime, executor=executor, limits=limits or DEFAULT_LIMITS))
+        realtime=realtime, executor=executor,
+        limits=DEFAULT_LIMITS if limits is None else limits))
