@@ -44,6 +44,24 @@ def test_score_tree_gives_the_numbers_fdb15_score_writes(
     assert [t.timing.stop_status for t in timing.scored] == ["not_speaking_at_onset", "stopped"]
 
 
+def test_the_command_starts_its_judge_before_timing_the_trials(
+        api_inputs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # why fdb15 score calls score_timing rather than score_tree: a judge that cannot
+    # start (here its instruction file is missing) stops the command before any trial
+    # is timed, and a bad tree is still reported before the judge
+    calls: list[int] = []
+    monkeypatch.setattr(scoring, "score_timing", lambda trials, executor: calls.append(1))
+    judge = ["--judge", "openai", "--judge-instruction", str(tmp_path / "behavior.txt")]
+    assert main(["fdb15", "score", "--tree", str(api_inputs / "tree15"),
+                 "--out", str(tmp_path / "t"), *judge]) == 2
+    assert calls == [] and not (tmp_path / "t").exists()
+    assert "judge instruction file is missing" in capsys.readouterr().err
+    assert main(["fdb15", "score", "--tree", str(tmp_path), "--out", str(tmp_path / "t"),
+                 *judge]) == 2
+    assert "scenario folder" in capsys.readouterr().err
+
+
 def test_bad_trees_are_input_errors_naming_the_sample(api_inputs: Path, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no Full-Duplex-Bench v1.5 scenario folder"):
         fdb15.score_tree(tmp_path, jobs=1)

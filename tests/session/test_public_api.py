@@ -62,8 +62,8 @@ def test_options_as_pairs_or_text_mapping_are_the_same_run() -> None:
 
 
 def test_bad_input_is_an_input_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="missing.yaml"):
-        session.run_scenario(tmp_path / "missing.yaml")
+    with pytest.raises(InputError, match="missing.yaml"):  # the scenario is read first
+        session.run_scenario(tmp_path / "missing.yaml", options=["seed"])
     with pytest.raises(InputError, match="expects key=value"):
         session.run_scenario(BOOKING, options=["seed"])
     with pytest.raises(InputError, match="give the value as text"):
