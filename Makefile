@@ -11,7 +11,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-installed
 TEST_STAMP := $(VENV)/.test-installed
 PIPECAT_VENV := .venv-pipecat
 
-.PHONY: setup setup-test demo test lint bench mutate
+.PHONY: setup setup-test demo test lint bench mutate docs
 
 # The demo's extras only: no torch, no test tools.
 $(RUNTIME_STAMP): pyproject.toml
@@ -54,6 +54,12 @@ test: setup-test
 lint: setup-test
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
+
+# The API reference, built from the public modules' docstrings by pdoc (the dev extra),
+# offline, into docs/api/ (not committed): open docs/api/index.html.
+docs: setup-test
+	rm -rf docs/api
+	$(BIN)/python scripts/build_api_docs.py --out docs/api
 
 bench: setup
 	$(BIN)/python benchmarks/fdb10_unified_speed.py

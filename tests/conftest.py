@@ -29,7 +29,7 @@ EXTERNAL_PREREQUISITES = (
     "espeak-ng", "md-eval", "perl", "../shared", "fixtures",
     "torch", "silero-vad", "voicebench", "jiwer", "meeteval", "pyannote", "packaging",
     "dotenv", "openai", "statsmodels", "Chromium", "CJK font", "/proc", "ray", "aiortc",
-    "pipecat-ai", "espeakng-loader",
+    "pipecat-ai", "espeakng-loader", "pdoc",
 )
 
 

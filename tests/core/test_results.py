@@ -68,6 +68,7 @@ from speecheval.transcripts.diarization.result import (
 from speecheval.transcripts.text.counts import ErrorCounts
 from speecheval.transcripts.text.cp import CpResult, SpeakerPair
 from speecheval.transcripts.text.hallucination import HallucinationCounts
+from speecheval.transcripts.text.orc import OrcResult
 from speecheval.transcripts.text.prf import MatchCounts
 from speecheval.transcripts.text.wder import WderResult
 from speecheval.transcripts.timestamps.coverage import SpeechCoverage
@@ -276,6 +277,8 @@ EXAMPLES: dict[str, Callable[[str], st.SearchStrategy[Any]]] = {
                                                count, count, count)),
     "transcripts.cp_speaker_pair": _any(speaker_pair()),
     "transcripts.cp_result": _any(cp_result()),
+    "transcripts.orc_result": _any(st.builds(
+        OrcResult, error_counts(), st.lists(st.none() | text, max_size=3).map(tuple))),
     "transcripts.wder_result": _any(st.builds(lambda e, extra: WderResult(e + extra, e),
                                               count, count)),
     "transcripts.hallucination_counts": _any(hallucination_counts()),
@@ -338,7 +341,7 @@ SUMMABLE = sorted(kind for kind, cls in registered_kinds().items()
 
 
 def test_the_summable_kinds_are_the_transcripts_totals() -> None:
-    assert len(SUMMABLE) == 18 and "transcripts.cp_speaker_pair" not in SUMMABLE
+    assert len(SUMMABLE) == 19 and "transcripts.cp_speaker_pair" not in SUMMABLE
 
 
 @pytest.mark.parametrize("kind", SUMMABLE)

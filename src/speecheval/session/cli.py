@@ -16,13 +16,13 @@ from ..agents.receive_limits import MAX_EVENTS_PER_S, MAX_RECEIVED_RATIO, Receiv
 from ..cli_executor import executor_options
 from ..core.errors import EXIT_CHECKS_FAILED, SpeechEvalError, SystemUnderTestError
 from ..core.executor import make_executor
-from ..core.option_pairs import parse_option_pairs, yaml_values
+from ..core.option_pairs import parse_option_pairs
 from ..core.output import check_new_output_dir
+from . import run_scenario
 from .cli_options import session_options, with_url
 from .load.cli import load
 from .report.run_output import write_run
-from .run.launch import run_sessions
-from .run.plan import RunRequest, agent_name, check_scenario_agent, mock_factory
+from .run.plan import agent_name, check_scenario_agent, mock_factory
 from .run.synth import render_turns
 from .scenario.load import load_scenario
 from .scenario.model import MOCK
@@ -93,14 +93,9 @@ def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], r
     if jobs is None and executor != "ray":
         jobs = 1
     chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
-    scenario = load_scenario(scenario_path)
-    raw = parse_option_pairs(with_url(option_pairs, url))
-    parsed = yaml_values(raw)
-    result = run_sessions(scenario, RunRequest(agent=agent, parsed=parsed, raw=raw,
-                                               repeat=repeat, concurrency=concurrency,
-                                               realtime=realtime, executor=chosen,
-                                               limits=ReceiveLimits(max_received_ratio,
-                                                                    max_events_per_s)))
+    result = run_scenario(scenario_path, agent, with_url(option_pairs, url), repeat=repeat,
+                          concurrency=concurrency, realtime=realtime, executor=chosen,
+                          limits=ReceiveLimits(max_received_ratio, max_events_per_s))
     name = result.agent
     click.echo(write_run(result, out, _command(scenario_path, agent, repeat, realtime)))
     if result.faulted:

@@ -109,10 +109,8 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     from ...core.output import refuse_existing
     from ...core.progress import progress
     from ...core.provenance import collect_provenance
-    from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
-    from .official_timing import MODEL_MERGE_GAP_S, USER_MERGE_GAP_S
     from .score_output import behaviour_files, prosody_files, render, write_timing
-    from .scoring import TREE_FILES, find_trials, process_vad, score_trials, summarize
+    from .scoring import TREE_FILES, find_trials, score_timing
 
     if prosody and judge == "none":
         raise InputError("--prosody measures the trials a judge labels C_RESPOND: "
@@ -126,14 +124,9 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     behaviour_judge = _make_judge(judge, judge_base_url, judge_model, judge_api_key_env,
                                   judge_instruction, judge_max_attempts)
     chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
-    with progress(len(trials), "fdb15 score") as advance:
-        scored = score_trials(trials, chosen, advance)
-    summary = summarize(scored)
-    settings: dict[str, object] = {
-        "vad": process_vad().identity(),
-        "official_vad": process_vad("official").identity(),
-        "bootstrap": {"resamples": BOOTSTRAP_RESAMPLES, "seed": BOOTSTRAP_SEED},
-        "official_merge_gaps_s": {"user": USER_MERGE_GAP_S, "model": MODEL_MERGE_GAP_S}}
+    timing = score_timing(trials, chosen)  # what speecheval.fdb15.score_tree computes
+    summary, scored = timing.summary, timing.scored
+    settings: dict[str, object] = dict(timing.settings)
     sections: dict[str, str] = {}
     console = render(summary)
     if behaviour_judge is not None:

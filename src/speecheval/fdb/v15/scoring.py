@@ -29,14 +29,21 @@ from typing import TYPE_CHECKING, Any
 from ...core.audio import Audio, read_mono
 from ...core.errors import InputError
 from ...core.executor import Executor
-from ...core.progress import Advance
+from ...core.progress import Advance, progress
 from ...core.results import Result
+from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from ...core.timebase import to_us
 from ...core.timeline import Span
 from ...vad.base import Vad
 from ..common.aggregate import LatencyQuantiles, ShareMetric
 from .layout import DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef, sample_folders
-from .official_timing import OFFICIAL_SPEECH_PAD_MS, OfficialTiming, official_timing
+from .official_timing import (
+    MODEL_MERGE_GAP_S,
+    OFFICIAL_SPEECH_PAD_MS,
+    USER_MERGE_GAP_S,
+    OfficialTiming,
+    official_timing,
+)
 from .timing import RESPONSE_STATUSES, STOP_STATUSES, TrialTiming, trial_timing
 
 if TYPE_CHECKING:
@@ -192,3 +199,30 @@ def summarize(scored: Sequence[ScoredTrial]) -> dict[str, ScenarioTiming]:
                                         [t.timing for t in scored if t.scenario == scenario])
             for scenario, declared in DECLARED_SIZES.items()
             if any(t.scenario == scenario for t in scored)}
+
+
+@dataclass(frozen=True)
+class TimingScores:
+    """What ``fdb15 score`` computes without a judge: the ``trials`` found, each one's
+    timing (``scored``, the lines of ``timing-samples.jsonl``), the ``summary`` of each
+    scenario (``timing.json``'s ``scenarios``) and the ``settings`` its provenance
+    record names (the two Silero detectors, the bootstrap, the official merge gaps)."""
+
+    trials: tuple[TrialInput, ...]
+    scored: tuple[ScoredTrial, ...]
+    summary: dict[str, ScenarioTiming]
+    settings: dict[str, Any]
+
+
+def score_timing(trials: Sequence[TrialInput], executor: Executor) -> TimingScores:
+    """Time ``trials`` on ``executor`` (progress on a terminal) and summarise them: the
+    one computation behind ``speecheval.fdb15.score_tree`` and ``fdb15 score``, which
+    finds the trials and starts its judge first."""
+    with progress(len(trials), "fdb15 score") as advance:
+        scored = score_trials(trials, executor, advance)
+    settings: dict[str, Any] = {
+        "vad": process_vad().identity(),
+        "official_vad": process_vad("official").identity(),
+        "bootstrap": {"resamples": BOOTSTRAP_RESAMPLES, "seed": BOOTSTRAP_SEED},
+        "official_merge_gaps_s": {"user": USER_MERGE_GAP_S, "model": MODEL_MERGE_GAP_S}}
+    return TimingScores(tuple(trials), tuple(scored), summarize(scored), settings)

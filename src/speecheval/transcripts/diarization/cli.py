@@ -18,6 +18,7 @@ import click
 
 from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
+from .. import api
 from ..id_match import match_ids, partial_option, warn_left_out
 from .settings import COMPAT_MODES, MAIN_COLLAR_S, Compat
 
@@ -97,7 +98,7 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
     from ..formats.uem import UEM
     from .render import report_dict, table, unsupported_dict
     from .result import DiarizationUnsupported
-    from .score import default_uem, score_files, score_lattifai_parity, total
+    from .score import default_uem, score_lattifai_parity, total
     from .scoring_region import clipped_turns, parse_durations
 
     if uem_path is not None and durations:
@@ -119,7 +120,7 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
         uem, uem_source = default_uem(ref, hyp, compat), DEFAULT_UEM_SOURCES[compat]
     uem = uem.without_files(left_out)  # a region given for a file left out scores nothing
     clipped = {"reference": clipped_turns(ref, uem), "system": clipped_turns(hyp, uem)}
-    main = score_files(ref, hyp, uem, collar_s=collar, compat=compat)
+    main = api.der_by_file(ref, hyp, collar=collar, uem=uem, compat=compat)
     parity = score_lattifai_parity(ref, hyp, uem) if lattifai_parity else None
     if isinstance(main, DiarizationUnsupported):
         if as_json:

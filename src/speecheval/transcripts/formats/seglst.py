@@ -72,6 +72,19 @@ class SegLST(SessionTaggedDocument):
             raise InputError(f"line {exc.lineno}: not valid JSON: {exc.msg}", path=where) from None
         if not isinstance(data, list):
             raise InputError("SegLST must be a JSON array of segment objects", path=where)
+        return cls.from_rows(data, where)
+
+    @classmethod
+    def from_rows(cls, data: list[Any], where: str | None = None) -> SegLST:
+        """Segments from SegLST objects already in memory (``json.load``'s list, or dicts a
+        caller built); errors name ``where`` and the segment index (from 0), as
+        :meth:`parse` does.
+
+        >>> SegLST.from_rows([{"session_id": "r", "words": 3}], "reference")
+        Traceback (most recent call last):
+        ...
+        speecheval.core.errors.InputError: reference: segment 0: words must be a string
+        """
         segments = []
         for index, entry in enumerate(data):
             if not isinstance(entry, dict):

@@ -11,7 +11,6 @@ score the ids both name (:mod:`..id_match`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,31 +18,16 @@ import click
 
 from ...core.canonical_json import dumps
 from ...core.errors import InputError
-from .. import formats
+from .. import api
 from ..formats._io import read_text, split_lines
-from ..formats.document import SessionTaggedDocument
-from ..formats.segment import Segment, first_untimed, speakers_all_or_none
-from ..formats.uem import UEM
+from ..formats.segment import Segment
+from ..given import load_sessions
 from ..id_match import IdMatch, match_ids, partial_option, warn_left_out
 from .counts import ErrorCounts
-from .cp import cp_error_rate, filter_by_uem
-from .rates import text_error_counts
 from .tokenize import UNITS, Unit
-from .tokenized import tokenized_segments
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 _RATE_NAMES = {"word": "wer", "char": "cer", "mixed": "mer"}
-
-
-def load_sessions(path: Path) -> tuple[Segment, ...]:
-    """Segments of a registered format whose lines name their session (STM, SegLST, CTM):
-    cp pairs reference and hypothesis speakers session by session, so a format that takes
-    its session from the file name would pair nothing across ``ref`` and ``hyp``."""
-    document = formats.format_of(path)
-    if not issubclass(document, SessionTaggedDocument):
-        raise InputError(f"unknown transcript format for cp: {document.format_name} files "
-                         "name no session; expected STM (.stm) or SegLST (.json)", path=path)
-    return document.load(path).segments
 
 
 def matched_sessions(ref: Sequence[Segment], hyp: Sequence[Segment], ref_path: Path,
@@ -104,68 +88,21 @@ def cp(ref_path: Path, hyp_path: Path, unit: Unit, uem_path: Path | None, no_nor
     ref, hyp, match = matched_sessions(load_sessions(ref_path), load_sessions(hyp_path),
                                        ref_path, hyp_path, partial)
     rate_key = "cpwer" if unit == "word" else "cpcer"
-    if not speakers_all_or_none(ref, ref_path):
-        raise InputError("the reference has no speaker labels; cp scoring needs them",
-                         path=ref_path)
-    if not speakers_all_or_none(hyp, hyp_path):
+    try:
+        result = api.cp(ref, hyp, unit=unit, uem=uem_path, normalize=not no_normalize,
+                        names=(ref_path, hyp_path))
+    except api.UnsupportedHypothesis as exc:
         payload: dict[str, Any] = {"status": "unsupported", rate_key: None,
-                                   "reason": "hypothesis has no speaker attribution"}
+                                   "reason": exc.problem}
         echo_result(payload if as_json else None,
                     f"unsupported: {payload['reason']} (no {rate_key})", match)
         return
-    if uem_path is not None:
-        ref, hyp = _within_uem(ref, hyp, uem_path)
-    result = cp_error_rate(ref, hyp, unit, normalise=not no_normalize)
     echo_result({"status": "scored", "unit": unit, "normalized": not no_normalize,
                  "uem": None if uem_path is None else str(uem_path),
                  **result.report_dict(rate_key)} if as_json else None,
                 f"{summary_line('cp' + rate_key[2:].upper(), result.counts)} "
                 f"missed speakers {result.missed_speakers}, "
                 f"false-alarm speakers {result.false_alarm_speakers}", match)
-
-
-def _within_uem(ref: Sequence[Segment], hyp: Sequence[Segment], uem_path: Path
-                ) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
-    """The segments touching a UEM region of their session (meeteval's rule)."""
-    uem = UEM.load(uem_path)
-    regions = {file_id: uem.regions(file_id) for file_id in uem.file_ids()}
-    try:
-        return tuple(filter_by_uem(ref, regions)), tuple(filter_by_uem(hyp, regions))
-    except ValueError as exc:
-        raise InputError(str(exc), path=uem_path) from None
-
-
-@dataclass(frozen=True)
-class _MultiSpeakerInput:
-    """What ORC and tcp score: both sides' segments, whether the reference names
-    speakers, and the ``--partial`` match (None without the flag)."""
-
-    ref: list[Segment]
-    hyp: list[Segment]
-    ref_named: bool
-    match: IdMatch | None
-
-
-def _multi_speaker_input(ref_path: Path, hyp_path: Path, uem_path: Path | None,
-                         no_normalize: bool, partial: bool) -> _MultiSpeakerInput:
-    """Both files' segments for ORC/tcp, and whether the reference names speakers (ORC
-    ignores them, tcp needs them). The sessions are matched as in ``cp``. Each file may
-    not mix segments with and without a speaker (the reference checked first, as ``cp``
-    does); the hypothesis must name speakers (its streams). The UEM is applied as in
-    ``cp``, after these checks; words normalised unless ``no_normalize`` (then meeteval's
-    whitespace words)."""
-    ref, hyp, match = matched_sessions(load_sessions(ref_path), load_sessions(hyp_path),
-                                       ref_path, hyp_path, partial)
-    ref_named = speakers_all_or_none(ref, ref_path)
-    if hyp and not speakers_all_or_none(hyp, hyp_path):
-        raise InputError("the hypothesis has no speaker labels; its speakers are the streams "
-                         "ORC-WER and tcpWER need", path=hyp_path)
-    if uem_path is not None:
-        ref, hyp = _within_uem(ref, hyp, uem_path)
-    if no_normalize:
-        return _MultiSpeakerInput(list(ref), list(hyp), ref_named, match)
-    return _MultiSpeakerInput(tokenized_segments(ref, "word"), tokenized_segments(hyp, "word"),
-                              ref_named, match)
 
 
 _MULTI_OPTIONS = (
@@ -194,17 +131,14 @@ def orc(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
         as_json: bool, partial: bool) -> None:
     """ORC-WER of HYP against REF: reference speakers ignored, each reference utterance
     given to the hypothesis stream (speaker) that minimises the errors (meeteval's orcwer)."""
-    from .orc import orc_error_rate
-
-    given = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize, partial)
-    try:
-        result = orc_error_rate(given.ref, given.hyp)
-    except ValueError as exc:
-        raise InputError(str(exc), path=hyp_path) from None
+    ref, hyp, match = matched_sessions(load_sessions(ref_path), load_sessions(hyp_path),
+                                       ref_path, hyp_path, partial)
+    result = api.orc(ref, hyp, uem=uem_path, normalize=not no_normalize,
+                     names=(ref_path, hyp_path))
     echo_result({"normalized": not no_normalize, "orcwer": result.error_rate,
                  **result.counts.report_dict(),
                  "assignment": list(result.assignment)} if as_json else None,
-                summary_line("ORC-WER", result.counts), given.match)
+                summary_line("ORC-WER", result.counts), match)
 
 
 @click.command("tcp")
@@ -216,27 +150,15 @@ def tcp(ref_path: Path, hyp_path: Path, uem_path: Path | None, no_normalize: boo
         as_json: bool, partial: bool, collar: float) -> None:
     """tcpWER of HYP against REF: cpWER in which only words whose times overlap may pair
     (meeteval's tcpwer); segments need start and end times."""
-    from .tcp import tcp_error_rate
-
-    given = _multi_speaker_input(ref_path, hyp_path, uem_path, no_normalize, partial)
-    ref, hyp = given.ref, given.hyp
-    if not given.ref_named:
-        raise InputError("the reference has no speaker labels; tcpWER pairs speakers",
-                         path=ref_path)
-    for segments, path in ((ref, ref_path), (hyp, hyp_path)):
-        untimed = first_untimed(segments)
-        if untimed is not None:
-            raise InputError(f"segment without times in session {untimed.session_id!r}"
-                             f"{untimed.entry}: tcpWER needs start and end times", path=path)
-    try:
-        result = tcp_error_rate(ref, hyp, collar)
-    except ValueError as exc:
-        raise InputError(str(exc), path=ref_path) from None
+    ref, hyp, match = matched_sessions(load_sessions(ref_path), load_sessions(hyp_path),
+                                       ref_path, hyp_path, partial)
+    result = api.tcp(ref, hyp, collar=collar, uem=uem_path, normalize=not no_normalize,
+                     names=(ref_path, hyp_path))
     echo_result({"normalized": not no_normalize, "collar_s": collar,
                  **result.report_dict("tcpwer")} if as_json else None,
                 f"{summary_line('tcpWER', result.counts)} "
                 f"missed speakers {result.missed_speakers}, "
-                f"false-alarm speakers {result.false_alarm_speakers}", given.match)
+                f"false-alarm speakers {result.false_alarm_speakers}", match)
 
 
 def _kaldi_text(path: Path) -> dict[str, str]:
@@ -279,12 +201,12 @@ def wer(ref_path: Path, hyp_path: Path, unit: Unit, whole_file: bool, as_json: b
                       hypothesis_path=hyp_path)
     if partial:
         warn_left_out(match)
-    per_utt = {key: text_error_counts(refs[key], hyps[key], unit)
-               for key in refs if match.keeps(key)}
-    total = sum(per_utt.values(), ErrorCounts.zero())
+    kept = [key for key in refs if match.keeps(key)]
+    total = api.wer({key: refs[key] for key in kept}, {key: hyps[key] for key in kept},
+                    unit=unit)
     name = _RATE_NAMES[unit]
     echo_result({"unit": unit, name: total.error_rate, **total.report_dict(),
-                 "utterances": len(per_utt),
+                 "utterances": len(kept),
                  "missing_hypotheses": len(match.missing_in_hypothesis)} if as_json else None,
                 summary_line(name.upper(), total), match if partial else None)
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ...core.results import FieldwiseSum, Result
 from ..formats.segment import Segment
 from .align import Vocabulary, distance
 from .counts import ErrorCounts
@@ -41,11 +42,17 @@ MAX_CELLS = 40_000_000
 
 
 @dataclass(frozen=True)
-class OrcResult:
-    """ORC counts and, per reference utterance (in the order given), its hypothesis stream."""
+class OrcResult(FieldwiseSum, Result, kind="transcripts.orc_result"):
+    """ORC counts and, per reference utterance (in the order given), its hypothesis stream;
+    ``sum()`` gives a corpus (the assignments one after the other)."""
 
     counts: ErrorCounts
     assignment: tuple[str | None, ...]
+
+    @classmethod
+    def zero(cls) -> OrcResult:
+        """The neutral element of ``+``."""
+        return cls(ErrorCounts.zero(), ())
 
     @property
     def error_rate(self) -> float | None:
@@ -222,7 +229,7 @@ def orc_error_rate(reference: Iterable[Segment], hypothesis: Iterable[Segment]) 
     """
     ref = _by_session(reference)
     hyp = _by_session(hypothesis)
-    total = OrcResult(ErrorCounts.zero(), ())
+    total = OrcResult.zero()
     for session in sorted(set(ref) | set(hyp)):
         given = ref.get(session, [])
         order = sorted(range(len(given)), key=lambda i: _start(given[i]))
@@ -234,8 +241,7 @@ def orc_error_rate(reference: Iterable[Segment], hypothesis: Iterable[Segment]) 
             streams.setdefault(seg.speaker, []).extend(seg.words.split())
         result = orc_error_counts(utterances, streams)
         picked = dict(zip(order, result.assignment, strict=True))
-        total = OrcResult(total.counts + result.counts,
-                          total.assignment + tuple(picked[i] for i in range(len(given))))
+        total += OrcResult(result.counts, tuple(picked[i] for i in range(len(given))))
     return total
 
 

@@ -52,12 +52,12 @@ def fdb10() -> None:
 def unified_score(tree: Path, out: Path | None, jobs: int | None,
                   vad_cache: str | None, executor: str, ray_address: str | None) -> None:
     """Score a reference tree with the unified turn-taking metrics (fdb-v1.0-unified-4)."""
-    from ....core.executor import default_jobs, make_executor
+    from ....core.executor import make_executor
     from ....core.output import refuse_existing
+    from ....fdb10 import score_tree
     from ....vad.cache import resolve_cache_dir
     from ..reference.column import load_reference_column
     from ..report.unified_files import write_unified
-    from ..scoring.unified import score_tree
     from .console import render
 
     destination = refuse_existing(out if out is not None else tree / "unified")
@@ -65,8 +65,7 @@ def unified_score(tree: Path, out: Path | None, jobs: int | None,
     # the cache folder is left out of the recorded command: it changes no number
     command = ["speecheval", "fdb10", "unified-score", "--tree", str(tree), "--out",
                str(destination)] + ([] if jobs is None else ["--jobs", str(jobs)])
-    result = score_tree(tree, workers=jobs or default_jobs(), command=command,
-                        vad_cache=resolve_cache_dir(vad_cache),
+    result = score_tree(tree, jobs=jobs, command=command, vad_cache=resolve_cache_dir(vad_cache),
                         executor=None if executor == "local" and ray_address is None
                         else make_executor(executor, jobs=jobs, ray_address=ray_address))
     reference, note = load_reference_column(tree, result.manifest.sha256, result.asr.sha256)
