@@ -8,7 +8,7 @@ on disk. When every folder of a scenario is named by a number in ``1..declared``
 ``build-dataset``'s are), the numbers without a folder are listed as absent samples;
 otherwise only their count is known.
 
-The revision is computed as v1.0's is (:func:`..common.dataset.revision_digest`): the
+The revision is computed as v1.0's is (:func:`...common.dataset.revision_digest`): the
 SHA-256 of the sorted ``<sha256>  <scenario>/<id>/<file>`` lines of every file of every
 sample folder.
 """
@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...core.audio import audio_info
-from ...core.errors import InputError
-from ..common.dataset import ABSENT, hash_sample_folder, revision_digest, sample_id_order
+from ....core.audio import audio_info
+from ....core.errors import InputError
+from ...common.dataset import ABSENT, hash_sample_folder, revision_digest, sample_id_order
 from .layout import (
     CLEAN_INPUT_WAV,
     DECLARED_SIZES,
@@ -123,7 +123,7 @@ def _wav_problem(folder: Path, name: str, files: dict[str, str],
 
 
 def _read_metadata(path: Path, sample_id: str) -> tuple[str | None, tuple[float, float] | None]:
-    from ...core.schema import load
+    from ....core.schema import load
     from .metadata_schema import SampleMetadata
 
     try:

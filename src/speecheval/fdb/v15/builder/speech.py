@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.audio import read_mono, resample
-from ...core.errors import InputError
-from ...core.espeak import EXECUTABLE, speak_to_wav
+from ....core.audio import read_mono, resample
+from ....core.errors import InputError
+from ....core.espeak import EXECUTABLE, speak_to_wav
 
 WPM = 175
 LEVEL_DBFS = -26.0
