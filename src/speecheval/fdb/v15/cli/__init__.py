@@ -14,6 +14,7 @@ import click
 
 from ....cli_executor import executor_options
 from ....vad.silero_spec import PROVENANCE_PACKAGES
+from ...common.cli_dataset import build_options, echo_built, echo_check, root_option
 from ...common.cli_recogniser import recogniser_options
 from ...common.cli_record import record_or_resume, session_options
 
@@ -24,10 +25,7 @@ def fdb15() -> None:
 
 
 @fdb15.command("build-dataset")
-@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
-              help="New directory for the dataset (must not exist).")
-@click.option("--size", type=click.Choice(["mini", "full"]), default="mini", show_default=True,
-              help="mini: 6 samples per scenario; full: the declared 200/99/100/100.")
+@build_options("mini: 6 samples per scenario; full: the declared 200/99/100/100.")
 def build_dataset_command(out: Path, size: str) -> None:
     """Write a v1.5 dataset in the official layout from espeak-ng speech."""
     from ....core.output import refuse_existing
@@ -37,30 +35,17 @@ def build_dataset_command(out: Path, size: str) -> None:
     refuse_existing(out)
     started = time.perf_counter()
     samples = build_dataset(out, size)
-    revision = load_dataset(out).revision
-    click.echo(f"wrote {len(samples)} samples to {out} in {time.perf_counter() - started:.1f} s "
-               f"(revision {revision[:16]})")
+    echo_built(out, len(samples), started, load_dataset(out).revision)
 
 
 @fdb15.command("check-dataset")
-@click.option("--dataset-root", "root", required=True,
-              type=click.Path(path_type=Path, file_okay=False),
-              help="Folder holding the v1.5 scenario folders.")
+@root_option("v1.5 scenario folders")
 def check_dataset_command(root: Path) -> None:
     """Read a v1.5 dataset: sizes, problems per sample and the computed revision."""
     from ..dataset.reader import load_dataset
 
     dataset = load_dataset(root)
-    click.echo(f"dataset {root}  revision {dataset.revision}")
-    rates = dataset.rates()
-    for scenario, counts in dataset.counts().items():
-        seen = ", ".join(str(rate) for rate in rates.get(scenario, [])) or "-"
-        click.echo(f"  {scenario:20s} usable {counts['usable']:3d} of {counts['declared']:3d}"
-                   f"  problems {counts['with_problems']:3d}  absent {counts['absent']:3d}"
-                   f"  rates {seen}")
-    for sample in dataset.samples:
-        if sample.problems and not sample.absent:
-            click.echo(f"  {sample.sample_id}: {'; '.join(sample.problems)}")
+    echo_check(root, dataset, width=20)
     for scenario, ranges in dataset.absent_ranges().items():
         click.echo(f"  absent {scenario}: {ranges}")
 
