@@ -37,9 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from speecheval.core.audio import write_wav
-from speecheval.fdb.v15 import speech
-from speecheval.fdb.v15.layout import DECLARED_SIZES
-from speecheval.fdb.v15.synthetic_words import spread_words, write_transcript
+from speecheval.fdb.v15.builder import speech
+from speecheval.fdb.v15.builder.synthetic_words import spread_words, write_transcript
+from speecheval.fdb.v15.dataset.layout import DECLARED_SIZES
 
 RATE = 16_000
 SECONDS = 20

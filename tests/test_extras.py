@@ -141,7 +141,7 @@ def test_tts_turns_without_any_espeak_name_speech(tmp_path: Path) -> None:
 def test_prosody_without_its_backends_names_fdb15(monkeypatch: pytest.MonkeyPatch,
                                                   module: str, package: str) -> None:
     pytest.importorskip("parselmouth", reason="praat-parselmouth is not installed")
-    from speecheval.fdb.v15.prosody import AudioMeasures
+    from speecheval.fdb.v15.prosody.measures import AudioMeasures
 
     monkeypatch.setitem(sys.modules, module, None)
     monkeypatch.delitem(sys.modules, "speechmos.dnsmos", raising=False)
@@ -151,7 +151,7 @@ def test_prosody_without_its_backends_names_fdb15(monkeypatch: pytest.MonkeyPatc
 
 
 def test_offline_judge_without_torch_names_fdb15(monkeypatch: pytest.MonkeyPatch) -> None:
-    from speecheval.fdb.v15.judge_offline import OfflineJudge
+    from speecheval.fdb.v15.judge.offline import OfflineJudge
 
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(MissingExtra) as info:

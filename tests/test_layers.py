@@ -1,6 +1,6 @@
 """The FDB floors: ``fdb/common`` imports neither version, ``fdb/v15`` imports nothing from
-``fdb/v10`` (docs/architecture.md, ADR 0009), and inside ``fdb/v10`` no subpackage imports
-one above it (ADR 0013). The session rooms: the scenario and the
+``fdb/v10`` (docs/architecture.md, ADR 0009), and inside ``fdb/v10`` (ADR 0013) and
+``fdb/v15`` (ADR 0019) no subpackage imports one above it. The session rooms: the scenario and the
 recording import no other room, metrics import neither the runners nor the reports, and
 no room imports the command above it (ADR 0011).
 
@@ -35,6 +35,19 @@ FORBIDDEN = {
     "v10/scoring": tuple(_V10 + p for p in ("cli", "report", "reference", "builder")),
     "v10/builder": tuple(_V10 + p for p in ("cli", "report", "reference", "scoring")),
 }
+_V15 = "speecheval.fdb.v15."
+_V15_MAY_IMPORT = {
+    # inside v15: cli over report over scoring over timing, judge, prosody; capture and
+    # builder beside them; dataset under all
+    "report": ("scoring", "judge", "dataset"),
+    "scoring": ("timing", "judge", "prosody", "dataset"),
+    "timing": (), "judge": ("dataset",), "prosody": (),
+    "capture": ("dataset",), "builder": ("dataset",), "dataset": (),
+}
+FORBIDDEN.update({
+    f"v15/{floor}": tuple(_V15 + p for p in ("cli", *_V15_MAY_IMPORT)
+                          if p != floor and p not in allowed)
+    for floor, allowed in _V15_MAY_IMPORT.items()})
 """The floor under ``fdb/`` -> the packages none of its modules may import."""
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .core.executor import Executor
-    from .fdb.v15.scoring import TimingScores
+    from .fdb.v15.scoring.trials import TimingScores
 
 __all__ = ["score_tree"]
 
@@ -54,7 +54,7 @@ def score_tree(path: str | Path, *, jobs: int | None = None,
     [('user_interruption/1', 'not_speaking_at_onset'), ('user_backchannel/1', 'stopped')]
     """
     from .core.executor import make_executor
-    from .fdb.v15.scoring import find_trials, score_timing
+    from .fdb.v15.scoring.trials import find_trials, score_timing
 
     trials = find_trials(Path(path))
     return score_timing(trials, executor if executor is not None

@@ -127,7 +127,7 @@ def test_the_hour_cap_holds_for_the_library(tmp_path: Path, no_program: None) ->
 @needs_loader
 def test_the_v15_builders_speech_comes_from_the_library_without_the_program(
         no_program: None) -> None:
-    from speecheval.fdb.v15 import speech
+    from speecheval.fdb.v15.builder import speech
 
     speech.utterance.cache_clear()   # a clip an earlier test had Debian's program speak
     clip = speech.utterance("Sorry, could you say that again?", "en-us", 16_000)

@@ -167,6 +167,6 @@ def test_an_out_inside_the_dataset_root_is_refused(tmp_path: Path,
 
 
 def _load15(root: Path) -> Any:
-    from speecheval.fdb.v15.dataset import load_dataset as load15
+    from speecheval.fdb.v15.dataset.reader import load_dataset as load15
 
     return load15(root)

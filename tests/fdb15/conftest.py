@@ -13,7 +13,7 @@ from fdb10.capturekit import agent_process
 
 from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
-from speecheval.fdb.v15.dataset_build import build_dataset
+from speecheval.fdb.v15.builder.dataset import build_dataset
 
 from . import judged_tree
 from .recording import record

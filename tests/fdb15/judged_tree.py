@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from speecheval.core.audio import write_wav
-from speecheval.fdb.v15 import speech
-from speecheval.fdb.v15.synthetic_words import spread_words, write_transcript
+from speecheval.fdb.v15.builder import speech
+from speecheval.fdb.v15.builder.synthetic_words import spread_words, write_transcript
 
 RATE = 16_000
 ANSWER = ("The city has a fine art museum, a big park by the river and an old cathedral. "

@@ -7,8 +7,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from speecheval.fdb.v15.scoring import ScenarioTiming
-from speecheval.fdb.v15.timing import TrialTiming
+from speecheval.fdb.v15.scoring.trials import ScenarioTiming
+from speecheval.fdb.v15.timing.trial import TrialTiming
 
 latency_us = st.integers(0, 60_000_000)
 

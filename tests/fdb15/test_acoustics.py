@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from speecheval.fdb.v15.acoustics import (
+from speecheval.fdb.v15.builder.acoustics import (
     Reflection,
     add_reflections,
     apply_gain_db,

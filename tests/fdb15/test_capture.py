@@ -20,7 +20,7 @@ from speecheval.core.audio import read_mono, write_wav
 from speecheval.core.canonical_json import dumps, dumps_lines
 from speecheval.core.errors import SystemUnderTestError
 from speecheval.core.hashing import sha256_file
-from speecheval.fdb.v15.asr import transcribe_tree
+from speecheval.fdb.v15.capture.asr import transcribe_tree
 
 RATE = 16_000
 INPUT_S, CLEAN_S = 1.5, 1.2

@@ -12,10 +12,10 @@ import pytest
 
 from speecheval.core.audio import read_mono
 from speecheval.core.pcm import to_int16
-from speecheval.fdb.v15 import speech
-from speecheval.fdb.v15.dataset import load_dataset
-from speecheval.fdb.v15.dataset_build import BUILD_FILE, RATE, SCENARIOS, build_dataset
-from speecheval.fdb.v15.texts import BACKCHANNELS
+from speecheval.fdb.v15.builder import speech
+from speecheval.fdb.v15.builder.dataset import BUILD_FILE, RATE, SCENARIOS, build_dataset
+from speecheval.fdb.v15.builder.texts import BACKCHANNELS
+from speecheval.fdb.v15.dataset.reader import load_dataset
 
 pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None,
                                 reason="espeak-ng is not installed (apt-get install espeak-ng)")

@@ -11,7 +11,7 @@ import pytest
 from speecheval.cli import main
 from speecheval.core.audio import encode_wav
 from speecheval.core.errors import InputError
-from speecheval.fdb.v15.dataset import load_dataset
+from speecheval.fdb.v15.dataset.reader import load_dataset
 
 
 def _sample(root: Path, sample_id: str, *, seconds: float = 2.0,

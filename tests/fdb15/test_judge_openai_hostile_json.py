@@ -10,7 +10,7 @@ from pathlib import Path
 from chat_server import ChatServer
 from hostile.deep_json import JsonAnswerServer, deep_array
 
-from speecheval.fdb.v15.judge_openai import JudgeSettings, OpenAIJudge
+from speecheval.fdb.v15.judge.openai import JudgeSettings, OpenAIJudge
 
 from .test_judge_openai import EVALUATION, _case, _judge, _key, _trial, server
 

@@ -3,7 +3,7 @@
 get_timing.py imports torch and torchaudio and loads Silero through torch.hub (network)
 at import, so the test does not import it: it compiles the script's pure interval
 functions (``_merge``, ``overlaps``, ``response_gaps``) and merge constants out of its
-source and runs them on the same segments as :mod:`speecheval.fdb.v15.official_timing`.
+source and runs them on the same segments as :mod:`speecheval.fdb.v15.timing.official`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from speecheval.core.timeline import Span
-from speecheval.fdb.v15.official_timing import (
+from speecheval.fdb.v15.timing.official import (
     MODEL_MERGE_GAP_S,
     USER_MERGE_GAP_S,
     merge_close,

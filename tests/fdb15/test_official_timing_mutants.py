@@ -1,11 +1,11 @@
-"""Hand-worked cases added for mutants of ``fdb/v15/official_timing.py`` that the
+"""Hand-worked cases added for mutants of ``fdb/v15/timing/official.py`` that the
 comparisons with the official script let survive (docs/testing.md, "Surviving mutants"):
 exact gaps, touching segments, and overlaps or model starts that share a millisecond."""
 
 from __future__ import annotations
 
 from speecheval.core.timeline import Span
-from speecheval.fdb.v15.official_timing import (
+from speecheval.fdb.v15.timing.official import (
     OfficialTiming,
     merge_close,
     response_intervals,

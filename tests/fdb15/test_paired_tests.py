@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from scipy import stats
 
-from speecheval.fdb.v15.paired_tests import (
+from speecheval.fdb.v15.prosody.paired_tests import (
     Measured,
     correction_statement,
     holm,

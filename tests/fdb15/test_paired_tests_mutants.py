@@ -1,4 +1,4 @@
-"""Cases added for mutants of ``fdb/v15/paired_tests.py`` that the paired-test tests let
+"""Cases added for mutants of ``fdb/v15/prosody/paired_tests.py`` that the paired-test tests let
 survive (docs/testing.md, "Surviving mutants"): the records, the notes of the cases with
 no test, the smallest testable n, and the sentence under the table."""
 
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from speecheval.fdb.v15.paired_tests import (
+from speecheval.fdb.v15.prosody.paired_tests import (
     Measured,
     PairedTest,
     _finite,

@@ -15,8 +15,8 @@ import pytest
 
 from speecheval.core.audio import Audio
 from speecheval.fdb.common.annotations import Word
-from speecheval.fdb.v15 import speech
-from speecheval.fdb.v15.prosody import (
+from speecheval.fdb.v15.builder import speech
+from speecheval.fdb.v15.prosody.measures import (
     MEASURES,
     AudioMeasures,
     partition_words,
@@ -156,7 +156,7 @@ def test_no_fallback_when_a_backend_is_missing(monkeypatch: pytest.MonkeyPatch) 
     import importlib.metadata
 
     from speecheval.core.errors import InputError
-    from speecheval.fdb.v15 import prosody
+    from speecheval.fdb.v15.prosody import measures
 
     real = importlib.metadata.version
 
@@ -169,4 +169,4 @@ def test_no_fallback_when_a_backend_is_missing(monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(InputError, match=r"^prosody \(which has no fallback\) needs "
                        r"praat-parselmouth, which is not installed: install it with pip "
                        r"install 'speecheval\[fdb15\]'$"):
-        prosody.backends()
+        measures.backends()

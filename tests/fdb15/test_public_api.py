@@ -15,7 +15,7 @@ from api_numbers import differences, heavy_in, json_lines, modules_after_import
 from speecheval import fdb15
 from speecheval.cli import main
 from speecheval.core.errors import InputError
-from speecheval.fdb.v15 import scoring
+from speecheval.fdb.v15.scoring import trials as scoring
 
 
 def test_score_tree_gives_the_numbers_fdb15_score_writes(

@@ -17,7 +17,7 @@ import pytest
 
 from speecheval.cli import main
 from speecheval.core.audio import write_wav
-from speecheval.fdb.v15 import speech
+from speecheval.fdb.v15.builder import speech
 
 pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None,
                                 reason="espeak-ng is not installed (apt-get install espeak-ng)")

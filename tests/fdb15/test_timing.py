@@ -11,7 +11,7 @@ import math
 import pytest
 
 from speecheval.core.timeline import Span
-from speecheval.fdb.v15.timing import TrialTiming, trial_timing
+from speecheval.fdb.v15.timing.trial import TrialTiming, trial_timing
 
 WINDOW = Span.from_seconds(5.0, 6.0)     # a = 5 s, b = 6 s
 T_US = 12_000_000                        # T = 12 s

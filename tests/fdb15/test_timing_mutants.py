@@ -1,4 +1,4 @@
-"""Cases added for mutants of ``fdb/v15/timing.py`` that the timing tests let survive
+"""Cases added for mutants of ``fdb/v15/timing/trial.py`` that the timing tests let survive
 (docs/testing.md, "Surviving mutants"): each refusal's message in full, and the quantile
 values of a stopped and of a right-censored response."""
 
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from speecheval.fdb.v15.timing import TrialTiming
+from speecheval.fdb.v15.timing.trial import TrialTiming
 
 
 @pytest.mark.parametrize(("fields", "message"), [

@@ -14,6 +14,6 @@ retries, the key, scrubbing and bounded parsing are written once:
 - :mod:`.ledger`: every request and reply of a judge, in order.
 
 The transcription recogniser (:mod:`speecheval.asr.openai_compatible`) and the FDB v1.5
-behaviour judge (:mod:`speecheval.fdb.v15.judge_openai`) are built on the endpoint.
+behaviour judge (:mod:`speecheval.fdb.v15.judge.openai`) are built on the endpoint.
 This package imports ``core`` only (its scrubber, :mod:`speecheval.core.redact`, included).
 """

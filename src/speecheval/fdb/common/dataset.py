@@ -12,14 +12,19 @@ otherwise only their count is known.
 The dataset revision is computed, never typed: the SHA-256 of the sorted lines
 ``<sha256>  <subset>/<id>/<file>`` over every file of every sample folder, so two copies
 with the same bytes have the same revision and any changed byte changes it.
+
+The v1.5 reader (``fdb.v15.dataset.reader``) lists its samples the same way and builds on
+what this module shares: :class:`FoundSample` (a sample as found on disk) and
+:class:`FoundDataset` (the samples counted per subset or scenario), the revision digest,
+the folder hashing and the id order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Generic, TypeVar
 
 from ...core.audio import audio_info
 from ...core.errors import InputError
@@ -33,28 +38,19 @@ INPUT_WAV = "input.wav"
 ABSENT = "sample folder is missing from the dataset root"
 
 
-@dataclass(frozen=True)
-class DatasetSample:
-    """One sample of the dataset: what is on disk, or why it cannot be used.
+@dataclass(frozen=True, kw_only=True)
+class FoundSample:
+    """What a sample of either version's dataset is on disk, or why it cannot be used.
 
     ``input_rate`` and ``input_samples`` come from the input.wav header (None when it is
-    missing or unreadable); ``files`` maps each file of the folder to its SHA-256.
+    missing or unreadable); ``files`` maps each file of the folder to its SHA-256. Each
+    version adds the sample's place (its subset or scenario, and its folder name).
     """
 
-    subset: str
-    local_id: str
     input_rate: int | None = None
     input_samples: int | None = None
     files: dict[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
-
-    @property
-    def sample_id(self) -> str:
-        return f"{self.subset}/{self.local_id}"
-
-    @property
-    def task(self) -> str:
-        return SUBSET_TASKS[self.subset]
 
     @property
     def usable(self) -> bool:
@@ -64,6 +60,61 @@ class DatasetSample:
     def absent(self) -> bool:
         """A numbered sample with no folder at all (listed, never selected by default)."""
         return self.problems == (ABSENT,)
+
+
+Found = TypeVar("Found", bound=FoundSample)
+
+
+@dataclass(frozen=True)
+class FoundDataset(Generic[Found]):
+    """Every sample found or known to be absent, with the computed revision. A version
+    names the field that groups its samples (``group``: subset or scenario) and the
+    declared size of each group."""
+
+    group: ClassVar[str]
+    declared_sizes: ClassVar[Mapping[str, int]]
+
+    root: Path
+    samples: tuple[Found, ...]
+    absent_unnamed: dict[str, int]
+    revision: str
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Per group: declared, usable, present with problems, and absent samples."""
+        counts = {}
+        for name, size in self.declared_sizes.items():
+            listed = [s for s in self.samples if getattr(s, self.group) == name]
+            counts[name] = {"declared": size,
+                            "usable": sum(s.usable for s in listed),
+                            "with_problems": sum(bool(s.problems) and not s.absent
+                                                 for s in listed),
+                            "absent": (sum(s.absent for s in listed)
+                                       + self.absent_unnamed.get(name, 0))}
+        return counts
+
+    def rates(self) -> dict[str, list[int]]:
+        """The input.wav rates seen in each group."""
+        seen: dict[str, set[int]] = {}
+        for sample in self.samples:
+            if sample.input_rate is not None:
+                seen.setdefault(getattr(sample, self.group), set()).add(sample.input_rate)
+        return {name: sorted(rates) for name, rates in sorted(seen.items())}
+
+
+@dataclass(frozen=True)
+class DatasetSample(FoundSample):
+    """One sample of a v1.0 dataset, by subset and folder name."""
+
+    subset: str
+    local_id: str
+
+    @property
+    def sample_id(self) -> str:
+        return f"{self.subset}/{self.local_id}"
+
+    @property
+    def task(self) -> str:
+        return SUBSET_TASKS[self.subset]
 
     @property
     def duration_s(self) -> float:
@@ -81,13 +132,11 @@ class DatasetSample:
 
 
 @dataclass(frozen=True)
-class Dataset:
-    """Every sample found or known to be absent, by subset, with the computed revision."""
+class Dataset(FoundDataset[DatasetSample]):
+    """A v1.0 dataset: its samples by subset."""
 
-    root: Path
-    samples: tuple[DatasetSample, ...]
-    absent_unnamed: dict[str, int]
-    revision: str
+    group = "subset"
+    declared_sizes = DECLARED_SIZES
 
     @property
     def declared(self) -> dict[str, int]:
@@ -100,14 +149,6 @@ class Dataset:
         """SHA-256 of every dataset file, by ``<subset>/<id>/<file>``."""
         return {f"{s.sample_id}/{name}": digest for s in self.samples
                 for name, digest in sorted(s.files.items())}
-
-    def rates(self) -> dict[str, list[int]]:
-        """The input rates seen in each subset."""
-        seen: dict[str, set[int]] = {}
-        for sample in self.samples:
-            if sample.input_rate is not None:
-                seen.setdefault(sample.subset, set()).add(sample.input_rate)
-        return {subset: sorted(rates) for subset, rates in sorted(seen.items())}
 
     def select(self, *, subsets: Sequence[str] = (), sample_ids: Sequence[str] = (),
                max_per_subset: int | None = None) -> list[DatasetSample]:
@@ -138,17 +179,8 @@ class Dataset:
 
     def describe(self) -> dict[str, Any]:
         """The dataset part of run.json: root, revision, sizes, rates and problems."""
-        counts = {}
-        for subset in DECLARED_SIZES:
-            listed = [s for s in self.samples if s.subset == subset]
-            counts[subset] = {"declared": DECLARED_SIZES[subset],
-                              "usable": sum(s.usable for s in listed),
-                              "with_problems": sum(bool(s.problems) and not s.absent
-                                                   for s in listed),
-                              "absent": (sum(s.absent for s in listed)
-                                         + self.absent_unnamed.get(subset, 0))}
         return {"root": str(self.root), "revision": self.revision,
-                "declared": self.declared, "counts": counts, "input_rates": self.rates(),
+                "declared": self.declared, "counts": self.counts(), "input_rates": self.rates(),
                 "problems": {s.sample_id: list(s.problems) for s in self.samples
                              if s.problems and not s.absent},
                 "absent": [s.sample_id for s in self.samples if s.absent]}

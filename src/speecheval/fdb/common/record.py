@@ -19,7 +19,7 @@ cannot supply is ``skipped`` with the dataset's reasons and is not the system's 
 
 The engine (:class:`Session`, :func:`start_sessions`, :func:`execute`,
 :func:`resume_request`) knows sessions, not datasets: a v1.0 sample is one session, and
-``fdb15 record`` (:mod:`speecheval.fdb.v15.record`) runs two per sample on the same engine.
+``fdb15 record`` (:mod:`speecheval.fdb.v15.capture.record`) runs two per sample on the same engine.
 """
 
 from __future__ import annotations

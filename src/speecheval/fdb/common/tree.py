@@ -65,8 +65,10 @@ ANNOTATION_FILES: dict[str, str | None] = {
 
 
 @dataclass(frozen=True)
-class ManifestSample:
-    """One selected sample as ``manifest.json`` lists it."""
+class SampleListing:
+    """A sample as a tree lists it: its id, subset and task, the input length T, and
+    whether it is scored (and why not). ``manifest.json`` lists it with its files
+    (:class:`ManifestSample`), the v1.0 tree builder with the outcome it was made for."""
 
     sample_id: str
     subset: str
@@ -74,6 +76,12 @@ class ManifestSample:
     input_duration_s: float
     eligible: bool
     reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ManifestSample(SampleListing):
+    """One selected sample as ``manifest.json`` lists it."""
+
     files: dict[str, str]
 
     @property

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ....core.timebase import US_PER_S, to_us
-from ...common.tree import ANNOTATION_FILES, DECLARED_SIZES, SUBSET_TASKS
+from ...common.tree import ANNOTATION_FILES, DECLARED_SIZES, SUBSET_TASKS, SampleListing
 
 RATE = 16_000
 """Sample rate of every generated output.wav (the rate of the official outputs)."""
@@ -105,15 +105,9 @@ class SampleSpec:
 
 
 @dataclass(frozen=True)
-class BuiltSample:
+class BuiltSample(SampleListing):
     """A sample as written into a tree, with the outcome it was designed to produce."""
 
-    sample_id: str
-    subset: str
-    task: str
-    input_duration_s: float
-    eligible: bool
-    reasons: tuple[str, ...]
     intended: Mapping[str, object]
 
     @classmethod

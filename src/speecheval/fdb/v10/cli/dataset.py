@@ -7,12 +7,11 @@ from pathlib import Path
 
 import click
 
+from ...common.cli_dataset import build_options, echo_built, echo_check, root_option
+
 
 @click.command("build-dataset")
-@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
-              help="New directory for the dataset (must not exist).")
-@click.option("--size", type=click.Choice(["mini", "full"]), default="mini", show_default=True,
-              help="mini: 8 samples per subset; full: the declared 137/216/119/200/55.")
+@build_options("mini: 8 samples per subset; full: the declared 137/216/119/200/55.")
 def build_dataset_command(out: Path, size: str) -> None:
     """Write a v1.0 input dataset in the official layout from espeak-ng speech."""
     from ...common.dataset import load_dataset
@@ -20,27 +19,13 @@ def build_dataset_command(out: Path, size: str) -> None:
 
     started = time.perf_counter()
     specs = build_dataset(out, size)
-    revision = load_dataset(out).revision
-    click.echo(f"wrote {len(specs)} samples to {out} in {time.perf_counter() - started:.1f} s "
-               f"(revision {revision[:16]})")
+    echo_built(out, len(specs), started, load_dataset(out).revision)
 
 
 @click.command("check-dataset")
-@click.option("--dataset-root", "root", required=True,
-              type=click.Path(path_type=Path, file_okay=False),
-              help="Folder holding the v1.0 subset folders.")
+@root_option("v1.0 subset folders")
 def check_dataset_command(root: Path) -> None:
     """Read a v1.0 dataset: sizes, input rates, problems and the computed revision."""
     from ...common.dataset import load_dataset
 
-    dataset = load_dataset(root)
-    info = dataset.describe()
-    click.echo(f"dataset {root}  revision {dataset.revision}")
-    for subset, counts in info["counts"].items():
-        rates = ", ".join(str(r) for r in info["input_rates"].get(subset, [])) or "-"
-        click.echo(f"  {subset:30s} usable {counts['usable']:3d} of {counts['declared']:3d}"
-                   f"  problems {counts['with_problems']:3d}"
-                   f"  absent {counts['absent']:3d}  rates {rates}")
-    present_problems = [s for s in dataset.samples if s.problems and not s.absent]
-    for sample in present_problems:
-        click.echo(f"  {sample.sample_id}: {'; '.join(sample.problems)}")
+    echo_check(root, load_dataset(root), width=30)

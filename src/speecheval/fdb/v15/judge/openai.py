@@ -17,7 +17,7 @@ more on every retry. Where the official script retries without end and takes the
 - every request (without the key) and every reply or failure goes into the ledger
   (:class:`speecheval.remote.ledger.RequestLedger`).
 
-The prompt file must be the pinned one (:mod:`..common.official_evaluator`); the key comes
+The prompt file must be the pinned one (:mod:`...common.official_evaluator`); the key comes
 from an environment variable, and every reply and reason is scrubbed of it and of the
 run's other secrets (:func:`speecheval.core.redact.run_scrubber`) before it reaches the
 ledger or a verdict: a judge that echoes its request must not write the key.
@@ -30,18 +30,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...core import peer_json
-from ...core.errors import InputError
-from ...core.hashing import sha256_file
-from ...core.redact import run_scrubber
-from ...remote import answers
-from ...remote.chat import ENDPOINT_PATH
-from ...remote.endpoint import EndpointSettings, OpenAIEndpoint, Rejected
-from ...remote.keys import api_key, unset_key
-from ...remote.ledger import RequestLedger
-from ...remote.retry import RETRIED_STATUS, Retry
-from ..common.official_evaluator import PINNED_SHA256, REPOSITORY, REVISION
-from ..common.tree import read_json
+from ....core import peer_json
+from ....core.errors import InputError
+from ....core.hashing import sha256_file
+from ....core.redact import run_scrubber
+from ....remote import answers
+from ....remote.chat import ENDPOINT_PATH
+from ....remote.endpoint import EndpointSettings, OpenAIEndpoint, Rejected
+from ....remote.keys import api_key, unset_key
+from ....remote.ledger import RequestLedger
+from ....remote.retry import RETRIED_STATUS, Retry
+from ...common.official_evaluator import PINNED_SHA256, REPOSITORY, REVISION
+from ...common.tree import read_json
 from .behavior import (
     CLEAN_INPUT_JSON,
     CLEAN_OUTPUT_JSON,

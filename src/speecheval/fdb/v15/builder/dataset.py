@@ -27,14 +27,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.audio import encode_wav
-from ...core.canonical_json import dumps
-from ...core.output import atomic_write_bytes, atomic_write_text, new_output_dir
-from ...core.pcm import to_int16
-from ..common.synthetic import NOISE_SHIFT, noise_seed, official_json
+from ....core.audio import encode_wav
+from ....core.canonical_json import dumps
+from ....core.output import atomic_write_bytes, atomic_write_text, new_output_dir
+from ....core.pcm import to_int16
+from ...common.synthetic import NOISE_SHIFT, noise_seed, official_json
+from ..dataset.layout import CLEAN_INPUT_WAV, DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef
 from . import speech
 from .acoustics import Reflection, add_reflections, apply_gain_db, high_shelf, low_pass
-from .layout import CLEAN_INPUT_WAV, DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef
 from .texts import BACKCHANNELS, BACKGROUND, CONTEXTS, INTERRUPTIONS, SIDE_REMARKS
 
 RATE = 16_000

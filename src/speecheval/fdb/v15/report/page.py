@@ -20,18 +20,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ... import __version__
-from ...core.audio import read_mono
-from ...core.errors import InputError
-from ...report import page as pg
-from ...report import timeline as tl
-from ...report.curve_svg import Series, render_curves
-from ...report.numbers import fixed, percent
-from ...report.svg_frame import tick_step
-from ...report.table import Table
-from .behavior import CLEAN_OUTPUT_JSON, CLEAN_OUTPUT_WAV, LABELS, OUTPUT_JSON
-from .layout import DECLARED_SIZES
-from .scoring import OUTPUT_WAV
+from .... import __version__
+from ....core.audio import read_mono
+from ....core.errors import InputError
+from ....report import page as pg
+from ....report import timeline as tl
+from ....report.curve_svg import Series, render_curves
+from ....report.numbers import fixed, percent
+from ....report.svg_frame import tick_step
+from ....report.table import Table
+from ..dataset.layout import DECLARED_SIZES
+from ..judge.behavior import CLEAN_OUTPUT_JSON, CLEAN_OUTPUT_WAV, LABELS, OUTPUT_JSON
+from ..scoring.trials import OUTPUT_WAV
 
 LABEL_TONES = ("good", "other", "warn", "none")
 """Bar colours of C_RESPOND, C_RESUME, C_UNCERTAIN_HANDLING, C_UNKNOWN."""

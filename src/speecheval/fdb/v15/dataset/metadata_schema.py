@@ -11,7 +11,7 @@ import math
 
 from pydantic import field_validator
 
-from ...core.schema import Schema
+from ....core.schema import Schema
 
 
 class SampleMetadata(Schema):

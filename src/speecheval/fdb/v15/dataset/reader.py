@@ -8,19 +8,26 @@ on disk. When every folder of a scenario is named by a number in ``1..declared``
 ``build-dataset``'s are), the numbers without a folder are listed as absent samples;
 otherwise only their count is known.
 
-The revision is computed as v1.0's is (:func:`..common.dataset.revision_digest`): the
+The revision is computed as v1.0's is (:func:`...common.dataset.revision_digest`): the
 SHA-256 of the sorted ``<sha256>  <scenario>/<id>/<file>`` lines of every file of every
 sample folder.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from ...core.audio import audio_info
-from ...core.errors import InputError
-from ..common.dataset import ABSENT, hash_sample_folder, revision_digest, sample_id_order
+from ....core.audio import audio_info
+from ....core.errors import InputError
+from ...common.dataset import (
+    ABSENT,
+    FoundDataset,
+    FoundSample,
+    hash_sample_folder,
+    revision_digest,
+    sample_id_order,
+)
 from .layout import (
     CLEAN_INPUT_WAV,
     DECLARED_SIZES,
@@ -32,56 +39,16 @@ from .layout import (
 
 
 @dataclass(frozen=True)
-class DatasetSample(SampleRef):
-    """One sample: what is on disk, or why it cannot be used.
-
-    ``input_rate`` and ``input_samples`` come from the input.wav header (None when it is
-    missing or unreadable); ``files`` maps each file name to its SHA-256.
-    """
-
-    input_rate: int | None = None
-    input_samples: int | None = None
-    files: dict[str, str] = field(default_factory=dict)
-    problems: tuple[str, ...] = ()
-
-    @property
-    def usable(self) -> bool:
-        return not self.problems
-
-    @property
-    def absent(self) -> bool:
-        return self.problems == (ABSENT,)
+class DatasetSample(SampleRef, FoundSample):
+    """One sample of a v1.5 dataset, by scenario and folder name."""
 
 
 @dataclass(frozen=True)
-class Dataset:
-    """Every sample found or known to be absent, by scenario, with the computed revision."""
+class Dataset(FoundDataset[DatasetSample]):
+    """A v1.5 dataset: its samples by scenario."""
 
-    root: Path
-    samples: tuple[DatasetSample, ...]
-    absent_unnamed: dict[str, int]
-    revision: str
-
-    def counts(self) -> dict[str, dict[str, int]]:
-        """Per scenario: declared, usable, present with problems, and absent samples."""
-        counts = {}
-        for scenario, declared in DECLARED_SIZES.items():
-            listed = [s for s in self.samples if s.scenario == scenario]
-            counts[scenario] = {
-                "declared": declared,
-                "usable": sum(s.usable for s in listed),
-                "with_problems": sum(bool(s.problems) and not s.absent for s in listed),
-                "absent": sum(s.absent for s in listed) + self.absent_unnamed.get(scenario, 0),
-            }
-        return counts
-
-    def rates(self) -> dict[str, list[int]]:
-        """The input.wav rates seen in each scenario."""
-        seen: dict[str, set[int]] = {}
-        for sample in self.samples:
-            if sample.input_rate is not None:
-                seen.setdefault(sample.scenario, set()).add(sample.input_rate)
-        return {scenario: sorted(rates) for scenario, rates in seen.items()}
+    group = "scenario"
+    declared_sizes = DECLARED_SIZES
 
     def absent_ranges(self) -> dict[str, str]:
         """The absent ids of each scenario as ranges: ``{"user_backchannel": "7-99"}``."""
@@ -123,7 +90,7 @@ def _wav_problem(folder: Path, name: str, files: dict[str, str],
 
 
 def _read_metadata(path: Path, sample_id: str) -> tuple[str | None, tuple[float, float] | None]:
-    from ...core.schema import load
+    from ....core.schema import load
     from .metadata_schema import SampleMetadata
 
     try:

@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core import espeak
-from ...core.audio import read_mono, resample
-from ...core.errors import InputError
-from ...core.espeak import speak_to_wav
+from ....core import espeak
+from ....core.audio import read_mono, resample
+from ....core.errors import InputError
+from ....core.espeak import speak_to_wav
 
 WPM = 175
 LEVEL_DBFS = -26.0

@@ -1,6 +1,6 @@
 """An offline behaviour judge: rules and sentence embeddings, no network. NOT the official
 judge (the official one is the prompt of ``instruction/behavior.txt`` read by
-gpt-4o-2024-08-06, :mod:`.judge_openai`); its labels are recorded as this judge's.
+gpt-4o-2024-08-06, :mod:`.openai`); its labels are recorded as this judge's.
 
 It follows the prompt's procedure with fixed rules:
 
@@ -24,9 +24,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...core.extras import require
-from ...core.hashing import sha256_file
-from ...core.timebase import to_us
+from ....core.extras import require
+from ....core.hashing import sha256_file
+from ....core.timebase import to_us
 from .behavior import JudgeCase, Verdict, first_segment_after
 
 SEGMENT_GAP_S = 0.5

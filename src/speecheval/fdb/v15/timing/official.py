@@ -19,7 +19,7 @@ the script's ``latency_intervals.json`` (``tests/fdb15/test_official_scripts.py`
 The merge gaps are 0.6 s for the user and 0.5 s for the model. The script's comments say
 300 ms and 50 ms; the code uses 0.6 and 0.5, and so does this module. Times are float
 seconds rounded to 3 decimals with Python's ``round`` (half to even on the binary value),
-as the script writes them. Unlike the event-anchored timing (:mod:`.timing`) these
+as the script writes them. Unlike the event-anchored timing (:mod:`.trial`) these
 intervals are not tied to the overlap window of metadata.json: a context turn that the
 system talks over counts as well.
 
@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.timeline import SecondsPair, Span
+from ....core.timeline import SecondsPair, Span
 
 OFFICIAL_SPEECH_PAD_MS = 30
 """Silero's default padding, which get_timing.py keeps."""

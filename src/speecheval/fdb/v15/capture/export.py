@@ -1,9 +1,9 @@
 """``fdb15 export``: turn ``fdb15 record`` runs into a v1.5 tree the scorers read.
 
 Each member of a pair is played out and checked exactly as v1.0's ``reference-export``
-does (:func:`..common.export.play_chosen`: the FIFO playout, soxr to 16 kHz, the length
+does (:func:`...common.export.play_chosen`: the FIFO playout, soxr to 16 kHz, the length
 ``round(T * 16000)`` of the member's own input, the reason codes of
-:mod:`..common.eligibility`, shards merged by :func:`..common.export.choose`). A pair is
+:mod:`...common.eligibility`, shards merged by :func:`...common.export.choose`). A pair is
 eligible only when both members are; then its folder holds what the official v1.5
 scripts read (``evaluation/README.md``)::
 
@@ -26,15 +26,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...core.audio import audio_info
-from ...core.errors import InputError
-from ...core.hashing import sha256_bytes
-from ...core.output import new_output_dir
-from ..common.dataset import sample_id_order
-from ..common.eligibility import Verdict
-from ..common.export import Run, choose, load_runs, play_chosen, selection, write_manifest
-from .dataset import DatasetSample, load_dataset
-from .layout import DECLARED_SIZES, SAMPLE_FILES
+from ....core.audio import audio_info
+from ....core.errors import InputError
+from ....core.hashing import sha256_bytes
+from ....core.output import new_output_dir
+from ...common.dataset import sample_id_order
+from ...common.eligibility import Verdict
+from ...common.export import Run, choose, load_runs, play_chosen, selection, write_manifest
+from ..dataset.layout import DECLARED_SIZES, SAMPLE_FILES
+from ..dataset.reader import DatasetSample, load_dataset
 from .record import MEMBERS, RUN_KIND, session_id
 
 MANIFEST_KIND = "fdb-v1.5-tree"

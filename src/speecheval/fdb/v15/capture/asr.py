@@ -4,7 +4,7 @@ For every eligible pair of an ``fdb15 export`` tree, ``output.wav`` and
 ``clean_output.wav`` (both members' replies, whole: v1.5 has no cut at the overlap) are
 transcribed into ``output.json`` and ``clean_output.json`` in the official format, with
 the recognisers, silence guard and word timestamps of v1.0's ``reference-asr``
-(:mod:`..common.reference_asr`). ``eval_behavior.py`` also reads ``input.json`` and
+(:mod:`...common.reference_asr`). ``eval_behavior.py`` also reads ``input.json`` and
 ``clean_input.json``, so the two inputs are transcribed too unless ``--no-inputs``.
 
 Every audio file is checked against the manifest's hash and its length T first.
@@ -20,15 +20,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ... import __version__
-from ...asr.base import Recogniser
-from ...core.errors import InputError
-from ...core.executor import Executor, LocalExecutor
-from ...core.numeric_env import numeric_environment
-from ..common.reference_asr import AsrJob, transcribe_jobs, write_transcripts
-from ..common.tree import tree_file
+from .... import __version__
+from ....asr.base import Recogniser
+from ....core.errors import InputError
+from ....core.executor import Executor, LocalExecutor
+from ....core.numeric_env import numeric_environment
+from ...common.reference_asr import AsrJob, transcribe_jobs, write_transcripts
+from ...common.tree import tree_file
+from ..dataset.layout import CLEAN_INPUT_WAV, INPUT_WAV
 from .export import MANIFEST_KIND, OUTPUT_FILES, SCHEMA_VERSION
-from .layout import CLEAN_INPUT_WAV, INPUT_WAV
 
 ASR_FILE = "asr.json"
 ASR_KIND = "fdb-v1.5-asr"
@@ -45,7 +45,7 @@ def transcript_name(wav: str) -> str:
 
 
 def _manifest(tree: Path) -> tuple[Path, list[dict[str, Any]]]:
-    from ...core.schema import load_document
+    from ....core.schema import load_document
 
     path = tree_file(tree, MANIFEST_FILE)
     if not path.is_file():

@@ -3,7 +3,7 @@
 A v1.5 trial is a pair: the system hears ``input.wav`` (with the overlap) in one session
 and ``clean_input.wav`` (without it) in another, independent session, so the clean reply
 is a baseline the overlap could not have touched. The run is v1.0's run directory
-(:mod:`..common.record`: absolute 80 ms send schedule, staged folders, resume,
+(:mod:`...common.record`: absolute 80 ms send schedule, staged folders, resume,
 concurrency, faults recorded and the run going on) with one folder per session::
 
     RUN/run.json                                   kind speecheval-fdb15-run
@@ -22,10 +22,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...core.audio import audio_info
-from ...core.errors import InputError
-from ...core.executor import Executor
-from ..common.record import (
+from ....core.audio import audio_info
+from ....core.errors import InputError
+from ....core.executor import Executor
+from ...common.record import (
     RecordRequest,
     Session,
     check_agent,
@@ -35,8 +35,8 @@ from ..common.record import (
     resume_request,
     start_sessions,
 )
-from .dataset import Dataset, DatasetSample, load_dataset
-from .layout import CLEAN_INPUT_WAV, DECLARED_SIZES, INPUT_WAV
+from ..dataset.layout import CLEAN_INPUT_WAV, DECLARED_SIZES, INPUT_WAV
+from ..dataset.reader import Dataset, DatasetSample, load_dataset
 
 RUN_KIND = "speecheval-fdb15-run"
 

@@ -31,11 +31,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.audio import Audio, resample
-from ...core.extras import missing, require
-from ...core.timeline import Span
-from ...vad.base import Vad
-from ..common.annotations import Word
+from ....core.audio import Audio, resample
+from ....core.extras import missing, require
+from ....core.timeline import Span
+from ....vad.base import Vad
+from ...common.annotations import Word
 from .paired_tests import Measured
 
 MEASURES = ("pitch_mean_hz", "pitch_sd_hz", "intensity_mean_db", "intensity_sd_db",

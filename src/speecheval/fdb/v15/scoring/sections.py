@@ -7,10 +7,10 @@ identity, the Table 2 shares per scenario), ``behaviour-samples.jsonl`` (label a
 per trial) and, for the OpenAI judge, ``behaviour-ledger.jsonl`` (every request and reply).
 
 Prosody: the user-interruption trials labelled ``C_RESPOND`` are split and measured
-(:mod:`.prosody`), and each measure is tested pre -> post and clean -> post
-(:mod:`.paired_tests`). Files: ``prosody.json`` (backends, tests, the correction statement)
-and ``prosody-samples.jsonl``. The sections are results; ``score_output`` writes their
-files.
+(:mod:`..prosody.measures`), and each measure is tested pre -> post and clean -> post
+(:mod:`..prosody.paired_tests`). Files: ``prosody.json`` (backends, tests, the correction
+statement) and ``prosody-samples.jsonl``. The sections are results;
+:mod:`..report.score_files` writes their files.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ...core.audio import read_mono
-from ...core.errors import InputError
-from ...core.executor import Executor
-from ...core.progress import Advance
-from ...core.timeline import Span
-from .behavior import (
+from ....core.audio import read_mono
+from ....core.errors import InputError
+from ....core.executor import Executor
+from ....core.progress import Advance
+from ....core.timeline import Span
+from ..judge.behavior import (
     CLEAN_OUTPUT_JSON,
     CLEAN_OUTPUT_WAV,
     OUTPUT_JSON,
@@ -37,9 +37,9 @@ from .behavior import (
     judge_case,
     words_of,
 )
-from .paired_tests import PairedTest, correction_statement, paired_tests
-from .prosody import AudioMeasures, TrialProsody, backends, measure_names, trial_prosody
-from .scoring import OUTPUT_WAV, TrialInput, process_vad, sample_metadata
+from ..prosody.measures import AudioMeasures, TrialProsody, backends, measure_names, trial_prosody
+from ..prosody.paired_tests import PairedTest, correction_statement, paired_tests
+from .trials import OUTPUT_WAV, TrialInput, process_vad, sample_metadata
 
 PROSODY_SCENARIO = "user_interruption"
 BEHAVIOUR_KIND = "fdb-v1.5-behaviour"
@@ -147,8 +147,8 @@ def score_prosody(trials: Sequence[TrialInput], verdicts: dict[str, Verdict], co
 def prosody_text(section: ProsodySection) -> str:
     """The console table (paper Tables 4 and 5): per measure and comparison, the mean
     difference, p, d_z, n and the number of dropped pairs; then the correction statement."""
-    from ...report.numbers import fixed
-    from ...report.table import Table, to_text
+    from ....report.numbers import fixed
+    from ....report.table import Table, to_text
 
     rows = [[test.measure, f"{test.before}->{test.after}", fixed(test.mean_difference, 2),
              fixed(test.p, 4), fixed(test.p_corrected, 4) if section.correction == "holm"

@@ -6,8 +6,8 @@ as the baseline: ``C_RESPOND`` (addresses the overlap's content), ``C_RESUME`` (
 with the pre-overlap answer), ``C_UNCERTAIN_HANDLING`` (could not hear, asks to repeat),
 ``C_UNKNOWN`` (off-target, low-information, or no speech after the overlap).
 
-A judge (:mod:`.judge_openai`, the official prompt through an OpenAI-compatible endpoint,
-or :mod:`.judge_offline`, which is not the official judge) reads a :class:`JudgeCase`
+A judge (:mod:`.openai`, the official prompt through an OpenAI-compatible endpoint,
+or :mod:`.offline`, which is not the official judge) reads a :class:`JudgeCase`
 and gives a :class:`Verdict`. A trial the judge could not label (the endpoint gave up) has
 no label and a reason; shares are over the labelled trials, the unlabelled ones counted
 beside them (the paper's Table 2: one row per scenario, one column per label).
@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ...core.audio import audio_info
-from ...core.errors import InputError
-from ...core.share import Share
-from ...core.timeline import Span
-from ..common.annotations import Word, load_words
-from .layout import DECLARED_SIZES
+from ....core.audio import audio_info
+from ....core.errors import InputError
+from ....core.share import Share
+from ....core.timeline import Span
+from ...common.annotations import Word, load_words
+from ..dataset.layout import DECLARED_SIZES
 
 LABELS = ("C_RESPOND", "C_RESUME", "C_UNCERTAIN_HANDLING", "C_UNKNOWN")
 RESPOND = "C_RESPOND"
@@ -155,8 +155,8 @@ def first_segment_after(words: Sequence[Word], onset_us: int, gap_us: int) -> li
 
 def table2_text(summary: Mapping[str, ScenarioBehaviour]) -> str:
     """The console table: one row per scenario, each label's share in percent."""
-    from ...report.numbers import percent
-    from ...report.table import Table, to_text
+    from ....report.numbers import percent
+    from ....report.table import Table, to_text
 
     rows = [[name, f"{result.trials - result.unlabelled}/{result.trials}",
              *(percent(result.shares[label].value, 1) for label in LABELS)]

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...core.errors import InputError
-from ..common.dataset import sample_id_order
+from ....core.errors import InputError
+from ...common.dataset import sample_id_order
 
 DECLARED_SIZES: dict[str, int] = {
     "user_interruption": 200,

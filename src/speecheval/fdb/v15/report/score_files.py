@@ -11,16 +11,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...core.canonical_json import dumps, dumps_lines
-from ...core.output import atomic_write_text, new_output_dir
-from ...core.provenance import Provenance
-from ...report.numbers import fixed, percent
-from ...report.table import Table, to_text
-from ..common.aggregate import LatencyQuantiles
-from .scoring import ScenarioTiming, ScoredTrial
+from ....core.canonical_json import dumps, dumps_lines
+from ....core.output import atomic_write_text, new_output_dir
+from ....core.provenance import Provenance
+from ....report.numbers import fixed, percent
+from ....report.table import Table, to_text
+from ...common.aggregate import LatencyQuantiles
+from ..scoring.trials import ScenarioTiming, ScoredTrial
 
 if TYPE_CHECKING:  # the sections' modules are imported only when a judge runs
-    from .score_sections import BehaviourSection, ProsodySection
+    from ..scoring.sections import BehaviourSection, ProsodySection
 
 TIMING_KIND = "fdb-v1.5-timing"
 DEFINITIONS = {

@@ -7,15 +7,15 @@ scored; a folder that lacks one of the files, or holds one that cannot be read, 
 input (exit 2, naming the sample and the file), and nothing is written.
 
 Per trial: Silero segments of output.wav give the event-anchored timing
-(:func:`.timing.trial_timing`) against the window of metadata.json, and Silero segments
+(:func:`..timing.trial.trial_timing`) against the window of metadata.json, and Silero segments
 of input.wav and output.wav, padded by 30 ms as get_timing.py's are, give the official
-intervals (:mod:`.official_timing`).
+intervals (:mod:`..timing.official`).
 The trials are timed through a :class:`~speecheval.core.executor.Executor` (``--jobs``,
 ``--executor``): each process loads Silero once (:func:`process_vad`) and the results come
 back in trial order, so the files do not depend on where the trials ran.
 Per scenario: the share of each status with its Wilson interval, and the median stop and
 response latency with a whole-sample bootstrap interval (v1.0's
-:class:`..common.aggregate.LatencyQuantiles`: 2000 resamples, seed 0, the rank rule of
+:class:`...common.aggregate.LatencyQuantiles`: 2000 resamples, seed 0, the rank rule of
 :mod:`speecheval.core.stats`, censored and missing values at ``+inf``).
 """
 
@@ -26,28 +26,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...core.audio import Audio, read_mono
-from ...core.errors import InputError
-from ...core.executor import Executor
-from ...core.progress import Advance, progress
-from ...core.results import Result
-from ...core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
-from ...core.timebase import to_us
-from ...core.timeline import Span
-from ...vad.base import Vad
-from ..common.aggregate import LatencyQuantiles, ShareMetric
-from .layout import DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef, sample_folders
-from .official_timing import (
+from ....core.audio import Audio, read_mono
+from ....core.errors import InputError
+from ....core.executor import Executor
+from ....core.progress import Advance, progress
+from ....core.results import Result
+from ....core.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from ....core.timebase import to_us
+from ....core.timeline import Span
+from ....vad.base import Vad
+from ...common.aggregate import LatencyQuantiles, ShareMetric
+from ..dataset.layout import DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef, sample_folders
+from ..timing.official import (
     MODEL_MERGE_GAP_S,
     OFFICIAL_SPEECH_PAD_MS,
     USER_MERGE_GAP_S,
     OfficialTiming,
     official_timing,
 )
-from .timing import RESPONSE_STATUSES, STOP_STATUSES, TrialTiming, trial_timing
+from ..timing.trial import RESPONSE_STATUSES, STOP_STATUSES, TrialTiming, trial_timing
 
 if TYPE_CHECKING:
-    from .metadata_schema import SampleMetadata
+    from ..dataset.metadata_schema import SampleMetadata
 
 OUTPUT_WAV = "output.wav"
 TREE_FILES = (METADATA_JSON, INPUT_WAV, OUTPUT_WAV)
@@ -132,8 +132,8 @@ def find_trials(tree: Path) -> list[TrialInput]:
 
 def sample_metadata(trial: TrialInput) -> SampleMetadata:
     """The trial's metadata.json, checked (bad input names the sample and the file)."""
-    from ...core.schema import load
-    from .metadata_schema import SampleMetadata
+    from ....core.schema import load
+    from ..dataset.metadata_schema import SampleMetadata
 
     return load(SampleMetadata, trial.folder / METADATA_JSON, what="metadata.json",
                 sample_id=trial.sample_id)
@@ -173,7 +173,7 @@ def process_vad(kind: str = "timing") -> Vad:
     """This process's Silero (made once per process: here, or in each worker): ``timing``
     with speecheval's settings, ``official`` with get_timing.py's (30 ms padding)."""
     if kind not in _process_vads:
-        from ...vad.silero import SileroSettings, SileroVad
+        from ....vad.silero import SileroSettings, SileroVad
 
         settings = (SileroSettings(speech_pad_ms=OFFICIAL_SPEECH_PAD_MS)
                     if kind == "official" else SileroSettings())

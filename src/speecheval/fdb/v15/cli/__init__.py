@@ -12,10 +12,11 @@ from typing import Any
 
 import click
 
-from ...cli_executor import executor_options
-from ...vad.silero_spec import PROVENANCE_PACKAGES
-from ..common.cli_recogniser import recogniser_options
-from ..common.cli_record import record_or_resume, session_options
+from ....cli_executor import executor_options
+from ....vad.silero_spec import PROVENANCE_PACKAGES
+from ...common.cli_dataset import build_options, echo_built, echo_check, root_option
+from ...common.cli_recogniser import recogniser_options
+from ...common.cli_record import record_or_resume, session_options
 
 
 @click.group()
@@ -24,43 +25,27 @@ def fdb15() -> None:
 
 
 @fdb15.command("build-dataset")
-@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
-              help="New directory for the dataset (must not exist).")
-@click.option("--size", type=click.Choice(["mini", "full"]), default="mini", show_default=True,
-              help="mini: 6 samples per scenario; full: the declared 200/99/100/100.")
+@build_options("mini: 6 samples per scenario; full: the declared 200/99/100/100.")
 def build_dataset_command(out: Path, size: str) -> None:
     """Write a v1.5 dataset in the official layout from espeak-ng speech."""
-    from ...core.output import refuse_existing
-    from .dataset import load_dataset
-    from .dataset_build import build_dataset
+    from ....core.output import refuse_existing
+    from ..builder.dataset import build_dataset
+    from ..dataset.reader import load_dataset
 
     refuse_existing(out)
     started = time.perf_counter()
     samples = build_dataset(out, size)
-    revision = load_dataset(out).revision
-    click.echo(f"wrote {len(samples)} samples to {out} in {time.perf_counter() - started:.1f} s "
-               f"(revision {revision[:16]})")
+    echo_built(out, len(samples), started, load_dataset(out).revision)
 
 
 @fdb15.command("check-dataset")
-@click.option("--dataset-root", "root", required=True,
-              type=click.Path(path_type=Path, file_okay=False),
-              help="Folder holding the v1.5 scenario folders.")
+@root_option("v1.5 scenario folders")
 def check_dataset_command(root: Path) -> None:
     """Read a v1.5 dataset: sizes, problems per sample and the computed revision."""
-    from .dataset import load_dataset
+    from ..dataset.reader import load_dataset
 
     dataset = load_dataset(root)
-    click.echo(f"dataset {root}  revision {dataset.revision}")
-    rates = dataset.rates()
-    for scenario, counts in dataset.counts().items():
-        seen = ", ".join(str(rate) for rate in rates.get(scenario, [])) or "-"
-        click.echo(f"  {scenario:20s} usable {counts['usable']:3d} of {counts['declared']:3d}"
-                   f"  problems {counts['with_problems']:3d}  absent {counts['absent']:3d}"
-                   f"  rates {seen}")
-    for sample in dataset.samples:
-        if sample.problems and not sample.absent:
-            click.echo(f"  {sample.sample_id}: {'; '.join(sample.problems)}")
+    echo_check(root, dataset, width=20)
     for scenario, ranges in dataset.absent_ranges().items():
         click.echo(f"  absent {scenario}: {ranges}")
 
@@ -104,13 +89,13 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
                   jobs: int | None, executor: str, ray_address: str | None) -> None:
     """Score every trial: timing (stop and response latency, statuses, official column),
     and on request behaviour labels and the prosody of respond trials."""
-    from ...core.errors import InputError
-    from ...core.executor import make_executor
-    from ...core.output import refuse_existing
-    from ...core.progress import progress
-    from ...core.provenance import collect_provenance
-    from .score_output import behaviour_files, prosody_files, render, write_timing
-    from .scoring import TREE_FILES, find_trials, score_timing
+    from ....core.errors import InputError
+    from ....core.executor import make_executor
+    from ....core.output import refuse_existing
+    from ....core.progress import progress
+    from ....core.provenance import collect_provenance
+    from ..report.score_files import behaviour_files, prosody_files, render, write_timing
+    from ..scoring.trials import TREE_FILES, find_trials, score_timing
 
     if prosody and judge == "none":
         raise InputError("--prosody measures the trials a judge labels C_RESPOND: "
@@ -130,8 +115,8 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     sections: dict[str, str] = {}
     console = render(summary)
     if behaviour_judge is not None:
-        from .behavior import table2_text
-        from .score_sections import prosody_text, score_behaviour, score_prosody
+        from ..judge.behavior import table2_text
+        from ..scoring.sections import prosody_text, score_behaviour, score_prosody
 
         with progress(len(trials), "fdb15 behaviour") as advance:
             behaviour = score_behaviour(trials, behaviour_judge, advance)
@@ -165,11 +150,11 @@ def _make_judge(judge: str, base_url: str, model: str, api_key_env: str,
                 instruction: Path | None, max_attempts: int) -> Any:
     """The chosen behaviour judge, or None (imports torch only for the offline one)."""
     if judge == "offline":
-        from .judge_offline import OfflineJudge
+        from ..judge.offline import OfflineJudge
 
         return OfflineJudge()
     if judge == "openai" and instruction is not None:
-        from .judge_openai import JudgeSettings, OpenAIJudge
+        from ..judge.openai import JudgeSettings, OpenAIJudge
 
         return OpenAIJudge(JudgeSettings(base_url=base_url, instruction=instruction,
                                          model=model, api_key_env=api_key_env,
@@ -198,10 +183,10 @@ def _judge_packages(judge: str, prosody: bool, mos: str) -> list[str]:
 def report_command(scored: tuple[Path, ...], trees: tuple[Path, ...], out: Path) -> None:
     """One HTML page: behaviour shares, latency curves, prosody tests and every trial's
     timelines with audio."""
-    from ...core.errors import InputError
-    from ...core.output import atomic_write_text, refuse_existing
-    from ...report.page import render_page
-    from .report import build_page, load_system
+    from ....core.errors import InputError
+    from ....core.output import atomic_write_text, refuse_existing
+    from ....report.page import render_page
+    from ..report.page import build_page, load_system
 
     if len(scored) != len(trees):
         raise InputError(f"give one --tree per --scored folder ({len(scored)} --scored, "
@@ -230,8 +215,8 @@ def record_command(root: Path | None, scenarios: tuple[str, ...], sample_ids: tu
     """Record an agent on every selected pair: input.wav and clean_input.wav, each in its
     own session (the session id, <scenario>/<id>/input or <scenario>/<id>/clean_input,
     goes into {sample_id}); exit 3 when a session failed because of the system."""
-    from .dataset import Dataset, load_dataset
-    from .record import resume_run, select, start_run
+    from ..capture.record import resume_run, select, start_run
+    from ..dataset.reader import Dataset, load_dataset
 
     def selection() -> tuple[Dataset, tuple[str, ...]]:
         assert root is not None
@@ -255,9 +240,9 @@ def record_command(root: Path | None, scenarios: tuple[str, ...], sample_ids: tu
 def export_command(runs: tuple[Path, ...], root: Path | None, out: Path) -> None:
     """Play out record runs (several: shards merge) into a v1.5 tree with output.wav and
     clean_output.wav per eligible pair."""
-    from ..common.export import load_run
-    from .export import export_tree
-    from .record import RUN_KIND
+    from ...common.export import load_run
+    from ..capture.export import export_tree
+    from ..capture.record import RUN_KIND
 
     dataset_root = root if root is not None else Path(
         load_run(runs[0], RUN_KIND).document["dataset"]["root"])
@@ -283,9 +268,9 @@ def asr_command(tree: Path, inputs: bool, backend: str, jobs: int | None, nemo: 
     """Transcribe both replies of every eligible pair (whole, word-timed) into
     output.json and clean_output.json, and write asr.json (exit 3, nothing written, if
     the backend fails on any file)."""
-    from ...core.executor import make_executor
-    from ..common.cli_recogniser import recogniser_choice
-    from .asr import transcribe_tree
+    from ....core.executor import make_executor
+    from ...common.cli_recogniser import recogniser_choice
+    from ..capture.asr import transcribe_tree
 
     factory, workers = recogniser_choice(backend, jobs, nemo, nemo_sha256, nemo_device,
                                          base_url, model, api_key_env, max_attempts,

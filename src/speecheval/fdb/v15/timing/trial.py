@@ -22,7 +22,7 @@ stop and a missing response are ``+inf`` (they did not happen within the observa
 and trials speaking through the end or censored before ``b`` have no response value.
 
 The official whole-file intervals are a different computation, kept as a reference
-column in :mod:`.official_timing`.
+column in :mod:`.official`.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...core.results import Result
-from ...core.timeline import Span
+from ....core.results import Result
+from ....core.timeline import Span
 
 STOP_STATUSES = ("stopped", "not_speaking_at_onset", "right_censored")
 RESPONSE_STATUSES = ("responded", "speaking_through_end", "no_response", "right_censored")

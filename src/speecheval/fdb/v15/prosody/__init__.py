@@ -1,0 +1,3 @@
+"""Prosody and quality of the respond replies: the measures of a reply before and after
+the overlap and of the clean reply (``measures``), and their paired tests
+(``paired_tests``)."""
