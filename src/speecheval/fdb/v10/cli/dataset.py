@@ -7,19 +7,24 @@ from pathlib import Path
 
 import click
 
+from ....cli_force import force_option
+
 
 @click.command("build-dataset")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="New directory for the dataset (must not exist).")
 @click.option("--size", type=click.Choice(["mini", "full"]), default="mini", show_default=True,
               help="mini: 8 samples per subset; full: the declared 137/216/119/200/55.")
-def build_dataset_command(out: Path, size: str) -> None:
+@force_option
+def build_dataset_command(out: Path, size: str, force: bool) -> None:
     """Write a v1.0 input dataset in the official layout from espeak-ng speech."""
+    from ....core.output import replacing
     from ...common.dataset import load_dataset
-    from ..builder.dataset import build_dataset
+    from ..builder.dataset import BUILD_FILE, build_dataset
 
     started = time.perf_counter()
-    specs = build_dataset(out, size)
+    with replacing(out, force=force, marker=BUILD_FILE):
+        specs = build_dataset(out, size)
     revision = load_dataset(out).revision
     click.echo(f"wrote {len(specs)} samples to {out} in {time.perf_counter() - started:.1f} s "
                f"(revision {revision[:16]})")
