@@ -60,9 +60,13 @@ def atomic_write_text(path: str | Path, text: str, *, durable: bool = True) -> N
 FORCE_HELP = ("Replace an existing output of this command: the new one is written beside "
               "it and renamed into place, so a failed run leaves the old one as it was.")
 
-#: Absolute paths the running command may replace, each with the file its own output
-#: always holds (None for a file output); set only by :func:`replacing`.
-_REPLACEABLE: contextvars.ContextVar[tuple[tuple[Path, str | None], ...]] = (
+#: What a command's own output looks like: for a directory, a file it always holds
+#: (``unified.json``); for a file output, the endings its name may have (``.html``).
+OutputShape = str | tuple[str, ...]
+
+#: Absolute paths the running command may replace, each with its OutputShape; set only
+#: by :func:`replacing`.
+_REPLACEABLE: contextvars.ContextVar[tuple[tuple[Path, OutputShape], ...]] = (
     contextvars.ContextVar("speecheval_replaceable", default=()))
 
 
@@ -71,30 +75,31 @@ def _absolute(path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def replacing(path: str | Path, *, force: bool, marker: str | None = None) -> Iterator[Path]:
+def replacing(path: str | Path, *, force: bool, shape: OutputShape) -> Iterator[Path]:
     """Within the block, let the writers here replace ``path`` if ``force`` is true.
 
     Only that exact path becomes replaceable, and only if it is what the command itself
-    writes: for a directory output, ``marker`` names a file every such output holds
-    (``unified.json``), and a directory without it, a symbolic link, the file-system
-    root, the home directory or the working directory (or one of its parents) is
-    refused with an InputError before any work; for a file output (``marker`` None) the
-    existing path must be a plain file. Without ``force`` the block runs unchanged.
+    writes (``shape``): for a directory output, a file every such output holds
+    (``"unified.json"``); for a file output, the endings its name may have
+    (``(".html",)``), and it must be a plain file. Anything else, a symbolic link, the
+    file-system root, the home directory or the working directory (or one of its
+    parents) is refused with an InputError before any work. Without ``force`` the block
+    runs unchanged.
     """
     target = Path(path)
     if not force:
         yield target
         return
     if target.exists() or target.is_symlink():
-        _check_replaceable(target, marker)
-    token = _REPLACEABLE.set((*_REPLACEABLE.get(), (_absolute(target), marker)))
+        _check_replaceable(target, shape)
+    token = _REPLACEABLE.set((*_REPLACEABLE.get(), (_absolute(target), shape)))
     try:
         yield target
     finally:
         _REPLACEABLE.reset(token)
 
 
-def _check_replaceable(target: Path, marker: str | None) -> None:
+def _check_replaceable(target: Path, shape: OutputShape) -> None:
     """Refuse to replace what the command did not write (see :func:`replacing`)."""
     absolute = _absolute(target)
     if target.is_symlink():
@@ -105,13 +110,14 @@ def _check_replaceable(target: Path, marker: str | None) -> None:
     if absolute in protected:
         raise InputError("--force refuses to replace the root, the home directory or "
                          "the working directory (or a folder holding it)", path=target)
-    if marker is None:
-        if not target.is_file():
-            raise InputError("--force replaces only a file this command wrote, and this "
-                             "is not a plain file", path=target)
-    elif not target.is_dir() or not (target / marker).is_file():
+    if isinstance(shape, tuple):
+        if not target.is_file() or not target.name.endswith(shape):
+            raise InputError(f"--force replaces only a file this command writes (a plain "
+                             f"{' or '.join(shape)} file); this is not one, left as it is",
+                             path=target)
+    elif not target.is_dir() or not (target / shape).is_file():
         raise InputError(f"--force replaces only an output this command wrote, and this "
-                         f"has no {marker}: not recognised as one, left as it is",
+                         f"has no {shape}: not recognised as one, left as it is",
                          path=target)
 
 

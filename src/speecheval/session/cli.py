@@ -89,7 +89,7 @@ def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], r
         max_received_ratio: float, max_events_per_s: float, executor: str,
         ray_address: str | None, out: Path, force: bool) -> None:
     """Run SCENARIO against an agent and write recordings and reports to --out."""
-    with replacing(out, force=force, marker=REPORT_JSON):
+    with replacing(out, force=force, shape=REPORT_JSON):
         check_new_output_dir(out)  # before the session: a live run cannot be repeated
         # locally one process unless --jobs says more; on Ray, None lets a private cluster
         # have every core (1 would start it with a single CPU)

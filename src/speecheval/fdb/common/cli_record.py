@@ -123,7 +123,7 @@ def record_or_resume(root: Path | None, shared: dict[str, Any], *,
                                      max_events_per_s=shared["max_events_per_s"]),
             concurrency=shared["concurrency"], server_revision=shared["server_revision"],
             model=shared["model"], dataset_label=shared["dataset_label"])
-        with replacing(out, force=shared["force"], marker=RUN_FILE):
+        with replacing(out, force=shared["force"], shape=RUN_FILE):
             counts = start(out, request, dataset, executor)
         destination = out
     click.echo(f"recorded {destination}: {counted}{counts['complete']} complete, "

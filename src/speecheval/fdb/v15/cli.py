@@ -37,7 +37,7 @@ def build_dataset_command(out: Path, size: str, force: bool) -> None:
     from .dataset_build import BUILD_FILE, build_dataset
 
     started = time.perf_counter()
-    with replacing(out, force=force, marker=BUILD_FILE):
+    with replacing(out, force=force, shape=BUILD_FILE):
         refuse_existing(out)
         samples = build_dataset(out, size)
     revision = load_dataset(out).revision
@@ -124,7 +124,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
         raise InputError("--judge openai needs --judge-instruction, the official "
                          "instruction/behavior.txt")
     destination = out if out is not None else tree / "fdb15-timing"
-    with replacing(destination, force=force, marker="timing.json"):
+    with replacing(destination, force=force, shape="timing.json"):
         refuse_existing(destination)  # before the work; the writing below replaces it
     started = time.perf_counter()
     trials = find_trials(tree)
@@ -163,7 +163,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
         inputs={f"{trial.sample_id}/{name}": trial.folder / name
                 for trial in trials for name in TREE_FILES},
         packages=[*PROVENANCE_PACKAGES, *_judge_packages(judge, prosody, mos)])
-    with replacing(destination, force=force, marker="timing.json"):
+    with replacing(destination, force=force, shape="timing.json"):
         write_timing(destination, provenance, summary, scored, sections)
     click.echo(console, nl=False)
     click.echo(f"wrote {destination} in {time.perf_counter() - started:.1f} s")
@@ -216,7 +216,7 @@ def report_command(scored: tuple[Path, ...], trees: tuple[Path, ...], out: Path,
     if len(scored) != len(trees):
         raise InputError(f"give one --tree per --scored folder ({len(scored)} --scored, "
                          f"{len(trees)} --tree)")
-    with replacing(out, force=force):
+    with replacing(out, force=force, shape=(".html",)):
         refuse_existing(out)
     names = [folder.resolve().name for folder in scored]
     systems = [load_system(name if names.count(name) == 1 else f"{name} ({index + 1})",
@@ -274,7 +274,7 @@ def export_command(runs: tuple[Path, ...], root: Path | None, out: Path, force: 
 
     dataset_root = root if root is not None else Path(
         load_run(runs[0], RUN_KIND).document["dataset"]["root"])
-    with replacing(out, force=force, marker="manifest.json"):
+    with replacing(out, force=force, shape="manifest.json"):
         counts = export_tree(list(runs), dataset_root, out)
     click.echo(f"wrote {out}: {counts['pairs']} pairs, {counts['eligible']} eligible, "
                f"{counts['ineligible']} ineligible"

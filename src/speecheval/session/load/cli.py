@@ -38,7 +38,7 @@ def load(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], 
          levels_text: str, duration_s: float, out: Path, force: bool) -> None:
     """Run SCENARIO at each concurrency level over real sockets; write load.json, load.md
     and load.html (latency, faults and send lateness per level) to --out."""
-    with replacing(out, force=force, marker=LOAD_JSON):
+    with replacing(out, force=force, shape=LOAD_JSON):
         check_new_output_dir(out)
         levels = parse_levels(levels_text)
         scenario = load_scenario(scenario_path)

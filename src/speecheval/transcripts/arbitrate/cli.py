@@ -81,7 +81,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
             raise InputError("--candidates needs --out (a new folder)")
         candidates = read_candidates(candidates_path)
         provenance["candidates_file"] = sha256_file(candidates_path)
-        with replacing(out_dir, force=force, marker="arbitration.json"):
+        with replacing(out_dir, force=force, shape="arbitration.json"):
             target = refuse_existing(out_dir)
     else:
         assert run is not None
@@ -107,7 +107,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
     if len(judges) < 3:
         click.echo(f"note: {len(judges)} judge(s); a consensus needs 3 valid judges, so every "
                    f"sample will be flagged for human review", err=True)
-    with replacing(target, force=force, marker="arbitration.json"):
+    with replacing(target, force=force, shape="arbitration.json"):
         rows = run_arbitration(references, candidates, judges, seed, target, provenance)
     if run is not None:
         lineage.append_missing(run, lineage_records(run, target, origins))

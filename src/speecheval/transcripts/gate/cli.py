@@ -84,7 +84,7 @@ def gate(run: Path | None, samples_path: Path | None, raw_path: Path | None, fmt
         if duration_s is None:
             raise InputError("--raw needs --duration (the audio's length in seconds)")
         if out_path is not None:
-            with replacing(out_path, force=force):
+            with replacing(out_path, force=force, shape=(".json",)):
                 refuse_existing(out_path)  # before the work; the rename below replaces it
         record = gate_file(raw_path, format_for(raw_path, fmt),
                            SampleFacts(duration_s, last_speech_s), meta_path, rules)

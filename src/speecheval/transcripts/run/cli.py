@@ -63,7 +63,7 @@ def run(manifest: Path | None, systems: tuple[str, ...], tracks: tuple[str, ...]
                              "(or --resume RUN)")
         request = Request(manifest, systems, tracks or (COMPLETE,),
                           repeats, ChunkerSettings(max_window_s=chunk_window_s))
-        with replacing(out, force=force, marker=RUN_FILE):
+        with replacing(out, force=force, shape=RUN_FILE):
             outcome = start(request, out, chosen)
     counts = ", ".join(f"{outcome.statuses[s]} {s}"
                        for s in ("succeeded", "failed", "unsupported"))

@@ -38,7 +38,7 @@ def score(manifest_path: Path, out_dir: Path, jobs: int, executor: str,
                "--out", str(out_dir), *(("--partial",) if partial else ()))
     # --jobs and --executor change where the samples are scored, not what: not recorded
     chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
-    with replacing(out_dir, force=force, marker="run.json"):
+    with replacing(out_dir, force=force, shape="run.json"):
         lines = write_run(manifest_path, out_dir, command, chosen, partial=partial)
     for line in lines:
         if line.startswith(PARTIAL_PREFIX):  # a sample left out: said on stderr too

@@ -59,7 +59,7 @@ def unified_score(tree: Path, out: Path | None, jobs: int | None,
     from ..report.unified_files import UNIFIED_JSON
 
     with replacing(out if out is not None else tree / "unified", force=force,
-                   marker=UNIFIED_JSON) as target:
+                   shape=UNIFIED_JSON) as target:
         _unified_score(tree, refuse_existing(target), jobs, vad_cache, executor, ray_address)
 
 
@@ -99,5 +99,5 @@ def show(tree: Path, sample_id: str, out: Path, force: bool) -> None:
     from ....core.output import replacing
     from ..report.show import render_timeline
 
-    with replacing(out, force=force):
+    with replacing(out, force=force, shape=(".png", ".svg")):
         click.echo(f"wrote {render_timeline(tree, sample_id, out)}")

@@ -30,7 +30,7 @@ def build_tree(out: Path, scale: str, seed: int, force: bool) -> None:
     started = time.perf_counter()
     if scale == "mini" and seed != 0:
         raise click.UsageError("--seed applies only to --scale full")
-    with replacing(out, force=force, marker="manifest.json"):
+    with replacing(out, force=force, shape="manifest.json"):
         samples = build_mini_tree(out) if scale == "mini" else build_scale_tree(out, seed=seed)
     eligible = sum(sample.eligible for sample in samples)
     click.echo(f"wrote {len(samples)} samples ({eligible} eligible) to {out} "

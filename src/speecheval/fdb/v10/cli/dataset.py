@@ -23,7 +23,7 @@ def build_dataset_command(out: Path, size: str, force: bool) -> None:
     from ..builder.dataset import BUILD_FILE, build_dataset
 
     started = time.perf_counter()
-    with replacing(out, force=force, marker=BUILD_FILE):
+    with replacing(out, force=force, shape=BUILD_FILE):
         specs = build_dataset(out, size)
     revision = load_dataset(out).revision
     click.echo(f"wrote {len(specs)} samples to {out} in {time.perf_counter() - started:.1f} s "

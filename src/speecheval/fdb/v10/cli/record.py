@@ -57,7 +57,7 @@ def reference_export_command(runs: tuple[Path, ...], root: Path, out: Path,
     from ....core.output import replacing
     from ...common.export import export_tree
 
-    with replacing(out, force=force, marker="manifest.json"):
+    with replacing(out, force=force, shape="manifest.json"):
         counts = export_tree(list(runs), root, out)
     click.echo(f"wrote {out}: {counts['samples']} samples, {counts['eligible']} eligible, "
                f"{counts['ineligible']} ineligible"

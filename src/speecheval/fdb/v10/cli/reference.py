@@ -127,7 +127,7 @@ def report_command(trees: tuple[Path, ...], out: Path, jobs: int | None, force: 
     from ....report.page import render_page
     from ..report.page import build_page, load_systems
 
-    with replacing(out, force=force):
+    with replacing(out, force=force, shape=(".html",)):
         refuse_existing(out)
         systems = load_systems(list(trees), jobs or default_jobs())
         atomic_write_text(out, render_page(build_page(systems, out.parent)))
