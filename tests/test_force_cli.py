@@ -98,6 +98,26 @@ def test_fdb10_force_never_replaces_what_it_did_not_write(
     assert _snapshot(copy) == before
 
 
+def test_fdb10_report_and_show_again_with_force(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = tmp_path / "tree"
+    shutil.copytree(tree, copy)
+    assert main(["fdb10", "unified-score", "--tree", str(copy), "--vad-cache", "off"]) == 0
+    page = tmp_path / "report.html"
+    report = ["fdb10", "report", "--tree", str(copy), "--out", str(page), "--jobs", "1"]
+    assert main(report) == 0
+    first = page.read_bytes()
+    _refused_unchanged(report, page, capsys)
+    assert main([*report, "--force"]) == 0
+    assert page.read_bytes() == first
+    sample = json.loads((copy / "manifest.json").read_text())["samples"][0]["sample_id"]
+    picture = tmp_path / "one.svg"
+    show = ["fdb10", "show", "--tree", str(copy), sample, "--out", str(picture)]
+    assert main(show) == 0
+    _refused_unchanged(show, picture, capsys)
+    assert main([*show, "--force"]) == 0 and picture.stat().st_size > 0
+
+
 @needs_espeak
 def test_fdb15_score_then_with_a_judge_through_force(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
