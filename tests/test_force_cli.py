@@ -119,6 +119,19 @@ def test_fdb10_report_and_show_again_with_force(
 
 
 @needs_espeak
+def test_fdb15_build_dataset_again_with_force(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "ds"
+    build = ["fdb15", "build-dataset", "--out", str(out)]
+    assert main(build) == 0
+    first = _snapshot(out)
+    _refused_unchanged(build, out, capsys)
+    assert main([*build, "--force"]) == 0
+    assert _snapshot(out) == first
+    assert main(["fdb15", "build-dataset", "--out", str(tmp_path), "--force"]) == 2
+
+
+@needs_espeak
 def test_fdb15_score_then_with_a_judge_through_force(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from fdb15.test_score import _tree
