@@ -1,13 +1,18 @@
-"""--force on ``transcripts run`` and ``transcripts gate --raw --out``: refused without it
-(nothing changed), a replacement with it, refused with --resume."""
+"""--force on ``transcripts run``, ``gate --raw --out`` and ``arbitrate --out``: refused
+without it (nothing changed), a replacement with it, refused with --resume."""
 
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
 from run_fixtures import blocks_audio, cli, write_manifest
+from test_arbitrate import JUDGE_SCRIPT, write_inputs
+
+from speecheval.cli import main
 
 SAMPLE = "  - id: blocks\n    audio: blocks.wav\n"
 
@@ -54,3 +59,23 @@ def test_gate_out_file_again_with_force(tmp_path: Path,
     assert out.read_bytes() == first
     assert cli(*args[:-1], raw, "--force") == 2     # the raw input is not a .json verdict
     assert raw.read_text(encoding="utf-8") == "[0.00 - 9.50] all of it\n"
+
+
+def test_arbitrate_out_again_with_force_and_a_failed_force_keeps_the_old(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "judge.py"
+    script.write_text(JUDGE_SCRIPT, encoding="utf-8")
+    refs, cands = write_inputs(tmp_path)
+    out = tmp_path / "arb"
+    args = ["transcripts", "arbitrate", "--references", str(refs), "--candidates", str(cands),
+            "--out", str(out)]
+    judge = ["--judge-command", f"ok={shlex.quote(sys.executable)} {script} ok"]
+    assert main([*args, *judge]) == 0
+    first = _snapshot(out)
+    capsys.readouterr()
+    assert main([*args, *judge]) == 2 and "give --force" in capsys.readouterr().err
+    assert main([*args, "--judge-command", "x=/no/such/judge-program", "--force"]) == 2
+    assert _snapshot(out) == first
+    assert main([*args, *judge, "--force"]) == 0
+    assert _snapshot(out).keys() == first.keys()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
