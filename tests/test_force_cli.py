@@ -171,7 +171,7 @@ def test_record_refuses_force_with_resume(family: str, tmp_path: Path,
     assert (run / "run.json").read_text() == "{}"
 
 
-def test_fdb10_record_again_with_force(tmp_path: Path,
+def test_fdb10_record_and_reference_export_again_with_force(tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     dataset = short_dataset(tmp_path / "ds", count=1, duration_s=0.5)
     run = tmp_path / "run"
@@ -186,6 +186,15 @@ def test_fdb10_record_again_with_force(tmp_path: Path,
     assert not (run / "marker-of-the-old-run").exists()
     assert json.loads((run / "run.json").read_text())["status"] == "complete"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "run"]
+
+    tree = tmp_path / "tree"
+    export = ["fdb10", "reference-export", "--run", str(run), "--dataset-root", str(dataset),
+              "--out", str(tree)]
+    assert main(export) == 0
+    first = _snapshot(tree)
+    _refused_unchanged(export, tree, capsys)
+    assert main([*export, "--force"]) == 0
+    assert _snapshot(tree) == first
 
 
 @needs_espeak
