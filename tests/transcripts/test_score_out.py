@@ -70,7 +70,7 @@ def test_existing_out_refused_before_scoring(broken_manifest: Path, tmp_path: Pa
     code, stdout, err = score(broken_manifest, str(existing), capsys)
     assert (code, stdout) == (2, "")
     assert err == (f"error: {existing}: output already exists; outputs are never overwritten, "
-                   "choose a new path\n")
+                   "choose a new path or give --force to replace it\n")
     assert [p.name for p in existing.iterdir()] == ["keep.txt"]
 
 

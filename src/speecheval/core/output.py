@@ -1,13 +1,17 @@
-"""Atomic files and new-only output directories.
+"""Atomic files and output directories that are new or replaced on request.
 
 A run either leaves a complete output directory or none: files are written under a
-temporary sibling directory that is renamed into place at the end, and an existing
-destination is never overwritten.
+temporary sibling directory that is renamed into place at the end. An existing
+destination is never overwritten silently: only inside :func:`replacing` (a command's
+``--force``) is it replaced, and then atomically (the new output is complete beside it
+before the old one is moved aside), so a run that fails leaves the previous output as
+it was.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import shutil
 import tempfile
@@ -53,12 +57,87 @@ def atomic_write_text(path: str | Path, text: str, *, durable: bool = True) -> N
     atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
 
 
-def refuse_existing(path: str | Path) -> Path:
-    """Return ``path`` as a Path, or raise InputError if something is already there."""
+FORCE_HELP = ("Replace an existing output of this command: the new one is written beside "
+              "it and renamed into place, so a failed run leaves the old one as it was.")
+
+#: What a command's own output looks like: for a directory, a file it always holds
+#: (``unified.json``); for a file output, the endings its name may have (``.html``).
+OutputShape = str | tuple[str, ...]
+
+#: Absolute paths the running command may replace, each with its OutputShape; set only
+#: by :func:`replacing`.
+_REPLACEABLE: contextvars.ContextVar[tuple[tuple[Path, OutputShape], ...]] = (
+    contextvars.ContextVar("speecheval_replaceable", default=()))
+
+
+def _absolute(path: Path) -> Path:
+    return Path(os.path.abspath(path))
+
+
+@contextlib.contextmanager
+def replacing(path: str | Path, *, force: bool, shape: OutputShape) -> Iterator[Path]:
+    """Within the block, let the writers here replace ``path`` if ``force`` is true.
+
+    Only that exact path becomes replaceable, and only if it is what the command itself
+    writes (``shape``): for a directory output, a file every such output holds
+    (``"unified.json"``); for a file output, the endings its name may have
+    (``(".html",)``), and it must be a plain file. Anything else, a symbolic link, the
+    file-system root, the home directory or the working directory (or one of its
+    parents) is refused with an InputError before any work. Without ``force`` the block
+    runs unchanged.
+    """
     target = Path(path)
+    if not force:
+        yield target
+        return
     if target.exists() or target.is_symlink():
+        _check_replaceable(target, shape)
+    token = _REPLACEABLE.set((*_REPLACEABLE.get(), (_absolute(target), shape)))
+    try:
+        yield target
+    finally:
+        _REPLACEABLE.reset(token)
+
+
+def _check_replaceable(target: Path, shape: OutputShape) -> None:
+    """Refuse to replace what the command did not write (see :func:`replacing`)."""
+    absolute = _absolute(target)
+    if target.is_symlink():
+        raise InputError("--force replaces only an output this command wrote, not a "
+                         "symbolic link", path=target)
+    protected = {Path(absolute.anchor), _absolute(Path.home()), _absolute(Path.cwd()),
+                 *_absolute(Path.cwd()).parents}
+    if absolute in protected:
+        raise InputError("--force refuses to replace the root, the home directory or "
+                         "the working directory (or a folder holding it)", path=target)
+    if isinstance(shape, tuple):
+        if not target.is_file() or not target.name.endswith(shape):
+            raise InputError(f"--force replaces only a file this command writes (a plain "
+                             f"{' or '.join(shape)} file); this is not one, left as it is",
+                             path=target)
+    elif not target.is_dir() or not (target / shape).is_file():
+        raise InputError(f"--force replaces only an output this command wrote, and this "
+                         f"has no {shape}: not recognised as one, left as it is",
+                         path=target)
+
+
+def _may_replace(target: Path) -> bool:
+    """Whether ``target`` exists and the running command was asked to replace it."""
+    markers = dict(_REPLACEABLE.get())
+    absolute = _absolute(target)
+    if absolute not in markers:
+        return False
+    _check_replaceable(target, markers[absolute])  # it may have changed since the start
+    return True
+
+
+def refuse_existing(path: str | Path) -> Path:
+    """Return ``path`` as a Path, or raise InputError if something is already there
+    (unless :func:`replacing` made it replaceable)."""
+    target = Path(path)
+    if (target.exists() or target.is_symlink()) and not _may_replace(target):
         raise InputError("output already exists; outputs are never overwritten, "
-                         "choose a new path", path=target)
+                         "choose a new path or give --force to replace it", path=target)
     return target
 
 
@@ -71,6 +150,8 @@ def check_new_output_dir(path: str | Path) -> Path:
     where the output's missing parents would start and removes it again: nothing stays.
     """
     target = refuse_existing(path)
+    if target.exists():
+        return target  # replaceable: its parent exists, and the new output goes beside it
     ancestor = next(p for p in Path(os.path.abspath(target)).parents
                     if p.exists() or p.is_symlink())
     if not ancestor.is_dir():
@@ -100,6 +181,37 @@ def create_new_output_dir(path: str | Path) -> Path:
     except OSError as exc:
         raise _cannot_create(target, exc) from None
     return target
+
+
+def _swap_into_place(staging: Path, target: Path) -> None:
+    """Replace the directory ``target`` by the complete ``staging`` beside it: the old
+    one is moved aside, the new one renamed into place, then the old one removed. If the
+    second rename fails the old one is put back."""
+    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".replaced",
+                                  dir=target.parent))
+    old = aside / target.name
+    os.rename(target, old)
+    try:
+        os.rename(staging, target)
+    except BaseException:
+        os.rename(old, target)
+        shutil.rmtree(aside, ignore_errors=True)
+        raise
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def new_run_dir(path: str | Path) -> Iterator[Path]:
+    """The directory a resumable run writes in place: a new one is created at ``path``
+    and yielded (a failure leaves it, to be resumed); one that :func:`replacing` lets the
+    run replace is written beside it instead and swapped in when the block succeeds
+    (:func:`new_output_dir`), so the previous run stays whole until then."""
+    target = Path(path)
+    if (target.exists() or target.is_symlink()) and _may_replace(target):
+        with new_output_dir(target) as staging:
+            yield staging
+    else:
+        yield create_new_output_dir(target)
 
 
 def _missing_parents(target: Path) -> list[Path]:
@@ -143,9 +255,13 @@ def new_output_dir(path: str | Path) -> Iterator[Path]:
             raise _cannot_create(target, exc) from None
         try:
             yield staging
-            if target.exists():
-                raise InputError("output appeared while the run was writing it", path=target)
-            os.rename(staging, target)
+            if target.exists() or target.is_symlink():
+                if not _may_replace(target):
+                    raise InputError("output appeared while the run was writing it",
+                                     path=target)
+                _swap_into_place(staging, target)
+            else:
+                os.rename(staging, target)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise

@@ -14,14 +14,15 @@ import click
 from ..agents.local.server import KINDS, PROTOCOLS, serve_until_cancelled
 from ..agents.receive_limits import MAX_EVENTS_PER_S, MAX_RECEIVED_RATIO, ReceiveLimits
 from ..cli_executor import executor_options
+from ..cli_force import force_option
 from ..core.errors import EXIT_CHECKS_FAILED, SpeechEvalError, SystemUnderTestError
 from ..core.executor import make_executor
 from ..core.option_pairs import parse_option_pairs
-from ..core.output import check_new_output_dir
+from ..core.output import check_new_output_dir, replacing
 from . import run_scenario
 from .cli_options import session_options, with_url
 from .load.cli import load
-from .report.run_output import write_run
+from .report.run_output import REPORT_JSON, write_run
 from .run.plan import agent_name, check_scenario_agent, mock_factory
 from .run.synth import render_turns
 from .scenario.load import load_scenario
@@ -82,28 +83,30 @@ def validate(scenarios: tuple[Path, ...]) -> None:
               help="Real clock: most agent events (messages) a session keeps, per second "
                    "of the scripted length; an agent that sends more is a fault.")
 @executor_options
+@force_option
 def run(scenario_path: Path, agent: str | None, option_pairs: tuple[str, ...], repeat: int,
         url: str | None, concurrency: int, realtime: bool, jobs: int | None,
         max_received_ratio: float, max_events_per_s: float, executor: str,
-        ray_address: str | None, out: Path) -> None:
+        ray_address: str | None, out: Path, force: bool) -> None:
     """Run SCENARIO against an agent and write recordings and reports to --out."""
-    check_new_output_dir(out)  # before the session: a live run cannot be repeated
-    # locally one process unless --jobs says more; on Ray, None lets a private cluster
-    # have every core (1 would start it with a single CPU)
-    if jobs is None and executor != "ray":
-        jobs = 1
-    chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
-    result = run_scenario(scenario_path, agent, with_url(option_pairs, url), repeat=repeat,
-                          concurrency=concurrency, realtime=realtime, executor=chosen,
-                          limits=ReceiveLimits(max_received_ratio, max_events_per_s))
-    name = result.agent
-    click.echo(write_run(result, out, _command(scenario_path, agent, repeat, realtime)))
-    if result.faulted:
-        reasons = "; ".join(sorted({r.fault for r in result.recordings if r.fault}))
-        raise SystemUnderTestError(f"agent {name} failed: {reasons} (report in {out})")
-    if not result.passed:
-        failed = [a.key for a in result.assertions if not a.passed]
-        raise AssertionsFailed(f"assertion(s) failed: {', '.join(failed)} (report in {out})")
+    with replacing(out, force=force, shape=REPORT_JSON):
+        check_new_output_dir(out)  # before the session: a live run cannot be repeated
+        # locally one process unless --jobs says more; on Ray, None lets a private cluster
+        # have every core (1 would start it with a single CPU)
+        if jobs is None and executor != "ray":
+            jobs = 1
+        chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
+        result = run_scenario(scenario_path, agent, with_url(option_pairs, url), repeat=repeat,
+                              concurrency=concurrency, realtime=realtime, executor=chosen,
+                              limits=ReceiveLimits(max_received_ratio, max_events_per_s))
+        name = result.agent
+        click.echo(write_run(result, out, _command(scenario_path, agent, repeat, realtime)))
+        if result.faulted:
+            reasons = "; ".join(sorted({r.fault for r in result.recordings if r.fault}))
+            raise SystemUnderTestError(f"agent {name} failed: {reasons} (report in {out})")
+        if not result.passed:
+            failed = [a.key for a in result.assertions if not a.passed]
+            raise AssertionsFailed(f"assertion(s) failed: {', '.join(failed)} (report in {out})")
 
 
 @session.command("mock-server")

@@ -17,6 +17,7 @@ import click
 from ...cli_executor import executor_options
 from ...core.errors import EXIT_SYSTEM_FAILED, InputError
 from ...core.option_pairs import parse_option_pairs
+from ...core.output import FORCE_HELP, replacing
 
 if TYPE_CHECKING:
     from ...core.executor import Executor
@@ -37,6 +38,8 @@ def session_options(command: Callable[..., None]) -> Callable[..., None]:
                      help="New run directory."),
         click.option("--resume", "resume", type=click.Path(path_type=Path, file_okay=False),
                      help="Finish the pending sessions of this run directory instead."),
+        click.option("--force", "force", is_flag=True, default=False,
+                     help=f"{FORCE_HELP} Not with --resume."),
         click.option("--concurrency", type=click.IntRange(min=1), default=1,
                      show_default=True, help="Sessions at once, on one event loop."),
         click.option("--jobs", type=click.IntRange(min=1), default=None,
@@ -94,12 +97,15 @@ def record_or_resume(root: Path | None, shared: dict[str, Any], *,
     sample ids, ``start`` records them) or ``--resume``; print the counts, exit 3 when a
     session failed. ``shared`` holds the values of :func:`session_options`."""
     from .capture import CaptureSettings
-    from .record import RecordRequest
+    from .record import RUN_FILE, RecordRequest
 
     options = parse_option_pairs(shared["option_pairs"])
     executor = _executor(shared)
     resume, out, agent = shared["resume"], shared["out"], shared["agent"]
     if resume is not None:
+        if shared["force"]:
+            raise click.UsageError("--force starts the run again from nothing; --resume "
+                                   "finishes it: give one or the other")
         if out is not None or root is not None or agent is not None:
             raise click.UsageError("--resume takes the run's own settings; give only -o "
                                    "for options that run.json redacted")
@@ -117,7 +123,8 @@ def record_or_resume(root: Path | None, shared: dict[str, Any], *,
                                      max_events_per_s=shared["max_events_per_s"]),
             concurrency=shared["concurrency"], server_revision=shared["server_revision"],
             model=shared["model"], dataset_label=shared["dataset_label"])
-        counts = start(out, request, dataset, executor)
+        with replacing(out, force=shared["force"], shape=RUN_FILE):
+            counts = start(out, request, dataset, executor)
         destination = out
     click.echo(f"recorded {destination}: {counted}{counts['complete']} complete, "
                f"{counts['error']} error, {counts['skipped']} skipped")

@@ -49,8 +49,8 @@ from ...core.hashing import sha256_bytes
 from ...core.output import (
     atomic_write_text,
     check_new_output_dir,
-    create_new_output_dir,
     new_output_dir,
+    new_run_dir,
 )
 from ...core.progress import Advance, progress
 from ...core.provenance import package_version
@@ -387,11 +387,11 @@ def start_sessions(run: Path, request: RecordRequest, kind: str, dataset_part: d
     transport = check_agent(request.agent, request.options, sessions[0].session_id)
     probed = agent_options(request.options, "probe")
     probe = probe_models(probed.get("url"), run_scrubber(probed))
-    create_new_output_dir(target)
-    (target / SAMPLES_DIR).mkdir()
-    atomic_write_text(target / RUN_FILE, dumps(
-        _run_document(kind, request, dataset_part, "preparing", transport, probe)))
-    return execute(target, request, sessions, executor)
+    with new_run_dir(target) as folder:
+        (folder / SAMPLES_DIR).mkdir()
+        atomic_write_text(folder / RUN_FILE, dumps(
+            _run_document(kind, request, dataset_part, "preparing", transport, probe)))
+        return execute(folder, request, sessions, executor)
 
 
 def refuse_inside_dataset(run: Path, dataset_root: Path) -> None:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from ...cli_force import force_option
+
 
 @click.command("arbitrate")
 @click.argument("run", required=False, type=click.Path(exists=True, file_okay=False,
@@ -40,11 +42,12 @@ import click
 @click.option("--timeout", "timeout_s", default=300.0, show_default=True,
               type=click.FloatRange(min=0, min_open=True),
               help="Seconds per request (or per run of a judge command).")
+@force_option
 def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, ...],
               command_specs: tuple[str, ...], candidates_path: Path | None,
               track: str | None, repeat: str, out_dir: Path | None, seed: int,
               judge_env: tuple[str, ...], api_key_env: str, max_attempts: int,
-              timeout_s: float) -> None:
+              timeout_s: float, force: bool) -> None:
     """Judges compare candidates blind against independent references (A/B/C/D labels).
 
     Either RUN (a `transcripts run` directory) or --candidates FILE with --out DIR.
@@ -52,7 +55,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
     from ...core.canonical_json import dumps
     from ...core.errors import InputError
     from ...core.hashing import sha256_bytes, sha256_file
-    from ...core.output import refuse_existing
+    from ...core.output import refuse_existing, replacing
     from .. import lineage
     from .inputs import read_candidates, read_references, run_candidates
     from .judges import ChatJudge, CommandJudge, Judge
@@ -78,7 +81,8 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
             raise InputError("--candidates needs --out (a new folder)")
         candidates = read_candidates(candidates_path)
         provenance["candidates_file"] = sha256_file(candidates_path)
-        target = refuse_existing(out_dir)
+        with replacing(out_dir, force=force, shape="arbitration.json"):
+            target = refuse_existing(out_dir)
     else:
         assert run is not None
         if out_dir is not None:
@@ -93,6 +97,9 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
                                      "references": provenance["references_file"]}).encode())
         target = (run / "derived" / lineage.ARBITRATION_FOLDER
                   / f"{ARBITRATE_VERSION}-{digest[:12]}")
+        if force:
+            raise InputError("--force replaces an --out folder; a RUN's arbitration folder "
+                             "is named by its inputs and its answers are kept")
         if target.exists():
             raise InputError("the same judges already arbitrated these candidates with this "
                              "seed; their answers are kept there (use another --seed for a "
@@ -100,7 +107,8 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
     if len(judges) < 3:
         click.echo(f"note: {len(judges)} judge(s); a consensus needs 3 valid judges, so every "
                    f"sample will be flagged for human review", err=True)
-    rows = run_arbitration(references, candidates, judges, seed, target, provenance)
+    with replacing(target, force=force, shape="arbitration.json"):
+        rows = run_arbitration(references, candidates, judges, seed, target, provenance)
     if run is not None:
         lineage.append_missing(run, lineage_records(run, target, origins))
     for row in rows:

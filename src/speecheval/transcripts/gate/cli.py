@@ -34,10 +34,14 @@ from .reading import FORMATS
                    "in the samples file wins).")
 @click.option("--out", "out_path", type=click.Path(path_type=Path),
               help="Write the --raw verdict to this new JSON file.")
+@click.option("--force", is_flag=True, default=False,
+              help="With --out: replace that file if it exists (written beside it, then "
+                   "renamed into place).")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON Lines.")
 def gate(run: Path | None, samples_path: Path | None, raw_path: Path | None, fmt: str | None,
          duration_s: float | None, last_speech_s: float | None, meta_path: Path | None,
-         tolerance_s: float | None, out_path: Path | None, as_json: bool) -> None:
+         tolerance_s: float | None, out_path: Path | None, as_json: bool,
+         force: bool) -> None:
     """Decide whether raw outputs cover the whole recording (spec: engineering_completeness).
 
     Either RUN (a `transcripts run` directory; verdicts go to a new folder under
@@ -45,7 +49,7 @@ def gate(run: Path | None, samples_path: Path | None, raw_path: Path | None, fmt
     """
     from ...core.canonical_json import dumps, dumps_line
     from ...core.errors import InputError
-    from ...core.output import atomic_write_text, refuse_existing
+    from ...core.output import atomic_write_text, refuse_existing, replacing
     from .apply import gate_file
     from .inputs import format_for
     from .rules import GateRules
@@ -80,7 +84,8 @@ def gate(run: Path | None, samples_path: Path | None, raw_path: Path | None, fmt
         if duration_s is None:
             raise InputError("--raw needs --duration (the audio's length in seconds)")
         if out_path is not None:
-            refuse_existing(out_path)
+            with replacing(out_path, force=force, shape=(".json",)):
+                refuse_existing(out_path)  # before the work; the rename below replaces it
         record = gate_file(raw_path, format_for(raw_path, fmt),
                            SampleFacts(duration_s, last_speech_s), meta_path, rules)
         records = [record]

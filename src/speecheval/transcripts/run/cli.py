@@ -8,6 +8,7 @@ import click
 
 from ...cli_executor import executor_options
 from ...core.errors import InputError
+from ...core.output import FORCE_HELP, replacing
 from .tracks import COMPLETE, TRACKS
 
 
@@ -27,13 +28,14 @@ from .tracks import COMPLETE, TRACKS
               help="New run directory (never overwritten).")
 @click.option("--resume", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Finish a run directory: only what is missing is run or derived.")
+@click.option("--force", is_flag=True, default=False, help=f"{FORCE_HELP} Not with --resume.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="System calls at a time (worker processes) [default: 1; with "
                    "--executor ray, the CPUs of a private cluster].")
 @executor_options
 def run(manifest: Path | None, systems: tuple[str, ...], tracks: tuple[str, ...],
         repeats: int, chunk_window_s: float, out: Path | None, resume: Path | None,
-        jobs: int | None, executor: str, ray_address: str | None) -> None:
+        jobs: int | None, executor: str, ray_address: str | None, force: bool) -> None:
     """Run transcription systems on the manifest's samples and keep every raw answer.
 
     Exit 0 when every job ran, 3 when a system failed on some (each recorded with its
@@ -42,14 +44,15 @@ def run(manifest: Path | None, systems: tuple[str, ...], tracks: tuple[str, ...]
     from ...core.errors import SystemUnderTestError
     from ...core.executor import make_executor
     from .chunker import ChunkerSettings
-    from .runner import Request, start
+    from .runner import RUN_FILE, Request, start
     from .runner import resume as resume_run
 
     chosen = make_executor(executor, jobs=jobs if jobs is not None or executor == "ray" else 1,
                            ray_address=ray_address)
     if resume is not None:
         given = [name for name, value in (("--manifest", manifest), ("--system", systems),
-                                          ("--track", tracks), ("--out", out)) if value]
+                                          ("--track", tracks), ("--out", out),
+                                          ("--force", force)) if value]
         if given:
             raise InputError(f"--resume takes everything from the run's run.json; leave out "
                              f"{', '.join(given)}")
@@ -60,7 +63,8 @@ def run(manifest: Path | None, systems: tuple[str, ...], tracks: tuple[str, ...]
                              "(or --resume RUN)")
         request = Request(manifest, systems, tracks or (COMPLETE,),
                           repeats, ChunkerSettings(max_window_s=chunk_window_s))
-        outcome = start(request, out, chosen)
+        with replacing(out, force=force, shape=RUN_FILE):
+            outcome = start(request, out, chosen)
     counts = ", ".join(f"{outcome.statuses[s]} {s}"
                        for s in ("succeeded", "failed", "unsupported"))
     click.echo(f"{outcome.called} jobs run now; in the run: {counts}; "

@@ -28,7 +28,7 @@ from ...core.output import (
     atomic_write_bytes,
     atomic_write_text,
     check_new_output_dir,
-    create_new_output_dir,
+    new_run_dir,
 )
 from ...core.progress import progress
 from ...core.redact import run_scrubber
@@ -105,9 +105,11 @@ def start(request: Request, out: Path, executor: Executor | None = None) -> Outc
                      "gold_window": "the sample's gold_window, cut from the decoded PCM to "
                                     "the nearest samples; times on the crop's timeline"},
     }
-    create_new_output_dir(out)
-    atomic_write_text(out / RUN_FILE, dumps(run))
-    return _execute(out, run, manifest, request.chunker, systems.get, executor)
+    with new_run_dir(out) as folder:
+        atomic_write_text(folder / RUN_FILE, dumps(run))
+        outcome = _execute(folder, run, manifest, request.chunker, systems.get, executor)
+    outcome.run_dir = out  # the folder is ``out`` now, also when it replaced an old run
+    return outcome
 
 
 def resume(run_dir: Path, executor: Executor | None = None) -> Outcome:

@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from ....cli_executor import executor_options
+from ....cli_force import force_option
 from ....cli_lazy import Lazy, LazyGroup
 
 COMMANDS = {
@@ -49,18 +50,28 @@ def fdb10() -> None:
               help="Folder of cached VAD results, or off [default: $SPEECHEVAL_VAD_CACHE, "
                    "else $XDG_CACHE_HOME/speecheval/vad, else ~/.cache/speecheval/vad].")
 @executor_options
+@force_option
 def unified_score(tree: Path, out: Path | None, jobs: int | None,
-                  vad_cache: str | None, executor: str, ray_address: str | None) -> None:
+                  vad_cache: str | None, executor: str, ray_address: str | None,
+                  force: bool) -> None:
     """Score a reference tree with the unified turn-taking metrics (fdb-v1.0-unified-4)."""
+    from ....core.output import refuse_existing, replacing
+    from ..report.unified_files import UNIFIED_JSON
+
+    with replacing(out if out is not None else tree / "unified", force=force,
+                   shape=UNIFIED_JSON) as target:
+        _unified_score(tree, refuse_existing(target), jobs, vad_cache, executor, ray_address)
+
+
+def _unified_score(tree: Path, destination: Path, jobs: int | None, vad_cache: str | None,
+                   executor: str, ray_address: str | None) -> None:
     from ....core.executor import make_executor
-    from ....core.output import refuse_existing
     from ....fdb10 import score_tree
     from ....vad.cache import resolve_cache_dir
     from ..reference.column import load_reference_column
     from ..report.unified_files import write_unified
     from .console import render
 
-    destination = refuse_existing(out if out is not None else tree / "unified")
     started = time.perf_counter()
     # the cache folder is left out of the recorded command: it changes no number
     command = ["speecheval", "fdb10", "unified-score", "--tree", str(tree), "--out",
@@ -82,8 +93,11 @@ def unified_score(tree: Path, out: Path | None, jobs: int | None,
 @click.argument("sample_id")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="Picture to write: FILE.png or FILE.svg.")
-def show(tree: Path, sample_id: str, out: Path) -> None:
+@force_option
+def show(tree: Path, sample_id: str, out: Path, force: bool) -> None:
     """Draw one sample's timeline: speech, words, annotation and the outcome."""
+    from ....core.output import replacing
     from ..report.show import render_timeline
 
-    click.echo(f"wrote {render_timeline(tree, sample_id, out)}")
+    with replacing(out, force=force, shape=(".png", ".svg")):
+        click.echo(f"wrote {render_timeline(tree, sample_id, out)}")

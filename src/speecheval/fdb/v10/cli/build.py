@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from ....cli_force import force_option
+from ....core.output import replacing
 from ..builder.trees import build_mini_tree, build_scale_tree
 
 
@@ -22,15 +24,14 @@ from ..builder.trees import build_mini_tree, build_scale_tree
               help="mini: ~50 samples covering every outcome class; full: 727 samples.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the full-size tree (the mini tree is fixed).")
-def build_tree(out: Path, scale: str, seed: int) -> None:
+@force_option
+def build_tree(out: Path, scale: str, seed: int, force: bool) -> None:
     """Build a Full-Duplex-Bench v1.0 reference tree from generated speech."""
     started = time.perf_counter()
-    if scale == "mini":
-        if seed != 0:
-            raise click.UsageError("--seed applies only to --scale full")
-        samples = build_mini_tree(out)
-    else:
-        samples = build_scale_tree(out, seed=seed)
+    if scale == "mini" and seed != 0:
+        raise click.UsageError("--seed applies only to --scale full")
+    with replacing(out, force=force, shape="manifest.json"):
+        samples = build_mini_tree(out) if scale == "mini" else build_scale_tree(out, seed=seed)
     eligible = sum(sample.eligible for sample in samples)
     click.echo(f"wrote {len(samples)} samples ({eligible} eligible) to {out} "
                f"in {time.perf_counter() - started:.1f} s")

@@ -7,18 +7,22 @@ from pathlib import Path
 
 import click
 
+from ....cli_force import force_option
 from ...common.cli_dataset import build_options, echo_built, echo_check, root_option
 
 
 @click.command("build-dataset")
 @build_options("mini: 8 samples per subset; full: the declared 137/216/119/200/55.")
-def build_dataset_command(out: Path, size: str) -> None:
+@force_option
+def build_dataset_command(out: Path, size: str, force: bool) -> None:
     """Write a v1.0 input dataset in the official layout from espeak-ng speech."""
+    from ....core.output import replacing
     from ...common.dataset import load_dataset
-    from ..builder.dataset import build_dataset
+    from ..builder.dataset import BUILD_FILE, build_dataset
 
     started = time.perf_counter()
-    specs = build_dataset(out, size)
+    with replacing(out, force=force, shape=BUILD_FILE):
+        specs = build_dataset(out, size)
     echo_built(out, len(specs), started, load_dataset(out).revision)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from ....cli_force import force_option
 from ...common.cli_record import record_or_resume, session_options
 
 
@@ -49,11 +50,15 @@ def record_command(root: Path | None, subsets: tuple[str, ...], sample_ids: tupl
               help="The dataset the runs recorded (its file hashes are checked).")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="New directory for the reference tree.")
-def reference_export_command(runs: tuple[Path, ...], root: Path, out: Path) -> None:
+@force_option
+def reference_export_command(runs: tuple[Path, ...], root: Path, out: Path,
+                             force: bool) -> None:
     """Play out record runs into the reference tree that unified-score reads."""
+    from ....core.output import replacing
     from ...common.export import export_tree
 
-    counts = export_tree(list(runs), root, out)
+    with replacing(out, force=force, shape="manifest.json"):
+        counts = export_tree(list(runs), root, out)
     click.echo(f"wrote {out}: {counts['samples']} samples, {counts['eligible']} eligible, "
                f"{counts['ineligible']} ineligible"
                + (f", {counts['unlisted']} unlisted (not usable in the dataset)"

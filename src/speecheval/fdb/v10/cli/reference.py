@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ....cli_executor import executor_options
+from ....cli_force import force_option
 from ....core.errors import InputError
 from ....core.executor import default_jobs
 from ...common.cli_recogniser import recogniser_choice, recogniser_options
@@ -114,18 +115,20 @@ def reference_evaluate_command(tree: Path, source: Path, subsets: tuple[str, ...
               type=click.Path(path_type=Path, file_okay=False),
               help="Transcribed reference tree; repeat for systems side by side.")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
-              help="New HTML file to write (never overwritten).")
+              help="New HTML file to write (never overwritten without --force).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes for Silero VAD [default: one per core].")
-def report_command(trees: tuple[Path, ...], out: Path, jobs: int | None) -> None:
+@force_option
+def report_command(trees: tuple[Path, ...], out: Path, jobs: int | None, force: bool) -> None:
     """Write one self-contained HTML page: metrics with intervals and the reference
     column, latency curves, outcome bars, the paired comparison of two systems, and every
     sample with its timeline and audio."""
-    from ....core.output import atomic_write_text, refuse_existing
+    from ....core.output import atomic_write_text, refuse_existing, replacing
     from ....report.page import render_page
     from ..report.page import build_page, load_systems
 
-    refuse_existing(out)
-    systems = load_systems(list(trees), jobs or default_jobs())
-    atomic_write_text(out, render_page(build_page(systems, out.parent)))
+    with replacing(out, force=force, shape=(".html",)):
+        refuse_existing(out)
+        systems = load_systems(list(trees), jobs or default_jobs())
+        atomic_write_text(out, render_page(build_page(systems, out.parent)))
     click.echo(f"wrote {out}")

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ....cli_executor import executor_options
+from ....cli_force import force_option
 from ....vad.silero_spec import PROVENANCE_PACKAGES
 from ...common.cli_dataset import build_options, echo_built, echo_check, root_option
 from ...common.cli_recogniser import recogniser_options
@@ -26,15 +27,17 @@ def fdb15() -> None:
 
 @fdb15.command("build-dataset")
 @build_options("mini: 6 samples per scenario; full: the declared 200/99/100/100.")
-def build_dataset_command(out: Path, size: str) -> None:
+@force_option
+def build_dataset_command(out: Path, size: str, force: bool) -> None:
     """Write a v1.5 dataset in the official layout from espeak-ng speech."""
-    from ....core.output import refuse_existing
-    from ..builder.dataset import build_dataset
+    from ....core.output import refuse_existing, replacing
+    from ..builder.dataset import BUILD_FILE, build_dataset
     from ..dataset.reader import load_dataset
 
-    refuse_existing(out)
     started = time.perf_counter()
-    samples = build_dataset(out, size)
+    with replacing(out, force=force, shape=BUILD_FILE):
+        refuse_existing(out)
+        samples = build_dataset(out, size)
     echo_built(out, len(samples), started, load_dataset(out).revision)
 
 
@@ -83,15 +86,17 @@ def check_dataset_command(root: Path) -> None:
               help="Worker processes for the Silero timing and the prosody (each loads "
                    "its models once) [default: one per available core].")
 @executor_options
+@force_option
 def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
                   judge_model: str, judge_api_key_env: str, judge_instruction: Path | None,
                   judge_max_attempts: int, prosody: bool, mos: str, correction: str,
-                  jobs: int | None, executor: str, ray_address: str | None) -> None:
+                  jobs: int | None, executor: str, ray_address: str | None,
+                  force: bool) -> None:
     """Score every trial: timing (stop and response latency, statuses, official column),
     and on request behaviour labels and the prosody of respond trials."""
     from ....core.errors import InputError
     from ....core.executor import make_executor
-    from ....core.output import refuse_existing
+    from ....core.output import refuse_existing, replacing
     from ....core.progress import progress
     from ....core.provenance import collect_provenance
     from ..report.score_files import behaviour_files, prosody_files, render, write_timing
@@ -103,7 +108,9 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     if judge == "openai" and judge_instruction is None:
         raise InputError("--judge openai needs --judge-instruction, the official "
                          "instruction/behavior.txt")
-    destination = refuse_existing(out if out is not None else tree / "fdb15-timing")
+    destination = out if out is not None else tree / "fdb15-timing"
+    with replacing(destination, force=force, shape="timing.json"):
+        refuse_existing(destination)  # before the work; the writing below replaces it
     started = time.perf_counter()
     trials = find_trials(tree)
     behaviour_judge = _make_judge(judge, judge_base_url, judge_model, judge_api_key_env,
@@ -141,7 +148,8 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
         inputs={f"{trial.sample_id}/{name}": trial.folder / name
                 for trial in trials for name in TREE_FILES},
         packages=[*PROVENANCE_PACKAGES, *_judge_packages(judge, prosody, mos)])
-    write_timing(destination, provenance, summary, scored, sections)
+    with replacing(destination, force=force, shape="timing.json"):
+        write_timing(destination, provenance, summary, scored, sections)
     click.echo(console, nl=False)
     click.echo(f"wrote {destination} in {time.perf_counter() - started:.1f} s")
 
@@ -180,18 +188,21 @@ def _judge_packages(judge: str, prosody: bool, mos: str) -> list[str]:
               help="The tree each --scored folder scored, in the same order.")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False),
               help="New HTML file.")
-def report_command(scored: tuple[Path, ...], trees: tuple[Path, ...], out: Path) -> None:
+@force_option
+def report_command(scored: tuple[Path, ...], trees: tuple[Path, ...], out: Path,
+                   force: bool) -> None:
     """One HTML page: behaviour shares, latency curves, prosody tests and every trial's
     timelines with audio."""
     from ....core.errors import InputError
-    from ....core.output import atomic_write_text, refuse_existing
+    from ....core.output import atomic_write_text, refuse_existing, replacing
     from ....report.page import render_page
     from ..report.page import build_page, load_system
 
     if len(scored) != len(trees):
         raise InputError(f"give one --tree per --scored folder ({len(scored)} --scored, "
                          f"{len(trees)} --tree)")
-    refuse_existing(out)
+    with replacing(out, force=force, shape=(".html",)):
+        refuse_existing(out)
     names = [folder.resolve().name for folder in scored]
     systems = [load_system(name if names.count(name) == 1 else f"{name} ({index + 1})",
                            folder, tree)
@@ -237,16 +248,19 @@ def record_command(root: Path | None, scenarios: tuple[str, ...], sample_ids: tu
                    "its file hashes are checked.")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="New directory for the v1.5 tree.")
-def export_command(runs: tuple[Path, ...], root: Path | None, out: Path) -> None:
+@force_option
+def export_command(runs: tuple[Path, ...], root: Path | None, out: Path, force: bool) -> None:
     """Play out record runs (several: shards merge) into a v1.5 tree with output.wav and
     clean_output.wav per eligible pair."""
+    from ....core.output import replacing
     from ...common.export import load_run
     from ..capture.export import export_tree
     from ..capture.record import RUN_KIND
 
     dataset_root = root if root is not None else Path(
         load_run(runs[0], RUN_KIND).document["dataset"]["root"])
-    counts = export_tree(list(runs), dataset_root, out)
+    with replacing(out, force=force, shape="manifest.json"):
+        counts = export_tree(list(runs), dataset_root, out)
     click.echo(f"wrote {out}: {counts['pairs']} pairs, {counts['eligible']} eligible, "
                f"{counts['ineligible']} ineligible"
                + (f", {counts['unlisted']} unlisted (not usable in the dataset)"
