@@ -4,45 +4,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
+from csv_check import assert_csv_matches, expected_cells
 
 from speecheval.core.canonical_json import dumps_lines
 from speecheval.core.csv_rows import csv_name, jsonl_to_csv
-
-
-def expected_cells(jsonl_text: str) -> list[dict[str, str]]:
-    """What each cell must hold, worked out from the JSONL independently of the writer:
-    numbers as their JSON text, null as empty, nested objects dotted, lists as JSON."""
-    def cells(row: dict[str, Any], prefix: str = "") -> dict[str, str]:
-        out: dict[str, str] = {}
-        for key, value in row.items():
-            if isinstance(value, dict) and value:
-                out.update(cells(value, f"{prefix}{key}."))
-            elif value is None:
-                out[prefix + key] = ""
-            elif isinstance(value, str):
-                out[prefix + key] = value
-            else:
-                out[prefix + key] = json.dumps(value, separators=(",", ":"),
-                                               ensure_ascii=False)
-        return out
-    return [cells(json.loads(line)) for line in jsonl_text.splitlines()]
-
-
-def assert_csv_matches(jsonl_text: str, csv_text: str) -> None:
-    """Every row and cell of the CSV, read back with :mod:`csv`, equals the JSONL's."""
-    read = list(csv.DictReader(io.StringIO(csv_text, newline="")))
-    want = expected_cells(jsonl_text)
-    assert len(read) == len(want)
-    for got, row in zip(read, want, strict=True):
-        assert {k: v for k, v in got.items() if v != ""} == {
-            k: v for k, v in row.items() if v != ""}
-        assert set(row) <= set(got)
-
 
 ROWS = [
     {"sample_id": "a", "latency_s": 0.1, "count": 3, "ok": True, "note": None,

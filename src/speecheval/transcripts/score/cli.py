@@ -7,7 +7,10 @@ from pathlib import Path
 import click
 
 from ...cli_executor import executor_options
+from ...core.log import get_logger
 from ..id_match import PARTIAL_PREFIX, partial_option
+
+_log = get_logger(__name__)
 
 
 @click.command("score")
@@ -37,5 +40,5 @@ def score(manifest_path: Path, out_dir: Path, jobs: int, executor: str,
     chosen = make_executor(executor, jobs=jobs, ray_address=ray_address)
     for line in write_run(manifest_path, out_dir, command, chosen, partial=partial):
         if line.startswith(PARTIAL_PREFIX):  # a sample left out: said on stderr too
-            click.echo(f"warning: {line}", err=True)
+            _log.warning("warning: %s", line)
         click.echo(line)
