@@ -59,3 +59,14 @@ def set_level(level: int) -> None:
 def shows_progress() -> bool:
     """Whether progress bars are wanted: not under ``-q``."""
     return _root().isEnabledFor(NORMAL)
+
+
+def level_flags() -> list[str]:
+    """The ``-q`` or ``-v`` that gives a ``speecheval`` child process this level (none at
+    the default), so that what it says on the shared standard error obeys the user too.
+
+    >>> set_level(QUIET); level_flags(), set_level(NORMAL), level_flags()
+    (['-q'], None, [])
+    """
+    level = _root().getEffectiveLevel()
+    return ["-q"] if level >= QUIET else ["-v"] if level <= VERBOSE else []
