@@ -29,5 +29,6 @@ def sha256_file(path: str | Path) -> str:
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
-    _log.debug("read %s (sha256 %s)", path, digest.hexdigest())
-    return digest.hexdigest()
+    hexdigest = digest.hexdigest()
+    _log.debug("read %s (sha256 %s)", path, hexdigest)
+    return hexdigest
