@@ -20,7 +20,7 @@ from csv_check import assert_csv_matches
 
 from speecheval import cli
 from speecheval.cli import main
-from speecheval.core.log import ROOT
+from speecheval.core.log import NORMAL, ROOT, VERBOSE, level_flags, set_level
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -73,12 +73,24 @@ def test_quiet_before_or_after_the_command_changes_nothing_on_stdout(
     assert default[0] == 0 and default[1].startswith("%WER ")
 
 
-def test_each_run_starts_and_ends_at_the_default_level(
-        capfd: pytest.CaptureFixture[str]) -> None:
+def test_each_run_ends_at_the_level_it_found(capfd: pytest.CaptureFixture[str]) -> None:
     assert run(capfd, [*WER, "-q"])[0] == 0
     assert logging.getLogger(ROOT).level == logging.INFO
     assert run(capfd, ["-v", *WER])[0] == 0
     assert logging.getLogger(ROOT).level == logging.INFO
+
+
+def test_a_command_run_from_a_command_keeps_its_level(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    """``fdb10 demo`` runs its steps through ``main``: a ``-v`` given to it holds there."""
+    set_level(VERBOSE)
+    try:
+        code, _, err = run(capfd, WER)
+        assert code == 0 and err.startswith("read text file ")
+        assert logging.getLogger(ROOT).level == VERBOSE
+        assert level_flags() == ["-v"]
+    finally:
+        set_level(NORMAL)
 
 
 def test_verbose_names_the_files_read(capfd: pytest.CaptureFixture[str]) -> None:

@@ -5,8 +5,10 @@ line naming the file, the sample and the problem, with the exit code of
 :mod:`speecheval.core.errors`; so is a worker process that died on an item every time it
 was tried (exit 4). A traceback means a bug in speecheval.
 
-Every command takes ``-v``/``-q`` (:mod:`.cli_verbosity`); each run starts and ends at the
-default level, so one ``-q`` does not silence the next call of :func:`main` in a process.
+Every command takes ``-v``/``-q`` (:mod:`.cli_verbosity`). A call of :func:`main` puts back
+the level it found when it ends, so one ``-q`` does not silence the next call in a
+process, while a command that runs others through :func:`main` (``fdb10 demo``) keeps its
+own ``-q`` or ``-v`` for them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from . import __version__
 from .cli_lazy import Lazy, LazyGroup
 from .cli_verbosity import with_verbosity
 from .core.errors import EXIT_BAD_INPUT, EXIT_TOOL_FAILED, SpeechEvalError, WorkerDied
-from .core.log import NORMAL, get_logger, set_level
+from .core.log import current_level, get_logger, set_level
 from .core.numeric_env import pinned_threads
 from .core.termination import EXIT_TERMINATED, unwind_on_sigterm, was_terminated
 
@@ -55,11 +57,11 @@ _log = get_logger(__name__)
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (usage errors are exit 2, as click does)."""
-    set_level(NORMAL)
+    outer = current_level()
     try:
         return _main(argv)
     finally:
-        set_level(NORMAL)
+        set_level(outer)
 
 
 def _main(argv: list[str] | None) -> int:

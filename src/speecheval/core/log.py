@@ -51,6 +51,11 @@ def get_logger(name: str) -> logging.Logger:
     return logging.getLogger(name)
 
 
+def current_level() -> int:
+    """The level set now (:data:`NORMAL` unless :func:`set_level` changed it)."""
+    return _root().level
+
+
 def set_level(level: int) -> None:
     """Show messages from ``level`` up (:data:`QUIET`, :data:`NORMAL`, :data:`VERBOSE`)."""
     _root().setLevel(level)
