@@ -4,6 +4,11 @@ Errors that users can act on (bad input, a failing system under test) are printe
 line naming the file, the sample and the problem, with the exit code of
 :mod:`speecheval.core.errors`; so is a worker process that died on an item every time it
 was tried (exit 4). A traceback means a bug in speecheval.
+
+Every command takes ``-v``/``-q`` (:mod:`.cli_verbosity`). A call of :func:`main` puts back
+the level it found when it ends, so one ``-q`` does not silence the next call in a
+process, while a command that runs others through :func:`main` (``fdb10 demo``) keeps its
+own ``-q`` or ``-v`` for them.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ import click
 
 from . import __version__
 from .cli_lazy import Lazy, LazyGroup
+from .cli_verbosity import with_verbosity
 from .core.errors import EXIT_BAD_INPUT, EXIT_TOOL_FAILED, SpeechEvalError, WorkerDied
+from .core.log import current_level, get_logger, set_level
 from .core.numeric_env import pinned_threads
 from .core.termination import EXIT_TERMINATED, unwind_on_sigterm, was_terminated
 
@@ -44,17 +51,29 @@ def app() -> None:
     """Measure spoken-dialogue systems from their audio."""
 
 
+with_verbosity(app)
+_log = get_logger(__name__)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (usage errors are exit 2, as click does)."""
+    outer = current_level()
+    try:
+        return _main(argv)
+    finally:
+        set_level(outer)
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         # Without standalone mode click returns ctx.exit()'s code instead of exiting.
         with pinned_threads():  # numbers that do not depend on a thread count
             result = app.main(args=argv, prog_name="speecheval", standalone_mode=False)
     except SpeechEvalError as exc:
-        click.echo(f"error: {exc}", err=True)
+        _log.error("error: %s", exc)
         return exc.exit_code
     except WorkerDied as exc:  # a command that records no such item lets it through
-        click.echo(f"error: {exc.item}: {exc}", err=True)
+        _log.error("error: %s: %s", exc.item, exc)
         return EXIT_TOOL_FAILED
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
@@ -63,9 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except click.exceptions.Abort as exc:
         if was_terminated(exc):
-            click.echo("terminated", err=True)
+            _log.error("terminated")
             return EXIT_TERMINATED
-        click.echo("aborted", err=True)
+        _log.error("aborted")
         return EXIT_BAD_INPUT
     return result if isinstance(result, int) else 0
 

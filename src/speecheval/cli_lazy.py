@@ -9,13 +9,15 @@ A group's help page lists its subcommands with a short help text, which click ta
 the command object. A subcommand given with ``summary`` (its full help text, the same as
 the command's own docstring; ``tests/test_cli_imports.py`` checks they agree) is listed
 from that text without importing its module; one given without is imported for the
-listing.
+listing. ``on_load``, when set, is called with every subcommand the group hands out, so
+that something every command shares (``-v``/``-q``, :mod:`speecheval.cli_verbosity`)
+reaches the ones imported later too.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +48,7 @@ class LazyGroup(click.Group):
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = dict(lazy or {})
+        self.on_load: Callable[[click.Command], object] | None = None
         self._listing = False
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -57,7 +60,10 @@ class LazyGroup(click.Group):
             if self._listing and spec.summary is not None:
                 return click.Command(cmd_name, help=spec.summary)
             self.add_command(spec.load(), cmd_name)
-        return super().get_command(ctx, cmd_name)
+        command = super().get_command(ctx, cmd_name)
+        if command is not None and self.on_load is not None:
+            self.on_load(command)
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The subcommand listing, from the summaries where given (nothing imported)."""

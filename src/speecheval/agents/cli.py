@@ -7,7 +7,10 @@ from pathlib import Path
 
 import click
 
+from ..core.log import get_logger
 from .local.server import PROTOCOLS
+
+_log = get_logger(__name__)
 
 
 @click.group()
@@ -36,7 +39,7 @@ def replay(outputs: Path, host: str, port: int) -> None:
     try:
         asyncio.run(serve_replay_until_cancelled(outputs, host=host, port=port))
     except KeyboardInterrupt:
-        click.echo("stopped", err=True)
+        _log.info("stopped")
 
 
 @serve.command("cascade")
@@ -60,4 +63,4 @@ def cascade(protocol: str, option_pairs: tuple[str, ...], host: str, port: int) 
     try:
         asyncio.run(serve_cascade_until_cancelled(protocol, options, host=host, port=port))
     except KeyboardInterrupt:
-        click.echo("stopped", err=True)
+        _log.info("stopped")

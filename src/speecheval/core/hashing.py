@@ -1,10 +1,16 @@
-"""SHA-256 of files and bytes: the single place the project hashes inputs."""
+"""SHA-256 of files and bytes: the single place the project hashes inputs.
+
+Every input a result records is hashed here, so ``-v`` names each file read from here.
+"""
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
 
+from .log import get_logger
+
+_log = get_logger(__name__)
 _CHUNK = 1 << 20
 
 
@@ -23,4 +29,6 @@ def sha256_file(path: str | Path) -> str:
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
-    return digest.hexdigest()
+    hexdigest = digest.hexdigest()
+    _log.debug("read %s (sha256 %s)", path, hexdigest)
+    return hexdigest

@@ -5,6 +5,7 @@ should behave the same way, so a user watching a terminal sees how far it is whi
 logs and redirected output stay byte-for-byte what they were. The bar goes to standard
 error and never to a file speecheval writes.
 
+``-q`` (:mod:`speecheval.core.log`) turns the bar off whatever else is set.
 ``SPEECHEVAL_PROGRESS=1`` forces the bar on (for example under a pager) and ``0`` forces
 it off; otherwise it shows only when standard error is a terminal and ``CI`` is unset.
 """
@@ -17,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Protocol
 
+from .log import shows_progress
+
 
 class Advance(Protocol):
     """Called once per finished unit of work (``advance()``) or with a count."""
@@ -26,6 +29,8 @@ class Advance(Protocol):
 
 def progress_enabled(stream: IO[str]) -> bool:
     """Whether a bar belongs on ``stream`` (see the module docstring for the rule)."""
+    if not shows_progress():
+        return False
     forced = os.environ.get("SPEECHEVAL_PROGRESS")
     if forced in {"0", "1"}:
         return forced == "1"

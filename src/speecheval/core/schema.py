@@ -36,6 +36,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import InputError
+from .log import get_logger
+
+_log = get_logger(__name__)
 
 Format = Literal["json", "yaml"]
 KeyPath = tuple[str | int, ...]
@@ -111,6 +114,7 @@ def load_document(path: str | Path, *, what: str = "file",
         raise InputError(f"{what} must be a {allowed} file", path=source)
     try:
         text = source.read_text(encoding="utf-8-sig")  # a BOM is dropped
+        _log.debug("read %s %s", what, source)
     except FileNotFoundError:
         raise InputError(f"{what} is missing", path=source) from None
     except OSError as exc:

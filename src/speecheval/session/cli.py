@@ -17,6 +17,7 @@ from ..cli_executor import executor_options
 from ..cli_force import force_option
 from ..core.errors import EXIT_CHECKS_FAILED, SpeechEvalError, SystemUnderTestError
 from ..core.executor import make_executor
+from ..core.log import get_logger
 from ..core.option_pairs import parse_option_pairs
 from ..core.output import check_new_output_dir, replacing
 from . import run_scenario
@@ -27,6 +28,8 @@ from .run.plan import agent_name, check_scenario_agent, mock_factory
 from .run.synth import render_turns
 from .scenario.load import load_scenario
 from .scenario.model import MOCK
+
+_log = get_logger(__name__)
 
 
 class AssertionsFailed(SpeechEvalError):
@@ -128,7 +131,7 @@ def mock_server(kind: str, protocol: str, host: str, port: int,
     try:
         asyncio.run(serve_until_cancelled(kind, protocol, options, host=host, port=port))
     except KeyboardInterrupt:
-        click.echo("stopped", err=True)
+        _log.info("stopped")
 
 
 def _command(scenario: Path, agent: str | None, repeat: int, realtime: bool) -> list[str]:

@@ -20,6 +20,9 @@ from typing import Any
 import click
 
 from ..core.errors import InputError
+from ..core.log import get_logger
+
+_log = get_logger(__name__)
 
 SHOWN_IDS = 5
 """Ids listed per side in a message; the rest are counted (a corpus may differ in all)."""
@@ -130,4 +133,4 @@ def partial_option(command: Any) -> Any:
 def warn_left_out(match: IdMatch) -> None:
     """Name on stderr the ids ``--partial`` left out (nothing when none were)."""
     if not match.complete:
-        click.echo(f"warning: {match.partial_line()}", err=True)
+        _log.warning("warning: %s", match.partial_line())

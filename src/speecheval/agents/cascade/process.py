@@ -1,9 +1,10 @@
 """The cascade agent in a child process, for a command that records it (``fdb10 demo``)
 and for tests: its own interpreter (and lock), as a real server has, on a free port.
 
-The child is ``speecheval agents serve cascade --port 0``; it prints its URL once the
-model is loaded and it listens. The block gets that URL; when the block ends, however it
-ends, the child is stopped (SIGTERM, then SIGKILL if it does not go).
+The child is ``speecheval agents serve cascade --port 0`` (with this process's ``-q`` or
+``-v``); it prints its URL once the model is loaded and it listens. The block gets that
+URL; when the block ends, however it ends, the child is stopped (SIGTERM, then SIGKILL if
+it does not go).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from ...core.errors import SystemUnderTestError
+from ...core.log import level_flags
 from .options import CascadeSettings
 
 STARTUP_TIMEOUT_S = 120.0  # loading Whisper on a busy 2-core machine takes seconds
@@ -32,7 +34,7 @@ def cascade_agent_process(protocol: str, options: Mapping[str, str],
     CascadeSettings.parse(protocol, options)
     pairs = [arg for key, value in options.items() for arg in ("-o", f"{key}={value}")]
     command = [sys.executable, "-m", "speecheval", "agents", "serve", "cascade",
-               "--protocol", protocol, "--port", "0", *pairs]
+               "--protocol", protocol, "--port", "0", *pairs, *level_flags()]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None

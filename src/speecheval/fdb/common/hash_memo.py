@@ -40,7 +40,10 @@ from pathlib import Path
 from ...core.canonical_json import dumps_line
 from ...core.errors import InputError
 from ...core.hashing import sha256_bytes, sha256_file
+from ...core.log import get_logger
 from ...core.output import atomic_write_text
+
+_log = get_logger(__name__)
 
 FORMAT = "speecheval.hash-memo/1"
 SETTLED_NS = 2_000_000_000
@@ -111,6 +114,7 @@ class HashMemo:
         known = self._known.get(name)
         if known is not None and tuple(known[:5]) == fingerprint(before) \
                 and isinstance(known[5], str):
+            _log.debug("%s: unchanged since it was hashed (hash memo)", name)
             self.remember(path, known)
             return known[5]
         digest = sha256_file(name)

@@ -13,7 +13,6 @@ length, because turn timing is written against the declared duration.
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from collections.abc import Callable
 from functools import lru_cache
@@ -25,6 +24,7 @@ from numpy.typing import NDArray
 from ...core.audio import audio_info, read_mono, resample
 from ...core.errors import InputError
 from ...core.espeak import speak_to_wav
+from ...core.log import get_logger
 from ...core.pcm import to_int16
 from ...core.synthetic_signals import (
     FADE_MS,
@@ -35,6 +35,8 @@ from ...core.synthetic_signals import (
     white_noise,
 )
 from ..scenario.model import DEFAULT_SYNTH_MS, AudioSpec, Scenario, Turn
+
+_log = get_logger(__name__)
 
 DEFAULT_SAY = "Hello, this is a scripted test caller speaking."
 ESPEAK_WPM = 175
@@ -49,7 +51,7 @@ Notice = Callable[[str], None]
 
 def stderr_notice(message: str) -> None:
     """Tell the user about an input that was adapted to be usable (the run goes on)."""
-    print(f"notice: {message}", file=sys.stderr)
+    _log.info("notice: %s", message)
 
 
 def render_turns(scenario: Scenario,

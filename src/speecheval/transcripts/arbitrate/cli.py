@@ -7,6 +7,9 @@ from pathlib import Path
 import click
 
 from ...cli_force import force_option
+from ...core.log import get_logger
+
+_log = get_logger(__name__)
 
 
 @click.command("arbitrate")
@@ -105,8 +108,8 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
                              "seed; their answers are kept there (use another --seed for a "
                              "new round)", path=target)
     if len(judges) < 3:
-        click.echo(f"note: {len(judges)} judge(s); a consensus needs 3 valid judges, so every "
-                   f"sample will be flagged for human review", err=True)
+        _log.info("note: %d judge(s); a consensus needs 3 valid judges, so every sample "
+                  "will be flagged for human review", len(judges))
     with replacing(target, force=force, shape="arbitration.json"):
         rows = run_arbitration(references, candidates, judges, seed, target, provenance)
     if run is not None:

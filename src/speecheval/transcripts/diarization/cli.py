@@ -18,9 +18,12 @@ import click
 
 from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
+from ...core.log import get_logger
 from .. import api
 from ..id_match import match_ids, partial_option, warn_left_out
 from .settings import COMPAT_MODES, MAIN_COLLAR_S, Compat
+
+_log = get_logger(__name__)
 
 DEFAULT_UEM_SOURCES: dict[Compat, str] = {
     "speecheval": "default: [0, last turn end over reference and hypothesis] per file "
@@ -135,7 +138,7 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
         return
     assert parity is None or not isinstance(parity, DiarizationUnsupported)
     for warning in total(main).differences.warnings(compat, collar):
-        click.echo(f"warning: {warning}", err=True)
+        _log.warning("warning: %s", warning)
     if as_json:
         payload = report_dict(main, exclude_overlap=exclude_overlap, uem_source=uem_source)
         payload["clipped_turns"] = clipped

@@ -9,7 +9,10 @@ from pathlib import Path
 
 from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
+from ...core.log import get_logger
 from ...core.output import atomic_write_text, refuse_existing
+
+_log = get_logger(__name__)
 
 
 def read_text(path: str | Path, what: str, *, utf16: bool = False) -> str:
@@ -26,9 +29,11 @@ def read_bytes(path: str | Path, what: str) -> bytes:
     """The bytes of ``path``; a file that cannot be read is an InputError."""
     try:
         with open(path, "rb") as file:
-            return file.read()
+            data = file.read()
     except OSError as exc:
         raise InputError(f"cannot read {what} file: {exc}", path=path) from exc
+    _log.debug("read %s file %s (%d bytes)", what, path, len(data))
+    return data
 
 
 def decode_text(data: bytes, path: str | Path, what: str, *, utf16: bool = False) -> str:

@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 
 from ...core.decimal_seconds import format_seconds, parse_seconds
 from ...core.errors import InputError
+from ...core.log import get_logger
 from ...core.timebase import to_us
 from ...core.timeline import Span, Spans, TimedRecord
 from ._io import read_text, split_lines, write_new
@@ -56,6 +57,8 @@ from .rttm_fields import (
     TYPE,
 )
 from .rttm_plain import plain_columns
+
+_log = get_logger(__name__)
 
 BOM = "\ufeff".encode()
 SPEAKER_INFO = "SPKR-INFO"
@@ -331,6 +334,7 @@ class RTTM:
         """Read and parse an RTTM file (UTF-8, a BOM is dropped)."""
         try:
             data = Path(path).read_bytes()
+            _log.debug("read RTTM file %s (%d bytes)", path, len(data))
         except OSError:
             data = b""  # read_text names the problem
         return cls._plain(data.removeprefix(BOM), str(path)) or cls.parse(

@@ -8,7 +8,10 @@ import click
 
 from ...cli_executor import executor_options
 from ...cli_force import force_option
+from ...core.log import get_logger
 from ..id_match import PARTIAL_PREFIX, partial_option
+
+_log = get_logger(__name__)
 
 
 @click.command("score")
@@ -42,5 +45,5 @@ def score(manifest_path: Path, out_dir: Path, jobs: int, executor: str,
         lines = write_run(manifest_path, out_dir, command, chosen, partial=partial)
     for line in lines:
         if line.startswith(PARTIAL_PREFIX):  # a sample left out: said on stderr too
-            click.echo(f"warning: {line}", err=True)
+            _log.warning("warning: %s", line)
         click.echo(line)

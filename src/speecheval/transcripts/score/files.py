@@ -7,7 +7,8 @@ and writes every file through the results' ``report_dict()``, the row builders o
 :mod:`..report_html`. Files (all canonical: sorted keys, fixed float rounding, no clock
 times):
 
-- ``samples.jsonl``: one row per run of each sample (main protocol);
+- ``samples.jsonl``: one row per run of each sample (main protocol), and ``samples.csv``
+  the same rows for a spreadsheet (:mod:`speecheval.core.csv_rows`);
 - ``scenarios.json`` / ``scenarios.md``: scenario tables, cross-scenario values, maturity
   (and, with ``--partial``, the samples left out because their files name other sessions
   than their reference, :mod:`.session_ids`);
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.canonical_json import dumps, dumps_lines
+from ...core.csv_rows import jsonl_to_csv
 from ...core.output import atomic_write_text
 from ...core.provenance import Provenance
 from ..diarization.render import score_dict
@@ -73,8 +75,10 @@ def write_report(report: ScoreReport, folder: Path) -> None:
 def report_files(report: ScoreReport) -> dict[str, str]:
     """The text of each file of the run directory, by file name."""
     tables, runs = report.tables, report.runs
+    samples = dumps_lines(_sample_rows(report))
     return {
-        "samples.jsonl": dumps_lines(_sample_rows(report)),
+        "samples.jsonl": samples,
+        "samples.csv": jsonl_to_csv(samples),
         "scenarios.json": dumps(_scenarios_document(report)),
         "scenarios.md": markdown(tables, report.system, report.wording),
         "summary.txt": "".join(f"{line}\n" for line in kaldi_lines(tables)),

@@ -1,8 +1,9 @@
 """The files and the console table of ``fdb15 score``: the one writer of its reports.
 
 ``timing.json`` holds the definitions, one ``core.provenance`` record and each scenario's
-summary; ``timing-samples.jsonl`` one line per trial (:meth:`.scoring.ScoredTrial.report_dict`).
-Both are canonical JSON written into a new directory that appears only when complete.
+summary; ``timing-samples.jsonl`` one line per trial (:meth:`.scoring.ScoredTrial.report_dict`),
+and ``timing-samples.csv`` the same rows for a spreadsheet (:mod:`speecheval.core.csv_rows`).
+The JSON files are canonical; all are written into a new directory that appears only when complete.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ....core.canonical_json import dumps, dumps_lines
+from ....core.csv_rows import jsonl_to_csv
 from ....core.output import atomic_write_text, new_output_dir
 from ....core.provenance import Provenance
 from ....report.numbers import fixed, percent
@@ -50,8 +52,9 @@ def write_timing(destination: Path, provenance: Provenance,
     }
     with new_output_dir(destination) as staging:
         atomic_write_text(staging / "timing.json", dumps(document))
-        atomic_write_text(staging / "timing-samples.jsonl",
-                          dumps_lines(trial.report_dict() for trial in scored))
+        samples = dumps_lines(trial.report_dict() for trial in scored)
+        atomic_write_text(staging / "timing-samples.jsonl", samples)
+        atomic_write_text(staging / "timing-samples.csv", jsonl_to_csv(samples))
         for name, text in (extra_files or {}).items():
             atomic_write_text(staging / name, text)
 
