@@ -20,9 +20,9 @@ from .text_width import display_width
 
 Align = Literal["left", "right"]
 
-_NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?([eE][-+]?\d+)?%?")
+_NUMBER = re.compile(r"<?[-+]?(\d[\d,]*(\.\d+)?|\.\d+)([eE][-+]?\d+)?%?")
 _UNITS = frozenset({"%", "s", "ms", "pp"})
-_NEUTRAL = frozenset({"", "-", "n/a"})
+_NEUTRAL = frozenset({"", "-", "–", "n/a"})
 _SEPARATORS = re.compile(r"[\s/,\[\]()]+")
 COLUMN_GAP = "  "
 
@@ -55,6 +55,8 @@ def is_number(cell: str) -> bool:
 
     >>> [is_number(c) for c in ("1234567", "12.35%", "2/6", "[4.55%, 10.00%]", "720.0 ms")]
     [True, True, True, True, True]
+    >>> [is_number(c) for c in (".022", "<.001")]  # p as the FDB v1.5 paper prints it
+    [True, True]
     >>> [is_number(c) for c in ("exploratory", "n/a", "WER", "spk1")]
     [False, False, False, False]
     """

@@ -23,6 +23,7 @@ from typing import Any
 from .... import __version__
 from ....core.audio import read_mono
 from ....core.errors import InputError
+from ....core.p_text import paper_p_text
 from ....report import page as pg
 from ....report import timeline as tl
 from ....report.curve_svg import Series, render_curves
@@ -161,8 +162,8 @@ def _prosody_section(systems: Sequence[ScoredSystem]) -> pg.Section | None:
     for system in measured:
         prosody = system.prosody or {}
         rows = [[t["measure"], t["comparison"], fixed(t["mean_before"], 2),
-                 fixed(t["mean_after"], 2), fixed(t["mean_difference"], 2), fixed(t["p"], 4),
-                 fixed(t["p_corrected"], 4, missing="-"), fixed(t["d_z"], 2), str(t["n"]),
+                 fixed(t["mean_after"], 2), fixed(t["mean_difference"], 2), paper_p_text(t["p"]),
+                 paper_p_text(t["p_corrected"]), fixed(t["d_z"], 2), str(t["n"]),
                  str(len(t["dropped"]))] for t in prosody["tests"]]
         table = Table.of(["measure", "comparison", "mean before", "mean after", "mean diff",
                           "p", "p Holm", "d_z", "n", "dropped"], rows)

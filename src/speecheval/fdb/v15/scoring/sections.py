@@ -147,11 +147,12 @@ def score_prosody(trials: Sequence[TrialInput], verdicts: dict[str, Verdict], co
 def prosody_text(section: ProsodySection) -> str:
     """The console table (paper Tables 4 and 5): per measure and comparison, the mean
     difference, p, d_z, n and the number of dropped pairs; then the correction statement."""
+    from ....core.p_text import paper_p_text
     from ....report.numbers import fixed
     from ....report.table import Table, to_text
 
     rows = [[test.measure, f"{test.before}->{test.after}", fixed(test.mean_difference, 2),
-             fixed(test.p, 4), fixed(test.p_corrected, 4) if section.correction == "holm"
+             paper_p_text(test.p), paper_p_text(test.p_corrected) if section.correction == "holm"
              else "-", fixed(test.d_z, 2), str(test.n), str(len(test.dropped))]
             for test in section.tests]
     table = Table.of(["measure", "comparison", "mean diff", "p", "p holm", "d_z", "n",
