@@ -186,6 +186,36 @@ def test_score_with_the_openai_judge_writes_labels_and_the_ledger(
     ledger = (out / "behaviour-ledger.jsonl").read_text()
     assert [json.loads(line)["event"] for line in ledger.splitlines()] == \
         ["request", "reply"] * 5
-    behaviour = json.loads((out / "behaviour.json").read_text())
-    assert behaviour["judge"]["official"] is True
+    judge = json.loads((out / "behaviour.json").read_text())["judge"]
+    # the local server answers as gpt-4o-2024-08-06 with the official prompt, but it is not
+    # api.openai.com: not official, and the file says why
+    assert judge["official"] is False
+    assert judge["note"] == "the endpoint is not api.openai.com (host class other)"
+    assert (judge["host_class"], judge["model_reported"]) == ("other", ["gpt-4o-2024-08-06"])
+    assert judge["prompt"]["sent_sha256"] == judge["prompt"]["sha256"] == \
+        "19e5477dac9a9a1e11de126783a0b820b3ecb70db5e91181824fa944e1947977"
+    assert [json.loads(line)["model"] for line in ledger.splitlines()[1::2]] == \
+        ["gpt-4o-2024-08-06"] * 5
     assert all(KEY not in path.read_text() for path in out.iterdir())
+
+
+def test_the_local_fake_is_not_official_whatever_it_answers(
+        fixtures_dir: Path, server: ChatServer, tmp_path: Path) -> None:
+    folder = _trial(tmp_path / "user_interruption" / "1")
+    judge = _judge(fixtures_dir, server)
+    # before any reply there is no reported model
+    assert judge.identity()["official"] is False
+    assert judge.identity()["note"] == ("the endpoint reported no model (no reply); the "
+                                        "endpoint is not api.openai.com (host class other)")
+    judge.judge(_case(folder))
+    assert judge.official is False
+    assert judge.identity()["note"] == "the endpoint is not api.openai.com (host class other)"
+    # a server that answers under another name than the one asked for says so
+    server.reported_model = "llama-3-8b"
+    judge.judge(_case(folder))
+    identity = judge.identity()
+    assert identity["model"] == "gpt-4o-2024-08-06"           # asked for
+    assert identity["model_reported"] == ["gpt-4o-2024-08-06", "llama-3-8b"]
+    assert identity["note"] == ("the endpoint reported the model gpt-4o-2024-08-06, "
+                                "llama-3-8b; the official model is gpt-4o-2024-08-06; the "
+                                "endpoint is not api.openai.com (host class other)")

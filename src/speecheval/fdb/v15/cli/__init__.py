@@ -129,7 +129,10 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
             behaviour = score_behaviour(trials, behaviour_judge, advance)
         sections.update(behaviour_files(behaviour))
         settings["judge"] = behaviour.identity
-        official = "" if behaviour.identity["official"] else ", NOT the official judge"
+        identity = behaviour.identity
+        official = "" if identity["official"] else (", NOT the official judge"
+                                                    + (f": {identity['note']}"
+                                                       if identity.get("note") else ""))
         console += (f"\nbehaviour after the overlap ({behaviour.identity['judge']}{official})\n"
                     + table2_text(behaviour.summary))
         if prosody:

@@ -65,9 +65,11 @@ class Verdict:
 
 
 class Judge(Protocol):
-    """Labels trials; ``identity`` says which judge it is (recorded with the run)."""
+    """Labels trials; ``identity`` says which judge it is (recorded with the run), and
+    ``official`` whether the labels so far came from the official setup."""
 
-    official: bool
+    @property
+    def official(self) -> bool: ...
 
     def judge(self, case: JudgeCase) -> Verdict: ...
 

@@ -17,6 +17,10 @@ more on every retry. Where the official script retries without end and takes the
 - every request (without the key) and every reply or failure goes into the ledger
   (:class:`speecheval.remote.ledger.RequestLedger`).
 
+Whether the run is official is decided from what it observed (:mod:`.official_setup`: the
+prompt's SHA-256, the model every reply named, the base URL's host class), never from the
+model asked for alone; :meth:`OpenAIJudge.identity` records the three and the verdict.
+
 The prompt file must be the pinned one (:mod:`...common.official_evaluator`); the key comes
 from an environment variable, and every reply and reason is scrubbed of it and of the
 run's other secrets (:func:`speecheval.core.redact.run_scrubber`) before it reaches the
@@ -32,7 +36,7 @@ from typing import Any, ClassVar
 
 from ....core import peer_json
 from ....core.errors import InputError
-from ....core.hashing import sha256_file
+from ....core.hashing import sha256_bytes, sha256_file
 from ....core.redact import run_scrubber
 from ....remote import answers
 from ....remote.chat import ENDPOINT_PATH
@@ -51,9 +55,7 @@ from .behavior import (
     JudgeCase,
     Verdict,
 )
-
-OFFICIAL_MODEL = "gpt-4o-2024-08-06"
-PROMPT_NAME = "v1_v1.5/evaluation/instruction/behavior.txt"
+from .official_setup import OFFICIAL_MODEL, PROMPT_NAME, Officiality, host_class, officiality
 
 
 @dataclass(frozen=True)
@@ -112,8 +114,8 @@ class _Failed(Exception):
 
 
 class OpenAIJudge:
-    """The official prompt through an OpenAI-compatible endpoint; ``official`` when the
-    model is the paper's."""
+    """The official prompt through an OpenAI-compatible endpoint; ``official`` only when the
+    run observed the official setup (:mod:`.official_setup`)."""
 
     def __init__(self, settings: JudgeSettings) -> None:
         settings.check()
@@ -126,11 +128,21 @@ class OpenAIJudge:
         key = api_key(settings.api_key_env, unset_key(
             "the judge reads its", settings.api_key_env, "--judge-api-key-env"))
         self.settings = settings
-        self.official = settings.model == OFFICIAL_MODEL
         self._endpoint = OpenAIEndpoint(settings, key, run_scrubber(env=[settings.api_key_env]))
         self._prompt = settings.instruction.read_text(encoding="utf-8")
         self._digest = digest
+        self._sent_sha256 = sha256_bytes(self._prompt.encode("utf-8"))
+        self._host_class = host_class(settings.base_url)
+        self._reported_models: dict[str, None] = {}   # in the order the replies named them
         self._ledger = RequestLedger()
+
+    def officiality(self) -> Officiality:
+        """The run's verdict so far: prompt as sent, models reported, host class."""
+        return officiality(self._sent_sha256, list(self._reported_models), self._host_class)
+
+    @property
+    def official(self) -> bool:
+        return self.officiality().official
 
     @property
     def ledger(self) -> list[dict[str, Any]]:
@@ -139,12 +151,13 @@ class OpenAIJudge:
 
     def identity(self) -> dict[str, Any]:
         s = self.settings
+        verdict = self.officiality()
         return {"judge": "official prompt through an OpenAI-compatible endpoint",
-                "official": self.official,
-                "note": None if self.official else
-                f"the model is {s.model}, not the official {OFFICIAL_MODEL}",
-                "endpoint": s.endpoint, "model": s.model,
+                "official": verdict.official, "note": verdict.note,
+                "endpoint": s.endpoint, "host_class": self._host_class, "model": s.model,
+                "model_reported": list(self._reported_models),
                 "prompt": {"file": PROMPT_NAME, "sha256": self._digest,
+                           "sent_sha256": self._sent_sha256,
                            "repository": REPOSITORY, "revision": REVISION},
                 "reply": 'exactly {"behaviour": ["<one label>"]}',
                 "seed": "1, plus one on each retry", "api_key_env": s.api_key_env,
@@ -163,8 +176,12 @@ class OpenAIJudge:
             try:
                 body = self._endpoint.post(json.dumps(request).encode("utf-8"),
                                            "application/json")
-                content = self._endpoint.scrub(self._content(body))
-                log(case.sample_id, attempt, "reply", content=content)
+                content, model = self._content(body)
+                content = self._endpoint.scrub(content)
+                if model is not None:
+                    model = self._endpoint.scrub(model)
+                    self._reported_models.setdefault(model, None)
+                log(case.sample_id, attempt, "reply", content=content, model=model)
                 return Verdict(strict_label(content), f"judge reply: {content}")
             except ValueError as exc:
                 reason = str(exc)
@@ -182,10 +199,11 @@ class OpenAIJudge:
         return Verdict(None, f"no label in {s.max_attempts} attempts: {reason}")
 
     @staticmethod
-    def _content(body: bytes) -> str:
-        """``choices[0].message.content`` of a chat completion, or why it has none."""
+    def _content(body: bytes) -> tuple[str, str | None]:
+        """``choices[0].message.content`` of a chat completion and the model it names, or
+        why it has no content."""
         try:
-            content, _ = answers.completion(answers.parse(body))
+            content, model = answers.completion(answers.parse(body))
         except answers.NoTextContent:
             raise _Failed("the completion has no text content") from None
         except peer_json.PeerJSONLimit as exc:
@@ -193,4 +211,4 @@ class OpenAIJudge:
         except ValueError:
             raise _Failed(f"the answer is not a chat completion ({len(body)} bytes)"
                           ) from None
-        return content
+        return content, model
