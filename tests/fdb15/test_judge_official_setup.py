@@ -50,6 +50,8 @@ def test_each_condition_alone_makes_it_not_official() -> None:
         "model": officiality(OFFICIAL_PROMPT_SHA256, ["gpt-4o-mini"], "openai"),
         "mixed models": officiality(OFFICIAL_PROMPT_SHA256, [MODEL, "gpt-4o"], "openai"),
         "no reply": officiality(OFFICIAL_PROMPT_SHA256, [], "openai"),
+        "a reply without a model": officiality(OFFICIAL_PROMPT_SHA256, [MODEL, None],
+                                               "openai"),
         "host": officiality(OFFICIAL_PROMPT_SHA256, [MODEL], "other"),
     }
     assert {name: v.official for name, v in cases.items()} == dict.fromkeys(cases, False)
@@ -62,6 +64,7 @@ def test_each_condition_alone_makes_it_not_official() -> None:
         "the endpoint reported the model gpt-4o-2024-08-06, gpt-4o; the official model is "
         "gpt-4o-2024-08-06",)
     assert cases["no reply"].reasons == ("the endpoint reported no model (no reply)",)
+    assert cases["a reply without a model"].reasons == ("a reply named no model",)
     assert cases["host"].reasons == ("the endpoint is not api.openai.com (host class other)",)
 
 

@@ -7,7 +7,7 @@ three things it can observe match the official setup:
 - the prompt sent as the system message has the SHA-256 of the official
   ``instruction/behavior.txt`` (pinned with the evaluator revision speecheval follows);
 - every reply named the official model (``model`` of each chat completion; a run without
-  a reply has no reported model and is not official);
+  a reply, or with a reply that names no model, is not official);
 - the base URL's host is ``api.openai.com`` (host class ``openai``; any other host, a
   proxy or a local server included, is ``other``).
 
@@ -54,8 +54,10 @@ class Officiality:
         return "; ".join(self.reasons) if self.reasons else None
 
 
-def officiality(prompt_sha256: str, reported_models: Sequence[str], host: str) -> Officiality:
-    """The rule of the module on the three observed values.
+def officiality(prompt_sha256: str, reported_models: Sequence[str | None],
+                host: str) -> Officiality:
+    """The rule of the module on the three observed values (``None`` among the reported
+    models: a reply that named no model).
 
     >>> officiality(OFFICIAL_PROMPT_SHA256, [OFFICIAL_MODEL], HOST_OPENAI)
     Officiality(official=True, reasons=())
@@ -66,12 +68,14 @@ def officiality(prompt_sha256: str, reported_models: Sequence[str], host: str) -
     if prompt_sha256 != OFFICIAL_PROMPT_SHA256:
         reasons.append(f"the prompt's SHA-256 {prompt_sha256[:12]}... is not the official "
                        f"{OFFICIAL_PROMPT_SHA256[:12]}...")
+    named = [model for model in reported_models if model is not None]
     if not reported_models:
         reasons.append("the endpoint reported no model (no reply)")
-    elif set(reported_models) != {OFFICIAL_MODEL}:
-        names = ", ".join(reported_models)
-        reasons.append(f"the endpoint reported the model {names}; the official model is "
-                       f"{OFFICIAL_MODEL}")
+    if None in reported_models:
+        reasons.append("a reply named no model")
+    if set(named) - {OFFICIAL_MODEL}:
+        reasons.append(f"the endpoint reported the model {', '.join(named)}; the official "
+                       f"model is {OFFICIAL_MODEL}")
     if host != HOST_OPENAI:
         reasons.append(f"the endpoint is not {OFFICIAL_HOST} (host class {host})")
     return Officiality(not reasons, tuple(reasons))

@@ -133,7 +133,8 @@ class OpenAIJudge:
         self._digest = digest
         self._sent_sha256 = sha256_bytes(self._prompt.encode("utf-8"))
         self._host_class = host_class(settings.base_url)
-        self._reported_models: dict[str, None] = {}   # in the order the replies named them
+        # the models the replies named, in first-seen order (None: a reply named none)
+        self._reported_models: dict[str | None, None] = {}
         self._ledger = RequestLedger()
 
     def officiality(self) -> Officiality:
@@ -178,9 +179,8 @@ class OpenAIJudge:
                                            "application/json")
                 content, model = self._content(body)
                 content = self._endpoint.scrub(content)
-                if model is not None:
-                    model = self._endpoint.scrub(model)
-                    self._reported_models.setdefault(model, None)
+                model = None if model is None else self._endpoint.scrub(model)
+                self._reported_models.setdefault(model, None)
                 log(case.sample_id, attempt, "reply", content=content, model=model)
                 return Verdict(strict_label(content), f"judge reply: {content}")
             except ValueError as exc:
