@@ -45,8 +45,10 @@ def score_tree(path: str | Path, *, jobs: int | None = None,
     The result holds ``scored`` (one ``ScoredTrial`` per trial: ``timing`` with the
     stop and response status and latency, ``official`` with the official intervals;
     ``report_dict()`` is its line of ``timing-samples.jsonl``), ``summary`` (a
-    ``ScenarioTiming`` per scenario: status shares and median latencies with
-    intervals), ``trials`` and the ``settings`` the provenance record names.
+    ``ScenarioSummary`` per scenario: ``timing``, the status shares and median latencies
+    with intervals, and ``extras``, the means, the bridging count, the response from the
+    user's speech end and the official response figure), ``pilot`` (the Table 1 pilot of
+    the clean sessions), ``trials`` and the ``settings`` the provenance record names.
 
     >>> from speecheval import fdb15
     >>> timing = fdb15.score_tree("tree15", jobs=1)

@@ -152,6 +152,8 @@ def test_same_bytes_every_time_and_with_two_worker_processes(scored: Path) -> No
     (lambda f: (f / "metadata.json").write_text('{"timestamps": [5.0, 6.0]}'),
      "context_text"),
     (lambda f: (f / "input.wav").write_bytes(b"RIFF nonsense"), "input.wav"),
+    (lambda f: (f / "clean_output.wav").write_bytes((f / "output.wav").read_bytes()),
+     "clean_input.wav is missing beside clean_output.wav"),
 ])
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_bad_input_names_sample_and_file_and_writes_nothing(
@@ -170,3 +172,16 @@ def test_tree_without_scenarios_is_bad_input(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fdb15", "score", "--tree", str(tmp_path)]) == 2
     assert "no Full-Duplex-Bench v1.5 scenario folder" in capsys.readouterr().err
+
+
+def test_without_clean_sessions_the_table1_pilot_says_why(scored: Path) -> None:
+    from speecheval.fdb.v15.report.score_files import pilot_text
+
+    pilot = json.loads((scored / "timing.json").read_text())["table1_pilot"]
+    assert pilot == {"available": False,
+                     "note": "no trial folder holds clean_output.wav: the clean "
+                             "(context-only) sessions were not recorded, so there is no "
+                             "Table 1 pilot"}
+    assert pilot_text(pilot) == f"Table 1 pilot: {pilot['note']}\n"
+    rows = _rows(scored)
+    assert {row["clean_response_status"] for row in rows.values()} == {"not_recorded"}

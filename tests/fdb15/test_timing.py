@@ -11,7 +11,13 @@ import math
 import pytest
 
 from speecheval.core.timeline import Span
-from speecheval.fdb.v15.timing.trial import TrialTiming, trial_timing
+from speecheval.fdb.v15.timing.trial import (
+    BRIDGE_GAP_US,
+    TrialTiming,
+    bridge_pauses,
+    event_timing,
+    trial_timing,
+)
 
 WINDOW = Span.from_seconds(5.0, 6.0)     # a = 5 s, b = 6 s
 T_US = 12_000_000                        # T = 12 s
@@ -96,3 +102,33 @@ def test_statuses_and_latencies_must_agree() -> None:
         TrialTiming("right_censored", None, "no_response", 5)
     with pytest.raises(ValueError, match="unknown stop status"):
         TrialTiming("paused", None, "no_response", None)
+
+
+def test_pauses_up_to_half_a_second_are_bridged() -> None:
+    # gaps: 5.0 -> 5.5 is exactly 0.5 s (joined), 6.0 -> 6.500001 is 0.500001 s (kept)
+    segments = [seg(1.0, 5.0), seg(5.5, 6.0), seg(6.500001, 9.0, open_at_end=True)]
+    assert bridge_pauses(segments) == [seg(1.0, 6.0), seg(6.500001, 9.0, open_at_end=True)]
+    # the joined span takes the open end of its last piece
+    assert bridge_pauses([seg(1.0, 2.0), seg(2.3, 12.0, open_at_end=True)]) == [
+        seg(1.0, 12.0, open_at_end=True)]
+    assert bridge_pauses([]) == []
+
+
+def test_a_sentence_pause_is_not_a_stop() -> None:
+    # a system that never yields: speech 2.0-7.1, a 0.22 s pause, speech 7.32-10.0.
+    # Unbridged the pause reads as a stop 7.1 - 5.0 = 2.1 s after the onset; bridged the
+    # system speaks on to 10.0: stop 10.0 - 5.0 = 5.0 s, and through the overlap end
+    event = event_timing([seg(2.0, 7.1), seg(7.32, 10.0)], WINDOW, T_US)
+    assert event.unbridged == TrialTiming("stopped", 2_100_000, "speaking_through_end", None)
+    assert event.bridged == TrialTiming("stopped", 5_000_000, "speaking_through_end", None)
+    assert event.bridge_gap_us == BRIDGE_GAP_US == 500_000
+    assert (event.stop_changed, event.response_changed) == (True, False)
+
+
+def test_a_pause_across_the_overlap_end_is_no_re_entry() -> None:
+    # speech 2.0-5.8, 0.4 s pause, 6.2-8.0: unbridged it stops 0.8 s after a and
+    # "responds" 0.2 s after b; bridged it spoke through b and stopped at 8.0 (3.0 s)
+    event = event_timing([seg(2.0, 5.8), seg(6.2, 8.0)], WINDOW, T_US)
+    assert event.unbridged == TrialTiming("stopped", 800_000, "responded", 200_000)
+    assert event.bridged == TrialTiming("stopped", 3_000_000, "speaking_through_end", None)
+    assert (event.stop_changed, event.response_changed) == (True, True)

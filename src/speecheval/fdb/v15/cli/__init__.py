@@ -100,7 +100,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     from ....core.progress import progress
     from ....core.provenance import collect_provenance
     from ..report.score_files import behaviour_files, prosody_files, render, write_timing
-    from ..scoring.trials import TREE_FILES, find_trials, score_timing
+    from ..scoring.trials import find_trials, score_timing, trial_files
 
     if prosody and judge == "none":
         raise InputError("--prosody measures the trials a judge labels C_RESPOND: "
@@ -120,7 +120,7 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     summary, scored = timing.summary, timing.scored
     settings: dict[str, object] = dict(timing.settings)
     sections: dict[str, str] = {}
-    console = render(summary)
+    console = render(summary, timing.pilot)
     if behaviour_judge is not None:
         from ..judge.behavior import table2_text
         from ..scoring.sections import prosody_text, score_behaviour, score_prosody
@@ -149,10 +149,10 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     provenance = collect_provenance(
         command=command, settings=settings,
         inputs={f"{trial.sample_id}/{name}": trial.folder / name
-                for trial in trials for name in TREE_FILES},
+                for trial in trials for name in trial_files(trial)},
         packages=[*PROVENANCE_PACKAGES, *_judge_packages(judge, prosody, mos)])
     with replacing(destination, force=force, shape="timing.json"):
-        write_timing(destination, provenance, summary, scored, sections)
+        write_timing(destination, provenance, summary, scored, sections, timing.pilot)
     click.echo(console, nl=False)
     click.echo(f"wrote {destination} in {time.perf_counter() - started:.1f} s")
 

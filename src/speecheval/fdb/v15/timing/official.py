@@ -101,6 +101,13 @@ class OfficialTiming:
     latency_stop_list: list[list[float]]
     latency_resp_list: list[list[float]]
 
+    def response_gaps_s(self) -> list[float]:
+        """Each response interval's length in seconds (next system start minus the user
+        segment's end, the context turn's included), to the millisecond: the per-file
+        figures the paper averages."""
+        return [round(start - end_of_user, 3)
+                for end_of_user, start in self.latency_resp_list]
+
     def report_dict(self) -> dict[str, Any]:
         return {"latency_stop_list": self.latency_stop_list,
                 "latency_resp_list": self.latency_resp_list}

@@ -16,6 +16,13 @@ the output ends at ``T``):
   ``no_response`` when no segment starts in ``[b, T)``; ``right_censored`` when the
   output ends by ``b``.
 
+Before either latency is measured, pauses inside the system's speech of at most
+:data:`BRIDGE_GAP_US` (0.5 s, the model merge gap of the official ``get_timing.py``) are
+bridged (:func:`bridge_pauses`): a pause between two sentences is not a stop, and a
+segment starting again within 0.5 s of the previous one is not a re-entry.
+:func:`event_timing` returns this headline and, as a diagnostic, the same statuses on
+the unbridged segments.
+
 Nothing is dropped silently: every trial has both statuses. For quantiles a censored
 stop and a missing response are ``+inf`` (they did not happen within the observation,
 :mod:`speecheval.core.stats`' rule); trials not speaking at the onset have no stop value
@@ -35,6 +42,8 @@ from typing import ClassVar
 from ....core.results import Result
 from ....core.timeline import Span
 
+BRIDGE_GAP_US = 500_000
+"""Pauses in the system's speech up to this long are bridged (get_timing.py's 0.5 s)."""
 STOP_STATUSES = ("stopped", "not_speaking_at_onset", "right_censored")
 RESPONSE_STATUSES = ("responded", "speaking_through_end", "no_response", "right_censored")
 
@@ -112,3 +121,47 @@ def trial_timing(segments: Sequence[Span], window: Span, output_end_us: int) -> 
             response_status, response_latency = "responded", following.start_us - end
     return TrialTiming(stop_status=stop_status, stop_latency_us=stop_latency,
                        response_status=response_status, response_latency_us=response_latency)
+
+
+def bridge_pauses(segments: Sequence[Span], gap_us: int = BRIDGE_GAP_US) -> list[Span]:
+    """Sorted, disjoint ``segments`` with every pause of at most ``gap_us`` joined: the
+    joined span ends where its last piece ends (and is open at the end when that piece
+    is)."""
+    bridged: list[Span] = []
+    for segment in segments:
+        if bridged and segment.start_us - bridged[-1].end_us <= gap_us:
+            bridged[-1] = Span(bridged[-1].start_us, segment.end_us,
+                               open_at_end=segment.open_at_end)
+        else:
+            bridged.append(Span(segment.start_us, segment.end_us,
+                                open_at_end=segment.open_at_end))
+    return bridged
+
+
+@dataclass(frozen=True)
+class EventTiming:
+    """The headline timing of one trial (pauses of at most ``bridge_gap_us`` bridged) and
+    the same computation on the unbridged segments, kept as a diagnostic."""
+
+    bridged: TrialTiming
+    unbridged: TrialTiming
+    bridge_gap_us: int = BRIDGE_GAP_US
+
+    @property
+    def stop_changed(self) -> bool:
+        """Whether bridging changed the stop status or latency."""
+        return (self.bridged.stop_status, self.bridged.stop_latency_us) != (
+            self.unbridged.stop_status, self.unbridged.stop_latency_us)
+
+    @property
+    def response_changed(self) -> bool:
+        """Whether bridging changed the response status or latency."""
+        return (self.bridged.response_status, self.bridged.response_latency_us) != (
+            self.unbridged.response_status, self.unbridged.response_latency_us)
+
+
+def event_timing(segments: Sequence[Span], window: Span, output_end_us: int,
+                 gap_us: int = BRIDGE_GAP_US) -> EventTiming:
+    """:func:`trial_timing` on the bridged segments (the headline) and on the raw ones."""
+    return EventTiming(trial_timing(bridge_pauses(segments, gap_us), window, output_end_us),
+                       trial_timing(segments, window, output_end_us), gap_us)
