@@ -39,7 +39,7 @@ _V15 = "speecheval.fdb.v15."
 _V15_MAY_IMPORT = {
     # inside v15: cli over report over scoring over timing, judge, prosody; capture and
     # builder beside them; dataset under all
-    "report": ("scoring", "judge", "dataset"),
+    "report": ("scoring", "judge", "prosody", "dataset"),  # prosody: its paired t-test
     "scoring": ("timing", "judge", "prosody", "dataset"),
     "timing": (), "judge": ("dataset",), "prosody": (),
     "capture": ("dataset",), "builder": ("dataset",), "dataset": (),

@@ -186,33 +186,41 @@ def _judge_packages(judge: str, prosody: bool, mos: str) -> list[str]:
 @click.option("--scored", "scored", required=True, multiple=True,
               type=click.Path(path_type=Path, file_okay=False),
               help="Output folder of fdb15 score (repeat for systems side by side).")
-@click.option("--tree", "trees", required=True, multiple=True,
-              type=click.Path(path_type=Path, file_okay=False),
-              help="The tree each --scored folder scored, in the same order.")
+@click.option("--tree", "trees", required=True, multiple=True, metavar="[NAME=]TREE",
+              help="The tree each --scored folder scored, in the same order; NAME= names "
+                   "the system (default: the tree manifest's system, or its one recorded "
+                   "agent). Names must differ.")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False),
               help="New HTML file.")
 @force_option
-def report_command(scored: tuple[Path, ...], trees: tuple[Path, ...], out: Path,
+def report_command(scored: tuple[Path, ...], trees: tuple[str, ...], out: Path,
                    force: bool) -> None:
-    """One HTML page: behaviour shares, latency curves, prosody tests and every trial's
-    timelines with audio."""
+    """One HTML page: the leaderboard, behaviour shares, latency tables with the official
+    column, paired comparisons per scenario, and every trial's timelines with the user's
+    input and the reply in a stereo player."""
     from ....core.errors import InputError
     from ....core.output import atomic_write_text, refuse_existing, replacing
     from ....report.page import render_page
-    from ..report.page import build_page, load_system
+    from ..report.page import build_page
+    from ..report.scored_system import load_system
+    from ..report.system_names import require_unique, split_tree_option, system_name
 
     if len(scored) != len(trees):
         raise InputError(f"give one --tree per --scored folder ({len(scored)} --scored, "
                          f"{len(trees)} --tree)")
     with replacing(out, force=force, shape=(".html",)):
         refuse_existing(out)
-    names = [folder.resolve().name for folder in scored]
-    systems = [load_system(name if names.count(name) == 1 else f"{name} ({index + 1})",
-                           folder, tree)
-               for index, (name, folder, tree) in enumerate(zip(names, scored, trees,
-                                                                strict=True))]
+    named = [split_tree_option(value) for value in trees]
+    for _, tree in named:
+        if not tree.is_dir():
+            raise InputError("not a folder (--tree)", path=tree)
+    names = [system_name(name, tree) for name, tree in named]
+    require_unique(names, [tree for _, tree in named])
+    systems = [load_system(name, folder, tree)
+               for name, folder, (_, tree) in zip(names, scored, named, strict=True)]
     atomic_write_text(out, render_page(build_page(systems, out.parent)))
     click.echo(f"wrote {out}")
+
 
 @fdb15.command("record")
 @click.option("--dataset-root", "--dataset", "root",

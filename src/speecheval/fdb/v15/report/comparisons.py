@@ -1,0 +1,143 @@
+"""The page's paired comparisons, grouped by scenario in the paper's order.
+
+Two kinds, both paired t-tests (:func:`..prosody.paired_tests.paired_test`, the test the
+paper and the official scripts use):
+
+* between systems: for every pair of systems, the stop and the response latency of the
+  samples both systems have a value for (the same dataset sample is the pair);
+* within a system: the prosody tests ``fdb15 score --prosody`` wrote (before and after
+  the overlap, Tables 4 and 5), under the scenario they were measured on, one column
+  per system.
+
+p-values are printed as the paper prints them (:func:`speecheval.core.p_text.paper_p_text`);
+a test on fewer than :data:`FEW_PAIRS` pairs carries a warning in its cell and above its
+table, since a t-test on a handful of pairs says little either way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from itertools import combinations
+from typing import Any
+
+from ....core.p_text import paper_p_text
+from ....report import page as pg
+from ....report.numbers import fixed
+from ....report.table import Table
+from ..prosody.paired_tests import Measured, PairedTest, paired_test
+from .scored_system import ScoredSystem
+
+FEW_PAIRS = 10
+WARNING = "\u26a0 fewer than 10 pairs"
+LATENCIES = (("stop_latency_s", "stop latency"), ("response_latency_s", "response latency"))
+
+
+def _values(system: ScoredSystem, scenario: str, key: str) -> dict[str, float]:
+    return {row["sample_id"]: float(row[key]) for row in system.timing
+            if row["scenario"] == scenario and row[key] is not None
+            and math.isfinite(float(row[key]))}
+
+
+def between(first: ScoredSystem, second: ScoredSystem, scenario: str,
+            key: str) -> PairedTest:
+    """``key`` of ``first`` against ``second`` on the samples both have a value for."""
+    a, b = _values(first, scenario, key), _values(second, scenario, key)
+    trials = {sid: {first.name: {key: Measured(a[sid])}, second.name: {key: Measured(b[sid])}}
+              for sid in sorted(a.keys() & b.keys())}
+    return paired_test(key, first.name, second.name, trials)
+
+
+def _few(n: int) -> bool:
+    return n < FEW_PAIRS
+
+
+def _warning(count: int) -> pg.Paragraph:
+    return pg.Paragraph((pg.Tone(f"{WARNING}: {count} of the tests below", "fail"),
+                         " have fewer than 10 pairs; read their p-values as indicative "
+                         "only."), kind="")
+
+
+def _between_block(systems: Sequence[ScoredSystem], scenario: str) -> list[pg.Block]:
+    rows, few = [], 0
+    for first, second in combinations(systems, 2):
+        for key, what in LATENCIES:
+            test = between(first, second, scenario, key)
+            few += _few(test.n)
+            rows.append([what, f"{first.name} vs {second.name}",
+                         f"{test.n}" + (f" {WARNING}" if _few(test.n) else ""),
+                         fixed(test.mean_before, 3, unit=" s"),
+                         fixed(test.mean_after, 3, unit=" s"),
+                         fixed(test.mean_difference, 3, unit=" s"), fixed(test.t, 2),
+                         paper_p_text(test.p), test.note or ""])
+    if not rows:
+        return []
+    table = Table.of(["measure", "systems", "pairs", "mean first", "mean second",
+                      "mean difference", "t", "p", "note"], rows,
+                     align=["left", "left", "left", "right", "right", "right", "right",
+                            "right", "left"])
+    return [pg.Paragraph((pg.Strong("Between systems"), ": paired on the samples both "
+                          "systems have a latency for; difference = second - first."),),
+            *([_warning(few)] if few else []), pg.TableBlock(table)]
+
+
+def _prosody_scenario(system: ScoredSystem) -> str | None:
+    trials = str((system.prosody or {}).get("trials", ""))
+    return trials.split(" ", 1)[0] or None
+
+
+def _prosody_cell(test: dict[str, Any]) -> str:
+    text = (f"diff {fixed(test['mean_difference'], 2)}, p {paper_p_text(test['p'])}"
+            + (f", Holm {paper_p_text(test['p_corrected'])}"
+               if test.get("p_corrected") is not None else "")
+            + f", d_z {fixed(test['d_z'], 2)}, n {test['n']}")
+    if _few(int(test["n"])):
+        text += f" {WARNING}"
+    return text
+
+
+def _prosody_block(systems: Sequence[ScoredSystem], scenario: str) -> list[pg.Block]:
+    measured = [s for s in systems if s.prosody is not None
+                and _prosody_scenario(s) == scenario]
+    if not measured:
+        return []
+    keys: list[tuple[str, str]] = []
+    cells: list[dict[tuple[str, str], str]] = []
+    few = 0
+    for system in measured:
+        tests = {(t["measure"], t["comparison"]): t for t in (system.prosody or {})["tests"]}
+        keys += [key for key in tests if key not in keys]
+        few += sum(_few(int(t["n"])) for t in tests.values())
+        cells.append({key: _prosody_cell(test) for key, test in tests.items()})
+    table = Table.of(["measure", "comparison", *(s.name for s in measured)],
+                     [[measure, comparison, *(c.get((measure, comparison), "-")
+                                              for c in cells)]
+                      for measure, comparison in keys],
+                     align=["left"] * (2 + len(measured)))
+    notes: list[pg.Block] = []
+    for system in measured:
+        prosody = system.prosody or {}
+        notes.append(pg.Paragraph((f"{system.name}: {prosody['n_trials']} trials "
+                                   f"({prosody['trials']}). {prosody['statement']}",),
+                                  kind="note"))
+        dropped = [f"{t['measure']} {t['comparison']}: {d['sample_id']}: {d['reason']}"
+                   for t in prosody["tests"] for d in t["dropped"]]
+        if dropped:
+            notes.append(pg.Details(f"{system.name}: {len(dropped)} dropped pairs",
+                                    (pg.BulletList(tuple(dropped)),)))
+    return [pg.Paragraph((pg.Strong("Within each system"), ": prosody and quality before "
+                          "and after the overlap (Tables 4 and 5)."),),
+            *([_warning(few)] if few else []), pg.TableBlock(table), *notes]
+
+
+def comparisons_section(systems: Sequence[ScoredSystem],
+                        scenarios: Sequence[str]) -> pg.Section | None:
+    """Per scenario, the between-system and the within-system tests it has."""
+    blocks: list[pg.Block] = []
+    for scenario in scenarios:
+        parts = _between_block(systems, scenario) + _prosody_block(systems, scenario)
+        if parts:
+            blocks.append(pg.Section(scenario.replace("_", " "), tuple(parts), level=3))
+    if not blocks:
+        return None
+    return pg.Section("Paired comparisons per scenario", tuple(blocks))
