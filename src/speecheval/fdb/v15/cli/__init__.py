@@ -14,15 +14,22 @@ import click
 
 from ....cli_executor import executor_options
 from ....cli_force import force_option
+from ....cli_lazy import Lazy, LazyGroup
 from ....vad.silero_spec import PROVENANCE_PACKAGES
 from ...common.cli_dataset import build_options, echo_built, echo_check, root_option
 from ...common.cli_recogniser import recogniser_options
 from ...common.cli_record import record_or_resume, session_options
 
+COMMANDS = {
+    "demo": Lazy("speecheval.fdb.v15.cli.demo:demo_command",
+                 "Build, serve, record, export, transcribe, score and report, then print the "
+                 "page."),
+}
 
-@click.group()
+
+@click.group(cls=LazyGroup, lazy=COMMANDS)
 def fdb15() -> None:
-    """Full-Duplex-Bench v1.5: overlap scenarios (dataset and timing)."""
+    """Full-Duplex-Bench v1.5 overlap scenarios: build, record, score, judge and report."""
 
 
 @fdb15.command("build-dataset")
