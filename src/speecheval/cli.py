@@ -34,7 +34,8 @@ FAMILIES = {
     "fdb10": Lazy("speecheval.fdb.v10.cli:fdb10",
                   "Full-Duplex-Bench v1.0: reference trees and unified turn-taking scores."),
     "fdb15": Lazy("speecheval.fdb.v15.cli:fdb15",
-                  "Full-Duplex-Bench v1.5: overlap scenarios (dataset and timing)."),
+                  "Full-Duplex-Bench v1.5 overlap scenarios: build, record, score, judge and "
+                  "report."),
     "session": Lazy("speecheval.session.cli:session",
                     "Play a scripted user track into a voice agent and measure the "
                     "conversation."),

@@ -8,8 +8,8 @@ interpreter, against what speecheval computes from the same files.
   model shipped in the silero-vad wheel and, where torchaudio is absent, reads the wav
   files with soundfile.
 * ``significance_test.py`` on our prosody measures of the hand-made judged tree, written
-  as its ``general_split.json`` and ``content_tag.json``, with ``--outlier_rule none``
-  (our tests do not trim): its printed conclusions against ``prosody.json``.
+  as its ``general_split.json`` and ``content_tag.json``, both with their default outlier
+  trimming (MAD): its printed conclusions against ``prosody.json``.
 * ``evaluate.py --task behavior`` (``eval_behavior.py``) and ``fdb15 score --judge
   openai`` against the same local OpenAI-compatible server: the same labels, the same
   shares.
@@ -80,6 +80,8 @@ def test_get_timing_gives_our_official_column(duplex_capture: tuple[Path, Path],
 
 OFFICIAL_METRICS = {"pitch_mean_hz": "mean_pitch", "pitch_sd_hz": "std_pitch",
                     "intensity_mean_db": "mean_intensity", "intensity_sd_db": "std_intensity",
+                    "intensity_mean_dbfs": "mean_intensity_dbfs",
+                    "intensity_sd_dbfs": "std_intensity_dbfs",
                     "words_per_minute": "wpm", "dnsmos_ovrl": "dnsmos_ovrl"}
 """Our measure -> the script's metric name (it takes any name; ours has DNSMOS for MOS)."""
 
@@ -110,11 +112,12 @@ def test_significance_test_gives_our_paired_tests(judged_scored: tuple[Path, Pat
         (folder / "general_split.json").write_text(json.dumps({"split_t": row["split_s"],
                                                                **split}))
     done = _run_official(fixtures_dir / EVALUATION / "significance_test.py", "--root_dir",
-                         str(root), "--metrics", *OFFICIAL_METRICS.values(), "--outlier_rule",
-                         "none", "--out_csv", str(tmp_path / "pair_t.txt"), cwd=tmp_path)
+                         str(root), "--metrics", *OFFICIAL_METRICS.values(),
+                         "--out_csv", str(tmp_path / "pair_t.txt"), cwd=tmp_path)
     printed = (tmp_path / "pair_t.txt").read_text().splitlines()
     tests = json.loads((scored / "prosody.json").read_text())["tests"]
-    assert len(printed) == len(tests) == 12, done.stdout
+    assert len(printed) == len(tests) == 16, done.stdout
+    # both trim outliers by default (MAD on the differences, k 3.5): the same pairs
     expected = []
     for test in tests:       # the script's order: per metric, pre->post then clean->post
         before, after = test["comparison"].split("->")
@@ -125,8 +128,12 @@ def test_significance_test_gives_our_paired_tests(judged_scored: tuple[Path, Pat
             f"After {'increased' if test['mean_difference'] > 0 else 'decreased'} relative "
             f"to Before (M_before={test['mean_before']:.2f}, M_after={test['mean_after']:.2f}, "
             f"Δ={test['mean_difference']:.2f}")
+        line = printed[len(expected) - 1]
         assert f"paired t({n - 1})={test['t']:.2f}, p={_official_p(test['p'])}, " \
-               f"d_z={test['d_z']:.2f})." in printed[len(expected) - 1], printed
+               f"d_z={test['d_z']:.2f})." in line, printed
+        outliers = sum(d["reason"].startswith("outlier") for d in test["dropped"])
+        assert (f"Outlier trimming (mad) removed {outliers}/{n + outliers} pairs." in line
+                ) == (outliers > 0), (line, test["dropped"])
     assert [line.split(", 95% CI")[0] for line in printed] == expected
 
 

@@ -47,7 +47,7 @@ def test_pre_to_post_by_hand_and_against_scipy() -> None:
 
 
 def test_clean_to_post_drops_the_missing_clean() -> None:
-    test = paired_test("wpm", "clean", "post", _trials(ROWS))
+    test = paired_test("wpm", "clean", "post", _trials(ROWS), outliers="none")
     # pairs a, b, c, e: differences -10, 8, 4, 5; mean 7 / 4 = 1.75
     assert test.n == 4
     assert test.mean_difference == pytest.approx(1.75)
@@ -56,6 +56,29 @@ def test_clean_to_post_drops_the_missing_clean() -> None:
     assert test.p == pytest.approx(float(reference.pvalue))
     assert [s for s, _ in test.dropped] == ["d"]
     assert test.dropped[0][1] == "clean: no speech in clean"
+
+
+def test_mad_outliers_are_dropped_and_listed_as_the_official_default() -> None:
+    # clean -> post differences a -10, b 8, c 4, e 5: median 4.5, absolute deviations
+    # 14.5, 3.5, 0.5, 0.5, MAD 2.0; bounds 4.5 +- 3.5 x 1.4826 x 2 = [-5.8782, 14.8782]:
+    # a is out; b, c, e remain: differences 8, 4, 5, mean 17 / 3
+    test = paired_test("wpm", "clean", "post", _trials(ROWS))
+    assert test.n == 3
+    assert test.mean_difference == pytest.approx(17.0 / 3.0)
+    reference = stats.ttest_rel([126, 104, 140], [118, 100, 135])
+    assert test.p == pytest.approx(float(reference.pvalue))
+    assert test.dropped == (
+        ("d", "clean: no speech in clean"),
+        ("a", "outlier: difference -10 outside median +- 3.5 x 1.4826 x MAD "
+              "[-5.8782, 14.8782]"))
+    # pre -> post (10, 6, 14, 2: median 8, MAD 4, bounds 8 +- 20.7564): nothing is out
+    assert paired_test("wpm", "pre", "post", _trials(ROWS)).n == 4
+    # a MAD of 0 drops nothing (the script's rule): differences 1, 1, 1, 9
+    flat = _trials({"a": (1.0, 2.0, 0.0), "b": (2.0, 3.0, 0.0), "c": (3.0, 4.0, 0.0),
+                    "d": (0.0, 9.0, 0.0)})
+    assert paired_test("wpm", "pre", "post", flat).n == 4
+    with pytest.raises(ValueError, match="outliers must be"):
+        paired_tests(["wpm"], flat, outliers="iqr")
 
 
 def test_too_few_or_constant_pairs_have_no_test() -> None:

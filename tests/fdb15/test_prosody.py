@@ -24,7 +24,6 @@ from speecheval.fdb.v15.prosody.measures import (
     trial_prosody,
     words_per_minute,
 )
-from speecheval.vad.silero import SileroVad
 
 pytest.importorskip("parselmouth", reason="praat-parselmouth is not installed (extra fdb15)")
 pytest.importorskip("speechmos", reason="speechmos is not installed (extra fdb15)")
@@ -54,6 +53,16 @@ def test_pitch_and_intensity_of_tones(measures: AudioMeasures) -> None:
     # plus 0.05 sin at 400 Hz: 0.005 + 0.00125 = 0.00625 -> 10 log10(1.5625e7) = 71.938
     both = measures.measure(_tone(2.0, (200.0, 0.1), (400.0, 0.05)), RATE)
     assert both["intensity_mean_db"].value == pytest.approx(71.938, abs=0.01)
+    # dBFS: a 10 ms frame holds 2 periods of 200 Hz, RMS 0.1 / sqrt 2 -> -23.010 dBFS in
+    # every frame (Praat's 70.969 dB less 20 log10(1 / 2e-5) = 93.979)
+    assert values["intensity_mean_dbfs"].value == pytest.approx(-23.010, abs=0.001)
+    assert values["intensity_sd_dbfs"].value == pytest.approx(0.0, abs=1e-3)
+    # 1 s of 0.1 then 1 s of 0.01 (200 Hz): 100 frames at -23.010, 100 at -43.010; mean
+    # -33.010, SD 10 * sqrt(200 / 199) = 10.025
+    steps = measures.measure(np.concatenate([_tone(1.0, (200.0, 0.1)),
+                                             _tone(1.0, (200.0, 0.01))]), RATE)
+    assert steps["intensity_mean_dbfs"].value == pytest.approx(-33.010, abs=0.001)
+    assert steps["intensity_sd_dbfs"].value == pytest.approx(10.025, abs=0.001)
     # 1 s at 150 Hz then 1 s at 300 Hz: voiced frames split about evenly, mean near 225
     glide = np.concatenate([_tone(1.0, (150.0, 0.1)), _tone(1.0, (300.0, 0.1))])
     pitch = measures.measure(glide, RATE)
@@ -72,6 +81,26 @@ def test_missing_values_carry_reasons(measures: AudioMeasures) -> None:
     assert unvoiced["intensity_mean_db"].value is not None
     silent = measures.measure(np.zeros(RATE, dtype=np.float32), RATE)
     assert silent["intensity_mean_db"].reason == "no intensity frames"   # all at -300 dB
+
+
+def test_a_part_is_trimmed_by_its_own_silero_run_and_kept_whole_without_speech(
+        measures: AudioMeasures) -> None:
+    # the official script keeps a part in which Silero finds no speech whole: 1 s of a
+    # steady 0.01 hum at 1 kHz (no speech for Silero) is measured over its 100 frames
+    # (-43.010 dBFS each), not dropped as "under 0.1 s of speech"
+    hum = _tone(1.0, (1000.0, 0.01))
+    assert measures.trim_vad.segments(Audio(hum, RATE)) == []
+    words = [Word("a", 100_000, 300_000)]
+    result = trial_prosody("user_interruption/1", 500_000, Audio(hum, RATE), words,
+                           Audio(hum, RATE), words, measures)
+    assert result.split_us == 300_000   # every word ends by 0.5 s: the last word's end
+    for part in ("pre", "post", "clean"):
+        assert result.parts[part]["intensity_mean_dbfs"].value == pytest.approx(
+            -43.010, abs=0.001), part
+    # the trim's settings are the script's: threshold 0.5, 60 ms, 50 ms, Silero's 30 ms pad
+    settings = measures.trim_vad.settings
+    assert (settings.threshold, settings.min_speech_ms, settings.min_silence_ms,
+            settings.speech_pad_ms) == (0.5, 60, 50, 30)
 
 
 def test_words_per_minute_by_hand() -> None:
@@ -135,8 +164,7 @@ def test_one_trial_of_espeak_speech(measures: AudioMeasures) -> None:
              Word("Oh", 5_000_000, 5_300_000), Word("ten", 7_000_000, 7_400_000)]
     result = trial_prosody("user_interruption/1", 4_000_000,
                            Audio(output.astype(np.float32), RATE), words,
-                           Audio(clean.astype(np.float32), RATE), words[:2], SileroVad(),
-                           measures)
+                           Audio(clean.astype(np.float32), RATE), words[:2], measures)
     assert result.split_us == 5_000_000          # the first word ending after 4.0 s starts
     for part in ("pre", "post", "clean"):
         values = result.parts[part]

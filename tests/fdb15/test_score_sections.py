@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from scipy import stats
 
 from speecheval.cli import main
 
@@ -49,7 +50,11 @@ def test_prosody_of_the_respond_trials(scored: Path) -> None:
     assert prosody["n_trials"] == 3 and prosody["correction"] == "holm"
     assert prosody["backends"]["pitch"]["backend"] == "praat-parselmouth"
     tests = {(t["measure"], t["comparison"]): t for t in prosody["tests"]}
-    assert len(tests) == 12                                   # 6 measures x 2 comparisons
+    assert len(tests) == 16                                   # 8 measures x 2 comparisons
+    # what stands in for the paper's UTMOSv2 is named, and so is the outlier rule
+    assert "in place of UTMOSv2" in prosody["backends"]["mos"]["substitution"]
+    assert prosody["outliers"].startswith("outliers trimmed as the official default")
+    assert prosody["backends"]["intensity_dbfs"]["unit"] == "dBFS"
     wpm = tests[("words_per_minute", "pre->post")]
     assert wpm["n"] == 3 and wpm["p"] is not None and wpm["p_corrected"] >= wpm["p"]
     # the mean difference is the mean of post minus pre over the three trials
@@ -57,6 +62,60 @@ def test_prosody_of_the_respond_trials(scored: Path) -> None:
                   for r in rows) / 3
     assert wpm["mean_difference"] == pytest.approx(by_hand)
     assert "Holm" in prosody["statement"]
+
+
+def test_utmos_scores_from_a_file_are_tested(judged_scored: tuple[Path, Path],
+                                             tmp_path: Path) -> None:
+    tree, _ = judged_scored
+    scores = {("1", "pre"): 3.0, ("2", "pre"): 3.5, ("3", "pre"): 4.0,
+              ("1", "post"): 2.5, ("2", "post"): 3.5, ("3", "post"): 3.0,
+              ("1", "clean"): 4.0, ("2", "clean"): 3.0}          # no clean score for 3
+    utmos = tmp_path / "utmos.jsonl"
+    utmos.write_text("".join(json.dumps({"sample_id": f"user_interruption/{n}", "part": part,
+                                         "utmos": value}) + "\n"
+                             for (n, part), value in scores.items()))
+    out = tmp_path / "scored"
+    assert main(["fdb15", "score", "--tree", str(tree), "--out", str(out), "--judge", "offline",
+                 "--prosody", "--mos", "none", "--utmos-file", str(utmos), "--jobs", "1"]) == 0
+    prosody = json.loads((out / "prosody.json").read_text())
+    tests = {(t["measure"], t["comparison"]): t for t in prosody["tests"]}
+    # pre -> post: differences -0.5, 0, -1.0, mean -0.5 (MAD 0.5: bounds -0.5 +- 2.59, none out)
+    pre_post = tests[("utmos", "pre->post")]
+    assert pre_post["n"] == 3 and pre_post["mean_difference"] == pytest.approx(-0.5)
+    assert pre_post["p"] == pytest.approx(
+        float(stats.ttest_rel([2.5, 3.5, 3.0], [3.0, 3.5, 4.0]).pvalue))
+    # clean -> post: trial 3 has no clean score; differences -1.5 and 0.5, mean -0.5
+    clean_post = tests[("utmos", "clean->post")]
+    assert clean_post["n"] == 2 and clean_post["mean_difference"] == pytest.approx(-0.5)
+    assert clean_post["dropped"] == [{"sample_id": "user_interruption/3",
+                                      "reason": "clean: not in the UTMOS file"}]
+    assert prosody["backends"]["utmos"]["file"] == "utmos.jsonl"
+    rows = _lines(out / "prosody-samples.jsonl")
+    assert rows[0]["parts"]["pre"]["utmos"] == 3.0
+
+
+@pytest.mark.parametrize(("line", "problem"), [
+    ('{"sample_id": "user_interruption/1", "part": "middle", "utmos": 3.0}', "part must be"),
+    ('{"sample_id": "user_interruption/1", "part": "pre", "utmos": "3.0"}', "finite number"),
+    ('{"sample_id": "user_interruption/1", "part": "pre"}', "want exactly the keys"),
+    ("not json", "not JSON"),
+])
+def test_a_bad_utmos_file_is_bad_input(judged_scored: tuple[Path, Path], tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str], line: str,
+                                       problem: str) -> None:
+    tree, _ = judged_scored
+    utmos = tmp_path / "utmos.jsonl"
+    utmos.write_text('{"sample_id": "user_interruption/2", "part": "pre", "utmos": 3.0}\n'
+                     + line + "\n")
+    out = tmp_path / "scored"
+    assert main(["fdb15", "score", "--tree", str(tree), "--out", str(out), "--judge", "offline",
+                 "--prosody", "--mos", "none", "--utmos-file", str(utmos)]) == 2
+    err = capsys.readouterr().err
+    assert f"{utmos}:2: " in err and problem in err, err
+    assert not out.exists()
+    assert main(["fdb15", "score", "--tree", str(tree), "--out", str(out),
+                 "--utmos-file", str(utmos)]) == 2
+    assert "add --prosody" in capsys.readouterr().err
 
 
 def test_prosody_needs_a_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

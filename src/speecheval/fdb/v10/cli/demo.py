@@ -18,8 +18,9 @@ from pathlib import Path
 
 import click
 
-from ....core.errors import EXIT_OK, EXIT_SYSTEM_FAILED, SpeechEvalError
+from ....core.errors import EXIT_OK, EXIT_SYSTEM_FAILED
 from ....core.output import refuse_existing
+from ...common.cli_demo import run_step
 
 PROTOCOL = "native-realtime"
 
@@ -46,40 +47,21 @@ def demo_command(out: Path, max_per_subset: int, concurrency: int,
     started = time.perf_counter()
     dataset, run, tree = out / "dataset", out / "run", out / "tree"
     page = out / "report.html"
-    _step(["fdb10", "build-dataset", "--out", str(dataset), "--size", "mini"])
+    run_step(["fdb10", "build-dataset", "--out", str(dataset), "--size", "mini"])
     click.echo(f"$ speecheval agents serve cascade --protocol {PROTOCOL} --port 0 "
                + " ".join(f"-o {pair}" for pair in agent_pairs) + "  (in the background)")
     with cascade_agent_process(PROTOCOL, agent_options) as url:
         click.echo(f"cascade agent listening on {url}")
-        recorded = _step(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
+        recorded = run_step(["fdb10", "record", "--dataset-root", str(dataset), "--agent",
                           PROTOCOL, "-o", f"url={url}", "--out", str(run),
                           "--max-per-subset", str(max_per_subset),
                           "--concurrency", str(concurrency)], allowed=(EXIT_SYSTEM_FAILED,))
-    _step(["fdb10", "reference-export", "--run", str(run), "--dataset-root", str(dataset),
+    run_step(["fdb10", "reference-export", "--run", str(run), "--dataset-root", str(dataset),
            "--out", str(tree)])
-    _step(["fdb10", "reference-asr", "--tree", str(tree)])
-    _step(["fdb10", "unified-score", "--tree", str(tree)])
-    _step(["fdb10", "report", "--tree", str(tree), "--out", str(page)])
+    run_step(["fdb10", "reference-asr", "--tree", str(tree)])
+    run_step(["fdb10", "unified-score", "--tree", str(tree)])
+    run_step(["fdb10", "report", "--tree", str(tree), "--out", str(page)])
     click.echo(f"demo done in {time.perf_counter() - started:.0f} s; open "
                f"{page.resolve().as_uri()}")
     if recorded != EXIT_OK:
         raise click.exceptions.Exit(recorded)
-
-
-def _step(args: list[str], allowed: tuple[int, ...] = ()) -> int:
-    """Run one speecheval command as typed; stop the demo if it failed."""
-    from ....cli import main
-
-    click.echo("$ speecheval " + " ".join(args))
-    code = main(args)
-    if code != EXIT_OK and code not in allowed:
-        raise _StepFailed(f"step failed (exit {code}): speecheval {' '.join(args)}", code)
-    return code
-
-
-class _StepFailed(SpeechEvalError):
-    """A step of the demo failed; its own message is printed above."""
-
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code

@@ -35,7 +35,8 @@ from ...common.synthetic import NOISE_SHIFT, noise_seed, official_json
 from ..dataset.layout import CLEAN_INPUT_WAV, DECLARED_SIZES, INPUT_WAV, METADATA_JSON, SampleRef
 from . import speech
 from .acoustics import Reflection, add_reflections, apply_gain_db, high_shelf, low_pass
-from .texts import BACKCHANNELS, BACKGROUND, CONTEXTS, INTERRUPTIONS, SIDE_REMARKS
+from .corpus import CONTEXT_TURNS
+from .texts import BACKCHANNELS, BACKGROUND, SIDE_REMARKS, corpus_revision
 
 RATE = 16_000
 SEED = 0
@@ -83,16 +84,22 @@ class Treatment:
 
 @dataclass(frozen=True)
 class Scenario:
-    """Where a scenario's overlap texts come from, whose voice says them, how they sound."""
+    """Where a scenario's overlap texts come from, whose voice says them, how they sound.
+
+    ``drawn``: each sample draws its text from ``texts`` (the backchannel tokens);
+    otherwise the samples take the texts in a shuffled order, each once.
+    """
 
     texts: tuple[str, ...]
     voice: str
     treatment: Treatment
+    drawn: bool = False
 
 
 SCENARIOS: dict[str, Scenario] = {
-    "user_interruption": Scenario(INTERRUPTIONS, USER_VOICE, Treatment()),
-    "user_backchannel": Scenario(BACKCHANNELS, USER_VOICE, Treatment()),
+    "user_interruption": Scenario(tuple(turn.interruption for turn in CONTEXT_TURNS),
+                                  USER_VOICE, Treatment()),
+    "user_backchannel": Scenario(BACKCHANNELS, USER_VOICE, Treatment(), drawn=True),
     "talking_to_other": Scenario(
         SIDE_REMARKS, USER_VOICE,
         Treatment(gain_db=-8.0, shelf_hz=4000.0, shelf_db=-5.0,
@@ -107,6 +114,7 @@ SCENARIOS: dict[str, Scenario] = {
 class SampleSpec(SampleRef):
     """The choices of one sample, drawn before any audio is made."""
 
+    context_id: int
     context_text: str
     overlap_text: str
     gap_s: float
@@ -129,7 +137,8 @@ class RenderedSample:
 
     def report_dict(self) -> dict[str, Any]:
         scenario = SCENARIOS[self.spec.scenario]
-        return {"context_text": self.spec.context_text, "context_voice": USER_VOICE,
+        return {"context_id": self.spec.context_id,
+                "context_text": self.spec.context_text, "context_voice": USER_VOICE,
                 "current_turn_text": self.spec.overlap_text, "overlap_voice": scenario.voice,
                 "gap_s": self.spec.gap_s, "overlap_placed_at_s": self.onset_s,
                 "timestamps": list(self.window),
@@ -137,20 +146,44 @@ class RenderedSample:
 
 
 def sample_specs(size: str) -> list[SampleSpec]:
-    """The samples of ``size`` (``mini``: 6 per scenario, ``full``: the declared sizes)."""
+    """The samples of ``size`` (``mini``: 6 per scenario, ``full``: the declared sizes).
+
+    Every scenario takes the context turns in its own shuffled order, one per sample, so no
+    context repeats inside a scenario; an interruption is the one its context turn holds
+    (the two share ``context_id``, 1-based in :data:`.corpus.CONTEXT_TURNS`), a side remark
+    or background line the next of its list in that scenario's own shuffled order. So no
+    (context, overlap) pair repeats in the full set. ``mini`` is the first samples of
+    ``full``, byte for byte.
+    """
     specs = []
     for name, declared in DECLARED_SIZES.items():
+        scenario = SCENARIOS[name]
         count = MINI_PER_SCENARIO if size == "mini" else declared
+        contexts = _order(f"{name}/contexts", len(CONTEXT_TURNS), count)
+        overlaps = None if scenario.drawn else (
+            contexts if name == "user_interruption"
+            else _order(f"{name}/texts", len(scenario.texts), count))
         for number in range(1, count + 1):
             local_id = str(number)
             rng = np.random.default_rng(noise_seed(SEED, f"{name}/{local_id}/choices"))
-            texts = SCENARIOS[name].texts
+            index = contexts[number - 1]
+            overlap = (int(rng.integers(len(scenario.texts))) if overlaps is None
+                       else overlaps[number - 1])
             specs.append(SampleSpec(
-                scenario=name, local_id=local_id,
-                context_text=CONTEXTS[int(rng.integers(len(CONTEXTS)))],
-                overlap_text=texts[int(rng.integers(len(texts)))],
+                scenario=name, local_id=local_id, context_id=index + 1,
+                context_text=CONTEXT_TURNS[index].context,
+                overlap_text=scenario.texts[overlap],
                 gap_s=round(float(rng.uniform(*GAP_S)), 3)))
     return specs
+
+
+def _order(what: str, available: int, needed: int) -> list[int]:
+    """``needed`` distinct indices of ``range(available)`` in an order seeded by ``what``."""
+    if needed > available:
+        raise ValueError(f"{what}: {needed} samples need distinct texts, the corpus has "
+                         f"{available}")
+    rng = np.random.default_rng(noise_seed(SEED, what))
+    return [int(i) for i in rng.permutation(available)[:needed]]
 
 
 def _noise(n: int, sample_id: str) -> NDArray[np.int32]:
@@ -197,7 +230,7 @@ def render(spec: SampleSpec) -> RenderedSample:
 def build_record(size: str, rendered: Sequence[RenderedSample]) -> dict[str, Any]:
     """Everything needed to say how the dataset was made (``speecheval-dataset.json``)."""
     return {
-        "kind": BUILD_KIND, "schema_version": 1, "size": size, "seed": SEED, "rate": RATE,
+        "kind": BUILD_KIND, "schema_version": 2, "size": size, "seed": SEED, "rate": RATE,
         "declared": dict(DECLARED_SIZES),
         "speech": {"engine": speech.espeak_version(), "wpm": speech.WPM,
                    "level_dbfs": speech.LEVEL_DBFS, "trim_fraction": speech.TRIM_FRACTION},
@@ -206,7 +239,10 @@ def build_record(size: str, rendered: Sequence[RenderedSample]) -> dict[str, Any
         "timestamps": "first and last sample where input.wav and clean_input.wav differ",
         "scenarios": {name: {"voice": s.voice, "treatment": s.treatment.describe(),
                              "texts": list(s.texts)} for name, s in SCENARIOS.items()},
-        "contexts": list(CONTEXTS),
+        "corpus": {"revision": corpus_revision(),
+                   "context_turns": [{"context_id": number, "context": turn.context,
+                                      "interruption": turn.interruption}
+                                     for number, turn in enumerate(CONTEXT_TURNS, start=1)]},
         "samples": {r.spec.sample_id: r.report_dict() for r in rendered},
     }
 

@@ -14,15 +14,22 @@ import click
 
 from ....cli_executor import executor_options
 from ....cli_force import force_option
+from ....cli_lazy import Lazy, LazyGroup
 from ....vad.silero_spec import PROVENANCE_PACKAGES
 from ...common.cli_dataset import build_options, echo_built, echo_check, root_option
 from ...common.cli_recogniser import recogniser_options
 from ...common.cli_record import record_or_resume, session_options
 
+COMMANDS = {
+    "demo": Lazy("speecheval.fdb.v15.cli.demo:demo_command",
+                 "Build, serve, record, export, transcribe, score and report, then print the "
+                 "page."),
+}
 
-@click.group()
+
+@click.group(cls=LazyGroup, lazy=COMMANDS)
 def fdb15() -> None:
-    """Full-Duplex-Bench v1.5: overlap scenarios (dataset and timing)."""
+    """Full-Duplex-Bench v1.5 overlap scenarios: build, record, score, judge and report."""
 
 
 @fdb15.command("build-dataset")
@@ -82,6 +89,15 @@ def check_dataset_command(root: Path) -> None:
               show_default=True, help="--prosody: the MOS measure (DNSMOS from speechmos).")
 @click.option("--correction", type=click.Choice(["none", "holm"]), default="none",
               show_default=True, help="--prosody: correct the paired tests' p-values (Holm).")
+@click.option("--outliers", type=click.Choice(["mad", "none"]), default="mad",
+              show_default=True,
+              help="--prosody: drop pairs whose difference is an outlier by the official "
+                   "rule (median +- 3.5 x 1.4826 x MAD), listed in prosody.json; none keeps "
+                   "every pair.")
+@click.option("--utmos-file", "utmos_file", default=None,
+              type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="--prosody: UTMOS scores you computed (JSON Lines of sample_id, part, "
+                   "utmos), tested as the measure utmos beside DNSMOS.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes for the Silero timing and the prosody (each loads "
                    "its models once) [default: one per available core].")
@@ -90,8 +106,8 @@ def check_dataset_command(root: Path) -> None:
 def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
                   judge_model: str, judge_api_key_env: str, judge_instruction: Path | None,
                   judge_max_attempts: int, prosody: bool, mos: str, correction: str,
-                  jobs: int | None, executor: str, ray_address: str | None,
-                  force: bool) -> None:
+                  outliers: str, utmos_file: Path | None, jobs: int | None, executor: str,
+                  ray_address: str | None, force: bool) -> None:
     """Score every trial: timing (stop and response latency, statuses, official column),
     and on request behaviour labels and the prosody of respond trials."""
     from ....core.errors import InputError
@@ -105,6 +121,13 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
     if prosody and judge == "none":
         raise InputError("--prosody measures the trials a judge labels C_RESPOND: "
                          "give --judge offline or --judge openai")
+    if utmos_file is not None and not prosody:
+        raise InputError("--utmos-file gives scores for the prosody: add --prosody")
+    utmos = None
+    if utmos_file is not None:
+        from ..prosody.utmos_file import UtmosFile
+
+        utmos = UtmosFile.load(utmos_file)  # a bad file is exit 2 before any work
     if judge == "openai" and judge_instruction is None:
         raise InputError("--judge openai needs --judge-instruction, the official "
                          "instruction/behavior.txt")
@@ -138,18 +161,23 @@ def score_command(tree: Path, out: Path | None, judge: str, judge_base_url: str,
         if prosody:
             with progress(len(trials), "fdb15 prosody") as advance:
                 section = score_prosody(trials, behaviour.verdicts, correction,
-                                        mos == "dnsmos", chosen, advance)
+                                        mos == "dnsmos", chosen, advance, outliers, utmos)
             sections.update(prosody_files(section))
-            settings["prosody"] = {"backends": section.backends, "correction": correction}
+            settings["prosody"] = {"backends": section.backends, "correction": correction,
+                                   "outliers": outliers}
             console += "\n" + prosody_text(section)
     command = ["speecheval", "fdb15", "score", "--tree", str(tree), "--out", str(destination),
                "--judge", judge]
     if prosody:
-        command += ["--prosody", "--mos", mos, "--correction", correction]
+        command += ["--prosody", "--mos", mos, "--correction", correction,
+                    "--outliers", outliers]
+        if utmos_file is not None:
+            command += ["--utmos-file", str(utmos_file)]
     provenance = collect_provenance(
         command=command, settings=settings,
-        inputs={f"{trial.sample_id}/{name}": trial.folder / name
-                for trial in trials for name in trial_files(trial)},
+        inputs={**{f"{trial.sample_id}/{name}": trial.folder / name
+                   for trial in trials for name in trial_files(trial)},
+                **({"utmos": utmos_file} if utmos_file is not None and prosody else {})},
         packages=[*PROVENANCE_PACKAGES, *_judge_packages(judge, prosody, mos)])
     with replacing(destination, force=force, shape="timing.json"):
         write_timing(destination, provenance, summary, scored, sections, timing.pilot)

@@ -6,10 +6,13 @@ each side, the mean difference (after minus before), the paired t-test's two-sid
 (ddof 1), and n. A trial whose value is missing on either side is dropped and listed with
 the reason its measurement gave, never silently.
 
-The official ``significance_test.py`` also trims outliers (MAD on the differences, k 3.5)
-and always applies Holm's correction over every test it ran; here nothing is trimmed and
-p-values are uncorrected unless ``correction="holm"`` is asked for, which adjusts over
-every test of the table (all measures, both comparisons) and says so.
+Outliers are trimmed as the official ``significance_test.py`` trims them by default
+(``--outlier_rule mad --outlier_on diff``, k 3.5): over the complete pairs, a pair whose
+difference lies outside median +- 3.5 x 1.4826 x MAD of the differences is dropped (none
+when the MAD is 0), and listed with its difference and the bounds; ``outliers="none"``
+keeps every pair. p-values are uncorrected unless ``correction="holm"`` is asked for,
+which adjusts over every test of the table (all measures, both comparisons) and says so
+(the script computes Holm's values but neither prints nor uses them).
 """
 
 from __future__ import annotations
@@ -23,6 +26,10 @@ COMPARISONS: tuple[tuple[str, str], ...] = (("pre", "post"), ("clean", "post"))
 """(before, after) part names; the difference is after minus before."""
 
 CORRECTIONS = ("none", "holm")
+OUTLIER_RULES = ("mad", "none")
+MAD_K = 3.5
+MAD_SCALE = 1.4826
+"""The official defaults: k 3.5, and the factor that makes the MAD estimate a normal SD."""
 
 
 @dataclass(frozen=True)
@@ -70,16 +77,40 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def mad_outliers(differences: Sequence[float]) -> tuple[list[bool], tuple[float, float] | None]:
+    """Which differences the official MAD rule drops, and its bounds (None: MAD 0, none).
+
+    Differences 1, 2, 3, 4, 100: median 3, absolute deviations 2, 1, 0, 1, 97, MAD 1,
+    bounds 3 +- 3.5 x 1.4826 = [-2.1891, 8.1891]: only 100 is out.
+
+    >>> out, (low, high) = mad_outliers([1.0, 2.0, 3.0, 4.0, 100.0])
+    >>> out, round(low, 4), round(high, 4)
+    ([False, False, False, False, True], -2.1891, 8.1891)
+    """
+    import numpy as np
+
+    values = np.asarray(differences, dtype=np.float64)
+    median = float(np.median(values))
+    scale = MAD_SCALE * float(np.median(np.abs(values - median)))
+    if scale == 0.0:
+        return [False] * len(differences), None
+    low, high = median - MAD_K * scale, median + MAD_K * scale
+    return [not low <= d <= high for d in differences], (low, high)
+
+
 def paired_test(measure: str, before: str, after: str,
-                trials: Mapping[str, Mapping[str, Mapping[str, Measured]]]) -> PairedTest:
+                trials: Mapping[str, Mapping[str, Mapping[str, Measured]]],
+                outliers: str = "mad") -> PairedTest:
     """The test of ``measure`` from part ``before`` to part ``after`` over ``trials``.
 
     ``trials`` maps a sample id to its parts (``pre``, ``post``, ``clean``), each a map of
-    measure name to :class:`Measured`.
+    measure name to :class:`Measured`; ``outliers`` is ``mad`` (the official default) or
+    ``none``.
     """
     from scipy import stats
 
     pairs: list[tuple[float, float]] = []
+    ids: list[str] = []
     dropped: list[tuple[str, str]] = []
     for sample_id, parts in trials.items():
         first = parts[before][measure]
@@ -90,6 +121,16 @@ def paired_test(measure: str, before: str, after: str,
             dropped.append((sample_id, "; ".join(reasons)))
         else:
             pairs.append((first.value, second.value))
+            ids.append(sample_id)
+    if outliers == "mad" and pairs:
+        out, bounds = mad_outliers([b - a for a, b in pairs])
+        if bounds is not None:
+            for sample_id, (a, b), is_out in zip(ids, pairs, out, strict=True):
+                if is_out:
+                    dropped.append((sample_id, f"outlier: difference {b - a:.6g} outside "
+                                               f"median +- {MAD_K} x {MAD_SCALE} x MAD "
+                                               f"[{bounds[0]:.6g}, {bounds[1]:.6g}]"))
+            pairs = [pair for pair, is_out in zip(pairs, out, strict=True) if not is_out]
     n = len(pairs)
     empty = PairedTest(measure, before, after, n, None, None, None, None, None, None,
                        tuple(dropped))
@@ -132,11 +173,13 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
 
 def paired_tests(measures: Sequence[str],
                  trials: Mapping[str, Mapping[str, Mapping[str, Measured]]],
-                 correction: str = "none") -> list[PairedTest]:
+                 correction: str = "none", outliers: str = "mad") -> list[PairedTest]:
     """Every measure under both comparisons, in the order measure by comparison."""
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
-    tests = [paired_test(measure, before, after, trials)
+    if outliers not in OUTLIER_RULES:
+        raise ValueError(f"outliers must be one of {OUTLIER_RULES}, got {outliers!r}")
+    tests = [paired_test(measure, before, after, trials, outliers)
              for measure in measures for before, after in COMPARISONS]
     if correction == "none":
         return tests
@@ -152,3 +195,12 @@ def correction_statement(correction: str, tests: Sequence[PairedTest]) -> str:
                 "(p_corrected); p is the uncorrected value.")
     return (f"p-values are not corrected for the {count} tests of this table "
             "(run with --correction holm to correct them).")
+
+
+def outlier_statement(outliers: str) -> str:
+    """What was trimmed, for ``prosody.json`` and the console."""
+    if outliers == "mad":
+        return (f"outliers trimmed as the official default: pairs whose difference lies "
+                f"outside median +- {MAD_K} x {MAD_SCALE} x MAD of the differences are "
+                "dropped and listed (--outliers none keeps them)")
+    return "no outlier trimming (--outliers none)"

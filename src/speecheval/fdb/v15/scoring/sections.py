@@ -16,7 +16,7 @@ statement) and ``prosody-samples.jsonl``. The sections are results;
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -37,9 +37,22 @@ from ..judge.behavior import (
     judge_case,
     words_of,
 )
-from ..prosody.measures import AudioMeasures, TrialProsody, backends, measure_names, trial_prosody
-from ..prosody.paired_tests import PairedTest, correction_statement, paired_tests
-from .trials import OUTPUT_WAV, TrialInput, process_vad, sample_metadata
+from ..prosody.measures import (
+    MOS_SUBSTITUTION,
+    AudioMeasures,
+    TrialProsody,
+    backends,
+    measure_names,
+    trial_prosody,
+)
+from ..prosody.paired_tests import (
+    PairedTest,
+    correction_statement,
+    outlier_statement,
+    paired_tests,
+)
+from ..prosody.utmos_file import UtmosFile
+from .trials import OUTPUT_WAV, TrialInput, sample_metadata
 
 PROSODY_SCENARIO = "user_interruption"
 BEHAVIOUR_KIND = "fdb-v1.5-behaviour"
@@ -94,6 +107,7 @@ class ProsodySection:
     tests: list[PairedTest]
     correction: str
     backends: dict[str, Any]
+    outliers: str = "mad"
 
     def report_dict(self) -> dict[str, Any]:
         """``prosody.json``: which trials, the backends, the tests and their correction."""
@@ -102,6 +116,7 @@ class ProsodySection:
                 "n_trials": len(self.trials), "backends": self.backends,
                 "correction": self.correction,
                 "statement": correction_statement(self.correction, self.tests),
+                "outliers": outlier_statement(self.outliers),
                 "tests": [test.report_dict() for test in self.tests]}
 
 
@@ -125,11 +140,12 @@ def _measure(mos: bool, trial: TrialInput) -> TrialProsody:
         words_of(trial.folder, OUTPUT_JSON, OUTPUT_WAV, trial.sample_id),
         read_mono(trial.folder / CLEAN_OUTPUT_WAV, sample_id=trial.sample_id),
         words_of(trial.folder, CLEAN_OUTPUT_JSON, CLEAN_OUTPUT_WAV, trial.sample_id),
-        process_vad(), _process_measures(mos))
+        _process_measures(mos))
 
 
 def score_prosody(trials: Sequence[TrialInput], verdicts: dict[str, Verdict], correction: str,
-                  mos: bool, executor: Executor, advance: Advance) -> ProsodySection:
+                  mos: bool, executor: Executor, advance: Advance,
+                  outliers: str = "mad", utmos: UtmosFile | None = None) -> ProsodySection:
     """Measure and test the respond trials of user interruption on ``executor`` (each
     process loads Praat, DNSMOS and Silero once); results come back in trial order, so the
     files do not depend on where the trials ran."""
@@ -139,9 +155,16 @@ def score_prosody(trials: Sequence[TrialInput], verdicts: dict[str, Verdict], co
     results = executor.fork_safe().map(partial(_measure, mos), chosen, advance=advance,
                                        stop_on=(InputError,))
     measured = [result.get() for result in results]
-    tests = paired_tests(measure_names(mos), {t.sample_id: t.parts for t in measured},
-                         correction)
-    return ProsodySection(measured, tests, correction, identity)
+    names = measure_names(mos)
+    if utmos is not None:
+        measured = [replace(t, parts={part: {**values, "utmos": utmos.measure(t.sample_id, part)}
+                                      for part, values in t.parts.items()})
+                    for t in measured]
+        names = (*names, "utmos")
+        identity = {**identity, "utmos": utmos.identity()}
+    tests = paired_tests(names, {t.sample_id: t.parts for t in measured},
+                         correction, outliers)
+    return ProsodySection(measured, tests, correction, identity, outliers)
 
 
 def prosody_text(section: ProsodySection) -> str:
@@ -158,4 +181,7 @@ def prosody_text(section: ProsodySection) -> str:
     table = Table.of(["measure", "comparison", "mean diff", "p", "p holm", "d_z", "n",
                       "dropped"], rows)
     return (f"prosody of {len(section.trials)} {PROSODY_SCENARIO} trials labelled {RESPOND}\n"
-            + to_text(table) + correction_statement(section.correction, section.tests) + "\n")
+            + to_text(table) + correction_statement(section.correction, section.tests) + "\n"
+            + outlier_statement(section.outliers) + "\n"
+            + (f"MOS: {MOS_SUBSTITUTION}\n"
+               if any(test.measure == "dnsmos_ovrl" for test in section.tests) else ""))
