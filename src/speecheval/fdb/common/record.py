@@ -51,6 +51,7 @@ from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError, WorkerDied
 from ...core.executor import Executor
 from ...core.hashing import sha256_bytes
+from ...core.log import get_logger
 from ...core.output import (
     atomic_write_text,
     check_new_output_dir,
@@ -60,6 +61,7 @@ from ...core.output import (
 from ...core.progress import Advance, progress
 from ...core.provenance import package_version
 from ...core.redact import REDACTED, Redactor, Scrubber, redact_url, run_scrubber
+from ...core.short_slice import request_short_slice
 from ...remote.client import ErrorAnswer, NoAnswer, send
 from .capture import Capture, CaptureSettings, capture_session
 from .capture_checks import capture_reasons
@@ -82,6 +84,7 @@ SCHEMA_VERSION = 1
 RETRY_CHOICES = ("failed", "ineligible")
 SAMPLE_ID_FIELD = "{sample_id}"
 PROBE_TIMEOUT_S = 2.0
+log = get_logger(__name__)
 
 
 @dataclass(frozen=True)
@@ -312,6 +315,13 @@ async def _record_all(run: Path, request: RecordRequest, pending: Sequence[Sessi
     await asyncio.gather(*(one(session) for session in pending))
 
 
+def _sending_thread() -> None:
+    """Prepare the thread whose event loop will send the packets: short scheduler
+    slices, so that a busy or niced machine lets it run soon after each 80 ms timer
+    (:mod:`...core.short_slice`)."""
+    log.debug("scheduler slice of the sending thread: %s", request_short_slice())
+
+
 def _sweep_partials(run: Path) -> None:
     """Remove the staging folders a killed run left (never a finished sample)."""
     for staging in (run / SAMPLES_DIR).rglob(".*.partial"):
@@ -330,6 +340,7 @@ def record_alone(run: Path, request: RecordRequest, session: Session,
     if finished(run, session.session_id, attempt):
         folder = attempt_folder(run, session.session_id, attempt)
         return str(json.loads((folder / STATUS_FILE).read_text())["status"])
+    _sending_thread()
     return asyncio.run(record_session(run, request, session, attempt))
 
 
@@ -356,6 +367,7 @@ def execute(run: Path, request: RecordRequest, sessions: Sequence[Session],
     pending = [session for session in sessions if session.session_id in plan]
     with progress(len(pending), "recording") as advance:
         if executor is None:
+            _sending_thread()
             asyncio.run(_record_all(run, request, pending, plan, advance))
         else:
             recorded = executor.results(partial(record_alone, run, request, plan=plan),
