@@ -205,13 +205,38 @@ def test_shards_merge_and_a_later_run_replaces_an_incomplete_capture(
     assert all(entry["eligible"] for entry in entries.values())
 
 
-def test_two_complete_captures_of_one_sample_are_an_error(recorded: tuple[Path, Path],
-                                                          tmp_path: Path) -> None:
+def _late_packet(trace: Trace) -> Trace:
+    """Packet 3 started 81 ms after its deadline (1 ms past the tolerance)."""
+    for event in trace:
+        if event["type"] == "append" and event["seq"] == 3:
+            event["start_s"] = event["end_s"] = round(event["deadline_s"] + 0.081, 6)
+    return trace
+
+
+def test_two_complete_captures_take_the_latest_eligible_and_say_so(
+        recorded: tuple[Path, Path], tmp_path: Path) -> None:
     dataset, original = recorded
     second = _copy(original, tmp_path / "run-2")
-    with pytest.raises(InputError, match="two complete captures, in run-a and run-2"):
-        export_tree([original, second], dataset, tmp_path / "tree")
-    assert not (tmp_path / "tree").exists()
+    entries = _export(tmp_path, dataset, original, second)
+    # both captures are complete and eligible: the later run's is taken
+    assert entries[SID]["capture"] == {
+        "run": "run-2", "attempt": 1, "status": "complete", "reasons": [],
+        "choice": {"why": "the latest complete and eligible of 2 captures", "captures": [
+            {"run": "run-a", "attempt": 1, "status": "complete", "reasons": [],
+             "eligible": True, "check_reasons": []},
+            {"run": "run-2", "attempt": 1, "status": "complete", "reasons": [],
+             "eligible": True, "check_reasons": []}]}}
+    # the later one fails the pacing check: the earlier, eligible one is taken
+    edit_trace(second, SID, _late_packet)
+    shutil.rmtree(tmp_path / "tree")
+    entries = _export(tmp_path, dataset, original, second)
+    assert entries[SID]["eligible"] and entries[SID]["capture"]["run"] == "run-a"
+    assert [c["check_reasons"] for c in entries[SID]["capture"]["choice"]["captures"]] == \
+        [[], ["input_pacing"]]
+    # a sample with one capture has no choice to record: its entry is as it always was
+    shutil.rmtree(tmp_path / "tree")
+    entries = _export(tmp_path, dataset, original)
+    assert entries[SID]["capture"] == {"run": "run-a", "status": "complete", "reasons": []}
 
 
 def test_skipped_and_unrecorded_samples_stay_listed(recorded: tuple[Path, Path],

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from fdb10.capturekit import agent_thread
+from fdb10.capturekit import agent_thread, late_appends, on_schedule
 
 from speecheval.asr.base import RecognitionFailed, TimedWord
 from speecheval.cli import main
@@ -244,6 +244,53 @@ def test_a_fault_in_one_member_fails_that_session_and_the_pair(tmp_path: Path) -
     assert entry["members"]["clean_input"]["pacing"]["packets"] < 15
     assert entry["members"]["input"]["eligible"]
     assert entry["members"]["clean_input"]["capture"]["status"] == "error"
+
+    # --retry failed records the failed member again, and only it, beside its first
+    # attempt; export takes the new attempt and records the choice
+    kept = {p: p.read_bytes() for p in (run / "samples").rglob("*") if p.is_file()}
+    with agent_thread() as healthy:
+        assert main(["fdb15", "record", "--resume", str(run), "--retry", "failed",
+                     "-o", f"url={healthy.url}/{{sample_id}}", "-o",
+                     f"clean_url={healthy.url}/elsewhere"]) == 0
+        assert healthy.log.paths == ["/v1/realtime/elsewhere"]
+    assert {p: p.read_bytes() for p in kept} == kept
+    retried = _session(run, PAIRS[0], "clean_input") / "attempts" / "2"
+    assert json.loads((retried / "status.json").read_text())["status"] == "complete"
+    assert not (_session(run, PAIRS[0], "input") / "attempts").exists()
+    assert main(["fdb15", "export", str(run), "--out", str(tmp_path / "tree-2")]) == 0
+    clean = _manifest(tmp_path / "tree-2")[PAIRS[0]]["members"]["clean_input"]
+    on_time = not late_appends(_trace(retried))
+    assert (clean["capture"]["attempt"], clean["eligible"]) == (2, on_time)
+    assert [(c["attempt"], c["status"], c["check_reasons"])
+            for c in clean["capture"]["choice"]["captures"]] == [
+        (1, "error", ["input_pacing", "window_error"]),
+        (2, "complete", [] if on_time else ["input_pacing"])]
+
+
+def test_two_complete_runs_of_a_pair_export_the_latest_eligible(
+        recorded: tuple[Path, Path], tmp_path: Path) -> None:
+    dataset, recorded_run = recorded
+    first, second = tmp_path / "run1", tmp_path / "run2"
+    shutil.copytree(recorded_run, first)
+    shutil.copytree(recorded_run, second)
+    for run in (first, second):   # both start eligible, whatever this machine's load did
+        for sid in PAIRS:
+            for member in ("input", "clean_input"):
+                _edit(run, sid, member, on_schedule)
+    _edit(second, PAIRS[0], "clean_input", _late_append)
+    assert main(["fdb15", "export", str(first), str(second), "--out",
+                 str(tmp_path / "tree")]) == 0
+    entries = _manifest(tmp_path / "tree")
+    members = entries[PAIRS[0]]["members"]
+    # run2's input member is taken; its late clean member is not, run1's is
+    assert members["input"]["capture"]["run"] == "run2"
+    assert members["clean_input"]["capture"]["run"] == "run1"
+    assert members["clean_input"]["capture"]["choice"]["why"] == \
+        "the latest complete and eligible of 2 captures"
+    assert [c["check_reasons"] for c in members["clean_input"]["capture"]["choice"][
+        "captures"]] == [[], ["input_pacing"]]
+    assert entries[PAIRS[0]]["eligible"] and entries[PAIRS[1]]["eligible"]
+    assert {m["capture"]["run"] for m in entries[PAIRS[1]]["members"].values()} == {"run2"}
 
 
 def test_resume_records_only_the_missing_session(recorded: tuple[Path, Path],

@@ -3,7 +3,10 @@
 
 Exit codes of a record command: 0 every selected sample recorded (or skipped for a
 dataset problem), 2 bad input (nothing written), 3 some sample failed because of the
-system under test (the run directory is complete and says which and why).
+system under test (the run directory is complete and says which and why). The last line
+printed says how many complete sessions pass export's capture checks, so a run whose
+sends fell behind is seen at once, and ``--resume RUN --retry ineligible`` records just
+those again.
 """
 
 from __future__ import annotations
@@ -38,6 +41,12 @@ def session_options(command: Callable[..., None]) -> Callable[..., None]:
                      help="New run directory."),
         click.option("--resume", "resume", type=click.Path(path_type=Path, file_okay=False),
                      help="Finish the pending sessions of this run directory instead."),
+        click.option("--retry", "retry", type=click.Choice(["failed", "ineligible"]),
+                     default=None,
+                     help="With --resume: also record again each session whose latest "
+                          "attempt is an error (failed), or that export would not take "
+                          "(ineligible: an error or a failed pacing, window or rate "
+                          "check); earlier attempts are kept."),
         click.option("--force", "force", is_flag=True, default=False,
                      help=f"{FORCE_HELP} Not with --resume."),
         click.option("--concurrency", type=click.IntRange(min=1), default=1,
@@ -71,6 +80,21 @@ def session_options(command: Callable[..., None]) -> Callable[..., None]:
     return executor_options(command)
 
 
+def checked_line(counts: dict[str, Any]) -> str:
+    """How many complete sessions export will take, and why the others not.
+
+    >>> checked_line({"complete": 10, "eligible": 7, "reasons": {"input_pacing": 3}})
+    '7 of 10 complete pass the pacing, window and rate checks; 3 do not (input_pacing 3)'
+    """
+    failing = counts["complete"] - counts["eligible"]
+    line = (f"{counts['eligible']} of {counts['complete']} complete pass the pacing, window "
+            f"and rate checks")
+    if not failing:
+        return line
+    why = ", ".join(f"{code} {n}" for code, n in counts["reasons"].items())
+    return f"{line}; {failing} do not ({why})"
+
+
 def _executor(shared: dict[str, Any]) -> Executor | None:
     """Where the sessions run: None for this process's own event loop (``--concurrency``),
     else the executor of ``--jobs``/``--executor`` (one session per work item)."""
@@ -89,15 +113,16 @@ def _executor(shared: dict[str, Any]) -> Executor | None:
 def record_or_resume(root: Path | None, shared: dict[str, Any], *,
                      select: Callable[[], tuple[Any, tuple[str, ...]]],
                      start: Callable[[Path, RecordRequest, Any, Executor | None],
-                                     dict[str, int]],
-                     resume_run: Callable[[Path, dict[str, str], Executor | None],
-                                          dict[str, int]],
+                                     dict[str, Any]],
+                     resume_run: Callable[[Path, dict[str, str], Executor | None, str | None],
+                                          dict[str, Any]],
                      counted: str = "") -> None:
     """Run a record command: a new run (``select()`` gives the dataset and the selected
     sample ids, ``start`` records them) or ``--resume``; print the counts, exit 3 when a
     session failed. ``shared`` holds the values of :func:`session_options`."""
     from .capture import CaptureSettings
-    from .record import RUN_FILE, RecordRequest
+    from .record import RecordRequest
+    from .run_layout import RUN_FILE
 
     options = parse_option_pairs(shared["option_pairs"])
     executor = _executor(shared)
@@ -109,9 +134,12 @@ def record_or_resume(root: Path | None, shared: dict[str, Any], *,
         if out is not None or root is not None or agent is not None:
             raise click.UsageError("--resume takes the run's own settings; give only -o "
                                    "for options that run.json redacted")
-        counts = resume_run(resume, options, executor)
+        counts = resume_run(resume, options, executor, shared["retry"])
         destination = resume
     else:
+        if shared["retry"] is not None:
+            raise click.UsageError("--retry records again the sessions of a run: give it "
+                                   "with --resume RUN")
         if root is None or agent is None or out is None:
             raise click.UsageError("record needs --dataset-root, --agent and --out "
                                    "(or --resume RUN)")
@@ -128,5 +156,6 @@ def record_or_resume(root: Path | None, shared: dict[str, Any], *,
         destination = out
     click.echo(f"recorded {destination}: {counted}{counts['complete']} complete, "
                f"{counts['error']} error, {counts['skipped']} skipped")
+    click.echo(checked_line(counts))
     if counts["error"]:
         raise click.exceptions.Exit(EXIT_SYSTEM_FAILED)

@@ -7,16 +7,19 @@ copy of the dataset's annotation file. ``manifest.json`` lists every selected sa
 eligible or not, with its reasons, and adds keys a reader may ignore: where each capture
 came from, the playout policy and resampler, and the pacing and boundary diagnostics.
 
-Merging shards: a sample recorded ``complete`` in one run is taken from it; a sample
-with no complete capture is taken from the last run that recorded it (so a later run
-replaces an incomplete earlier capture); two complete captures of one sample are an
-error, because choosing between them would choose a result.
+Merging shards and attempts: a sample's captures are every attempt of it
+(:mod:`.run_layout`) in every run, in the order the runs are given and then by attempt.
+The latest that is ``complete`` and passes the checks is taken; when none is, the
+latest that passes them, else the latest complete one, else the latest. A sample with
+more than one capture records in the manifest which run and attempt was taken, why, and
+what each capture's checks found (``capture.choice``), so a re-recorded sample
+(``record --retry``) or a second run of it is a choice by a fixed rule, never a silent
+one.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,11 +30,13 @@ from ...core.canonical_json import dumps
 from ...core.errors import InputError
 from ...core.hashing import sha256_bytes, sha256_file
 from ...core.output import new_output_dir
+from .capture_checks import check_capture
 from .dataset import Dataset, DatasetSample, load_dataset
-from .eligibility import Verdict, check_dataset, check_pacing, check_rate, check_window
-from .playout import POLICY, Arrival, render_from, resampler, schedule, to_tree_rate
+from .eligibility import Verdict, check_dataset
+from .playout import POLICY, render_from, resampler, schedule, to_tree_rate
 from .received import open_received
-from .record import RECEIVED_FILE, RUN_FILE, RUN_KIND, STATUS_FILE, TRACE_FILE, sample_folder
+from .record import RUN_KIND
+from .run_layout import RECEIVED_FILE, RUN_FILE, STATUS_FILE, attempt_folder, attempts
 from .tree import ANNOTATION_FILES, DECLARED_SIZES, MANIFEST_KIND, SCHEMA_VERSION, SUBSET_TASKS
 
 
@@ -48,11 +53,14 @@ class Run:
     def selection(self) -> list[str]:
         return list(self.document["selection"])
 
-    def status(self, sample_id: str) -> dict[str, Any] | None:
-        path = sample_folder(self.path, sample_id) / STATUS_FILE
-        if not path.is_file():
-            return None
-        return dict(json.loads(path.read_text(encoding="utf-8")))
+    def captures(self, sample_id: str) -> list[Capture]:
+        """Every finished attempt of ``sample_id`` in this run, in order."""
+        found = []
+        for attempt in attempts(self.path, sample_id):
+            folder = attempt_folder(self.path, sample_id, attempt)
+            status = json.loads((folder / STATUS_FILE).read_text(encoding="utf-8"))
+            found.append(Capture(self, attempt, folder, dict(status)))
+        return found
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "run_json_sha256": self.sha256,
@@ -77,60 +85,22 @@ def load_run(path: Path, kind: str = RUN_KIND) -> Run:
 
 
 @dataclass(frozen=True)
-class Chosen:
+class Capture:
+    """One attempt at a session in one run: its folder and its status.json."""
+
     run: Run
+    attempt: int
+    folder: Path
     status: dict[str, Any]
 
-
-def choose(runs: Sequence[Run], sample_id: str) -> Chosen | None:
-    """The capture of ``sample_id`` to export (see the module docstring for the rule)."""
-    captures = [(run, status) for run in runs
-                if (status := run.status(sample_id)) is not None]
-    complete = [(run, status) for run, status in captures if status["status"] == "complete"]
-    if len(complete) > 1:
-        names = " and ".join(run.name for run, _ in complete)
-        raise InputError(f"two complete captures, in {names}; export one of them",
-                         sample_id=sample_id)
-    if complete:
-        return Chosen(*complete[0])
-    return Chosen(*captures[-1]) if captures else None
+    def describe(self) -> dict[str, Any]:
+        return {"run": self.run.name, "attempt": self.attempt,
+                "status": self.status["status"], "reasons": self.status["reasons"]}
 
 
-@dataclass
-class _Trace:
-    """What export needs of a trace.jsonl, gathered line by line: a flooded capture's
-    trace is long, and its audio events are kept only as their playout arrivals."""
-
-    header: dict[str, Any]
-    appends: list[dict[str, Any]]
-    faults: list[dict[str, Any]]
-    rates: list[Any]
-    arrivals: list[Arrival]
-
-
-def _read_trace(path: Path, sample_id: str) -> _Trace:
-    trace = _Trace({}, [], [], [], [])
-    try:
-        with path.open(encoding="utf-8", newline="") as lines:
-            for number, line in enumerate(lines):
-                event = json.loads(line)
-                kind = event["type"]
-                if number == 0 and kind == "header":
-                    trace.header = event
-                elif kind == "append":
-                    trace.appends.append(event)
-                elif kind == "fault":
-                    trace.faults.append(event)
-                if kind == "audio":
-                    trace.rates.append(event.get("rate"))
-                    trace.arrivals.append(Arrival(float(event["t_s"]), int(event["offset"]),
-                                                  int(event["samples"])))
-                elif kind in ("clear", "speech_started"):
-                    trace.arrivals.append(Arrival(float(event["t_s"]), drop=True))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"cannot read the trace: {exc}", path=path,
-                         sample_id=sample_id) from exc
-    return trace
+def captures(runs: Sequence[Run], sample_id: str) -> list[Capture]:
+    """Every capture of ``sample_id``: the runs in order, each run's attempts in order."""
+    return [capture for run in runs for capture in run.captures(sample_id)]
 
 
 def _check_run_files(folder: Path, status: dict[str, Any], sample_id: str) -> None:
@@ -140,7 +110,7 @@ def _check_run_files(folder: Path, status: dict[str, Any], sample_id: str) -> No
                              path=folder / name, sample_id=sample_id)
 
 
-def export_sample(sample: DatasetSample, chosen: Chosen | None, dataset_root: Path,
+def export_sample(sample: DatasetSample, found: Sequence[Capture], dataset_root: Path,
                   dest: Path) -> dict[str, Any]:
     """Write the sample's files under ``dest`` and return its manifest entry."""
     verdict = Verdict()
@@ -151,7 +121,7 @@ def export_sample(sample: DatasetSample, chosen: Chosen | None, dataset_root: Pa
     annotation = ANNOTATION_FILES[sample.task]
     entry: dict[str, Any] = {"sample_id": sample.sample_id, "subset": sample.subset,
                              "task": sample.task, "input_duration_s": duration_s}
-    data = play_chosen(chosen, sample.files, duration_s, sample.sample_id, verdict, entry)
+    data = play_chosen(found, sample.files, duration_s, sample.sample_id, verdict, entry)
     if data is not None:
         (folder / "output.wav").write_bytes(data)
         files["output.wav"] = sha256_bytes(data)
@@ -168,41 +138,79 @@ def export_sample(sample: DatasetSample, chosen: Chosen | None, dataset_root: Pa
     return entry
 
 
-def play_chosen(chosen: Chosen | None, dataset_files: Mapping[str, str], duration_s: float,
-                session_id: str, verdict: Verdict, entry: dict[str, Any]) -> bytes | None:
-    """The checked 16 kHz playout (WAV bytes) of one session's chosen capture, or None.
+def play_chosen(found: Sequence[Capture], dataset_files: Mapping[str, str],
+                duration_s: float, session_id: str, verdict: Verdict, entry: dict[str, Any]
+                ) -> bytes | None:
+    """The checked 16 kHz playout (WAV bytes) of the capture of one session that export
+    takes (see the module docstring for the rule), or None.
 
     Every check fails into ``verdict``; ``entry`` gets the capture's source and the
-    playout diagnostics. A run file that differs from its status.json is bad input.
+    playout diagnostics, and, when there was a choice, ``capture.choice``. A run file
+    that differs from its status.json is bad input.
     """
-    if chosen is None:
+    if not found:
         verdict.fail("no_output", "no run recorded this sample")
         return None
-    run_folder = sample_folder(chosen.run.path, session_id)
-    status = chosen.status
-    entry["capture"] = {"run": chosen.run.name, "status": status["status"],
+    if len(found) == 1:
+        return _play_capture(found[0], dataset_files, duration_s, session_id, verdict, entry)
+    tried = []
+    for capture in found:
+        own_verdict, own_entry = Verdict(), dict(entry)
+        data = _play_capture(capture, dataset_files, duration_s, session_id, own_verdict,
+                             own_entry)
+        tried.append((capture, own_verdict, own_entry, data))
+    pick, why = _pick([(c.status["status"] == "complete", not v.reasons)
+                       for c, v, _, _ in tried])
+    capture, own_verdict, own_entry, data = tried[pick]
+    verdict.reasons[:], verdict.details[:] = own_verdict.reasons, own_verdict.details
+    verdict.pacing, verdict.faults_after_t = own_verdict.pacing, own_verdict.faults_after_t
+    entry.update(own_entry)
+    entry["capture"] = {**capture.describe(), "choice": {
+        "why": why, "captures": [{**c.describe(), "eligible": not v.reasons,
+                                  "check_reasons": v.reasons} for c, v, _, _ in tried]}}
+    return data
+
+
+def _pick(captures: Sequence[tuple[bool, bool]]) -> tuple[int, str]:
+    """Which of the captures (each ``(complete, eligible)``, in order) export takes, and
+    why: the latest complete and eligible one, else the latest eligible, else the latest
+    complete, else the latest.
+
+    >>> _pick([(True, True), (True, False), (False, False)])
+    (0, 'the latest complete and eligible of 3 captures')
+    >>> _pick([(True, False), (False, False)])
+    (0, 'none of 2 captures is eligible: the latest complete one')
+    """
+    count = len(captures)
+    rules = [((True, True), f"the latest complete and eligible of {count} captures"),
+             ((False, True), f"none of {count} captures is complete and eligible: the "
+                             "latest eligible one"),
+             ((True, False), f"none of {count} captures is eligible: the latest complete one")]
+    for (complete, eligible), why in rules:
+        found = [i for i, (c, e) in enumerate(captures) if e == eligible and (c or not complete)]
+        if found:
+            return found[-1], why
+    return count - 1, f"none of {count} captures is complete or eligible: the latest"
+
+
+def _play_capture(capture: Capture, dataset_files: Mapping[str, str], duration_s: float,
+                  session_id: str, verdict: Verdict, entry: dict[str, Any]) -> bytes | None:
+    status = capture.status
+    entry["capture"] = {"run": capture.run.name, "status": status["status"],
                         "reasons": status["reasons"]}
     check_dataset(status.get("dataset_files", {}), dataset_files, verdict)
     if status["status"] == "skipped":
         verdict.fail("no_output", "the run skipped the sample: " + "; ".join(status["reasons"]))
         return None
-    _check_run_files(run_folder, status, session_id)
-    return _play(run_folder, status, duration_s, session_id, verdict, entry)
+    _check_run_files(capture.folder, status, session_id)
+    return _play(capture.folder, status, duration_s, session_id, verdict, entry)
 
 
 def _play(run_folder: Path, status: dict[str, Any], duration_s: float, session_id: str,
           verdict: Verdict, entry: dict[str, Any]) -> bytes | None:
-    trace = _read_trace(run_folder / TRACE_FILE, session_id)
+    trace = check_capture(run_folder, status, duration_s, session_id, verdict)
     rate = trace.header.get("output_rate")
-    packet_ms = int(trace.header.get("packet_ms", 80))
-    input_rate = int(status.get("input_rate") or 0)
-    per_packet = input_rate * packet_ms // 1000 if input_rate else 1
-    expected = math.ceil(int(status.get("input_samples") or 0) / per_packet)
-    check_pacing(trace.appends, expected, verdict)
-    check_window(trace.faults, duration_s, verdict)
-    check_rate(rate, trace.rates, verdict)
-    if not int(status.get("received_samples") or 0):
-        verdict.fail("no_output", "no audio was received")
+    if "no_output" in verdict.reasons:
         return None
     with open_received(run_folder / RECEIVED_FILE, session_id) as received:
         if "output_rate" in verdict.reasons:
@@ -246,12 +254,11 @@ def export_tree(run_paths: Sequence[Path], dataset_root: Path, out: Path) -> dic
     dataset: Dataset = load_dataset(dataset_root)
     by_id = dataset.by_id()
     selected, unlisted = selection(runs, by_id, _subset_order)
-    chosen = {sid: choose(runs, sid) for sid in selected}
     entries = []
     with new_output_dir(out) as staging:
         for sample_id in selected:
-            entries.append(export_sample(by_id[sample_id], chosen[sample_id], dataset_root,
-                                         staging))
+            entries.append(export_sample(by_id[sample_id], captures(runs, sample_id),
+                                         dataset_root, staging))
         counts = write_manifest(staging, MANIFEST_KIND, dataset.revision, DECLARED_SIZES, runs,
                                 entries, unlisted)
     return {"samples": len(entries), **counts}

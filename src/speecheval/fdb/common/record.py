@@ -16,6 +16,10 @@ by ``core.output.new_output_dir``), so a folder that exists is finished and is n
 written again; ``--resume`` records the selected samples that have none. A fault of the
 system under test makes that sample ``error`` and the run goes on; a sample the dataset
 cannot supply is ``skipped`` with the dataset's reasons and is not the system's fault.
+``--resume --retry failed`` also records again each sample whose latest attempt is an
+``error``, and ``--retry ineligible`` each one export would not take (an error, or a
+complete capture that fails export's checks, :mod:`.capture_checks`): the new attempt
+goes to ``samples/<id>/attempts/<N>/`` beside the earlier ones (:mod:`.run_layout`).
 
 The engine (:class:`Session`, :func:`start_sessions`, :func:`execute`,
 :func:`resume_request`) knows sessions, not datasets: a v1.0 sample is one session, and
@@ -28,6 +32,7 @@ import asyncio
 import json
 import platform
 import shutil
+from collections import Counter
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -46,6 +51,7 @@ from ...core.canonical_json import dumps, dumps_lines
 from ...core.errors import InputError, WorkerDied
 from ...core.executor import Executor
 from ...core.hashing import sha256_bytes
+from ...core.log import get_logger
 from ...core.output import (
     atomic_write_text,
     check_new_output_dir,
@@ -55,21 +61,30 @@ from ...core.output import (
 from ...core.progress import Advance, progress
 from ...core.provenance import package_version
 from ...core.redact import REDACTED, Redactor, Scrubber, redact_url, run_scrubber
+from ...core.short_slice import request_short_slice
 from ...remote.client import ErrorAnswer, NoAnswer, send
 from .capture import Capture, CaptureSettings, capture_session
+from .capture_checks import capture_reasons
 from .dataset import INPUT_WAV, Dataset, DatasetSample, load_dataset
 from .run_document import read_run_document
+from .run_layout import (
+    INPUT_FILE,
+    RECEIVED_FILE,
+    RUN_FILE,
+    SAMPLES_DIR,
+    STATUS_FILE,
+    TRACE_FILE,
+    attempt_folder,
+    attempts,
+    latest_folder,
+)
 
-RUN_FILE = "run.json"
 RUN_KIND = "speecheval-fdb10-run"
 SCHEMA_VERSION = 1
-SAMPLES_DIR = "samples"
-STATUS_FILE = "status.json"
-TRACE_FILE = "trace.jsonl"
-INPUT_FILE = "input.wav"
-RECEIVED_FILE = "received.wav"
+RETRY_CHOICES = ("failed", "ineligible")
 SAMPLE_ID_FIELD = "{sample_id}"
 PROBE_TIMEOUT_S = 2.0
+log = get_logger(__name__)
 
 
 @dataclass(frozen=True)
@@ -186,17 +201,16 @@ def _pcm16(session: Session) -> bytes:
     return scaled.astype("<i2").tobytes()
 
 
-def sample_folder(run: Path, sample_id: str) -> Path:
-    return run / SAMPLES_DIR / sample_id
+def finished(run: Path, sample_id: str, attempt: int = 1) -> bool:
+    return (attempt_folder(run, sample_id, attempt) / STATUS_FILE).is_file()
 
 
-def finished(run: Path, sample_id: str) -> bool:
-    return (sample_folder(run, sample_id) / STATUS_FILE).is_file()
-
-
-def _write_sample(run: Path, sample_id: str, files: Mapping[str, bytes]) -> None:
-    """Stage the sample's files and rename the folder into place (all or nothing)."""
-    with new_output_dir(sample_folder(run, sample_id)) as staging:
+def _write_sample(run: Path, sample_id: str, files: Mapping[str, bytes],
+                  attempt: int = 1) -> None:
+    """Stage the attempt's files and rename its folder into place (all or nothing)."""
+    folder = attempt_folder(run, sample_id, attempt)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with new_output_dir(folder) as staging:
         for name, data in files.items():
             (staging / name).write_bytes(data)
 
@@ -206,8 +220,9 @@ def _status(session: Session, status: str, reasons: Sequence[str], **fields: Any
                   **fields}).encode()
 
 
-async def record_session(run: Path, request: RecordRequest, session: Session) -> str:
-    """Record one session into its folder; returns its status.
+async def record_session(run: Path, request: RecordRequest, session: Session,
+                         attempt: int = 1) -> str:
+    """Record attempt ``attempt`` of one session into its folder; returns its status.
 
     Reading the input and writing the files run in a worker thread: with K sessions on
     one loop, a 48 kHz input decoded on the loop delayed the other sessions' packets by
@@ -215,7 +230,7 @@ async def record_session(run: Path, request: RecordRequest, session: Session) ->
     """
     if session.input_path is None:
         await asyncio.to_thread(_write_sample, run, session.session_id, {
-            STATUS_FILE: _status(session, "skipped", session.problems)})
+            STATUS_FILE: _status(session, "skipped", session.problems)}, attempt)
         return "skipped"
     assert session.rate is not None and session.duration_s is not None
     pcm = await asyncio.to_thread(_pcm16, session)
@@ -224,7 +239,8 @@ async def record_session(run: Path, request: RecordRequest, session: Session) ->
     capture = await capture_session(transport, pcm, session.rate, session.duration_s,
                                     request.settings)
     status = "error" if capture.reasons else "complete"
-    await asyncio.to_thread(_write_capture, run, request, session, pcm, capture, status)
+    await asyncio.to_thread(_write_capture, run, request, session, pcm, capture, status,
+                            attempt)
     return status
 
 
@@ -238,7 +254,7 @@ def scrub_capture(capture: Capture, scrub: Scrubber) -> None:
 
 
 def _write_capture(run: Path, request: RecordRequest, session: Session, pcm: bytes,
-                   capture: Capture, status: str) -> None:
+                   capture: Capture, status: str, attempt: int) -> None:
     assert session.rate is not None
     # here, in the writing thread: a long trace scrubbed on the loop would delay the
     # packets of the sessions running beside this one
@@ -259,7 +275,7 @@ def _write_capture(run: Path, request: RecordRequest, session: Session, pcm: byt
         output_rate=capture.rate, duration_s=session.duration_s, input_samples=len(pcm) // 2,
         received_samples=int(received.shape[0]),
         files={name: sha256_bytes(data) for name, data in sorted(files.items())})
-    _write_sample(run, session.session_id, files)
+    _write_sample(run, session.session_id, files, attempt)
 
 
 def _run_document(kind: str, request: RecordRequest, dataset_part: dict[str, Any],
@@ -288,15 +304,22 @@ def _set_status(run: Path, status: str) -> None:
 
 
 async def _record_all(run: Path, request: RecordRequest, pending: Sequence[Session],
-                      advance: Advance) -> None:
+                      plan: Mapping[str, int], advance: Advance) -> None:
     gate = asyncio.Semaphore(request.concurrency)
 
     async def one(session: Session) -> None:
         async with gate:
-            await record_session(run, request, session)
+            await record_session(run, request, session, plan[session.session_id])
             advance()
 
     await asyncio.gather(*(one(session) for session in pending))
+
+
+def _sending_thread() -> None:
+    """Prepare the thread whose event loop will send the packets: short scheduler
+    slices, so that a busy or niced machine lets it run soon after each 80 ms timer
+    (:mod:`...core.short_slice`)."""
+    log.debug("scheduler slice of the sending thread: %s", request_short_slice())
 
 
 def _sweep_partials(run: Path) -> None:
@@ -305,57 +328,103 @@ def _sweep_partials(run: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def record_alone(run: Path, request: RecordRequest, session: Session) -> str:
+def record_alone(run: Path, request: RecordRequest, session: Session,
+                 plan: Mapping[str, int] | None = None) -> str:
     """One session as a work item of the executor: on an event loop of its own in this
     worker process, so its packets keep their own absolute schedule from its own t0
     whatever the sessions of other workers (or nodes) are doing; the worker writes the
     session's folder itself. A session already recorded is not recorded again: when a
-    worker dies, a neighbour that had finished its folder may be run a second time."""
-    if finished(run, session.session_id):
-        status = json.loads((sample_folder(run, session.session_id) / STATUS_FILE).read_text())
-        return str(status["status"])
-    return asyncio.run(record_session(run, request, session))
+    worker dies, a neighbour that had finished its folder may be run a second time.
+    ``plan`` gives the attempt to record (1 when absent)."""
+    attempt = (plan or {}).get(session.session_id, 1)
+    if finished(run, session.session_id, attempt):
+        folder = attempt_folder(run, session.session_id, attempt)
+        return str(json.loads((folder / STATUS_FILE).read_text())["status"])
+    _sending_thread()
+    return asyncio.run(record_session(run, request, session, attempt))
 
 
-def _worker_died(run: Path, session: Session, reason: str) -> None:
+def _worker_died(run: Path, session: Session, reason: str, attempt: int) -> None:
     """The folder of a session whose worker process died every time it was tried: an
     error with the reason, a trace of its header alone, and no audio."""
     trace = dumps_lines([{"type": "header", "sample_id": session.session_id,
                           "rate": session.rate, "node": None}]).encode()
     _write_sample(run, session.session_id, {TRACE_FILE: trace, STATUS_FILE: _status(
         session, "error", [reason], input_rate=session.rate, duration_s=session.duration_s,
-        input_samples=0, received_samples=0, files={TRACE_FILE: sha256_bytes(trace)})})
+        input_samples=0, received_samples=0, files={TRACE_FILE: sha256_bytes(trace)})},
+        attempt)
 
 
 def execute(run: Path, request: RecordRequest, sessions: Sequence[Session],
-            executor: Executor | None = None) -> dict[str, int]:
-    """Record every session without a folder, then mark the run complete: on one event
+            executor: Executor | None = None, retry: str | None = None) -> dict[str, Any]:
+    """Record every session without a folder (and, with ``retry``, a new attempt of
+    every session :func:`retry_wanted` names), then mark the run complete: on one event
     loop here (``request.concurrency`` at once), or one session per work item on
-    ``executor`` (see :func:`record_alone`)."""
+    ``executor`` (see :func:`record_alone`). Returns :func:`count_run`'s counts."""
     _set_status(run, "running")
     _sweep_partials(run)
-    pending = [session for session in sessions if not finished(run, session.session_id)]
+    plan = record_plan(run, sessions, retry)
+    pending = [session for session in sessions if session.session_id in plan]
     with progress(len(pending), "recording") as advance:
         if executor is None:
-            asyncio.run(_record_all(run, request, pending, advance))
+            _sending_thread()
+            asyncio.run(_record_all(run, request, pending, plan, advance))
         else:
-            recorded = executor.results(partial(record_alone, run, request), pending,
-                                        advance=advance)
+            recorded = executor.results(partial(record_alone, run, request, plan=plan),
+                                        pending, advance=advance)
             for session, result in zip(pending, recorded, strict=True):
                 if isinstance(result.error, WorkerDied):
-                    _worker_died(run, session, str(result.error))
+                    _worker_died(run, session, str(result.error), plan[session.session_id])
                 else:
                     result.get()
             _sweep_partials(run)  # a worker stopped while it staged a folder left one
     _set_status(run, "complete")
-    return count_statuses(run, [session.session_id for session in sessions])
+    return count_run(run, sessions)
 
 
-def count_statuses(run: Path, sample_ids: Sequence[str]) -> dict[str, int]:
-    counts = {"complete": 0, "error": 0, "skipped": 0}
-    for sample_id in sample_ids:
-        status = json.loads((sample_folder(run, sample_id) / STATUS_FILE).read_text())
-        counts[status["status"]] += 1
+def record_plan(run: Path, sessions: Sequence[Session], retry: str | None
+                ) -> dict[str, int]:
+    """The attempt to record of each session that needs one: 1 for a session with no
+    folder, the next number for one ``retry`` names."""
+    plan = {}
+    for session in sessions:
+        done = attempts(run, session.session_id)
+        if not done:
+            plan[session.session_id] = 1
+        elif retry is not None and retry_wanted(run, session, retry):
+            plan[session.session_id] = done[-1] + 1
+    return plan
+
+
+def retry_wanted(run: Path, session: Session, retry: str) -> bool:
+    """Whether ``--retry failed`` (the latest attempt is an error) or ``--retry
+    ineligible`` (export would not take it: an error, or a complete capture that fails
+    export's checks) records ``session`` again. A skipped session is never retried: the
+    dataset, not the system, lacked it."""
+    folder = latest_folder(run, session.session_id)
+    status = str(json.loads((folder / STATUS_FILE).read_text(encoding="utf-8"))["status"])
+    if status in ("error", "skipped"):
+        return status == "error"
+    if retry == "failed" or session.duration_s is None:
+        return False
+    return bool(capture_reasons(folder, session.duration_s, session.session_id))
+
+
+def count_run(run: Path, sessions: Sequence[Session]) -> dict[str, Any]:
+    """The latest attempt of every session counted: ``complete``, ``error``,
+    ``skipped``, ``eligible`` (complete and passing export's checks) and ``reasons``
+    (the reason codes of the complete ones that do not pass, each with its count)."""
+    counts: dict[str, Any] = {"complete": 0, "error": 0, "skipped": 0, "eligible": 0}
+    reasons: Counter[str] = Counter()
+    for session in sessions:
+        folder = latest_folder(run, session.session_id)
+        status = json.loads((folder / STATUS_FILE).read_text(encoding="utf-8"))["status"]
+        counts[status] += 1
+        if status == "complete" and session.duration_s is not None:
+            found = capture_reasons(folder, session.duration_s, session.session_id)
+            counts["eligible"] += not found
+            reasons.update(found)
+    counts["reasons"] = dict(sorted(reasons.items()))
     return counts
 
 
@@ -365,7 +434,7 @@ def dataset_sessions(dataset: Dataset, sample_ids: Sequence[str]) -> list[Sessio
 
 
 def start_run(run: Path, request: RecordRequest, dataset: Dataset,
-              executor: Executor | None = None) -> dict[str, int]:
+              executor: Executor | None = None) -> dict[str, Any]:
     """A new run: check everything, write run.json (preparing), record, complete.
 
     ``dataset`` is the one ``request.sample_ids`` were selected from.
@@ -377,7 +446,7 @@ def start_run(run: Path, request: RecordRequest, dataset: Dataset,
 
 def start_sessions(run: Path, request: RecordRequest, kind: str, dataset_part: dict[str, Any],
                    sessions: Sequence[Session], executor: Executor | None = None
-                   ) -> dict[str, int]:
+                   ) -> dict[str, Any]:
     """A new run of ``kind`` recording ``sessions``: check the selection and the agent,
     write run.json (preparing), record, complete."""
     if not request.sample_ids:
@@ -432,15 +501,17 @@ def resume_request(run: Path, overrides: Mapping[str, str],
         model=document["server"]["model"], dataset_label=document["dataset"]["label"])
 
 
-def resume_run(run: Path, overrides: Mapping[str, str], executor: Executor | None = None
-               ) -> dict[str, int]:
-    """Finish the pending samples of ``run``; the dataset must still have its revision."""
+def resume_run(run: Path, overrides: Mapping[str, str], executor: Executor | None = None,
+               retry: str | None = None) -> dict[str, Any]:
+    """Finish the pending samples of ``run`` (and, with ``retry``, record again those it
+    names: :func:`retry_wanted`); the dataset must still have its revision."""
     request = resume_request(run, overrides)
     dataset = load_dataset(request.dataset_root)
     check_revision(run, request, dataset.revision)
     check_selection(run, request, dataset.by_id())
     check_agent(request.agent, request.options, request.sample_ids[0])
-    return execute(run, request, dataset_sessions(dataset, request.sample_ids), executor)
+    return execute(run, request, dataset_sessions(dataset, request.sample_ids), executor,
+                   retry)
 
 
 def check_revision(run: Path, request: RecordRequest, revision: str) -> None:

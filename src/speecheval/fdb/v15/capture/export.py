@@ -3,9 +3,10 @@
 Each member of a pair is played out and checked exactly as v1.0's ``reference-export``
 does (:func:`...common.export.play_chosen`: the FIFO playout, soxr to 16 kHz, the length
 ``round(T * 16000)`` of the member's own input, the reason codes of
-:mod:`...common.eligibility`, shards merged by :func:`...common.export.choose`). A pair is
-eligible only when both members are; then its folder holds what the official v1.5
-scripts read (``evaluation/README.md``)::
+:mod:`...common.eligibility`; of several captures of a member, in several runs or
+attempts, the latest eligible one, the choice recorded). A pair is eligible only when
+both members are; then its folder holds what the official v1.5 scripts read
+(``evaluation/README.md``)::
 
     TREE/<scenario>/<id>/metadata.json      copied from the dataset
     TREE/<scenario>/<id>/input.wav          copied (get_timing.py reads it)
@@ -32,7 +33,7 @@ from ....core.hashing import sha256_bytes
 from ....core.output import new_output_dir
 from ...common.dataset import sample_id_order
 from ...common.eligibility import Verdict
-from ...common.export import Run, choose, load_runs, play_chosen, selection, write_manifest
+from ...common.export import Run, captures, load_runs, play_chosen, selection, write_manifest
 from ..dataset.layout import DECLARED_SIZES, SAMPLE_FILES
 from ..dataset.reader import DatasetSample, load_dataset
 from .record import MEMBERS, RUN_KIND, session_id
@@ -62,7 +63,7 @@ def _member(sample: DatasetSample, member: str, runs: Sequence[Run], dataset_roo
     verdict = Verdict()
     entry: dict[str, Any] = {"session_id": sid, "input": MEMBERS[member],
                              "output": OUTPUT_FILES[member], "input_duration_s": duration_s}
-    data = play_chosen(choose(runs, sid), sample.files, duration_s, sid, verdict, entry)
+    data = play_chosen(captures(runs, sid), sample.files, duration_s, sid, verdict, entry)
     entry.update({"eligible": not verdict.reasons, "reasons": verdict.reasons,
                   "eligibility_details": verdict.details,
                   "faults_after_t": verdict.faults_after_t})

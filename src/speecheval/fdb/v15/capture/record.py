@@ -13,7 +13,9 @@ concurrency, faults recorded and the run going on) with one folder per session::
 Each session folder holds v1.0's four files (input.wav as sent, received.wav,
 trace.jsonl, status.json); its status.json also names the sample and the member. The
 two members of a pair are scheduled like any two samples: with ``--concurrency`` above
-1 they may run at the same time, each on its own connection.
+1 they may run at the same time, each on its own connection. ``--resume --retry`` records
+a new attempt of each failed or ineligible session (one member, not the pair), under
+that session's ``attempts/<N>/``; export takes the latest eligible attempt of each member.
 """
 
 from __future__ import annotations
@@ -114,18 +116,21 @@ def dataset_part(dataset: Dataset) -> dict[str, Any]:
 
 
 def start_run(run: Path, request: RecordRequest, dataset: Dataset,
-              executor: Executor | None = None) -> dict[str, int]:
+              executor: Executor | None = None) -> dict[str, Any]:
     """A new run over the pairs of ``request.sample_ids``; returns session counts."""
     return start_sessions(run, request, RUN_KIND, dataset_part(dataset),
                           dataset_sessions(dataset, request.sample_ids), executor)
 
 
-def resume_run(run: Path, overrides: Mapping[str, str], executor: Executor | None = None
-               ) -> dict[str, int]:
-    """Finish the sessions of ``run`` that have no folder; the dataset must be unchanged."""
+def resume_run(run: Path, overrides: Mapping[str, str], executor: Executor | None = None,
+               retry: str | None = None) -> dict[str, Any]:
+    """Finish the sessions of ``run`` that have no folder (and, with ``retry``, record
+    again each session it names, one member of a pair at a time: the members are
+    independent sessions); the dataset must be unchanged."""
     request = resume_request(run, overrides, RUN_KIND)
     dataset = load_dataset(request.dataset_root)
     check_revision(run, request, dataset.revision)
     check_selection(run, request, {sample.sample_id for sample in dataset.samples})
     check_agent(request.agent, request.options, session_id(request.sample_ids[0], "input"))
-    return execute(run, request, dataset_sessions(dataset, request.sample_ids), executor)
+    return execute(run, request, dataset_sessions(dataset, request.sample_ids), executor,
+                   retry)
