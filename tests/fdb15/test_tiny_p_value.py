@@ -16,7 +16,8 @@ import pytest
 from speecheval.core.provenance import collect_provenance
 from speecheval.fdb.v15.prosody.measures import TrialProsody
 from speecheval.fdb.v15.prosody.paired_tests import Measured, paired_tests
-from speecheval.fdb.v15.report.page import ScoredSystem, _prosody_section
+from speecheval.fdb.v15.report.comparisons import _prosody_block, _prosody_scenario
+from speecheval.fdb.v15.report.scored_system import ScoredSystem
 from speecheval.fdb.v15.report.score_files import prosody_files, write_timing
 from speecheval.fdb.v15.scoring.sections import ProsodySection, prosody_text
 from speecheval.report import page as pg
@@ -90,14 +91,14 @@ def test_console_and_page_print_it_as_the_paper_does(section: ProsodySection,
     row = next(line for line in text.splitlines() if line.startswith(MEASURE))
     assert row.split()[:5] == [MEASURE, "pre->post", "10.00", "<.001", "<.001"]
     assert "0.0000" not in text
-    system = ScoredSystem("tiny", tmp_path, tmp_path, [], None, {},
+    system = ScoredSystem("tiny", tmp_path, tmp_path, {}, [], None, {},
                           json.loads(prosody_files(section)["prosody.json"]))
-    built = _prosody_section([system])
-    assert built is not None
-    inner = built.blocks[0]
-    assert isinstance(inner, pg.Section)
-    table = next(block for block in inner.blocks if isinstance(block, pg.TableBlock)).table
-    header = list(table.header)
-    for row_cells in table.rows:
-        assert row_cells[header.index("p")] == "<.001"
-        assert row_cells[header.index("p Holm")] == "<.001"
+    scenario = _prosody_scenario(system)
+    assert scenario is not None
+    blocks = _prosody_block([system], scenario)
+    table = next(block for block in blocks if isinstance(block, pg.TableBlock)).table
+    cells = [cell for row_cells in table.rows for cell in row_cells[2:]]
+    assert cells
+    for cell in cells:
+        assert "p <.001, Holm <.001" in cell
+        assert "0.0000" not in cell
