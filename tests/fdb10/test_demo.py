@@ -12,16 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from speech_engine import needs_speech
 
-from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
 
 SUBSETS = ("synthetic_pause_handling", "candor_pause_handling", "candor_turn_taking",
            "synthetic_user_interruption", "icc_backchannel")
 
 
-@pytest.mark.skipif(not espeak_available(),
-                    reason="espeak-ng is not installed (apt-get install espeak-ng)")
+@needs_speech
 def test_demo_runs_the_whole_pipeline(tmp_path: Path) -> None:
     # its own process, as a user runs it (and clean: a test process that already ran
     # CTranslate2 must not fork reference-asr's workers, OpenMP does not survive a fork)
@@ -72,8 +71,7 @@ def _cmdline(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
 
 
-@pytest.mark.skipif(not espeak_available(),
-                    reason="espeak-ng is not installed (apt-get install espeak-ng)")
+@needs_speech
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_sigterm_stops_the_agent_it_started(tmp_path: Path) -> None:
     """SIGTERM to the demo while its agent serves: the agent process is stopped and

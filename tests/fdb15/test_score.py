@@ -14,13 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from speech_engine import needs_speech
 
 from speecheval.cli import main
 from speecheval.core.audio import write_wav
 from speecheval.fdb.v15.builder import speech
 
-pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                reason="espeak-ng is not installed (apt-get install espeak-ng)")
+pytestmark = needs_speech
 
 RATE = 16_000
 REPLY = ("Sure, here is a long answer about that topic with many words in it and then some "
