@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from speech_engine import require_pinned_engine
+from speech_engine import require_speech
 
 sys.path.insert(0, str(Path(__file__).parent / "golden"))
 
@@ -47,7 +47,9 @@ def test_first_difference_names_the_path() -> None:
 
 
 def test_reported_numbers_equal_their_pins(tmp_path: Path) -> None:
-    require_pinned_engine()   # the example scenarios speak; the pins are 1.51's audio
+    # the example scenarios speak: either engine gives these numbers (checked with
+    # SPEECHEVAL_ESPEAK=library: the mock agent's timing does not hang on the samples)
+    require_speech()
     pinned = json.loads(pins.PINS.read_text(encoding="utf-8"))
     actual = json.loads(pins.canonical(pins.collect(tmp_path)))
     difference = first_difference(pinned, actual)

@@ -1,8 +1,8 @@
 """The README's "Python API" examples run as written: every ``python`` block of that
 section is a doctest, run in order in one namespace, in the folder of inputs the examples
 name (``mini``, ``tree15`` and the shipped ``examples``; the root ``conftest.py`` builds
-it). Where neither espeak-ng engine is installed, the blocks that run a session (its turns are spoken by
-espeak-ng) are left out and the others still run."""
+it). Where neither espeak-ng engine is installed, the blocks that run a session (its
+turns are spoken) are left out and the others still run."""
 
 from __future__ import annotations
 
