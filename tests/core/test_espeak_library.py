@@ -209,7 +209,9 @@ def test_an_unknown_engine_stops_a_command_with_exit_2(
         tmp_path: Path, engine_variable: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     from speecheval.cli import main
+    from speecheval.session.run import synth
 
+    synth._espeak_cached.cache_clear()   # turns an earlier test spoke would not ask again
     engine_variable.setenv("SPEECHEVAL_ESPEAK", "loader")
     out = tmp_path / "run"
     booking = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "booking.yaml"
