@@ -48,6 +48,9 @@ demo: setup
 	rm -rf runs/demo
 	$(BIN)/speecheval fdb10 demo --out runs/demo $(DEMO_ARGS)
 
+# A few tests compare against apt programs and skip, naming them, without: chromium,
+# perl (md-eval), fonts-noto-cjk, and Debian's espeak-ng 1.51 for the bytes pinned from
+# its audio (docs/install.md, "What make test takes from apt").
 test: setup-test
 	$(BIN)/python -m pytest -q
 

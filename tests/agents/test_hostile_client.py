@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 from hostile.deep_json import deep_array, deep_event
+from speech_engine import needs_speech
 from websockets.asyncio.client import ClientConnection, connect
 
 from speecheval.agents.cascade import CascadeAgentServer
 from speecheval.agents.local import LocalAgentServer
-from speecheval.agents.local.voice import espeak_available
 
 PROBLEM = "event JSON nested deeper than 64 levels"
 KIND = {"pcm-websocket": "turn", "openai-realtime": "turn", "native-realtime": "duplex"}
@@ -78,8 +78,7 @@ def test_a_local_agent_answers_a_deep_event_with_an_error_and_serves_on(protocol
     asyncio.run(_exchange(server, protocol))
 
 
-@pytest.mark.skipif(not espeak_available(),
-                    reason="espeak-ng is not installed (apt-get install espeak-ng)")
+@needs_speech
 @pytest.mark.parametrize("protocol", ["openai-realtime", "native-realtime"])
 def test_the_cascade_agent_answers_a_deep_event_with_an_error_and_serves_on(
         protocol: str) -> None:

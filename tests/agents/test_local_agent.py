@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from speech_engine import needs_speech
 
 from speecheval.agents.local.policy import Action, TurnPolicy, TurnSettings
-from speecheval.agents.local.voice import espeak_available, reply_audio, synthetic_speech
+from speecheval.agents.local.voice import reply_audio, synthetic_speech
 
 from .helpers import RATE, track
 
@@ -71,7 +72,7 @@ def test_duplex_outputs_one_slice_per_slice_heard() -> None:
     assert silent == list(range(0, 1000, 10))  # silent until the reply at 1000 ms
 
 
-@pytest.mark.skipif(not espeak_available(), reason="espeak-ng is not installed")
+@needs_speech
 def test_espeak_reply_is_real_speech_at_the_session_rate() -> None:
     pcm = reply_audio("Sure. I can help you with that today.", RATE, "espeak", None)
     seconds = pcm.size / RATE
@@ -81,7 +82,7 @@ def test_espeak_reply_is_real_speech_at_the_session_rate() -> None:
     assert reply_audio("Sure.", RATE, "espeak", 700).size == RATE * 700 // 1000
 
 
-@pytest.mark.skipif(not espeak_available(), reason="espeak-ng is not installed")
+@needs_speech
 def test_an_espeak_reply_past_the_argument_limit_is_spoken() -> None:
     # 200,005 characters, past Linux's 131,072 bytes for one argument ("Argument list too
     # long"); the trailing spaces add no sound

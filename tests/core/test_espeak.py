@@ -3,24 +3,27 @@ and a speech past its limit or a run past its time is stopped and refused."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from speech_engine import needs_speech
 
+from speecheval.core import espeak
 from speecheval.core.errors import InputError
 from speecheval.core.espeak import speak_to_wav
 
-needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                  reason="espeak-ng is not installed (apt-get install espeak-ng)")
+# the program's own argument against speak_to_wav's standard input: both must be the program
+needs_program = pytest.mark.skipif(
+    espeak.program() is None,
+    reason="Debian's espeak-ng program is not the engine here (apt-get install espeak-ng)")
 
 TEXTS = ["Hello, this is a scripted test caller speaking.", "Wait", "line one\nline two",
          "Ünïcödé café — naïve", "-s 400 starts like an option", "Numbers 12345 and 3.14!",
          "  spaced  "]
 
 
-@needs_espeak
+@needs_program
 @pytest.mark.parametrize(("voice", "wpm"), [("en-us", 165), ("en-us", 175), ("en-gb", 450)])
 def test_standard_input_gives_the_audio_the_argument_gave(tmp_path: Path, voice: str,
                                                           wpm: int) -> None:
@@ -34,7 +37,7 @@ def test_standard_input_gives_the_audio_the_argument_gave(tmp_path: Path, voice:
         assert spoken.read_bytes() == argument.read_bytes(), text
 
 
-@needs_espeak
+@needs_speech
 def test_a_text_past_the_argument_limit_is_spoken(tmp_path: Path) -> None:
     # 200,012 characters: past Linux's 131,072 bytes for one argument ("Argument list too
     # long" as an argument); the trailing spaces add no sound
@@ -44,7 +47,7 @@ def test_a_text_past_the_argument_limit_is_spoken(tmp_path: Path) -> None:
     assert (tmp_path / "long.wav").read_bytes() == (tmp_path / "short.wav").read_bytes()
 
 
-@needs_espeak
+@needs_speech
 def test_speech_past_its_limit_is_refused(tmp_path: Path) -> None:
     # about 25 words (several seconds at 175 words a minute) against a 1 s limit: 44 + 2 *
     # 22050 bytes of WAV; refused whether espeak-ng is still running or has finished
@@ -74,3 +77,17 @@ def test_a_nul_is_refused_before_espeak_runs(tmp_path: Path) -> None:
                      timeout_s=60, executable=str(tmp_path / "not-run"))
     assert str(info.value) == ("the text to speak holds a NUL character, which espeak-ng "
                                "would take for its end")
+
+
+def test_a_long_text_reaches_an_engine_slow_to_start(tmp_path: Path) -> None:
+    # an engine that reads its standard input only after 0.3 s (six 50 ms polls), as the
+    # library's Python process may: the 200,012 bytes (past the 65,536 a pipe holds) must
+    # all arrive; before, a retry of communicate without the text wrote no more of it and
+    # the run waited to its time limit. The program reports the bytes it read on stderr.
+    program = tmp_path / "slow-espeak"
+    program.write_text("#!/bin/sh\nsleep 0.3\nwc -c >&2\n")
+    program.chmod(0o755)
+    text = "Hello there." + " " * 200_000
+    result = speak_to_wav(text, tmp_path / "say.wav", voice="en-us", wpm=175, timeout_s=20,
+                          executable=str(program))
+    assert (result.returncode, result.stderr.strip()) == (0, "200012")

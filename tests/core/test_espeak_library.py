@@ -25,8 +25,9 @@ from speecheval.core.extras import MissingExtra, installed
 DEBIAN_LIBRARY = Path("/usr/lib/x86_64-linux-gnu/libespeak-ng.so.1")
 DEBIAN_DATA = Path("/usr/lib/x86_64-linux-gnu/espeak-ng-data")
 needs_debian = pytest.mark.skipif(
-    shutil.which("espeak-ng") is None or not DEBIAN_LIBRARY.is_file(),
-    reason="Debian's espeak-ng is not installed (apt-get install espeak-ng)")
+    espeak.program() is None or not DEBIAN_LIBRARY.is_file(),
+    reason="Debian's espeak-ng is not installed, or SPEECHEVAL_ESPEAK sets it aside "
+           "(apt-get install espeak-ng)")
 needs_loader = pytest.mark.skipif(
     not installed("espeakng_loader"),
     reason="espeakng-loader is not installed (the speech extra)")
@@ -55,6 +56,7 @@ def no_program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None
             if not program.name.startswith("espeak") and not target.exists():
                 target.symlink_to(program)
     monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.delenv(espeak.ENGINE_VARIABLE, raising=False)   # either engine may speak
     espeak.engine_version.cache_clear()
     yield
     espeak.engine_version.cache_clear()
@@ -149,3 +151,71 @@ def test_without_either_engine_the_error_names_the_extra(
     assert str(info.value) == ("synth: tts (without Debian's espeak-ng program) needs "
                                "espeakng-loader, which is not installed: install it with "
                                "pip install 'speecheval[speech]'")
+
+
+@pytest.fixture
+def engine_variable(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """The monkeypatch that sets SPEECHEVAL_ESPEAK, the version cache cleared around it."""
+    espeak.engine_version.cache_clear()
+    yield monkeypatch
+    monkeypatch.undo()
+    espeak.engine_version.cache_clear()
+
+
+@needs_loader
+def test_the_variable_sets_the_program_aside_for_the_library(
+        tmp_path: Path, engine_variable: pytest.MonkeyPatch) -> None:
+    """``library`` speaks through the wheel even where Debian's program is on PATH (how
+    a machine with the apt package proves it needs none)."""
+    engine_variable.setenv("SPEECHEVAL_ESPEAK", "library")
+    assert espeak.program() is None and espeak.available()
+    assert espeak.engine()[1:] == ["-m", "speecheval.core.espeak_library"]
+    assert espeak.engine_version().startswith("eSpeak NG text-to-speech: 1.52")
+    wav = tmp_path / "say.wav"
+    result = espeak.speak_to_wav(SENTENCE, wav, voice="en-us", wpm=175, timeout_s=60)
+    assert result.returncode == 0 and read_mono(wav).samples.size > espeak.OUTPUT_RATE
+
+
+@needs_debian
+def test_the_variable_can_insist_on_the_program(engine_variable: pytest.MonkeyPatch) -> None:
+    engine_variable.setenv("SPEECHEVAL_ESPEAK", "program")
+    assert espeak.engine() == [shutil.which("espeak-ng")]
+    assert espeak.engine_version().startswith("eSpeak NG text-to-speech: 1.51 ")
+
+
+def test_the_program_insisted_on_but_absent_is_one_clear_error(
+        no_program: None, engine_variable: pytest.MonkeyPatch) -> None:
+    engine_variable.setenv("SPEECHEVAL_ESPEAK", "program")
+    assert espeak.program() is None and not espeak.library_installed()
+    assert not espeak.available()   # the wheel, installed or not, is refused
+    with pytest.raises(InputError) as info:
+        espeak.engine("synth: tts")
+    assert info.value.exit_code == EXIT_BAD_INPUT
+    assert str(info.value) == ("synth: tts needs Debian's espeak-ng program "
+                               "(SPEECHEVAL_ESPEAK=program), which is not on PATH: install "
+                               "it with apt-get install espeak-ng, or unset SPEECHEVAL_ESPEAK")
+
+
+@pytest.mark.parametrize("value", ["loader", "Program", "binary"])
+def test_an_unknown_engine_is_refused(engine_variable: pytest.MonkeyPatch, value: str) -> None:
+    engine_variable.setenv("SPEECHEVAL_ESPEAK", value)
+    with pytest.raises(InputError) as info:
+        espeak.available()
+    assert str(info.value) == (f"SPEECHEVAL_ESPEAK={value!r} is not an espeak-ng engine: "
+                               "expected auto, program, library")
+
+
+def test_an_unknown_engine_stops_a_command_with_exit_2(
+        tmp_path: Path, engine_variable: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from speecheval.cli import main
+    from speecheval.session.run import synth
+
+    synth._espeak_cached.cache_clear()   # turns an earlier test spoke would not ask again
+    engine_variable.setenv("SPEECHEVAL_ESPEAK", "loader")
+    out = tmp_path / "run"
+    booking = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "booking.yaml"
+    assert main(["session", "run", str(booking), "--out", str(out)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "SPEECHEVAL_ESPEAK='loader' is not an espeak-ng" in err
+    assert not out.exists()

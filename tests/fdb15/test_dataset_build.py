@@ -4,11 +4,11 @@ treatments, every parameter recorded, the same bytes every time."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from speech_engine import needs_speech
 
 from speecheval.core.audio import read_mono
 from speecheval.core.pcm import to_int16
@@ -17,8 +17,7 @@ from speecheval.fdb.v15.builder.dataset import BUILD_FILE, RATE, SCENARIOS, buil
 from speecheval.fdb.v15.builder.texts import BACKCHANNELS
 from speecheval.fdb.v15.dataset.reader import load_dataset
 
-pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                reason="espeak-ng is not installed (apt-get install espeak-ng)")
+pytestmark = needs_speech
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from chat_server import ChatServer
 from hostile.echo_secrets import EchoHttp
+from speech_engine import require_speech
 
 from speecheval.core.audio import write_wav
 from speecheval.core.errors import InputError
@@ -167,8 +168,7 @@ def test_strict_label() -> None:
 
 def test_score_with_the_openai_judge_writes_labels_and_the_ledger(
         fixtures_dir: Path, server: ChatServer, tmp_path: Path) -> None:
-    if shutil.which("espeak-ng") is None:
-        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    require_speech()
     from speecheval.cli import main
 
     from . import judged_tree

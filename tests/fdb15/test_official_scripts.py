@@ -30,8 +30,8 @@ from typing import Any
 
 import pytest
 from chat_server import ChatServer
+from speech_engine import require_speech
 
-from speecheval.agents.local.voice import espeak_available
 from speecheval.cli import main
 
 from . import judged_tree
@@ -149,8 +149,7 @@ def test_evaluate_py_behavior_gives_our_shares(fixtures_dir: Path, tmp_path: Pat
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("openai", reason="openai is not installed (extra test)")
     pytest.importorskip("dotenv", reason="python-dotenv is not installed (extra test)")
-    if not espeak_available():
-        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    require_speech()
     monkeypatch.setenv("SPEECHEVAL_TEST_JUDGE_KEY", "sk-test")
     with ChatServer(answer=_label_by_reply) as server:
         tree = judged_tree.build(tmp_path / "tree")

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import ast
 import math
-import shutil
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from speech_engine import needs_speech
 
 from speecheval.core.audio import Audio
 from speecheval.fdb.common.annotations import Word
@@ -150,8 +150,7 @@ def test_split_and_partition_agree_with_the_official_script(
         assert [w.text for w in post] == [c["text"] for c in official_post]
 
 
-@pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                    reason="espeak-ng is not installed (apt-get install espeak-ng)")
+@needs_speech
 def test_one_trial_of_espeak_speech(measures: AudioMeasures) -> None:
     first = speech.utterance("Sure, the train leaves at nine.", "en-us", RATE)
     second = speech.utterance("Oh, you mean the later one, that is at ten.", "en-us", RATE)

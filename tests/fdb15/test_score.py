@@ -14,13 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from speech_engine import needs_speech, require_pinned_engine
 
 from speecheval.cli import main
 from speecheval.core.audio import write_wav
 from speecheval.fdb.v15.builder import speech
 
-pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                reason="espeak-ng is not installed (apt-get install espeak-ng)")
+pytestmark = needs_speech
 
 RATE = 16_000
 REPLY = ("Sure, here is a long answer about that topic with many words in it and then some "
@@ -72,6 +72,9 @@ def _rows(out: Path) -> dict[str, dict]:
 
 
 def test_statuses_and_latencies_per_trial(scored: Path) -> None:
+    # the expected statuses hold for 1.51's reply: with the wheel's 1.52 Silero hears
+    # background_speech/1 stop before its output ends (stopped, not right_censored)
+    require_pinned_engine()
     rows = _rows(scored)
     cut = rows["user_interruption/1"]
     assert (cut["stop_status"], cut["response_status"]) == ("stopped", "responded")
@@ -105,6 +108,9 @@ def test_official_column_beside_each_trial(scored: Path) -> None:
 
 
 def test_scenario_summaries(scored: Path) -> None:
+    # the expected statuses hold for 1.51's reply: with the wheel's 1.52 Silero hears
+    # background_speech/1 stop before its output ends (stopped, not right_censored)
+    require_pinned_engine()
     document = json.loads((scored / "timing.json").read_text())
     assert document["kind"] == "fdb-v1.5-timing"
     assert document["provenance"]["settings"]["bootstrap"] == {"resamples": 2000, "seed": 0}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import textwrap
 import threading
 from collections.abc import Callable, Iterator
@@ -36,12 +35,6 @@ def voicebench_examples() -> Path:
     if not folder.is_dir():
         pytest.skip("voicebench is installed without its examples")
     return folder
-
-
-def require_espeak() -> None:
-    """Skip a test whose scenario speaks with espeak-ng when it is not installed."""
-    if shutil.which("espeak-ng") is None:
-        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
 
 
 @contextmanager

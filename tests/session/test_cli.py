@@ -11,13 +11,14 @@ import click
 import numpy as np
 import pytest
 from hostile.yaml_bombs import billion_laughs
+from speech_engine import require_speech
 
 from speecheval.agents.base import AgentEvent, AudioOut, VirtualClockAgent
 from speecheval.cli import main
 from speecheval.core.audio import read_mono, write_wav
 from speecheval.core.hashing import sha256_file
 
-from .helpers import require_espeak, voicebench_examples, write_scenario
+from .helpers import voicebench_examples, write_scenario
 
 QUICK = """
 name: quick
@@ -203,7 +204,7 @@ def test_existing_output_is_never_overwritten(tmp_path: Path,
 
 
 def test_validate_voicebench_examples(capsys: pytest.CaptureFixture[str]) -> None:
-    require_espeak()
+    require_speech()
     folder = voicebench_examples()
     paths = sorted(str(p) for p in folder.glob("*.yaml"))
     assert len(paths) == 2
@@ -213,7 +214,7 @@ def test_validate_voicebench_examples(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_voicebench_websocket_example_runs_on_the_mock(tmp_path: Path) -> None:
     # the file names voicebench's websocket adapter; --agent mock runs the same turns here
-    require_espeak()
+    require_speech()
     path = voicebench_examples() / "websocket.yaml"
     out = tmp_path / "run"
     assert run_cli("run", str(path), "--agent", "mock", "--out", str(out)) == 0
@@ -250,7 +251,7 @@ def test_module_class_agent_on_the_virtual_clock(tmp_path: Path) -> None:
 
 
 def test_example_scenarios_validate_and_pass(tmp_path: Path) -> None:
-    require_espeak()
+    require_speech()
     examples = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
     paths = sorted(examples.glob("*.yaml"))
     assert paths, examples

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from speech_engine import require_speech
 
 from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.core.errors import InputError
@@ -36,7 +37,7 @@ from speecheval.session.scenario.conditions import (
 from speecheval.session.scenario.load import load_scenario
 from speecheval.session.scenario.model import Scenario
 
-from .helpers import live_session, require_espeak, write_scenario
+from .helpers import live_session, write_scenario
 
 RATE = 16000
 
@@ -343,7 +344,7 @@ conditions:
 @pytest.mark.parametrize("kind", ["white", "music", "babble"])
 def test_noise_bed_at_the_stated_snr(tmp_path: Path, kind: str) -> None:
     if kind == "babble":
-        require_espeak()
+        require_speech()
     scenario, recording = run(tmp_path, f"""
   noise: {{kind: {kind}, snr_db: 15, seed: 4, loop_ms: 2000}}
 """, endpoint_silence_ms=300)

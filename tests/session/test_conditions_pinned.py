@@ -10,11 +10,10 @@ recorded tracks and of ``events.jsonl`` as it was.
 from __future__ import annotations
 
 import hashlib
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from speech_engine import require_pinned_engine
 
 from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.core.canonical_json import dumps_lines
@@ -89,12 +88,7 @@ def sha256(data: bytes) -> str:
 def test_two_minute_session_bytes_equal_mains(tmp_path: Path, name: str) -> None:
     conditions, *digests = PINNED[name]
     if "babble" in conditions:
-        if shutil.which("espeak-ng") is None:
-            pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
-        version = subprocess.run(["espeak-ng", "--version"], capture_output=True,
-                                 text=True, check=True).stdout
-        if "1.51" not in version.split():
-            pytest.skip(f"the babble digests were pinned with espeak-ng 1.51, not {version}")
+        require_pinned_engine()   # the babble is spoken; its digests are 1.51's audio
     path = write_scenario(tmp_path, f"name: pinned\nmax_duration_ms: 120000\nturns:\n"
                                     f"{TURNS}\nconditions:\n{conditions}")
     scenario = load_scenario(path)

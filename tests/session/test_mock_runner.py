@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from speech_engine import require_speech
 
 from speecheval.agents.mock import MockAgent, MockOptionError, MockSettings
 from speecheval.core.timeline import Span
@@ -185,9 +186,9 @@ def test_bad_mock_options_are_named() -> None:
 
 
 def test_voicebench_example_runs_unchanged_with_its_documented_numbers() -> None:
-    from .helpers import require_espeak, voicebench_examples
+    from .helpers import voicebench_examples
 
-    require_espeak()
+    require_speech()
     scenario: Scenario = load_scenario(voicebench_examples() / "mock-conversation.yaml")
     agent = MockAgent(MockSettings.from_options(scenario.agent.options))
     result = analyze(run_virtual(scenario, render_turns(scenario), agent), scenario)

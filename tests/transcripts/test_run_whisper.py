@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +17,10 @@ import pytest
 import soundfile as sf
 from long_recording import SENTENCES, make_recording, repeats_a_run, write_score_manifest
 from run_fixtures import cli
+from speech_engine import needs_speech
 
 jiwer = pytest.importorskip("jiwer", reason="jiwer (test extra) checks the word error rate")
-pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                reason="espeak-ng makes the long recording")
+pytestmark = needs_speech
 
 SECONDS = 150.0
 SEED = 2026

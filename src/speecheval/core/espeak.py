@@ -6,6 +6,9 @@ made by it); elsewhere the libespeak-ng of the ``espeakng-loader`` wheel (the ``
 extra) speaks through :mod:`speecheval.core.espeak_library`, a process that takes the
 same command line. :func:`engine_version` says which engine and version spoke (datasets
 record it; a dataset built by the other engine has other audio, so another revision).
+``SPEECHEVAL_ESPEAK=library`` sets the program aside (a machine with Debian's package runs
+as one without it: the tests and CI prove the main job needs no apt step that way);
+``SPEECHEVAL_ESPEAK=program`` refuses the library.
 
 A text given as a command-line argument is limited by the system (on Linux one argument
 holds at most 128 KiB: a 1 MB ``say:`` failed with "Argument list too long" before
@@ -22,9 +25,11 @@ seconds and at most that one file, not hours of synthesis and gigabytes of disk.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from functools import cache
 from pathlib import Path
@@ -39,26 +44,52 @@ EXTRA = "speech"
 OUTPUT_RATE = 22_050
 """espeak-ng's own voices write 16-bit mono at this rate (44 100 bytes a second, after a
 44-byte header)."""
+ENGINE_VARIABLE = "SPEECHEVAL_ESPEAK"
+"""``program`` (Debian's only), ``library`` (the wheel's only) or ``auto`` (unset: the
+program where it is on ``PATH``, else the library)."""
+CHOICES = ("auto", "program", "library")
 _POLL_S = 0.05
 
 
+def choice() -> str:
+    """The engine :data:`ENGINE_VARIABLE` asks for; :class:`InputError` (exit 2) for a
+    value that is none of :data:`CHOICES`."""
+    value = os.environ.get(ENGINE_VARIABLE, "").strip() or "auto"
+    if value not in CHOICES:
+        raise InputError(f"{ENGINE_VARIABLE}={value!r} is not an espeak-ng engine: "
+                         f"expected {', '.join(CHOICES)}")
+    return value
+
+
 def program() -> str | None:
-    """Debian's ``espeak-ng`` program on ``PATH``, if there is one."""
-    return shutil.which(EXECUTABLE)
+    """Debian's ``espeak-ng`` program on ``PATH``, if there is one and
+    ``SPEECHEVAL_ESPEAK=library`` does not set it aside."""
+    return None if choice() == "library" else shutil.which(EXECUTABLE)
+
+
+def library_installed() -> bool:
+    """Whether the wheel's library is installed and ``SPEECHEVAL_ESPEAK=program`` does
+    not refuse it."""
+    return choice() != "program" and installed("espeakng_loader")
 
 
 def available() -> bool:
     """Whether either engine can speak here."""
-    return program() is not None or installed("espeakng_loader")
+    return program() is not None or library_installed()
 
 
 def engine(needed_for: str = "synthesized speech") -> list[str]:
     """The command line that speaks: Debian's program where it is installed, else the
     wheel's library; :class:`~speecheval.core.extras.MissingExtra` (exit 2) naming the
-    ``speech`` extra where neither is."""
+    ``speech`` extra where neither is (:data:`ENGINE_VARIABLE` may force one of the two:
+    :class:`InputError` where the forced program is absent)."""
     found = program()
     if found is not None:
         return [found]
+    if choice() == "program":
+        raise InputError(f"{needed_for} needs Debian's espeak-ng program "
+                         f"({ENGINE_VARIABLE}=program), which is not on PATH: install it "
+                         f"with apt-get install espeak-ng, or unset {ENGINE_VARIABLE}")
     if not installed("espeakng_loader"):
         raise missing(f"{needed_for} (without Debian's espeak-ng program)", "espeakng-loader",
                       EXTRA)
@@ -96,23 +127,28 @@ def speak_to_wav(text: str, wav: Path, *, voice: str, wpm: int, timeout_s: float
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
     deadline = time.monotonic() + timeout_s
-    pending: bytes | None = text.encode("utf-8", "replace")
-    stderr: bytes | None = None
+    # One communicate, on its own thread, writes the whole text, reads stderr and waits;
+    # this thread watches the WAV and the clock meanwhile. (A communicate retried after
+    # its timeout writes no more of its input: past the 64 KiB a pipe holds, an engine
+    # slower to start than one poll, as the library's Python process is, waited forever.)
+    outcome: list[bytes] = []
+    talker = threading.Thread(
+        target=lambda: outcome.append(process.communicate(text.encode("utf-8", "replace"))[1]),
+        name="espeak-stdin", daemon=True)
+    talker.start()
     try:
-        while stderr is None:
-            try:
-                _, stderr = process.communicate(pending, timeout=_POLL_S)
-            except subprocess.TimeoutExpired:
-                pending = None   # handed over: communicate goes on writing it
+        while talker.is_alive():
+            talker.join(_POLL_S)
             if wav.is_file() and wav.stat().st_size > max_bytes:   # running or finished
                 raise InputError(f"the text to speak ({len(text)} characters) lasts more "
                                  f"than {max_audio_s:g} s as speech; shorten it")
-            if stderr is None and time.monotonic() > deadline:
+            if talker.is_alive() and time.monotonic() > deadline:
                 raise InputError(f"espeak-ng did not finish speaking the text "
                                  f"({len(text)} characters) within {timeout_s:g} s")
     finally:
         if process.poll() is None:
             process.kill()
-            process.communicate()
+        talker.join()
+    stderr = outcome[0] if outcome else b""
     return subprocess.CompletedProcess(argv, process.returncode, None,
                                        stderr.decode("utf-8", "replace"))

@@ -49,6 +49,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from .errors import InputError, WorkerDied
 from .extras import require
+from .log import current_level, set_level
 from .numeric_env import pinned_threads
 from .progress import Advance
 from .ray_probe import probe_ray_address
@@ -295,7 +296,11 @@ class _InThisProcess(Run[R]):
 _started: Any = None
 
 
-def _start_worker(parent: int, started: Any, setup: Callable[[], None] | None) -> None:
+def _start_worker(parent: int, started: Any, setup: Callable[[], None] | None,
+                  level: int) -> None:
+    """A pool worker's start: the driver's ``-v``/``-q`` level (a spawned worker starts
+    from the default one; a forked one would keep it anyway), its death tied to the
+    driver's, and the run's setup."""
     global _started
     import signal
 
@@ -305,6 +310,7 @@ def _start_worker(parent: int, started: Any, setup: Callable[[], None] | None) -
     # pool stops its workers with SIGTERM and must see them end by it, once the programs
     # the worker started in sessions of their own are killed (core/child_groups.py)
     signal.signal(signal.SIGTERM, end_by_sigterm)
+    set_level(level)
     _die_with(parent)
     _started = started
     if setup is not None:
@@ -433,7 +439,8 @@ class _PoolRun(Run[R]):
             started = self.context.Array("i", len(self.items), lock=False)
             with ProcessPoolExecutor(max_workers=1, mp_context=self.context,
                                      initializer=_start_worker,
-                                     initargs=(os.getpid(), started, self.setup)) as pool:
+                                     initargs=(os.getpid(), started, self.setup,
+                                               current_level())) as pool:
                 future = pool.submit(_run_chunk, self.fn, [(index, self.items[index])])
                 workers = _workers(pool)
                 error = future.exception()
@@ -463,7 +470,8 @@ class _PoolRound(Generic[R]):
         self.started = run.context.Array("i", len(run.items), lock=False)
         self.pool = ProcessPoolExecutor(max_workers=min(run.jobs, len(indices)),
                                         mp_context=run.context, initializer=_start_worker,
-                                        initargs=(os.getpid(), self.started, run.setup))
+                                        initargs=(os.getpid(), self.started, run.setup,
+                                                  current_level()))
         self.workers = _workers(self.pool)
         self.futures: dict[Future[list[ItemResult[R]]], list[int]] = {}
         start = 0
@@ -615,11 +623,14 @@ def _pool_ending(workers: Iterable[Any]) -> str:
 _prepared: set[str] = set()
 
 
-def _ray_item(run_id: str, payload: tuple[Callable[[Any], Any], Callable[[], None] | None],
+def _ray_item(run_id: str,
+              payload: tuple[Callable[[Any], Any], Callable[[], None] | None, int],
               item: Any) -> Any:
-    """One work item as a Ray task: the run's setup once per worker process, then ``fn``,
-    with one thread in each numeric pool, as locally (:func:`pinned_threads`)."""
-    fn, setup = payload
+    """One work item as a Ray task: the driver's ``-v``/``-q`` level, the run's setup once
+    per worker process, then ``fn``, with one thread in each numeric pool, as locally
+    (:func:`pinned_threads`)."""
+    fn, setup, level = payload
+    set_level(level)   # a Ray worker process serves many drivers' tasks: set on each
     with pinned_threads():
         if setup is not None and run_id not in _prepared:
             setup()
@@ -687,7 +698,7 @@ class _RayRun(Run[R]):
         self.max_attempts, self.cancel, self.stop_on = max_attempts, cancel, stop_on
         task = ray.remote(_ray_item).options(max_retries=max_attempts - 1,
                                              retry_exceptions=False)
-        payload = ray.put((fn, setup))
+        payload = ray.put((fn, setup, current_level()))
         run_id = uuid.uuid4().hex
         self.items: Sequence[Any] = items
         self.refs = [task.remote(run_id, payload, item) for item in items]

@@ -65,7 +65,7 @@ def validate(scenarios: tuple[Path, ...]) -> None:
                             "mock).",
                  option_help="Agent option (repeatable); values are parsed as YAML for the "
                              "mock.",
-                 out_help="New run directory (must not exist).")
+                 out_help="New run directory (refused if it exists, unless --force).")
 @click.option("-n", "--repeat", default=1, show_default=True,
               type=click.IntRange(min=1), help="Number of sessions.")
 @click.option("--concurrency", default=1, show_default=True, type=click.IntRange(min=1),

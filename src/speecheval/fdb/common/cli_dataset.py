@@ -25,7 +25,8 @@ def build_options(sizes: str) -> Callable[[Command], Command]:
         command = click.option("--size", type=click.Choice(["mini", "full"]), default="mini",
                                show_default=True, help=sizes)(command)
         return click.option("--out", "out", required=True, type=click.Path(path_type=Path),
-                            help="New directory for the dataset (must not exist).")(command)
+                            help="New directory for the dataset (refused if it exists, "
+                                 "unless --force).")(command)
     return options
 
 

@@ -27,7 +27,7 @@ from .report import LOAD_JSON, LOAD_MD, write_load
 @click.command("load")
 @session_options(agent_help="Transport agent (default: the scenario's adapter type).",
                  option_help="Agent option (repeatable).",
-                 out_help="New report directory (must not exist).")
+                 out_help="New report directory (refused if it exists, unless --force).")
 @click.option("--concurrency", "levels_text", default="1,2,4,8,16", show_default=True,
               metavar="K1,K2,...", help="Concurrency levels, rising.")
 @click.option("--duration", "duration_s", default=0.0, show_default=True,

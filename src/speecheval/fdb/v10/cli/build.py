@@ -19,7 +19,7 @@ from ..builder.trees import build_mini_tree, build_scale_tree
 
 @click.command("build-tree")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
-              help="New directory for the tree (must not exist).")
+              help="New directory for the tree (refused if it exists, unless --force).")
 @click.option("--scale", type=click.Choice(["mini", "full"]), default="mini", show_default=True,
               help="mini: ~50 samples covering every outcome class; full: 727 samples.")
 @click.option("--seed", type=int, default=0, show_default=True,
