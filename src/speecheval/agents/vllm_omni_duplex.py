@@ -100,6 +100,14 @@ def refusal(capabilities: dict[str, Any] | None, overlap_policy: str,
     return None
 
 
+def playback_ack(response_id: str, played_ms: int) -> dict[str, Any]:
+    """The acknowledgement of a client that commits what it played; the item is the
+    reply's own (``item_<response_id>``, the server's naming of a response's item)."""
+    return {"type": VllmDuplex.PLAYBACK_ACK, "response_id": response_id,
+            "item_id": f"item_{response_id}", "played_ms": played_ms,
+            "committed_ms": played_ms}
+
+
 def declared_output_rate(session: Any) -> int | None:
     """``audio.output.format.rate`` of a session object, where it states one."""
     audio = session.get("audio") if isinstance(session, dict) else None
@@ -333,9 +341,14 @@ class VllmOmniDuplexTransport(RealtimeWsTransport):
             self._ledger.finish(str(response_id))
         details = response.get("status_details")
         reason = details.get("reason") if isinstance(details, dict) else None
+        metadata = response.get("metadata")
+        playback = metadata.get("playback") if isinstance(metadata, dict) else None
+        cursor = playback if isinstance(playback, dict) else {}
         return ServerNote(VllmDuplex.RESPONSE_DONE, (
             ("response_id", _scalar(response_id)), ("status", _scalar(response.get("status"))),
-            ("reason", _scalar(reason))))
+            ("reason", _scalar(reason)), ("sent_ms", _scalar(cursor.get("sent_ms"))),
+            ("played_ms", _scalar(cursor.get("played_ms"))),
+            ("committed_ms", _scalar(cursor.get("committed_ms")))))
 
     async def _acknowledge_every_interval(self) -> None:
         """Send the due acknowledgements every ``ack_interval_s`` until closed."""
@@ -346,9 +359,7 @@ class VllmOmniDuplexTransport(RealtimeWsTransport):
 
     async def _send_acks(self) -> None:
         for response_id, played_ms in self._ledger.due(asyncio.get_running_loop().time()):
-            await self._send_event({"type": VllmDuplex.PLAYBACK_ACK,
-                                        "response_id": response_id,
-                                        "played_ms": played_ms, "committed_ms": played_ms})
+            await self._send_event(playback_ack(response_id, played_ms))
 
     async def close(self) -> None:
         """Last acknowledgements, ``session.close``, up to ``CLOSE_WAIT_S`` for

@@ -193,9 +193,10 @@ class VllmDuplexSession(server._AgentSession):
             return await self.reject("bad_event", "unsupported playback.ack fields")
         reply = self.replies.get(str(data.get("response_id")))
         played, committed = data.get("played_ms"), data.get("committed_ms", data.get("played_ms"))
-        if reply is None or type(played) is not int or type(committed) is not int:
-            return await self.reject("bad_event", "playback.ack needs a known response_id "
-                                     "and whole played_ms / committed_ms")
+        if (reply is None or type(played) is not int or type(committed) is not int
+                or data.get("item_id", f"item_{reply.response_id}") != f"item_{reply.response_id}"):
+            return await self.reject("bad_event", "playback.ack needs a known response_id, "
+                                     "its item_id and whole played_ms / committed_ms")
         if played > reply.generated_ms + 1:
             return await self.reject("bad_event", f"played_ms {played} is past the "
                                      f"{reply.generated_ms:g} ms sent")
