@@ -134,9 +134,8 @@ class VllmDuplexSession(server._AgentSession):
         if policy not in VLLM_OVERLAP_POLICIES:
             return await self.reject("bad_event", f"unknown overlap_policy {policy!r}")
         denied = set(self.config.deny)
-        if policy == "barge_in_on_speech" and "supports_barge_in" in denied:
-            return await self.reject("unsupported", "barge-in is not supported",
-                                     "overlap_policy")
+        if "supports_barge_in" in denied:
+            policy = "listen_only"  # the session opens, stating what it does instead
         commit = session.get("playback_commit_policy", self.commit_policy)
         if commit not in VLLM_COMMIT_POLICIES:
             return await self.reject("bad_event", f"unknown playback_commit_policy {commit!r}")
