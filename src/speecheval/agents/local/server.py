@@ -41,7 +41,10 @@ from .policy import Action, Pacing, SessionPolicy, TurnPolicy, TurnSettings
 from .voice import reply_audio
 
 KINDS = ("turn", "duplex")
-PROTOCOLS = ("pcm-websocket", "openai-realtime", "native-realtime", "vllm-omni-duplex")
+# the protocols every local agent serves (this one and the cascade agent); this one also
+# serves vLLM-Omni's duplex schema
+COMMON_PROTOCOLS = ("pcm-websocket", "openai-realtime", "native-realtime")
+PROTOCOLS = (*COMMON_PROTOCOLS, "vllm-omni-duplex")
 FaultMode = Literal["", "disconnect", "malformed", "error", "stall", "wrong-rate"]
 FAULTS: tuple[str, ...] = get_args(FaultMode)
 OPENAI_RATE = 24000
