@@ -71,7 +71,8 @@ def test_connection_refused_is_a_recorded_fault() -> None:
 
 @pytest.mark.parametrize(("kind", "protocol", "options", "message"), [
     ("turn", "native-realtime", {}, "combination"),
-    ("turn", "pcm-websocket", {"output_rate": "24000"}, "native-realtime only"),
+    ("turn", "pcm-websocket", {"output_rate": "24000"}, "the duplex protocols only"),
+    ("turn", "pcm-websocket", {"deny": "supports_barge_in"}, "vllm-omni-duplex only"),
     ("duplex", "native-realtime", {"transcripts": "hi"}, "not part of the native protocol"),
     ("turn", "pcm-websocket", {"fault": "explode"}, "option fault: must be one of"),
     ("turn", "pcm-websocket", {"colour": "red"}, "option colour: unknown key; allowed keys are"),

@@ -90,12 +90,14 @@ def test_sample_id_is_substituted_in_the_url(tmp_path: Path) -> None:
                                            "/v1/realtime/icc_backchannel/2"]
 
 
-KIND = {"pcm-websocket": "turn", "openai-realtime": "turn", "native-realtime": "duplex"}
+KIND = {"pcm-websocket": "turn", "openai-realtime": "turn", "native-realtime": "duplex",
+        "vllm-omni-duplex": "duplex"}
 PROTOCOL_OPTIONS = {
     "pcm-websocket": [],
     "openai-realtime": ["-o", "api_key_env=", "-o", "transcription_model="],
     # the native agent's wrong rate shows only when the client asks for a rate
     "native-realtime": ["-o", "output_rate=16000"],
+    "vllm-omni-duplex": [],
 }
 
 

@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 
-def record(dataset: Path, url: str, run: Path, *selection: str, grace_s: float) -> None:
+def record(dataset: Path, url: str, run: Path, *selection: str, grace_s: float,
+           agent: str = "native-realtime") -> None:
     """The record command in its own process, as a user runs it."""
     subprocess.run([sys.executable, "-m", "speecheval", "fdb15", "record", "--dataset-root",
-                    str(dataset), "--agent", "native-realtime", "-o", f"url={url}", "--out",
+                    str(dataset), "--agent", agent, "-o", f"url={url}", "--out",
                     str(run), "--concurrency", "4", "--grace", str(grace_s), *selection],
                    check=True)

@@ -12,7 +12,8 @@ from speecheval.cli import main
 
 from .helpers import write_scenario
 
-KNOWN = ("mock, native-realtime, openai-realtime, pcm-websocket, pipecat, webrtc, "
+KNOWN = ("mock, native-realtime, openai-realtime, pcm-websocket, pipecat, vllm-omni-duplex, "
+         "webrtc, "
          "websocket (voicebench's name for pcm-websocket), or module:Class for your own")
 
 

@@ -6,13 +6,18 @@ in the session they ask for, how they pace input and what they do on an interrup
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._realtime_events import RealtimeDecoder
-from ._ws import parse_json_object
+from websockets.exceptions import ConnectionClosed
+
+from ..core.errors import SystemUnderTestError
+from ._realtime_events import RealtimeDecoder, error_text
+from ._ws import close_reason, parse_json_object
 from ._ws_transport import WebSocketTransport
 from .base import AgentEvent, AgentFault
 from .protocol_events import Realtime
@@ -52,3 +57,44 @@ class RealtimeWsTransport(WebSocketTransport):
 
     async def _send_event(self, event: dict[str, Any]) -> None:
         await self._send_message(json.dumps(event, separators=(",", ":")))
+
+    async def _expect(self, kind: str) -> dict[str, Any]:
+        """Read handshake messages until ``kind``; an error event or anything broken fails.
+
+        The runner bounds the whole connect; ``connect_timeout_s`` bounds each wait too.
+        """
+        ws = self._connection()
+        try:
+            async with asyncio.timeout(self.connect_timeout_s):
+                while True:
+                    message = await ws.recv()
+                    data = (parse_json_object(message, self.scrub) if isinstance(message, str)
+                            else "agent sent a binary message during the handshake")
+                    if isinstance(data, str):
+                        raise SystemUnderTestError(f"{self.name}: {data}")
+                    if data.get("type") == "error":
+                        raise SystemUnderTestError(
+                            f"{self.name}: agent refused the session while waiting for {kind}: "
+                            f"{error_text(data.get('error'))}")
+                    if data.get("type") == kind:
+                        return data
+        except TimeoutError as exc:
+            raise SystemUnderTestError(f"{self.name}: no {kind} from the agent within "
+                                       f"{self.connect_timeout_s:g} s") from exc
+        except ConnectionClosed as exc:
+            raise SystemUnderTestError(f"{self.name}: {close_reason(exc)} while waiting for "
+                                       f"{kind}") from exc
+
+    async def _close_session(self, close_event: dict[str, Any], closed_kind: str,
+                             wait_s: float) -> None:
+        """Send ``close_event`` and read on up to ``wait_s`` for ``closed_kind``; a stalled
+        or gone agent only ends the wait (the caller hangs up after it)."""
+        ws = self._connection()
+        with contextlib.suppress(SystemUnderTestError, TimeoutError, ConnectionClosed):
+            async with asyncio.timeout(wait_s):  # a stalled agent blocks the send
+                await self._send_event(close_event)
+                async for message in ws:
+                    data = (parse_json_object(message, self.scrub)
+                            if isinstance(message, str) else "")
+                    if isinstance(data, dict) and data.get("type") == closed_kind:
+                        break

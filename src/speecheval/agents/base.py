@@ -71,7 +71,18 @@ class AgentFault:
     reason: str
 
 
-AgentEvent = AudioOut | Clear | Transcript | SpeechStarted | ServerMark | AgentFault
+@dataclass(frozen=True)
+class ServerNote:
+    """A server event kept in the capture trace as the server stated it (a duplex server's
+    turn events and playback-commit cursors): ``name`` is the event, ``fields`` the few
+    values of it worth keeping (numbers, ids, policy words), never audio."""
+
+    name: str
+    fields: tuple[tuple[str, str | int | float | bool | None], ...] = ()
+
+
+AgentEvent = (AudioOut | Clear | Transcript | SpeechStarted | ServerMark | ServerNote
+              | AgentFault)
 
 
 class Agent(ABC):

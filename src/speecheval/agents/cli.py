@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..core.log import get_logger
-from .local.server import PROTOCOLS
+from .local.server import COMMON_PROTOCOLS
 
 _log = get_logger(__name__)
 
@@ -43,7 +43,7 @@ def replay(outputs: Path, host: str, port: int) -> None:
 
 
 @serve.command("cascade")
-@click.option("--protocol", type=click.Choice(PROTOCOLS), default="native-realtime",
+@click.option("--protocol", type=click.Choice(COMMON_PROTOCOLS), default="native-realtime",
               show_default=True)
 @click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
               help="Cascade option (repeatable): silence_ms, min_speech_ms, vad_threshold, "

@@ -27,20 +27,17 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from websockets.exceptions import ConnectionClosed
-
 from ..core.errors import SystemUnderTestError
 from ..core.redact import redact_url
 from ..core.stream_resample import StreamResampler
 from ._realtime_base import RealtimeWsTransport
-from ._realtime_events import RealtimeDecoder, error_text
-from ._ws import api_key_from_env, close_reason, parse_json_object
+from ._realtime_events import RealtimeDecoder
+from ._ws import api_key_from_env
 from .base import AgentEvent, AgentFault, Transcript
 from .protocol_events import Native, Realtime
 
@@ -165,14 +162,8 @@ class NativeRealtimeTransport(RealtimeWsTransport):
         After a fault the socket is just closed: the agent is broken or gone.
         """
         if self._ws is not None and not self._faulted:
-            with contextlib.suppress(SystemUnderTestError, TimeoutError, ConnectionClosed):
-                async with asyncio.timeout(CLOSE_WAIT_S):  # a stalled agent blocks the send
-                    await self._send_event(self._event(Native.SESSION_CLOSE))
-                    async for message in self._ws:
-                        data = (parse_json_object(message, self.scrub)
-                                if isinstance(message, str) else "")
-                        if isinstance(data, dict) and data.get("type") == Native.SESSION_CLOSED:
-                            break
+            await self._close_session(self._event(Native.SESSION_CLOSE), Native.SESSION_CLOSED,
+                                      CLOSE_WAIT_S)
         await super().close()
 
     def describe(self) -> dict[str, object]:
@@ -200,33 +191,6 @@ class NativeRealtimeTransport(RealtimeWsTransport):
             sglang={"seq": self._seq, "t_start_ms": t_start_ms}))
         self._seq += 1
         self._sent_samples += len(wire_pcm16) // 2
-
-    async def _expect(self, kind: str) -> dict[str, Any]:
-        """Read handshake messages until ``kind``; an error event or anything broken fails.
-
-        The runner bounds the whole connect; ``connect_timeout_s`` bounds each wait too.
-        """
-        ws = self._connection()
-        try:
-            async with asyncio.timeout(self.connect_timeout_s):
-                while True:
-                    message = await ws.recv()
-                    data = (parse_json_object(message, self.scrub) if isinstance(message, str)
-                            else "agent sent a binary message during the handshake")
-                    if isinstance(data, str):
-                        raise SystemUnderTestError(f"{NAME}: {data}")
-                    if data.get("type") == "error":
-                        raise SystemUnderTestError(
-                            f"{NAME}: agent refused the session while waiting for {kind}: "
-                            f"{error_text(data.get('error'))}")
-                    if data.get("type") == kind:
-                        return data
-        except TimeoutError as exc:
-            raise SystemUnderTestError(f"{NAME}: no {kind} from the agent within "
-                                       f"{self.connect_timeout_s:g} s") from exc
-        except ConnectionClosed as exc:
-            raise SystemUnderTestError(f"{NAME}: {close_reason(exc)} while waiting for "
-                                       f"{kind}") from exc
 
     def _granted_rates(self, session: Any) -> tuple[int, int]:
         """(input, output) PCM rates of the granted session; a rate other than the one

@@ -57,3 +57,40 @@ class Native:
     INPUT_ENDED: Final = "sglang.input_audio.ended"
     INPUT_DRAINED: Final = "sglang.input_audio.drained"
     SESSION_CLOSED: Final = "session.closed"
+
+
+class VllmDuplex:
+    """vLLM-Omni's duplex Realtime events (``vllm-omni-duplex``), as its
+    ``vllm_omni/entrypoints/duplex`` package names them at the commits docs/agents.md pins:
+    the Realtime beta names plus the duplex additions (overlap decisions, speak and listen
+    marks, playback acknowledgements)."""
+
+    # client -> server
+    SESSION_UPDATE: Final = "session.update"
+    AUDIO_APPEND: Final = "input_audio_buffer.append"
+    PLAYBACK_ACK: Final = "playback.ack"
+    SESSION_CLOSE: Final = "session.close"
+    # server -> client
+    SESSION_CREATED: Final = "session.created"
+    SESSION_UPDATED: Final = "session.updated"
+    SESSION_CLOSED: Final = "session.closed"
+    ERROR: Final = "error"
+    RESPONSE_CREATED: Final = "response.created"
+    RESPONSE_SPEAK: Final = "response.speak"
+    RESPONSE_LISTEN: Final = "response.listen"
+    AUDIO_DELTA: Final = "response.audio.delta"
+    AUDIO_DONE: Final = "response.audio.done"
+    TRANSCRIPT_DELTA: Final = "response.audio_transcript.delta"
+    TRANSCRIPT_DONE: Final = "response.audio_transcript.done"
+    RESPONSE_DONE: Final = "response.done"
+    SPEECH_STARTED: Final = "input_audio_buffer.speech_started"
+    SPEECH_STOPPED: Final = "input_audio_buffer.speech_stopped"
+    INPUT_COMMITTED: Final = "input_audio_buffer.committed"
+    OVERLAP_DECISION: Final = "overlap.decision"
+    OUTPUT_CLEARED: Final = "output_audio_buffer.cleared"
+    PLAYBACK_ACKNOWLEDGED: Final = "playback.acknowledged"
+
+
+# the overlap policies and playback-commit policies of vLLM-Omni's DuplexSessionConfig
+VLLM_OVERLAP_POLICIES: Final = ("listen_only", "barge_in_on_speech")
+VLLM_COMMIT_POLICIES: Final = ("commit_all_on_done", "ack_only")

@@ -25,6 +25,7 @@ from .native_realtime import NativeRealtimeTransport
 from .openai_realtime import OpenAIRealtimeTransport
 from .pcm_websocket import PcmWebSocketTransport
 from .pipecat import PipecatTransport
+from .vllm_omni_duplex import VllmOmniDuplexTransport
 from .webrtc import WebRtcTransport
 
 BUILTIN: dict[str, type[AgentTransport]] = {
@@ -33,6 +34,7 @@ BUILTIN: dict[str, type[AgentTransport]] = {
     "native-realtime": NativeRealtimeTransport,
     "webrtc": WebRtcTransport,
     "pipecat": PipecatTransport,
+    "vllm-omni-duplex": VllmOmniDuplexTransport,
 }
 
 
@@ -80,6 +82,15 @@ def open_transport(name: str, options: Mapping[str, str]) -> AgentTransport:
     transport = build_agent(name, cls, options)
     assert isinstance(transport, AgentTransport)
     return transport
+
+
+def check_server(transport: AgentTransport, concurrency: int) -> None:
+    """Before a run: let a transport that can ask its server what it supports do so
+    (its ``check_server(concurrency)``), so that a setting the server denies is an
+    InputError (exit 2) before the first session, not a fault in every one."""
+    check = getattr(transport, "check_server", None)
+    if callable(check):
+        check(concurrency)
 
 
 @contextlib.asynccontextmanager

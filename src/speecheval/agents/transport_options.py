@@ -116,6 +116,37 @@ class NativeRealtimeOptions(ConnectionOptions):
     api_key_env: str
 
 
+class VllmOmniDuplexOptions(ConnectionOptions):
+    """``vllm-omni-duplex``: the fields of vLLM-Omni's duplex ``session.update``
+    (``""``: not sent, the server's default); ``ack_interval_ms`` paces the playback
+    acknowledgements."""
+
+    defaults: ClassVar[dict[str, str]] = {
+        **ConnectionOptions.defaults,
+        "model": "",
+        "voice": "",
+        "ref_audio": "",
+        "instructions": "",
+        "overlap_policy": "listen_only",
+        "playback_commit_policy": "",
+        "input_rate": "",
+        "chunk_ms": "80",
+        "ack_interval_ms": "200",
+        "api_key_env": "",
+    }
+
+    model: str
+    voice: str
+    ref_audio: str
+    instructions: str
+    overlap_policy: Literal["listen_only", "barge_in_on_speech"]
+    playback_commit_policy: Literal["", "commit_all_on_done", "ack_only"]
+    input_rate: PositiveOrUnset
+    chunk_ms: PositiveOrUnset
+    ack_interval_ms: PositiveOrUnset
+    api_key_env: str
+
+
 class OpenAIRealtimeOptions(ConnectionOptions):
     """``openai-realtime``: the settings sent in ``session.update``; ``api`` picks the GA
     or beta event shapes."""

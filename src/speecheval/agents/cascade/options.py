@@ -15,7 +15,7 @@ from pydantic import Field
 from ...core.errors import InputError
 from ...core.schema import Schema, validate
 from ..local.options import Number, Positive, Whole
-from ..local.server import PROTOCOLS
+from ..local.server import COMMON_PROTOCOLS as PROTOCOLS
 
 
 class CascadeOptions(Schema):

@@ -74,6 +74,8 @@ class LocalAgentOptions(Schema):
     fault: FaultMode = ""
     fault_after_ms: Whole = Field(500, ge=0)
     echo_request: Flag = False
+    deny: Texts = ()
+    playback_commit_policy: Literal["", "commit_all_on_done", "ack_only"] = ""
 
 
 def parse_options(where: str, options: Mapping[str, str]) -> LocalAgentOptions:

@@ -41,7 +41,10 @@ from .policy import Action, Pacing, SessionPolicy, TurnPolicy, TurnSettings
 from .voice import reply_audio
 
 KINDS = ("turn", "duplex")
-PROTOCOLS = ("pcm-websocket", "openai-realtime", "native-realtime")
+# the protocols every local agent serves (this one and the cascade agent); this one also
+# serves vLLM-Omni's duplex schema
+COMMON_PROTOCOLS = ("pcm-websocket", "openai-realtime", "native-realtime")
+PROTOCOLS = (*COMMON_PROTOCOLS, "vllm-omni-duplex")
 FaultMode = Literal["", "disconnect", "malformed", "error", "stall", "wrong-rate"]
 FAULTS: tuple[str, ...] = get_args(FaultMode)
 OPENAI_RATE = 24000
@@ -97,6 +100,8 @@ class AgentConfig:
     fault: str
     fault_after_ms: int
     echo_request: bool = False
+    deny: tuple[str, ...] = ()  # vllm-omni-duplex: capabilities stated false
+    playback_commit_policy: str = ""  # vllm-omni-duplex: the server's default
 
     @classmethod
     def parse(cls, kind: str, protocol: str, options: Mapping[str, str]) -> AgentConfig:
@@ -107,20 +112,25 @@ class AgentConfig:
             raise InputError(f"local agent protocol must be one of {', '.join(PROTOCOLS)}, "
                              f"got {protocol!r}")
         allowed = {("turn", "pcm-websocket"), ("turn", "openai-realtime"),
-                   ("duplex", "native-realtime")}
+                   ("duplex", "native-realtime"), ("duplex", "vllm-omni-duplex")}
         if (kind, protocol) not in allowed:
             raise InputError(f"{where}: this combination is not available; use turn with "
-                             "pcm-websocket or openai-realtime, duplex with native-realtime")
+                             "pcm-websocket or openai-realtime, duplex with native-realtime "
+                             "or vllm-omni-duplex")
         from .options import parse_options  # pydantic only when a local agent starts
 
         opts = parse_options(where, options)
-        if opts.output_rate is not None and protocol != "native-realtime":
-            raise InputError(f"{where}: output_rate is for native-realtime only")
+        if opts.output_rate is not None and kind != "duplex":
+            raise InputError(f"{where}: output_rate is for the duplex protocols only")
+        if (opts.deny or opts.playback_commit_policy) and protocol != "vllm-omni-duplex":
+            raise InputError(f"{where}: deny and playback_commit_policy are for "
+                             "vllm-omni-duplex only")
         if opts.transcripts and protocol == "native-realtime":
             raise InputError(f"{where}: transcripts are not part of the native protocol "
                              "(SGLang-Omni sends no user transcripts)")
         pacings: dict[str, Pacing] = {"pcm-websocket": "paced", "openai-realtime": "burst",
-                                      "native-realtime": "duplex"}
+                                      "native-realtime": "duplex",
+                                      "vllm-omni-duplex": "duplex"}
         settings = TurnSettings(
             threshold_db=opts.threshold_db, endpoint_silence_ms=opts.endpoint_silence_ms,
             response_delay_ms=opts.response_delay_ms, barge_in_min_ms=opts.barge_in_min_ms,
@@ -130,7 +140,8 @@ class AgentConfig:
                    reply_texts=list(opts.reply_text), reply_ms=opts.reply_ms, voice=opts.voice,
                    transcripts=list(opts.transcripts), pacing=opts.pacing or pacings[protocol],
                    fault=opts.fault, fault_after_ms=opts.fault_after_ms,
-                   echo_request=opts.echo_request)
+                   echo_request=opts.echo_request, deny=opts.deny,
+                   playback_commit_policy=opts.playback_commit_policy)
 
 
 @dataclass
@@ -179,9 +190,7 @@ class ProtocolServer(LoopbackServer):
         self.log.headers.append({} if headers is None else {
             name: value for name, value in headers.raw_items()
             if name.lower() != "authorization"})
-        handler = {"pcm-websocket": _PcmSession, "openai-realtime": _OpenAISession,
-                   "native-realtime": _NativeSession}[self.config.protocol]
-        session = handler(self, ws)
+        session = SESSIONS[self.config.protocol](self, ws)
         try:
             with contextlib.suppress(ConnectionClosed):
                 await session.run()
@@ -628,6 +637,14 @@ class _NativeSession(_AgentSession):
             pcm = np.concatenate(audio).astype("<i2").tobytes()
             await self.send({"type": Realtime.AUDIO_DELTA, **ids,
                              "delta": base64.b64encode(pcm).decode("ascii")})
+
+
+SESSIONS: dict[str, type[_AgentSession]] = {
+    "pcm-websocket": _PcmSession, "openai-realtime": _OpenAISession,
+    "native-realtime": _NativeSession,
+}
+"""The session class of each protocol; ``vllm_duplex`` adds its own when imported (the
+package imports it), so this module need not import the modules built on it."""
 
 
 async def serve_until_cancelled(kind: str, protocol: str, options: Mapping[str, str],

@@ -33,6 +33,7 @@ from ...agents.base import (
     AgentTransport,
     AudioOut,
     Clear,
+    ServerNote,
     SpeechStarted,
     Transcript,
     close_after_failed_connect,
@@ -155,6 +156,8 @@ class _Session:
                 self.note("speech_started")
             elif isinstance(event, Transcript):
                 self.note("transcript", role=event.role, text=event.text, final=event.final)
+            elif isinstance(event, ServerNote):
+                self.note("server_event", name=event.name, **dict(event.fields))
         self.note("events_ended")
 
     async def bounded(self, action: str, call: Any) -> bool:

@@ -33,7 +33,8 @@ def session_options(command: Callable[..., None]) -> Callable[..., None]:
     :func:`record_or_resume` reads them."""
     options = [
         click.option("--agent", default=None, metavar="NAME|module:Class",
-                     help="pcm-websocket, openai-realtime, native-realtime or module:Class."),
+                     help="pcm-websocket, openai-realtime, native-realtime, vllm-omni-duplex "
+                          "or module:Class."),
         click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
                      help="Transport option (repeatable); {sample_id} in url becomes the "
                           "session's id."),

@@ -44,7 +44,7 @@ import numpy as np
 
 from ... import __version__
 from ...agents.receive_limits import MAX_EVENTS_PER_S, MAX_RECEIVED_RATIO
-from ...agents.registry import open_transport
+from ...agents.registry import check_server, open_transport
 from ...core import peer_json
 from ...core.audio import encode_wav, read_mono
 from ...core.canonical_json import dumps, dumps_lines
@@ -114,9 +114,12 @@ def agent_options(options: Mapping[str, str], sample_id: str) -> dict[str, str]:
     return out
 
 
-def check_agent(agent: str, options: Mapping[str, str], sample_id: str) -> dict[str, Any]:
-    """Build the transport once (no connection) so bad options are exit 2 before writing."""
+def check_agent(agent: str, options: Mapping[str, str], sample_id: str,
+                concurrency: int = 1) -> dict[str, Any]:
+    """Build the transport once so bad options are exit 2 before writing; a transport
+    that reads its server's capabilities checks them here (see ``check_server``)."""
     transport = open_transport(agent, agent_options(options, sample_id))
+    check_server(transport, concurrency)
     describe = getattr(transport, "describe", None)
     return dict(describe()) if callable(describe) else {}
 
@@ -453,7 +456,8 @@ def start_sessions(run: Path, request: RecordRequest, kind: str, dataset_part: d
         raise InputError("the selection holds no sample", path=request.dataset_root)
     refuse_inside_dataset(run, request.dataset_root)
     target = check_new_output_dir(run)
-    transport = check_agent(request.agent, request.options, sessions[0].session_id)
+    transport = check_agent(request.agent, request.options, sessions[0].session_id,
+                            request.concurrency)
     probed = agent_options(request.options, "probe")
     probe = probe_models(probed.get("url"), run_scrubber(probed))
     with new_run_dir(target) as folder:
@@ -509,7 +513,7 @@ def resume_run(run: Path, overrides: Mapping[str, str], executor: Executor | Non
     dataset = load_dataset(request.dataset_root)
     check_revision(run, request, dataset.revision)
     check_selection(run, request, dataset.by_id())
-    check_agent(request.agent, request.options, request.sample_ids[0])
+    check_agent(request.agent, request.options, request.sample_ids[0], request.concurrency)
     return execute(run, request, dataset_sessions(dataset, request.sample_ids), executor,
                    retry)
 

@@ -41,6 +41,7 @@ def run_real_clock_sessions(scenario: Scenario, name: str, options: dict[str, st
     finishes (a progress bar). ``limits`` caps what each session keeps of its agent.
     """
     first = registry.open_transport(name, options)  # checks name and options first
+    registry.check_server(first, concurrency)
     clips = [to_int16(clip) for clip in render_turns(scenario)]
     frame = frame_samples(scenario)
     # made before any session starts: a detector that loads a model must not stall the

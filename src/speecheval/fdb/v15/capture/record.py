@@ -131,6 +131,7 @@ def resume_run(run: Path, overrides: Mapping[str, str], executor: Executor | Non
     dataset = load_dataset(request.dataset_root)
     check_revision(run, request, dataset.revision)
     check_selection(run, request, {sample.sample_id for sample in dataset.samples})
-    check_agent(request.agent, request.options, session_id(request.sample_ids[0], "input"))
+    check_agent(request.agent, request.options, session_id(request.sample_ids[0], "input"),
+                request.concurrency)
     return execute(run, request, dataset_sessions(dataset, request.sample_ids), executor,
                    retry)
