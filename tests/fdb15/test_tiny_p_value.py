@@ -17,8 +17,8 @@ from speecheval.core.provenance import collect_provenance
 from speecheval.fdb.v15.prosody.measures import TrialProsody
 from speecheval.fdb.v15.prosody.paired_tests import Measured, paired_tests
 from speecheval.fdb.v15.report.comparisons import _prosody_block, _prosody_scenario
-from speecheval.fdb.v15.report.scored_system import ScoredSystem
 from speecheval.fdb.v15.report.score_files import prosody_files, write_timing
+from speecheval.fdb.v15.report.scored_system import ScoredSystem
 from speecheval.fdb.v15.scoring.sections import ProsodySection, prosody_text
 from speecheval.report import page as pg
 
