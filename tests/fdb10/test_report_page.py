@@ -21,6 +21,7 @@ from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.builder.spec import BuiltSample
 from speecheval.fdb.v10.builder.trees import build_mini_tree
 from speecheval.fdb.v10.report.page import build_page, load_systems
+from speecheval.fdb.v10.report.systems import TreeSpec
 from speecheval.report.page import page_problems, render_page
 
 from .browserkit import Browser
@@ -65,7 +66,7 @@ def mini(built: tuple[Path, list[BuiltSample]]) -> Path:
 @pytest.fixture(scope="module")
 def page(mini: Path) -> Path:
     out = mini.parent / "report.html"
-    assert main(["fdb10", "report", "--tree", str(mini), "--out", str(out),
+    assert main(["fdb10", "report", "--tree", f"mini={mini}", "--out", str(out),
                  "--jobs", "1"]) == 0
     return out
 
@@ -79,7 +80,7 @@ def test_page_is_self_contained_with_every_row_and_timeline(page: Path) -> None:
     assert html.count("<audio controls") == TIMELINES
     assert html.count('src="data:audio/wav;base64,') == TIMELINES
     # the reference column beside the metrics, labelled
-    assert "<td>latency_s</td><td class=\"num\">0.800</td><td>official</td>" in html
+    assert "<td>latency_s</td><td>0.800 (official)</td>" in html
     assert '<label for="samples-candor-turn-taking-all">all (13)</label>' in html
 
 
@@ -165,7 +166,7 @@ def test_audio_over_the_budget_is_linked_relative_to_the_page(mini: Path, tmp_pa
                                                               ) -> None:
     out = tmp_path / "pages" / "linked.html"
     out.parent.mkdir()
-    systems = load_systems([mini], workers=1)
+    systems = load_systems([TreeSpec(mini, "mini")], workers=1)
     page = dataclasses.replace(build_page(systems, out.parent), embed_limit_bytes=0)
     html = render_page(page)
     out.write_text(html, encoding="utf-8")
@@ -184,14 +185,14 @@ def test_input_audio_is_played_when_the_tree_has_it(mini: Path, tmp_path: Path) 
     tree = tmp_path / "mini"
     shutil.copytree(mini, tree)
     shutil.copy(tree / f"{SP}/1/output.wav", tree / f"{SP}/1/input.wav")
-    html = render_page(build_page(load_systems([tree], workers=1), tmp_path))
+    html = render_page(build_page(load_systems([TreeSpec(tree, "mini")], workers=1), tmp_path))
     assert html.count("<audio controls") == TIMELINES + 1
     assert "input.wav (the user; not hash-checked)" in html
 
 
 def test_same_tree_gives_the_same_bytes(mini: Path, page: Path, tmp_path: Path) -> None:
     again = page.parent / "again.html"   # the same folder, so relative paths match too
-    assert main(["fdb10", "report", "--tree", str(mini), "--out", str(again),
+    assert main(["fdb10", "report", "--tree", f"mini={mini}", "--out", str(again),
                  "--jobs", "1"]) == 0
     assert again.read_bytes() == page.read_bytes()
 
@@ -199,11 +200,10 @@ def test_same_tree_gives_the_same_bytes(mini: Path, page: Path, tmp_path: Path) 
 def test_two_systems_side_by_side_with_the_paired_comparison(mini: Path, tmp_path: Path
                                                              ) -> None:
     out = tmp_path / "two.html"
-    assert main(["fdb10", "report", "--tree", str(mini), "--tree", str(mini), "--out",
-                 str(out), "--jobs", "1"]) == 0
+    assert main(["fdb10", "report", "--tree", f"mini (1)={mini}", "--tree",
+                 f"mini (2)={mini}", "--out", str(out), "--jobs", "1"]) == 0
     html = out.read_text(encoding="utf-8")
     assert html.count('<tr class="g') == 2 * ROWS
-    assert "mini (1)" in html and "mini (2)" in html      # the same name, numbered
     assert page_problems(out) == []
     # one paired comparison per subset with outcomes (4), one curve of each system
     assert html.count("<h3>Paired comparison: mini (1) and mini (2)</h3>") == 4

@@ -111,24 +111,35 @@ def reference_evaluate_command(tree: Path, source: Path, subsets: tuple[str, ...
 
 
 @click.command("report")
-@click.option("--tree", "trees", required=True, multiple=True,
-              type=click.Path(path_type=Path, file_okay=False),
-              help="Transcribed reference tree; repeat for systems side by side.")
+@click.option("--tree", "trees", required=True, multiple=True, metavar="[NAME=]PATH",
+              help="Transcribed reference tree, optionally named (NAME=PATH; else the "
+                   "name manifest.json records); repeat for systems side by side.")
+@click.option("--baseline", default=None, metavar="NAME",
+              help="Compare every other system with this one [default: every pair].")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="New HTML file to write (never overwritten without --force).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes for Silero VAD [default: one per core].")
 @force_option
-def report_command(trees: tuple[Path, ...], out: Path, jobs: int | None, force: bool) -> None:
-    """Write one self-contained HTML page: metrics with intervals and the reference
-    column, latency curves, outcome bars, the paired comparison of two systems, and every
-    sample with its timeline and audio."""
+def report_command(trees: tuple[str, ...], baseline: str | None, out: Path,
+                   jobs: int | None, force: bool) -> None:
+    """Write one self-contained HTML page: a leaderboard of the headline metrics, every
+    metric with its interval and the reference column (systems as columns), latency
+    curves, outcome bars, the paired comparisons, and every sample with its timeline and
+    audio."""
     from ....core.output import atomic_write_text, refuse_existing, replacing
     from ....report.page import render_page
     from ..report.page import build_page, load_systems
+    from ..report.systems import TreeSpec, system_names
 
+    specs = [TreeSpec.parse(text) for text in trees]
+    names = system_names(specs)
+    if baseline is not None and baseline not in names:
+        raise InputError(f"--baseline {baseline!r} is none of the systems: "
+                         + ", ".join(names))
     with replacing(out, force=force, shape=(".html",)):
         refuse_existing(out)
-        systems = load_systems(list(trees), jobs or default_jobs())
-        atomic_write_text(out, render_page(build_page(systems, out.parent)))
+        systems = load_systems(specs, jobs or default_jobs())
+        atomic_write_text(out, render_page(build_page(systems, out.parent,
+                                                      baseline=baseline)))
     click.echo(f"wrote {out}")

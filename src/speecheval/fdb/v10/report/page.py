@@ -27,9 +27,10 @@ from markupsafe import Markup
 
 from .... import __version__
 from ....core.audio import read_mono
+from ....core.errors import InputError
 from ....report import page as pg
 from ....report.numbers import fixed
-from ....report.table import Table
+from ....report.table import Align, Table
 from ....report.timeline import to_svg
 from ...common.speech import SpeechJob, segment_files
 from ...common.tree import (
@@ -44,9 +45,11 @@ from ..scoring.latency_curve import REFERENCE_TIME, latency_curve
 from ..scoring.outcomes import OUTCOMES, outcome, outcome_counts
 from ..scoring.paired import pair_subset
 from ..scoring.unified import UnifiedResult, load_sample, score_tree
-from .curves import curve_blocks
+from .curves import RIGHT, curve_blocks
+from .leaderboard import Entry, bound_text, leaderboard, pair_text
 from .paired import paired_section
 from .show_plan import plan_timeline
+from .systems import TreeSpec, system_names
 
 INPUT_WAV = "input.wav"
 """The user's side, played beside the output when the tree has it (not part of the
@@ -122,27 +125,18 @@ def _summary(result: UnifiedResult) -> dict[str, Any]:
     return result.summary.report_dict()
 
 
-def load_systems(trees: Sequence[Path], workers: int) -> list[System]:
-    """Score every tree; names are the tree folders' names, numbered when they repeat."""
-    names = [tree.resolve().name or str(tree) for tree in trees]
+def load_systems(specs: Sequence[TreeSpec], workers: int) -> list[System]:
+    """Score every tree, each named as :mod:`.systems` says (a tree without a name, or
+    two trees with one name, is refused before anything is scored)."""
+    names = system_names(specs)
     systems = []
-    for index, (tree, name) in enumerate(zip(trees, names, strict=True)):
-        if names.count(name) > 1:
-            name = f"{name} ({index + 1})"
-        result = score_tree(tree, workers=workers)
-        reference, note = load_reference_column(tree, result.manifest.sha256,
+    for index, (spec, name) in enumerate(zip(specs, names, strict=True)):
+        result = score_tree(spec.path, workers=workers)
+        reference, note = load_reference_column(spec.path, result.manifest.sha256,
                                                 result.asr.sha256)
-        systems.append(System(name, tree, result, reference, note,
-                              _timelines(tree, result, workers, f"t{index}")))
+        systems.append(System(name, spec.path, result, reference, note,
+                              _timelines(spec.path, result, workers, f"t{index}")))
     return systems
-
-
-def _pair(pair: Sequence[float | None] | None) -> str:
-    return "n/a" if pair is None else f"[{fixed(pair[0])}, {fixed(pair[1])}]"
-
-
-def _bound(value: float | None, reached: bool | None) -> str:
-    return "not reached" if reached is False else fixed(value)
 
 
 def metric_cells(metric: dict[str, Any]) -> tuple[str, str, str, str]:
@@ -154,19 +148,19 @@ def metric_cells(metric: dict[str, Any]) -> tuple[str, str, str, str]:
     """
     kind = metric["kind"]
     if kind == "share":
-        return (fixed(metric["value"]), _pair(metric["interval"]),
-                f"{metric['count']}/{metric['n']}", _pair(metric["selected_bounds"]))
+        return (fixed(metric["value"]), pair_text(metric["interval"]),
+                f"{metric['count']}/{metric['n']}", pair_text(metric["selected_bounds"]))
     interval = metric["interval"] if kind == "pooled_ratio" else metric["median"]["interval"]
     shown = "n/a" if interval is None else (
-        f"[{_bound(interval['low'], interval['low_reached'])}, "
-        f"{_bound(interval['high'], interval['high_reached'])}]")
+        f"[{bound_text(interval['low'], interval['low_reached'])}, "
+        f"{bound_text(interval['high'], interval['high_reached'])}]")
     if kind == "pooled_ratio":
         return (fixed(metric["value"]), shown,
                 f"{fixed(metric['numerator'], 2)}/{fixed(metric['denominator'], 2)} over "
                 f"{metric['n_samples']} samples", "-")
     median, p90 = metric["median"], metric["p90"]
-    return (f"median {_bound(median['value'], median['reached'])} s, p90 "
-            f"{_bound(p90['value'], p90['reached'])} s", shown,
+    return (f"median {bound_text(median['value'], median['reached'])} s, p90 "
+            f"{bound_text(p90['value'], p90['reached'])} s", shown,
             f"{metric['observed']} of {metric['n']} with a value", "-")
 
 
@@ -182,23 +176,62 @@ def _coverage(system: System, record: dict[str, Any]) -> str:
     return text
 
 
-def _reference_rows(systems: Sequence[System], subset: str) -> list[list[str]]:
+def _metric_table(present: Sequence[tuple[System, dict[str, Any]]]) -> Table:
+    """Metric rows, one group of columns (value, interval, count, bounds) per system."""
+    names = sorted({name for _, r in present for name in r["metrics"]})
     rows = []
-    for system in systems:
-        column = system.reference
-        if column is None or subset not in column.subsets:
-            rows.append([system.name, "-", "-", system.reference_note])
-            continue
-        for key, value in sorted(column.subsets[subset].items()):
-            shown = (fixed(value) if isinstance(value, int | float)
-                     and not isinstance(value, bool) else "n/a" if value is None
-                     else str(value))
-            rows.append([system.name, key, shown, column.label(key)])
-    return rows
+    for name in names:
+        metrics = [r["metrics"].get(name) for _, r in present]
+        better = next(m["better"] for m in metrics if m is not None)
+        row = [name, better]
+        for metric in metrics:
+            row += ["-"] * 4 if metric is None else metric_cells(metric)
+        rows.append(row)
+    header = ["metric", "better"]
+    for system, _ in present:
+        header += [f"{system.name}: value", f"{system.name}: 95% interval",
+                   f"{system.name}: count", f"{system.name}: selected bounds"]
+    align: list[Align] = ["left", "left", *(RIGHT,) * (4 * len(present))]
+    return Table.of(header, rows, align=align)
 
 
-def _subset_section(systems: Sequence[System], subset: str, page_folder: Path
-                    ) -> pg.Section | None:
+def _reference_cell(system: System, subset: str, key: str) -> str:
+    column = system.reference
+    values = column.subsets.get(subset, {}) if column is not None else {}
+    if column is None or key not in values:
+        return "-"
+    value = values[key]
+    shown = (fixed(value) if isinstance(value, int | float) and not isinstance(value, bool)
+             else "n/a" if value is None else str(value))
+    return f"{shown} ({column.label(key)})"
+
+
+def _reference_table(systems: Sequence[System], subset: str) -> Table:
+    """Official metric rows, one column per system (each value with its source), and
+    what each system's column rests on."""
+    keys = sorted({key for s in systems if s.reference is not None
+                   for key in s.reference.subsets.get(subset, {})})
+    rows = [[key, *(_reference_cell(s, subset, key) for s in systems)] for key in keys]
+    rows.append(["reference column", *(s.reference_note for s in systems)])
+    return Table.of(["official metric", *(s.name for s in systems)], rows,
+                    align=None)
+
+
+def comparison_pairs(names: Sequence[str], baseline: str | None
+                     ) -> list[tuple[int, int]]:
+    """Which systems the page compares: each against ``baseline``, else every pair.
+
+    >>> comparison_pairs(["a", "b", "c"], None), comparison_pairs(["a", "b", "c"], "b")
+    ([(0, 1), (0, 2), (1, 2)], [(1, 0), (1, 2)])
+    """
+    if baseline is not None:
+        base = list(names).index(baseline)
+        return [(base, other) for other in range(len(names)) if other != base]
+    return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+
+
+def _subset_section(systems: Sequence[System], subset: str, page_folder: Path,
+                    pairs: Sequence[tuple[int, int]]) -> pg.Section | None:
     records = [(s, _summary(s.result)["subsets"].get(subset)) for s in systems]
     present = [(s, r) for s, r in records if r is not None]
     if not present:
@@ -209,21 +242,9 @@ def _subset_section(systems: Sequence[System], subset: str, page_folder: Path
         blocks.append(pg.Paragraph(("No unified metric: the official backchannel frequency "
                                     "and JSD are the reference.",), kind="note"))
     else:
-        rows = []
-        names = sorted({name for _, r in present for name in r["metrics"]})
-        for name in names:
-            for system, record in present:
-                metric = record["metrics"].get(name)
-                if metric is not None:
-                    rows.append([name, metric["better"], system.name, *metric_cells(metric)])
-        blocks.append(pg.TableBlock(Table.of(
-            ["metric", "better", "system", "value", "95% interval", "count",
-             "selected bounds"], rows,
-            align=["left", "left", "left", "right", "right", "right", "right"])))
+        blocks.append(pg.TableBlock(_metric_table(present)))
     blocks.append(pg.Section("Reference column (official evaluator)", (pg.TableBlock(
-        Table.of(["system", "official metric", "value", "source"],
-                 _reference_rows(systems, subset),
-                 align=["left", "left", "right", "left"])),), level=3))
+        _reference_table(systems, subset)),), level=3))
     if task in REFERENCE_TIME:
         what = "exercised samples" if task != SMOOTH_TURN_TAKING else "eligible samples"
         curves = [(system.name, latency_curve(_subset_rows(system, subset)))
@@ -236,8 +257,7 @@ def _subset_section(systems: Sequence[System], subset: str, page_folder: Path
             tuple((system.name, outcome_counts(task, _subset_rows(system, subset)))
                   for system in systems),
             tuple(tone for _, tone in OUTCOMES[task])),), level=3))
-        if len(systems) == 2:
-            first, second = systems
+        for first, second in ((systems[i], systems[j]) for i, j in pairs):
             blocks.append(paired_section(pair_subset(subset, task, _rows(first.result),
                                                      _rows(second.result)),
                                          first.name, second.name))
@@ -283,9 +303,16 @@ def _sample_table(systems: Sequence[System], subset: str, page_folder: Path
                           details_label="timeline and audio")
 
 
-def build_page(systems: Sequence[System], page_folder: Path) -> pg.Page:
+def build_page(systems: Sequence[System], page_folder: Path, *,
+               baseline: str | None = None) -> pg.Page:
     """The page of one or more scored systems, to be written into ``page_folder`` (audio
-    that is not embedded is linked relative to it)."""
+    that is not embedded is linked relative to it); the paired comparisons set each
+    system against ``baseline`` when it is given, else every pair."""
+    names = [s.name for s in systems]
+    if baseline is not None and baseline not in names:
+        raise InputError(f"--baseline {baseline!r} is none of the systems on the page ("
+                         + ", ".join(names) + ")")
+    pairs = comparison_pairs(names, baseline)
     first = _summary(systems[0].result)
     facts = [pg.Fact("systems", (", ".join(f"{s.name} ({s.tree})" for s in systems),)),
              pg.Fact("definitions", (pg.Code(first["definitions_version"]),))]
@@ -300,8 +327,15 @@ def build_page(systems: Sequence[System], page_folder: Path) -> pg.Page:
     subsets: list[str] = []
     for system in systems:
         subsets += [s for s in _summary(system.result)["subsets"] if s not in subsets]
-    sections = tuple(section for subset in subsets
-                     if (section := _subset_section(systems, subset, page_folder)) is not None)
+    board = pg.Section("Leaderboard", (
+        pg.Paragraph(("Each cell: the value, its 95% interval and the subset's coverage "
+                      "(eligible samples of those selected), read from unified.json; a "
+                      "column's best value is marked only where its interval overlaps no "
+                      "other system's.",), kind="note"),
+        pg.TableBlock(leaderboard([Entry(s.name, _summary(s.result), s.reference)
+                                   for s in systems]))))
+    sections = (board, *(section for subset in subsets if (section := _subset_section(
+        systems, subset, page_folder, pairs)) is not None))
     provenance = tuple((f"{s.name} manifest.json", s.result.manifest.sha256[:12])
                        for s in systems) + (("speecheval", __version__),)
     return pg.Page(title="Full-Duplex-Bench v1.0: " + ", ".join(s.name for s in systems),
