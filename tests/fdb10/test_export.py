@@ -285,3 +285,16 @@ def test_a_selected_sample_the_dataset_cannot_supply_is_unlisted_not_dropped(
     manifest = json.loads((tmp_path / "tree/manifest.json").read_text())
     assert manifest["unlisted"] == [{"sample_id": "icc_backchannel/2",
                                      "reasons": ["input.wav is missing"]}]
+
+
+def test_the_manifest_records_each_input_with_its_sha256(recorded: tuple[Path, Path],
+                                                         tmp_path: Path) -> None:
+    dataset, run = recorded
+    _export(tmp_path, dataset, run)
+    manifest = json.loads((tmp_path / "tree" / "manifest.json").read_text())
+    record = manifest["input_audio"]
+    assert record["dataset_root"] == str(dataset.resolve())
+    assert sorted(record["samples"]) == sorted(e["sample_id"] for e in manifest["samples"])
+    for sample_id, ref in record["samples"].items():
+        assert ref["path"] == f"{sample_id}/input.wav"
+        assert ref["sha256"] == sha256_file(dataset / ref["path"])

@@ -88,3 +88,17 @@ def test_rows_of_another_task_are_refused_and_no_rows_pair_nothing() -> None:
     empty = pair_subset(UI, "user_interruption", [], [])
     assert (empty.selected, empty.paired, empty.outcomes) == ((0, 0, 0), 0, ())
     assert empty.curves is not None and empty.curves[0].n == 0
+
+
+def test_sign_test_p_by_hand() -> None:
+    from speecheval.core.p_text import paper_p_text
+    from speecheval.fdb.v10.scoring.paired import sign_test_p
+
+    # 9 against 1 of 10: P(X <= 1) = (1 + 10) / 2**10 = 11/1024; both tails 22/1024
+    assert sign_test_p(9, 1) == pytest.approx(22 / 1024)
+    assert paper_p_text(sign_test_p(1, 9)) == ".021"
+    # 20 against 0: 2 / 2**20, below a thousandth
+    assert sign_test_p(20, 0) == pytest.approx(2 / 2**20)
+    assert paper_p_text(sign_test_p(20, 0)) == "<.001"
+    # 5 against 5: every outcome is at least as likely as the one seen
+    assert sign_test_p(5, 5) == pytest.approx(1.0)

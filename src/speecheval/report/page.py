@@ -225,6 +225,9 @@ class Page:
     provenance: tuple[tuple[str, str], ...]
     blocks: tuple[Block, ...]
     embed_limit_bytes: int = EMBED_LIMIT_BYTES
+    linked_folder: str | None = None
+    """The folder beside the page that holds every linked file, when there is one: the
+    header names it once instead of listing the files, and the players say nothing."""
 
 
 @dataclass
@@ -235,6 +238,7 @@ class _AudioView:
     path: str
     embedded: bool
     limit_mb: str
+    folder_named: bool
 
 
 @dataclass
@@ -243,6 +247,7 @@ class _Resolver:
 
     budget: int
     limit_mb: str
+    folder_named: bool = False
     links: list[str] = field(default_factory=list)
 
     def audio(self, audio: Audio) -> _AudioView:
@@ -251,10 +256,11 @@ class _Resolver:
             self.budget -= len(data)
             source = f"data:{audio.mime};base64," + base64.b64encode(data).decode("ascii")
             return _AudioView(audio.caption, source, audio.mime, audio.path, True,
-                              self.limit_mb)
-        self.links.append(audio.path)
+                              self.limit_mb, self.folder_named)
+        if audio.path not in self.links:
+            self.links.append(audio.path)
         return _AudioView(audio.caption, audio.path, audio.mime, audio.path, False,
-                          self.limit_mb)
+                          self.limit_mb, self.folder_named)
 
 
 def _walk(blocks: Iterable[Block]) -> Iterator[Block]:
@@ -274,7 +280,8 @@ def render_page(page: Page) -> str:
     Raises ``ValueError`` (a programming error, not bad input) if the document refers to
     the network or links a file the page does not state.
     """
-    resolver = _Resolver(page.embed_limit_bytes, f"{page.embed_limit_bytes / 2**20:.3g}")
+    resolver = _Resolver(page.embed_limit_bytes, f"{page.embed_limit_bytes / 2**20:.3g}",
+                         page.linked_folder is not None)
     players = {id(b): resolver.audio(b) for b in _walk(page.blocks) if isinstance(b, Audio)}
     document = render("page.html.j2", page=page, links=resolver.links,
                       style=stylesheet(), player=lambda b: players[id(b)],
@@ -312,12 +319,13 @@ def link_problems(document: str, *, allowed: Sequence[str] | None = None,
     in ``allowed`` (when given), and (given the page's ``folder``) relative links to
     missing files. ``data:`` URIs and in-page ``#`` anchors are always fine."""
     problems = []
+    stated = None if allowed is None else set(allowed)
     for link in links(document):
         if link.startswith(("data:", "#")):
             continue
         if _external(link):
             problems.append(f"refers to the network: {link}")
-        elif allowed is not None and link not in allowed:
+        elif stated is not None and link not in stated:
             problems.append(f"links a file it does not state: {link}")
         elif folder is not None and not (folder / link).is_file():
             problems.append(f"links a missing file: {link}")

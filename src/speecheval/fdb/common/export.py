@@ -31,7 +31,7 @@ from ...core.errors import InputError
 from ...core.hashing import sha256_bytes, sha256_file
 from ...core.output import new_output_dir
 from .capture_checks import check_capture
-from .dataset import Dataset, DatasetSample, load_dataset
+from .dataset import INPUT_WAV, Dataset, DatasetSample, load_dataset
 from .eligibility import Verdict, check_dataset
 from .playout import POLICY, render_from, resampler, schedule, to_tree_rate
 from .received import open_received
@@ -260,8 +260,19 @@ def export_tree(run_paths: Sequence[Path], dataset_root: Path, out: Path) -> dic
             entries.append(export_sample(by_id[sample_id], captures(runs, sample_id),
                                          dataset_root, staging))
         counts = write_manifest(staging, MANIFEST_KIND, dataset.revision, DECLARED_SIZES, runs,
-                                entries, unlisted)
+                                entries, unlisted,
+                                {"input_audio": input_audio(dataset_root,
+                                                            [by_id[s] for s in selected])})
     return {"samples": len(entries), **counts}
+
+
+def input_audio(dataset_root: Path, samples: Sequence[DatasetSample]) -> dict[str, Any]:
+    """The manifest's ``input_audio`` record: where each sample's input is in the dataset
+    and its SHA-256, so a report can play and draw what the user said."""
+    return {"dataset_root": str(dataset_root.resolve()),
+            "samples": {s.sample_id: {"path": f"{s.subset}/{s.local_id}/{INPUT_WAV}",
+                                      "sha256": s.files[INPUT_WAV]}
+                        for s in samples if INPUT_WAV in s.files}}
 
 
 def load_runs(run_paths: Sequence[Path], kind: str = RUN_KIND) -> list[Run]:
@@ -299,9 +310,10 @@ def selection(runs: Sequence[Run], by_id: Mapping[str, _Supplied],
 
 def write_manifest(staging: Path, kind: str, revision: str, declared: Mapping[str, int],
                    runs: Sequence[Run], entries: Sequence[dict[str, Any]],
-                   unlisted: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """Write ``manifest.json`` into the staged tree; returns the eligible, ineligible and
-    unlisted counts."""
+                   unlisted: Sequence[dict[str, Any]],
+                   extra: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """Write ``manifest.json`` into the staged tree (``extra``: more top-level keys a tree
+    reader may ignore); returns the eligible, ineligible and unlisted counts."""
     manifest = {
         "kind": kind, "schema_version": SCHEMA_VERSION,
         "dataset": {"revision": revision, "declared": dict(declared)},
@@ -309,6 +321,7 @@ def write_manifest(staging: Path, kind: str, revision: str, declared: Mapping[st
         "capture": capture_part(runs),
         "samples": list(entries),
         "unlisted": list(unlisted),
+        **(extra or {}),
     }
     (staging / "manifest.json").write_text(dumps(manifest), encoding="utf-8")
     eligible = sum(entry["eligible"] for entry in entries)

@@ -111,24 +111,54 @@ def reference_evaluate_command(tree: Path, source: Path, subsets: tuple[str, ...
 
 
 @click.command("report")
-@click.option("--tree", "trees", required=True, multiple=True,
-              type=click.Path(path_type=Path, file_okay=False),
-              help="Transcribed reference tree; repeat for systems side by side.")
+@click.option("--tree", "trees", required=True, multiple=True, metavar="[NAME=]PATH",
+              help="Transcribed reference tree, optionally named (NAME=PATH; else the "
+                   "name manifest.json records); repeat for systems side by side.")
+@click.option("--baseline", default=None, metavar="NAME",
+              help="Compare every other system with this one [default: every pair].")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path),
               help="New HTML file to write (never overwritten without --force).")
+@click.option("--dataset", "dataset", default=None,
+              type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="The dataset the trees were captured from, if it moved since export "
+                   "[default: the folder each tree records].")
+@click.option("--audio-budget", "audio_budget", type=click.FloatRange(min=0), default=40.0,
+              show_default=True, metavar="MB",
+              help="Embed the audio while it fits this many MiB; past it, link a folder "
+                   "<page name>-audio/ written beside the page.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes for Silero VAD [default: one per core].")
 @force_option
-def report_command(trees: tuple[Path, ...], out: Path, jobs: int | None, force: bool) -> None:
-    """Write one self-contained HTML page: metrics with intervals and the reference
-    column, latency curves, outcome bars, the paired comparison of two systems, and every
-    sample with its timeline and audio."""
+def report_command(trees: tuple[str, ...], baseline: str | None, out: Path,
+                   dataset: Path | None, audio_budget: float, jobs: int | None,
+                   force: bool) -> None:
+    """Write one self-contained HTML page: a leaderboard of the headline metrics, every
+    metric with its interval and the reference column (systems as columns), latency
+    curves, outcome bars, the paired comparisons, and every sample with its timeline and
+    audio."""
     from ....core.output import atomic_write_text, refuse_existing, replacing
     from ....report.page import render_page
+    from ..report.audio_files import CHECKSUMS, AudioFiles, audio_folder_name
     from ..report.page import build_page, load_systems
+    from ..report.systems import TreeSpec, system_names
 
-    with replacing(out, force=force, shape=(".html",)):
+    specs = [TreeSpec.parse(text) for text in trees]
+    names = system_names(specs)
+    if baseline is not None and baseline not in names:
+        raise InputError(f"--baseline {baseline!r} is none of the systems: "
+                         + ", ".join(names))
+    folder = out.parent / audio_folder_name(out)
+    with replacing(out, force=force, shape=(".html",)), \
+            replacing(folder, force=force, shape=CHECKSUMS):
         refuse_existing(out)
-        systems = load_systems(list(trees), jobs or default_jobs())
-        atomic_write_text(out, render_page(build_page(systems, out.parent)))
+        refuse_existing(folder)
+        systems = load_systems(specs, jobs or default_jobs(), dataset)
+        files = AudioFiles(folder.name)
+        page = build_page(systems, files, baseline=baseline, audio_budget_mb=audio_budget,
+                          workers=jobs or default_jobs())
+        document = render_page(page)
+        if page.embed_limit_bytes == 0 and files.files:
+            files.write(folder)
+            click.echo(f"wrote {folder} ({len(files.files)} clips, linked from the page)")
+        atomic_write_text(out, document)
     click.echo(f"wrote {out}")

@@ -4,18 +4,23 @@ It first says which samples the comparison covers and which it leaves out (selec
 one tree only; eligible in one system only or in neither; for interruption exercised in
 one only or in neither), because pairing does not remove selection bias. Then, on the
 paired samples only: how many fell in each combination of outcomes, both systems'
-latency curves over the same samples, and how often each answered sooner.
+latency curves over the same samples, and how often each answered sooner, with the exact
+sign test of those counts (its p-value printed as the paper prints them).
 """
 
 from __future__ import annotations
 
+from ....core.p_text import paper_p_text
 from ....report import page as pg
 from ....report.table import Table
 from ...common.tree import USER_INTERRUPTION
 from ..scoring.latency_curve import REFERENCE_TIME
 from ..scoring.outcomes import INELIGIBLE, OUTCOMES
-from ..scoring.paired import PairedSubset
+from ..scoring.paired import PairedSubset, sign_test_p
 from .curves import RIGHT, curve_blocks
+
+FEW_PAIRS = 10
+"""Below this many differing pairs the page warns that the sign test has little power."""
 
 
 def _coverage(paired: PairedSubset, first: str, second: str) -> tuple[str, ...]:
@@ -62,8 +67,14 @@ def paired_section(paired: PairedSubset, first: str, second: str) -> pg.Section:
             [(first, paired.curves[0]), (second, paired.curves[1])],
             reference=REFERENCE_TIME[paired.task], what=what), level=4))
         sooner_first, sooner_second, equal = paired.sooner
+        p = paper_p_text(sign_test_p(sooner_first, sooner_second))
         blocks.append(pg.Paragraph((
             f"Where both responded ({sooner_first + sooner_second + equal} samples): "
             f"{first} sooner in {sooner_first}, {second} sooner in {sooner_second}, the "
-            f"same latency in {equal}.",)))
+            f"same latency in {equal}; exact sign test over the ones that differ: p = "
+            f"{p}.",)))
+        if sooner_first + sooner_second < FEW_PAIRS:
+            blocks.append(pg.Paragraph((
+                f"Fewer than {FEW_PAIRS} pairs differ: the sign test can hardly tell the "
+                "systems apart.",), kind="note"))
     return pg.Section(f"Paired comparison: {first} and {second}", tuple(blocks), level=3)

@@ -9,7 +9,8 @@ exactly as ``unified-samples.jsonl`` has them, including ``speech_at_end`` for a
 that is not exercised (the spec keeps it visible there).
 
 The decision is a :class:`speecheval.report.timeline.Timeline` (four lanes: output
-waveform, Silero speech, words, annotation); the shared renderer draws it.
+waveform, Silero speech, words, annotation; a fifth above them, the user's speech, when
+the page has the sample's input); the shared renderer draws it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ ZOOM_MARGIN_S = 0.75
 1.5 s, a 160 ms pause is some 70 px wide."""
 
 OUTPUT, SPEECH, WORDS, ANNOTATION = "output", "speech (Silero)", "words", "annotation"
+USER_SPEECH = "user speech (Silero on the input)"
 REFERENCE_COLOR = "#c62828"
 STOP_COLOR = "#6a3d9a"
 RESTART_COLOR = "#1b5e20"
@@ -86,9 +88,11 @@ class _Plan:
 
 
 def plan_timeline(sample: LoadedSample, segments: Spans, row: dict[str, Any],
-                  samples: NDArray[np.float32], rate: int) -> Timeline:
+                  samples: NDArray[np.float32], rate: int, *,
+                  user_speech: Spans | None = None) -> Timeline:
     """The timeline of one eligible, scored sample (``row`` is its jsonl row,
-    ``segments`` its speech, ``samples`` the output track)."""
+    ``segments`` its speech, ``samples`` the output track); ``user_speech``, the speech
+    found in the sample's input, is drawn as a lane above the output when given."""
     duration = from_us(sample.duration_us)
     words = tuple(Word(w.text, (from_us(w.start_us), from_us(w.end_us))) for w in sample.words)
     if sample.entry.task == PAUSE_HANDLING:
@@ -97,7 +101,9 @@ def plan_timeline(sample: LoadedSample, segments: Spans, row: dict[str, Any],
         plan = _turn_plan(row, duration)
     else:
         plan = _interruption_plan(row, duration, segments)
-    tracks = (Track(OUTPUT, color="#4a6fa5", wave=Wave(samples, rate)),
+    user = () if user_speech is None else (Track(USER_SPEECH, color="#8d6e63", spans=tuple(
+        Bar((a, b), tooltip=f"user {a:.3f}-{b:.3f} s") for a, b in _seconds(user_speech))),)
+    tracks = (*user, Track(OUTPUT, color="#4a6fa5", wave=Wave(samples, rate)),
               Track(SPEECH, color="#2e8b57", spans=tuple(
                   Bar((a, b), tooltip=f"{a:.3f}-{b:.3f} s") for a, b in _seconds(segments))),
               Track(WORDS, color="#c77d1f", words=words),

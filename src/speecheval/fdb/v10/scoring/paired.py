@@ -122,3 +122,21 @@ def _sooner(latencies: Iterable[tuple[float | None, float | None]]) -> tuple[int
         second += difference > 0
         equal += difference == 0
     return first, second, equal
+
+
+def sign_test_p(first: int, second: int) -> float | None:
+    """Two-sided exact sign test of ``first`` against ``second`` wins (ties left out):
+    how surprising the split is if either system is as likely to answer sooner. None
+    when there is no win to test.
+
+    Both 3-0 and 0-3 have probability 1/8 under a fair coin, and nothing is rarer, so
+    p = 2/8:
+
+    >>> sign_test_p(3, 0), sign_test_p(0, 0)
+    (0.25, None)
+    """
+    if first + second == 0:
+        return None
+    from scipy.stats import binomtest
+
+    return float(binomtest(first, first + second, 0.5).pvalue)
