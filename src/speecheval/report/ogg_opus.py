@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import struct
+from functools import cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,6 +32,7 @@ SERIAL = 0x53504545
 fixed value is valid."""
 
 MIME = "audio/ogg"
+WAV_MIME = "audio/wav"
 
 
 def _crc_table() -> tuple[int, ...]:
@@ -90,3 +92,34 @@ def encode_opus(samples: NDArray[np.floating], rate: int) -> bytes:
                       subtype="OPUS", compression_level=COMPRESSION_LEVEL) as handle:
         handle.write(audio)
     return with_serial(buffer.getvalue())
+
+
+@cache
+def opus_available() -> bool:
+    """Whether the installed libsndfile writes Opus in Ogg (1.0.29 and later do)."""
+    import soundfile as sf
+
+    return "OPUS" in sf.available_subtypes("OGG")
+
+
+def encode(samples: NDArray[np.floating], rate: int) -> tuple[bytes, str]:
+    """(bytes, MIME type) of ``samples``: Ogg Opus where the installed libsndfile writes
+    it, else 16-bit WAV, so a page still plays on a machine with an older libsndfile."""
+    if opus_available():
+        return encode_opus(samples, rate), MIME
+    import soundfile as sf
+
+    buffer = io.BytesIO()
+    sf.write(buffer, np.clip(np.asarray(samples, dtype=np.float32), -1.0, 1.0), rate,
+             format="WAV", subtype="PCM_16")
+    return buffer.getvalue(), WAV_MIME
+
+
+def stereo(left: NDArray[np.floating], right: NDArray[np.floating]) -> NDArray[np.float32]:
+    """Two mono signals as one frames x 2 array (left, right), the shorter padded with
+    silence."""
+    n = max(left.size, right.size)
+    both = np.zeros((n, 2), dtype=np.float32)
+    both[:left.size, 0] = left
+    both[:right.size, 1] = right
+    return both

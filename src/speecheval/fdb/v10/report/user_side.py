@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from ....core.audio import decode_mono, resample
 from ....core.errors import InputError
 from ....core.hashing import sha256_bytes
+from ....report.ogg_opus import stereo as two_channels
 from ...common.tree import MANIFEST_FILE, read_json, tree_file
 
 INPUT_AUDIO = "input_audio"
@@ -104,9 +105,5 @@ def stereo(user: UserInput, reply: NDArray[np.float32], reply_rate: int
            ) -> NDArray[np.float32]:
     """The input on the left channel and the reply on the right, at :data:`STEREO_RATE`,
     the shorter one padded with silence at its end."""
-    left = resample(user.samples, user.rate, STEREO_RATE)
-    right = resample(reply, reply_rate, STEREO_RATE)
-    both = np.zeros((max(len(left), len(right)), 2), dtype=np.float32)
-    both[:len(left), 0] = left
-    both[:len(right), 1] = right
-    return both
+    return two_channels(resample(user.samples, user.rate, STEREO_RATE),
+                        resample(reply, reply_rate, STEREO_RATE))

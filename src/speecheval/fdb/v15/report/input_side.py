@@ -20,7 +20,7 @@ from pathlib import Path
 from ....core.audio import Audio, read_mono
 from ....report import page as pg
 from ....report import timeline as tl
-from ....report.ogg_opus_audio import encode, stereo
+from ....report.ogg_opus import encode, stereo
 from ..dataset.layout import INPUT_WAV
 from ..scoring.trials import OUTPUT_WAV
 

@@ -31,7 +31,7 @@ from ....report import timeline as tl
 from ....report.curve_svg import Series, render_curves
 from ....report.leaderboard_table import label_then_numbers
 from ....report.numbers import fixed
-from ....report.ogg_opus_audio import encode
+from ....report.ogg_opus import encode
 from ....report.svg_frame import tick_step
 from ....report.table import Table
 from ..dataset.layout import DECLARED_SIZES
