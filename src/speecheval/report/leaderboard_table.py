@@ -58,8 +58,43 @@ def label_then_numbers(left: int, numbers: int) -> list[Align]:
     return [*(start * left), *(rest * numbers)]
 
 
+@dataclass(frozen=True)
+class Point:
+    """A value and its interval as numbers to compare; a bound the data never reached is
+    infinite."""
+
+    value: float
+    low: float
+    high: float
+
+
+def best_point(points: Sequence[Point | None], better: str) -> int | None:
+    """The position of the system whose value is best and whose interval overlaps no
+    other's (touching ends overlap), or ``None``: the one rule of both report pages.
+
+    Only ``lower`` and ``higher`` columns have a best, at least two systems need a value,
+    and an unbounded best (a latency median never reached) is never marked.
+
+    >>> best_point([Point(0.1, 0.0, 0.2), Point(0.5, 0.3, 0.7)], "lower")
+    0
+    >>> best_point([Point(0.1, 0.0, 0.3), Point(0.5, 0.3, 0.7)], "lower") is None
+    True
+    """
+    present = [(i, p) for i, p in enumerate(points) if p is not None]
+    if better not in ("lower", "higher") or len(present) < 2:
+        return None
+    sign = 1 if better == "lower" else -1
+    index, best = min(present, key=lambda item: (sign * item[1].value, item[0]))
+    if not math.isfinite(best.value):
+        return None
+    others = [p for i, p in present if i != index]
+    apart = (all(best.high < p.low for p in others) if better == "lower"
+             else all(best.low > p.high for p in others))
+    return index if apart else None
+
+
 def best_index(column: Column) -> int | None:
-    """The position of the marked system, or ``None``.
+    """The position of the marked system of ``column``, or ``None`` (see :func:`best_point`).
 
     >>> a = Estimate("a", 0.4, (0.3, 0.5), "")
     >>> b = Estimate("b", 0.9, (0.6, 1.2), "")
@@ -68,27 +103,9 @@ def best_index(column: Column) -> int | None:
     (0, 1)
     >>> best_index(Column("x", "lower", (a, b, c)))  # c's interval reaches 0.45 < 0.5
     """
-    if column.better == "none":
-        return None
-    known = [(i, e) for i, e in enumerate(column.cells)
-             if e.value is not None and e.interval is not None]
-    if len(known) < 2:
-        return None
-    sign = 1.0 if column.better == "lower" else -1.0
-    ranked = sorted(known, key=lambda item: sign * float(item[1].value or 0.0))
-    (index, best), (_, second) = ranked[0], ranked[1]
-    if best.value == second.value or best.value is None or not math.isfinite(best.value):
-        return None
-    assert best.interval is not None
-    for other_index, other in known:
-        if other_index == index:
-            continue
-        assert other.interval is not None
-        apart = (best.interval[1] < other.interval[0] if column.better == "lower"
-                 else best.interval[0] > other.interval[1])
-        if not apart:
-            return None
-    return index
+    return best_point([Point(e.value, *e.interval)
+                       if e.value is not None and e.interval is not None else None
+                       for e in column.cells], column.better)
 
 
 def leaderboard(systems: Sequence[str], columns: Sequence[Column]) -> Table:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ....report.leaderboard_table import Point, best_point
 from ....report.numbers import fixed
 from ....report.table import Align, Table
 from ...common.tree import BACKCHANNEL, PAUSE_HANDLING, SMOOTH_TURN_TAKING, USER_INTERRUPTION
@@ -47,15 +48,6 @@ class Entry:
     name: str
     summary: Mapping[str, Any]
     reference: ReferenceColumn | None
-
-
-@dataclass(frozen=True)
-class Point:
-    """A value and its interval as numbers to compare; unreached bounds are infinite."""
-
-    value: float
-    low: float
-    high: float
 
 
 def _bound(value: float | None, reached: bool | None) -> float:
@@ -116,28 +108,6 @@ def metric_text(metric: Mapping[str, Any], coverage: float | None) -> str:
     return f"{value} {shown} cov {fixed(coverage)}"
 
 
-def best_index(points: Sequence[Point | None], better: str) -> int | None:
-    """The system whose value is best and whose interval overlaps no other's, if any.
-
-    Only ``lower`` and ``higher`` metrics have a best; at least two systems need a value.
-
-    >>> best_index([Point(0.1, 0.0, 0.2), Point(0.5, 0.3, 0.7)], "lower")
-    0
-    >>> best_index([Point(0.1, 0.0, 0.4), Point(0.5, 0.3, 0.7)], "lower") is None
-    True
-    """
-    present = [(i, p) for i, p in enumerate(points) if p is not None]
-    if better not in ("lower", "higher") or len(present) < 2:
-        return None
-    sign = 1 if better == "lower" else -1
-    index, best = min(present, key=lambda item: (sign * item[1].value, item[0]))
-    others = [p for i, p in present if i != index]
-    if all(best.high < p.low for p in others) if better == "lower" \
-            else all(best.low > p.high for p in others):
-        return index
-    return None
-
-
 def _subsets(entries: Sequence[Entry]) -> list[tuple[str, str]]:
     """Every subset any system has, with its task, in the order the summaries list them."""
     seen: dict[str, str] = {}
@@ -186,7 +156,7 @@ def leaderboard(entries: Sequence[Entry]) -> Table:
             cells = ["n/a" if m is None or r is None else metric_text(m, r["coverage"])
                      for m, r in zip(metrics, records, strict=True)]
             better = next((m["better"] for m in metrics if m is not None), "")
-            best = best_index([None if m is None else metric_point(m) for m in metrics],
+            best = best_point([None if m is None else metric_point(m) for m in metrics],
                               better)
             if best is not None:
                 cells[best] += BEST
