@@ -46,8 +46,8 @@ def test_a_broken_checksum_is_refused() -> None:
 
 
 def test_rates_opus_does_not_take_are_resampled_to_16_khz() -> None:
-    # 22.05 kHz is not an Opus rate: the clip is resampled to 16 kHz, so 0.5 s of it
-    # decodes as 0.5 * 16000 = 8000 frames
-    data, mime = encode(_tone(0.5, 440.0)[:11_025], 22_050)
+    # 22.05 kHz is not an Opus rate: the clip is resampled to 16 kHz, so its 11025 frames
+    # (11025 / 22050 = 0.5 s) decode as 0.5 * 16000 = 8000 frames
+    data, mime = encode(_tone(1.0, 440.0)[:11_025], 22_050)
     decoded, rate = soundfile.read(io.BytesIO(data), dtype="float32")
     assert mime == MIME and rate == 16_000 and decoded.shape == (8_000,)
