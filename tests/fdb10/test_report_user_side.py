@@ -21,8 +21,10 @@ import soundfile as sf
 
 from speecheval.cli import main
 from speecheval.core.audio import resample
+from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.builder.trees import build_mini_tree
+from speecheval.fdb.v10.report.user_side import load_inputs
 
 from .browserkit import Browser
 
@@ -147,3 +149,26 @@ def test_a_dataset_not_at_hand_is_said_and_the_output_shown_alone(tree: Path, tm
     assert html.count("<audio controls") == 3 * (TIMELINES - 1) + 1
     assert (f"No input: {moved / SAMPLE / 'input.wav'} is not the input the sample was "
             "captured from (its SHA-256 differs).") in html
+
+
+def test_an_input_is_read_when_encoded_and_checked_again(tmp_path: Path) -> None:
+    # load_inputs keeps only the checked file and its SHA-256, not the decoded samples;
+    # the samples come back at encoding time, and an input changed since the check is
+    # bad input there, never a clip of other audio
+    dataset = tmp_path / "dataset"
+    path = dataset / "s" / "input.wav"
+    path.parent.mkdir(parents=True)
+    sf.write(path, np.linspace(-0.5, 0.5, 1600, dtype=np.float32), 16000, subtype="PCM_16")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "manifest.json").write_text(json.dumps({"input_audio": {
+        "dataset_root": str(dataset),
+        "samples": {"s": {"path": "s/input.wav", "sha256": sha256_file(path)}}}}))
+    inputs = load_inputs(tree, ["s"], None)
+    user = inputs.found["s"]
+    assert not hasattr(user, "samples")
+    heard = user.audio()
+    assert heard.rate == 16000 and heard.samples.shape == (1600,)
+    sf.write(path, np.zeros(1600, dtype=np.float32), 16000, subtype="PCM_16")
+    with pytest.raises(InputError, match="changed while the page was written"):
+        user.audio()

@@ -309,7 +309,7 @@ def _players(system: System, index: int, entry: ManifestSample, files: AudioFile
                                              STEREO_RATE)),
             files.player("the user alone (input.wav of the dataset, SHA-256 checked)",
                          f"input/{sample_id}-{user.sha256[:12]}.ogg",
-                         lambda: encode_opus(user.samples, user.rate)),
+                         lambda: encode_opus(*_mono(user.audio()))),
             model]
 
 

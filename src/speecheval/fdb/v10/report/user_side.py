@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from ....core.audio import decode_mono, resample
+from ....core.audio import Audio, decode_mono, resample
 from ....core.errors import InputError
 from ....core.hashing import sha256_bytes
 from ....report.ogg_opus import stereo as two_channels
@@ -32,12 +32,22 @@ STEREO_RATE = 16000
 
 @dataclass(frozen=True)
 class UserInput:
-    """A sample's input as read and checked: its samples at its own rate and its file."""
+    """A sample's input, checked: its file and SHA-256. The samples are read again when a
+    clip is encoded (and checked again), so a page of a full-size tree never holds every
+    decoded input at once (about 0.8 GB a system)."""
 
     path: Path
     sha256: str
-    samples: NDArray[np.float32]
-    rate: int
+    sample_id: str
+
+    def audio(self) -> Audio:
+        """The input's samples at its own rate; an input changed since the check is bad
+        input."""
+        data = self.path.read_bytes()
+        if sha256_bytes(data) != self.sha256:
+            raise InputError("the input changed while the page was written (its SHA-256 "
+                             "differs)", path=self.path, sample_id=self.sample_id)
+        return decode_mono(data, name=self.path, sample_id=self.sample_id)
 
 
 @dataclass(frozen=True)
@@ -92,8 +102,8 @@ def load_inputs(tree: Path, sample_ids: list[str], dataset: Path | None) -> Inpu
             missing[sample_id] = (f"{path} is not the input the sample was captured from "
                                   "(its SHA-256 differs)")
             continue
-        audio = decode_mono(data, name=path, sample_id=sample_id)
-        found[sample_id] = UserInput(path, digest, audio.samples, audio.rate)
+        decode_mono(data, name=path, sample_id=sample_id)  # an undecodable input is bad input
+        found[sample_id] = UserInput(path, digest, sample_id)
     note = (f"inputs: {len(found)} of {len(sample_ids)} read from {root} and checked "
             "against their SHA-256")
     if missing:
@@ -105,5 +115,6 @@ def stereo(user: UserInput, reply: NDArray[np.float32], reply_rate: int
            ) -> NDArray[np.float32]:
     """The input on the left channel and the reply on the right, at :data:`STEREO_RATE`,
     the shorter one padded with silence at its end."""
-    return two_channels(resample(user.samples, user.rate, STEREO_RATE),
+    heard = user.audio()
+    return two_channels(resample(heard.samples, heard.rate, STEREO_RATE),
                         resample(reply, reply_rate, STEREO_RATE))
