@@ -263,3 +263,23 @@ def test_names_come_from_the_manifest_or_the_option_never_the_folder(
                  "--out", str(out)]) == 2
     assert "give --tree NAME=PATH" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_baseline_is_compared_with_every_other_system(
+        page: Path, systems: dict[str, tuple[Path, Path]], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    (early, early_scored), (late, late_scored) = systems["early"], systems["late"]
+    # without --baseline every pair in the order given: early first
+    assert "early vs late" in page.read_text(encoding="utf-8")
+    out = tmp_path / "base.html"
+    assert main(["fdb15", "report", "--scored", str(early_scored), "--tree", f"early={early}",
+                 "--scored", str(late_scored), "--tree", str(late), "--baseline", "late",
+                 "--out", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "late vs early" in html and "early vs late" not in html
+    unknown = tmp_path / "unknown.html"
+    assert main(["fdb15", "report", "--scored", str(early_scored), "--tree", f"early={early}",
+                 "--scored", str(late_scored), "--tree", str(late), "--baseline", "moshi",
+                 "--out", str(unknown)]) == 2
+    assert "--baseline 'moshi' is none of the systems: early, late" in capsys.readouterr().err
+    assert not unknown.exists()

@@ -131,3 +131,17 @@ def leaderboard(systems: Sequence[str], columns: Sequence[Column]) -> Table:
             cells += [text, estimate.coverage]
         rows.append(cells)
     return Table.of(header, rows, align=label_then_numbers(1, len(header) - 1), tones=tones)
+
+
+def comparison_pairs(names: Sequence[str], baseline: str | None
+                     ) -> list[tuple[int, int]]:
+    """Which systems a page compares, as index pairs: each against ``baseline``, else
+    every pair (both report pages ask this one function).
+
+    >>> comparison_pairs(["a", "b", "c"], None), comparison_pairs(["a", "b", "c"], "b")
+    ([(0, 1), (0, 2), (1, 2)], [(1, 0), (1, 2)])
+    """
+    if baseline is not None:
+        base = list(names).index(baseline)
+        return [(base, other) for other in range(len(names)) if other != base]
+    return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]

@@ -31,6 +31,7 @@ from .... import __version__
 from ....core.audio import Audio, read_mono
 from ....core.errors import InputError
 from ....report import page as pg
+from ....report.leaderboard_table import comparison_pairs
 from ....report.numbers import fixed
 from ....report.ogg_opus import encode_opus
 from ....report.table import Align, Table
@@ -228,19 +229,6 @@ def _reference_table(systems: Sequence[System], subset: str) -> Table:
     rows.append(["reference column", *(s.reference_note for s in systems)])
     return Table.of(["official metric", *(s.name for s in systems)], rows,
                     align=None)
-
-
-def comparison_pairs(names: Sequence[str], baseline: str | None
-                     ) -> list[tuple[int, int]]:
-    """Which systems the page compares: each against ``baseline``, else every pair.
-
-    >>> comparison_pairs(["a", "b", "c"], None), comparison_pairs(["a", "b", "c"], "b")
-    ([(0, 1), (0, 2), (1, 2)], [(1, 0), (1, 2)])
-    """
-    if baseline is not None:
-        base = list(names).index(baseline)
-        return [(base, other) for other in range(len(names)) if other != base]
-    return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
 
 
 def _subset_section(systems: Sequence[System], subset: str, files: AudioFiles,

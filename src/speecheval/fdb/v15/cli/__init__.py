@@ -218,11 +218,13 @@ def _judge_packages(judge: str, prosody: bool, mos: str) -> list[str]:
               help="The tree each --scored folder scored, in the same order; NAME= names "
                    "the system (default: the tree manifest's system, or its one recorded "
                    "agent). Names must differ.")
+@click.option("--baseline", default=None, metavar="NAME",
+              help="Compare every other system with this one [default: every pair].")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False),
               help="New HTML file.")
 @force_option
-def report_command(scored: tuple[Path, ...], trees: tuple[str, ...], out: Path,
-                   force: bool) -> None:
+def report_command(scored: tuple[Path, ...], trees: tuple[str, ...], baseline: str | None,
+                   out: Path, force: bool) -> None:
     """One HTML page: the leaderboard, behaviour shares, latency tables with the official
     column, paired comparisons per scenario, and every trial's timelines with the user's
     input and the reply in a stereo player."""
@@ -244,9 +246,12 @@ def report_command(scored: tuple[Path, ...], trees: tuple[str, ...], out: Path,
             raise InputError("not a folder (--tree)", path=tree)
     names = [system_name(name, tree) for name, tree in named]
     require_unique(names, [tree for _, tree in named])
+    if baseline is not None and baseline not in names:
+        raise InputError(f"--baseline {baseline!r} is none of the systems: "
+                         + ", ".join(names))
     systems = [load_system(name, folder, tree)
                for name, folder, (_, tree) in zip(names, scored, named, strict=True)]
-    atomic_write_text(out, render_page(build_page(systems, out.parent)))
+    atomic_write_text(out, render_page(build_page(systems, out.parent, baseline)))
     click.echo(f"wrote {out}")
 
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import combinations
 from typing import Any
 
 from ....core.p_text import paper_p_text
 from ....report import page as pg
+from ....report.leaderboard_table import comparison_pairs
 from ....report.numbers import fixed
 from ....report.table import Table
 from ..prosody.paired_tests import Measured, PairedTest, paired_test
@@ -60,9 +60,11 @@ def _warning(count: int) -> pg.Paragraph:
                          "only."), kind="")
 
 
-def _between_block(systems: Sequence[ScoredSystem], scenario: str) -> list[pg.Block]:
+def _between_block(systems: Sequence[ScoredSystem], scenario: str,
+                   baseline: str | None) -> list[pg.Block]:
     rows, few = [], 0
-    for first, second in combinations(systems, 2):
+    pairs = comparison_pairs([s.name for s in systems], baseline)
+    for first, second in ((systems[i], systems[j]) for i, j in pairs):
         for key, what in LATENCIES:
             test = between(first, second, scenario, key)
             few += _few(test.n)
@@ -132,12 +134,14 @@ def _prosody_block(systems: Sequence[ScoredSystem], scenario: str) -> list[pg.Bl
             *([_warning(few)] if few else []), pg.TableBlock(table), *notes]
 
 
-def comparisons_section(systems: Sequence[ScoredSystem],
-                        scenarios: Sequence[str]) -> pg.Section | None:
-    """Per scenario, the between-system and the within-system tests it has."""
+def comparisons_section(systems: Sequence[ScoredSystem], scenarios: Sequence[str],
+                        baseline: str | None = None) -> pg.Section | None:
+    """Per scenario, the between-system tests (each system against ``baseline``, else
+    every pair) and the within-system tests it has."""
     blocks: list[pg.Block] = []
     for scenario in scenarios:
-        parts = _between_block(systems, scenario) + _prosody_block(systems, scenario)
+        parts = (_between_block(systems, scenario, baseline)
+                 + _prosody_block(systems, scenario))
         if parts:
             blocks.append(pg.Section(scenario.replace("_", " "), tuple(parts), level=3))
     if not blocks:

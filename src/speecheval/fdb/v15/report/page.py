@@ -202,8 +202,10 @@ def _trials_section(systems: Sequence[ScoredSystem], page_folder: Path) -> pg.Se
         details_label="timelines and audio"),))
 
 
-def build_page(systems: Sequence[ScoredSystem], page_folder: Path) -> pg.Page:
-    """The page of one or more systems, to be written into ``page_folder``."""
+def build_page(systems: Sequence[ScoredSystem], page_folder: Path,
+               baseline: str | None = None) -> pg.Page:
+    """The page of one or more systems, to be written into ``page_folder``; the
+    between-system tests compare each with ``baseline`` when given, else every pair."""
     scenarios = scenarios_present(systems, tuple(DECLARED_SIZES))
     facts = [pg.Fact("systems", (", ".join(f"{s.name} ({s.scored})" for s in systems),))]
     facts += [pg.Fact("judge", (_judge_note(s),)) for s in systems if s.behaviour]
@@ -213,7 +215,7 @@ def build_page(systems: Sequence[ScoredSystem], page_folder: Path) -> pg.Page:
                                       latency_tables(systems, scenarios),
                                       *recorded_extras(systems),
                                       _curves_section(systems, scenarios),
-                                      comparisons_section(systems, scenarios),
+                                      comparisons_section(systems, scenarios, baseline),
                                       _trials_section(systems, page_folder))
               if section is not None]
     provenance = tuple((f"{s.name} timing.json", str(s.scored / "timing.json"))
