@@ -31,6 +31,23 @@ def test_raw_tagged_tails(tail: str, reason: str | None) -> None:
         (0.0, 2.5, "S01", "hello there"), (3.0, 5.0, "S02", "fine thanks")]
 
 
+@pytest.mark.parametrize(("raw", "segments", "status", "reason"), [
+    ("hello there how are you", [(None, "hello there how are you")], "unsupported", None),
+    ("[S01]hello <laughter> there[S02]fine thanks",
+     [("S01", "hello there"), ("S02", "fine thanks")], "unsupported", None),
+    ("[S01]hello[S02]", [("S01", "hello")], "unsupported", None),
+    ("[S01]hello[S0", [("S01", "hello")], "truncated", "cut_speaker_tag"),
+])
+def test_raw_tagged_without_a_time_is_plain_text(raw: str, segments: list[tuple[str | None,
+                                                 str]], status: str, reason: str | None) -> None:
+    """No time tag at all: every word is kept (unfixed, the text was a cut segment and
+    dropped), the tail is unsupported rather than cut_text; a broken tag is still a cut."""
+    reading = read_raw(raw, "raw")
+    assert [(s.speaker, s.text) for s in reading.segments] == segments
+    assert (reading.tail_status, reading.tail_reason) == (status, reason)
+    assert (reading.has_timestamps, reading.granularity) == (False, "none")
+
+
 def test_raw_tagged_event_tags_are_dropped_and_their_text_kept() -> None:
     reading = read_raw("[0.0][S01]hello <laughter> there[2.0][2.5][S02]so [music]", "raw")
     assert [(s.start, s.end, s.text) for s in reading.segments] == [(0.0, 2.0, "hello there")]

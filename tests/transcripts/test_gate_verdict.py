@@ -195,6 +195,32 @@ def test_speaker_label_reset_is_a_structural_anomaly_and_never_decides_the_verdi
     assert v["verdict"] == "engineering_complete"
 
 
+def test_a_host_handing_over_to_a_guest_is_no_anomaly() -> None:
+    """S01 alone in the first third, S02 alone after it: one speaker stops and another
+    starts. Unfixed, the middle third's labels were disjoint from the early third's, so
+    it was a label reset and a structural_anomaly."""
+    raw = talk(300.0, speakers=("S01",)) + talk(900.0, start_s=300.0, speakers=("S02",))
+    v = verdict(raw, 900.0, last_speech=899.0)
+    thirds = v["speaker_continuity"]["thirds"]
+    assert [t["speakers"] for t in thirds] == [["S01"], ["S02"], ["S02"]]
+    assert [t["label_reset"] for t in thirds] == [False, False, False]
+    assert v["speaker_continuity_status"] == "no_structural_anomaly"
+
+
+def test_legality_has_its_own_tolerance() -> None:
+    """A timestamp 1.5 s past the end of a 60 s file is illegal (legality tolerance 0.2 s);
+    unfixed, the 2 s coverage tolerance was reused and it was legal. 60.2 is still legal."""
+    ok = verdict(talk(50.0) + "[50.00][S01]the last words[60.20]", 60.0, last_speech=59.0)
+    assert ok["repeat_timeline"]["illegal_timestamps"] == 0
+    assert ok["transcript_coverage"]["last_valid_timestamp_s"] == 60.2
+    v = verdict(talk(50.0) + "[50.00][S01]the last words[61.50]", 60.0, last_speech=59.0)
+    assert v["repeat_timeline"]["illegal_examples"] == [61.5]
+    assert v["transcript_coverage"]["last_valid_timestamp_s"] == 50.0  # 61.5 is not valid
+    # the cover fails too (50 < 59 - 2), which names the failure first
+    assert v["verdict"] == "failed_truncated"
+    assert RULES.identity()["legal_tolerance_s"] == 0.2
+
+
 def test_a_long_silent_speaker_coming_back_is_a_re_entry() -> None:
     # S01 talks 0-100, S02 alone 100-800, S01 returns at 800: a gap of 800 - 99.5 >= 600
     raw = (talk(100.0, speakers=("S01",)) + talk(800.0, start_s=100.0, speakers=("S02",))
@@ -224,5 +250,5 @@ def test_a_hindi_phrase_said_three_times_is_six_whole_word_tokens() -> None:
     assert repeats["tokens"] - talk_tokens == 6
     assert repeats["12"]["regions"] == 0
     rules = GateRules().identity()  # what every verdict record carries under "rules"
-    assert rules["version"] == "gate-rules-2"
+    assert rules["version"] == "gate-rules-3"  # the tokens of gate-rules-2, kept
     assert "combining marks with the character before them" in rules["repeat_tokens"]

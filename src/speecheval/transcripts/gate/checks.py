@@ -33,14 +33,15 @@ class Check:
 
 
 def coverage(reading: RawReading, duration_s: float, last_speech_s: float | None,
-             tolerance_s: float) -> Check:
+             tolerance_s: float, legal_tolerance_s: float) -> Check:
     """``transcript_coverage_status``: does the last valid timestamp reach the sample's
     last-speech boundary (less the tolerance)?
 
+    Valid: legal, i.e. at most ``legal_tolerance_s`` past the end of the audio.
     ``unsupported`` without timestamps or segments; ``missing_evidence`` without a frozen
     boundary (the facts are still measured); else ``passed`` or ``failed``.
     """
-    valid = [t for t in reading.timestamps if _legal(t, duration_s, tolerance_s)]
+    valid = [t for t in reading.timestamps if _legal(t, duration_s, legal_tolerance_s)]
     facts: Facts = {"duration_s": duration_s, "last_speech_s": last_speech_s,
                     "tolerance_s": tolerance_s, "last_valid_timestamp_s": None}
     if not reading.has_timestamps or not valid:
@@ -109,17 +110,18 @@ def raw_tail(reading: RawReading) -> Check:
                                        "parser_errors": list(reading.parser_errors)})
 
 
-def repeat_timeline(reading: RawReading, duration_s: float, tolerance_s: float,
-                    rules: GateRules) -> Check:
-    """``repeat_timeline_status``: exact adjacent repeats, illegal or backwards timestamps,
-    segment explosions.
+def repeat_timeline(reading: RawReading, duration_s: float, rules: GateRules) -> Check:
+    """``repeat_timeline_status``: exact adjacent repeats, illegal (more than
+    ``rules.legal_tolerance_s`` past the end of the audio, or negative) or backwards
+    timestamps, segment explosions.
 
     ``failed`` on an illegal or backwards timestamp, an explosion, or a repeat at a window
     of ``rules.severe_repeat_window`` or more; ``repeats_flagged`` when only shorter
     windows repeat; else ``passed``.
     """
     repeats = _repeats(reading)
-    illegal = [t for t in reading.timestamps if not _legal(t, duration_s, tolerance_s)]
+    illegal = [t for t in reading.timestamps
+               if not _legal(t, duration_s, rules.legal_tolerance_s)]
     backwards = _backwards(reading)
     explosion = _explosion(reading, rules)
     severe = [w for w in REPEAT_WINDOWS
@@ -140,9 +142,11 @@ def speaker_continuity(reading: RawReading, duration_s: float, rules: GateRules)
     """``speaker_continuity_status`` over the early, middle and late thirds: structure only.
 
     Per third: the labels heard, the labels first heard there, re-entries (a label back
-    after ``rules.reentry_gap_s`` of silence) and a label reset (its labels disjoint from
-    the previous third's, what per-chunk relabelling looks like). ``structural_anomaly`` on
-    a reset, or when more labels first appear after the early third than it had;
+    after ``rules.reentry_gap_s`` of silence) and a label reset (``rules.reset_min_labels``
+    or more labels, all disjoint from the previous third's: what per-chunk relabelling of
+    a conversation looks like; one new label after the old ones fell silent is a
+    handover). ``structural_anomaly`` on a reset, or when more labels first appear after
+    the early third than it had;
     ``unsupported`` for output without speaker labels (not a failure). Identity-drift
     accuracy needs whole-recording speaker gold and stays ``unscored``.
     """
@@ -170,8 +174,8 @@ def speaker_continuity(reading: RawReading, duration_s: float, rules: GateRules)
                                       seg.end if seg.end is not None else seg.start)
     previous: set[str] = set()
     for third in thirds:
-        third["label_reset"] = bool(previous and third["speakers"]
-                                    and not previous & third["speakers"])
+        third["label_reset"] = bool(previous and not previous & third["speakers"]
+                                    and len(third["speakers"]) >= rules.reset_min_labels)
         previous = third["speakers"] or previous
         third["speakers"] = sorted(third["speakers"])
     later_new = len(thirds[1]["new_labels"]) + len(thirds[2]["new_labels"])

@@ -53,7 +53,7 @@ def gate(run: Path | None, samples_path: Path | None, raw_path: Path | None, fmt
     from .apply import gate_file
     from .inputs import format_for
     from .rules import GateRules
-    from .verdict import SampleFacts
+    from .verdict import SampleFacts, boundary_problem
 
     rules = GateRules() if tolerance_s is None else GateRules(tolerance_s=tolerance_s)
     if (run is None) == (raw_path is None):
@@ -86,8 +86,11 @@ def gate(run: Path | None, samples_path: Path | None, raw_path: Path | None, fmt
         if out_path is not None:
             with replacing(out_path, force=force, shape=(".json",)):
                 refuse_existing(out_path)  # before the work; the rename below replaces it
-        record = gate_file(raw_path, format_for(raw_path, fmt),
-                           SampleFacts(duration_s, last_speech_s), meta_path, rules)
+        sample = SampleFacts(duration_s, last_speech_s)
+        problem = boundary_problem(sample, rules)
+        if problem is not None:
+            raise InputError(f"--last-speech: {problem}", path=raw_path)
+        record = gate_file(raw_path, format_for(raw_path, fmt), sample, meta_path, rules)
         records = [record]
         footer = ""
         if out_path is not None:

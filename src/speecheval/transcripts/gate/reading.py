@@ -14,7 +14,8 @@ ends:
   nothing after it), ``cue_without_timing``, ``cut_json`` (the JSON document ends early),
   ``unparsable_json`` (it breaks before its end: readable up to there only, so no more
   complete than a cut one);
-- ``unsupported``: plain text has no segments whose ends could be checked;
+- ``unsupported``: plain text has no segments whose ends could be checked (a ``.txt``
+  answer without a single time tag is plain text too, its speaker tags kept);
 - ``empty``: nothing but whitespace.
 
 Irregularities before the tail (a cue whose timing does not parse) are kept as parser
@@ -96,7 +97,8 @@ def read_raw(text: str, fmt: str) -> RawReading:
 
 def shifted(parts: list[tuple[str, float, RawReading]]) -> RawReading:
     """One reading of a chunked answer: each ``(name, offset, reading)`` moved onto the
-    sample's timeline by its offset, in order; the first cut chunk names the tail."""
+    sample's timeline by its offset, in order; the first cut chunk names the tail, and
+    without timestamps in every chunk an uncut tail is ``unsupported``."""
     segments: list[TimedText] = []
     stamps: list[float] = []
     errors: list[str] = []
@@ -110,12 +112,13 @@ def shifted(parts: list[tuple[str, float, RawReading]]) -> RawReading:
         errors += [f"{name}: {e}" for e in reading.parser_errors]
     last = parts[-1][2] if parts else None
     reason = None if cut is None else f"{cut[0]}: {cut[1].tail_reason or 'empty'}"
-    return RawReading(tuple(segments), tuple(stamps),
-                      "truncated" if cut is not None else "complete", reason,
+    timed = all(r.has_timestamps for _, _, r in parts)
+    status: TailStatus = ("truncated" if cut is not None else "complete" if timed
+                          else "unsupported")
+    return RawReading(tuple(segments), tuple(stamps), status, reason,
                       cut[1].tail_excerpt if cut else last.tail_excerpt if last else "",
-                      all(r.has_timestamps for _, _, r in parts),
-                      "word" if any(r.granularity == "word" for _, _, r in parts)
-                      else "segment", tuple(errors))
+                      timed, "word" if any(r.granularity == "word" for _, _, r in parts)
+                      else "segment" if timed else "none", tuple(errors))
 
 
 def _read_registered(text: str, suffix: str, excerpt: str) -> RawReading:
@@ -184,13 +187,33 @@ def _read_tagged(text: str, excerpt: str) -> RawReading:
             speaker = speaker_text.upper()
         state = "opened"
     rest = text[cursor:]
-    reason = next((name for name, pattern in _OPEN_TAIL if pattern.search(rest)), None)
+    open_tag = next(((name, found) for name, pattern in _OPEN_TAIL
+                     if (found := pattern.search(rest)) is not None), None)
+    reason = None if open_tag is None else open_tag[0]
+    if not stamps:
+        words = rest if open_tag is None else rest[:open_tag[1].start()]
+        return _untimed_tagged(segments, speaker, [*pending, words], reason, excerpt)
     if reason is None and (rest.strip() or "".join(pending).strip()):
         reason = "cut_text"
     if reason is None and state == "opened":
         reason = "segment_without_text"
     return RawReading(tuple(segments), tuple(stamps), "complete" if reason is None else
                       "truncated", reason, excerpt, True, "segment")
+
+
+def _untimed_tagged(segments: list[TimedText], speaker: str | None, rest: list[str],
+                    cut_tag: str | None, excerpt: str) -> RawReading:
+    """A ``.txt`` answer without a single time tag: plain text (speaker tags allowed).
+
+    Without timestamps no segment end can be checked, so how the text ends proves nothing
+    (spec: completeness is never inferred from the text): every word is kept, the last
+    words included, and the tail is ``unsupported``, unless the raw breaks inside a tag
+    (``[S0``), which is a cut whatever the text says."""
+    words = " ".join(" ".join(rest).split())
+    if words:
+        segments = [*segments, TimedText(None, None, speaker, words)]
+    return RawReading(tuple(segments), (), "unsupported" if cut_tag is None else "truncated",
+                      cut_tag, excerpt, False, "none")
 
 
 _TIMING = re.compile(r"^\s*(\S+)\s*-->\s*(\S+)")

@@ -50,7 +50,7 @@ from .apply import read_raw_file, verdict_record
 from .inputs import SampleBoundary, format_for, read_meta, read_samples
 from .reading import RawReading, shifted
 from .rules import RULES_VERSION, GateRules
-from .verdict import GATE_VERSION, SampleFacts
+from .verdict import GATE_VERSION, SampleFacts, boundary_problem
 
 META = "meta.json"
 GOLD_TRACK = "gold_diagnostic_window"
@@ -154,7 +154,12 @@ def gate_run(run: Path, samples_path: Path | None, rules: GateRules,
     known = {r["id"]: r for r in lineage.read_records(run)}
     samples = sorted({item.sample for item in items if item.track != GOLD_TRACK
                       and _on_this_input(item, known)})
-    facts = {s: _sample_facts(run, s, boundaries.get(s), samples_path) for s in samples}
+    unknown = sorted(set(boundaries) - {item.sample for item in items})
+    if unknown:
+        raise InputError(f"the samples file names samples the run does not hold: "
+                         f"{', '.join(unknown)}", path=samples_path or run)
+    facts = {s: _sample_facts(run, s, boundaries.get(s), samples_path, rules)
+             for s in samples}
     records: list[dict[str, Any]] = []
     entries: list[dict[str, Any]] = []
     for item in items:
@@ -262,9 +267,22 @@ def _answer_file(folder: Path) -> Path | None:
 
 
 def _sample_facts(run: Path, sample: str, boundary: SampleBoundary | None,
-                  samples_path: Path | None) -> tuple[SampleFacts, str | None]:
+                  samples_path: Path | None, rules: GateRules) -> tuple[SampleFacts, str | None]:
     """The sample's duration (its input WAV, else the samples file) and boundary (the
-    samples file, else the run manifest's ``last_speech_s`` in ``input/<sample>.json``)."""
+    samples file, else the run manifest's ``last_speech_s`` in ``input/<sample>.json``);
+    a boundary past the end of the audio is an InputError naming the sample."""
+    found, audio_sha = _read_sample_facts(run, sample, boundary, samples_path)
+    problem = boundary_problem(found, rules)
+    if problem is not None:
+        where = (samples_path if boundary is not None and samples_path is not None
+                 else run / "input" / f"{sample}.json")
+        raise InputError(problem, path=where, sample_id=sample)
+    return found, audio_sha
+
+
+def _read_sample_facts(run: Path, sample: str, boundary: SampleBoundary | None,
+                       samples_path: Path | None) -> tuple[SampleFacts, str | None]:
+    """:func:`_sample_facts` as read, unchecked."""
     wav = run / "input" / f"{sample}.wav"
     if wav.is_file():
         info = audio_info(wav, sample_id=sample)

@@ -43,6 +43,17 @@ class SampleFacts:
     """Where the boundary comes from (an independent VAD pass, a human tail listen)."""
 
 
+def boundary_problem(sample: SampleFacts, rules: GateRules) -> str | None:
+    """Why the sample's frozen boundary cannot be right, or ``None``: a last speech later
+    than the end of the audio (beyond the legality tolerance, as a timestamp) is bad
+    input, not a shortfall of the system's output."""
+    last = sample.last_speech_s
+    if last is None or last <= sample.duration_s + rules.legal_tolerance_s:
+        return None
+    return (f"last_speech_s {last:g} s is past the end of the audio ({sample.duration_s:g} s; "
+            f"legality tolerance {rules.legal_tolerance_s:g} s)")
+
+
 @dataclass(frozen=True)
 class GateVerdict:
     verdict: str
@@ -63,11 +74,12 @@ def gate(reading: RawReading, sample: SampleFacts, meta: Mapping[str, Any] | Non
          rules: GateRules) -> GateVerdict:
     """Run the five checks and decide the verdict."""
     tolerance = rules.tolerance_s if sample.tolerance_s is None else sample.tolerance_s
-    cover = checks.coverage(reading, sample.duration_s, sample.last_speech_s, tolerance)
+    cover = checks.coverage(reading, sample.duration_s, sample.last_speech_s, tolerance,
+                            rules.legal_tolerance_s)
     cover.facts["boundary_source"] = sample.boundary_source
     stop = checks.termination(meta, cover.status == "passed")
     tail = checks.raw_tail(reading)
-    timeline = checks.repeat_timeline(reading, sample.duration_s, tolerance, rules)
+    timeline = checks.repeat_timeline(reading, sample.duration_s, rules)
     speakers = checks.speaker_continuity(reading, sample.duration_s, rules)
     truncated = []
     if tail.status == "truncated":

@@ -11,7 +11,10 @@ from ...diarization.render import score_dict
 from ...diarization.result import DerComponents, DiarizationScore, DiarizationUnsupported
 from ...diarization.score import score_files, score_lattifai_parity, total
 from ...diarization.scoring_region import clipped_turns
+from ...formats.rttm import RTTM
+from ...formats.segment import has_speakers
 from ...formats.uem import UEM
+from ..inputs import rttm_from_segments
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, pool, sample_values
 from ..table_entries import DiarizationEntry
 from .cp import unsupported_runs
@@ -31,7 +34,8 @@ class Diarization(Measure[DiarizationRun]):
     name = "diarization"
 
     def score(self, inputs: RunInputs) -> Outcome[DiarizationRun]:
-        sample, reference, hyp = inputs.sample, inputs.reference.turns, inputs.hypothesis.turns
+        sample, reference = inputs.sample, inputs.reference.turns
+        hyp, untimed = _system_turns(inputs)
         if reference is None:
             return Outcome(status={"diarization": "no reference speaker turns"})
         if hyp is None or (inputs.failed and not inputs.support.speakers):
@@ -46,9 +50,14 @@ class Diarization(Measure[DiarizationRun]):
         if isinstance(main, DiarizationUnsupported):
             return Outcome(status={"diarization": f"unsupported: {main.reason}"})
         assert not isinstance(parity, DiarizationUnsupported)
-        note = _clipped_note(inputs)
-        return Outcome(DiarizationRun(total(main), total(parity)),
-                       {} if note is None else {"diarization_clipped": note})
+        notes = {} if not untimed else {"diarization_untimed_turns": (
+            f"{untimed} of {len(inputs.hypothesis.segments)} system turns have no start or "
+            "end time: DER is scored over the timed turns, the reference speech of the "
+            "others counts as missed")}
+        clipped = _clipped_note(inputs, hyp)
+        if clipped is not None:
+            notes["diarization_clipped"] = clipped
+        return Outcome(DiarizationRun(total(main), total(parity)), notes)
 
     def row(self, result: DiarizationRun, run: RunScore) -> Any:
         return score_dict(result.main, exclude_overlap=False)
@@ -75,12 +84,30 @@ def _der_values(runs: Sequence[RunScore],
     return sample_values(runs, pick)
 
 
-def _clipped_note(inputs: RunInputs) -> str | None:
+def _system_turns(inputs: RunInputs) -> tuple[RTTM | None, int]:
+    """The system's speaker turns, and how many of its speaker segments were left out.
+
+    A transcript whose every segment names a speaker but some lack a start or an end (a
+    cut answer's last segment) gives its timed segments as turns: the reference speech
+    the others would have covered is no system speech, so it counts as missed, and one
+    untimed segment no longer leaves the whole sample unscored."""
+    side = inputs.hypothesis
+    if side.turns is not None or inputs.run.rttm is not None or not has_speakers(
+            side.segments):
+        return side.turns, 0
+    timed = [s for s in side.segments if s.start is not None and s.end is not None]
+    if not timed:
+        return None, 0
+    return (rttm_from_segments(timed, inputs.sample.id, inputs.run.transcript),
+            len(side.segments) - len(timed))
+
+
+def _clipped_note(inputs: RunInputs, hyp: RTTM | None) -> str | None:
     """Say how many turns run past ``duration_s`` and were cut there, if any."""
     sample = inputs.sample
     uem = UEM.from_regions({sample.id: ((0.0, sample.duration_s),)})
     parts = [(side, clipped_turns(rttm, uem)) for side, rttm in
-             (("reference", inputs.reference.turns), ("system", inputs.hypothesis.turns))
+             (("reference", inputs.reference.turns), ("system", hyp))
              if rttm is not None]
     cut = [f"{side} {c['turns']} ({c['seconds']:g} s)" for side, c in parts if c["turns"]]
     if not cut:
