@@ -480,12 +480,14 @@ def test_imports_are_candidates_with_their_trust_facts(
     assert sorted(mapping.values()) == ["fake", imported]
     record = json.loads((made / "arbitration.json").read_text())
     key = "fake/production_complete_file/blocks/r1"
+    # each candidate's text is its derived transcript's, the one `transcripts score` reads
     assert record["candidate_origins"]["blocks"] == {
-        "fake": {"origin": "run", "raw": f"raw:{key}"},
+        "fake": {"origin": "run", "raw": f"raw:{key}", "text": f"transcript:{key}@seglst/1"},
         imported: {"origin": "imported", "raw": f"imported:{digest_ok}/{key}",
                    "exact_input_match": True, "protocol_compatibility": "compatible",
                    "incompatibilities": [], "identity_confidence": "recorded",
-                   "track_use": "production_complete_file"}}
+                   "track_use": "production_complete_file",
+                   "text": f"transcript:imported:{digest_ok}/{key}@seglst/1"}}
     (diagnostic,) = record["diagnostic_only"]
     assert (diagnostic["candidate"], diagnostic["exact_input_match"],
             diagnostic["protocol_compatibility"], diagnostic["track_use"]) == (
@@ -567,3 +569,54 @@ def test_a_model_name_may_hold_an_at_sign(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("JUDGE_KEY", KEY)
     judge = ChatJudge.parse("j=org@v2@http://127.0.0.1:9/v1", "JUDGE_KEY")
     assert (judge.model, judge.endpoint) == ("org@v2", "http://127.0.0.1:9/v1/chat/completions")
+
+
+def test_judges_see_the_text_score_reads_and_a_crowded_run_is_refused(
+        server: JudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Five systems are more than one blind vote takes: refused, exit 2, nothing written
+    (unfixed: a folder of skipped samples); ``--system`` picks. The judges see the text
+    ``transcripts score`` reads: all of a plain-text answer (unfixed: empty, it was read
+    as one cut segment) and a derived transcript's cut last segment."""
+    run_dir = tmp_path / "RUN"
+    answers = {"plain": "we ship version 2 on friday", "cut": "[0.0][S01]we ship[2.0][2.5]ver",
+               "c": "[0.0]c[1.0]", "d": "[0.0]d[1.0]", "e": "[0.0]e[1.0]"}
+    for system, text in answers.items():
+        folder = run_dir / "raw" / system / "native_whole_context" / "ep2" / "r1"
+        folder.mkdir(parents=True)
+        (folder / "response.txt").write_text(text, encoding="utf-8")
+        (folder / "meta.json").write_text('{"status": "succeeded"}', encoding="utf-8")
+    key = "cut/native_whole_context/ep2/r1"
+    derived = run_dir / "derived" / key / "transcript@seglst-1.json"
+    derived.parent.mkdir(parents=True)
+    derived.write_text(json.dumps([
+        {"session_id": "ep2", "speaker": "S01", "start_time": 0.0, "end_time": 2.0,
+         "words": "we ship"},
+        {"session_id": "ep2", "speaker": "S01", "start_time": 2.5, "words": "ver"}]),
+        encoding="utf-8")
+    (run_dir / "lineage.jsonl").write_text(json.dumps({
+        "id": f"transcript:{key}@seglst/1", "kind": "transcript",
+        "path": f"derived/{key}/{derived.name}", "parent": f"raw:{key}"}) + "\n",
+        encoding="utf-8")
+    refs, _ = write_inputs(tmp_path)
+    argv = ["transcripts", "arbitrate", str(run_dir), "--references", str(refs),
+            "--api-key-env", "JUDGE_KEY",
+            *[a for i in range(3) for a in ("--judge", f"j{i}=careful@{server.url}")]]
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert (f"{run_dir}: 1 sample(s) have more than 4 candidates, more than one blind vote "
+            "takes (sample ep2: c, cut, d, e, plain); pick at most 4 with --system; nothing "
+            "written") in capsys.readouterr().err
+    assert not (run_dir / "derived" / "arbitration").exists() and not server.requests
+    assert main([*argv, "--system", "plain", "--system", "nosuch"]) == 2
+    assert "--system: the run has no nosuch in track native_whole_context" in (
+        capsys.readouterr().err)
+    assert main([*argv, "--system", "plain", "--system", "cut"]) == 0
+    assert "ep2: consensus plain, votes plain 3, 3 valid judge(s)" in capsys.readouterr().out
+    shown = {text for r in server.requests
+             for _, text in BLOCK.findall(r["messages"][1]["content"])}
+    assert shown == {"we ship version 2 on friday", "we ship ver"}
+    (made,) = (run_dir / "derived" / "arbitration").iterdir()
+    record = json.loads((made / "arbitration.json").read_text())
+    assert record["systems"] == ["cut", "plain"]
+    assert {k: v["text"] for k, v in record["candidate_origins"]["ep2"].items()} == {
+        "cut": f"transcript:{key}@seglst/1", "plain": "raw output (gate reading)"}

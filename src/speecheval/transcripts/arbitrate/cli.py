@@ -28,6 +28,9 @@ _log = get_logger(__name__)
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="JSON Lines of candidate texts (instead of a RUN directory).")
 @click.option("--track", help="The run's track to compare (needed when it has several).")
+@click.option("--system", "systems", multiple=True, metavar="NAME",
+              help="Compare only this system's candidates (repeat; its imports included). "
+                   "A sample with more than 4 candidates is refused: pick with --system.")
 @click.option("--repeat", default="r1", show_default=True, help="The run's repeat to compare.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path),
               help="New output folder (with --candidates; a RUN writes under "
@@ -48,7 +51,8 @@ _log = get_logger(__name__)
 @force_option
 def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, ...],
               command_specs: tuple[str, ...], candidates_path: Path | None,
-              track: str | None, repeat: str, out_dir: Path | None, seed: int,
+              track: str | None, systems: tuple[str, ...], repeat: str,
+              out_dir: Path | None, seed: int,
               judge_env: tuple[str, ...], api_key_env: str, max_attempts: int,
               timeout_s: float, force: bool) -> None:
     """Judges compare candidates blind against independent references (A/B/C/D labels).
@@ -60,7 +64,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
     from ...core.hashing import sha256_bytes, sha256_file
     from ...core.output import refuse_existing, replacing
     from .. import lineage
-    from .inputs import read_candidates, read_references, run_candidates
+    from .inputs import only_systems, read_candidates, read_references, run_candidates, too_many
     from .judges import ChatJudge, CommandJudge, Judge
     from .run import ARBITRATE_VERSION, lineage_records
     from .run import arbitrate as run_arbitration
@@ -83,6 +87,8 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
         if out_dir is None:
             raise InputError("--candidates needs --out (a new folder)")
         candidates = read_candidates(candidates_path)
+        if systems:
+            candidates = only_systems(candidates, systems, candidates_path)
         provenance["candidates_file"] = sha256_file(candidates_path)
         with replacing(out_dir, force=force, shape="arbitration.json"):
             target = refuse_existing(out_dir)
@@ -91,7 +97,7 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
         if out_dir is not None:
             raise InputError("a RUN's arbitration goes under RUN/derived/arbitration/; "
                              "--out is for --candidates")
-        found = run_candidates(run, track, repeat)
+        found = run_candidates(run, track, repeat, systems)
         candidates, origins = found.texts, found.origins
         provenance.update(track=found.track, repeat=repeat, candidate_origins=origins,
                           diagnostic_only=found.diagnostic)
@@ -107,6 +113,11 @@ def arbitrate(run: Path | None, references_path: Path, judge_specs: tuple[str, .
             raise InputError("the same judges already arbitrated these candidates with this "
                              "seed; their answers are kept there (use another --seed for a "
                              "new round)", path=target)
+    if systems:
+        provenance["systems"] = sorted(set(systems))
+    crowded = too_many(candidates)
+    if crowded is not None:
+        raise InputError(f"{crowded}; nothing written", path=run or candidates_path)
     if len(judges) < 3:
         _log.info("note: %d judge(s); a consensus needs 3 valid judges, so every sample "
                   "will be flagged for human review", len(judges))

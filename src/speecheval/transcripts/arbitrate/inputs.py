@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,9 @@ from ...core.errors import InputError
 from .. import lineage
 from ..formats._io import read_text, split_lines
 from ..gate.inputs import read_meta
-from ..gate.run_dir import META, find_items, read_item
+from ..gate.run_dir import META, RawItem, find_items, read_item
+from ..score.inputs import flat_text, load_transcript
+from .prompt import LABELS
 
 SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 """A sample, system or judge id: safe as a file name (it names files of the output)."""
@@ -121,12 +123,18 @@ class RunCandidates:
     diagnostic: list[dict[str, Any]]
 
 
-def run_candidates(run: Path, track: str | None, repeat: str) -> RunCandidates:
+def run_candidates(run: Path, track: str | None, repeat: str,
+                   systems: Sequence[str] = ()) -> RunCandidates:
     """Candidates from a run's own raw answers and its imported ones (``transcripts
-    import``) of repeat ``repeat`` in one track.
+    import``) of repeat ``repeat`` in one track; with ``systems``, only those systems'
+    (an unknown name is an InputError).
 
-    The text is every complete segment's text of the raw output, in order (timestamps and
-    tags left out); a cut final segment is not shown to the judges. An imported answer is
+    The text is the one ``transcripts score`` reads: the words of the job's derived
+    transcript (its newest ``transcript:<key>@<rule>`` record in the run's lineage), in
+    time order, a cut final segment included; a raw folder without one (not made by
+    ``transcripts run``) shows the text of its raw output as the gate reads it (every
+    complete segment, all of a plain text). ``origins`` names which (``text``). An
+    imported answer is
     the candidate ``<system>.imported-<digest>`` beside the run's own, carrying its
     ``exact_input_match``, ``protocol_compatibility`` and ``identity_confidence``; an
     incompatible one (its ``track_use`` is ``diagnostic``) is listed in ``diagnostic``
@@ -141,10 +149,16 @@ def run_candidates(run: Path, track: str | None, repeat: str) -> RunCandidates:
         track = tracks[0]
     elif track not in tracks:
         raise InputError(f"the run has no track {track!r} for repeat {repeat}", path=run)
+    unknown = sorted(set(systems) - {item.system for item in items if item.track == track})
+    if unknown:
+        raise InputError(f"--system: the run has no {', '.join(unknown)} in track {track} "
+                         f"for repeat {repeat}", path=run)
     records = {r["id"]: r for r in lineage.read_records(run)}
+    derived = {r.get("parent"): r for r in records.values()  # the newest rule's last
+               if r.get("kind") in ("transcript", "imported_transcript")}
     found = RunCandidates(track, {}, {}, [])
     for item in items:
-        if item.track != track:
+        if item.track != track or (systems and item.system not in systems):
             continue
         origin: dict[str, Any] = {"origin": "run", "raw": item.raw_id}
         name = item.system
@@ -157,10 +171,46 @@ def run_candidates(run: Path, track: str | None, repeat: str) -> RunCandidates:
                 found.diagnostic.append({"sample": item.sample, "candidate": name, **origin,
                                          "use": DIAGNOSTIC_ONLY})
                 continue
-        read = read_item(item, read_meta(item.folder / META), run)
-        if isinstance(read, str):
+        read = _scored_text(run, item, derived.get(item.raw_id))
+        if read is None:
             continue  # the gate records why; the judges see the systems that answered
-        found.texts.setdefault(item.sample, {})[name] = " ".join(
-            seg.text for seg in read[0].segments)
-        found.origins.setdefault(item.sample, {})[name] = origin
+        found.texts.setdefault(item.sample, {})[name] = read[0]
+        found.origins.setdefault(item.sample, {})[name] = {**origin, "text": read[1]}
     return found
+
+
+def _scored_text(run: Path, item: RawItem,
+                 record: dict[str, Any] | None) -> tuple[str, str] | None:
+    """``(text, where from)`` of one job (see :func:`run_candidates`) from its derived
+    transcript's lineage ``record``, else its raw; ``None`` when the job has no answer."""
+    if record is not None:
+        segments = load_transcript(run / str(record["path"]), item.sample)
+        return " ".join(flat_text(segments).split()), str(record["id"])
+    read = read_item(item, read_meta(item.folder / META), run)
+    if isinstance(read, str):
+        return None
+    return " ".join(seg.text for seg in read[0].segments), "raw output (gate reading)"
+
+
+def too_many(candidates: Mapping[str, Mapping[str, str]]) -> str | None:
+    """Why one blind vote cannot take these candidates, or ``None``: a sample with more
+    candidates than there are labels (the refusal names them, so ``--system`` can pick)."""
+    crowded = {sample: sorted(texts) for sample, texts in sorted(candidates.items())
+               if len(texts) > len(LABELS)}
+    if not crowded:
+        return None
+    sample, names = next(iter(crowded.items()))
+    return (f"{len(crowded)} sample(s) have more than {len(LABELS)} candidates, more than "
+            f"one blind vote takes (sample {sample}: {', '.join(names)}); pick at most "
+            f"{len(LABELS)} with --system")
+
+
+def only_systems(candidates: dict[str, dict[str, str]], systems: Sequence[str],
+                 path: Path) -> dict[str, dict[str, str]]:
+    """The candidates of ``systems`` only (a name no line has is an InputError)."""
+    named = {system for texts in candidates.values() for system in texts}
+    unknown = sorted(set(systems) - named)
+    if unknown:
+        raise InputError(f"--system: no candidate of {', '.join(unknown)}", path=path)
+    return {sample: {k: v for k, v in texts.items() if k in systems}
+            for sample, texts in candidates.items()}
