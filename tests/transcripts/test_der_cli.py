@@ -77,6 +77,9 @@ def test_exclude_overlap_and_parity_track(pair: tuple[Path, Path], tmp_path: Pat
     assert data["collar"] == 0.25 and data["uem"] == str(uem)
     parity = data["lattifai_parity"]
     assert parity["track"] == "lattifai_parity" and parity["collar"] == 0.1
+    # the number is +-seconds; the words say so, with pyannote.metrics' total width beside
+    assert data["collar_plus_minus"] == "+-0.25 s (pyannote.metrics collar=0.5)"
+    assert parity["collar_plus_minus"] == "+-0.1 s (pyannote.metrics collar=0.2)"
     assert data["track"] == "main"
 
 
@@ -86,11 +89,12 @@ def test_table_output(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str
                         "--lattifai-parity"], capsys)
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].startswith("DER main protocol (speecheval definition): collar +-0 s, "
-                               "overlap included")
+    assert lines[0].startswith("DER main protocol (speecheval definition): collar +-0 s "
+                               "(pyannote.metrics collar=0), overlap included")
     total = next(line for line in lines if line.startswith("TOTAL"))
     assert total.split()[1:6] == ["17.000", "3.000", "2.000", "0.000", "29.41%"]
-    assert any(line.startswith("LattifAI parity track (separate)") for line in lines)
+    assert ("LattifAI parity track (separate): collar +-0.1 s (pyannote.metrics "
+            "collar=0.2), overlap included") in lines
 
 
 def token_ends(line: str) -> list[int]:

@@ -85,8 +85,8 @@ def test_orc_and_tcp_equal_meeteval_on_random_samples(tmp_path: Path,
     assert scenario["orc"]["rate"]["micro"] == pytest.approx(orc_total / words)
     table = (tmp_path / "out" / "scenarios.md").read_text()
     assert "| meet | ORC-WER | 12 | 0 |" in table
-    assert "| meet | tcpWER (collar 1.000 s) | 12 | 0 |" in table
-    assert "tcpWER (collar 1.000 s)" in (tmp_path / "out" / "report.html").read_text()
+    assert "| meet | tcpWER (collar +-1.000 s) | 12 | 0 |" in table
+    assert "tcpWER (collar +-1.000 s)" in (tmp_path / "out" / "report.html").read_text()
     settings = json.loads((tmp_path / "out" / "run.json").read_text())["settings"]
     assert settings["tcp_collar_s"] == COLLAR_S and "orc_definition" in settings
 

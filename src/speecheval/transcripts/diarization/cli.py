@@ -21,7 +21,7 @@ from ...core.errors import InputError
 from ...core.log import get_logger
 from .. import api
 from ..id_match import match_ids, partial_option, warn_left_out
-from .settings import COMPAT_MODES, MAIN_COLLAR_S, Compat
+from .settings import COMPAT_MODES, LATTIFAI_COLLAR_S, MAIN_COLLAR_S, Compat, collar_phrase
 
 _log = get_logger(__name__)
 
@@ -72,8 +72,9 @@ def collar_seconds(text: str) -> float:
                    "with FILE=SECONDS (repeat the option). Not with --uem.")
 @click.option("--collar", callback=lambda _ctx, _param, value: collar_seconds(value),
               default=str(MAIN_COLLAR_S), show_default=True, metavar="SECONDS",
-              help="No-score collar in seconds, +-COLLAR around each reference boundary "
-                   "(md-eval -c; pyannote.metrics calls this collar=2*COLLAR).")
+              help="No-score collar: +-SECONDS around each reference boundary (md-eval "
+                   "-c SECONDS; pyannote.metrics writes it collar=2*SECONDS, so the "
+                   "default is its collar=0.5).")
 @click.option("--exclude-overlap", is_flag=True,
               help="Headline DER (and jer_collared) without reference overlap regions "
                    "(md-eval -1); silence is still scored. Both variants are always in "
@@ -83,7 +84,8 @@ def collar_seconds(text: str) -> float:
               help="Whose definition to score: speecheval's, or md-eval-22's / dscore's "
                    "reproduced exactly (docs/transcripts-diarization.md).")
 @click.option("--lattifai-parity", is_flag=True,
-              help="Also report the LattifAI parity track (+-0.1 s collar) in its own table.")
+              help="Also report the LattifAI parity track (collar +-0.1 s, LattifAI's "
+                   "pyannote.metrics collar=0.2) in its own table.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @partial_option
 def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[str, ...],
@@ -151,15 +153,15 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
         return
     region = "overlap excluded" if exclude_overlap else "overlap included"
     click.echo(table(main, exclude_overlap=exclude_overlap,
-                     title=f"DER main protocol ({compat} definition): collar +-{collar:g} s, "
-                           f"{region}; UEM {uem_source}"), nl=False)
+                     title=f"DER main protocol ({compat} definition): collar "
+                           f"{collar_phrase(collar)}, {region}; UEM {uem_source}"), nl=False)
     click.echo(f"turns cut at the scoring region end: reference "
                f"{clipped['reference']['turns']} ({clipped['reference']['seconds']:g} s), "
                f"system {clipped['system']['turns']} ({clipped['system']['seconds']:g} s)")
     if parity is not None:
         click.echo("")
         click.echo(table(parity, exclude_overlap=exclude_overlap,
-                         title=f"LattifAI parity track (separate): collar +-0.1 s "
-                               f"(pyannote collar=0.2), {region}"), nl=False)
+                         title=f"LattifAI parity track (separate): collar "
+                               f"{collar_phrase(LATTIFAI_COLLAR_S)}, {region}"), nl=False)
     if partial:
         click.echo(match.partial_line())

@@ -20,6 +20,7 @@ from .result import (
     TurnCounts,
 )
 from .score import total as total_score
+from .settings import collar_phrase
 
 COLLAR_DEFINITION = ("no-score collar of +-collar seconds around every reference turn "
                      "boundary (md-eval -c); pyannote.metrics' collar is the total width, "
@@ -88,7 +89,9 @@ def score_dict(score: DiarizationScore, *, exclude_overlap: bool) -> dict[str, A
 
 def report_dict(files: dict[str, DiarizationScore], *, exclude_overlap: bool,
                 uem_source: str) -> dict[str, Any]:
-    """Total over files plus per file, with the settings that produced them."""
+    """Total over files plus per file, with the settings that produced them: ``collar``
+    in seconds on each side of a reference boundary, stated in words beside it
+    (``collar_plus_minus``, with pyannote.metrics' total width)."""
     total = total_score(files)
     return {
         "status": "scored",
@@ -96,6 +99,7 @@ def report_dict(files: dict[str, DiarizationScore], *, exclude_overlap: bool,
         "compat": total.compat,
         "compat_definition": COMPAT_DEFINITIONS[total.compat],
         "collar": total.collar,
+        "collar_plus_minus": collar_phrase(total.collar),
         "collar_definition": COLLAR_DEFINITION,
         "mapping_region": total.mapping_region,
         "jer_definition": JER_DEFINITION,

@@ -33,10 +33,9 @@ from .result import (
     SpeakerCount,
     Track,
 )
+from .settings import LATTIFAI_COLLAR_S as LATTIFAI_COLLAR_S  # re-exported, as MAIN_COLLAR_S
 from .settings import MAIN_COLLAR_S as MAIN_COLLAR_S  # re-exported: long imported from here
 from .turns import turn_spans
-
-LATTIFAI_COLLAR_S = 0.1  # LattifAI runs pyannote.metrics with collar=0.2 (total width)
 
 NO_SPEAKERS = "the system gives no speaker attribution"
 

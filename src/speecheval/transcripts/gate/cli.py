@@ -16,7 +16,8 @@ from .reading import FORMATS
 @click.option("--samples", "samples_path", type=click.Path(exists=True, dir_okay=False,
                                                            path_type=Path),
               help="JSON Lines of each sample's frozen last-speech boundary (RUN mode; "
-                   "default: the run manifest's last_speech_s).")
+                   "default: the run manifest's last_speech_s). A sample the run lacks, or "
+                   "a boundary past the end of the audio, is an error.")
 @click.option("--raw", "raw_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="One raw output to gate (instead of a RUN directory).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS),
@@ -25,7 +26,8 @@ from .reading import FORMATS
 @click.option("--duration", "duration_s", type=click.FloatRange(min=0, min_open=True),
               help="Length of the audio in seconds (with --raw).")
 @click.option("--last-speech", "last_speech_s", type=click.FloatRange(min=0),
-              help="The sample's frozen last-speech boundary in seconds (with --raw).")
+              help="The sample's frozen last-speech boundary in seconds (with --raw; at "
+                   "most --duration plus the 0.2 s legality tolerance).")
 @click.option("--meta", "meta_path", type=click.Path(exists=True, dir_okay=False,
                                                      path_type=Path),
               help="The run's meta.json of --raw (status, stop reason, tokens, EOS).")

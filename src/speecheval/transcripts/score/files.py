@@ -33,6 +33,7 @@ from ...core.output import atomic_write_text
 from ...core.provenance import Provenance
 from ..diarization.render import score_dict
 from ..diarization.score import LATTIFAI_COLLAR_S
+from ..diarization.settings import collar_phrase
 from ..report_html import render_report
 from .measure import RunScore
 from .report_tables import kaldi_lines, markdown
@@ -89,6 +90,7 @@ def report_files(report: ScoreReport) -> dict[str, str]:
             "runs": [row for r in runs if (row := moss_row(r)) is not None]}),
         "parity_lattifai.json": dumps({
             "track": "lattifai_parity", "collar_s": LATTIFAI_COLLAR_S,
+            "collar": collar_phrase(LATTIFAI_COLLAR_S),
             "scenarios": {name: None if score is None else score_dict(score,
                                                                        exclude_overlap=False)
                           for name, score in tables.lattifai_parity.items()},

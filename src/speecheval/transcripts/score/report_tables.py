@@ -68,7 +68,7 @@ MOSS_PARITY = PARITY + (
 LATTIFAI_PARITY = PARITY + (
     "Here: the LattifAI benchmark's diarization scoring, with a collar of +-0.1 s "
     "around each reference boundary (pyannote.metrics' collar=0.2, the total width) "
-    "instead of the main protocol's +-0.25 s.")
+    "instead of the main protocol's +-0.25 s (pyannote.metrics' collar=0.5).")
 
 
 def sec(value: float | None) -> str:
@@ -190,7 +190,7 @@ def _cp(tables: Tables) -> TitledTable:
         tcp = t.entry(TimeConstrainedPermutation.name, CollaredSpeakerRate)
         if tcp is not None:
             rows.append(_speaker_rate_row(
-                name, f"tcp{rate} (collar {fixed(tcp.collar_s)} s)", tcp))
+                name, f"tcp{rate} (collar +-{fixed(tcp.collar_s)} s)", tcp))
         extra = extra or orc is not None or tcp is not None
     return _titled("Speaker-attributed transcription (cpWER / cpCER / cpMER)",
                      "A system without speaker attribution is unsupported, never 0."

@@ -21,6 +21,7 @@ from ...core.progress import progress
 from ...core.provenance import collect_provenance
 from ..diarization.render import COLLAR_DEFINITION, JER_DEFINITION
 from ..diarization.score import LATTIFAI_COLLAR_S, MAIN_COLLAR_S
+from ..diarization.settings import collar_phrase
 from ..text.tokenize import Unit
 from ..timestamps.stats import TOLERANCES_S
 from ..timestamps.turns import ANCHOR_SHARE, MIN_MATCHED_SHARE
@@ -41,9 +42,11 @@ PACKAGES = ("pydantic", "pyyaml")
 SETTINGS: dict[str, Any] = {
     "normalisation": "NFKC, case folding, Unicode punctuation deleted, whitespace collapsed",
     "diarization_collar_s": MAIN_COLLAR_S,
+    "diarization_collar": collar_phrase(MAIN_COLLAR_S),
     "collar_definition": COLLAR_DEFINITION,
     "jer_definition": JER_DEFINITION,
     "lattifai_parity_collar_s": LATTIFAI_COLLAR_S,
+    "lattifai_parity_collar": collar_phrase(LATTIFAI_COLLAR_S),
     "uem": "[0, duration_s] per sample",
     "timestamp_tolerances_s": list(TOLERANCES_S),
     "timestamp_percentiles": "linear interpolation between order statistics (numpy default)",
