@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from speecheval.transcripts.gate.reading import read_raw
+from speecheval.transcripts.gate.reading import read_raw, shifted
 from speecheval.transcripts.gate.repeats import repeat_regions, token_ids
 
 TWO = "[0.00][S01]hello there[2.50][3.00][S02]fine thanks[5.00]"
@@ -46,6 +46,19 @@ def test_raw_tagged_without_a_time_is_plain_text(raw: str, segments: list[tuple[
     assert [(s.speaker, s.text) for s in reading.segments] == segments
     assert (reading.tail_status, reading.tail_reason) == (status, reason)
     assert (reading.has_timestamps, reading.granularity) == (False, "none")
+
+
+def test_chunks_of_plain_text_are_unsupported_not_complete() -> None:
+    """Chunked plain text: no chunk has timestamps, so the whole answer has none and its
+    tail is ``unsupported``; a cut tag in any chunk still cuts it."""
+    plain = [("chunk-000", 0.0, read_raw("first part", "raw")),
+             ("chunk-001", 70.0, read_raw("second part", "raw"))]
+    reading = shifted(plain)
+    assert (reading.tail_status, reading.has_timestamps, reading.granularity) == (
+        "unsupported", False, "none")
+    assert [s.text for s in reading.segments] == ["first part", "second part"]
+    cut = shifted([plain[0], ("chunk-001", 70.0, read_raw("second [S0", "raw"))])
+    assert (cut.tail_status, cut.tail_reason) == ("truncated", "chunk-001: cut_speaker_tag")
 
 
 def test_raw_tagged_event_tags_are_dropped_and_their_text_kept() -> None:
