@@ -24,6 +24,7 @@ from ..diarization.score import LATTIFAI_COLLAR_S, MAIN_COLLAR_S
 from ..text.tokenize import Unit
 from ..timestamps.stats import TOLERANCES_S
 from ..timestamps.turns import ANCHOR_SHARE, MIN_MATCHED_SHARE
+from .audit import grouped_apart
 from .capabilities import SystemSupport, system_support
 from .files import ScoreReport, write_report
 from .manifest import FORMAT, Manifest, SampleSpec, load_manifest
@@ -77,7 +78,9 @@ def score_manifest(manifest: Manifest, executor: Executor | None = None,
     The samples are scored on ``executor`` (default: one after another in this process),
     each from its own files; the runs come back in manifest order whatever ran where. A
     terminal shows a bar of the samples scored (:mod:`speecheval.core.progress`).
+    Synthetic samples are scored in scenarios of their own (:func:`.audit.grouped_apart`).
     """
+    manifest = grouped_apart(manifest)
     units = {name: spec.unit for name, spec in manifest.scenarios.items()}
     support = system_support(manifest)
     options = manifest.measure_options()
