@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from speecheval.transcripts.aggregate import SampleValue, cross_scenario, summarise
-from speecheval.transcripts.scenario_set import PHASE_ONE_SCENARIOS
 from speecheval.transcripts.maturity import (
     Maturity,
     ScenarioEvidence,
@@ -14,6 +13,7 @@ from speecheval.transcripts.maturity import (
     run_maturity,
     scenario_maturity,
 )
+from speecheval.transcripts.scenario_set import PHASE_ONE_SCENARIOS
 
 
 def v(sample: str, repeat: int, duration: float, errors: int, tokens: int,

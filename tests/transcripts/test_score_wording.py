@@ -20,7 +20,6 @@ import yaml
 from speecheval.cli import main
 from speecheval.transcripts.claims import requirement
 
-
 # The phase-one set's other two scenarios, added (each like meet) when a manifest is to
 # reach decision_grade: meet stands for meeting overlap.
 PHASE_ONE = {"meet": "meeting_overlap", "pod": "long_podcast", "biz": "business_meeting"}

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, model_validator
 
 from ...core.errors import InputError
 from ...core.schema import Schema
@@ -43,7 +43,16 @@ ReferenceType = Literal["human", "corrected", "synthetic"]
 AUDIT_KEYS = ("data_revision", "license", "reference_type", "synthetic")
 SYNTHETIC_SUFFIX = " (synthetic)"
 UNDECLARED = "undeclared"
-_Declared = Annotated[str, Field(min_length=1, pattern=r"\S")]
+
+
+def _declared(value: str) -> str:
+    """An audit value names something: blank is refused (leave the key out instead)."""
+    if not value.strip():
+        raise ValueError(f"must be a non-empty string, got {value!r}")
+    return value
+
+
+_Declared = Annotated[str, AfterValidator(_declared)]
 
 
 class SampleAudit(Schema):

@@ -37,10 +37,10 @@ from ...core.schema import Document, Schema, load_document, validate
 from .. import formats
 from ..maturity import SPEC_REPEATS
 from ..scenario_set import SetScenario
-from .audit import SampleAudit
-from .declarations import SystemDeclarations
 from ..text.normalize import normalize
 from ..text.tokenize import Unit, mixed_tokens
+from .audit import SampleAudit
+from .declarations import SystemDeclarations
 from .options import MeasureOptions
 
 FORMAT = "speecheval.transcripts.manifest/1"

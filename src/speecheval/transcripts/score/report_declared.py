@@ -48,7 +48,7 @@ def timestamps_note(tables: Tables) -> str:
             f"({limit:g} s) are {OUT_OF_RANGE}: {count} runs left out, not ranked.")
 
 
-def audit_table(tables: Tables) -> tuple[str, str, Sequence[str], list[tuple[str, ...]]]:
+def audit_table(tables: Tables) -> tuple[str, str, Sequence[str], Sequence[Sequence[str]]]:
     """Title, note, header and rows of the data-audit table (one row per scenario)."""
     rows = [(name, "synthetic" if audit.synthetic else "real",
              _listed(audit.reference_types), _listed(audit.licenses),
