@@ -10,8 +10,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+import soundfile as sf
 import yaml
+from run_fixtures import cli, write_manifest
 
 from speecheval.cli import main
 
@@ -168,32 +171,36 @@ def test_speaker_labels_without_speaker_attribution_are_refused(
     assert "declares speaker_labels: joint, but speaker_attribution: false" in err
 
 
-def test_run_systems_carry_their_declarations_in_identity_and_lineage(tmp_path: Path) -> None:
+def test_run_records_declarations_and_audit_in_identity_and_lineage(tmp_path: Path) -> None:
+    # One run of the fake command system (run_fixtures) on a 1 s sample: the declared
+    # keys are in the system's identity (run.json) and in the request configuration of
+    # its raw and transcript lineage records; the sample's audit is in its input record.
+    sf.write(str(tmp_path / "a.wav"), np.zeros(16_000), 16_000, subtype="PCM_16")
+    manifest = write_manifest(tmp_path, "  - id: a\n    audio: a.wav\n"
+                              "    license: CC-BY-4.0\n    reference_type: human\n")
+    manifest.write_text(manifest.read_text().replace(
+        "    version: fake 1.0\n", "    version: fake 1.0\n    speaker_labels: external\n"
+        "    timestamp_source: forced_aligner\n    timestamp_max_input_s: 300\n"))
+    assert cli("run", "--manifest", manifest, "--system", "fake", "--out",
+               tmp_path / "run") == 0
+    declared = {"speaker_labels": "external", "timestamp_source": "forced_aligner",
+                "timestamp_max_input_s": 300}
+    run = json.loads((tmp_path / "run" / "run.json").read_text("utf-8"))
+    assert declared.items() <= run["systems"]["fake"]["identity"].items()
+    records = {r["kind"]: r for r in map(json.loads, (
+        tmp_path / "run" / "lineage.jsonl").read_text("utf-8").splitlines())}
+    assert records["input"]["audit"] == {"data_revision": None, "license": "CC-BY-4.0",
+                                         "reference_type": "human", "synthetic": None}
+    for kind in ("raw", "transcript"):
+        assert declared.items() <= records[kind]["request_config"]["system"].items()
+
+
+def test_undeclared_keys_leave_identity_and_config_as_they_were(tmp_path: Path) -> None:
     from speecheval.transcripts.run.manifest import load_run_manifest
     from speecheval.transcripts.run.systems.command import Command
 
     (tmp_path / "a.wav").write_bytes(b"")  # only its existence is checked here
-    (tmp_path / "prog.py").write_text("", "utf-8")
-    system = {"adapter": "command", "command": ["python3", "prog.py", "{input}", "{output}"],
-              "output_suffix": ".srt", "version": "1"}
-    path = tmp_path / "run.yaml"
-    path.write_text(yaml.safe_dump({
-        "format": "speecheval.transcripts.run-manifest/1",
-        "systems": {"plain": system,
-                    "aligned": {**system, "speaker_labels": "external",
-                                "timestamp_source": "forced_aligner",
-                                "timestamp_max_input_s": 300}},
-        "samples": [{"id": "a", "audio": "a.wav", "license": "CC-BY-4.0",
-                     "reference_type": "human", "data_revision": "v2"}]}), "utf-8")
-    manifest = load_run_manifest(path)
-    assert manifest.samples[0].license == "CC-BY-4.0"
-    aligned = Command("aligned", manifest.systems["aligned"], tmp_path)  # type: ignore[arg-type]
-    plain = Command("plain", manifest.systems["plain"], tmp_path)  # type: ignore[arg-type]
-    declared = {"speaker_labels": "external", "timestamp_source": "forced_aligner",
-                "timestamp_max_input_s": 300}
-    # Declared: in the identity (run.json) and the config every lineage record carries.
-    assert declared.items() <= aligned.identity().items()
-    assert declared.items() <= aligned.config().items()
-    # Undeclared: neither holds the keys, so older runs' identities and lineage stay as
-    # they were.
-    assert not set(declared) & (set(plain.identity()) | set(plain.config()))
+    manifest = load_run_manifest(write_manifest(tmp_path, "  - id: a\n    audio: a.wav\n"))
+    plain = Command("fake", manifest.systems["fake"], tmp_path)  # type: ignore[arg-type]
+    assert not {"speaker_labels", "timestamp_source", "timestamp_max_input_s",
+                "audit"} & (set(plain.identity()) | set(plain.config()))
