@@ -204,3 +204,14 @@ def test_undeclared_keys_leave_identity_and_config_as_they_were(tmp_path: Path) 
     plain = Command("fake", manifest.systems["fake"], tmp_path)  # type: ignore[arg-type]
     assert not {"speaker_labels", "timestamp_source", "timestamp_max_input_s",
                 "audit"} & (set(plain.identity()) | set(plain.config()))
+
+
+def test_a_judgement_on_an_all_synthetic_scenario_is_judged_on_its_group(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # meet holds only s1 (synthetic): scored as 'meet (synthetic)', one sample
+    # (pipeline_smoke); a ranking claim about meet is judged there, and refused (exit 2).
+    samples = audited_samples(tmp_path)[2:]
+    code, err, out = score(tmp_path, capsys, samples, judgements=[
+        {"text": "s is better than the last vendor on meetings", "scenario": "meet"}])
+    assert code == 2 and not out.exists()
+    assert "scenario meet (synthetic) is pipeline_smoke" in err, err

@@ -93,8 +93,9 @@ def audited(manifest: Manifest) -> bool:
 def grouped_apart(manifest: Manifest) -> Manifest:
     """``manifest`` with each synthetic sample in the scenario ``<name> (synthetic)``
     (not core, covering no phase-one scenario); the manifest itself when none is
-    synthetic. A scenario left without samples is dropped; an InputError when the
-    manifest already declares a scenario of that name."""
+    synthetic. A scenario left without samples is dropped (a judgement about it is about
+    its synthetic group then); an InputError when the manifest already declares a
+    scenario of that name."""
     if not any(sample.is_synthetic for sample in manifest.samples):
         return manifest
     scenarios = dict(manifest.scenarios)
@@ -113,7 +114,11 @@ def grouped_apart(manifest: Manifest) -> Manifest:
         samples.append(sample.model_copy(update={"scenario": group}))
     used = {sample.scenario for sample in samples}
     kept = {name: spec for name, spec in sorted(scenarios.items()) if name in used}
-    return manifest.model_copy(update={"scenarios": kept, "samples": tuple(samples)})
+    judgements = tuple(j if j.scenario is None or j.scenario in kept else
+                       j.model_copy(update={"scenario": j.scenario + SYNTHETIC_SUFFIX})
+                       for j in manifest.judgements)
+    return manifest.model_copy(update={"scenarios": kept, "samples": tuple(samples),
+                                       "judgements": judgements})
 
 
 @dataclass(frozen=True)

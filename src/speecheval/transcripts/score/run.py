@@ -78,9 +78,7 @@ def score_manifest(manifest: Manifest, executor: Executor | None = None,
     The samples are scored on ``executor`` (default: one after another in this process),
     each from its own files; the runs come back in manifest order whatever ran where. A
     terminal shows a bar of the samples scored (:mod:`speecheval.core.progress`).
-    Synthetic samples are scored in scenarios of their own (:func:`.audit.grouped_apart`).
     """
-    manifest = grouped_apart(manifest)
     units = {name: spec.unit for name, spec in manifest.scenarios.items()}
     support = system_support(manifest)
     options = manifest.measure_options()
@@ -127,6 +125,7 @@ def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
     """Score the manifest and write every output file into ``staging``."""
     named = load_manifest(manifest_path)
     manifest, left_out = matched_samples(named, partial)
+    manifest = grouped_apart(manifest)  # synthetic samples in scenarios of their own
     origins = transcript_origins(manifest)
     runs, tables = score_manifest(manifest, executor, origins)
     untrusted = [f"{sample} repeat {repeat}: imported ({o.artefact}) with identity "
