@@ -80,8 +80,3 @@ class Declared:
         return (f"{OUT_OF_RANGE}: the sample lasts {duration_s:g} s, longer than the "
                 f"{limit:g} s the timestamp provider officially supports (excluded and "
                 "counted)")
-
-    def diarization_track(self) -> str:
-        """The track a diarization result belongs to: ``joint``, ``external`` or
-        ``undeclared``; results of different tracks are never ranked together."""
-        return self.speaker_labels or "undeclared"
