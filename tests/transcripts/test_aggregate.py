@@ -13,6 +13,7 @@ from speecheval.transcripts.maturity import (
     run_maturity,
     scenario_maturity,
 )
+from speecheval.transcripts.scenario_set import PHASE_ONE_SCENARIOS
 
 
 def v(sample: str, repeat: int, duration: float, errors: int, tokens: int,
@@ -112,8 +113,18 @@ def test_cross_scenario_uses_scenario_macros_only() -> None:
 
 
 def ev(samples: int, sources: int, speakers: int, leak_free: bool = True, core: bool = True,
-       missing: int = 0, name: str = "x") -> ScenarioEvidence:
-    return ScenarioEvidence(name, samples, sources, speakers, leak_free, core, missing)
+       missing: int = 0, name: str = "x", covers: str | None = None) -> ScenarioEvidence:
+    return ScenarioEvidence(name, samples, sources, speakers, leak_free, core, missing,
+                            covers)
+
+
+def phase_one(*left_out: str) -> dict[str, tuple[ScenarioEvidence, Maturity]]:
+    """The phase-one scenario set (spec 场景矩阵: podcast-meeting-v1, its P0 scenarios long
+    podcast, business meeting and meeting overlap), each a qualified core scenario named
+    after the set scenario it covers, but those in ``left_out``."""
+    evidence = [ev(3, 2, 2, name=n, covers=n) for n in PHASE_ONE_SCENARIOS
+                if n not in left_out]
+    return {e.scenario: (e, scenario_maturity(e)) for e in evidence}
 
 
 @pytest.mark.parametrize(("evidence", "level"), [
@@ -132,18 +143,43 @@ def test_scenario_levels(evidence: ScenarioEvidence, level: str) -> None:
 def test_run_level_needs_all_core_scenarios_and_repeats() -> None:
     qualified = ev(3, 2, 2, name="a")
     side = ev(1, 1, 1, core=False, name="side")
-    scenarios = {"a": (qualified, scenario_maturity(qualified)),
+    scenarios = {**phase_one(), "a": (qualified, scenario_maturity(qualified)),
                  "side": (side, scenario_maturity(side))}
     # A non-core smoke scenario does not hold the run back.
     assert run_maturity(scenarios, required_repeats=3).level == "decision_grade"
     missing = ev(3, 2, 2, missing=2, name="a")
-    result = run_maturity({"a": (missing, scenario_maturity(missing))}, required_repeats=3)
+    result = run_maturity({**phase_one(), "a": (missing, scenario_maturity(missing))},
+                          required_repeats=3)
     assert result.level == "scenario_qualified"
     assert result.reasons == ("2 runs missing for 3 required repeats",)
     weak = ev(2, 2, 2, name="b")
-    result = run_maturity({"a": scenarios["a"], "b": (weak, scenario_maturity(weak))}, 3)
+    result = run_maturity({**phase_one(), "a": scenarios["a"],
+                           "b": (weak, scenario_maturity(weak))}, 3)
     assert result.level == "exploratory"
     assert result.reasons == ("core scenarios not all qualified: b (exploratory)",)
+
+
+@pytest.mark.parametrize("missing", PHASE_ONE_SCENARIOS)
+def test_decision_grade_needs_the_whole_phase_one_set(missing: str) -> None:
+    # Spec (场景矩阵): phase one's P0 scenarios are the long podcast, the real business
+    # meeting and meeting overlap. All three covered by qualified core scenarios, 3
+    # repeats, nothing missing: decision_grade. Drop any one and the run stays at
+    # scenario_qualified (the lowest core level), with the gap named (before: one
+    # qualified core scenario alone was decision_grade).
+    assert run_maturity(phase_one(), 3) == Maturity("decision_grade", ())
+    result = run_maturity(phase_one(missing), 3)
+    assert result == Maturity("scenario_qualified", (
+        f"phase-one scenario set podcast-meeting-v1 incomplete: no core scenario covers "
+        f"{missing}",))
+    # A scenario covering the missing one but not core does not fill the gap.
+    side = ev(3, 2, 2, core=False, name="side", covers=missing)
+    assert run_maturity({**phase_one(missing), "side": (side, scenario_maturity(side))},
+                        3).level == "scenario_qualified"
+    # One qualified core scenario alone: scenario_qualified, all three named.
+    alone = {"a": (q := ev(3, 2, 2, name="a"), scenario_maturity(q))}
+    assert run_maturity(alone, 3).reasons == (
+        "phase-one scenario set podcast-meeting-v1 incomplete: no core scenario covers "
+        "long_podcast, business_meeting, meeting_overlap",)
 
 
 def test_decision_grade_needs_the_spec_repeats() -> None:
@@ -151,8 +187,7 @@ def test_decision_grade_needs_the_spec_repeats() -> None:
     # needs each system to complete the prescribed repeats. The same qualified evidence
     # with nothing missing is decision_grade when 3 repeats are required, and held at
     # scenario_qualified when the manifest asks for 1 or 2 (before: decision_grade).
-    qualified = ev(3, 2, 2, name="a")
-    scenarios = {"a": (qualified, scenario_maturity(qualified))}
+    scenarios = phase_one()
     assert run_maturity(scenarios, required_repeats=3).level == "decision_grade"
     assert run_maturity(scenarios, required_repeats=4).level == "decision_grade"
     for repeats in (1, 2):

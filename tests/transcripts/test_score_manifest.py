@@ -50,11 +50,13 @@ def assert_refused(code: int, err: str, out: Path, *parts: str) -> None:
 @pytest.mark.parametrize(("where", "expected"), [
     ("top", "extra (line 1): unknown key; allowed keys are extra_measures, format, "
             "hypotheses, judgements, required_repeats, samples, scenarios, "
-            "speaker_attribution, system, token_timestamps"),
+            "speaker_attribution, speaker_labels, system, timestamp_max_input_s, "
+            "timestamp_source, token_timestamps"),
     ("scenario", "scenarios.meeting-en.extra (line 81): unknown key; allowed keys are core, "
-                 "reference_leak_free, unit"),
-    ("sample", "samples[1].extra (line 25): unknown key; allowed keys are duration_s, id, "
-               "kind, reference, runs, scenario, source, speakers"),
+                 "covers, reference_leak_free, unit"),
+    ("sample", "samples[1].extra (line 25): unknown key; allowed keys are data_revision, "
+               "duration_s, id, kind, license, reference, reference_type, runs, scenario, "
+               "source, speakers, synthetic"),
     ("reference", "samples[1].reference.extra (line 27): unknown key; allowed keys are rttm, "
                   "terms, transcript, words"),
     ("run", "samples[1].runs[0].extra (line 29): unknown key; allowed keys are failed, repeat, "

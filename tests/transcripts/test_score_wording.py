@@ -20,26 +20,38 @@ import yaml
 from speecheval.cli import main
 from speecheval.transcripts.claims import requirement
 
+# The phase-one set's other two scenarios, added (each like meet) when a manifest is to
+# reach decision_grade: meet stands for meeting overlap.
+PHASE_ONE = {"meet": "meeting_overlap", "pod": "long_podcast", "biz": "business_meeting"}
+
 
 def write_manifest(folder: Path, samples: int, repeats: int, sources: int,
-                   judgements: list[dict[str, Any]], hypotheses: list[str] = ()) -> Path:
+                   judgements: list[dict[str, Any]], hypotheses: list[str] = (),
+                   phase_one: bool = False) -> Path:
     """Scenario ``meet`` (core, leak-free) with ``samples`` perfect samples spread over
-    ``sources`` sources, each with ``repeats`` runs; ``required_repeats`` is ``repeats``."""
+    ``sources`` sources, each with ``repeats`` runs; ``required_repeats`` is ``repeats``.
+    With ``phase_one``, scenarios ``pod`` and ``biz`` the same, and the three cover the
+    phase-one scenario set."""
     entries = []
-    for k in range(1, samples + 1):
-        name = f"m{k}"
-        (folder / f"{name}.ref.stm").write_text(f"{name} 1 A 0.0 2.0 hello world\n", "utf-8")
-        (folder / f"{name}.hyp.stm").write_text(f"{name} 1 X 0.0 2.0 hello world\n", "utf-8")
-        entries.append({"id": name, "scenario": "meet", "duration_s": 2.0,
-                        "source": f"src{k % sources}",
-                        "reference": {"transcript": f"{name}.ref.stm"},
-                        "runs": [{"repeat": r, "transcript": f"{name}.hyp.stm"}
-                                 for r in range(1, repeats + 1)]})
+    names = list(PHASE_ONE) if phase_one else ["meet"]
+    for scenario in names:
+        for k in range(1, samples + 1):
+            name = f"{scenario[0]}{k}"
+            for side, speaker in (("ref", "A"), ("hyp", "X")):
+                (folder / f"{name}.{side}.stm").write_text(
+                    f"{name} 1 {speaker} 0.0 2.0 hello world\n", "utf-8")
+            entries.append({"id": name, "scenario": scenario, "duration_s": 2.0,
+                            "source": f"src{k % sources}",
+                            "reference": {"transcript": f"{name}.ref.stm"},
+                            "runs": [{"repeat": r, "transcript": f"{name}.hyp.stm"}
+                                     for r in range(1, repeats + 1)]})
+    spec = {"unit": "word", "core": True, "reference_leak_free": True}
     path = folder / "manifest.yaml"
     path.write_text(yaml.safe_dump({
         "format": "speecheval.transcripts.manifest/1", "system": "s",
         "required_repeats": repeats,
-        "scenarios": {"meet": {"unit": "word", "core": True, "reference_leak_free": True}},
+        "scenarios": {name: {**spec, **({"covers": PHASE_ONE[name]} if phase_one else {})}
+                      for name in names},
         "samples": entries, "judgements": judgements, "hypotheses": list(hypotheses)},
         sort_keys=False, allow_unicode=True, width=1000), encoding="utf-8")
     return path
@@ -54,7 +66,7 @@ def score(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, Pat
 # (samples, repeats, sources) -> levels (scenario meet's, the run's):
 # 1 sample: pipeline_smoke; 2 samples: exploratory (fewer than 3); 3 samples from 2
 # sources with 1 required repeat: scenario_qualified, the run too (required_repeats 1 < 3);
-# the same with 3 repeats: the run is decision_grade.
+# the same with 3 repeats (and the phase-one set covered): the run is decision_grade.
 LEVELS = {"pipeline_smoke": (1, 1, 1), "exploratory": (2, 1, 2),
           "scenario_qualified": (3, 1, 2), "decision_grade": (3, 3, 2)}
 RANKED = {"text": "s is better than the last vendor on meetings", "scenario": "meet"}
@@ -80,7 +92,8 @@ def test_judgement_refused_below_its_level(tmp_path: Path, capsys: pytest.Captur
     # a plain description first: it needs no level and never blocks the report
     judgements = [{"text": "WER is 0.00% on these samples", "scenario": "meet"},
                   CLAIMS[claim]]
-    path = write_manifest(tmp_path, *LEVELS[level], judgements=judgements)
+    path = write_manifest(tmp_path, *LEVELS[level], judgements=judgements,
+                          phase_one=level == "decision_grade")
     code, err, out = score(path, capsys)
     if ALLOWED[level][claim]:
         assert code == 0, err
@@ -124,7 +137,9 @@ def test_report_has_three_parts_in_order(tmp_path: Path,
         "than 3 samples (2)) [scenario meet: 2 of 2 samples rated, 0 of 2 runs failed, WER "
         "macro 0.00% (95% CI [0.00%, 0.00%])]",
         "- across scenarios (exploratory): no conclusion across scenarios is drawn (core "
-        "scenarios not all qualified: meet (exploratory); required_repeats is 1, fewer than "
+        "scenarios not all qualified: meet (exploratory); phase-one scenario set "
+        "podcast-meeting-v1 incomplete: no core scenario covers long_podcast, "
+        "business_meeting, meeting_overlap; required_repeats is 1, fewer than "
         "the 3 repeats per sample the spec prescribes) [WER scenario macro 0.00% over 1 of "
         "1 scenarios (exploratory); 0 of 2 runs failed; scenario meet: 2 of 2 samples "
         "rated, 0 of 2 runs failed, WER macro 0.00% (95% CI [0.00%, 0.00%])]"]

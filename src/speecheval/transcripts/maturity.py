@@ -14,7 +14,9 @@ a silence clip does not make a scenario's WER qualified.
 
 For a whole run:
 
-- ``decision_grade``: every core scenario is qualified, the manifest asks for at least the
+- ``decision_grade``: every core scenario is qualified, the core scenarios cover the
+  phase-one scenario set (:mod:`.scenario_set`: long podcast, business meeting, meeting
+  overlap, each named by a core scenario's ``covers``), the manifest asks for at least the
   spec's :data:`SPEC_REPEATS` repeats per system and sample (场景矩阵: 3 recommended;
   decision_grade needs the prescribed repeats done), every sample of every scenario has
   all required repeats (failed runs count as runs and are scored as failures), and the
@@ -35,6 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .scenario_set import PHASE_ONE_SET, missing_from_set
+
 Level = Literal["pipeline_smoke", "exploratory", "scenario_qualified", "decision_grade"]
 LEVELS: tuple[Level, ...] = ("pipeline_smoke", "exploratory", "scenario_qualified",
                              "decision_grade")
@@ -54,6 +58,8 @@ class ScenarioEvidence:
     reference_leak_free: bool
     core: bool
     missing_runs: int
+    covers: str | None = None
+    """The phase-one scenario this one stands for (:mod:`.scenario_set`), if any."""
 
     def __post_init__(self) -> None:
         if min(self.samples, self.sources, self.speakers, self.missing_runs) < 0:
@@ -103,13 +109,18 @@ def run_maturity(scenarios: Mapping[str, tuple[ScenarioEvidence, Maturity]],
                  required_repeats: int) -> Maturity:
     """Level of the cross-scenario results of one run.
 
-    >>> q = ScenarioEvidence("a", 3, 2, 2, True, True, 0)
+    >>> cores = [ScenarioEvidence(n, 3, 2, 2, True, True, 0, covers=n)
+    ...          for n in ("long_podcast", "business_meeting", "meeting_overlap")]
     >>> s = ScenarioEvidence("b", 2, 2, 2, True, False, 0)
-    >>> m = {"a": (q, scenario_maturity(q)), "b": (s, scenario_maturity(s))}
+    >>> m = {e.scenario: (e, scenario_maturity(e)) for e in [*cores, s]}
     >>> run_maturity(m, required_repeats=3).level
     'decision_grade'
     >>> run_maturity(m, required_repeats=1).reasons
     ('required_repeats is 1, fewer than the 3 repeats per sample the spec prescribes',)
+    >>> del m["business_meeting"]
+    >>> gap = run_maturity(m, 3)
+    >>> gap.level, gap.reasons[0].split(": ")[1]
+    ('scenario_qualified', 'no core scenario covers business_meeting')
     >>> low = run_maturity({"b": m["b"]}, 3)
     >>> low.level, low.reasons[1]
     ('exploratory', 'scenarios not all qualified: b (exploratory)')
@@ -126,6 +137,10 @@ def run_maturity(scenarios: Mapping[str, tuple[ScenarioEvidence, Maturity]],
         kind = "core scenarios" if core else "scenarios"
         reasons.append(f"{kind} not all qualified: " + ", ".join(
             f"{name} ({judged[name][1].level})" for name in weak))
+    gaps = missing_from_set(ev.covers for ev, _ in core.values())
+    if gaps:
+        reasons.append(f"phase-one scenario set {PHASE_ONE_SET} incomplete: no core "
+                       f"scenario covers {', '.join(gaps)}")
     if required_repeats < SPEC_REPEATS:
         reasons.append(f"required_repeats is {required_repeats}, fewer than the "
                        f"{SPEC_REPEATS} repeats per sample the spec prescribes")

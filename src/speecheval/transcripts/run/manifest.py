@@ -20,6 +20,8 @@ from ...core.errors import InputError
 from ...core.schema import Schema, load_document, validate
 from .. import formats
 from ..lineage import ARBITRATION_FOLDER, COMMAND_FOLDERS, GATE_FOLDER
+from ..score.audit import SampleAudit
+from ..score.declarations import SystemDeclarations
 from ..score.manifest import manifest_file
 
 FORMAT = "speecheval.transcripts.run-manifest/1"
@@ -45,8 +47,9 @@ class WhisperLocalSystem(Schema):
     cpu_threads: Annotated[int, Field(ge=1)] = 1
 
 
-class OpenAICompatibleSystem(Schema):
-    """A server's ``/v1/audio/transcriptions``."""
+class OpenAICompatibleSystem(SystemDeclarations):
+    """A server's ``/v1/audio/transcriptions`` (with the declarations of
+    :mod:`..score.declarations`: where its speaker labels and timestamps come from)."""
 
     adapter: Literal["openai-compatible"]
     base_url: str
@@ -59,8 +62,9 @@ class OpenAICompatibleSystem(Schema):
     native_context_s: Positive | None = None
 
 
-class CommandSystem(Schema):
-    """A user program: reads the WAV at ``{input}``, writes a transcript at ``{output}``."""
+class CommandSystem(SystemDeclarations):
+    """A user program: reads the WAV at ``{input}``, writes a transcript at ``{output}``
+    (with the declarations of :mod:`..score.declarations`)."""
 
     adapter: Literal["command"]
     command: tuple[str, ...]
@@ -112,8 +116,8 @@ class GoldWindow(Schema):
         return self
 
 
-class SampleSpec(Schema):
-    """One recording to transcribe."""
+class SampleSpec(SampleAudit):
+    """One recording to transcribe, with its data audit (:mod:`..score.audit`)."""
 
     id: str
     audio: Path

@@ -213,7 +213,8 @@ def _input(run_dir: Path, sample: SampleSpec) -> tuple[input_audio.Pcm, dict[str
             "input_sha256": identity["derived"]["sha256"],
             "request_config": identity["settings"], "model_revision": None,
             "raw_sha256": None, "normalizer_version": None, "scorer_version": None,
-            "source_sha256": identity["source"]["sha256"]})
+            "source_sha256": identity["source"]["sha256"],
+            **({"audit": sample.audit_dict()} if sample.audit_declared() else {})})
     return input_audio.load(wav), identity
 
 

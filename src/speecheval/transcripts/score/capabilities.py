@@ -10,14 +10,18 @@ supports; for the rest it is ``unsupported``, never a rate of 1 or 0.
 A run shows speaker attribution when it has a system RTTM or its transcript names a
 speaker on every segment; it shows token timestamps when it has word times (``words``) or
 its transcript is a CTM.
+
+Where the speaker labels and timestamps come from is the system's declaration
+(:mod:`.declarations`), carried beside the support so every measure can read it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...core.errors import InputError
 from ..formats.segment import has_speakers
+from .declarations import Declared
 from .inputs import load_transcript
 from .manifest import Manifest, RunSpec, SampleSpec
 
@@ -30,6 +34,7 @@ class SystemSupport:
     token_timestamps: bool
     speakers_source: str
     token_timestamps_source: str
+    declared: Declared = field(default_factory=Declared)
 
 
 def _shows_speakers(sample: SampleSpec, run: RunSpec) -> bool:
@@ -67,6 +72,11 @@ def system_support(manifest: Manifest) -> SystemSupport:
             raise InputError(f"manifest declares {key}: false, but run {found[1].repeat} "
                              f"of this sample has it", path=manifest.path,
                              sample_id=found[0].id)
+    if manifest.speaker_labels is not None and manifest.speaker_attribution is False:
+        raise InputError(f"manifest declares speaker_labels: {manifest.speaker_labels}, "
+                         "but speaker_attribution: false; a system without speaker "
+                         "attribution has no speaker labels to come from anywhere",
+                         path=manifest.path)
     return SystemSupport(
         speakers=(manifest.speaker_attribution if manifest.speaker_attribution is not None
                   else speakers_run is not None),
@@ -74,6 +84,7 @@ def system_support(manifest: Manifest) -> SystemSupport:
                           else timed_run is not None),
         speakers_source=_source(manifest.speaker_attribution, speakers_run is not None),
         token_timestamps_source=_source(manifest.token_timestamps, timed_run is not None),
+        declared=manifest.declared(),
     )
 
 

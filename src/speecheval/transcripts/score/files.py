@@ -11,7 +11,8 @@ times):
   the same rows for a spreadsheet (:mod:`speecheval.core.csv_rows`);
 - ``scenarios.json`` / ``scenarios.md``: scenario tables, cross-scenario values, maturity
   (and, with ``--partial``, the samples left out because their files name other sessions
-  than their reference, :mod:`.session_ids`);
+  than their reference, :mod:`.session_ids`; when samples declare a data audit, each
+  scenario's ``data_audit``, :mod:`.audit`);
 - ``summary.txt``: Kaldi-style lines, one per scenario and repeat;
 - ``parity_moss.json``, ``parity_lattifai.json``, ``timestamps_segment_diagnostic.json``:
   the parity tracks and the segment-timestamp diagnostic, each on its own;
@@ -112,7 +113,8 @@ def _sample_rows(report: ScoreReport) -> list[dict[str, Any]]:
     tables = report.tables
     return [{**sample_row(r, tables.scenarios[r.sample.scenario].maturity.level),
              **({"lineage": origin.report_dict()}
-                if (origin := tables.lineage.get((r.sample.id, r.repeat))) else {})}
+                if (origin := tables.lineage.get((r.sample.id, r.repeat))) else {}),
+             **({"audit": r.sample.audit_dict()} if tables.audit else {})}
             for r in report.runs]
 
 
@@ -127,9 +129,13 @@ def _scenarios_document(report: ScoreReport) -> dict[str, Any]:
                 "speaker_attribution": support.speakers,
                 "speaker_attribution_source": support.speakers_source,
                 "token_timestamps": support.token_timestamps,
-                "token_timestamps_source": support.token_timestamps_source},
+                "token_timestamps_source": support.token_timestamps_source,
+                **support.declared.report_dict()},
             "cross_scenario": tables.cross_scenario.report_dict(),
             "scenarios": {name: table.report_dict() for name, table in tables.scenarios.items()},
+            **({"data_audit": {name: audit.report_dict()
+                               for name, audit in tables.audit.items()}}
+               if tables.audit else {}),
             "wording": report.wording.report_dict(),
             **({"left_out_samples": [entry.report_dict(report.manifest_dir)
                                      for entry in report.left_out]}

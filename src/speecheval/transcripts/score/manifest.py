@@ -21,7 +21,14 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal, get_args
 
-from pydantic import AfterValidator, Field, PrivateAttr, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ...core.decimal_seconds import MAX_SECONDS
 from ...core.errors import InputError
@@ -29,8 +36,11 @@ from ...core.paths import resolve_inside
 from ...core.schema import Document, Schema, load_document, validate
 from .. import formats
 from ..maturity import SPEC_REPEATS
+from ..scenario_set import SetScenario
 from ..text.normalize import normalize
 from ..text.tokenize import Unit, mixed_tokens
+from .audit import SampleAudit
+from .declarations import SystemDeclarations
 from .options import MeasureOptions
 
 FORMAT = "speecheval.transcripts.manifest/1"
@@ -96,11 +106,20 @@ def manifest_file(value: Path, info: ValidationInfo) -> Path:
 
 
 class Scenario(Schema):
-    """A scenario: its token unit (word: WER, char: CER, mixed: MER) and maturity inputs."""
+    """A scenario: its token unit (word: WER, char: CER, mixed: MER) and maturity inputs
+    (``covers``: the phase-one scenario it stands for, :mod:`..scenario_set`)."""
 
     unit: Unit
     core: bool = True
     reference_leak_free: bool = False
+    covers: SetScenario | None = None
+
+    @model_validator(mode="after")
+    def _covers_core(self) -> Scenario:
+        if self.covers is not None and not self.core:
+            raise ValueError(f"covers {self.covers!r} but is not core: a scenario that "
+                             "stands for a phase-one scenario is a core scenario")
+        return self
 
 
 class ReferenceSpec(Schema):
@@ -152,8 +171,9 @@ def _no_file_when_failed(value: Path | None, info: ValidationInfo, key: str) -> 
         raise ValueError(f"a failed run has no files, but {key!r} is given")
 
 
-class SampleSpec(Schema):
-    """One recording: scenario, audio duration, kind, independence ids, files."""
+class SampleSpec(SampleAudit):
+    """One recording: scenario, audio duration, kind, independence ids, files, and the
+    data audit (:class:`.audit.SampleAudit`)."""
 
     id: str
     scenario: Text
@@ -218,8 +238,9 @@ class Judgement(Schema):
     scenario: Text | None = None  # None: a claim across scenarios
 
 
-class Manifest(Schema):
-    """A validated manifest; ``path`` is the file it was read from."""
+class Manifest(SystemDeclarations):
+    """A validated manifest; ``path`` is the file it was read from (the system's
+    declarations: :class:`.declarations.SystemDeclarations`)."""
 
     format: Literal["speecheval.transcripts.manifest/1"]
     system: Text

@@ -11,7 +11,7 @@ machines (JSON) keep fractions and ``null``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...report.numbers import fixed, percent
@@ -27,6 +27,7 @@ from .measures.hallucination import Hallucination
 from .measures.matches import Numbers, Punctuation, Terms
 from .measures.multi_stream import OptimalReferenceCombination, TimeConstrainedPermutation
 from .measures.timestamps import Timestamps
+from .report_declared import audit_table, diarization_title, timestamps_note, timestamps_title
 from .report_wording import FACTS, HYPOTHESES, JUDGEMENTS, Wording
 from .table_entries import (
     CollaredSpeakerRate,
@@ -104,9 +105,27 @@ def kaldi_lines(tables: Tables) -> list[str]:
 def text_tables(tables: Tables) -> list[TitledTable]:
     """Every main-protocol table, then the diagnostic and parity tables, then (when some
     transcript is a ``transcripts run`` artefact) where those transcripts come from."""
-    return [_transcription(tables), _cross(tables), _cp(tables), _diarization(tables),
-            _extras(tables), _timestamps(tables), _diagnostic(tables), _moss(tables),
-            _lattifai(tables)] + ([_lineage(tables)] if tables.lineage else [])
+    return [_transcription(tables), _cross(tables), _cp(tables), _diarization_declared(tables),
+            _extras(tables), _timestamps_declared(tables), _diagnostic(tables), _moss(tables),
+            _lattifai(tables)] + ([_lineage(tables)] if tables.lineage else []) + (
+                [_titled(*audit_table(tables))] if tables.audit else [])
+
+
+def _diarization_declared(tables: Tables) -> TitledTable:
+    """The diarization table, its title naming the declared speaker-label track."""
+    titled = _diarization(tables)
+    return replace(titled, title=titled.title
+                   + diarization_title(tables.system_support.declared))
+
+
+def _timestamps_declared(tables: Tables) -> TitledTable:
+    """The timestamps table, its title naming the declared provenance and its note the
+    runs out of the official input range."""
+    titled = _timestamps(tables)
+    support = tables.system_support
+    return replace(titled, title=titled.title + timestamps_title(support.declared,
+                                                                 support.token_timestamps),
+                   note=titled.note + timestamps_note(tables))
 
 
 def _lineage(tables: Tables) -> TitledTable:

@@ -25,6 +25,7 @@ from ..diarization.settings import collar_phrase
 from ..text.tokenize import Unit
 from ..timestamps.stats import TOLERANCES_S
 from ..timestamps.turns import ANCHOR_SHARE, MIN_MATCHED_SHARE
+from .audit import grouped_apart
 from .capabilities import SystemSupport, system_support
 from .files import ScoreReport, write_report
 from .manifest import FORMAT, Manifest, SampleSpec, load_manifest
@@ -127,6 +128,7 @@ def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
     """Score the manifest and write every output file into ``staging``."""
     named = load_manifest(manifest_path)
     manifest, left_out = matched_samples(named, partial)
+    manifest = grouped_apart(manifest)  # synthetic samples in scenarios of their own
     origins = transcript_origins(manifest)
     runs, tables = score_manifest(manifest, executor, origins)
     untrusted = [f"{sample} repeat {repeat}: imported ({o.artefact}) with identity "

@@ -117,9 +117,14 @@ class TimestampsEntry:
     tokens: TokenTiming | None
     turn_boundaries: Mapping[str, MatchCounts] | None
     speech: SpeechCoverage | None
+    out_of_official_input_range: int = 0
+    """Runs whose sample is longer than the timestamp provider's official input range
+    (:mod:`.declarations`): among those without timestamp scoring, reported when any."""
 
     def report_dict(self) -> dict[str, Any]:
         return {
+            **({"out_of_official_input_range": self.out_of_official_input_range}
+               if self.out_of_official_input_range else {}),
             "runs_by_granularity": dict(self.runs_by_granularity),
             "runs_without_timestamp_scoring": self.runs_without_timestamp_scoring,
             "turns": None if self.turns is None else self.turns.report_dict(),

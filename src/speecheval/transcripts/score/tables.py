@@ -37,6 +37,7 @@ from ..text.counts import ErrorCounts
 from ..text.moss_parity import MossParityTable, corpus_table
 from ..text.tokenize import Unit
 from ..timestamps.segment_pairs import SegmentPairTiming
+from .audit import SYNTHETIC_SUFFIX, ScenarioAudit, scenario_audits
 from .capabilities import SystemSupport
 from .manifest import Manifest, Scenario
 from .measure import RunScore, pool, selected_measures
@@ -146,6 +147,8 @@ class Tables:
     timestamp_diagnostic: Mapping[str, SegmentPairTiming | None]
     lineage: Mapping[tuple[str, int], TranscriptOrigin] = field(default_factory=dict)
     """Runs whose transcript is a ``transcripts run`` artefact (:mod:`.origins`)."""
+    audit: Mapping[str, ScenarioAudit] = field(default_factory=dict)
+    """Each scenario's data audit (:mod:`.audit`); empty when no sample declares one."""
 
     @property
     def run_maturity(self) -> Maturity:
@@ -169,7 +172,7 @@ class _ScenarioView:
         missing = sum(len(set(required) - {r.repeat for r in s.runs}) for s in samples)
         return ScenarioEvidence(self.name, len(samples), len({s.source for s in samples}),
                                 len(speakers), self.spec.reference_leak_free, self.spec.core,
-                                missing)
+                                missing, covers=self.spec.covers)
 
     def summary(self, values: list[SampleValue]) -> Rate | None:
         """Rate summary with the maturity of the samples that give a rate."""
@@ -238,18 +241,25 @@ def build_tables(manifest: Manifest, runs: Sequence[RunScore], support: SystemSu
         diagnostic[name] = pool(t.segment_pairs for r in mine
                                 if (t := r.get(Timestamps)) is not None)
     overall = run_maturity(evidence, manifest.required_repeats)
-    cross = CrossScenarioTable(overall, _cross(manifest, text_values, text_levels, overall))
-    return Tables(scenarios, cross, support, moss, lattifai, diagnostic, dict(lineage or {}))
+    audits = scenario_audits(manifest)
+    cross = CrossScenarioTable(overall, _cross(manifest, text_values, text_levels, overall,
+                                               {n for n, a in audits.items() if a.synthetic}))
+    return Tables(scenarios, cross, support, moss, lattifai, diagnostic, dict(lineage or {}),
+                  audits)
 
 
 def _cross(manifest: Manifest, values: dict[str, list[SampleValue]],
-           levels: dict[str, tuple[bool, Maturity]], run: Maturity) -> dict[str, CrossRate]:
-    """Scenario macros per rate, each with the combined maturity of its scenarios."""
+           levels: dict[str, tuple[bool, Maturity]], run: Maturity,
+           synthetic: set[str]) -> dict[str, CrossRate]:
+    """Scenario macros per rate, each with the combined maturity of its scenarios; the
+    ``synthetic`` scenario groups (:mod:`.audit`) get macros of their own, keyed
+    ``<rate> (synthetic)``, never averaged with real scenarios."""
     by_rate: dict[str, CrossRate] = {}
     for unit, rate in RATE_NAMES.items():
-        names = [name for name, spec in manifest.scenarios.items()
-                 if spec.unit == unit and values[name]]
-        if names:
-            by_rate[rate] = CrossRate(cross_scenario({n: values[n] for n in names}),
-                                      combined_maturity({n: levels[n] for n in names}, run))
+        for key, group in ((rate, False), (rate + SYNTHETIC_SUFFIX, True)):
+            names = [name for name, spec in manifest.scenarios.items()
+                     if spec.unit == unit and values[name] and (name in synthetic) == group]
+            if names:
+                by_rate[key] = CrossRate(cross_scenario({n: values[n] for n in names}),
+                                         combined_maturity({n: levels[n] for n in names}, run))
     return by_rate

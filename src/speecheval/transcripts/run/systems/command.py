@@ -30,6 +30,7 @@ from ....core.hashing import sha256_file
 from ....core.redact import child_environment, run_scrubber
 from ... import formats
 from ...formats.segment import Segment
+from ...score.declarations import DECLARATION_KEYS
 from ..input_audio import Pcm
 from ..manifest import CommandSystem
 from .base import Answer
@@ -61,7 +62,7 @@ class Command:
         return {"backend": ADAPTER, "command": list(self.spec.command),
                 "program": self.program, "output_suffix": self.spec.output_suffix,
                 "timeout_s": self.spec.timeout_s, "native_context_s": self.native_context_s,
-                **self.model_revision()}
+                **self.model_revision(), **self.spec.declared().report_dict()}
 
     def model_revision(self) -> dict[str, Any]:
         files = {arg: sha256_file(self.folder / arg) for arg in self.spec.command
@@ -70,7 +71,9 @@ class Command:
 
     def config(self) -> dict[str, Any]:
         # a manifest without ``env`` keeps the configuration (and lineage) it always had
-        unset = {"env"} if not self.spec.env else None
+        # and one without declarations too
+        unset = ({"env"} if not self.spec.env else set()) | {
+            key for key in DECLARATION_KEYS if getattr(self.spec, key) is None}
         return {"adapter": ADAPTER, **self.spec.model_dump(mode="json", exclude=unset)}
 
     def transcribe(self, pcm: Pcm, seed: int, sample_id: str, scratch: Path) -> Answer:

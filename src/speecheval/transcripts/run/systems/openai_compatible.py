@@ -48,7 +48,8 @@ class OpenAICompatible:
 
     def identity(self) -> dict[str, Any]:
         return {**self.recogniser.identity(), "native_context_s": self.native_context_s,
-                "seed": "not sent: the transcription API takes none"}
+                "seed": "not sent: the transcription API takes none",
+                **self.spec.declared().report_dict()}
 
     def model_revision(self) -> dict[str, Any]:
         return {"model": self.spec.model, "endpoint": self.recogniser.settings.endpoint,
@@ -58,7 +59,7 @@ class OpenAICompatible:
         identity = self.recogniser.identity()
         return {"adapter": ADAPTER, "endpoint": identity["endpoint"], "model": self.spec.model,
                 "request": identity["request"], "retry": identity["retry"],
-                "timeout_s": self.spec.timeout_s}
+                "timeout_s": self.spec.timeout_s, **self.spec.declared().report_dict()}
 
     def transcribe(self, pcm: Pcm, seed: int, sample_id: str, scratch: Path) -> Answer:
         before = self.recogniser.retries

@@ -13,6 +13,7 @@ from ...timestamps.coverage import SpeechCoverage
 from ...timestamps.score import TimestampResult, score_timestamps
 from ...timestamps.token_times import TokenTiming
 from ...timestamps.turns import TurnTiming
+from ..declarations import OUT_OF_RANGE
 from ..inputs import segments_from_rttm
 from ..manifest import NON_SPEECH_KINDS
 from ..measure import Measure, Outcome, RunInputs, RunScore, ScenarioView, pool
@@ -31,6 +32,9 @@ class Timestamps(Measure[TimestampResult]):
             return Outcome(status={"timestamps": f"{sample.kind} sample"})
         if not is_timed(reference.segments):
             return Outcome(status={"timestamps": "reference transcript has no segment times"})
+        out_of_range = inputs.support.declared.out_of_range(sample.duration_s)
+        if out_of_range is not None:
+            return Outcome(status={"timestamps": out_of_range})
         if inputs.failed:
             return Outcome(status={"timestamps": (
                 "failed run: excluded and counted" if inputs.support.token_timestamps else
@@ -65,8 +69,10 @@ class Timestamps(Measure[TimestampResult]):
                           if (total := pool(b[k] for b in with_bounds)) is not None}
         granularity = {g: sum(1 for t in results if t.granularity == g)
                        for g in ("token", "segment", "unsupported")}
+        out_of_range = sum(run.status.get(self.name, "").startswith(OUT_OF_RANGE)
+                           for run in runs)
         return TimestampsEntry(granularity, len(runs) - len(results), turns, tokens,
-                               boundaries, speech)
+                               boundaries, speech, out_of_range)
 
 
 def _check_word_times(words: Sequence[Segment] | None, path: Path | None,
