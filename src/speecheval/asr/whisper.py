@@ -127,6 +127,21 @@ class WhisperRecogniser:
         guards: nothing is decoded outside the VAD's speech regions."""
         return self._decode(samples, self._regions(samples))
 
+    def decode_batched(self, samples: Samples, batch_size: int
+                       ) -> tuple[list[Segment], TranscriptionInfo]:
+        """faster-whisper's batched pipeline on a 16 kHz track: the speech regions joined
+        into chunks of at most 30 s, ``batch_size`` chunks decoded at once, each on its
+        own (no previous text, no timestamp tokens). Faster on long audio; the words may
+        differ from :meth:`decode`'s, whose windows follow one another."""
+        from faster_whisper import BatchedInferencePipeline
+
+        s = self.settings
+        segments, info = BatchedInferencePipeline(self._model).transcribe(
+            samples, language=s.language, beam_size=s.beam_size, temperature=s.temperature,
+            word_timestamps=s.word_timestamps, vad_filter=True,
+            vad_parameters=self._vad_options(), batch_size=batch_size)
+        return list(segments), info
+
     def words(self, samples: Samples) -> list[TimedWord]:
         """Words of a 16 kHz track, after the speech-region and repetition guards."""
         regions = self._regions(samples)
