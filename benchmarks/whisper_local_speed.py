@@ -5,7 +5,9 @@ minutes, seed 2026) and times, alternating run for run, three whole processes on
 
 - **peer**: a plain faster-whisper script (import, load the bundled tiny.en once, read
   the WAV, ``transcribe(vad_filter=True)`` with whisper-local's VAD and decoding
-  settings, one CPU thread, write the words as JSON);
+  settings, one CPU thread, write the words as JSON), run with one BLAS thread as
+  speecheval runs (``core.numeric_env``: the feature products summed in another order
+  by several BLAS threads change some words);
 - **ours**: ``speecheval transcripts run --system whisper-local --track
   production_complete_file`` (decoding the input, the run folder, the derived
   transcript and the lineage included);
@@ -44,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "transcri
 from long_recording import make_recording  # noqa: E402
 
 import speecheval  # noqa: E402
+from speecheval.core.numeric_env import PINNED_THREADS, THREAD_VARIABLES  # noqa: E402
 
 SRC = Path(speecheval.__file__).resolve().parents[1]
 OURS_TARGET, BATCHED_TARGET = 0.95, 2.0
@@ -78,6 +81,7 @@ def timed(command: list[str]) -> tuple[float, float, float]:
     """Wall and CPU seconds of one whole process, and the load average before it."""
     load = os.getloadavg()[0]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update({name: str(PINNED_THREADS) for name in THREAD_VARIABLES})
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [env.get("PYTHONPATH")])])
     cpu, started = children_cpu(), time.perf_counter()
     subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL,

@@ -35,9 +35,9 @@ import numpy as np
 from ..core.audio import Samples
 from ..core.errors import InputError
 from ..core.extras import installed, missing, require
+from ..core.installed_digests import installed_sha256
 from ..core.provenance import package_version
 from .base import SAMPLE_RATE, TimedWord
-from .installed_digests import installed_sha256
 from .repetition import RepetitionGuard
 
 if TYPE_CHECKING:
@@ -209,8 +209,9 @@ class WhisperRecogniser:
     @cached_property
     def _file_hashes(self) -> dict[str, dict[str, str]]:
         """The SHA-256 of the model's files and of the VAD model, by file name: from the
-        installers' records where those still hold (:mod:`.installed_digests`), found
-        once per recogniser (the files are not expected to change while it runs)."""
+        installers' records where those still hold
+        (:mod:`~speecheval.core.installed_digests`), found once per recogniser (the
+        files are not expected to change while it runs)."""
         model_files = sorted(p for p in self.model_dir.iterdir() if p.is_file())
         model = installed_sha256(MODEL_PACKAGE, model_files)
         vad = _vad_model_path()

@@ -24,7 +24,7 @@ import csv
 import os
 from pathlib import Path
 
-from ..core.hashing import sha256_file
+from .hashing import sha256_file
 
 RECORD = "RECORD"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from speecheval.asr.installed_digests import installed_sha256
+from speecheval.core.installed_digests import installed_sha256
 
 
 def record_digest(data: bytes) -> str:
