@@ -106,3 +106,30 @@ def test_identity_records_model_files_settings_and_guards(whisper: WhisperRecogn
     assert len(guard["speech_regions"]["model_sha256"]) == 64
     assert guard["repetition"]["max_repeats"] == RepetitionGuard().max_repeats
     json.dumps(identity, allow_nan=False)    # recordable as it is
+
+
+def test_one_pass_decoding_equals_faster_whispers_vad_filter(whisper: WhisperRecogniser
+                                                            ) -> None:
+    # The simple path: faster-whisper's transcribe(vad_filter=True) and, for the onset
+    # snap, get_speech_timestamps without padding. decode() runs Silero once for both;
+    # its segments, information and unpadded regions must be those of the simple path.
+    from dataclasses import asdict
+
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    yeah, _ = clip("w_yeah")
+    think, _ = clip("s_let_me_think")
+    track = place(12.0, (1.0, yeah), (4.0, think), (4.5, yeah), (9.5, think))
+    s = whisper.settings
+    options = VadOptions(**asdict(s.vad))
+    segments, info = whisper._model.transcribe(
+        track, language=s.language, beam_size=s.beam_size, temperature=s.temperature,
+        condition_on_previous_text=s.condition_on_previous_text,
+        word_timestamps=s.word_timestamps, vad_filter=True, vad_parameters=options)
+    ours, our_info = whisper.decode(track)
+    assert [asdict(x) for x in ours] == [asdict(x) for x in segments]
+    assert asdict(our_info) == asdict(info)
+    bare = get_speech_timestamps(track, VadOptions(**{**asdict(s.vad), "speech_pad_ms": 0}))
+    assert whisper._regions(track).bare == [(r["start"], r["end"]) for r in bare]
+    assert len(bare) == 3          # three regions: 1 s, 4 s (two clips overlapping), 9.5 s
+

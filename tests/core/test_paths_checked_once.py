@@ -74,3 +74,31 @@ def test_a_folder_linked_out_after_the_block_is_refused(tmp_path: Path) -> None:
         resolve_inside(tree, "s/f")
     with folders_checked_once(), pytest.raises(InputError, match="outside the tree"):
         resolve_inside(tree, "s/f")  # a new block starts with nothing known
+
+
+def test_a_folder_plain_below_one_root_is_checked_again_below_another(tmp_path: Path
+                                                                      ) -> None:
+    # root/link -> outside: below the root "root/link" the folder "root/link/s" is plain
+    # (s is no link), but below the root "root" the path goes through the link.
+    outside, root = tmp_path / "outside", tmp_path / "root"
+    (outside / "s").mkdir(parents=True)
+    (outside / "s" / "f").write_text("x")
+    root.mkdir()
+    (root / "link").symlink_to(outside)
+    with folders_checked_once():
+        assert resolve_inside(root / "link", "s/f") == root / "link" / "s" / "f"
+        with pytest.raises(InputError, match="outside the tree"):
+            resolve_inside(root, "link/s/f")
+
+
+def test_is_file_inside_the_block_answers_as_path_is_file(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "f").write_text("x")
+    (tmp_path / "to_f").symlink_to(tmp_path / "f")
+    (tmp_path / "to_d").symlink_to(tmp_path / "d")
+    (tmp_path / "broken").symlink_to(tmp_path / "nothing")
+    names = ["d", "f", "to_f", "to_d", "broken", "missing", "f/under_a_file"]
+    outside = [paths.is_file(tmp_path / n) for n in names]
+    with folders_checked_once():
+        inside = [paths.is_file(tmp_path / n) for n in names]
+    assert inside == outside == [False, True, True, False, False, False, False]

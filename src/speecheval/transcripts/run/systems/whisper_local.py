@@ -5,7 +5,10 @@ model files, VAD speech regions, greedy decoding at temperature 0); here its raw
 segments are kept instead of its guarded words. A whole file goes through
 faster-whisper's ``transcribe()``, whose 30 s windows decoded one after another and
 whose previous-text conditioning are system behaviour (the spec names them), so both are
-in the identity. The raw answer is ``response.json``: faster-whisper's segments (with
+in the identity; with ``batch_size`` it goes through faster-whisper's batched pipeline
+instead (the speech regions joined into 30 s chunks decoded side by side, several times
+faster on long audio, its words not those of the sequential decoding), which the
+identity names. The raw answer is ``response.json``: faster-whisper's segments (with
 their tokens and words) and its ``TranscriptionInfo``, written as canonical JSON.
 """
 
@@ -47,25 +50,40 @@ class WhisperLocal:
         guard = identity.pop("guard")
         return {**identity, "backend": ADAPTER,
                 "speech_regions": guard["speech_regions"],
-                "long_form": {"window_s": WINDOW_S,
-                              "procedure": "faster-whisper transcribe(): 30 s windows "
-                                           "decoded in turn, each starting at the last "
-                                           "timestamp the previous one produced",
-                              "condition_on_previous_text":
-                                  self.spec.condition_on_previous_text},
+                "long_form": self._long_form(),
                 "raw": "faster-whisper segments and TranscriptionInfo, before the "
                        "repetition guard and onset snapping of the fdb10 recogniser"}
+
+    def _long_form(self) -> dict[str, Any]:
+        """How a file longer than one window is decoded (sequential unless batched)."""
+        if self.spec.batch_size is not None:
+            return {"window_s": WINDOW_S,
+                    "procedure": "faster-whisper BatchedInferencePipeline: speech regions "
+                                 "joined into chunks of at most 30 s, batch_size chunks "
+                                 "decoded at once, each without the previous text or "
+                                 "timestamp tokens",
+                    "batch_size": self.spec.batch_size, "condition_on_previous_text": False}
+        return {"window_s": WINDOW_S,
+                "procedure": "faster-whisper transcribe(): 30 s windows "
+                             "decoded in turn, each starting at the last "
+                             "timestamp the previous one produced",
+                "condition_on_previous_text": self.spec.condition_on_previous_text}
 
     def model_revision(self) -> dict[str, Any]:
         identity: dict[str, Any] = dict(self.recogniser.identity())
         return dict(identity["model"])
 
     def config(self) -> dict[str, Any]:
-        return {"adapter": ADAPTER, **self.spec.model_dump(mode="json")}
+        config = self.spec.model_dump(mode="json")
+        if config["batch_size"] is None:  # unbatched runs record what they always did
+            del config["batch_size"]
+        return {"adapter": ADAPTER, **config}
 
     def transcribe(self, pcm: Pcm, seed: int, sample_id: str, scratch: Path) -> Answer:
         try:
-            segments, info = self.recogniser.decode(pcm.floats())
+            segments, info = (
+                self.recogniser.decode(pcm.floats()) if self.spec.batch_size is None
+                else self.recogniser.decode_batched(pcm.floats(), self.spec.batch_size))
         except Exception as exc:  # whatever CTranslate2 raises, this sample failed
             return Answer({}, "failed", f"faster-whisper failed: {type(exc).__name__}: "
                                         f"{exc}", "exception",
