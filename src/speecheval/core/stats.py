@@ -12,6 +12,10 @@ Conventions (fixed here so every benchmark reports the same thing):
   interval does not depend on which other statistics were computed before it. The
   interval endpoints use the same rank rule on the resampled statistics (the
   ceil(0.025 B)-th and ceil(0.975 B)-th smallest).
+
+numpy is imported by the functions over arrays, when called: a Wilson interval (a share
+of counts, as every error-count result carries) needs none, and the commands that only
+count (``speecheval transcripts wer``) skip numpy's import.
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
 
 Z_95 = 1.959963984540054  # standard normal quantile at 0.975
 BOOTSTRAP_RESAMPLES = 2000
@@ -80,6 +86,8 @@ def rank_quantile(values: ArrayLike, q: float) -> float | None:
     >>> rank_quantile([0.4, float("inf"), float("inf"), 0.3], 0.9) is None  # 4th of 4
     True
     """
+    import numpy as np
+
     array = np.asarray(values, dtype=np.float64)
     if array.ndim != 1 or array.size == 0:
         raise ValueError("rank_quantile needs a non-empty 1-D array")
@@ -105,6 +113,8 @@ class BootstrapInterval:
 def resample_indices(n: int, resamples: int = BOOTSTRAP_RESAMPLES,
                      seed: int = BOOTSTRAP_SEED) -> NDArray[np.int64]:
     """(resamples, n) matrix of sample indices drawn with replacement, deterministic."""
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     return rng.integers(0, n, size=(resamples, n))
 
@@ -129,6 +139,8 @@ def bootstrap_quantile(values: ArrayLike, q: float, resamples: int = BOOTSTRAP_R
     quantile lands on one has an infinite statistic, and an endpoint that lands there is
     not reached.
     """
+    import numpy as np
+
     array = np.asarray(values, dtype=np.float64)
     if array.size == 0:
         return None
@@ -146,6 +158,8 @@ def bootstrap_ratio(numerators: ArrayLike, denominators: ArrayLike,
     Whole samples are resampled, because the units inside one sample (its pauses) are not
     independent. A resample whose denominator sums to zero has no ratio and is skipped.
     """
+    import numpy as np
+
     num = np.asarray(numerators, dtype=np.float64)
     den = np.asarray(denominators, dtype=np.float64)
     if num.shape != den.shape or num.ndim != 1:
@@ -169,6 +183,8 @@ def linear_percentile(values: ArrayLike, percent: float) -> float | None:
     >>> linear_percentile([1.0, 2.0, 3.0, 4.0], 50)
     2.5
     """
+    import numpy as np
+
     array = np.asarray(values, dtype=np.float64)
     if array.size == 0:
         return None

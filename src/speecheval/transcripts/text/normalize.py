@@ -75,5 +75,15 @@ def normalize(text: str) -> str:
     >>> normalize("\ufeff你\u200b好 zero\u2060width")
     '你好 zerowidth'
     """
+    return " ".join(normalized_words(text))
+
+
+def normalized_words(text: str) -> list[str]:
+    """The words of :func:`normalize`'s text (``normalize(text).split()``), without
+    joining them into one string first: what WER scores, split once.
+
+    >>> normalized_words("  Hello,  WORLD!\tＡＢＣ１２ ")
+    ['hello', 'world', 'abc12']
+    """
     folded = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(folded.translate(_CLEAN).split())
+    return folded.translate(_CLEAN).split()
