@@ -50,6 +50,37 @@ def test_cli_and_help_import_nothing_heavy(argv: list[str] | None) -> None:
     assert _heavy_after(argv) == {"code": 0, "heavy": []}
 
 
+def _modules_after(argv: list[str], names: tuple[str, ...]) -> dict[str, object]:
+    return _fresh_modules(
+        "import json, sys\n"
+        "from speecheval.cli import main\n"
+        f"code = main({argv!r})\n"
+        f"print(json.dumps({{'code': code, 'loaded': [m for m in {names!r} "
+        "if m in sys.modules]}))")
+
+
+ARRAYS = ("numpy", "threadpoolctl", "ctypes")
+"""numpy (some 50 ms of import) and what pins its thread pools (threadpoolctl, ctypes)."""
+
+
+@pytest.mark.parametrize("argv", [["transcripts", "der", "--help"], ["transcripts", "--help"],
+                                  ["transcripts", "cp", "--help"], ["--help"]])
+def test_help_pages_import_no_numpy(argv: list[str]) -> None:
+    assert _modules_after(argv, ARRAYS) == {"code": 0, "loaded": []}
+
+
+def test_wer_counts_without_numpy(tmp_path: Path) -> None:
+    """WER needs no arrays: the reading, the normalising and rapidfuzz's alignment are
+    numpy-free, and so must stay every module on the way (timebase, span, results)."""
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("u1 hello world\n")
+    hyp.write_text("u1 hello word\n")
+    for unit in ("word", "char", "mixed"):
+        outcome = _modules_after(["transcripts", "wer", "--ref", str(ref), "--hyp", str(hyp),
+                                  "--unit", unit], ARRAYS)
+        assert outcome == {"code": 0, "loaded": []}, unit
+
+
 def test_scoring_der_and_cp_imports_no_scipy(tmp_path: Path) -> None:
     """The speaker mapping and pairing use speecheval.core.assignment, not scipy.optimize
     (half a second of import, more than the scoring of an hour)."""

@@ -8,9 +8,16 @@ import numpy as np
 import pytest
 from text_reference import reference_distance
 
-from speecheval.transcripts.text.align import count_errors, distance, edit_path, encode_pair
+from speecheval.transcripts.text.align import (
+    Vocabulary,
+    count_errors,
+    distance,
+    edit_counts,
+    edit_path,
+    encode_pair,
+)
 from speecheval.transcripts.text.counts import ErrorCounts
-from speecheval.transcripts.text.rates import text_error_counts
+from speecheval.transcripts.text.rates import corpus_error_counts, text_error_counts
 
 
 def random_pair(rng: random.Random) -> tuple[list[str], list[str]]:
@@ -99,6 +106,56 @@ def test_agrees_with_jiwer_cer_on_chinese() -> None:
         hyp = "".join(rng.choice(chars) for _ in range(rng.randrange(1, 20)))
         ours = text_error_counts(ref, hyp, "char")
         assert ours.error_rate == pytest.approx(jiwer.cer(ref, hyp))
+
+
+def _tied_corpus(rng: random.Random, n: int) -> list[tuple[str, str]]:
+    """Pairs over five words (punctuated and cased, for the normalisation): with so few
+    tokens most pairs have several optimal alignments, so the tie-breaking is tested."""
+    words = ["Alpha,", "beta", "GAMMA", "delta.", "eps", "我们", "好"]
+    return [(" ".join(rng.choice(words) for _ in range(rng.randrange(0, 14))),
+             " ".join(rng.choice(words) for _ in range(rng.randrange(0, 14))))
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("unit", ["word", "char", "mixed"])
+def test_corpus_counts_are_the_pairs_counts(unit: str) -> None:
+    """The corpus path (one shared vocabulary, words split once) gives every pair the
+    S, D and I of the simple path (a vocabulary of its own, text joined and split)."""
+    pairs = _tied_corpus(random.Random(29), 400)
+    simple = [text_error_counts(ref, hyp, unit) for ref, hyp in pairs]  # type: ignore[arg-type]
+    assert corpus_error_counts(pairs, unit) == sum(simple, ErrorCounts.zero())  # type: ignore[arg-type]
+    shared = Vocabulary()
+    for (ref, hyp), alone in zip(pairs, simple, strict=True):
+        assert corpus_error_counts([(ref, hyp)], unit) == alone  # type: ignore[arg-type]
+        tokens = [ref.split(), hyp.split()]
+        a, b = (shared.encode(t) for t in tokens)
+        assert edit_counts(a, b) == edit_counts(*encode_pair(*tokens))
+    assert len(shared) == 7
+
+
+def test_corpus_counts_equal_jiwers_pair_by_pair() -> None:
+    """jiwer's ``process_words`` over the same normalised words: S, D, I of each pair
+    and of the corpus (jiwer refuses an empty reference, so those pairs are left out)."""
+    jiwer = pytest.importorskip("jiwer", reason="jiwer is a test-only comparison tool")
+    from speecheval.transcripts.text.normalize import normalize
+
+    pairs = [(normalize(r), normalize(h)) for r, h in _tied_corpus(random.Random(3), 600)]
+    pairs = [(r, h) for r, h in pairs if r]
+    theirs = jiwer.process_words([r for r, _ in pairs], [h for _, h in pairs])
+    ours = corpus_error_counts(pairs, "word")
+    assert (ours.substitutions, ours.deletions, ours.insertions) == (
+        theirs.substitutions, theirs.deletions, theirs.insertions)
+    for ref, hyp in pairs[:150]:
+        one, their = corpus_error_counts([(ref, hyp)], "word"), jiwer.process_words(ref, hyp)
+        assert (one.substitutions, one.deletions, one.insertions) == (
+            their.substitutions, their.deletions, their.insertions)
+
+
+def test_a_new_token_after_known_ones_gets_the_next_id() -> None:
+    vocab = Vocabulary()
+    assert [ord(c) for c in vocab.encode(["a", "b"])] == [0, 1]
+    assert [ord(c) for c in vocab.encode(["b", "c", "a"])] == [1, 2, 0]  # c is new: id 2
+    assert edit_counts("ab", "ab") == (0, 0, 0)
 
 
 def test_path_arrays_are_int64() -> None:

@@ -208,3 +208,18 @@ def test_empty_reference_and_hypothesis() -> None:
     # Empty hypothesis: every reference token deleted, rate 1.
     dels = text_error_counts("a b c", "", "word")
     assert (dels.deletions, dels.error_rate) == (3, 1.0)
+
+
+def test_ascii_words_are_the_unicode_words_of_ascii_text() -> None:
+    """The ASCII path (lower(), bytes.translate) against the general one (NFKC,
+    casefold, the punctuation table) on every ASCII character, in random strings."""
+    import random
+
+    from speecheval.transcripts.text.normalize import ascii_words, unicode_words
+
+    rng = random.Random(29)
+    every = "".join(map(chr, range(128)))
+    assert ascii_words(every) == unicode_words(every)
+    for _ in range(3000):
+        text = "".join(chr(rng.randrange(128)) for _ in range(rng.randrange(40)))
+        assert ascii_words(text) == unicode_words(text), repr(text)

@@ -19,9 +19,11 @@ never into them.
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import os
 import platform
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -64,12 +66,15 @@ def pinned_threads() -> Iterator[None]:
         finally:
             _pinned_depth -= 1
         return
-    from threadpoolctl import threadpool_limits
-
     saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
     os.environ.update({name: str(PINNED_THREADS) for name in THREAD_VARIABLES})
     _pinned_depth += 1
     try:
+        if not _native_modules_loaded():  # no pool yet: each reads the variables
+            yield
+            return
+        from threadpoolctl import threadpool_limits
+
         with threadpool_limits(limits=PINNED_THREADS):
             yield
     finally:
@@ -79,6 +84,23 @@ def pinned_threads() -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def _native_modules_loaded() -> bool:
+    """Whether an extension module from outside the standard library is loaded: only
+    such a module (numpy, torch, onnxruntime) brings a BLAS or OpenMP pool.
+
+    When a command starts none is, so no pool exists for threadpoolctl to set, and each
+    one loaded later starts with the thread variables :func:`pinned_threads` has set:
+    the command skips threadpoolctl's import and its scan of the loaded libraries (some
+    8 ms, with ctypes, of a help page's 70)."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if (isinstance(path, str) and path.endswith(suffixes)
+                and name.partition(".")[0] not in sys.stdlib_module_names):
+            return True
+    return False
 
 
 def numeric_environment() -> dict[str, Any]:

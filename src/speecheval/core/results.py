@@ -24,6 +24,7 @@ is the corpus value.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -39,8 +40,6 @@ from typing import (
     get_origin,
     runtime_checkable,
 )
-
-import numpy as np
 
 from .errors import InputError
 
@@ -183,13 +182,18 @@ def to_dict(result: object) -> dict[str, Any]:
     return out
 
 
+def _numpy() -> Any:
+    """numpy when something has imported it, else ``None``: no value is an array before
+    then, and a result of counts alone (a WER) need not pay numpy's import."""
+    return sys.modules.get("numpy")
+
+
 def _encode(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
+    numpy = _numpy()
+    if numpy is not None and isinstance(value, numpy.ndarray | numpy.generic):
+        return value.tolist() if isinstance(value, numpy.ndarray) else value.item()
     if _kind_of(value) is not None:
         return to_dict(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -262,10 +266,11 @@ def _decode(value: Any, hint: Any, where: str) -> Any:
     if hint is float:
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         return float(_expect(value, ok, "a number", where))
-    if origin is np.ndarray:
+    numpy = _numpy()
+    if numpy is not None and origin is numpy.ndarray:
         dtype = get_args(args[1])[0] if len(args) > 1 and get_args(args[1]) else None
         _expect(value, isinstance(value, list), "a list (array)", where)
-        return np.asarray(value, dtype=dtype)
+        return numpy.asarray(value, dtype=dtype)
     if origin in (tuple, list):
         _expect(value, isinstance(value, list | tuple), "a list", where)
         if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
@@ -363,8 +368,8 @@ class FieldwiseSum:
             left, right = getattr(self, field.name), getattr(other, field.name)
             if field.name in self._kept_fields:
                 combined[field.name] = left
-            elif isinstance(left, np.ndarray):
-                combined[field.name] = np.concatenate([left, right])
+            elif (numpy := _numpy()) is not None and isinstance(left, numpy.ndarray):
+                combined[field.name] = numpy.concatenate([left, right])
             else:
                 combined[field.name] = left + right
         return replace(self, **combined)

@@ -12,16 +12,21 @@ Conventions (fixed here so every benchmark reports the same thing):
   interval does not depend on which other statistics were computed before it. The
   interval endpoints use the same rank rule on the resampled statistics (the
   ceil(0.025 B)-th and ceil(0.975 B)-th smallest).
+
+numpy is imported by the functions over arrays, when called: a Wilson interval (a share
+of counts, as every error-count result carries) needs none, and the commands that only
+count (``speecheval transcripts wer``) skip numpy's import.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
 
 Z_95 = 1.959963984540054  # standard normal quantile at 0.975
 BOOTSTRAP_RESAMPLES = 2000
@@ -69,6 +74,8 @@ def quantile_rank(q: float, n: int) -> int:
         raise ValueError(f"quantile must be in (0, 1], got {q}")
     if n <= 0:
         raise ValueError("quantile of an empty set")
+    from fractions import Fraction  # here: fractions imports decimal (2 ms)
+
     return max(1, math.ceil(Fraction(repr(q)) * n))
 
 
@@ -80,6 +87,8 @@ def rank_quantile(values: ArrayLike, q: float) -> float | None:
     >>> rank_quantile([0.4, float("inf"), float("inf"), 0.3], 0.9) is None  # 4th of 4
     True
     """
+    import numpy as np
+
     array = np.asarray(values, dtype=np.float64)
     if array.ndim != 1 or array.size == 0:
         raise ValueError("rank_quantile needs a non-empty 1-D array")
@@ -105,6 +114,8 @@ class BootstrapInterval:
 def resample_indices(n: int, resamples: int = BOOTSTRAP_RESAMPLES,
                      seed: int = BOOTSTRAP_SEED) -> NDArray[np.int64]:
     """(resamples, n) matrix of sample indices drawn with replacement, deterministic."""
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     return rng.integers(0, n, size=(resamples, n))
 
@@ -114,6 +125,8 @@ def _interval_from_statistics(statistics: NDArray[np.float64], resamples: int,
     used = int(statistics.size)
     if used == 0:
         return BootstrapInterval(None, None, resamples, 0)
+    from fractions import Fraction
+
     tail = (1 - Fraction(repr(confidence))) / 2
     low = rank_quantile(statistics, float(tail))
     high = rank_quantile(statistics, float(1 - tail))
@@ -129,6 +142,8 @@ def bootstrap_quantile(values: ArrayLike, q: float, resamples: int = BOOTSTRAP_R
     quantile lands on one has an infinite statistic, and an endpoint that lands there is
     not reached.
     """
+    import numpy as np
+
     array = np.asarray(values, dtype=np.float64)
     if array.size == 0:
         return None
@@ -146,6 +161,8 @@ def bootstrap_ratio(numerators: ArrayLike, denominators: ArrayLike,
     Whole samples are resampled, because the units inside one sample (its pauses) are not
     independent. A resample whose denominator sums to zero has no ratio and is skipped.
     """
+    import numpy as np
+
     num = np.asarray(numerators, dtype=np.float64)
     den = np.asarray(denominators, dtype=np.float64)
     if num.shape != den.shape or num.ndim != 1:
@@ -169,6 +186,8 @@ def linear_percentile(values: ArrayLike, percent: float) -> float | None:
     >>> linear_percentile([1.0, 2.0, 3.0, 4.0], 50)
     2.5
     """
+    import numpy as np
+
     array = np.asarray(values, dtype=np.float64)
     if array.size == 0:
         return None

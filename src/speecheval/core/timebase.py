@@ -3,14 +3,19 @@
 Annotations and ASR output carry float noise (6.32000000000005 against 6.32). Every time
 is rounded to the microsecond before any comparison, so comparisons are done on integer
 microseconds and only converted back to seconds for output.
+
+Every command that reads a time imports this module, most of them without needing an
+array, so numpy is imported by :func:`to_us_array` alone, when it is called.
 """
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
 
 US_PER_S = 1_000_000
 # The longest audio a setting may ask for (a scenario turn, a delay, a session, a mock
@@ -57,6 +62,8 @@ def to_us_array(seconds: ArrayLike) -> NDArray[np.int64]:
     >>> [to_us(x) for x in (6.32000000000005, 0.0000015, 0.0000025)]
     [6320000, 2, 2]
     """
+    import numpy as np  # here, so that the scalar functions cost no numpy import
+
     values = np.asarray(seconds, dtype=np.float64)
     if not np.isfinite(values).all():
         bad = values[~np.isfinite(values)].ravel()[0]

@@ -86,17 +86,14 @@ def wer(refs: str | Sequence[str] | Mapping[str, str],
     (1, 4, 0.25)
     """
     from .given import texts
-    from .text.rates import text_error_counts
+    from .text.rates import corpus_error_counts
     from .text.tokenize import UNITS
 
     if unit not in UNITS:
         raise InputError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
     ref, hyp = texts(refs, "reference"), texts(hyps, "hypothesis")
     _same_ids("utterance", ref, hyp, "reference", "hypothesis")
-    from .text.counts import ErrorCounts
-
-    return sum((text_error_counts(ref[key], hyp[key], unit) for key in ref),
-               ErrorCounts.zero())
+    return corpus_error_counts(((ref[key], hyp[key]) for key in ref), unit)
 
 
 def cp(ref: TranscriptInput, hyp: TranscriptInput, *, unit: Unit = "word",

@@ -10,7 +10,6 @@ from pathlib import Path
 from ...core.decimal_seconds import parse_seconds
 from ...core.errors import InputError
 from ...core.log import get_logger
-from ...core.output import atomic_write_text, refuse_existing
 
 _log = get_logger(__name__)
 
@@ -80,6 +79,9 @@ def data_lines(text: str, comment: tuple[str, ...]) -> Iterator[tuple[int, str]]
 
 def write_new(path: str | Path, text: str) -> None:
     """Write ``text`` to a path that must not exist yet, atomically."""
+    # imported here: shutil and tempfile (3 ms) are for writing, and most reads write nothing
+    from ...core.output import atomic_write_text, refuse_existing
+
     atomic_write_text(refuse_existing(path), text)
 
 

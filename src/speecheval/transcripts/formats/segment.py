@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ...core.errors import InputError
-from ...core.timeline import Span
+from ...core.span import Span
 
 
 @dataclass(frozen=True)

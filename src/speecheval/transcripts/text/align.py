@@ -15,25 +15,33 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import NDArray
 from rapidfuzz.distance import Levenshtein
 
 from .counts import ErrorCounts
+
+if TYPE_CHECKING:  # numpy is imported by the edit path alone: counting needs no arrays
+    import numpy as np
+    from numpy.typing import NDArray
 
 _MAX_CODE_POINT = 0x10FFFF
 GAP = -1
 
 
 class Vocabulary:
-    """Assigns each distinct token an integer id, shared by every sequence it encodes."""
+    """Assigns each distinct token an integer id, shared by every sequence it encodes.
+
+    Ids are given in order of first sight. Only which tokens are equal matters to an
+    alignment, not their ids, so one vocabulary may serve a whole corpus (``wer`` over
+    many utterances) and give each pair the counts a vocabulary of its own would.
+    """
 
     def __init__(self) -> None:
-        self._ids: dict[Hashable, int] = {}
+        self._codes: dict[Hashable, str] = {}
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return len(self._codes)
 
     def encode(self, tokens: Sequence[Hashable]) -> str:
         """The tokens as a string with one code point per token id.
@@ -42,13 +50,17 @@ class Vocabulary:
         >>> [ord(c) for c in vocab.encode(["a", "b", "a"])], len(vocab)
         ([0, 1, 0], 2)
         """
-        ids = self._ids
-        for token in dict.fromkeys(tokens):
-            if token not in ids:
-                ids[token] = len(ids)
-        if len(ids) > _MAX_CODE_POINT + 1:
-            raise ValueError("more distinct tokens than Unicode code points")
-        return "".join(map(chr, map(ids.__getitem__, tokens)))
+        codes = self._codes
+        try:  # in a corpus most sequences hold no new token: one pass in C
+            return "".join(map(codes.__getitem__, tokens))
+        except KeyError:
+            pass
+        for token in tokens:
+            if token not in codes:
+                if len(codes) > _MAX_CODE_POINT:
+                    raise ValueError("more distinct tokens than Unicode code points")
+                codes[token] = chr(len(codes))
+        return "".join(map(codes.__getitem__, tokens))
 
 
 def encode_pair(reference: Sequence[Hashable], hypothesis: Sequence[Hashable]) -> tuple[str, str]:
@@ -79,17 +91,24 @@ def count_errors(reference: str, hypothesis: str, hint: int | None = None) -> Er
     >>> count_errors("kitten", "sitting")
     ErrorCounts(substitutions=2, deletions=0, insertions=1, reference_tokens=6, hypothesis_tokens=7)
     """
-    subs = dels = ins = 0
-    for tag, _src, _dst in Levenshtein.editops(reference, hypothesis,
-                                               score_hint=hint).as_list():
-        if tag == "replace":
-            subs += 1
-        elif tag == "delete":
-            dels += 1
-        else:
-            ins += 1
+    subs, dels, ins = edit_counts(reference, hypothesis, hint)
     return ErrorCounts(substitutions=subs, deletions=dels, insertions=ins,
                        reference_tokens=len(reference), hypothesis_tokens=len(hypothesis))
+
+
+def edit_counts(reference: str, hypothesis: str,
+                hint: int | None = None) -> tuple[int, int, int]:
+    """``(S, D, I)`` of :func:`count_errors`, as plain integers (a corpus sums them).
+
+    >>> edit_counts("kitten", "sitting"), edit_counts("same", "same")
+    ((2, 0, 1), (0, 0, 0))
+    """
+    if reference == hypothesis:  # no edits: skip building an empty path
+        return 0, 0, 0
+    tags = [op[0] for op in Levenshtein.editops(reference, hypothesis,
+                                                 score_hint=hint).as_list()]
+    subs, dels = tags.count("replace"), tags.count("delete")
+    return subs, dels, len(tags) - subs - dels
 
 
 @dataclass(frozen=True)
@@ -108,10 +127,14 @@ class EditPath:
 
     def matched_pairs(self) -> NDArray[np.int64]:
         """``(n, 2)`` array of (reference index, hypothesis index) of exact matches."""
+        import numpy as np
+
         return np.stack([self.ref_index[self.equal], self.hyp_index[self.equal]], axis=1)
 
     def counts(self) -> ErrorCounts:
         """S, D, I read off the path."""
+        import numpy as np
+
         ref_gap = self.ref_index == GAP
         hyp_gap = self.hyp_index == GAP
         subs = int(np.count_nonzero(~ref_gap & ~hyp_gap & ~self.equal))
@@ -130,6 +153,8 @@ def edit_path(reference: str, hypothesis: str) -> EditPath:
     >>> path.counts().errors
     2
     """
+    import numpy as np
+
     ref_parts: list[NDArray[np.int64]] = []
     hyp_parts: list[NDArray[np.int64]] = []
     eq_parts: list[NDArray[np.bool_]] = []

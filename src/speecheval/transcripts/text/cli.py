@@ -201,9 +201,10 @@ def wer(ref_path: Path, hyp_path: Path, unit: Unit, whole_file: bool, as_json: b
                       hypothesis_path=hyp_path)
     if partial:
         warn_left_out(match)
-    kept = [key for key in refs if match.keeps(key)]
-    total = api.wer({key: refs[key] for key in kept}, {key: hyps[key] for key in kept},
-                    unit=unit)
+    kept = list(refs) if match.complete else [key for key in refs if match.keeps(key)]
+    if not match.complete:
+        refs, hyps = {key: refs[key] for key in kept}, {key: hyps[key] for key in kept}
+    total = api.wer(refs, hyps, unit=unit)
     name = _RATE_NAMES[unit]
     echo_result({"unit": unit, name: total.error_rate, **total.report_dict(),
                  "utterances": len(kept),
