@@ -35,10 +35,11 @@ def _system(answer: str, fail_on: str = "-") -> list[str]:
     return ["sh", "-c", script, "sh", "{input}", "{output}", "{sample}"]
 
 
-def _manifest(folder: Path, reference_of_b: bool = True) -> Path:
+def _manifest(folder: Path, reference_of_b: bool = True, kind_of_b: str = "speech") -> Path:
     samples = []
     for name in SAMPLES:
-        sample = {"id": name, "audio": f"{name}.wav", "scenario": "meeting", "source": name}
+        sample = {"id": name, "audio": f"{name}.wav", "scenario": "meeting", "source": name,
+                  "kind": kind_of_b if name == "b" else "speech"}
         if name != "b" or reference_of_b:
             sample["reference"] = {"transcript": f"ref/{name}.stm"}
         samples.append(sample)
@@ -134,8 +135,11 @@ def test_word_times_reach_the_token_protocol_and_moss_reads_seglst(run: Path) ->
              (folder / "production_complete_file" / "words" / "samples.jsonl").open()]
     segs = [json.loads(line) for line in
             (folder / "production_complete_file" / "segs" / "samples.jsonl").open()]
+    # the CTM system's word-level transcript makes the main (token) protocol apply; the
+    # STM system has segment times only (c failed: no timestamps)
     assert {r["timestamps"]["granularity"] for r in words} == {"token"}
-    assert segs[0]["timestamps"] is None or segs[0]["timestamps"]["granularity"] != "token"
+    assert [r["timestamps"] and r["timestamps"]["granularity"] for r in segs] == [
+        "segment", "segment", None]
     moss = json.loads((folder / "production_complete_file" / "segs" /
                        "parity_moss.json").read_text())["runs"][0]
     # cleaned: "hellotheregoodmorning" (21 chars) vs "hellotheirgoodmorning": "re" ->
@@ -183,3 +187,9 @@ def test_a_sample_without_reference_is_named(run: Path, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="has no reference transcript") as error:
         _check_samples(manifest, SAMPLES)
     assert error.value.sample_id == "b"
+    manifest = load_run_manifest(_manifest(tmp_path, kind_of_b="silence"))
+    with pytest.raises(InputError, match="a silence sample with a reference") as error:
+        _check_samples(manifest, SAMPLES)
+    assert error.value.sample_id == "b"
+    _check_samples(load_run_manifest(_manifest(tmp_path, reference_of_b=False,
+                                               kind_of_b="silence")), SAMPLES)

@@ -42,6 +42,7 @@ from ...report.table import Table, to_markdown
 from .. import lineage
 from ..run.derive import VERSION, WORDS_VERSION, transcript_name
 from ..run.manifest import RunManifest, load_run_manifest
+from ..run.manifest import SampleSpec as RunSample
 from ..run.tracks import GOLD, track_dir
 from ..text.normalize import VERSION as NORMALIZER_VERSION
 from .manifest import FORMAT, NON_SPEECH_KINDS
@@ -169,6 +170,10 @@ def _check_samples(manifest: RunManifest, sample_ids: Sequence[str]) -> None:
                                                     or spec.reference.transcript is None):
             problem = (f"has no reference transcript (reference.transcript), so a {spec.kind} "
                        "sample cannot be scored")
+        elif spec.kind in NON_SPEECH_KINDS and spec.reference is not None \
+                and spec.reference.transcript is not None:
+            problem = (f"is a {spec.kind} sample with a reference transcript; it is scored "
+                       "by its hallucinated output only")
         if problem is not None:
             raise InputError(f"sample {problem}; `transcripts score --run` reads the scoring "
                              "keys of the run manifest (docs/transcripts-run.md)",
@@ -236,7 +241,8 @@ def _run_entry(run_dir: Path, known: dict[str, dict[str, Any]], key: str, sample
     return entry, (transcript_id, words_id)
 
 
-def _sample_entry(run_dir: Path, spec: Any, runs: list[dict[str, Any]]) -> dict[str, Any]:
+def _sample_entry(run_dir: Path, spec: RunSample, runs: list[dict[str, Any]]
+                  ) -> dict[str, Any]:
     """A score manifest's sample: the run manifest's scoring keys, the decoded input's
     duration, the runs."""
     identity_path = run_dir / "input" / f"{spec.id}.json"
