@@ -204,10 +204,17 @@ def test_scenario_aggregation_and_maturity(run_dir: Path) -> None:
 
 def test_parity_tracks_are_separate_files(run_dir: Path) -> None:
     moss = json.loads((run_dir / "parity_moss.json").read_text(encoding="utf-8"))
-    # Only zh-podcast has raw tagged text on both sides: CER = cpCER = 1 / 22, delta 0.
+    # zh-podcast (raw tagged text) 1 error in 22 characters per repeat; zh-en-codeswitch
+    # (SegLST, written as tagged text) "我们用python写一个api接口" (17) vs "...app接口": 1.
+    # Two repeats each: CER = cpCER = (2 + 2) / (44 + 34), delta 0.
     table = moss["scenarios"]["podcast-zh-en"]
-    assert table["cer"] == pytest.approx(1 / 22) and table["delta_cp"] == 0.0
-    assert moss["scenarios"]["meeting-en"] is None
+    assert table["cer"] == pytest.approx(4 / 78) and table["delta_cp"] == 0.0
+    # en-review (STM vs SRT): "thebudgetis1200dollarsweneedapprovalbyfriday" (44) vs
+    # "...weneedaprovalfriday": one p and "by" deleted, 3; its failed repeat deletes all 44
+    review = [(r["repeat"], r["cer"]["errors"], r["cer"]["length"]) for r in moss["runs"]
+              if r["sample_id"] == "en-review"]
+    assert review == [(1, 3, 44), (2, 44, 44)]
+    assert moss["scenarios"]["meeting-en"]["samples"] == 4  # en-silence has no reference
     lattifai = json.loads((run_dir / "parity_lattifai.json").read_text(encoding="utf-8"))
     assert lattifai["collar_s"] == 0.1
     diagnostic = json.loads((run_dir / "timestamps_segment_diagnostic.json")

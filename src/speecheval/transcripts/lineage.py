@@ -30,7 +30,8 @@ RECORD_KEYS = ("id", "kind", "path", "sha256", "parent", "input_sha256", "reques
 """Every record has these keys (``None`` where one does not apply); more may follow."""
 GATE_FOLDER = "gate"
 ARBITRATION_FOLDER = "arbitration"
-COMMAND_FOLDERS = (GATE_FOLDER, ARBITRATION_FOLDER)
+SCORE_FOLDER = "score"
+COMMAND_FOLDERS = (GATE_FOLDER, ARBITRATION_FOLDER, SCORE_FOLDER)
 """Folders of ``RUN/derived/`` written by commands; beside them ``RUN/derived/<system>/``
 holds each system's transcripts, so no system may take one of these names."""
 IMPORTED_FOLDER = "imported"

@@ -3,7 +3,10 @@
 Schema and example in ``docs/transcripts-run.md``. Read through :mod:`speecheval.core.schema`
 (unknown keys and repeated keys are errors naming the file, key path, line and sample);
 paths are relative to the manifest's folder and must stay inside it. ``whisper-local``
-needs no entry: it is built in with its defaults.
+needs no entry: it is built in with its defaults. The scoring keys (``scenarios``, and per
+sample ``scenario``, ``source``, ``kind``, ``speakers``, ``reference``: those of the score
+manifest) are optional here; ``transcripts score --run`` refuses a sample that lacks what
+it needs.
 
 This module imports pydantic: import it inside the command that reads a manifest.
 """
@@ -19,17 +22,18 @@ from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_
 from ...core.errors import InputError
 from ...core.schema import Schema, load_document, validate
 from .. import formats
-from ..lineage import ARBITRATION_FOLDER, COMMAND_FOLDERS, GATE_FOLDER
+from ..lineage import ARBITRATION_FOLDER, COMMAND_FOLDERS, GATE_FOLDER, SCORE_FOLDER
 from ..score.audit import SampleAudit
 from ..score.declarations import SystemDeclarations
-from ..score.manifest import manifest_file
+from ..score.manifest import ReferenceSpec, SampleKind, Scenario, Text, manifest_file
 
 FORMAT = "speecheval.transcripts.run-manifest/1"
 WHISPER_LOCAL = "whisper-local"
 GOLD_WINDOW_S = (480.0, 720.0)
 """The spec's gold diagnostic window: 8 to 12 minutes."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_COMMANDS = {GATE_FOLDER: "gate", ARBITRATION_FOLDER: "arbitrate"}
+_COMMANDS = {GATE_FOLDER: "gate", ARBITRATION_FOLDER: "arbitrate",
+             SCORE_FOLDER: "score --run"}
 Positive = Annotated[float, Field(gt=0)]
 
 
@@ -132,6 +136,12 @@ class SampleSpec(SampleAudit):
     audio: Path
     gold_window: GoldWindow | None = None
     last_speech_s: Annotated[float, Field(ge=0)] | None = None
+    # what `transcripts score --run` needs to score the sample (docs/transcripts-run.md)
+    scenario: Text | None = None
+    source: Text | None = None
+    kind: SampleKind = "speech"
+    speakers: tuple[Text, ...] = ()
+    reference: ReferenceSpec | None = None
 
     @field_validator("id")
     @classmethod
@@ -149,6 +159,7 @@ class RunManifest(Schema):
 
     format: Literal["speecheval.transcripts.run-manifest/1"]
     systems: dict[str, SystemSpec] = {}
+    scenarios: dict[Text, Scenario] = {}
     samples: tuple[SampleSpec, ...]
 
     _path: Path = PrivateAttr()

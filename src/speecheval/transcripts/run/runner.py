@@ -35,7 +35,7 @@ from ...core.redact import run_scrubber
 from .. import lineage
 from . import input_audio
 from .chunker import ChunkerSettings, plan
-from .derive import VERSION, derive, transcript_name
+from .derive import VERSION, WORDS_VERSION, derive, derive_words, transcript_name
 from .jobs import META, Job, raw_sha256, run_job, write_failed, write_unsupported
 from .manifest import (
     CommandSystem,
@@ -377,23 +377,36 @@ def _ensure_raw_record(run_dir: Path, run: dict[str, Any], job: Job, meta: dict[
 
 def _derive(run_dir: Path, run: dict[str, Any], job: Job, meta: dict[str, Any],
             chunker: ChunkerSettings) -> int:
-    """Derive the transcript of the current version if missing; 1 if it was written."""
-    target = run_dir / job.derived / transcript_name(VERSION)
-    record_id = f"transcript:{job.key}@{VERSION}"
+    """Derive the transcript of the current version if missing, and its word-level form
+    where the raw answer gives word times; how many files were written."""
+    adapter = run["systems"][job.system]["adapter"]
+    written = _derived_file(run_dir, job, VERSION, "transcript", lambda: derive(
+        run_dir / job.raw, adapter, job.sample, meta, chunker.cut_margin_s))
+    return written + _derived_file(run_dir, job, WORDS_VERSION, "words", lambda: derive_words(
+        run_dir / job.raw, adapter, job.sample, meta, chunker.cut_margin_s))
+
+
+def _derived_file(run_dir: Path, job: Job, version: str, kind: str,
+                  make: Callable[[], tuple[str, dict[str, Any]] | None]) -> int:
+    """Write and record ``<kind>:<key>@<version>`` if missing (``make`` gives its text and
+    lineage facts, ``None`` when the raw answer holds nothing of that kind); 1 if written."""
+    target = run_dir / job.derived / transcript_name(version, kind)
+    record_id = f"{kind}:{job.key}@{version}"
     if target.exists() and record_id in _known(run_dir):
         return 0
-    system = run["systems"][job.system]
-    text, facts = derive(run_dir / job.raw, system["adapter"], job.sample, meta,
-                         chunker.cut_margin_s)
+    made = make()
+    if made is None:
+        return 0
+    text, facts = made
     if not target.exists():
         atomic_write_bytes(target, text.encode("utf-8"))
     raw_record = next(r for r in lineage.read_records(run_dir) if r["id"] == f"raw:{job.key}")
     lineage.append_record(run_dir, {
-        "id": record_id, "kind": "transcript", "path": str(job.derived / target.name),
+        "id": record_id, "kind": kind, "path": str(job.derived / target.name),
         "sha256": sha256_file(target), "parent": raw_record["id"],
         "input_sha256": raw_record["input_sha256"],
         "request_config": raw_record["request_config"],
         "model_revision": raw_record["model_revision"],
-        "raw_sha256": raw_record["raw_sha256"], "normalizer_version": VERSION,
+        "raw_sha256": raw_record["raw_sha256"], "normalizer_version": version,
         "scorer_version": None, **({"derivation": facts} if facts else {})})
     return 1

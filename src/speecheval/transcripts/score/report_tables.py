@@ -27,6 +27,7 @@ from .measures.hallucination import Hallucination
 from .measures.matches import Numbers, Punctuation, Terms
 from .measures.multi_stream import OptimalReferenceCombination, TimeConstrainedPermutation
 from .measures.timestamps import Timestamps
+from .measures.wder import WordDiarizationError
 from .report_declared import audit_table, diarization_title, timestamps_note, timestamps_title
 from .report_wording import FACTS, HYPOTHESES, JUDGEMENTS, Wording
 from .table_entries import (
@@ -203,6 +204,7 @@ def _cp(tables: Tables) -> TitledTable:
         cp = t.entry(ConcatenatedPermutation.name, SpeakerRate)
         assert cp is not None  # cp is always scored
         rows.append(_speaker_rate_row(name, "cp" + rate, cp))
+        rows.extend(_wder_rows(name, t.entry(WordDiarizationError.name, SpeakerRate)))
         orc = t.entry(OptimalReferenceCombination.name, SpeakerRate)
         if orc is not None:
             rows.append(_speaker_rate_row(name, "ORC-" + rate, orc))
@@ -212,13 +214,20 @@ def _cp(tables: Tables) -> TitledTable:
                 name, f"tcp{rate} (collar +-{fixed(tcp.collar_s)} s)", tcp))
         extra = extra or orc is not None or tcp is not None
     return _titled("Speaker-attributed transcription (cpWER / cpCER / cpMER)",
-                     "A system without speaker attribution is unsupported, never 0."
+                     "A system without speaker attribution is unsupported, never 0. WDER: "
+                     "the share of aligned tokens given the wrong speaker (failed runs, "
+                     "which align no token, left out)."
                      + (" ORC (reference speakers ignored) and tcp (only words whose times "
                         "overlap may pair) are meeteval's measures, selected by the "
                         "manifest's extra_measures." if extra else ""),
                      ("scenario", "rate", "scored runs", "unsupported runs", "macro", "micro",
                       "maturity"),
                      tuple(rows))
+
+
+def _wder_rows(scenario: str, entry: SpeakerRate | None) -> list[tuple[str, ...]]:
+    """The WDER row of a scenario (none when the measure was not in the tables)."""
+    return [] if entry is None else [_speaker_rate_row(scenario, "WDER", entry)]
 
 
 def _speaker_rate_row(scenario: str, rate: str, entry: SpeakerRate) -> tuple[str, ...]:

@@ -120,10 +120,10 @@ def write_run(manifest_path: Path, out_dir: Path, command: Sequence[str],
     ``scenarios.json`` and the returned lines).
     """
     with new_output_dir(out_dir) as staging:
-        return _score_into(manifest_path, staging, command, executor, partial)
+        return score_into(manifest_path, staging, command, executor, partial)
 
 
-def _score_into(manifest_path: Path, staging: Path, command: Sequence[str],
+def score_into(manifest_path: Path, staging: Path, command: Sequence[str],
                 executor: Executor | None, partial: bool) -> list[str]:
     """Score the manifest and write every output file into ``staging``."""
     named = load_manifest(manifest_path)

@@ -24,14 +24,17 @@ its own table, never mixed with the main protocol. Its rules, as that scorer app
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .align import count_errors, encode_pair
 from .counts import ErrorCounts
 from .cp import CpResult, cp_error_counts
 from .normalize import is_punctuation
+
+if TYPE_CHECKING:
+    from ..formats.segment import Segment
 
 _TIMESTAMP = re.compile(r"\[\d+(?:\.\d+)?\]")
 _SPEAKER = re.compile(r"\[[Ss]0*(\d+)\]")
@@ -79,6 +82,29 @@ def split_speakers(text: str, single_if_untagged: bool) -> dict[str, str]:
         if piece:
             result[tag.group()] = result.get(tag.group(), "") + piece
     return result
+
+
+def tagged_text(segments: Sequence[Segment]) -> str:
+    """Segments written as the raw tagged text this track reads, so a transcript in any
+    format (a run's SegLST, an STM reference) is scored as MOSS scores its model's output:
+    each segment in file order as ``[S<n>]words``, speakers numbered by first appearance
+    (the cpCER pairing ignores the numbers), no tag for a segment without a speaker.
+    Times are left out: the track's cleaning removes them anyway.
+
+    >>> from speecheval.transcripts.formats.segment import Segment
+    >>> tagged_text([Segment("r", "bob", 0.0, 1.0, "hi"), Segment("r", "amy", 1.0, 2.0, "yo"),
+    ...              Segment("r", "bob", 2.0, 3.0, "ok")])
+    '[S1]hi [S2]yo [S1]ok'
+    """
+    numbers: dict[str, int] = {}
+    pieces = []
+    for seg in segments:
+        if seg.speaker is None:
+            pieces.append(seg.words)
+            continue
+        number = numbers.setdefault(seg.speaker, len(numbers) + 1)
+        pieces.append(f"[S{number}]{seg.words}")
+    return " ".join(pieces)
 
 
 @dataclass(frozen=True)

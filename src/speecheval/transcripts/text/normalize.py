@@ -21,6 +21,9 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
+VERSION = "nfkc-casefold-nopunct/1"
+"""The version of these rules, recorded in the lineage of every score that used them."""
+
 
 @lru_cache(maxsize=4096)
 def is_punctuation(char: str) -> bool:

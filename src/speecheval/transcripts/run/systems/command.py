@@ -155,3 +155,10 @@ def parse(folder: Path, sample_id: str) -> list[Segment]:
     found = sorted(folder.glob("response.*"))
     return [replace(seg, session_id=sample_id)
             for seg in formats.load(found[0], session_id=sample_id).segments]
+
+
+def words(folder: Path, sample_id: str) -> list[Segment] | None:
+    """The output's segments when its format gives one timed word each (CTM); ``None``
+    for any other format."""
+    found = sorted(folder.glob("response.*"))
+    return parse(folder, sample_id) if formats.format_of(found[0]).word_timed else None

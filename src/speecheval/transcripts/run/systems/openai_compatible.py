@@ -112,3 +112,12 @@ def parse(folder: Path, sample_id: str) -> list[Segment]:
     segments = segments_of_answer((folder / RESPONSE).read_bytes())
     return [Segment(sample_id, None, float(s["start"]), float(s["end"]), s["text"].strip())
             for s in segments if s["text"].strip()]
+
+
+def words(folder: Path, sample_id: str) -> list[Segment] | None:
+    """The timed words of a saved answer (its ``words`` list); ``None`` when it has none."""
+    try:
+        found = words_of_answer((folder / RESPONSE).read_bytes())
+    except RecognitionFailed:
+        return None
+    return [Segment(sample_id, None, w.start_s, w.end_s, w.text) for w in found]

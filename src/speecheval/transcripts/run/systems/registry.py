@@ -15,6 +15,12 @@ PARSERS: dict[str, Callable[[Path, str], list[Segment]]] = {
     openai_compatible.ADAPTER: openai_compatible.parse,
     command.ADAPTER: command.parse,
 }
+WORD_PARSERS: dict[str, Callable[[Path, str], list[Segment] | None]] = {
+    whisper_local.ADAPTER: whisper_local.words,
+    openai_compatible.ADAPTER: openai_compatible.words,
+    command.ADAPTER: command.words,
+}
+"""Adapter name -> the timed words of a saved raw answer (``None``: the answer has none)."""
 
 
 def build(name: str, spec: WhisperLocalSystem | OpenAICompatibleSystem | CommandSystem,

@@ -102,3 +102,21 @@ def parse(folder: Path, sample_id: str) -> list[Segment]:
     data = json.loads((folder / RESPONSE).read_text(encoding="utf-8"))
     return [Segment(sample_id, None, float(s["start"]), float(s["end"]), s["text"].strip())
             for s in data["segments"] if s["text"].strip()]
+
+
+def words(folder: Path, sample_id: str) -> list[Segment] | None:
+    """The timed words of a saved ``response.json`` (faster-whisper's ``words`` of each
+    segment, text stripped, empty ones left out); ``None`` when a segment with text has no
+    word list (an answer made without word timestamps), so no word times are claimed for
+    part of a transcript."""
+    data = json.loads((folder / RESPONSE).read_text(encoding="utf-8"))
+    found = []
+    for segment in data["segments"]:
+        listed = segment.get("words")
+        if listed is None:
+            if segment["text"].strip():
+                return None
+            continue
+        found += [Segment(sample_id, None, float(w["start"]), float(w["end"]), w["word"].strip())
+                  for w in listed if w["word"].strip()]
+    return found
