@@ -332,6 +332,8 @@ def test_report_json_and_table_of_a_hand_case() -> None:
     assert report == {
         "status": "scored", "track": "main", "compat": "speecheval",
         "compat_definition": report["compat_definition"], "collar": 0.0,
+        # collar 0.0 s a side: pyannote.metrics' total width is 2 x 0 = 0
+        "collar_plus_minus": "+-0 s (pyannote.metrics collar=0)",
         "collar_definition": ("no-score collar of +-collar seconds around every reference "
                               "turn boundary (md-eval -c); pyannote.metrics' collar is the "
                               "total width, 2 x collar"),
