@@ -39,9 +39,9 @@ def test_record_export_asr_score(mini: Path, tmp_path: Path,
         clean = [t for t, _, _ in _words(tree, sample_id, "clean_output.json")
                  if words_of(t) == ["sure"]]
         assert len(said) == 2 and len(clean) == 1, (said, clean)
-    if not any(e["eligible"] for e in entries.values()):
-        # _entries allowed only input_pacing: this machine held the sender past 80 ms
-        pytest.skip("the loaded machine delayed the input of every member: nothing to score")
+    # _entries allowed only input_pacing; a full collection of the recording process once
+    # held every session's sender ~100 ms here (core.quiet_collector keeps it short)
+    assert any(e["eligible"] for e in entries.values()), entries
     assert main(["fdb15", "score", "--tree", str(tree)]) == 0
     rows = [json.loads(line) for line in
             (tree / "fdb15-timing" / "timing-samples.jsonl").read_text().splitlines()]

@@ -60,6 +60,7 @@ from ...core.output import (
 )
 from ...core.progress import Advance, progress
 from ...core.provenance import package_version
+from ...core.quiet_collector import collector_frozen
 from ...core.redact import REDACTED, Redactor, Scrubber, redact_url, run_scrubber
 from ...core.short_slice import request_short_slice
 from ...remote.client import ErrorAnswer, NoAnswer, send
@@ -321,7 +322,8 @@ async def _record_all(run: Path, request: RecordRequest, pending: Sequence[Sessi
 def _sending_thread() -> None:
     """Prepare the thread whose event loop will send the packets: short scheduler
     slices, so that a busy or niced machine lets it run soon after each 80 ms timer
-    (:mod:`...core.short_slice`)."""
+    (:mod:`...core.short_slice`). The loop then runs with the collector's full passes
+    kept short (:mod:`...core.quiet_collector`)."""
     log.debug("scheduler slice of the sending thread: %s", request_short_slice())
 
 
@@ -344,7 +346,8 @@ def record_alone(run: Path, request: RecordRequest, session: Session,
         folder = attempt_folder(run, session.session_id, attempt)
         return str(json.loads((folder / STATUS_FILE).read_text())["status"])
     _sending_thread()
-    return asyncio.run(record_session(run, request, session, attempt))
+    with collector_frozen():
+        return asyncio.run(record_session(run, request, session, attempt))
 
 
 def _worker_died(run: Path, session: Session, reason: str, attempt: int) -> None:
@@ -371,7 +374,8 @@ def execute(run: Path, request: RecordRequest, sessions: Sequence[Session],
     with progress(len(pending), "recording") as advance:
         if executor is None:
             _sending_thread()
-            asyncio.run(_record_all(run, request, pending, plan, advance))
+            with collector_frozen():
+                asyncio.run(_record_all(run, request, pending, plan, advance))
         else:
             recorded = executor.results(partial(record_alone, run, request, plan=plan),
                                         pending, advance=advance)
