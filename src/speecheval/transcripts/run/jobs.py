@@ -97,6 +97,7 @@ def run_job(system: System, job: Job, pcm: Pcm, offset_s: float,
     meta = _meta(job, answer.status, answer.reason, answer.runner_stop_reason,
                  response_files, answer.generation, pcm.duration_s, wall,
                  answer.peak_memory_bytes, answer.retries, offset_s)
+    meta["peak_memory_scope"] = answer.peak_memory_scope
     if chunk_facts is not None:
         meta["chunks"] = chunk_facts
     _publish(target, files, meta)
@@ -144,9 +145,12 @@ def _chunked(system: System, job: Job, pcm: Pcm, chunks: list[tuple[int, int]],
                   "config": answers[0].generation.get("config"), "eos": None,
                   "stop_reason": None}
     peaks = [a.peak_memory_bytes for a in answers if a.peak_memory_bytes is not None]
+    scopes = {a.peak_memory_scope for a in answers if a.peak_memory_bytes is not None}
     answer = Answer({}, "failed" if failed else "succeeded", reason,
                     f"{len(chunks)} chunk calls ended", generation,
-                    sum(a.retries for a in answers), max(peaks) if peaks else None)
+                    sum(a.retries for a in answers), max(peaks) if peaks else None,
+                    # the largest chunk's peak is the job's if each chunk's was its own
+                    None if not scopes else "job" if scopes == {"job"} else "process")
     return answer, facts
 
 
@@ -159,6 +163,7 @@ def _meta(job: Job, status: str, reason: str | None, stop: str | None,
             "runner_stop_reason": stop, "response_files": response_files,
             "generation": generation, "audio_s": audio_s, "wall_s": wall_s,
             "rtf": fraction(wall_s, audio_s), "peak_memory_bytes": peak,
+            "peak_memory_scope": None,
             "retries": retries, "offset_s": offset_s}
 
 

@@ -33,7 +33,7 @@ from ...core.output import (
 from ...core.progress import progress
 from ...core.redact import run_scrubber
 from .. import lineage
-from . import input_audio
+from . import engineering, input_audio
 from .chunker import ChunkerSettings, plan
 from .derive import VERSION, WORDS_VERSION, derive, derive_words, transcript_name
 from .jobs import META, Job, raw_sha256, run_job, write_failed, write_unsupported
@@ -181,6 +181,7 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
             outcome.failed.append(f"{job.key}: {meta['reason']}")
         elif meta["status"] == "succeeded":
             outcome.derived += _derive(run_dir, run, job, meta, chunker)
+    engineering.write(run_dir, jobs)
     return outcome
 
 
