@@ -115,3 +115,20 @@ def test_without_overlap_the_labels_are_kept_and_cp_pays_for_the_swap(
     # 'bravo delta': one substitution each whichever way they pair, S07 = carol right:
     # cpWER 2 / 5
     assert _cp(run) == 0.4
+    # Apart (cuts 22.5 and 47.49 s, margin 1 s): only bravo is near a cut, right on both
+    # sides. Inside the chunks alice 'alpha charlie', bob 'delta', carol 'echo' against
+    # S01 'alpha delta', S02 'charlie', S07 'echo': 2 errors either way alice and bob pair
+    # (1 S + 1 S, or 1 D + 1 I) over 4 words; the swap far from the cut is counted there.
+    (folder,) = (run / "derived" / "score").iterdir()
+    (row,) = [json.loads(line) for line in (folder / "scores.jsonl").open()]
+    inside, near = row["chunk_regions"]["in_segment"], row["chunk_regions"]["across_cut"]
+    assert (inside["wer"], inside["length"], inside["cpwer"]) == (0.0, 4, 0.5)
+    assert (near["wer"], near["length"], near["cpwer"]) == (0.0, 1, 0.0)
+    report = (folder / "report.md").read_text()
+    assert "### Track production_complete_file/chunked: inside chunks and near cuts" in report
+    assert "| diarizer | blocks | 1 | in_segment | WER | 0.00% | 4 | 50.00% |" in report
+    assert "| diarizer | blocks | 1 | across_cut | WER | 0.00% | 1 | 0.00% |" in report
+    manifest = json.loads((folder / "production_complete_file.chunked" / "diarizer" /
+                           "manifest.json").read_text())
+    assert manifest["samples"][0]["runs"][0]["chunk_cuts"] == {"cuts_s": [22.5, 47.49],
+                                                               "margin_s": 1.0}
