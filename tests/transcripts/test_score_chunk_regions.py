@@ -104,3 +104,12 @@ def test_regions_in_time_merge_close_cuts_and_stay_inside_the_audio() -> None:
 
 def test_a_segment_without_times_cannot_be_placed() -> None:
     assert split([Segment("s", None, 1.0, None, "x")], Cuts((10.0,), 1.0)) is None
+
+
+def test_a_negative_margin_is_refused_and_named(
+        folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err, out = score(folder, _manifest([
+        {"transcript": "s.hyp.json", "chunk_cuts": {"cuts_s": [10.0], "margin_s": -1.0}}]),
+        capsys)
+    assert code == 2 and not out.exists()
+    assert "samples[0].runs[0].chunk_cuts.margin_s" in err
