@@ -132,3 +132,38 @@ def test_without_overlap_the_labels_are_kept_and_cp_pays_for_the_swap(
                            "manifest.json").read_text())
     assert manifest["samples"][0]["runs"][0]["chunk_cuts"] == {"cuts_s": [22.5, 47.49],
                                                                "margin_s": 1.0}
+
+
+WORDS = '''
+import sys, wave
+wav, out = sys.argv[1:3]
+with wave.open(wav) as f:
+    frames = f.getnframes()
+answers = {360000: ["21.00 0.40 alpha"],                          # 0-22.5 s
+           431840: ["0.50 0.40 alpha", "5.00 0.50 charlie"],      # 20.5-47.49 s
+           392160: ["6.00 0.50 echo"]}[frames]                    # 45.49-70 s
+open(out, "w").write("".join(f"x 1 {line}\\n" for line in answers))
+'''
+
+
+def test_word_times_of_overlapping_chunks_are_kept_once(tmp_path: Path) -> None:
+    blocks_audio(tmp_path / "blocks.wav", rate=16_000)
+    (tmp_path / "words.py").write_text(WORDS, encoding="utf-8")
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({
+        "format": "speecheval.transcripts.run-manifest/1",
+        "systems": {"ctm": {"adapter": "command", "command": [
+            sys.executable, "words.py", "{input}", "{output}"], "output_suffix": ".ctm",
+            "version": "ctm 1"}},
+        "samples": [{"id": "blocks", "audio": "blocks.wav"}]}))
+    out = tmp_path / "run"
+    assert cli("run", "--manifest", manifest, "--system", "ctm", "--track",
+               "production_complete_file/chunked", "--chunk-overlap-s", "2", "--out",
+               out) == 0
+    rows = json.loads((out / "derived" / "ctm" / "production_complete_file.chunked" /
+                       "blocks" / "r1" / "words@seglst-words-1.json").read_text())
+    # chunk 1's 'alpha' is 20.5 + 0.5 = 21.0-21.4 s, midpoint 21.2 before its cut 22.5:
+    # chunk 0's copy is kept, chunk 1's dropped; 'charlie' 25.5-26.0 s and 'echo'
+    # 45.49 + 6 = 51.49-51.99 s each once
+    assert [(r["words"], r["start_time"], r["end_time"], r["chunk"]) for r in rows] == [
+        ("alpha", 21.0, 21.4, 0), ("charlie", 25.5, 26.0, 1), ("echo", 51.49, 51.99, 2)]
