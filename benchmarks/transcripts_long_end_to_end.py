@@ -9,8 +9,10 @@ default 60; seed 2026: three voices, overlaps, tone chords, silences; ``script.j
 2. ``transcripts gate`` on the script's own ``reference.stm`` (a correct transcript must
    pass: the script repeats no run of sentences back to back), then ``transcripts gate
    RUN`` (the last-speech boundary from the script), printing every exact adjacent repeat
-   it found (start time, period, the repeated block) so a verdict can be checked against
-   ``script.json`` (keep the folder with ``--keep``);
+   it found (start time, period, the repeated block) and whether the script itself says
+   that block twice that far apart (then a correct transcript repeats it too) or not (the
+   decoder looped), so a verdict is checked against ``script.json`` (keep the folder with
+   ``--keep``);
 3. ``transcripts score`` once per track (tracks are reported apart, never mixed), each
    writing its tables and ``report.html``.
 
@@ -34,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "transcripts"))
@@ -49,6 +52,8 @@ from transcripts_run_speed import peer  # noqa: E402
 from speecheval.cli import main as speecheval  # noqa: E402
 from speecheval.transcripts.gate.rules import REPEAT_WINDOWS  # noqa: E402
 from speecheval.transcripts.run.tracks import track_dir  # noqa: E402
+from speecheval.transcripts.text.normalize import normalize  # noqa: E402
+from speecheval.transcripts.text.tokenize import mixed_tokens  # noqa: E402
 
 SEED = 2026
 TRACKS = ("production_complete_file", "production_complete_file/chunked")
@@ -65,16 +70,33 @@ def timed(label: str, argv: list[str]) -> float:
     return seconds
 
 
-def print_repeats(verdicts: Path) -> None:
-    """Each exact adjacent repeat the gate recorded, per track: where, its period, the block."""
+def script_says(script: dict[str, Any], block: str, period: int) -> bool:
+    """Whether the script's own speech (in time order, in the gate's normalized tokens)
+    has ``block`` and again ``period`` tokens later: then a correct transcript repeats it
+    too; if not, the repeat is the decoder's."""
+    tokens = [token for event in sorted((e for e in script["events"] if e["kind"] == "speech"),
+                                        key=lambda e: e["start_s"])
+              for token in mixed_tokens(normalize(event["text"]))]
+    want = block.split()
+    width = len(want)
+    return any(tokens[i:i + width] == want and tokens[i + period:i + period + width] == want
+               for i in range(len(tokens) - width - period + 1))
+
+
+def print_repeats(verdicts: Path, script: dict[str, Any]) -> None:
+    """Each exact adjacent repeat the gate recorded, per track: where, its period, the
+    block, and whether the script says it so (:func:`script_says`)."""
     for line in verdicts.read_text(encoding="utf-8").splitlines():
         verdict = json.loads(line)
         repeats = verdict.get("repeat_timeline", {}).get("repeats", {})
         for window in REPEAT_WINDOWS:
             for example in repeats.get(str(window), {}).get("examples", []):
+                said = script_says(script, example["block"], example["period"])
                 print(f"  {verdict['track']}: {window}-token repeat at "
                       f"{example['start_s']:.2f} s, period {example['period']}: "
-                      f"{example['block']}")
+                      f"{example['block']} ("
+                      + ("the script says it so too" if said else
+                         "not in the script: the decoder looped") + ")")
 
 
 def score_manifest(folder: Path, run: Path, track: str, seconds: float) -> Path:
@@ -130,7 +152,7 @@ def main() -> None:
             "transcripts", "gate", "--raw", str(folder / "reference.stm"), "--duration",
             str(seconds), "--last-speech", str(last_speech)])
         timed("transcripts gate", ["transcripts", "gate", str(run)])
-        print_repeats(next((run / "derived" / "gate").glob("*/verdicts.jsonl")))
+        print_repeats(next((run / "derived" / "gate").glob("*/verdicts.jsonl")), script)
         for track in TRACKS:
             out = folder / f"scored-{track_dir(track)}"
             timed(f"transcripts score {track}", [

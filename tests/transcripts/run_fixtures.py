@@ -69,11 +69,14 @@ MEASURED = ("wall_s", "rtf", "peak_memory_bytes")
 
 
 def contents(run: Path) -> dict[str, bytes | dict[str, object]]:
-    """Every file of a run directory; a meta.json without what it measures (two runs of
-    the same jobs differ there and nowhere else)."""
+    """Every file of a run directory; a meta.json without what it measures, and not the
+    engineering facts, which are measurements (two runs of the same jobs differ there and
+    nowhere else)."""
     found: dict[str, bytes | dict[str, object]] = {}
     for path in sorted(p for p in run.rglob("*") if p.is_file()):
         name = path.relative_to(run).as_posix()
+        if name in ("engineering.json", "engineering.md"):
+            continue
         if path.name == "meta.json":
             meta = json.loads(path.read_text())
             found[name] = {k: v for k, v in meta.items() if k not in MEASURED}

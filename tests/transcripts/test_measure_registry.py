@@ -26,8 +26,8 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "transcripts" / "ma
 
 def test_the_registry_holds_every_measure_by_name() -> None:
     assert [m.name for m in measures()] == [
-        "cp", "diarization", "hallucination", "moss_parity", "numbers", "orc", "punctuation",
-        "tcp", "terms", "text", "timestamps", "wder"]
+        "chunk_regions", "cp", "diarization", "hallucination", "moss_parity", "numbers",
+        "orc", "punctuation", "tcp", "terms", "text", "timestamps", "wder"]
 
 
 @pytest.fixture()

@@ -59,8 +59,8 @@ def assert_refused(code: int, err: str, out: Path, *parts: str) -> None:
                "source, speakers, synthetic"),
     ("reference", "samples[1].reference.extra (line 27): unknown key; allowed keys are rttm, "
                   "terms, transcript, words"),
-    ("run", "samples[1].runs[0].extra (line 29): unknown key; allowed keys are failed, repeat, "
-            "rttm, transcript, words"),
+    ("run", "samples[1].runs[0].extra (line 29): unknown key; allowed keys are chunk_cuts, "
+            "failed, repeat, rttm, transcript, words"),
 ])
 def test_unknown_keys_are_named(example: Path, tmp_path: Path, where: str, expected: str,
                                 capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,10 +9,17 @@ version in the identity. This one is frozen as version ``silence-aware/1``:
   ends at the quietest stretch of its last ``search_s`` seconds: the 30 ms frames' mean
   energy smoothed over ``smoothing_frames`` frames; of the stretches with the lowest value
   the middle one (the earlier of two middles), cut at its centre, on a frame boundary;
-- no overlap and no context: each chunk is decoded on its own;
+- no context: each chunk is decoded on its own; by default no overlap either;
 - stitching ``offset/1``: each answer's times plus its chunk's start, segments kept whole
   in chunk order; a stitched segment that comes within ``cut_margin_s`` of a cut is
   ``across_cut``, the others ``in_segment``, so results near cuts are reported apart.
+
+With ``overlap_s`` > 0 (``--chunk-overlap-s``) the cuts stay where they are, but each chunk
+after the first is decoded from ``overlap_s`` before its cut (never before the previous
+chunk's start), so adjacent chunks share that much audio: stitching ``overlap-owned/1``
+moves each answer by where its audio begins and keeps a segment only in the chunk that
+owns its midpoint (from its cut to the next cut), so the shared audio is not transcribed
+twice, and the speakers are reconciled on it (:mod:`.reconcile`, ``overlap-match/1``).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from .input_audio import RATE, Pcm
 
 VERSION = "silence-aware/1"
 STITCHING = "offset/1"
+OVERLAP_STITCHING = "overlap-owned/1"
 
 
 @dataclass(frozen=True)
@@ -40,12 +48,42 @@ class ChunkerSettings:
     cut_margin_s: float = 1.0
 
     def identity(self) -> dict[str, Any]:
+        if self.overlap_s > 0:
+            return {"version": VERSION, **asdict(self),
+                    "context": "none: each chunk is decoded on its own, from overlap_s "
+                               "before its cut",
+                    "stitching": {"version": OVERLAP_STITCHING,
+                                  "rule": "chunk times + where the chunk's audio begins; a "
+                                          "segment kept in the chunk owning its midpoint "
+                                          "(its cut to the next); within cut_margin_s of "
+                                          "a cut: across_cut, else in_segment"},
+                    "reconciliation": {"version": "overlap-match/1",
+                                       "rule": "each chunk's labels mapped onto the "
+                                               "previous chunk's by shared speech time in "
+                                               "the overlap, greedy, ties by label order"}}
         return {"version": VERSION, **asdict(self),
                 "context": "none: each chunk is decoded on its own",
                 "stitching": {"version": STITCHING,
                               "rule": "chunk times + chunk start; segments kept whole in "
                                       "chunk order; within cut_margin_s of a cut: "
                                       "across_cut, else in_segment"}}
+
+
+def windows(chunks: list[tuple[int, int]], overlap: int) -> list[tuple[int, int, int]]:
+    """``(audio start, cut, end)`` sample indices of each chunk of a plan: the audio of a
+    chunk after the first begins ``overlap`` samples before its cut, never before the
+    previous chunk's cut.
+
+    >>> windows([(0, 100), (100, 250), (250, 300)], 30)
+    [(0, 0, 100), (70, 100, 250), (220, 250, 300)]
+    >>> windows([(0, 100), (100, 120), (120, 300)], 30)
+    [(0, 0, 100), (70, 100, 120), (100, 120, 300)]
+    """
+    found = []
+    for index, (cut, end) in enumerate(chunks):
+        start = cut if index == 0 else max(chunks[index - 1][0], cut - overlap)
+        found.append((start, cut, end))
+    return found
 
 
 def plan(pcm: Pcm, settings: ChunkerSettings) -> list[tuple[int, int]]:

@@ -24,6 +24,11 @@ from .tracks import COMPLETE, TRACKS
 @click.option("--chunk-window-s", type=click.FloatRange(min=1.0), default=30.0,
               show_default=True,
               help="Longest chunk of the chunked track (the chunker's max_window_s).")
+@click.option("--chunk-overlap-s", type=click.FloatRange(min=0.0), default=0.0,
+              show_default=True,
+              help="Seconds each chunk after the first is decoded before its cut, so "
+                   "adjacent chunks share audio and their speaker labels are reconciled "
+                   "on it (overlap-match/1); 0: no overlap, labels kept (same-label/1).")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="New run directory (never overwritten).")
 @click.option("--resume", type=click.Path(path_type=Path, file_okay=False), default=None,
@@ -34,7 +39,8 @@ from .tracks import COMPLETE, TRACKS
                    "--executor ray, the CPUs of a private cluster].")
 @executor_options
 def run(manifest: Path | None, systems: tuple[str, ...], tracks: tuple[str, ...],
-        repeats: int, chunk_window_s: float, out: Path | None, resume: Path | None,
+        repeats: int, chunk_window_s: float, chunk_overlap_s: float, out: Path | None,
+        resume: Path | None,
         jobs: int | None, executor: str, ray_address: str | None, force: bool) -> None:
     """Run transcription systems on the manifest's samples and keep every raw answer.
 
@@ -52,6 +58,7 @@ def run(manifest: Path | None, systems: tuple[str, ...], tracks: tuple[str, ...]
     if resume is not None:
         given = [name for name, value in (("--manifest", manifest), ("--system", systems),
                                           ("--track", tracks), ("--out", out),
+                                          ("--chunk-overlap-s", chunk_overlap_s),
                                           ("--force", force)) if value]
         if given:
             raise InputError(f"--resume takes everything from the run's run.json; leave out "
@@ -62,7 +69,8 @@ def run(manifest: Path | None, systems: tuple[str, ...], tracks: tuple[str, ...]
             raise InputError("give --manifest, at least one --system and --out "
                              "(or --resume RUN)")
         request = Request(manifest, systems, tracks or (COMPLETE,),
-                          repeats, ChunkerSettings(max_window_s=chunk_window_s))
+                          repeats, ChunkerSettings(max_window_s=chunk_window_s,
+                                                   overlap_s=chunk_overlap_s))
         with replacing(out, force=force, shape=RUN_FILE):
             outcome = start(request, out, chosen)
     counts = ", ".join(f"{outcome.statuses[s]} {s}"

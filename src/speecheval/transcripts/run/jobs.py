@@ -25,6 +25,7 @@ from ...core.canonical_json import dumps
 from ...core.hashing import sha256_bytes
 from ...core.redact import Scrubber
 from ...core.share import fraction
+from .chunker import windows
 from .input_audio import RATE, Pcm
 from .systems.base import Answer, System
 from .tracks import track_dir
@@ -57,26 +58,30 @@ class Job:
         return Path("derived") / self.key
 
 
-def write_unsupported(job: Job, reason: str, target: Path) -> dict[str, Any]:
-    """Record, without a call, that the track does not apply."""
-    meta = _meta(job, "unsupported", reason, None, {}, None, 0.0, 0.0, None, 0, 0.0)
+def write_unsupported(job: Job, reason: str, target: Path, audio_s: float
+                      ) -> dict[str, Any]:
+    """Record, without a call, that the track does not apply (``audio_s``: the length of
+    the audio the job was given, so a run's engineering facts count it)."""
+    meta = _meta(job, "unsupported", reason, None, {}, None, audio_s, 0.0, None, 0, 0.0)
     _publish(target, {}, meta)
     return meta
 
 
-def write_failed(job: Job, reason: str, target: Path) -> dict[str, Any]:
-    """Record a job whose call never came back (its worker process died), with why."""
-    meta = _meta(job, "failed", reason, "worker process died", {}, None, 0.0, 0.0, None, 0,
-                 0.0)
+def write_failed(job: Job, reason: str, target: Path, audio_s: float) -> dict[str, Any]:
+    """Record a job whose call never came back (its worker process died), with why and the
+    length of the audio it was given."""
+    meta = _meta(job, "failed", reason, "worker process died", {}, None, audio_s, 0.0, None,
+                 0, 0.0)
     _publish(target, {}, meta)
     return meta
 
 
 def run_job(system: System, job: Job, pcm: Pcm, offset_s: float,
-            chunks: list[tuple[int, int]] | None, target: Path, scrub: Scrubber
-            ) -> dict[str, Any]:
-    """Call ``system`` on ``pcm`` (whole, or chunk by chunk) and write the raw folder,
-    every answer scrubbed by ``scrub``."""
+            chunks: list[tuple[int, int]] | None, target: Path, scrub: Scrubber,
+            overlap: int = 0) -> dict[str, Any]:
+    """Call ``system`` on ``pcm`` (whole, or chunk by chunk, each chunk after the first
+    from ``overlap`` samples before its cut) and write the raw folder, every answer
+    scrubbed by ``scrub``."""
     files: dict[str, bytes] = {}
     with tempfile.TemporaryDirectory(prefix="speecheval-job-") as scratch:
         started = time.perf_counter()
@@ -86,12 +91,13 @@ def run_job(system: System, job: Job, pcm: Pcm, offset_s: float,
             chunk_facts = None
         else:
             answer, chunk_facts = _chunked(system, job, pcm, chunks, Path(scratch), files,
-                                           scrub)
+                                           scrub, overlap)
         wall = time.perf_counter() - started
     response_files = {name: sha256_bytes(data) for name, data in sorted(files.items())}
     meta = _meta(job, answer.status, answer.reason, answer.runner_stop_reason,
                  response_files, answer.generation, pcm.duration_s, wall,
                  answer.peak_memory_bytes, answer.retries, offset_s)
+    meta["peak_memory_scope"] = answer.peak_memory_scope
     if chunk_facts is not None:
         meta["chunks"] = chunk_facts
     _publish(target, files, meta)
@@ -108,12 +114,14 @@ def _transcribe(system: System, pcm: Pcm, job: Job, scratch: Path, scrub: Scrubb
 
 
 def _chunked(system: System, job: Job, pcm: Pcm, chunks: list[tuple[int, int]],
-             scratch: Path, files: dict[str, bytes], scrub: Scrubber
+             scratch: Path, files: dict[str, bytes], scrub: Scrubber, overlap: int
              ) -> tuple[Answer, list[dict[str, Any]]]:
-    """Each chunk as its own call; the job fails if any chunk does (all are still run)."""
+    """Each chunk as its own call; the job fails if any chunk does (all are still run).
+    With ``overlap`` a chunk's facts add its ``cut_s`` (``start_s`` is where its audio
+    begins)."""
     facts = []
     answers = []
-    for index, (start, end) in enumerate(chunks):
+    for index, (start, cut, end) in enumerate(windows(chunks, overlap)):
         folder = scratch / f"chunk-{index:03d}"
         folder.mkdir()
         answer = _transcribe(system, pcm.crop(start, end), job, folder, scrub)
@@ -124,7 +132,7 @@ def _chunked(system: System, job: Job, pcm: Pcm, chunks: list[tuple[int, int]],
                       "status": answer.status, "reason": answer.reason,
                       "runner_stop_reason": answer.runner_stop_reason,
                       "token_count": answer.generation.get("token_count"),
-                      "retries": answer.retries})
+                      "retries": answer.retries, **({"cut_s": cut / RATE} if overlap else {})})
     failed = [f for f in facts if f["status"] == "failed"]
     reason = None
     if failed:
@@ -137,9 +145,12 @@ def _chunked(system: System, job: Job, pcm: Pcm, chunks: list[tuple[int, int]],
                   "config": answers[0].generation.get("config"), "eos": None,
                   "stop_reason": None}
     peaks = [a.peak_memory_bytes for a in answers if a.peak_memory_bytes is not None]
+    scopes = {a.peak_memory_scope for a in answers if a.peak_memory_bytes is not None}
     answer = Answer({}, "failed" if failed else "succeeded", reason,
                     f"{len(chunks)} chunk calls ended", generation,
-                    sum(a.retries for a in answers), max(peaks) if peaks else None)
+                    sum(a.retries for a in answers), max(peaks) if peaks else None,
+                    # the largest chunk's peak is the job's if each chunk's was its own
+                    None if not scopes else "job" if scopes == {"job"} else "process")
     return answer, facts
 
 
@@ -152,6 +163,7 @@ def _meta(job: Job, status: str, reason: str | None, stop: str | None,
             "runner_stop_reason": stop, "response_files": response_files,
             "generation": generation, "audio_s": audio_s, "wall_s": wall_s,
             "rtf": fraction(wall_s, audio_s), "peak_memory_bytes": peak,
+            "peak_memory_scope": None,
             "retries": retries, "offset_s": offset_s}
 
 

@@ -33,7 +33,7 @@ from ...core.output import (
 from ...core.progress import progress
 from ...core.redact import run_scrubber
 from .. import lineage
-from . import input_audio
+from . import engineering, input_audio
 from .chunker import ChunkerSettings, plan
 from .derive import VERSION, WORDS_VERSION, derive, derive_words, transcript_name
 from .jobs import META, Job, raw_sha256, run_job, write_failed, write_unsupported
@@ -168,7 +168,8 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
             if job in calls:
                 result = next(called)
                 if isinstance(result.error, WorkerDied):
-                    write_failed(job, str(result.error), run_dir / job.raw)
+                    write_failed(job, str(result.error), run_dir / job.raw,
+                                 calls[job].audio_s)
                 else:
                     result.get()
             _ensure_raw_record(run_dir, run, job, _meta(run_dir, job), chunker)
@@ -180,6 +181,7 @@ def _execute(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
             outcome.failed.append(f"{job.key}: {meta['reason']}")
         elif meta["status"] == "succeeded":
             outcome.derived += _derive(run_dir, run, job, meta, chunker)
+    engineering.write(run_dir, jobs)
     return outcome
 
 
@@ -274,6 +276,11 @@ class _Call:
     key_variables: tuple[str, ...]
     """The variables holding the run's secrets, scrubbed from every answer (see
     :func:`key_variables`)."""
+    audio_s: float
+    """The length of the audio the job hears (recorded also if its worker dies)."""
+    overlap: int = 0
+    """Samples each chunk after the first is decoded before its cut (the chunker's
+    ``overlap_s``)."""
 
 
 _built: dict[str, System] = {}
@@ -289,7 +296,7 @@ def _call(call: _Call) -> None:
     if call.system_key not in _built:
         _built[call.system_key] = call.system()
     run_job(_built[call.system_key], call.job, input_audio.load(call.audio), call.offset_s,
-            call.chunks, call.target, run_scrubber(env=call.key_variables))
+            call.chunks, call.target, run_scrubber(env=call.key_variables), call.overlap)
 
 
 def key_variables(manifest: RunManifest) -> tuple[str, ...]:
@@ -316,22 +323,24 @@ def _plan_call(run_dir: Path, manifest: RunManifest, system: Callable[[str], Sys
     chunks = None
     found = system(job.system)  # built (and checked) here, once, before any call
     assert found is not None
+    audio_s = pcm.duration_s
     if job.track == GOLD:
         if sample.gold_window is None:
-            write_unsupported(job, "the sample has no gold_window", target)
+            write_unsupported(job, "the sample has no gold_window", target, audio_s)
             return None
-        _gold(run_dir, sample, pcm, identity)
+        crop, _ = _gold(run_dir, sample, pcm, identity)
         audio = run_dir / "input" / f"{sample.id}.gold.wav"
         offset = sample.gold_window.start_s
+        audio_s = crop.duration_s
     elif job.track == NATIVE:
         limit = found.native_context_s
         if limit is None:
             write_unsupported(job, f"system {job.system} declares no native context "
-                                   "(native_context_s)", target)
+                                   "(native_context_s)", target, audio_s)
             return None
         if pcm.duration_s > limit:
             write_unsupported(job, f"the sample lasts {pcm.duration_s:g} s, longer than the "
-                                   f"native context of {limit:g} s", target)
+                                   f"native context of {limit:g} s", target, audio_s)
             return None
     elif job.track == CHUNKED:
         chunks = _chunk_plan(run_dir, sample.id, pcm, chunker)
@@ -339,7 +348,8 @@ def _plan_call(run_dir: Path, manifest: RunManifest, system: Callable[[str], Sys
     return _Call(partial(build, job.system, spec, manifest.path.parent),
                  dumps({"name": job.system, "spec": spec.model_dump(mode="json"),
                         "folder": str(manifest.path.parent)}),
-                 job, audio, offset, chunks, target, key_variables(manifest))
+                 job, audio, offset, chunks, target, key_variables(manifest), audio_s,
+                 round(chunker.overlap_s * input_audio.RATE))
 
 
 def _input_id(job: Job) -> str:

@@ -45,6 +45,7 @@ from ..run.manifest import RunManifest, load_run_manifest
 from ..run.manifest import SampleSpec as RunSample
 from ..run.tracks import GOLD, track_dir
 from ..text.normalize import VERSION as NORMALIZER_VERSION
+from .chunk_regions import REGIONS
 from .manifest import FORMAT, NON_SPEECH_KINDS
 from .run import score_into
 
@@ -192,7 +193,8 @@ def _plan(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
         runs = []
         for repeat in range(1, int(run["repeats"]) + 1):
             key = f"{system}/{track_dir(track)}/{sample_id}/r{repeat}"
-            entry = _run_entry(run_dir, known, key, sample_id, repeat)
+            entry = _run_entry(run_dir, known, key, sample_id, repeat,
+                               float(run["settings"]["chunker"]["cut_margin_s"]))
             if entry is not None:
                 runs.append(entry[0])
                 artefacts[(sample_id, repeat)] = entry[1]
@@ -212,9 +214,11 @@ def _plan(run_dir: Path, run: dict[str, Any], manifest: RunManifest,
 
 
 def _run_entry(run_dir: Path, known: dict[str, dict[str, Any]], key: str, sample_id: str,
-               repeat: int) -> tuple[dict[str, Any], tuple[str | None, str | None]] | None:
+               repeat: int, margin_s: float
+               ) -> tuple[dict[str, Any], tuple[str | None, str | None]] | None:
     """The score manifest's run of one job, with the ids of what it scores; ``None`` for
-    an unsupported job."""
+    an unsupported job. A chunked job's run names its cuts (each chunk's start but the
+    first's) and the chunker's margin, so its regions are scored apart."""
     meta_path = run_dir / "raw" / key / "meta.json"
     if not meta_path.is_file():
         raise InputError(f"job {key} has not run (no meta.json); finish the run with "
@@ -222,8 +226,12 @@ def _run_entry(run_dir: Path, known: dict[str, dict[str, Any]], key: str, sample
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     if meta["status"] == "unsupported":
         return None
+    cuts = ({} if meta.get("chunks") is None else {"chunk_cuts": {
+        "cuts_s": [chunk.get("cut_s", chunk["start_s"]) for chunk in meta["chunks"][1:]],
+        "margin_s": margin_s}})
     if meta["status"] != "succeeded":
-        return {"repeat": repeat, "failed": meta.get("reason") or meta["status"]}, (None, None)
+        return {"repeat": repeat, "failed": meta.get("reason") or meta["status"],
+                **cuts}, (None, None)
     derived = run_dir / "derived" / key
     transcript_id = f"transcript:{key}@{VERSION}"
     transcript = derived / transcript_name(VERSION)
@@ -231,7 +239,8 @@ def _run_entry(run_dir: Path, known: dict[str, dict[str, Any]], key: str, sample
         raise InputError(f"job {key} has no derived transcript of rule {VERSION}; derive it "
                          "with `transcripts run --resume RUN`", path=derived,
                          sample_id=sample_id)
-    entry: dict[str, Any] = {"repeat": repeat, "transcript": str(transcript.resolve())}
+    entry: dict[str, Any] = {"repeat": repeat, "transcript": str(transcript.resolve()),
+                             **cuts}
     words_id: str | None = f"words:{key}@{WORDS_VERSION}"
     words = derived / transcript_name(WORDS_VERSION, "words")
     if words_id in known and words.is_file():
@@ -330,6 +339,7 @@ def _report_row(plan: Plan, key: str, samples: str, line: int, row: dict[str, An
             "rate": None if row["text"] is None else row["text"][rate],
             "cp": _value(row, "cp", "cp" + rate), "wder": _value(row, "wder", "wder"),
             "der": _value(row, "diarization", "der"),
+            **({"chunk_regions": row["chunk_regions"]} if row.get("chunk_regions") else {}),
             "rules": {"transcript": VERSION if transcript else None,
                       "words": WORDS_VERSION if words else None,
                       "normalizer": NORMALIZER_VERSION, "scorer": SCORE_VERSION}}
@@ -371,6 +381,26 @@ COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
 """The columns of the report's table: a new column is one more (header, cell) pair."""
 
 
+def _region(row: dict[str, Any], region: str, key: str) -> float | None:
+    found = row["chunk_regions"][region]
+    value = found.get(key) if key != "der" else (found["der"] or {}).get("der")
+    return None if value is None else float(value)
+
+
+REGION_COLUMNS: tuple[tuple[str, Callable[[dict[str, Any], str], str]], ...] = (
+    ("system", lambda r, g: str(r["system"])),
+    ("sample", lambda r, g: str(r["sample"])),
+    ("repeat", lambda r, g: str(r["repeat"])),
+    ("region", lambda r, g: g),
+    ("rate", lambda r, g: str(r["rate_name"]).upper()),
+    ("value", lambda r, g: percent(_region(r, g, str(r["rate_name"])))),
+    ("N", lambda r, g: str(r["chunk_regions"][g]["length"])),
+    ("cp", lambda r, g: percent(_region(r, g, "cp" + str(r["rate_name"])))),
+    ("DER", lambda r, g: percent(_region(r, g, "der"))),
+)
+"""The columns of a chunked track's region table (one row per run and region)."""
+
+
 def report_markdown(rows: Sequence[dict[str, Any]], not_scored: Sequence[dict[str, str]]
                     ) -> str:
     """``report.md``: the rule versions, one table per track (a row per system, sample
@@ -385,6 +415,12 @@ def report_markdown(rows: Sequence[dict[str, Any]], not_scored: Sequence[dict[st
         table = Table.of([header for header, _ in COLUMNS],
                          [[cell(r) for _, cell in COLUMNS] for r in rows if r["track"] == track])
         parts.append(f"## Track {track}\n\n{to_markdown(table)}")
+        chunked = [r for r in rows if r["track"] == track and "chunk_regions" in r]
+        if chunked:
+            parts.append(f"### Track {track}: inside chunks and near cuts, apart\n\n"
+                         + to_markdown(Table.of([h for h, _ in REGION_COLUMNS], [
+                             [cell(r, region) for _, cell in REGION_COLUMNS]
+                             for r in chunked for region in REGIONS])))
     if not_scored:
         parts.append("## Not scored\n\n" + "".join(
             f"- {n['track']}{' ' + n['system'] if 'system' in n else ''}: {n['reason']}\n"

@@ -141,15 +141,25 @@ class ReferenceSpec(Schema):
         return _file(value, info)
 
 
+class ChunkCutsSpec(Schema):
+    """Where a chunked run's chunks were cut, on the sample's timeline, and the margin
+    within which a segment counts as ``across_cut`` (the chunker's ``cut_margin_s``)."""
+
+    cuts_s: tuple[Annotated[float, Field(ge=0, allow_inf_nan=False)], ...]
+    margin_s: Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
 class RunSpec(Schema):
     """One run (repeat) of the system on a sample; ``failure`` (``failed:`` in the file)
-    set means it failed and has no files."""
+    set means it failed and has no files; ``chunk_cuts``: a chunked run's cuts, so its
+    rates inside chunks and near cuts are scored apart (:mod:`.chunk_regions`)."""
 
     repeat: Annotated[int, Field(ge=1)] = 1
     failure: Annotated[Text | None, Field(alias="failed")] = None
     transcript: Path | None = None
     rttm: Path | None = None
     words: Path | None = None
+    chunk_cuts: ChunkCutsSpec | None = None
 
     @field_validator("transcript")
     @classmethod
@@ -276,8 +286,11 @@ class Manifest(SystemDeclarations):
         return self._path
 
     def measure_options(self) -> MeasureOptions:
-        """The measures beyond the spec this manifest selects."""
-        return MeasureOptions(self.extra_measures.orc, self.extra_measures.tcp_collar_s)
+        """The measures beyond the spec this manifest selects (and the chunk regions when
+        some run names its chunk cuts)."""
+        return MeasureOptions(self.extra_measures.orc, self.extra_measures.tcp_collar_s,
+                              any(run.chunk_cuts is not None for sample in self.samples
+                                  for run in sample.runs))
 
     def judgement_where(self, index: int) -> str:
         """``judgements[i] (line n)``: where judgement ``index`` is written."""

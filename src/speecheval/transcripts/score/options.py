@@ -16,3 +16,6 @@ class MeasureOptions:
 
     orc: bool = False
     tcp_collar_s: float | None = None
+    chunk_regions: bool = False
+    """Some run names its chunk cuts: score its regions apart (not a manifest key; see
+    :mod:`.chunk_regions`)."""

@@ -21,6 +21,7 @@ from ..text.cli import summary_line
 from ..text.counts import ErrorCounts
 from ..text.hallucination import HallucinationCounts
 from ..text.prf import MatchCounts
+from .measures.chunk_regions import ChunkRegionScores, ChunkRegionsEntry
 from .measures.cp import ConcatenatedPermutation
 from .measures.diarization import Diarization
 from .measures.hallucination import Hallucination
@@ -108,8 +109,35 @@ def text_tables(tables: Tables) -> list[TitledTable]:
     transcript is a ``transcripts run`` artefact) where those transcripts come from."""
     return [_transcription(tables), _cross(tables), _cp(tables), _diarization_declared(tables),
             _extras(tables), _timestamps_declared(tables), _diagnostic(tables), _moss(tables),
-            _lattifai(tables)] + ([_lineage(tables)] if tables.lineage else []) + (
+            _lattifai(tables)] + _chunk_regions(tables) + (
+                [_lineage(tables)] if tables.lineage else []) + (
                 [_titled(*audit_table(tables))] if tables.audit else [])
+
+
+def _chunk_regions(tables: Tables) -> list[TitledTable]:
+    """Inside chunks and near cuts apart (none when no run of the manifest is chunked)."""
+    rows = []
+    for name, t in tables.scenarios.items():
+        entry = t.entry(ChunkRegionScores.name, ChunkRegionsEntry)
+        if entry is None:
+            continue
+        for region, part in entry.regions.items():
+            rows.append((name, region, str(entry.runs), t.rate_name.upper(),
+                         percent(part.text.error_rate), str(part.text.errors),
+                         str(part.text.reference_tokens),
+                         percent(None if part.cp is None else part.cp.error_rate),
+                         percent(None if part.der is None else part.der.der),
+                         sec(None if part.der is None else part.der.scored)))
+    if not rows:
+        return []
+    return [_titled("Chunked runs: inside chunks and near cuts, apart",
+                    "in_segment: rows more than the cut margin from every cut; across_cut: "
+                    "rows within it (the chunker's rule, applied to both sides). Rates are "
+                    "micro over the scenario's chunked runs; DER scores the time within the "
+                    "margin of a cut (across_cut) and the rest (in_segment) as UEMs of "
+                    "their own.",
+                    ("scenario", "region", "chunked runs", "rate", "micro", "errors", "N",
+                     "cp micro", "DER micro", "DER scored s"), tuple(rows))]
 
 
 def _diarization_declared(tables: Tables) -> TitledTable:

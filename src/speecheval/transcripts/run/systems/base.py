@@ -10,7 +10,9 @@ the system.
 
 from __future__ import annotations
 
+import re
 import resource
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -18,6 +20,11 @@ from typing import Any, Literal, Protocol
 from ..input_audio import Pcm
 
 Status = Literal["succeeded", "failed"]
+PeakScope = Literal["job", "process"]
+"""``job``: the peak resident memory of this call alone (a command's own process, or
+this process with its high-water mark reset before the call); ``process``: this
+process's peak since it started, which includes every earlier call it made (the
+high-water mark could not be reset)."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,9 @@ class Answer:
     generation: dict[str, Any] = field(default_factory=lambda: dict(NOT_REPORTED))
     retries: int = 0
     peak_memory_bytes: int | None = None
+    peak_memory_scope: PeakScope | None = None
+    """What ``peak_memory_bytes`` is the peak of (:data:`PeakScope`); ``None``: not
+    measured (a remote system)."""
 
 
 NOT_REPORTED: dict[str, Any] = {"token_count": None, "config": None, "eos": None,
@@ -63,6 +73,38 @@ class System(Protocol):
         ...
 
 
+_CLEAR_REFS = "/proc/self/clear_refs"
+_STATUS = "/proc/self/status"
+
+
+def start_peak_memory() -> PeakScope:
+    """Reset this process's resident high-water mark before a call, so the peak read after
+    it (:func:`own_peak_memory_bytes`) is the call's alone: on Linux writing ``5`` to
+    ``/proc/self/clear_refs`` resets ``VmHWM`` in ``/proc/self/status``. Elsewhere (or
+    where the kernel refuses) nothing can be reset: ``process``, honestly."""
+    try:
+        with open(_CLEAR_REFS, "w", encoding="ascii") as handle:
+            handle.write("5")
+    except OSError:
+        return "process"
+    return "job" if _vm_hwm_bytes() is not None else "process"
+
+
 def own_peak_memory_bytes() -> int:
-    """This process's peak resident memory so far (Linux reports kibibytes)."""
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+    """This process's peak resident memory since :func:`start_peak_memory` reset it
+    (``VmHWM``), else since it started (``ru_maxrss``: kibibytes on Linux, bytes on
+    macOS)."""
+    found = _vm_hwm_bytes()
+    if found is not None:
+        return found
+    peak = int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def _vm_hwm_bytes() -> int | None:
+    try:
+        with open(_STATUS, encoding="ascii", errors="replace") as handle:
+            match = re.search(r"^VmHWM:\s+(\d+) kB", handle.read(), re.MULTILINE)
+    except OSError:
+        return None
+    return None if match is None else int(match.group(1)) * 1024

@@ -114,7 +114,7 @@ class Command:
             except InputError as exc:
                 reason = f"the output is not a valid transcript: {exc.problem}"
         return Answer(files, "failed" if reason else "succeeded", reason, stop,
-                      peak_memory_bytes=peak)
+                      peak_memory_bytes=peak, peak_memory_scope="job")
 
 
 def _fill(arg: str, values: dict[str, str]) -> str:

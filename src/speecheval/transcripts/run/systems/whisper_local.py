@@ -23,7 +23,7 @@ from ....core.canonical_json import dumps
 from ...formats.segment import Segment
 from ..input_audio import Pcm
 from ..manifest import WhisperLocalSystem
-from .base import Answer, own_peak_memory_bytes
+from .base import Answer, own_peak_memory_bytes, start_peak_memory
 
 ADAPTER = "whisper-local"
 WINDOW_S = 30.0
@@ -80,6 +80,7 @@ class WhisperLocal:
         return {"adapter": ADAPTER, **config}
 
     def transcribe(self, pcm: Pcm, seed: int, sample_id: str, scratch: Path) -> Answer:
+        scope = start_peak_memory()  # this call's peak, not the worker's since it began
         try:
             segments, info = (
                 self.recogniser.decode(pcm.floats()) if self.spec.batch_size is None
@@ -87,14 +88,15 @@ class WhisperLocal:
         except Exception as exc:  # whatever CTranslate2 raises, this sample failed
             return Answer({}, "failed", f"faster-whisper failed: {type(exc).__name__}: "
                                         f"{exc}", "exception",
-                          peak_memory_bytes=own_peak_memory_bytes())
+                          peak_memory_bytes=own_peak_memory_bytes(), peak_memory_scope=scope)
         body = dumps({"segments": [asdict(s) for s in segments], "info": asdict(info)})
         generation = {"token_count": sum(len(s.tokens) for s in segments),
                       "config": asdict(info.transcription_options), "eos": None,
                       "stop_reason": None}
         return Answer({RESPONSE: body.encode("utf-8")}, "succeeded", None,
                       "decoder finished: faster-whisper's segment generator ended",
-                      generation=generation, peak_memory_bytes=own_peak_memory_bytes())
+                      generation=generation, peak_memory_bytes=own_peak_memory_bytes(),
+                      peak_memory_scope=scope)
 
 
 def parse(folder: Path, sample_id: str) -> list[Segment]:
