@@ -16,6 +16,10 @@ diagnostic track only. Each raw folder of the older run is copied once, byte for
   that differs or this run lacks the system, ``none`` when it recorded none;
 - ``track_use``: the job's track when compatible, else ``diagnostic``.
 
+Each succeeded answer is derived as the run's own are: a transcript
+(``imported_transcript``) and, where the answer has word times, its word-level form
+(``imported_words``, ``words@seglst-words-1.json``).
+
 Nothing of this run is changed but the new folder and the appended records; the same
 import again copies nothing and appends nothing.
 """
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +39,7 @@ from ...core.output import atomic_write_bytes
 from .. import lineage
 from ..gate.inputs import read_meta
 from .chunker import ChunkerSettings
-from .derive import VERSION, derive, transcript_name
+from .derive import VERSION, WORDS_VERSION, derive, derive_words, transcript_name
 from .jobs import META, raw_sha256
 from .systems.registry import PARSERS
 from .tracks import CHUNKED, GOLD
@@ -86,37 +91,53 @@ def import_run(run_dir: Path, old_dir: Path) -> list[dict[str, Any]]:
                          "meta.json", path=old_dir)
     lineage.append_missing(run_dir, records)
     lineage.append_missing(run_dir, [
-        _derive_imported(run_dir, old, record, meta)
-        for record, (_, meta) in zip(records, found, strict=True)
-        if record["status"] == "succeeded"])
+        derived for record, (_, meta) in zip(records, found, strict=True)
+        if record["status"] == "succeeded"
+        for derived in _derive_imported(run_dir, old, record, meta)])
     return records
 
 
 def _derive_imported(run_dir: Path, old: dict[str, Any], raw: dict[str, Any],
-                     meta: dict[str, Any]) -> dict[str, Any]:
+                     meta: dict[str, Any]) -> list[dict[str, Any]]:
     """Derive the transcript of an imported raw folder with the older run's adapter, as
-    ``transcripts run`` derives its own (rule :data:`.derive.VERSION`), into
-    ``imported/<digest>/derived/<key>/``; its record carries the import's trust facts.
+    ``transcripts run`` derives its own (rule :data:`.derive.VERSION`), and its word-level
+    form where the answer has word times (rule :data:`.derive.WORDS_VERSION`), into
+    ``imported/<digest>/derived/<key>/``; their records carry the import's trust facts.
     ``meta`` is the raw folder's ``meta.json``, as the import read it."""
     digest, key = raw["id"].removeprefix("imported:").split("/", 1)
     system, _, sample, _ = key.split("/")
     folder = run_dir / raw["path"]
-    target = Path(IMPORTED) / digest / "derived" / key / transcript_name(VERSION)
+    adapter = old.get("systems", {}).get(system, {}).get("adapter")
+    if adapter not in PARSERS:
+        raise InputError(f"the older run's run.json names no known adapter for system "
+                         f"{system!r} (got {adapter!r}), so its answers cannot be read",
+                         path=Path(raw["source"]["run"]) / "run.json")
+    margin = float(old.get("settings", {}).get("chunker", {}).get(
+        "cut_margin_s", ChunkerSettings().cut_margin_s))
+    derived = Path(IMPORTED) / digest / "derived" / key
+    made = [_imported_file(run_dir, raw, derived / transcript_name(VERSION), VERSION,
+                           "transcript", lambda: derive(folder, adapter, sample, meta, margin))]
+    words = _imported_file(run_dir, raw, derived / transcript_name(WORDS_VERSION, "words"),
+                           WORDS_VERSION, "words",
+                           lambda: derive_words(folder, adapter, sample, meta, margin))
+    return made if words is None else [*made, words]
+
+
+def _imported_file(run_dir: Path, raw: dict[str, Any], target: Path, version: str,
+                   kind: str, make: Callable[[], tuple[str, dict[str, Any]] | None]
+                   ) -> dict[str, Any] | None:
+    """Write ``target`` unless it is there (``make`` gives its text, ``None`` when the
+    answer holds nothing of that kind) and give its ``imported_<kind>`` record."""
     if not (run_dir / target).exists():
-        adapter = old.get("systems", {}).get(system, {}).get("adapter")
-        if adapter not in PARSERS:
-            raise InputError(f"the older run's run.json names no known adapter for system "
-                             f"{system!r} (got {adapter!r}), so its answers cannot be read",
-                             path=Path(raw["source"]["run"]) / "run.json")
-        margin = old.get("settings", {}).get("chunker", {}).get(
-            "cut_margin_s", ChunkerSettings().cut_margin_s)
-        text, _ = derive(folder, adapter, sample, meta, float(margin))
-        atomic_write_bytes(run_dir / target, text.encode("utf-8"))
-    return {"id": f"transcript:{raw['id']}@{VERSION}", "kind": "imported_transcript",
+        found = make()
+        if found is None:
+            return None
+        atomic_write_bytes(run_dir / target, found[0].encode("utf-8"))
+    return {"id": f"{kind}:{raw['id']}@{version}", "kind": f"imported_{kind}",
             "path": str(target), "sha256": sha256_file(run_dir / target),
             "parent": raw["id"], "input_sha256": raw["input_sha256"],
             "request_config": raw["request_config"], "model_revision": raw["model_revision"],
-            "raw_sha256": raw["raw_sha256"], "normalizer_version": VERSION,
+            "raw_sha256": raw["raw_sha256"], "normalizer_version": version,
             "scorer_version": None, **{k: raw[k] for k in lineage.IMPORT_KEYS}}
 
 
