@@ -115,12 +115,13 @@ def _derive_imported(run_dir: Path, old: dict[str, Any], raw: dict[str, Any],
     margin = float(old.get("settings", {}).get("chunker", {}).get(
         "cut_margin_s", ChunkerSettings().cut_margin_s))
     derived = Path(IMPORTED) / digest / "derived" / key
-    made = [_imported_file(run_dir, raw, derived / transcript_name(VERSION), VERSION,
-                           "transcript", lambda: derive(folder, adapter, sample, meta, margin))]
+    transcript = _imported_file(run_dir, raw, derived / transcript_name(VERSION), VERSION,
+                                "transcript",
+                                lambda: derive(folder, adapter, sample, meta, margin))
     words = _imported_file(run_dir, raw, derived / transcript_name(WORDS_VERSION, "words"),
                            WORDS_VERSION, "words",
                            lambda: derive_words(folder, adapter, sample, meta, margin))
-    return made if words is None else [*made, words]
+    return [record for record in (transcript, words) if record is not None]
 
 
 def _imported_file(run_dir: Path, raw: dict[str, Any], target: Path, version: str,
