@@ -19,6 +19,10 @@ code run for run, on its own cache folders, and the ratio baseline / this code i
 on a shared machine only such same-run ratios compare two versions.
 
 Targets (issue 15), whole command with ``--jobs 2``: under 2 s cold and under 0.5 s warm.
+Issue 29 adds a paired row, measured first: the warm command (``--jobs 2``, the cache
+filled by one cold run beforehand) alternating round by round with ``python -c 'import
+numpy, click'`` (and with the ``--baseline`` code), median and min, the load beside each;
+target: at most 2.5x the floor's median wall time. ``--warm-only`` stops after that row.
 CPU seconds (the command and its VAD workers) are printed beside wall seconds because a
 shared machine inflates wall time; the load average at the start is printed too. The
 commands run with Python's bytecode cache, speecheval's modules compiled beforehand, as
@@ -42,6 +46,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from paired_processes import Command, alternate, median_wall, row
 
 import speecheval
 from speecheval.core.executor import default_jobs
@@ -55,6 +60,7 @@ from speecheval.fdb.v10.scoring.unified import UnifiedResult, score_tree
 
 SILERO_FILES = 24
 COLD_TARGET_S, WARM_TARGET_S = 2.0, 0.5
+WARM_FLOOR_TARGET = 2.5
 
 
 def peak_rss_mib() -> tuple[float, float]:
@@ -202,6 +208,51 @@ def whole_commands(tree: Path, workdir: Path, jobs_list: tuple[int, ...], repeat
           f"{floor_cpu:5.2f} s CPU")
 
 
+def warm_against_floor(tree: Path, workdir: Path, repeats: int,
+                       baseline: Path | None = None) -> bool:
+    """Issue 29's row: the warm command against ``import numpy, click``, paired; True
+    when its median is within :data:`WARM_FLOOR_TARGET` times the floor's."""
+    codes = {"this code": OURS} | ({"baseline": baseline} if baseline is not None else {})
+    commands: dict[str, Command] = {
+        "python -c 'import numpy, click' (floor)": (
+            [sys.executable, "-c", "import numpy, click"], None)}
+    for name, src in codes.items():
+        compile_package(src)
+        cache = workdir / f"paired-cache-{name.replace(' ', '-')}"
+        fill = ["--tree", str(tree), "--jobs", "2", "--vad-cache", str(cache)]
+        whole_command(["fdb10", "unified-score", *fill, "--out", str(workdir / f"fill-{name}")],
+                      src=src)  # the cold run that fills the cache, not timed
+        # ``--force`` over one folder: each run writes a new output beside it and renames
+        commands[f"unified-score warm, {name}"] = (
+            [sys.executable, "-m", "speecheval", "fdb10", "unified-score", *fill, "--force",
+             "--out", str(workdir / f"paired-{name.replace(' ', '-')}")], command_env(src))
+    # as an environment that sets PYTHONDONTWRITEBYTECODE on a fresh checkout runs it:
+    # a copy of the sources without bytecode, every module compiled again each run
+    copy = workdir / "src-uncompiled"
+    shutil.copytree(OURS, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    argv, _ = commands["unified-score warm, this code"]
+    commands["unified-score warm, this code, compiling"] = (
+        argv, {**command_env(copy), "PYTHONDONTWRITEBYTECODE": "1"})
+    alternate(commands, 1)  # the file cache warm, every program read once
+    runs = alternate(commands, repeats)
+    floor = runs["python -c 'import numpy, click' (floor)"]
+    print(f"\nwarm unified-score against the floor, {repeats} alternating rounds (modules "
+          "compiled beforehand, PYTHONDONTWRITEBYTECODE dropped: the target's figure; "
+          "'compiling': no bytecode, PYTHONDONTWRITEBYTECODE=1), seconds:")
+    for name, measured in runs.items():
+        print(row(name, measured, None if measured is floor else floor))
+    ratio = median_wall(runs["unified-score warm, this code"]) / median_wall(floor)
+    ok = ratio <= WARM_FLOOR_TARGET
+    print(f"warm unified-score: {ratio:.2f}x the floor (target at most {WARM_FLOOR_TARGET}x): "
+          f"{'PASS' if ok else 'MISSES THE TARGET'}")
+    if baseline is not None:
+        ours, base = runs["unified-score warm, this code"], runs["unified-score warm, baseline"]
+        print(f"this code / baseline: {median_wall(ours) / median_wall(base):.2f}x wall "
+              f"(medians), {min(r.wall_s for r in ours) / min(r.wall_s for r in base):.2f}x "
+              "(mins)")
+    return ok
+
+
 def loop_bootstrap_median(values: np.ndarray) -> tuple[float, float]:
     """Baseline: the same bootstrap with a Python loop over resamples."""
     indices = resample_indices(values.size)
@@ -223,6 +274,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, default=None, metavar="SRC",
                         help="also run the whole commands with the speecheval package "
                              "under SRC (e.g. /work/main/src) and print the ratios")
+    parser.add_argument("--warm-only", action="store_true",
+                        help="stop after the paired warm row against the floor")
     args = parser.parse_args()
     if args.baseline is not None and not (args.baseline / "speecheval").is_dir():
         parser.error(f"--baseline {args.baseline}: no speecheval package in that folder")
@@ -239,6 +292,9 @@ def main() -> None:
                   "(not part of the score time)")
         print(f"load average at the start: {os.getloadavg()[0]:.1f} on "
               f"{os.cpu_count()} cores; {args.jobs} VAD worker process(es)")
+        warm_against_floor(tree, workdir, max(args.repeats, 5), args.baseline)
+        if args.warm_only:
+            return
 
         whole_commands(tree, workdir, tuple(sorted({1, args.jobs})), args.repeats,
                        args.baseline)

@@ -19,8 +19,13 @@ an install from the wheel has it; the targets use this one), and with
 run compiles the modules it imports again (as in an environment that sets that variable
 on a fresh checkout). The peers' packages keep their installed bytecode in both.
 
-Run: ``.venv/bin/python benchmarks/transcripts_wer_speed.py [--repeats N]`` (exit 1 when a
-row misses its target).
+With ``--baseline SRC`` (a checkout's ``src`` folder, e.g. ``/work/main/src``) the ``wer``
+command is also run with that code, compiled, in the same alternating rounds, and the
+ratio this code / baseline is printed (the baseline copied first, so that compiling it
+writes nothing beside it): on a shared machine only same-run ratios compare two versions.
+
+Run: ``.venv/bin/python benchmarks/transcripts_wer_speed.py [--repeats N] [--baseline SRC]``
+(exit 1 when a row misses its target).
 """
 
 from __future__ import annotations
@@ -81,17 +86,24 @@ def synthetic_pairs(utterances: int = UTTERANCES, seed: int = 29) -> tuple[str, 
     return "".join(ref_lines), "".join(hyp_lines)
 
 
+def compiled_env(src: Path) -> dict[str, str]:
+    """This environment with ``src`` on the import path and bytecode allowed, its
+    modules compiled first (as an install from the wheel has them)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(src)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src / "speecheval")],
+                   check=True, env=env, stdout=subprocess.DEVNULL)
+    return env
+
+
 def environments(tmp: Path) -> dict[str, dict[str, str]]:
     """``compiled``: bytecode allowed (compiled first); ``compiling``: a copy of the
     sources without bytecode, under ``PYTHONDONTWRITEBYTECODE=1``."""
-    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    compiled = {**base, "PYTHONPATH": str(SRC)}
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(SRC / "speecheval")],
-                   check=True, env=compiled, stdout=subprocess.DEVNULL)
+    compiled = compiled_env(SRC)
     copy = tmp / "src"
     shutil.copytree(SRC, copy, ignore=shutil.ignore_patterns("__pycache__"))
     return {"compiled": compiled,
-            "compiling": {**base, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}}
+            "compiling": {**compiled, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}}
 
 
 def counts(stdout: str) -> tuple[int, int, int]:
@@ -102,7 +114,11 @@ def counts(stdout: str) -> tuple[int, int, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--baseline", type=Path, default=None, metavar="SRC",
+                        help="also run wer with the speecheval package under SRC")
     args = parser.parse_args()
+    if args.baseline is not None and not (args.baseline / "speecheval").is_dir():
+        parser.error(f"--baseline {args.baseline}: no speecheval package in that folder")
     python = sys.executable
     meeteval = shutil.which("meeteval-wer", path=str(Path(python).parent))
     # the installed program, as a user runs it (no runpy, as with ``python -m``)
@@ -125,6 +141,12 @@ def main() -> int:
             "python -c 'import numpy, click' (floor)": (
                 [python, "-c", "import numpy, click"], None),
         }
+        if args.baseline is not None:
+            baseline = tmp / "baseline"  # a copy: compiling writes beside the sources
+            shutil.copytree(args.baseline, baseline,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            commands["speecheval wer (compiled, baseline code)"] = (
+                wer, compiled_env(baseline))
         alternate(commands, 1)  # the file cache warm, every program read once
         runs = alternate(commands, args.repeats)
         peer = runs["jiwer process_words script"]
@@ -137,6 +159,12 @@ def main() -> int:
                    for name in commands if "speecheval" in name) and len(expected) == 1
         print(f"S, D, I equal to jiwer's in every run: {'yes' if same else 'NO'} "
               f"{sorted(expected)}")
+        if args.baseline is not None:
+            base = runs["speecheval wer (compiled, baseline code)"]
+            ours = runs["speecheval transcripts wer (compiled)"]
+            print(f"this code / baseline {args.baseline}: "
+                  f"{median_wall(ours) / median_wall(base):.2f}x wall (medians), "
+                  f"{min(r.wall_s for r in ours) / min(r.wall_s for r in base):.2f}x (mins)")
         ratio = median_wall(runs["speecheval transcripts wer (compiled)"]) / median_wall(peer)
         wer_ok = same and ratio <= WER_TARGET
         print(f"wer: {ratio:.2f}x jiwer (compiled; target at most {WER_TARGET}x): "

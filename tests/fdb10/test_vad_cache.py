@@ -362,8 +362,9 @@ def test_a_warm_command_imports_neither_the_model_nor_pydantic(tree: Path,
     """A fresh interpreter running the command on a warm cache: the segments come from
     the cache and the tree files are well formed, so onnxruntime (the model), pydantic
     (the schemas' fallback), multiprocessing (the workers), numpy.ma and soundfile (plain
-    WAV headers are read directly) are never imported, and numpy starts no OpenBLAS
-    threads: a warm run pays for its work."""
+    WAV headers are read directly), importlib.metadata with email and socket (versions
+    and RECORD from the .dist-info folders, core/dist_version.py) are never imported, and
+    numpy starts no OpenBLAS threads: a warm run pays for its work."""
     import subprocess
     import sys
 
@@ -375,7 +376,7 @@ def test_a_warm_command_imports_neither_the_model_nor_pydantic(tree: Path,
         f"code = main(['fdb10', 'unified-score', '--tree', {str(tree)!r}, '--jobs', '2',\n"
         f"             '--vad-cache', {str(folder)!r}, '--out', {str(tmp_path / 'out')!r}])\n"
         "heavy = ('onnxruntime', 'pydantic', 'yaml', 'multiprocessing', 'numpy.ma', 'scipy',\n"
-        "         'soundfile')\n"
+        "         'soundfile', 'importlib.metadata', 'email', 'socket')\n"
         "from threadpoolctl import threadpool_info\n"
         "print(json.dumps([code, [m for m in heavy if m in sys.modules],\n"
         "                  [i['num_threads'] for i in threadpool_info()]]))\n")

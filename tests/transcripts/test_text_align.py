@@ -6,8 +6,10 @@ import random
 
 import numpy as np
 import pytest
+from rapidfuzz.distance import Levenshtein
 from text_reference import reference_distance
 
+from speecheval.transcripts.text import rates
 from speecheval.transcripts.text.align import (
     Vocabulary,
     count_errors,
@@ -15,6 +17,8 @@ from speecheval.transcripts.text.align import (
     edit_counts,
     edit_path,
     encode_pair,
+    keys_distinct,
+    token_key,
 )
 from speecheval.transcripts.text.counts import ErrorCounts
 from speecheval.transcripts.text.rates import corpus_error_counts, text_error_counts
@@ -119,8 +123,9 @@ def _tied_corpus(rng: random.Random, n: int) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("unit", ["word", "char", "mixed"])
 def test_corpus_counts_are_the_pairs_counts(unit: str) -> None:
-    """The corpus path (one shared vocabulary, words split once) gives every pair the
-    S, D and I of the simple path (a vocabulary of its own, text joined and split)."""
+    """The corpus path (token lists aligned as they are, words split once) gives every
+    pair the S, D and I of the simple path (a vocabulary of its own, text joined and
+    split); so does one vocabulary shared by every pair."""
     pairs = _tied_corpus(random.Random(29), 400)
     simple = [text_error_counts(ref, hyp, unit) for ref, hyp in pairs]  # type: ignore[arg-type]
     assert corpus_error_counts(pairs, unit) == sum(simple, ErrorCounts.zero())  # type: ignore[arg-type]
@@ -172,3 +177,36 @@ def test_documented_differences_from_jiwer_defaults() -> None:
     # jiwer does not normalise: "Hello," vs "hello" is a substitution (1 of 2 words).
     assert jiwer.wer("Hello, world", "hello world") == pytest.approx(0.5)
     assert text_error_counts("Hello, world", "hello world", "word").errors == 0
+
+
+class _ChosenHash(str):
+    """A token whose hash is chosen, to make two different tokens collide."""
+
+    def __hash__(self) -> int:
+        return 12345
+
+
+def test_rapidfuzz_compares_listed_tokens_by_token_key() -> None:
+    """rapidfuzz's rule for a token list, which ``token_key`` restates: two different
+    words with one hash align as equal; single characters go by code point, whatever
+    their hash; a word whose hash is a character's code point equals that character."""
+    assert edit_counts([_ChosenHash("ab")], [_ChosenHash("cd")]) == (0, 0, 0)
+    assert edit_counts([_ChosenHash("a")], [_ChosenHash("c")]) == (1, 0, 0)
+    assert Levenshtein.distance([_ChosenHash("ab")], [chr(12345)]) == 0
+    assert [token_key(t) for t in ("a", _ChosenHash("ab"), _ChosenHash("a"))] == [97, 12345, 97]
+    assert not keys_distinct({_ChosenHash("ab"), _ChosenHash("cd")})
+    assert keys_distinct({_ChosenHash("a"), _ChosenHash("c"), "ab"})
+    # encoded through a vocabulary the two words differ: one substitution
+    assert edit_counts(*encode_pair([_ChosenHash("ab")], [_ChosenHash("cd")])) == (1, 0, 0)
+
+
+@pytest.mark.parametrize("unit", ["word", "char", "mixed"])
+def test_corpus_counts_when_keys_collide_are_the_encoded_ones(
+        unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where two tokens share a key, the corpus is counted again through a vocabulary:
+    the same S, D and I as the simple path (the collision forced by the check)."""
+    pairs = _tied_corpus(random.Random(7), 300)
+    simple = sum((text_error_counts(r, h, unit) for r, h in pairs),  # type: ignore[arg-type]
+                 ErrorCounts.zero())
+    monkeypatch.setattr(rates, "keys_distinct", lambda tokens: False)
+    assert corpus_error_counts(pairs, unit) == simple  # type: ignore[arg-type]

@@ -52,7 +52,6 @@ from .extras import require
 from .log import current_level, set_level
 from .numeric_env import pinned_threads
 from .progress import Advance
-from .ray_probe import probe_ray_address
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -677,6 +676,9 @@ class RayExecutor(Executor):
         address = self.address or os.environ.get("RAY_ADDRESS")
         try:
             if address:
+                # here: the probe's socket module is for Ray alone (some 3 ms of import)
+                from .ray_probe import probe_ray_address
+
                 probe_ray_address(address)  # ray.init alone retries for minutes
                 ray.init(address=self.address, **options)
             else:

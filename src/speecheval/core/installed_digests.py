@@ -24,6 +24,7 @@ import csv
 import os
 from pathlib import Path
 
+from .dist_version import metadata_folder
 from .hashing import sha256_file
 
 RECORD = "RECORD"
@@ -51,17 +52,9 @@ def _unchanged(path: Path, size: int, record_mtime: int) -> bool:
 def _recorded(distribution: str) -> tuple[dict[str, tuple[str, int]], int]:
     """Real path -> (hex SHA-256, size) of every file ``RECORD`` gives both for, and the
     modification time of ``RECORD`` (nothing, if the distribution has no ``RECORD``)."""
-    import importlib.metadata
-
-    try:
-        dist = importlib.metadata.distribution(distribution)
-    except importlib.metadata.PackageNotFoundError:
+    record_path = _record_path(distribution)
+    if record_path is None:
         return {}, 0
-    record = next((f for f in dist.files or () if f.name == RECORD
-                   and f.parent.name.endswith(".dist-info")), None)
-    if record is None:
-        return {}, 0
-    record_path = Path(str(dist.locate_file(record)))
     try:
         record_mtime = record_path.stat().st_mtime_ns
         text = record_path.read_text(encoding="utf-8")
@@ -76,6 +69,24 @@ def _recorded(distribution: str) -> tuple[dict[str, tuple[str, int]], int]:
             where = os.path.realpath(record_path.parent.parent / row[0])
             recorded[where] = (digest, int(row[2]))
     return recorded, record_mtime
+
+
+def _record_path(distribution: str) -> Path | None:
+    """Where the ``RECORD`` of ``distribution`` is: in its plain ``.dist-info`` folder
+    (:func:`.dist_version.metadata_folder`, without importing ``importlib.metadata``), else
+    where ``importlib.metadata`` finds it; None when it has none."""
+    folder = metadata_folder(distribution)
+    if folder is not None:
+        return Path(folder, RECORD)  # missing: its stat fails, as a file never recorded
+    import importlib.metadata
+
+    try:
+        dist = importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    record = next((f for f in dist.files or () if f.name == RECORD
+                   and f.parent.name.endswith(".dist-info")), None)
+    return None if record is None else Path(str(dist.locate_file(record)))
 
 
 def _hex(urlsafe_b64: str) -> str | None:

@@ -24,7 +24,6 @@ inputs writes the same bytes.
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import platform
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,6 +33,7 @@ from typing import Any
 
 from .. import __version__
 from .canonical_json import dumps
+from .dist_version import version
 from .errors import InputError
 from .hashing import sha256_file
 from .numeric_env import numeric_environment
@@ -67,11 +67,10 @@ class Provenance(Result, kind="core.provenance"):
 
 
 def package_version(distribution: str) -> str | None:
-    """Installed version of ``distribution``; ``None`` when it is not installed."""
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return None
+    """Installed version of ``distribution``; ``None`` when it is not installed
+    (:func:`.dist_version.version`: ``importlib.metadata``'s answer, mostly without
+    importing it)."""
+    return version(distribution)
 
 
 def collect_provenance(*, command: Sequence[str], settings: Mapping[str, Any],

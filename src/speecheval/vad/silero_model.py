@@ -25,7 +25,6 @@ starting at zero for each file.
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import importlib.util
 import platform
 import threading
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from speecheval.core.dist_version import version as installed_version
 from speecheval.core.errors import InputError
 from speecheval.core.extras import install_line, installed
 from speecheval.core.installed_digests import installed_sha256
@@ -135,11 +135,10 @@ def locate_model_files() -> ModelFiles:
         raise SileroNotInstalledError(f"the Silero VAD needs {DISTRIBUTION} {PINNED_VERSION}, "
                                       "which is not installed")
     data_dir = Path(next(iter(spec.submodule_search_locations))) / "data"
-    try:
-        version = importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError as exc:
+    version = installed_version(DISTRIBUTION)
+    if version is None:
         raise SileroNotInstalledError(f"{PACKAGE} is importable but has no package "
-                                      "metadata") from exc
+                                      "metadata")
     files = ModelFiles(data_dir=data_dir, version=version)
     if not files.model.is_file():
         raise SileroNotInstalledError(f"{DISTRIBUTION} {version} has no model file "
@@ -421,7 +420,7 @@ class SileroOnnx:
 def runtime() -> str:
     """The runtime that computes the probabilities, with its version (read from the
     installed metadata, so that recording it does not import onnxruntime)."""
-    return f"onnxruntime {importlib.metadata.version('onnxruntime')}"
+    return f"onnxruntime {installed_version('onnxruntime')}"
 
 
 def computation() -> str:

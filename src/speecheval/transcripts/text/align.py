@@ -13,7 +13,7 @@ is a convention (meeteval/Kaldi may split ``ab`` -> ``ba`` differently); the tot
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Sequence, Set
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -96,12 +96,18 @@ def count_errors(reference: str, hypothesis: str, hint: int | None = None) -> Er
                        reference_tokens=len(reference), hypothesis_tokens=len(hypothesis))
 
 
-def edit_counts(reference: str, hypothesis: str,
+def edit_counts(reference: str | Sequence[str], hypothesis: str | Sequence[str],
                 hint: int | None = None) -> tuple[int, int, int]:
     """``(S, D, I)`` of :func:`count_errors`, as plain integers (a corpus sums them).
 
+    Lists of tokens are aligned as they are, without encoding: rapidfuzz compares their
+    tokens by :func:`token_key`, which is exact where :func:`keys_distinct` holds for the
+    tokens (the caller checks; ``corpus_error_counts`` does).
+
     >>> edit_counts("kitten", "sitting"), edit_counts("same", "same")
     ((2, 0, 1), (0, 0, 0))
+    >>> edit_counts(["the", "cat"], ["a", "cat", "sat"])
+    (1, 0, 1)
     """
     if reference == hypothesis:  # no edits: skip building an empty path
         return 0, 0, 0
@@ -109,6 +115,31 @@ def edit_counts(reference: str, hypothesis: str,
                                                  score_hint=hint).as_list()]
     subs, dels = tags.count("replace"), tags.count("delete")
     return subs, dels, len(tags) - subs - dels
+
+
+def token_key(token: str) -> int:
+    """What rapidfuzz compares a token of a list by: its code point when it is one
+    character, else its ``hash`` (rapidfuzz's rule for any sequence that is not a string;
+    ``tests/transcripts/test_text_align.py`` checks it on tokens with chosen hashes).
+
+    Two different tokens with one key would align as equal: within a process's hash
+    seed that is a one-in-2**64 event for two words, which :func:`keys_distinct` rules
+    out for the tokens at hand.
+
+    >>> token_key("a"), token_key("ab") == hash("ab")
+    (97, True)
+    """
+    return ord(token) if len(token) == 1 else hash(token)
+
+
+def keys_distinct(tokens: Set[str]) -> bool:
+    """Whether the distinct ``tokens`` have distinct :func:`token_key` values, so that
+    rapidfuzz aligns lists of them exactly as it aligns their encoded strings.
+
+    >>> keys_distinct({"a", "b", "alpha"})
+    True
+    """
+    return len(set(map(token_key, tokens))) == len(tokens)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,11 +20,13 @@ from ...core.canonical_json import dumps
 from ...core.errors import InputError
 from .. import api
 from ..formats._io import read_text, split_lines
-from ..formats.segment import Segment
 from ..given import load_sessions
 from ..id_match import IdMatch, match_ids, partial_option, warn_left_out
 from .counts import ErrorCounts
 from .tokenize import UNITS, Unit
+
+if TYPE_CHECKING:  # the segment types are for cp, orc and tcp: wer reads plain text
+    from ..formats.segment import Segment
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 _RATE_NAMES = {"word": "wer", "char": "cer", "mixed": "mer"}
