@@ -6,7 +6,8 @@ scored as a user runs it, ``speecheval transcripts der --json``, a fresh process
 time: without a UEM (the default region, ``[0, last turn end]``) and with a UEM file of
 one region (the same span, so both cases score the same instants). Targets: under
 ``TARGET_S`` wall and ``TARGET_MB`` peak resident memory (``VmHWM`` of the child) in
-both cases.
+both cases, medians of the rounds. The CPU time (user + system) and the minor page
+faults are printed too: on a shared machine they drift less than the wall time.
 
 The baseline is the same command run with another checkout's code
 (``--baseline-src DIR``, e.g. ``/work/main/src``: the code before a change); the two
@@ -52,12 +53,14 @@ sys.exit(code)
 
 @dataclass(frozen=True)
 class Run:
-    """One process: wall and CPU seconds, peak resident MB, the load average when it
-    started, and what it wrote (stdout and stderr: the JSON and the warnings)."""
+    """One process: wall and CPU seconds, peak resident MB, minor page faults (steadier
+    than the times on a busy machine), the load average when it started, and what it
+    wrote (stdout and stderr: the JSON and the warnings)."""
 
     wall_s: float
     cpu_s: float
     peak_mb: float
+    faults: int
     load: float
     output: str
 
@@ -78,7 +81,8 @@ def run_der(src: Path, args: list[str], peak_file: Path) -> Run:
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     peak = int(peak_file.read_text()) / 1024
     peak_file.unlink()
-    return Run(wall, cpu, peak, load, done.stdout + done.stderr)
+    return Run(wall, cpu, peak, after.ru_minflt - before.ru_minflt, load,
+               done.stdout + done.stderr)
 
 
 def describe(runs: list[Run]) -> str:
@@ -89,6 +93,7 @@ def describe(runs: list[Run]) -> str:
             f"cpu {statistics.median(r.cpu_s for r in runs):6.3f} s  "
             f"peak {statistics.median(r.peak_mb for r in runs):6.1f} MB "
             f"(max {max(r.peak_mb for r in runs):6.1f})  "
+            f"faults {statistics.median(r.faults for r in runs):7,.0f}  "
             f"load {min(loads):4.1f}-{max(loads):4.1f}")
 
 
