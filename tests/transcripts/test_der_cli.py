@@ -218,20 +218,22 @@ def test_per_file_durations_and_their_errors(pair: tuple[Path, Path], tmp_path: 
     assert code == 2 and "either --uem or --duration" in err
 
 
-def test_one_malloc_arena_is_asked_for_before_the_files_are_read(
+def test_malloc_settings_are_asked_for_before_the_files_are_read(
         pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     # the files are read (and large ones scored) in threads: the arena setting must come
-    # before the first thread allocates, so before the first file is read
+    # before the first thread allocates, so before the first file is read, and the kept
+    # memory before the first large array (the file's bytes)
     import speecheval.core.malloc_arena as malloc_arena
     from speecheval.transcripts.formats.rttm import RTTM
 
     calls: list[str] = []
     load = RTTM.load.__func__  # type: ignore[attr-defined]
     monkeypatch.setattr(malloc_arena, "share_one_arena", lambda: calls.append("arena") or True)
+    monkeypatch.setattr(malloc_arena, "keep_freed_memory", lambda: calls.append("kept") or True)
     monkeypatch.setattr(RTTM, "load", classmethod(
         lambda cls, path: calls.append("load") or load(cls, path)))
     ref, hyp = pair
     code, _, _ = run(["--ref", str(ref), "--hyp", str(hyp), "--json"], capsys)
     assert code == 0
-    assert calls == ["arena", "load", "load"]
+    assert calls == ["arena", "kept", "load", "load"]

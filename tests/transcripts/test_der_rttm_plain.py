@@ -59,6 +59,28 @@ def test_plain_reader_matches_the_line_reader(seed: int) -> None:
     assert plain.file_ids() == lines.file_ids()
 
 
+
+@pytest.mark.parametrize("seed", range(4))
+def test_many_distinct_names_are_coded_as_a_few_are(seed: int) -> None:
+    # 40 speakers (past the 16 the comparison passes code) and 20 files, short and long
+    # names: the sorted coding must give what the line reader gives, and both codings
+    # the same codes on the same keys
+    rng = np.random.default_rng(seed)
+    names = [f"s{k}" for k in range(20)] + [f"speaker-with-a-long-name-{k}" for k in range(20)]
+    text = "".join(f"SPEAKER file{int(rng.integers(0, 20))} 1 {float(rng.uniform(0, 99)):.2f} "
+                   f"1.5 <NA> <NA> {names[int(rng.integers(0, 40))]} <NA> <NA>\n"
+                   for _ in range(400))
+    assert plain_columns(text.encode()) is not None
+    plain, lines = RTTM.parse(text), _line_reader(text)
+    assert plain.turns == lines.turns
+    assert plain.columns.speaker_names == lines.columns.speaker_names
+    keys = rng.integers(0, 12, 300).astype(np.uint64)
+    few = rttm_plain._few_codes(keys)
+    assert few is not None
+    for got, want in zip(few, rttm_plain._sorted_codes(keys), strict=True):
+        assert got.tolist() == want.tolist()
+    assert rttm_plain._few_codes(np.arange(17, dtype=np.uint64)) is None  # 17 distinct
+
 def test_long_decimals_round_as_float_does() -> None:
     # 15 digits (leading zeros count), the most the reader converts itself; 16 fall back
     text = ("SPEAKER f 1 12345.6789012345 0.00000049999999 <NA> <NA> a <NA> <NA>\n"

@@ -98,7 +98,7 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
     """
     # here, not at the top: --help needs none of the scorer (and jinja2 is slow to import)
     from ...core.canonical_json import dumps
-    from ...core.malloc_arena import share_one_arena
+    from ...core.malloc_arena import keep_freed_memory, share_one_arena
     from ..formats.rttm import RTTM
     from ..formats.uem import UEM
     from .render import report_dict, table, unsupported_dict
@@ -109,6 +109,7 @@ def der(ref_path: Path, hyp_path: Path, uem_path: Path | None, durations: tuple[
     if uem_path is not None and durations:
         raise InputError("give either --uem or --duration, not both")
     share_one_arena()  # before the reading threads: files are read and scored in threads
+    keep_freed_memory()  # arrays freed and made again: no page faults for each
     ref, hyp = RTTM.load(ref_path), RTTM.load(hyp_path)
     match = match_ids("file", ref.file_ids(), hyp.file_ids(), partial=partial,
                       reference_path=ref_path, hypothesis_path=hyp_path)

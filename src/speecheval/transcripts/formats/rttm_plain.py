@@ -37,6 +37,7 @@ from .rttm_fields import DURATION, FILE, MAX_FIELDS, NAME, ONSET, PLAIN
 FIELDS = MAX_FIELDS
 _SPACE, _NEWLINE, _DOT, _ZERO = ord(" "), ord("\n"), ord("."), ord("0")
 _MAX_DIGITS = 15
+_FEW = 16  # distinct file ids or speakers a piece is coded by comparison (_few_codes)
 _CHUNK_BYTES = 1 << 20  # small enough for a core's cache, large enough for numpy
 _THREADS = 2  # chunks read at once (one core: they take turns, at no extra cost)
 _WORD = 8  # bytes in one window (see _windows)
@@ -265,14 +266,56 @@ def _decimals(words: NDArray[np.uint64], at: Positions,
 def _categories(buf: NDArray[np.uint8], words: NDArray[np.uint64], at: Positions,
                 length: Positions) -> tuple[tuple[str, ...], NDArray[np.int32]] | None:
     """Distinct field texts in order of first appearance, and each field's index into them;
-    ``None`` if one is not UTF-8 or holds a character ``str.split`` takes as whitespace.
-
-    Equal neighbours are found first (a file id repeats for thousands of lines), then the
-    first field of each run is sorted as a key (the field's bytes) to number the distinct
-    texts.
-    """
+    ``None`` if one is not UTF-8 or holds a character ``str.split`` takes as whitespace."""
     keys = _keys(buf, words, at, length)
-    same = np.zeros(at.size, dtype=bool)
+    found = _few_codes(keys)
+    firsts, codes = found if found is not None else _sorted_codes(keys)
+    try:
+        names = tuple(bytes(buf[a:a + n]).decode("utf-8") for a, n in zip(
+            at[firsts].tolist(), length[firsts].tolist(), strict=True))
+    except UnicodeDecodeError:
+        return None
+    if any(name.split() != [name] for name in names):
+        return None
+    return names, codes
+
+
+def _few_codes(keys: NDArray[np.uint64] | NDArray[np.bytes_]
+               ) -> tuple[NDArray[np.intp], NDArray[np.int32]] | None:
+    """The row of each distinct key's first appearance, in order, and each row's code,
+    when there are at most ``_FEW`` distinct keys (a piece of a file names a few speakers
+    and files): one comparison pass per distinct key, from the first row no pass has
+    matched yet; ``None`` when there are more.
+
+    >>> firsts, codes = _few_codes(np.array([7, 3, 7, 9, 3], dtype=np.uint64))
+    >>> firsts.tolist(), codes.tolist()
+    ([0, 1, 3], [0, 1, 0, 2, 1])
+    """
+    codes = np.empty(keys.size, dtype=np.int32)
+    unmatched = np.ones(keys.size, dtype=bool)
+    firsts, row = [], 0
+    for code in range(_FEW):
+        hit = keys == keys[row]
+        np.copyto(codes, code, where=hit)
+        firsts.append(row)
+        np.greater(unmatched, hit, out=unmatched)  # unmatched and not hit
+        row = int(unmatched.argmax())
+        if not unmatched[row]:
+            return np.array(firsts, dtype=np.intp), codes
+    return None
+
+
+def _sorted_codes(keys: NDArray[np.uint64] | NDArray[np.bytes_]
+                  ) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
+    """:func:`_few_codes` for any number of distinct keys: equal neighbours are found
+    first (a file id repeats for thousands of lines), then the first key of each run is
+    sorted to number the distinct keys.
+
+    >>> firsts, codes = _sorted_codes(np.array([7, 3, 7, 9, 3], dtype=np.uint64))
+    >>> firsts.tolist(), codes.tolist()
+    ([0, 1, 3], [0, 1, 0, 2, 1])
+    """
+    same = np.zeros(keys.size, dtype=bool)
     same[1:] = keys[1:] == keys[:-1]
     heads = np.flatnonzero(~same)
     run = np.cumsum(~same) - 1
@@ -287,15 +330,7 @@ def _categories(buf: NDArray[np.uint8], words: NDArray[np.uint64], at: Positions
     code[appearance] = np.arange(appearance.size, dtype=np.int32)
     head_codes = np.empty(heads.size, dtype=np.int32)
     head_codes[order] = code[np.cumsum(new) - 1]
-    try:
-        names = tuple(bytes(buf[a:a + n]).decode("utf-8") for a, n in zip(
-            at[heads[np.sort(first)]].tolist(), length[heads[np.sort(first)]].tolist(),
-            strict=True))
-    except UnicodeDecodeError:
-        return None
-    if any(name.split() != [name] for name in names):
-        return None
-    return names, head_codes[run]
+    return heads[np.sort(first)], head_codes[run]
 
 
 def _keys(buf: NDArray[np.uint8], words: NDArray[np.uint64], at: Positions,
