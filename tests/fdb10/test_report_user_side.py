@@ -24,6 +24,7 @@ from speecheval.core.audio import resample
 from speecheval.core.errors import InputError
 from speecheval.core.hashing import sha256_file
 from speecheval.fdb.v10.builder.trees import build_mini_tree
+from speecheval.fdb.v10.report.clips import Clip, Reply, encode_clip
 from speecheval.fdb.v10.report.user_side import load_inputs
 
 from .browserkit import Browser
@@ -172,3 +173,45 @@ def test_an_input_is_read_when_encoded_and_checked_again(tmp_path: Path) -> None
     sf.write(path, np.zeros(1600, dtype=np.float32), 16000, subtype="PCM_16")
     with pytest.raises(InputError, match="changed while the page was written"):
         user.audio()
+
+
+def test_the_page_is_the_same_bytes_for_any_number_of_jobs(tree: Path, page: Path,
+                                                           tmp_path: Path) -> None:
+    # the clips are encoded in --jobs worker processes, collected in the order their
+    # players were placed: 3 x 39 clips (both, user, model) embedded, or linked with
+    # their SHA256SUMS, the same whatever the number of workers
+    again = page.parent / "user-jobs2.html"   # beside the first, so relative paths match
+    assert main(["fdb10", "report", "--tree", f"mini={tree}", "--out", str(again),
+                 "--jobs", "2"]) == 0
+    html = again.read_text(encoding="utf-8")
+    assert len(re.findall(r'src="data:audio/ogg;base64,', html)) == 3 * TIMELINES
+    assert again.read_bytes() == page.read_bytes()
+    linked = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}" / "linked.html"
+        out.parent.mkdir()
+        assert main(["fdb10", "report", "--tree", f"mini={tree}", "--out", str(out),
+                     "--audio-budget", "0", "--jobs", jobs]) == 0
+        listed = (out.parent / "linked-audio" / "SHA256SUMS").read_text()
+        linked[jobs] = (out.read_bytes(), listed)
+    assert len(linked["1"][1].splitlines()) == 3 * TIMELINES
+    assert linked["1"] == linked["2"]
+
+
+def test_a_clip_is_made_of_the_reply_the_input_or_both(tree: Path) -> None:
+    # the plain description a worker process encodes from: the reply alone is the
+    # output's rate and length, both is the stereo clip at 16 kHz
+    manifest = json.loads((tree / "manifest.json").read_text())
+    user = load_inputs(tree, [SAMPLE], None).found[SAMPLE]
+    reply = Reply(tree / SAMPLE / "output.wav", SAMPLE)
+    assert manifest["input_audio"]["samples"][SAMPLE]["sha256"] == user.sha256
+    alone = sf.read(io.BytesIO(encode_clip(Clip(reply=reply))), dtype="float32")
+    both = sf.read(io.BytesIO(encode_clip(Clip(reply=reply, user=user))), dtype="float32")
+    heard = sf.read(io.BytesIO(encode_clip(Clip(user=user))), dtype="float32")
+    output, rate = sf.read(tree / SAMPLE / "output.wav", dtype="float32")
+    # Opus decodes at 48 kHz; a clip keeps its length to within one 20 ms frame
+    assert alone[0].ndim == 1 and heard[0].ndim == 1 and both[0].shape[1] == 2
+    assert abs(alone[0].shape[0] / alone[1] - output.size / rate) < 0.02
+    assert Clip(user=user).sample_id == SAMPLE == Clip(reply=reply).sample_id
+    with pytest.raises(ValueError, match="neither"):
+        Clip()

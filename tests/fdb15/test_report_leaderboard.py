@@ -203,6 +203,29 @@ def test_comparisons_p_text_and_the_few_pairs_warning(
     p = float(test.pvalue)
     expected = "<.001" if p < 0.001 else f"{p:.3f}".removeprefix("0")
     assert math.isfinite(p) and row[7]["text"] == expected
+    # the scenario's family is the stop and the response latency of early vs late: with
+    # m = 2 the smaller p doubles (capped at 1) and the larger is at least that
+    response = next(r for r in between[0]["rows"] if r[0]["text"] == "response latency")
+    other = response[7]["text"]
+    if other == "\u2013":  # no response-latency test: a family of one
+        assert row[8]["text"] == expected
+    else:
+        lines = (systems["early"][1] / "timing-samples.jsonl").read_text().splitlines()
+        early = {r["sample_id"]: r["response_latency_s"] for r in map(json.loads, lines)
+                 if r["scenario"] == "user_interruption"}
+        lines = (systems["late"][1] / "timing-samples.jsonl").read_text().splitlines()
+        late = {r["sample_id"]: r["response_latency_s"] for r in map(json.loads, lines)
+                if r["scenario"] == "user_interruption"}
+        both = sorted(i for i in early if early[i] is not None and late.get(i) is not None)
+        q = float(stats.ttest_rel([late[i] for i in both], [early[i] for i in both]).pvalue)
+        low, high = sorted((p, q))
+        first = min(1.0, 2 * low)
+        adjusted = {p: first if p == low else max(first, high),
+                    q: first if q == low else max(first, high)}
+        shown = ["<.001" if v < 0.001 else f"{v:.3f}".removeprefix("0")
+                 for v in (adjusted[p], adjusted[q])]
+        assert [row[8]["text"], response[8]["text"]] == shown
+    assert between[0]["header"][7:9] == ["p", "p Holm"]
     assert row[2]["text"] == "4 \u26a0 fewer than 10 pairs"
     html = page.read_text(encoding="utf-8")
     assert "\u26a0 fewer than 10 pairs: 2 of the tests below" in html

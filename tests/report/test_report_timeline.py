@@ -61,7 +61,7 @@ def test_svg_has_every_described_element() -> None:
     dashed = [ln for ln in lines if ln.get("stroke-dasharray")]
     assert len(dashed) == 1  # S
     assert any(ln.get("stroke") == "#7c3aed" for ln in lines)  # the clear
-    assert len(list(root.iter("polygon"))) == 1  # the waveform envelope
+    assert len([p for p in root.iter("path") if p.get("class") == "wave"]) == 1  # envelope
     assert len(list(root.iter("clipPath"))) == 1  # no zoom: one panel
 
 
@@ -122,16 +122,55 @@ def test_a_lane_refuses_a_waveform_and_words_together() -> None:
         Track("both", wave=Wave(TONE, RATE), words=(Word("a", (0, 1)),))
 
 
+def _path_points(d: str) -> list[tuple[int, int]]:
+    """The points of an envelope's path (``M`` absolute, then ``h`` and ``l`` relative)."""
+    import re
+
+    tokens = re.findall(r"[Mhlz]|-?\d+", d)
+    points, command, numbers = [], "", []
+    for token in tokens:
+        if token.isalpha():
+            command, numbers = token, []
+            continue
+        numbers.append(int(token))
+        x, y = points[-1] if points else (0, 0)
+        if command == "h":
+            points.append((x + numbers.pop(), y))
+        elif len(numbers) == 2:
+            dx, dy = numbers
+            points.append((dx, dy) if command == "M" else (x + dx, y + dy))
+            numbers = []
+    return points
+
+
 def test_full_scale_int16_fills_but_never_leaves_its_lane() -> None:
     # -32768 is the loudest int16 sample; its absolute value overflows in int16, so the
     # peak must be taken in floats or the envelope would overshoot the lane.
     samples = np.array([0, -32768, 16384, 0] * 250, dtype=np.int16)
     root = _svg(Timeline(1.0, (Track("user", 70.0, wave=Wave(samples, 1000)),)))
-    points = [float(p.split(",")[1]) for p in
-              next(root.iter("polygon")).get("points", "").split()]
-    top = min(points)
-    # the lane is 70 units; 0.45 of it each side of the middle at full scale: 31.5 units
-    assert max(points) - top == pytest.approx(31.5 + 15.75, abs=0.2)
+    ys = [y for _, y in _path_points(next(root.iter("path")).get("d", ""))]
+    # the lane is 70 units from y 8 (4 above the panel, 4 of margin): its middle is at 43,
+    # a full-scale sample 0.45 x 70 = 31.5 from it; -32768 is drawn at 43 + 31.5 = 74.5,
+    # 16384 at 43 - 15.75 = 27.25; in whole units (Python rounds half to even) 74 and 27
+    assert (min(ys), max(ys)) == (27, 74)
+
+
+def test_the_envelope_is_one_short_path() -> None:
+    # The caption column is as wide as "words (99 unlabelled)" (155.22, as above), so the
+    # plot is 1016.78 units and asks for int(1016.78 / 2) = 508 columns; 10 000 samples
+    # in blocks of 10 000 // 508 = 19 make 526 columns, the k-th at (19 k + 9.5) ms,
+    # 101.678 units a second: the first at 155.22 + 0.0095 x 101.678 = 156.19, the last
+    # (k = 525) at 155.22 + 9.9845 x 101.678 = 1170.42, 1.93 units apart
+    root = _svg(_timeline())
+    wave = next(root.iter("path"))
+    points = _path_points(wave.get("d", ""))
+    assert wave.get("class") == "wave" and list(root.iter("polygon")) == []
+    xs = [x for x, _ in points]
+    assert (xs[0], max(xs)) == (156, 1170)
+    # along the top and back along the bottom, a run at one height merged into one "h"
+    assert len(points) <= 2 * 526
+    turn = xs.index(1170)
+    assert {b - a for a, b in zip(xs[:turn], xs[1:turn + 1], strict=True)} <= {1, 2, 3, 4}
 
 
 def test_pages_never_import_matplotlib() -> None:

@@ -23,7 +23,6 @@ from typing import Literal
 
 from markupsafe import Markup, escape
 
-from .fonts import CSS_STACK
 from .text_width import display_width
 
 WIDTH = 1200.0
@@ -47,6 +46,18 @@ def coord(value: float) -> str:
     ('12.2', '3.0')
     """
     return f"{value:.1f}"
+
+
+def short(value: float) -> str:
+    """A coordinate as a timeline writes it: one decimal, none when it is zero. A page
+    holds a timeline per sample, so the two characters of ``.0`` add up.
+
+    >>> short(12.25), short(3), short(-0.04)
+    ('12.2', '3', '0')
+    """
+    text = f"{value:.1f}"
+    text = text[:-2] if text.endswith(".0") else text
+    return "0" if text == "-0" else text
 
 
 def text_width(text: str, role: Role, bold: bool = False) -> float:
@@ -203,7 +214,8 @@ class Frame:
 def svg_element(css_class: str, height: str, description: str,
                 parts: Sequence[str]) -> Markup:
     """The ``<svg>`` element of a chart :data:`WIDTH` wide and ``height`` (as written)
-    high; ``description`` is what a screen reader says."""
+    high; ``description`` is what a screen reader says. Its font is the page's
+    (:data:`~.fonts.CSS_STACK`, which the style sheet gives every ``svg``), not an
+    attribute repeated on every chart."""
     return Markup(f'<svg class="{css_class}" viewBox="0 0 {WIDTH:g} {height}" role="img" '
-                  f'aria-label="{escape(description)}" font-family="{escape(CSS_STACK)}">'
-                  + "".join(parts) + "</svg>")
+                  f'aria-label="{escape(description)}">' + "".join(parts) + "</svg>")

@@ -4,6 +4,16 @@ The drawing is the charts' frame (:mod:`..svg_frame`): 1200 units wide, scaled t
 page width (CSS ``width: 100%``), text widths estimated from the characters (wide CJK
 characters count double), generously, so staggered word labels never overlap. Every
 bar, arrow and line carries its value as a tooltip; every label is escaped.
+
+A page holds one timeline per sample of every system, so the drawing is written small:
+the waveform envelope has a column every :data:`ENVELOPE_STEP` units (about one every
+two screen pixels) and is one path in whole units, each point relative to the one
+before; coordinates drop a trailing ``.0`` (:func:`~..svg_frame.short`); and what every
+timeline repeats (grid lines, lane lines, tick labels, lane captions, word labels, the
+default text size and colour) is a class of the page's style sheet
+(``report.css.j2``, rules under ``svg.timeline``) instead of attributes on each element.
+The SVG is therefore drawn as meant only inside a page with that style sheet, which is
+where every caller puts it.
 """
 
 from __future__ import annotations
@@ -15,14 +25,25 @@ from ..svg_frame import (
     WIDTH,
     Role,
     Scale,
-    coord,
+    short,
     svg_element,
     text_width,
     tick_label,
     ticks,
 )
 from .description import Timeline
-from .layout import Arrow, Box, Envelope, HLine, Label, Mark, Panel, VLine, layout_panel
+from .layout import (
+    WORD_LABEL_GID,
+    Arrow,
+    Box,
+    Envelope,
+    HLine,
+    Label,
+    Mark,
+    Panel,
+    VLine,
+    layout_panel,
+)
 
 RIGHT = 28.0
 MIN_LEFT = 46.0
@@ -30,8 +51,13 @@ ZOOM_GAP = 24.0
 ABOVE = 18.0  # room for labels above a panel
 AXIS = 18.0
 TITLE = 18.0
-GRID = "#cbd5e1"
 PX_PER_POINT = 1.3
+ENVELOPE_STEP = 2.0
+"""Units between two columns of a waveform envelope."""
+DEFAULT_SIZE = 10.0
+DEFAULT_FILL = "#222222"
+"""Text size and colour the style sheet gives a timeline's text (``svg.timeline``);
+a label in them writes neither."""
 _BASELINES = {"top": "hanging", "middle": "central", "bottom": "auto"}
 
 
@@ -57,57 +83,106 @@ def _title(text: str) -> str:
 def _box(frame: _Frame, box: Box) -> str:
     x0, x1 = frame.x(box.x0), frame.x(box.x1)
     opacity = f' fill-opacity="{box.opacity:g}"' if box.opacity < 1 else ""
-    outline = f' stroke="{box.outline}" stroke-width="0.5"' if box.outline else ""
-    return (f'<rect x="{coord(x0)}" y="{coord(frame.y(box.y0))}" '
-            f'width="{coord(max(x1 - x0, 1.0))}" '
-            f'height="{coord(box.y1 - box.y0)}" fill="{box.color}"{opacity}{outline}>'
-            f"{_title(box.tooltip)}</rect>")
+    outline = f' stroke="{box.outline}" stroke-width=".5"' if box.outline else ""
+    return _closed(f'<rect x="{short(x0)}" y="{short(frame.y(box.y0))}" '
+                   f'width="{short(max(x1 - x0, 1.0))}" '
+                   f'height="{short(box.y1 - box.y0)}" fill="{box.color}"{opacity}{outline}',
+                   "rect", _title(box.tooltip))
+
+
+def _closed(start: str, tag: str, inside: str) -> str:
+    """An element from its start tag's text (without ``>``), closed at once when it holds
+    nothing."""
+    return f"{start}>{inside}</{tag}>" if inside else f"{start}/>"
+
+
+def outline_path(points: list[tuple[float, float]]) -> str:
+    """The ``d`` of a closed path through ``points``, in whole units: the first point
+    absolute, each next one relative to the one before, a run along one height as one
+    ``h`` (runs in one direction only, so a run that turns back keeps its far end), a
+    point on the one before left out.
+
+    >>> outline_path([(10.4, 5.0), (12.6, 5.2), (15.0, 4.9), (17.0, 8.0), (14.9, 9.6)])
+    'M10,5h5l2,3-2,2z'
+    """
+    x0, y0 = round(points[0][0]), round(points[0][1])
+    parts, run, previous = [f"M{x0},{y0}"], 0, "M"
+    for x, y in points[1:]:
+        dx, dy = round(x) - x0, round(y) - y0
+        x0, y0 = x0 + dx, y0 + dy
+        if dx == dy == 0:
+            continue
+        if dy == 0 and (run == 0 or (run > 0) == (dx > 0)):
+            run += dx
+            continue
+        if run:
+            parts.append(f"h{run}")
+            run, previous = 0, "h"
+        if dy == 0:
+            run = dx
+            continue
+        parts.append(("l" if previous != "l" else "" if dx < 0 else " ") + f"{dx},{dy}")
+        previous = "l"
+    if run:
+        parts.append(f"h{run}")
+    return "".join(parts) + "z"
 
 
 def _envelope(frame: _Frame, env: Envelope) -> str:
     xs = [frame.x(float(t)) for t in env.times]
-    upper = [f"{coord(x)},{coord(frame.y(float(y)))}" for x, y in zip(xs, env.high, strict=True)]
-    lower = [f"{coord(x)},{coord(frame.y(float(y)))}" for x, y in zip(xs, env.low, strict=True)]
-    return (f'<polygon points="{" ".join(upper + lower[::-1])}" fill="{env.color}" '
-            'fill-opacity="0.85"/>')
+    upper = [(x, frame.y(float(y))) for x, y in zip(xs, env.high, strict=True)]
+    lower = [(x, frame.y(float(y))) for x, y in zip(xs, env.low, strict=True)]
+    return (f'<path class="wave" d="{outline_path(upper + lower[::-1])}" '
+            f'fill="{env.color}"/>')
 
 
 def _vline(frame: _Frame, line: VLine) -> str:
-    x = coord(frame.x(line.x))
+    x = short(frame.x(line.x))
     dash = ' stroke-dasharray="4 3"' if line.dashed else ""
-    return (f'<line x1="{x}" y1="{coord(frame.y(line.y0))}" '
-            f'x2="{x}" y2="{coord(frame.y(line.y1))}" '
-            f'stroke="{line.color}" stroke-width="{line.width:g}"{dash}>'
-            f"{_title(line.tooltip)}</line>")
+    return _closed(f'<line x1="{x}" y1="{short(frame.y(line.y0))}" '
+                   f'x2="{x}" y2="{short(frame.y(line.y1))}" '
+                   f'stroke="{line.color}" stroke-width="{line.width:g}"{dash}', "line",
+                   _title(line.tooltip))
 
 
 def _arrow(frame: _Frame, arrow: Arrow) -> str:
     x1, x2 = sorted((frame.x(arrow.x0), frame.x(arrow.x1)))
     y = frame.y(arrow.y)
     return (f'<g stroke="{arrow.color}" stroke-width="1.5">{_title(arrow.tooltip)}'
-            f'<line x1="{coord(x1)}" y1="{coord(y)}" x2="{coord(x2)}" y2="{coord(y)}"/>'
-            f'<line x1="{coord(x1)}" y1="{coord(y - 4)}" x2="{coord(x1)}" '
-            f'y2="{coord(y + 4)}"/>'
-            f'<line x1="{coord(x2)}" y1="{coord(y - 4)}" x2="{coord(x2)}" '
-            f'y2="{coord(y + 4)}"/></g>')
+            f'<line x1="{short(x1)}" y1="{short(y)}" x2="{short(x2)}" y2="{short(y)}"/>'
+            f'<line x1="{short(x1)}" y1="{short(y - 4)}" x2="{short(x1)}" '
+            f'y2="{short(y + 4)}"/>'
+            f'<line x1="{short(x2)}" y1="{short(y - 4)}" x2="{short(x2)}" '
+            f'y2="{short(y + 4)}"/></g>')
 
 
 def _label(frame: _Frame, label: Label) -> str:
     size = SIZES[label.role]
     x = frame.x(label.x) + label.dx * PX_PER_POINT
     y = (frame.top if label.above else frame.y(label.y)) - label.dy * PX_PER_POINT
-    weight = ' font-weight="bold"' if label.bold else ""
-    gid = f' class="{label.gid}"' if label.gid else ""
-    text = (f'<text x="{coord(x)}" y="{coord(y)}" font-size="{size:g}" fill="{label.color}" '
-            f'text-anchor="{label.anchor}" dominant-baseline="{_BASELINES[label.baseline]}"'
-            f"{weight}{gid}>{escape(label.text)}</text>")
+    text = (f'<text x="{short(x)}" y="{short(y)}"{_label_style(label, size)}>'
+            f"{escape(label.text)}</text>")
     if not label.box:
         return text
     width = text_width(label.text, label.role, label.bold) + 4
     left = {"start": x - 2, "middle": x - width / 2, "end": x - width + 2}[label.anchor]
     top = {"top": y - 1, "middle": y - size * 0.6, "bottom": y - size * 1.05}[label.baseline]
-    return (f'<rect x="{coord(left)}" y="{coord(top)}" width="{coord(width)}" '
-            f'height="{coord(size * 1.2)}" fill="white" fill-opacity="0.85"/>' + text)
+    return (f'<rect x="{short(left)}" y="{short(top)}" width="{short(width)}" '
+            f'height="{short(size * 1.2)}" fill="white" fill-opacity="0.85"/>' + text)
+
+
+def _label_style(label: Label, size: float) -> str:
+    """A label's attributes that differ from the style sheet's text: a word label's
+    class gives its baseline; SVG's own defaults are ``start`` and ``auto``."""
+    baseline = _BASELINES[label.baseline]
+    return "".join((
+        f' font-size="{size:g}"' if size != DEFAULT_SIZE else "",
+        f' fill="{label.color}"' if label.color != DEFAULT_FILL else "",
+        f' text-anchor="{label.anchor}"' if label.anchor != "start" else "",
+        f' dominant-baseline="{baseline}"'
+        if baseline != "auto" and label.gid != WORD_LABEL_GID else "",
+        ' font-weight="bold"' if label.bold else "",
+        f' class="{label.gid}"' if label.gid else ""))
 
 
 def _mark(frame: _Frame, mark: Mark) -> str:
@@ -118,9 +193,9 @@ def _mark(frame: _Frame, mark: Mark) -> str:
     if isinstance(mark, VLine):
         return _vline(frame, mark)
     if isinstance(mark, HLine):
-        y = coord(frame.y(mark.y))
-        return (f'<line x1="{coord(frame.left)}" y1="{y}" x2="{coord(frame.left + frame.width)}" '
-                f'y2="{y}" stroke="#dddddd" stroke-width="0.6"/>')
+        y = short(frame.y(mark.y))
+        return (f'<line class="lane" x1="{short(frame.left)}" y1="{y}" '
+                f'x2="{short(frame.left + frame.width)}" y2="{y}"/>')
     if isinstance(mark, Arrow):
         return _arrow(frame, mark)
     return _label(frame, mark)
@@ -132,11 +207,11 @@ def _axis(frame: _Frame) -> tuple[list[str], list[str]]:
     lines, labels = [], []
     bottom = frame.y(panel.height)
     for t in ticks(panel.start_s, panel.end_s):
-        x = coord(frame.x(t))
-        lines.append(f'<line x1="{x}" y1="{coord(frame.top)}" x2="{x}" y2="{coord(bottom)}" '
-                     f'stroke="{GRID}" stroke-width="0.5"/>')
-        labels.append(f'<text x="{x}" y="{coord(bottom + 12)}" font-size="{SIZES["axis"]:g}" '
-                      f'fill="#555" text-anchor="middle">{tick_label(t, " s")}</text>')
+        x = short(frame.x(t))
+        lines.append(f'<line class="grid" x1="{x}" y1="{short(frame.top)}" x2="{x}" '
+                     f'y2="{short(bottom)}"/>')
+        labels.append(f'<text class="tick" x="{x}" y="{short(bottom + 12)}">'
+                      f'{tick_label(t, " s")}</text>')
     return lines, labels
 
 
@@ -146,18 +221,17 @@ def _captions(frame: _Frame) -> list[str]:
         lines = caption.split("\n")
         size = SIZES["lane"]
         first = frame.y(centre) - (len(lines) - 1) * size * 0.6
-        spans = "".join(f'<tspan x="{coord(frame.left - 6)}" y="{coord(first + i * size * 1.2)}">'
+        spans = "".join(f'<tspan x="{short(frame.left - 6)}" y="{short(first + i * size * 1.2)}">'
                         f"{escape(line)}</tspan>" for i, line in enumerate(lines))
-        parts.append(f'<text font-size="{SIZES["lane"]:g}" text-anchor="end" '
-                     f'dominant-baseline="central" fill="#333">{spans}</text>')
+        parts.append(f'<text class="caption">{spans}</text>')
     return parts
 
 
 def _panel(frame: _Frame, clip_id: str, captions: bool) -> list[str]:
     panel = frame.panel
     grid, ticks = _axis(frame)
-    parts = [f'<clipPath id="{clip_id}"><rect x="{coord(frame.left)}" y="{coord(frame.top)}" '
-             f'width="{coord(frame.width)}" height="{coord(panel.height)}"/></clipPath>',
+    parts = [f'<clipPath id="{clip_id}"><rect x="{short(frame.left)}" y="{short(frame.top)}" '
+             f'width="{short(frame.width)}" height="{short(panel.height)}"/></clipPath>',
              f'<g clip-path="url(#{clip_id})">',
              *(_mark(frame, m) for m in panel.background), *grid,
              *(_mark(frame, m) for m in panel.marks
@@ -184,10 +258,11 @@ def render(timeline: Timeline, *, ident: str, description: str) -> Markup:
     for text, size, bold in ((timeline.title, 14, True), (timeline.subtitle, 12, False)):
         if text:
             weight = ' font-weight="bold"' if bold else ""
-            parts.append(f'<text x="4" y="{coord(y + size)}" font-size="{size}"{weight}>'
+            parts.append(f'<text x="4" y="{short(y + size)}" font-size="{size}"{weight}>'
                          f"{escape(text)}</text>")
             y += TITLE
-    main = layout_panel(timeline, 0.0, timeline.duration_s, width_px=plot, columns=int(plot),
+    main = layout_panel(timeline, 0.0, timeline.duration_s, width_px=plot,
+                        columns=int(plot / ENVELOPE_STEP),
                         measure=_measure, show_zooms=True)
     frame = _Frame(main, left, y + above, plot)
     parts += _panel(frame, f"{ident}-clip-0", captions=True)
@@ -199,12 +274,13 @@ def render(timeline: Timeline, *, ident: str, description: str) -> Markup:
         bottom = y
         for index, zoom in enumerate(timeline.zooms):
             panel = layout_panel(timeline, zoom.start_s, zoom.end_s, width_px=width,
-                                 columns=int(width), measure=_measure, show_zooms=False)
+                                 columns=int(width / ENVELOPE_STEP), measure=_measure,
+                                 show_zooms=False)
             x = left + index * (width + ZOOM_GAP)
-            parts.append(f'<text x="{coord(x)}" y="{coord(y + 12)}" font-size="11" fill="#1f4e79">'
+            parts.append(f'<text x="{short(x)}" y="{short(y + 12)}" font-size="11" fill="#1f4e79">'
                          f"{escape(zoom.title)}</text>")
             frame = _Frame(panel, x, y + TITLE + above, width)
             parts += _panel(frame, f"{ident}-clip-{index + 1}", captions=index == 0)
             bottom = max(bottom, frame.top + panel.height + AXIS)
         y = bottom
-    return svg_element("timeline", coord(y + 2), description, parts)
+    return svg_element("timeline", short(y + 2), description, parts)

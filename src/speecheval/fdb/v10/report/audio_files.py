@@ -6,18 +6,24 @@ alone; past it the page embeds none and links a folder written beside it
 (``<page name>-audio/``, named after the page so two pages in one folder keep their own
 audio), with a ``SHA256SUMS`` list of its files. All or nothing, so a reader never
 wonders why one sample plays and the next does not.
+
+Each clip is described when its player is placed (:class:`~.clips.Clip`) and encoded
+later, all at once, on the executor's worker processes (:meth:`AudioFiles.encode_all`),
+in the order the players were placed, so the bytes do not depend on how many workers
+there were.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from ....core.errors import InputError
+from ....core.executor import Executor
 from ....core.hashing import sha256_bytes
 from ....core.output import new_output_dir
 from ....report import page as pg
 from ....report.ogg_opus import MIME
+from .clips import Clip, encode_clip
 
 AUDIO_BUDGET_MB = 40.0
 """Audio embedded in a page at most, in MiB before base64 (which adds a third)."""
@@ -41,25 +47,25 @@ class AudioFiles:
     def __init__(self, folder_name: str) -> None:
         self.folder_name = folder_name
         self.files: dict[str, bytes] = {}
-        self._pending: dict[str, Callable[[], bytes]] = {}
+        self._pending: dict[str, Clip] = {}
         self._uses: dict[str, int] = {}
 
-    def player(self, caption: str, relative: str, encode: Callable[[], bytes]) -> pg.Audio:
-        """A player of the clip at ``relative`` (``encode`` makes it, once, in
-        :meth:`encode_all`)."""
+    def player(self, caption: str, relative: str, clip: Clip) -> pg.Audio:
+        """A player of ``clip``, kept at ``relative`` (encoded once, in
+        :meth:`encode_all`, however many players it has)."""
         if relative not in self.files and relative not in self._pending:
-            self._pending[relative] = encode
+            self._pending[relative] = clip
         self._uses[relative] = self._uses.get(relative, 0) + 1
         return pg.Audio(caption, f"{self.folder_name}/{relative}",
                         lambda: self.files[relative], mime=MIME)
 
-    def encode_all(self, workers: int) -> None:
-        """Encode every clip not encoded yet, ``workers`` at a time: the encoder is C
-        code that releases the GIL, so threads run it in parallel."""
+    def encode_all(self, executor: Executor) -> None:
+        """Encode every clip not encoded yet on ``executor`` (worker processes: reading,
+        resampling and the encoder's Python side hold the GIL); an input that changed
+        since it was checked is bad input and stops the run."""
         pending, self._pending = self._pending, {}
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            encoded = list(pool.map(lambda make: make(), pending.values()))
-        self.files.update(zip(pending, encoded, strict=True))
+        results = executor.map(encode_clip, list(pending.values()), stop_on=(InputError,))
+        self.files.update(zip(pending, (result.get() for result in results), strict=True))
 
     @property
     def embedded_bytes(self) -> int:

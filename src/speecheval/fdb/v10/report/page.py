@@ -23,17 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from markupsafe import Markup
-from numpy.typing import NDArray
 
 from .... import __version__
-from ....core.audio import Audio, read_mono
+from ....core.audio import read_mono
 from ....core.errors import InputError
+from ....core.executor import LocalExecutor
 from ....report import page as pg
 from ....report.leaderboard_table import comparison_pairs
 from ....report.numbers import fixed
-from ....report.ogg_opus import encode_opus
 from ....report.table import Align, Table
 from ....report.timeline import to_svg
 from ...common.speech import SpeechJob, segment_files
@@ -50,12 +48,13 @@ from ..scoring.outcomes import OUTCOMES, outcome, outcome_counts
 from ..scoring.paired import pair_subset
 from ..scoring.unified import UnifiedResult, load_sample, score_tree
 from .audio_files import AUDIO_BUDGET_MB, AudioFiles
+from .clips import Clip, Reply
 from .curves import RIGHT, curve_blocks
 from .leaderboard import Entry, bound_text, leaderboard, pair_text
 from .paired import paired_section
 from .show_plan import plan_timeline
 from .systems import TreeSpec, system_names
-from .user_side import STEREO_RATE, Inputs, load_inputs, stereo
+from .user_side import Inputs, load_inputs
 
 
 @dataclass(frozen=True)
@@ -271,33 +270,23 @@ def _subset_rows(system: System, subset: str) -> list[dict[str, Any]]:
     return [row for row in _rows(system.result) if row["subset"] == subset]
 
 
-def _mono(audio: Audio) -> tuple[NDArray[np.float32], int]:
-    return audio.samples, audio.rate
-
-
 def _players(system: System, index: int, entry: ManifestSample, files: AudioFiles
              ) -> list[pg.Block]:
     """The sample's input and reply together (a stereo clip: the user left, the model
     right) and each alone; without its input the reply alone, saying why."""
     sample_id = entry.sample_id
-    output = entry.file(system.tree, OUTPUT_WAV)
-
-    def reply() -> Audio:   # read when encoded, so the page never holds every reply
-        return read_mono(output, sample_id=sample_id)
-
+    reply = Reply(entry.file(system.tree, OUTPUT_WAV), sample_id)
     own = f"s{index + 1}/{sample_id}"
     model = files.player("the model alone (output.wav)", f"{own}/output.ogg",
-                         lambda: encode_opus(*_mono(reply())))
+                         Clip(reply=reply))
     user = system.inputs.found.get(sample_id)
     if user is None:
         return [pg.Paragraph((f"No input: {system.inputs.missing[sample_id]}.",),
                              kind="note"), model]
     return [files.player("both: the user left, the model right", f"{own}/both.ogg",
-                         lambda: encode_opus(stereo(user, *_mono(reply())),
-                                             STEREO_RATE)),
+                         Clip(reply=reply, user=user)),
             files.player("the user alone (input.wav of the dataset, SHA-256 checked)",
-                         f"input/{sample_id}-{user.sha256[:12]}.ogg",
-                         lambda: encode_opus(*_mono(user.audio()))),
+                         f"input/{sample_id}-{user.sha256[:12]}.ogg", Clip(user=user)),
             model]
 
 
@@ -356,7 +345,8 @@ def build_page(systems: Sequence[System], files: AudioFiles, *,
                                    for s in systems]))))
     sections = (board, *(section for subset in subsets if (section := _subset_section(
         systems, subset, files, pairs)) is not None))
-    files.encode_all(workers)
+    # spawned workers: Silero may have started onnxruntime's threads in this process
+    files.encode_all(LocalExecutor(workers, small_items=True).fork_safe())
     limit = files.embed_limit(audio_budget_mb)
     provenance = tuple((f"{s.name} manifest.json", s.result.manifest.sha256[:12])
                        for s in systems) + (("speecheval", __version__),)

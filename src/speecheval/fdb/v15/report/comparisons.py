@@ -12,6 +12,12 @@ paper and the official scripts use):
 p-values are printed as the paper prints them (:func:`speecheval.core.p_text.paper_p_text`);
 a test on fewer than :data:`FEW_PAIRS` pairs carries a warning in its cell and above its
 table, since a t-test on a handful of pairs says little either way.
+
+The between-system tests of one scenario are one family: with three systems that is six
+tests (three pairs, two latencies), and one of them below .05 by chance is likely. Each
+gets a Holm-adjusted p beside its own (:func:`holm_texts`, Holm's step-down over the
+family); the scenarios are separate families, as the paper reads each scenario on its
+own.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from ....report import page as pg
 from ....report.leaderboard_table import comparison_pairs
 from ....report.numbers import fixed
 from ....report.table import Table
-from ..prosody.paired_tests import Measured, PairedTest, paired_test
+from ..prosody.paired_tests import Measured, PairedTest, holm, paired_test
 from .scored_system import ScoredSystem
 
 FEW_PAIRS = 10
@@ -50,6 +56,16 @@ def between(first: ScoredSystem, second: ScoredSystem, scenario: str,
     return paired_test(key, first.name, second.name, trials, outliers="none")
 
 
+def holm_texts(p_values: Sequence[float | None]) -> list[str]:
+    """Holm's adjusted p-values of one family, printed as the paper prints p; a test
+    without a p (too few pairs, no spread) stays ``–`` and is not counted in the family.
+
+    >>> holm_texts([0.6, None, 0.7, 0.001])  # 3 x .001, 2 x .6 = 1.2 capped, max(1, .7)
+    ['1.000', '–', '1.000', '.003']
+    """
+    return [paper_p_text(p) for p in holm(p_values)]
+
+
 def _few(n: int) -> bool:
     return n < FEW_PAIRS
 
@@ -62,26 +78,29 @@ def _warning(count: int) -> pg.Paragraph:
 
 def _between_block(systems: Sequence[ScoredSystem], scenario: str,
                    baseline: str | None) -> list[pg.Block]:
-    rows, few = [], 0
     pairs = comparison_pairs([s.name for s in systems], baseline)
-    for first, second in ((systems[i], systems[j]) for i, j in pairs):
-        for key, what in LATENCIES:
-            test = between(first, second, scenario, key)
-            few += _few(test.n)
-            rows.append([what, f"{first.name} vs {second.name}",
-                         f"{test.n}" + (f" {WARNING}" if _few(test.n) else ""),
-                         fixed(test.mean_before, 3, unit=" s"),
-                         fixed(test.mean_after, 3, unit=" s"),
-                         fixed(test.mean_difference, 3, unit=" s"), fixed(test.t, 2),
-                         paper_p_text(test.p), test.note or ""])
-    if not rows:
+    tests = [(what, first, second, between(first, second, scenario, key))
+             for first, second in ((systems[i], systems[j]) for i, j in pairs)
+             for key, what in LATENCIES]
+    if not tests:
         return []
+    adjusted = holm_texts([test.p for *_, test in tests])
+    rows = [[what, f"{first.name} vs {second.name}",
+             f"{test.n}" + (f" {WARNING}" if _few(test.n) else ""),
+             fixed(test.mean_before, 3, unit=" s"), fixed(test.mean_after, 3, unit=" s"),
+             fixed(test.mean_difference, 3, unit=" s"), fixed(test.t, 2),
+             paper_p_text(test.p), holm_p, test.note or ""]
+            for (what, first, second, test), holm_p in zip(tests, adjusted, strict=True)]
+    few = sum(_few(test.n) for *_, test in tests)
+    family = sum(test.p is not None for *_, test in tests)
     table = Table.of(["measure", "systems", "pairs", "mean first", "mean second",
-                      "mean difference", "t", "p", "note"], rows,
+                      "mean difference", "t", "p", "p Holm", "note"], rows,
                      align=["left", "left", "left", "right", "right", "right", "right",
-                            "right", "left"])
+                            "right", "right", "left"])
     return [pg.Paragraph((pg.Strong("Between systems"), ": paired on the samples both "
-                          "systems have a latency for; difference = second - first."),),
+                          "systems have a latency for; difference = second - first. "
+                          f"p Holm: Holm-adjusted over the {family} tests of this "
+                          "scenario with a p (one family per scenario)."),),
             *([_warning(few)] if few else []), pg.TableBlock(table)]
 
 
