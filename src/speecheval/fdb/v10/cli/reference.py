@@ -127,7 +127,8 @@ def reference_evaluate_command(tree: Path, source: Path, subsets: tuple[str, ...
               help="Embed the audio while it fits this many MiB; past it, link a folder "
                    "<page name>-audio/ written beside the page.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes for Silero VAD [default: one per core].")
+              help="Worker processes for Silero VAD and for encoding the audio clips "
+                   "(the page is the same bytes for any number) [default: one per core].")
 @force_option
 def report_command(trees: tuple[str, ...], baseline: str | None, out: Path,
                    dataset: Path | None, audio_budget: float, jobs: int | None,
