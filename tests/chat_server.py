@@ -10,6 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
+from http_poll import POLL_S
+
 RESPOND_REPLY = '{"behaviour": ["C_RESPOND"]}'
 
 
@@ -61,7 +63,8 @@ class ChatServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self.httpd.serve_forever, daemon=True,
+                         kwargs={"poll_interval": POLL_S}).start()
 
     def close(self) -> None:
         self.httpd.shutdown()

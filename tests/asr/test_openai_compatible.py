@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 from fdb10.test_reference_asr import untranscribed
+from http_poll import POLL_S
 
 from speecheval.asr.base import SAMPLE_RATE, RecognitionFailed, TimedWord
 from speecheval.asr.openai_compatible import OpenAICompatibleRecogniser, OpenAISettings
@@ -113,7 +114,8 @@ def server() -> Iterator[Server]:
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{httpd.server_port}/v1"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True,
+                              kwargs={"poll_interval": POLL_S})
     thread.start()
     yield state
     httpd.shutdown()

@@ -32,20 +32,22 @@ def _path_without_espeak(folder: Path) -> str:
     return str(folder)
 
 
-@pytest.mark.parametrize("engine", [
-    pytest.param("auto", marks=needs_speech, id="engine-here"),
-    # the main job needs no apt package: espeak-ng hidden from PATH and set aside, the
-    # agent's voice comes from the espeakng-loader wheel
-    pytest.param("library", marks=pytest.mark.skipif(
-        not installed("espeakng_loader"),
-        reason="espeakng-loader is not installed (the speech extra)"), id="no-apt-espeak-ng"),
-])
-def test_demo_runs_the_whole_pipeline(tmp_path: Path, engine: str) -> None:
+ENGINE = "library" if installed("espeakng_loader") else "auto"
+"""The engine of the whole demo run: where the espeakng-loader wheel is installed, the main
+job's case (no apt package: espeak-ng hidden from PATH and set aside, the agent's voice from
+the wheel), elsewhere the engine this machine has. One run, not one per engine (a whole
+demo is a minute or more): Debian's program, where it is installed, runs the demo's build
+and serve in ``test_sigterm_stops_the_agent_it_started``, and the cascade agent's spoken
+replies in ``tests/agents/test_cascade.py``."""
+
+
+@needs_speech
+def test_demo_runs_the_whole_pipeline(tmp_path: Path) -> None:
     # its own process, as a user runs it (and clean: a test process that already ran
     # CTranslate2 must not fork reference-asr's workers, OpenMP does not survive a fork)
     out = tmp_path / "demo"
     env = dict(os.environ)
-    if engine == "library":
+    if ENGINE == "library":
         env.update(PATH=_path_without_espeak(tmp_path / "bin"), SPEECHEVAL_ESPEAK="library")
     done = subprocess.run([sys.executable, "-m", "speecheval", "fdb10", "demo", "--out",
                            str(out), "--max-per-subset", "1", "--concurrency", "5"],
@@ -106,12 +108,16 @@ def test_sigterm_stops_the_agent_it_started(tmp_path: Path) -> None:
     agent = None
     try:
         assert demo.stdout is not None
+        steps = []
         for line in demo.stdout:  # the demo's own line once the agent listens
+            if line.startswith("$ "):
+                steps.append(line.split()[3])
             if line.startswith("cascade agent listening on "):
                 port = int(line.split(":")[2].split("/")[0])  # ws://127.0.0.1:PORT/...
                 break
         else:
             pytest.fail(f"the demo ended before its agent listened: {demo.wait()}")
+        assert steps == ["build-dataset", "serve"]  # on this machine's own engine
         [agent] = [pid for pid in _children(demo.pid)
                    if _cmdline(pid)[2:5] == ["speecheval", "agents", "serve"]]
         with socket.create_connection(("127.0.0.1", port), timeout=10):

@@ -47,6 +47,9 @@ from websockets.http11 import Request, Response
 
 PROGRAM = Path(__file__).resolve()
 """This file, to run as an echoing program: ``[sys.executable, PROGRAM, ...]``."""
+POLL_S = 0.02
+"""``tests/http_poll.py``'s value, spelled out: run as a program, this file does not have
+``tests/`` on its import path."""
 LIFETIME_S = 60.0
 MAX_REQUESTS = 200
 AUDIO = bytes(2 * 1600)
@@ -214,7 +217,8 @@ class EchoHttp:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
+                                        kwargs={"poll_interval": POLL_S})
 
     def __enter__(self) -> EchoHttp:
         self._thread.start()

@@ -12,6 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Self
 
+from http_poll import POLL_S
+
 
 class LoopbackHttp:
     """Serve ``handler`` on 127.0.0.1 (a free port) from ``__enter__`` until ``__exit__``
@@ -20,7 +22,8 @@ class LoopbackHttp:
     def __init__(self, handler: type[BaseHTTPRequestHandler], lifetime_s: float) -> None:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True,
+                                        kwargs={"poll_interval": POLL_S})
         self._timer = threading.Timer(lifetime_s, self._httpd.shutdown)
         self._timer.daemon = True
 

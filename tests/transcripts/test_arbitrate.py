@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from http_poll import POLL_S
 
 from speecheval.cli import main
 from speecheval.transcripts.arbitrate.aggregate import aggregate
@@ -101,7 +102,8 @@ def _error(message: str) -> bytes:
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgeServer]:
     monkeypatch.setenv("JUDGE_KEY", KEY)
     state = JudgeServer()
-    thread = threading.Thread(target=state.httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=state.httpd.serve_forever, daemon=True,
+                              kwargs={"poll_interval": POLL_S})
     thread.start()
     yield state
     state.httpd.shutdown()
