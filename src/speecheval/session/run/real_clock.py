@@ -1,7 +1,10 @@
 """Sessions over a transport on the real clock: ``session run --realtime`` and socket agents.
 
 Each session gets its own transport, script feed and clock origin; up to
-``concurrency`` of them share one event loop (and only the CPU).
+``concurrency`` of them share one event loop (and only the CPU). That loop sends every
+session's user frames, so it runs with the collector's full passes kept short
+(:mod:`...core.quiet_collector`): one pass over the whole process would hold the frames
+of every session at the same instant.
 
 What a session keeps of its agent is capped (:mod:`speecheval.agents.receive_limits`)
 relative to the scenario's scripted length: every turn's audio after its longest wait
@@ -23,6 +26,7 @@ from ...agents.base import AgentTransport
 from ...agents.receive_limits import DEFAULT_LIMITS, ReceiveBudget, ReceiveLimits
 from ...core.pcm import to_int16
 from ...core.progress import Advance
+from ...core.quiet_collector import collector_frozen
 from ..record.recording import SessionRecording
 from ..scenario.model import Scenario
 from .realtime import run_realtime
@@ -64,7 +68,8 @@ def run_real_clock_sessions(scenario: Scenario, name: str, options: dict[str, st
             raise failed.exceptions[0] from None
         return [task.result() for task in tasks]
 
-    return asyncio.run(all_sessions())
+    with collector_frozen():
+        return asyncio.run(all_sessions())
 
 
 def frame_samples(scenario: Scenario) -> int:
