@@ -15,7 +15,7 @@ from fdb10.capturekit import agent_process
 from speecheval.agents.cascade.reply import words_of
 from speecheval.cli import main
 
-from .recording import record
+from .recording import record, retry_ineligible
 from .test_capture_end_to_end import _entries, _words
 
 SCENARIO = "user_interruption"
@@ -27,6 +27,10 @@ def test_record_export_asr_score(mini: Path, tmp_path: Path,
     with agent_process("duplex", "vllm-omni-duplex") as url:
         record(mini, url, run, "--scenario", SCENARIO, "--max-per-scenario", "1",
                grace_s=0.5, agent="vllm-omni-duplex")
+        # a busy machine can still hold a sender past 80 ms (input_pacing): two more
+        # attempts of what export would not take, as the docs advise; export reads the
+        # latest eligible attempt
+        retry_ineligible(run, passes=2)
     transport = json.loads((run / "run.json").read_text())["agent"]["transport"]
     assert transport["transport"] == "vllm-omni-duplex" and transport["server_check"] == "ok"
     assert main(["fdb15", "export", str(run), "--out", str(tree)]) == 0
