@@ -16,7 +16,9 @@ a link, a missing component, an unreadable folder) takes the full resolution. In
 :func:`folders_checked_once` (a scorer reading a whole tree), each folder is listed once
 (one ``scandir``, whose entries say whether they are links without a ``stat`` each) and
 every component is looked up in its folder's listing: a tree of a few thousand files
-costs one listing per folder, not an ``lstat`` per file and folder. The same listing
+costs one listing per folder, not an ``lstat`` per file and folder; once a file's
+folder, as the relative path writes it, was found plain below the root, another file
+written in that folder costs one lookup of its own entry. The same listing
 answers :func:`is_file` (the entry's type), so a reader's "is it there" check costs no
 ``stat`` either.
 """
