@@ -102,3 +102,42 @@ def test_is_file_inside_the_block_answers_as_path_is_file(tmp_path: Path) -> Non
     with folders_checked_once():
         inside = [paths.is_file(tmp_path / n) for n in names]
     assert inside == outside == [False, True, True, False, False, False, False]
+
+
+@pytest.mark.parametrize("folder_written", ["s/d/.", "s/d/"])
+def test_a_path_ending_in_a_folder_does_not_stand_for_that_folder_s_files(
+        tmp_path: Path, folder_written: str) -> None:
+    # s/x is a plain file, s/d/x a link out: had "s/d/." (or "s/d/") recorded s as the
+    # folder of the files written "s/d/NAME", s/d/x would be looked up as s's x, and pass
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    (tree / "s" / "d").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "x").write_text("x")
+    (tree / "s" / "x").write_text("x")
+    (tree / "s" / "d" / "x").symlink_to(outside / "x")
+    with folders_checked_once():
+        assert resolve_inside(tree, folder_written) == tree / folder_written
+        with pytest.raises(InputError, match="outside the tree"):
+            resolve_inside(tree, "s/d/x")
+
+
+def test_files_of_a_folder_checked_once_still_have_their_own_entry_checked(
+        tmp_path: Path) -> None:
+    # the shortcut for a known folder looks up each file's own entry: a link out in a
+    # folder whose other file was plain is refused, an absolute path too
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    (tree / "s").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "f").write_text("x")
+    (tree / "s" / "plain").write_text("x")
+    (tree / "s" / "out").symlink_to(outside / "f")
+    (tree / "top").write_text("x")
+    with folders_checked_once():
+        assert resolve_inside(tree, "s/plain") == tree / "s" / "plain"
+        with pytest.raises(InputError, match="outside the tree"):
+            resolve_inside(tree, "s/out")
+        with pytest.raises(InputError, match="outside the tree"):
+            resolve_inside(tree, "s/../../outside/f")
+        assert resolve_inside(tree, "top") == tree / "top"
+        with pytest.raises(InputError, match="outside the tree"):
+            resolve_inside(tree, str(outside / "f"))

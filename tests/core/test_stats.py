@@ -86,6 +86,19 @@ def test_resample_indices_are_numpy_default_rng_seed_0() -> None:
     assert np.array_equal(resample_indices(7), expected)
 
 
+def test_resample_indices_kept_for_the_next_call_are_the_same_draw_and_read_only() -> None:
+    # the second call hands out the kept matrix: equal to a fresh generator's draw, and
+    # no caller can change it for the next one
+    first, again = resample_indices(7), resample_indices(7)
+    assert again is first
+    assert np.array_equal(again, np.random.default_rng(0).integers(0, 7, size=(2000, 7)))
+    with pytest.raises(ValueError):
+        again[0, 0] = 1
+    # another size is drawn afresh and replaces it; the first size is drawn again after
+    assert np.array_equal(resample_indices(3), np.random.default_rng(0).integers(0, 3, (2000, 3)))
+    assert resample_indices(7) is not first and np.array_equal(resample_indices(7), first)
+
+
 def test_bootstrap_ratio_endpoints_use_the_resamples_kept() -> None:
     # Three samples with different ratios, one without pause time (den 0), so some
     # resamples are skipped and the kept ratios vary. Independent loop: keep each

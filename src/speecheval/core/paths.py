@@ -16,7 +16,9 @@ a link, a missing component, an unreadable folder) takes the full resolution. In
 :func:`folders_checked_once` (a scorer reading a whole tree), each folder is listed once
 (one ``scandir``, whose entries say whether they are links without a ``stat`` each) and
 every component is looked up in its folder's listing: a tree of a few thousand files
-costs one listing per folder, not an ``lstat`` per file and folder. The same listing
+costs one listing per folder, not an ``lstat`` per file and folder; once a file's
+folder, as the relative path writes it, was found plain below the root, another file
+written in that folder costs one lookup of its own entry. The same listing
 answers :func:`is_file` (the entry's type), so a reader's "is it there" check costs no
 ``stat`` either.
 """
@@ -89,29 +91,38 @@ def _plainly_inside(root: Path, relative: str | PurePath) -> bool:
     text = os.fspath(relative)
     if text.startswith("/"):
         return False
+    checked = _listings.get()
+    root_text = os.fspath(root)
+    folder_text, _, name = text.rpartition("/")
+    if checked is not None:
+        # the folder above the file was found plain below this root for an earlier file
+        # written the same way: only the file's own entry is left to look up (a sample's
+        # files share their folder)
+        folder = checked.plain_folders.get((root_text, folder_text))
+        if folder is not None and name not in _NOT_NAMES:
+            return _listed_not_linked(checked.listings, folder, name)
     parts = [part for part in text.split("/") if part not in ("", ".")]
     if ".." in parts:
         return False
-    checked = _listings.get()
-    path = os.fspath(root)
+    path = root_text
     if checked is None:
         for part in parts:
             path = os.path.join(path, part)
             if not _exists_not_linked(path):
                 return False
         return True
-    # the folders above the file were found plain below this root for an earlier file:
-    # only the file's own entry is left to look up (a sample's files share them)
-    folder = os.path.join(path, *parts[:-1]) if len(parts) > 1 else path
-    if (path, folder) in checked.plain_folders:
-        return _listed_not_linked(checked.listings, folder, parts[-1])
     for index, part in enumerate(parts):
+        if index == len(parts) - 1 and part == name:  # not "a/b/" nor "a/b/.": b's folder
+            checked.plain_folders[(root_text, folder_text)] = path
         if not _listed_not_linked(checked.listings, path, part):
             return False
         path = os.path.join(path, part)
-        if index < len(parts) - 1:
-            checked.plain_folders.add((os.fspath(root), path))
     return True
+
+
+# a last component that :func:`_plainly_inside`'s shortcut leaves to the full walk (empty,
+# ``.``, ``..``: not a name in the folder's listing)
+_NOT_NAMES = frozenset(("", ".", ".."))
 
 
 def is_file(path: Path) -> bool:
@@ -121,7 +132,7 @@ def is_file(path: Path) -> bool:
     checked = _listings.get()
     if checked is None:
         return path.is_file()
-    folder, name = os.path.split(os.fspath(path))
+    folder, _, name = os.fspath(path).rpartition("/")  # a folder "" or "a/" lists as well
     listing = checked.listings.get(folder)
     if listing is None:
         listing = checked.listings[folder] = _listing(folder)
@@ -146,13 +157,13 @@ def _listed_not_linked(listings: dict[str, _Listing], folder: str, name: str) ->
 
 @dataclass
 class _Checked:
-    """What :func:`folders_checked_once` has seen: each folder's listing, and the
-    ``(root, folder)`` pairs whose every component below that root was found to exist
-    and not to be a link (keyed by the root too: a folder plain below one root may lie
-    under a link below another)."""
+    """What :func:`folders_checked_once` has seen: each folder's listing, and, by
+    ``(root, folder as a relative path wrote it)``, the folders whose every component
+    below that root was found to exist and not to be a link, with their paths (keyed by
+    the root too: a folder plain below one root may lie under a link below another)."""
 
     listings: dict[str, _Listing] = field(default_factory=dict)
-    plain_folders: set[tuple[str, str]] = field(default_factory=set)
+    plain_folders: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
