@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from run_fixtures import BLOCKS_SAMPLE, blocks_audio, cli, fake_run
+from run_fixtures import BLOCKS_SAMPLE, blocks_audio, cli, fake_run, write_manifest
 
 KEY = "ctm/production_complete_file/blocks/r1"
 WORDS = "words@seglst-words-1.json"
@@ -25,16 +25,12 @@ def ctm_run(folder: Path, version: str) -> Path:
     folder.mkdir()
     blocks_audio(folder / "blocks.wav")
     (folder / "ctm_system.py").write_text(CTM_SYSTEM, encoding="utf-8")
-    manifest = folder / "manifest.yaml"
-    manifest.write_text(f"""format: speecheval.transcripts.run-manifest/1
-systems:
-  ctm:
+    manifest = write_manifest(folder, BLOCKS_SAMPLE, extra_systems=f"""  ctm:
     adapter: command
     command: [{sys.executable}, ctm_system.py, "{{input}}", "{{output}}"]
     output_suffix: .ctm
     version: {version}
-samples:
-{BLOCKS_SAMPLE}""", encoding="utf-8")
+""")
     assert cli("run", "--manifest", manifest, "--system", "ctm", "--out", folder / "run") == 0
     return folder / "run"
 
