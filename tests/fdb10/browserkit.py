@@ -125,6 +125,35 @@ class Browser:
             raise RuntimeError(f"{expression}: {reply['exceptionDetails']}")
         return reply["result"].get("value")
 
+    def open_drilldowns(self) -> int:
+        """Open every closed drill-down of the page's filter tables, as a click would, and
+        wait until each has had its ``toggle``; the number of drill-downs still unbuilt
+        (their ``<template>`` still in place) after that."""
+        left = self.evaluate("""Promise.all([...document.querySelectorAll(
+                '.filter tbody tr:not(.detail) details:not([open])')]
+            .map(d => new Promise(resolve => {
+                d.addEventListener('toggle', resolve, {once: true});
+                d.open = true;
+            })))
+            .then(() => document.querySelectorAll('.filter tr.detail>td>template').length)""")
+        assert isinstance(left, int)
+        return left
+
+    def load_players(self, fields: str) -> list[Any]:
+        """``fields`` (a JavaScript expression of ``a``) of every audio element in the
+        document, once each has been asked to load (the page writes them
+        ``preload="none"``) and has its metadata or an error."""
+        players = self.evaluate(f"""new Promise(resolve => {{
+            const all = [...document.querySelectorAll('audio')];
+            all.forEach(a => {{ a.preload = 'metadata'; a.load(); }});
+            const check = () => all.every(a => a.readyState >= 1 || a.error)
+                ? resolve(all.map(a => {fields}))
+                : setTimeout(check, 100);
+            check();
+        }})""")
+        assert isinstance(players, list)
+        return players
+
     def errors(self) -> list[str]:
         """Every console error, uncaught exception and error log entry so far."""
         found = []

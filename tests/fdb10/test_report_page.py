@@ -129,24 +129,30 @@ def test_page_in_chromium_loads_filters_and_plays(page: Path, tmp_path: Path) ->
     with Browser(tmp_path / "profile") as browser:
         browser.open(page)
         assert browser.evaluate(SAMPLE_ROWS) == ROWS
-        assert browser.evaluate("document.querySelectorAll('svg.timeline').length") \
-            == TIMELINES
+        # loading builds no drill-down: no timeline and no player until one is opened
+        assert browser.evaluate("[document.querySelectorAll('svg.timeline').length, "
+                                "document.querySelectorAll('audio').length]") == [0, 0]
         # a click on "early_start (2)" leaves the two early starts; "all" brings back 13
         assert _click_and_count(browser, "samples-candor-turn-taking", "early_start") == 2
         assert _click_and_count(browser, "samples-candor-turn-taking", "all") == 13
         assert _click_and_count(browser, "samples-synthetic-user-interruption",
                                 "not_exercised") == 2
         # the toggle of a row opens its timeline and player in a full-width row under it
-        assert browser.evaluate("""(() => {
+        assert browser.evaluate("""new Promise(resolve => {
             const row = [...document.querySelectorAll('.filter tbody tr:not(.detail)')]
                 .find(r => r.cells[1].textContent === 'synthetic_user_interruption/2');
             const detail = row.nextElementSibling, shown = () => getComputedStyle(detail).display;
             const before = shown();
+            row.querySelector('details').addEventListener('toggle', () => resolve(
+                [before, shown(), detail.querySelectorAll('svg.timeline').length,
+                 detail.querySelectorAll('audio').length,
+                 detail.getBoundingClientRect().width >= row.getBoundingClientRect().width]));
             row.querySelector('summary').click();
-            return [before, shown(), detail.querySelectorAll('svg.timeline').length,
-                    detail.querySelectorAll('audio').length,
-                    detail.getBoundingClientRect().width >= row.getBoundingClientRect().width];
-        })()""") == ["none", "table-row", 1, 1, True]
+        })""") == ["none", "table-row", 1, 1, True]
+        # opening the other drill-downs builds every timeline
+        assert browser.open_drilldowns() == 0
+        assert browser.evaluate("document.querySelectorAll('svg.timeline').length") \
+            == TIMELINES
         # every curve has one path per system
         assert browser.evaluate("[...document.querySelectorAll('svg.curve')].map(s => "
                                 "s.querySelectorAll('path.curve[data-series]').length)") \
@@ -250,18 +256,11 @@ def _click_and_count(browser: Browser, key: str, group: str) -> int:
 
 
 def _players(browser: Browser) -> list[list[object]]:
-    """(readyState, duration, error code, canPlayType) of every audio element, once each
-    has its metadata or an error."""
-    players = browser.evaluate("""new Promise(resolve => {
-        const all = [...document.querySelectorAll('audio')];
-        const check = () => all.every(a => a.readyState >= 1 || a.error)
-            ? resolve(all.map(a => [a.readyState, a.duration, a.error && a.error.code,
-                                    a.canPlayType('audio/ogg; codecs=opus')]))
-            : setTimeout(check, 100);
-        check();
-    })""")
-    assert isinstance(players, list)
-    return players
+    """(readyState, duration, error code, canPlayType) of every audio element, once every
+    drill-down is open and each player is loaded and has its metadata or an error."""
+    assert browser.open_drilldowns() == 0
+    return browser.load_players("[a.readyState, a.duration, a.error && a.error.code, "
+                                "a.canPlayType('audio/ogg; codecs=opus')]")
 
 
 def test_the_curve_gives_the_scorers_rates_and_quantiles(mini: Path) -> None:

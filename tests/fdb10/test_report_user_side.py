@@ -116,6 +116,7 @@ def test_the_page_plays_all_three_in_chromium(page: Path, tmp_path: Path) -> Non
     assert f"inputs: {TIMELINES} of {TIMELINES} read from" in html
     with Browser(tmp_path / "profile") as browser:
         browser.open(page)
+        assert browser.open_drilldowns() == 0
         channels = browser.evaluate("""Promise.all([...document.querySelectorAll('audio')]
             .slice(0, 3).map(a => fetch(a.src).then(r => r.arrayBuffer())
             .then(b => new OfflineAudioContext(2, 16000, 16000).decodeAudioData(b))

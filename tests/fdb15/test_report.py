@@ -41,6 +41,9 @@ def test_page_in_chromium(page: Path, tmp_path: Path) -> None:
         rows = browser.evaluate("document.querySelectorAll('.filter tbody tr:not(.detail)')"
                                 ".length")
         assert rows == TRIALS
+        # loading builds no drill-down; opening them all builds one timeline a trial
+        assert browser.evaluate("document.querySelectorAll('svg.timeline, audio').length") == 0
+        assert browser.open_drilldowns() == 0
         assert browser.evaluate("document.querySelectorAll('svg.timeline').length") == TRIALS
         # stop and response curves of user_interruption and talking_to_other
         assert browser.evaluate("document.querySelectorAll('svg.curve').length") == 4
@@ -52,13 +55,7 @@ def test_page_in_chromium(page: Path, tmp_path: Path) -> None:
                 .filter(row => getComputedStyle(row).display !== 'none').length;
         })()""")
         assert visible == 3
-        players = browser.evaluate("""new Promise(resolve => {
-            const all = [...document.querySelectorAll('audio')];
-            const check = () => all.every(a => a.readyState >= 1 || a.error)
-                ? resolve(all.map(a => [a.duration, a.error && a.error.code]))
-                : setTimeout(check, 100);
-            check();
-        })""")
+        players = browser.load_players("[a.duration, a.error && a.error.code]")
         # per trial: user and model in stereo, the user alone, the model alone, the clean
         # output (Opus in Ogg: the decoded length is within a 20 ms frame of 12 s)
         assert len(players) == 4 * TRIALS

@@ -239,6 +239,7 @@ def test_the_users_side_of_each_trial(page: Path, tmp_path: Path) -> None:
     assert page_problems(page) == []
     with Browser(tmp_path / "profile") as browser:
         browser.open(page)
+        assert browser.open_drilldowns() == 0
         lanes = browser.evaluate("""[...document.querySelectorAll('svg.timeline')].map(s =>
             [s.textContent.includes('user speech (Silero)'),
              s.querySelectorAll('title').length,

@@ -166,8 +166,11 @@ class FilterTable:
     """A table whose rows a click narrows to one group (an outcome), without script: one
     radio button per group and a style rule per button. A row with ``details`` opens
     them (a timeline) from its last cell, in a full-width row under it that a style rule
-    shows while the cell's toggle is open. ``key`` names the table's controls and must be
-    unique in the page (letters, digits and ``-``)."""
+    shows while the cell's toggle is open. The details are written in a ``<template>``
+    that the page's script moves into the row when it first opens, so a page's load
+    cost does not grow with its drill-downs (their SVG and players are built on demand).
+    ``key`` names the table's controls and must be unique in the page (letters, digits
+    and ``-``)."""
 
     key: str
     header: tuple[str, ...]
@@ -283,7 +286,9 @@ def render_page(page: Page) -> str:
     resolver = _Resolver(page.embed_limit_bytes, f"{page.embed_limit_bytes / 2**20:.3g}",
                          page.linked_folder is not None)
     players = {id(b): resolver.audio(b) for b in _walk(page.blocks) if isinstance(b, Audio)}
-    document = render("page.html.j2", page=page, links=resolver.links,
+    drilldowns = any(isinstance(b, FilterTable) and any(row.details for row in b.rows)
+                     for b in _walk(page.blocks))
+    document = render("page.html.j2", page=page, links=resolver.links, drilldowns=drilldowns,
                       style=stylesheet(), player=lambda b: players[id(b)],
                       align=alignments, bars_svg=render_bars)
     problems = link_problems(document, allowed=resolver.links)
