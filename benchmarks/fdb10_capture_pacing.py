@@ -8,7 +8,10 @@ reproduced stresses, for today's code (``--baseline SRC``, imported by
 eligible by export's pacing check / selected, the worst send lateness (start or
 completion of an append past its deadline, the quantity the check bounds at 80 ms),
 whether the target is met (all eligible, worst under 40 ms), and the full garbage
-collections that came while the sessions were sending, with the longest.
+collections that came while the sessions were sending, with the longest, and the
+recording's wall and CPU seconds. The CPU seconds say what share of the CPUs a run needs,
+to set beside the share the scheduler owes a niced process under the ``busy`` stress
+(printed at the start).
 
 The ``busy`` stress, what a loaded machine does to a recording process: ``--busy``
 CPU-bound processes beside it (default 2 per core: load average about 6 on a 2-core
@@ -48,6 +51,7 @@ import json
 import math
 import multiprocessing
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -164,18 +168,30 @@ def agent() -> Iterator[str]:
 
 
 def record(src: str, dataset: Path, run: Path, url: str, concurrency: int, count: int,
-           nice: int, heap: int | None) -> float:
+           nice: int, heap: int | None) -> tuple[float, float]:
     """Run ``fdb10 record`` whole; with ``heap``, through :data:`HEAP_WRAPPER` holding
-    that many more objects (its collections written to ``run``'s sibling ``.pauses``)."""
+    that many more objects (its collections written to ``run``'s sibling ``.pauses``).
+    Returns its wall seconds and its CPU seconds (user and system)."""
     env = {**os.environ, "PYTHONPATH": src, PAUSES_ENV: str(run) + ".pauses"}
     program = ["-m", "speecheval"] if heap is None else ["-c", HEAP_WRAPPER, str(heap)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(["nice", "-n", str(nice), sys.executable, *program, "-q",
                     "fdb10", "record", "--dataset-root", str(dataset), "--agent",
                     "native-realtime", "-o", f"url={url}", "--out", str(run),
                     "--concurrency", str(concurrency), "--max-per-subset", str(count),
                     "--grace", "0.3"], env=env, check=False, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def nice_share(busy_count: int, nice: int) -> float:
+    """The CPUs the fair scheduler owes one process at ``nice`` beside ``busy_count``
+    CPU-bound processes at niceness 0: its weight over all the weights, times the cores
+    (the kernel's weights: 1024 at nice 0, each step of nice about 1.25 times less)."""
+    weight = 1024 / 1.25 ** nice
+    return min(1.0, (os.cpu_count() or 1) * weight / (busy_count * 1024 + weight))
 
 
 def judge(run: Path) -> tuple[int, int, float, str]:
@@ -232,8 +248,12 @@ def main() -> None:
           f"{count} samples of 2.0-4.2 s; busy = {args.busy} busy processes and the "
           f"recording at nice {args.nice}; heap = {args.heap:,} more index entries held, "
           f"a full collection due at the first packet")
+    print(f"under busy, the recording is owed {nice_share(args.busy, args.nice):.3f} CPUs "
+          f"(its weight at nice {args.nice} beside {args.busy} at nice 0); where its "
+          f"alone row's cpu s over wall s is above that, the process needs more than it "
+          f"is owed and falls behind, whichever of its threads sends")
     print(f"{'stress':9} {'conc':>4}  {'code':6} {'eligible':>9} {'worst ms':>9} "
-          f"{'target':>6} {'full gc':>8} {'wall s':>7} {'load':>5}")
+          f"{'target':>6} {'full gc':>8} {'wall s':>7} {'cpu s':>6} {'load':>5}")
     summary: dict[str, dict[str, list[bool]]] = {}
     with agent() as url:
         for stress in STRESSES:
@@ -243,7 +263,7 @@ def main() -> None:
                 for concurrency in levels:
                     for name, src in codes.items():
                         run = work / f"run-{name}-{concurrency}-{stress}"
-                        wall = record(src, dataset, run, url, concurrency,
+                        wall, cpu = record(src, dataset, run, url, concurrency,
                                       per_run[concurrency], args.nice if loaded else 0,
                                       args.heap if "heap" in stress else None)
                         good, total, worst, pauses = judge(run)
@@ -251,7 +271,7 @@ def main() -> None:
                         summary.setdefault(stress, {}).setdefault(name, []).append(met)
                         print(f"{stress:9} {concurrency:>4}  {name:6} {good:>4}/{total:<4} "
                               f"{worst:>9.1f} {'met' if met else 'missed':>6} {pauses:>8} "
-                              f"{wall:>7.1f} {os.getloadavg()[0]:>5.2f}", flush=True)
+                              f"{wall:>7.1f} {cpu:>6.1f} {os.getloadavg()[0]:>5.2f}", flush=True)
     for stress, by_code in summary.items():
         print(f"{stress}: target met in " + ", ".join(
             f"{name} {sum(mets)}/{len(mets)}" for name, mets in by_code.items())

@@ -128,14 +128,14 @@ class Browser:
     def open_drilldowns(self) -> int:
         """Open every closed drill-down of the page's filter tables, as a click would, and
         wait until each has had its ``toggle``; the number of drill-downs still unbuilt
-        (their ``<template>`` still in place) after that."""
+        (their held text still in place) after that."""
         left = self.evaluate("""Promise.all([...document.querySelectorAll(
                 '.filter tbody tr:not(.detail) details:not([open])')]
             .map(d => new Promise(resolve => {
                 d.addEventListener('toggle', resolve, {once: true});
                 d.open = true;
             })))
-            .then(() => document.querySelectorAll('.filter tr.detail>td>template').length)""")
+            .then(() => document.querySelectorAll('.filter tr.detail>td>script').length)""")
         assert isinstance(left, int)
         return left
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from .fonts import CSS_STACK
+from .held_markup import hold
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -23,12 +24,15 @@ if TYPE_CHECKING:
 
 @cache
 def environment() -> Environment:
-    """The shared environment: package templates, autoescape, undefined names refused."""
+    """The shared environment: package templates, autoescape, undefined names refused,
+    and the ``held`` filter (:func:`.held_markup.hold`) for markup loaded on demand."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
-    return Environment(loader=PackageLoader("speecheval.report", "templates"),
+    made = Environment(loader=PackageLoader("speecheval.report", "templates"),
                        autoescape=True, undefined=StrictUndefined, trim_blocks=True,
                        lstrip_blocks=True, keep_trailing_newline=True)
+    made.filters["held"] = hold
+    return made
 
 
 @cache

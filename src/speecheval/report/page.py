@@ -166,9 +166,10 @@ class FilterTable:
     """A table whose rows a click narrows to one group (an outcome), without script: one
     radio button per group and a style rule per button. A row with ``details`` opens
     them (a timeline) from its last cell, in a full-width row under it that a style rule
-    shows while the cell's toggle is open. The details are written in a ``<template>``
-    that the page's script moves into the row when it first opens, so a page's load
-    cost does not grow with its drill-downs (their SVG and players are built on demand).
+    shows while the cell's toggle is open. The details are held as text
+    (:mod:`.held_markup`) that the page's script parses into the row when it first opens,
+    so loading a page parses none of its drill-downs (their SVG and players are built on
+    demand).
     ``key`` names the table's controls and must be unique in the page (letters, digits
     and ``-``)."""
 
